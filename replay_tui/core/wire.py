@@ -1,0 +1,276 @@
+"""Wire types of a streamed ``chat.completion.chunk`` and how a payload becomes one.
+
+The whole product rests on one distinction: a field that is absent (``msgspec.UNSET``), a
+field that is ``null`` (``None``), an empty string, and a value of some other JSON type are
+four different things a gateway can send. Identity fields are therefore typed ``Any`` with an
+``UNSET`` default: msgspec keeps the value exactly as sent.
+
+Decoding has two paths. The typed path (msgspec Structs) takes every well-shaped chunk at
+full speed. A payload the typed decoder rejects goes through the lenient path, which walks the
+plain JSON the way the harness's JavaScript does: property reads on non-objects give
+``undefined``, a ``null`` choice or tool call throws a ``TypeError``, a non-array where an array
+is iterated throws. The lenient path builds the same Structs, cut at the point where the
+harness would throw, plus the message of that throw, so the translator needs no second code
+path.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from .jsonparse import DeepJsonError, parse_deep
+
+__all__ = [
+    "UNSET",
+    "Choice",
+    "Decoded",
+    "Delta",
+    "Function",
+    "ToolCall",
+    "WireChunk",
+    "decode_payload",
+    "describe_value",
+    "js_string",
+]
+
+
+class Function(msgspec.Struct, omit_defaults=True):
+    name: Any = UNSET
+    arguments: Any = UNSET
+
+
+class ToolCall(msgspec.Struct, omit_defaults=True):
+    index: Any = UNSET
+    id: Any = UNSET
+    type: Any = UNSET
+    function: Function | None | UnsetType = UNSET
+
+
+class Delta(msgspec.Struct, omit_defaults=True):
+    content: Any = UNSET
+    reasoning_content: Any = UNSET
+    tool_calls: list[ToolCall] | None | UnsetType = UNSET
+
+
+class Choice(msgspec.Struct, omit_defaults=True):
+    delta: Delta | None | UnsetType = UNSET
+    finish_reason: Any = UNSET
+
+
+class WireChunk(msgspec.Struct, omit_defaults=True):
+    choices: list[Choice] | None | UnsetType = UNSET
+    usage: Any = UNSET
+    error: Any = UNSET
+
+
+_typed = msgspec.json.Decoder(WireChunk)
+_untyped = msgspec.json.Decoder()
+
+
+@dataclass(slots=True)
+class Decoded:
+    """What one payload means to the harness.
+
+    Exactly one of these holds: ``chunk`` is a chunk to translate (``throw`` then says whether
+    the harness throws after walking it); ``ignored`` is a valid JSON payload that is not an
+    object; ``malformed`` is the reason the payload is not JSON at all.
+    """
+
+    chunk: WireChunk | None = None
+    throw: str | None = None
+    """A TypeError the harness raises after walking ``chunk`` (a shape it cannot walk)."""
+    ignored: str | None = None
+    """Why a valid payload is ignored (it is not a JSON object)."""
+    malformed: str | None = None
+    """Why the payload is not valid JSON (the decoder's message, with its position)."""
+    lenient: str | None = None
+    """Why the typed decoder refused this payload (its error path), when the lenient path ran."""
+    value: Any = UNSET
+    """The plain JSON value, kept only when the lenient path decoded it."""
+
+
+def decode_payload(data: bytes) -> Decoded:
+    """Decode one SSE payload the way the harness's ``JSON.parse`` + walk would see it."""
+    try:
+        return Decoded(chunk=_typed.decode(data))
+    except msgspec.ValidationError as exc:
+        reason = str(exc)
+        try:
+            value = _untyped.decode(data)
+        except (msgspec.DecodeError, RecursionError):
+            value = _parse_fallback(data)
+            if isinstance(value, Decoded):
+                return value
+        return _lenient(value, reason)
+    except (msgspec.DecodeError, RecursionError):
+        value = _parse_fallback(data)
+        if isinstance(value, Decoded):
+            return value
+        if isinstance(value, dict):
+            try:
+                return Decoded(chunk=msgspec.convert(value, WireChunk), value=value)
+            except (msgspec.ValidationError, RecursionError) as exc:
+                return _lenient(value, str(exc))
+        return _lenient(value, "not an object")
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _parse_fallback(data: bytes) -> Any:
+    """Parse what msgspec refused but ``JSON.parse`` may accept.
+
+    ``JSON.parse`` runs on text the harness decoded with replacement characters, takes lone
+    surrogate escapes, and has no nesting limit worth the name; msgspec is stricter on all
+    three. Returns the value, or a ``Decoded`` saying the payload is malformed.
+    """
+    text = data.decode("utf-8", "replace")
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        try:
+            return parse_deep(text)
+        except DeepJsonError as exc:
+            return Decoded(malformed=str(exc))
+    except ValueError as exc:
+        # msgspec's own message is terser; prefer the position-bearing stdlib one.
+        return Decoded(malformed=_json_error_message(exc))
+
+
+def _json_error_message(exc: ValueError) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+    return str(exc)
+
+
+def _lenient(value: Any, reason: str) -> Decoded:
+    """Walk plain JSON as the harness does; see the module docstring."""
+    if value is None:
+        return Decoded(
+            chunk=WireChunk(),
+            throw="Cannot read properties of null (reading 'choices')",
+            lenient=reason,
+            value=value,
+        )
+    if not isinstance(value, dict):
+        return Decoded(ignored=f"payload is a JSON {js_type(value)}, not an object", value=value)
+    chunk = WireChunk(usage=value.get("usage", UNSET), error=value.get("error", UNSET))
+    raw_choices = value.get("choices", UNSET)
+    if raw_choices is UNSET or raw_choices is None:
+        chunk.choices = raw_choices
+        return Decoded(chunk=chunk, lenient=reason, value=value)
+    if not isinstance(raw_choices, list):
+        chunk.usage = UNSET  # usage is read after the choices: never reached
+        return Decoded(
+            chunk=chunk, throw="chunk.choices is not iterable", lenient=reason, value=value
+        )
+    choices: list[Choice] = []
+    chunk.choices = choices
+    for raw_choice in raw_choices:
+        if raw_choice is None:
+            chunk.usage = UNSET
+            return Decoded(
+                chunk=chunk,
+                throw="Cannot read properties of null (reading 'delta')",
+                lenient=reason,
+                value=value,
+            )
+        choice = Choice()
+        choices.append(choice)
+        if not isinstance(raw_choice, dict):
+            continue
+        raw_delta = raw_choice.get("delta", UNSET)
+        delta = Delta()
+        choice.delta = delta
+        if isinstance(raw_delta, dict):
+            delta.content = raw_delta.get("content", UNSET)
+            delta.reasoning_content = raw_delta.get("reasoning_content", UNSET)
+            raw_calls = raw_delta.get("tool_calls", UNSET)
+            if raw_calls is UNSET or raw_calls is None:
+                delta.tool_calls = raw_calls
+            elif not isinstance(raw_calls, list):
+                chunk.usage = UNSET
+                return Decoded(
+                    chunk=chunk,
+                    throw="delta.tool_calls is not iterable",
+                    lenient=reason,
+                    value=value,
+                )
+            else:
+                calls: list[ToolCall] = []
+                delta.tool_calls = calls
+                for raw_call in raw_calls:
+                    if raw_call is None:
+                        chunk.usage = UNSET
+                        return Decoded(
+                            chunk=chunk,
+                            throw="Cannot read properties of null (reading 'index')",
+                            lenient=reason,
+                            value=value,
+                        )
+                    calls.append(_tool_call(raw_call))
+        choice.finish_reason = raw_choice.get("finish_reason", UNSET)
+    return Decoded(chunk=chunk, lenient=reason, value=value)
+
+
+def _tool_call(raw: Any) -> ToolCall:
+    if not isinstance(raw, dict):
+        return ToolCall()  # property reads on a non-object give undefined
+    call = ToolCall(
+        index=raw.get("index", UNSET), id=raw.get("id", UNSET), type=raw.get("type", UNSET)
+    )
+    fn = raw.get("function", UNSET)
+    if isinstance(fn, dict):
+        call.function = Function(name=fn.get("name", UNSET), arguments=fn.get("arguments", UNSET))
+    elif fn is None:
+        call.function = None
+    return call
+
+
+def js_type(value: Any) -> str:
+    """The JSON type name of a decoded value."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def js_string(value: Any) -> str:
+    """``String(value)`` as JavaScript computes it, for values concatenated into strings."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) < 1e21:
+            return str(int(value))
+        return repr(value)
+    if isinstance(value, list):
+        return ",".join("" if v is None else js_string(v) for v in value)
+    return "[object Object]"
+
+
+def describe_value(value: Any) -> str:
+    """A short, unambiguous rendering of a raw identity value: absent, null, "" and 7 differ."""
+    if value is UNSET:
+        return "absent"
+    if value is None:
+        return "null"
+    return msgspec.json.encode(value).decode()
