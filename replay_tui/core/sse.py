@@ -82,10 +82,12 @@ class SseFramer:
         "framing",
     )
 
-    def __init__(self) -> None:
-        self.framing = Framing()
+    def __init__(self, line_base: int = 0, offset_base: int = 0) -> None:
+        """``line_base``/``offset_base``: lines and bytes that precede the stream in its file
+        (the head of a ``curl -i`` capture), so that origins point into the file."""
+        self.framing = Framing(lines=line_base)
         self._pending = b""  # bytes of an unfinished line
-        self._offset = 0  # byte offset of the start of _pending in the whole stream
+        self._offset = offset_base  # byte offset of the start of _pending in the file
         self._started = False  # BOM handled
         self._data: list[bytes] = []
         self._data_line = 0

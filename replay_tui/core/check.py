@@ -1,0 +1,101 @@
+"""``check``: judge every trace under some paths, as data and as the SPEC §4 JSON document."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .discovery import Discovery, Skipped, discover
+from .identity import Flag, Note
+from .trace import Trace, load_trace
+from .wire import UNSET
+
+__all__ = ["Report", "check_paths", "flag_json", "load_all", "note_json", "report_json"]
+
+
+@dataclass(slots=True)
+class Report:
+    traces: list[Trace] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        return all(t.analysis.clean for t in self.traces)
+
+
+def load_all(
+    discovery: Discovery, on_trace: Callable[[Trace], None] | None = None
+) -> Iterator[Trace | Skipped]:
+    """Load each discovered source; a file that fails to read becomes a :class:`Skipped`."""
+    for source in discovery.sources:
+        try:
+            trace = load_trace(source)
+        except OSError as exc:
+            yield Skipped(source.address, f"cannot read: {exc.strerror or exc}")
+            continue
+        except MemoryError:
+            yield Skipped(source.address, "too large to load into memory")
+            continue
+        if on_trace is not None:
+            on_trace(trace)
+        yield trace
+
+
+def check_paths(paths: Sequence[str | os.PathLike[str]]) -> Report:
+    """Discover and judge every trace under ``paths``."""
+    discovery = discover(paths)
+    report = Report(skipped=list(discovery.skipped))
+    for item in load_all(discovery):
+        if isinstance(item, Skipped):
+            report.skipped.append(item)
+        else:
+            report.traces.append(item)
+    return report
+
+
+def _json_value(value: Any) -> Any:
+    return None if value is UNSET else value
+
+
+def flag_json(flag: Flag) -> dict[str, Any]:
+    return {
+        "kind": flag.kind,
+        "line": flag.line,
+        "call": _json_value(flag.call),
+        "value": _json_value(flag.value),
+    }
+
+
+def note_json(note: Note) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": note.kind, "message": note.message}
+    if note.line is not None:
+        out["line"] = note.line
+    if note.call is not UNSET:
+        out["call"] = note.call
+    return out
+
+
+def trace_json(trace: Trace) -> dict[str, Any]:
+    return {
+        "path": trace.address,
+        "verdicts": trace.verdicts,
+        "flags": [flag_json(f) for f in trace.analysis.flags],
+        "notes": [note_json(n) for n in trace.notes],
+    }
+
+
+def skipped_json(skipped: Skipped) -> dict[str, Any]:
+    out: dict[str, Any] = {"path": skipped.path, "reason": skipped.reason}
+    if skipped.line is not None:
+        out["line"] = skipped.line
+    return out
+
+
+def report_json(report: Report) -> dict[str, Any]:
+    """The ``check --json`` document (SPEC §4)."""
+    return {
+        "traces": [trace_json(t) for t in report.traces],
+        "skipped": [skipped_json(s) for s in report.skipped],
+    }

@@ -1,0 +1,180 @@
+"""HAR 1.2 exports (browser devtools, mitmproxy, Charles, Proxyman): one stream per SSE entry."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from .errors import msgspec_error
+
+__all__ = ["HarEntry", "HarError", "parse_har"]
+
+
+class _Header(msgspec.Struct):
+    name: str = ""
+    value: str = ""
+
+
+class _PostData(msgspec.Struct):
+    mimeType: str = ""  # noqa: N815 - HAR field names
+    text: str | None = None
+
+
+class _Request(msgspec.Struct):
+    method: str = ""
+    url: str = ""
+    headers: list[_Header] = []
+    postData: _PostData | None = None  # noqa: N815
+
+
+class _Content(msgspec.Struct):
+    mimeType: str = ""  # noqa: N815
+    text: str | None = None
+    encoding: str | None = None
+    size: int | float | None = None
+
+
+class _Response(msgspec.Struct):
+    status: int | float = 0
+    statusText: str = ""  # noqa: N815
+    headers: list[_Header] = []
+    content: _Content = msgspec.field(default_factory=_Content)
+
+
+class _Entry(msgspec.Struct):
+    request: _Request = msgspec.field(default_factory=_Request)
+    response: _Response = msgspec.field(default_factory=_Response)
+    startedDateTime: str = ""  # noqa: N815
+    time: int | float | None = None
+
+
+class _Log(msgspec.Struct):
+    entries: list[_Entry]
+    version: str = ""
+
+
+class _Har(msgspec.Struct):
+    log: _Log
+
+
+_decoder = msgspec.json.Decoder(_Har)
+
+
+class HarError(ValueError):
+    """The file is not a usable HAR document; the message says where and why."""
+
+
+@dataclass(slots=True)
+class HarEntry:
+    """An entry of a HAR file whose response is a server-sent event stream."""
+
+    number: int
+    """1-based position in ``log.entries``, as the exporting tool numbers its rows."""
+    body: bytes
+    method: str
+    url: str
+    started: str
+    status: int
+    status_text: str
+    mime_type: str
+    model: str | None
+    tools: list[str]
+    request_headers: list[tuple[str, str]] = field(default_factory=list)
+    response_headers: list[tuple[str, str]] = field(default_factory=list)
+    problem: str | None = None
+    """Why the entry looks like a stream but its body cannot be read (exporter dropped it…)."""
+
+
+_SSE_STARTS = (b"data:", b"event:", b"id:", b"retry:", b":")
+
+
+def _is_sse_body(body: bytes) -> bool:
+    return body.lstrip(b"\xef\xbb\xbf\r\n").startswith(_SSE_STARTS)
+
+
+def parse_har(data: bytes) -> tuple[list[HarEntry], int]:
+    """The SSE entries of a HAR document, and how many entries it has in all.
+
+    Raises :class:`HarError` when the document is not JSON or not shaped like HAR.
+    """
+    try:
+        har = _decoder.decode(data)
+    except msgspec.ValidationError as exc:
+        raise HarError(f"not a HAR 1.2 document: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise HarError(msgspec_error(data, str(exc))) from None
+    except RecursionError:
+        raise HarError("not a HAR 1.2 document: nested too deeply") from None
+    out: list[HarEntry] = []
+    for number, entry in enumerate(har.log.entries, 1):
+        content = entry.response.content
+        text = content.text
+        body = b""
+        problem = None
+        if text is not None:
+            if (content.encoding or "").lower() == "base64":
+                try:
+                    body = base64.b64decode(text, validate=False)
+                except (binascii.Error, ValueError) as exc:
+                    problem = f"response body is not valid base64: {exc}"
+            else:
+                body = text.encode("utf-8", "surrogatepass")
+        mime = content.mimeType.lower()
+        is_stream = "text/event-stream" in mime or (body and _is_sse_body(body))
+        if not is_stream:
+            continue
+        if text is None:
+            problem = "the exporter saved no response body for this stream"
+        request = entry.request
+        model, tools = _request_summary(request)
+        status = entry.response.status
+        out.append(
+            HarEntry(
+                number=number,
+                body=body,
+                method=request.method,
+                url=request.url,
+                started=entry.startedDateTime,
+                status=int(status),
+                status_text=entry.response.statusText,
+                mime_type=content.mimeType,
+                model=model,
+                tools=tools,
+                request_headers=[(h.name, h.value) for h in request.headers],
+                response_headers=[(h.name, h.value) for h in entry.response.headers],
+                problem=problem,
+            )
+        )
+    return out, len(har.log.entries)
+
+
+def _request_summary(request: _Request) -> tuple[str | None, list[str]]:
+    """The ``model`` and tool names of a chat-completions request body, when it has them."""
+    post = request.postData
+    if post is None or not post.text:
+        return None, []
+    try:
+        body: Any = msgspec.json.decode(post.text)
+    except (msgspec.DecodeError, RecursionError):
+        return None, []
+    return request_model_and_tools(body)
+
+
+def request_model_and_tools(body: Any) -> tuple[str | None, list[str]]:
+    """Pull ``model`` and ``tools[].function.name`` out of a decoded request body."""
+    if not isinstance(body, dict):
+        return None, []
+    model = body.get("model")
+    tools: list[str] = []
+    raw_tools = body.get("tools")
+    if isinstance(raw_tools, list):
+        for tool in raw_tools:
+            fn = tool.get("function") if isinstance(tool, dict) else None
+            name = fn.get("name") if isinstance(fn, dict) else None
+            if isinstance(name, str):
+                tools.append(name)
+    return (model if isinstance(model, str) else None), tools

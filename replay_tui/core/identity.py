@@ -1,0 +1,572 @@
+"""Identity analysis: how each tool call's ``id`` and ``name`` evolve, under both behaviors.
+
+One pass over the decoded payloads tracks both behaviors at once, without building output
+chunks: per call (keyed by wire ``tool_calls[].index``, as the harness keys blocks) it keeps
+the identity in force under ``accept-identity`` and ``assign-always``, flags every delta at
+which the assign-always identity stops being a non-empty string (SPEC §3.3), and collects the
+informational notes. The outcome per behavior (what the harness would finish with) comes from
+the same state, so ``check`` never has to run the translator twice; the tests hold this
+analysis to the translator's own chunks.
+
+The per-delta table the TUI shows is derived on demand (:meth:`CallTrace.rows`), so that a
+100,000-delta trace costs one small tuple per delta until someone looks at it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .translator import Behavior, index_key, is_identity
+from .wire import UNSET, Decoded, ToolCall, WireChunk, describe_value, js_string
+
+__all__ = [
+    "Analysis",
+    "Analyzer",
+    "CallTrace",
+    "DeltaRow",
+    "Flag",
+    "Note",
+    "Outcome",
+]
+
+ACCEPT = Behavior.ACCEPT_IDENTITY
+ASSIGN = Behavior.ASSIGN_ALWAYS
+
+
+@dataclass(slots=True)
+class Flag:
+    """A delta at which the assign-always identity of a call was erased."""
+
+    kind: str
+    """``erased-id`` or ``erased-name``."""
+    line: int
+    call: Any
+    """The wire ``tool_calls[].index`` of the call (``UNSET`` when the wire sent none)."""
+    value: Any
+    """The raw value that erased it (``None`` for null, ``""``, or some other JSON value)."""
+    position: int
+    """Position of the payload in the stream."""
+    delta: int
+    """1-based number of the delta within its call."""
+    repaired_line: int | None = None
+    """Line of a later delta that re-established a non-empty identity, if one did."""
+
+    @property
+    def field(self) -> str:
+        return "id" if self.kind == "erased-id" else "name"
+
+    @property
+    def label(self) -> str:
+        return "erased id" if self.kind == "erased-id" else "erased name"
+
+
+@dataclass(slots=True)
+class Note:
+    """An informational finding, beside the flags."""
+
+    kind: str
+    message: str
+    line: int | None = None
+    call: Any = UNSET
+
+
+@dataclass(slots=True)
+class DeltaRow:
+    """One row of a call's identity evolution."""
+
+    delta: int
+    position: int
+    line: int
+    raw_id: Any
+    raw_name: Any
+    arguments: Any
+    id_accept: Any
+    name_accept: Any
+    id_assign: Any
+    name_assign: Any
+    flags: tuple[Flag, ...] = ()
+
+
+@dataclass(slots=True)
+class CallTrace:
+    """One tool call as the stream sent it."""
+
+    key: Any
+    wire_index: Any
+    block_index: int
+    first_line: int
+    deltas: list[tuple[int, int, ToolCall]] = field(default_factory=list)
+    """``(position, line, wire tool call)`` for each delta, in order."""
+    id_accept: Any = UNSET
+    name_accept: Any = UNSET
+    id_assign: Any = UNSET
+    name_assign: Any = UNSET
+    id_first_delta: int = 0
+    name_first_delta: int = 0
+    flags: list[Flag] = field(default_factory=list)
+    args: list[str] = field(default_factory=list)
+
+    @property
+    def arguments(self) -> str:
+        return "".join(self.args)
+
+    def final(self, behavior: Behavior) -> tuple[Any, Any]:
+        """The ``(id, name)`` the block would close with (``UNSET`` where none arrived)."""
+        if behavior is ACCEPT:
+            return self.id_accept, self.name_accept
+        return self.id_assign, self.name_assign
+
+    def rows(self) -> list[DeltaRow]:
+        """The identity evolution, one row per delta (computed on demand)."""
+        rows: list[DeltaRow] = []
+        ida = na = idw = nw = UNSET
+        flags_by_delta: dict[int, list[Flag]] = {}
+        for f in self.flags:
+            flags_by_delta.setdefault(f.delta, []).append(f)
+        for n, (position, line, call) in enumerate(self.deltas, 1):
+            fn = call.function
+            name = fn.name if fn else UNSET
+            args = fn.arguments if fn else UNSET
+            if is_identity(call.id):
+                ida = call.id
+            if is_identity(name):
+                na = name
+            if call.id is not UNSET:
+                idw = call.id
+            if name is not UNSET:
+                nw = name
+            rows.append(
+                DeltaRow(
+                    n, position, line, call.id, name, args, ida, na, idw, nw,
+                    tuple(flags_by_delta.get(n, ())),
+                )
+            )
+        return rows
+
+
+@dataclass(slots=True)
+class Outcome:
+    """How the harness finishes the response under one behavior."""
+
+    verdict: str
+    finish: dict[str, Any]
+    """The final ``finish`` chunk's ``reason``."""
+    position: int | None = None
+    """Position of the payload that ended the stream (None: it ended at end of input)."""
+
+
+@dataclass(slots=True)
+class Analysis:
+    """What a stream means under both behaviors."""
+
+    calls: list[CallTrace]
+    flags: list[Flag]
+    notes: list[Note]
+    outcomes: dict[Behavior, Outcome]
+    blocks: int
+    deltas: int
+    """Tool-call deltas seen (replayed)."""
+    done: bool
+
+    @property
+    def verdicts(self) -> dict[str, str]:
+        return {b.value: self.outcomes[b].verdict for b in (ASSIGN, ACCEPT)}
+
+    @property
+    def clean(self) -> bool:
+        return not self.flags and all(o.verdict == "ok" for o in self.outcomes.values())
+
+
+class Analyzer:
+    """Single-pass, incremental analysis of a stream's payloads.
+
+    Feed payloads in order with :meth:`payload` (``decoded`` is ``None`` for ``[DONE]``);
+    :meth:`result` may be called at any time and does not disturb the state, so a growing
+    capture can be fed what was appended and judged again.
+    """
+
+    def __init__(self) -> None:
+        self._calls: dict[Any, CallTrace] = {}
+        self._order: list[CallTrace] = []
+        self._flags: list[Flag] = []
+        self._notes: list[Note] = []
+        self._blocks = 0
+        self._text = False
+        self._reasoning = False
+        self._finish: str | None = None
+        self._finish_line: int | None = None
+        self._deltas = 0
+        self._ended: tuple[str, str, int, int] | None = None  # (code, message, position, line)
+        self._done_position: int | None = None
+        self._done_line: int | None = None
+        self._after_done: list[int] = []
+        self._position = 0
+        self._noted: set[tuple[str, Any, str]] = set()
+
+    @property
+    def finished(self) -> bool:
+        """Replay is over: ``[DONE]`` was reached or the harness failed."""
+        return self._done_position is not None or self._ended is not None
+
+    def payload(self, line: int, decoded: Decoded | None, text: str | None = None) -> None:
+        """Account for the next payload (``None`` for the ``[DONE]`` sentinel)."""
+        position = self._position
+        self._position += 1
+        if self.finished:
+            self._after_done.append(line)
+            return
+        if decoded is None:
+            self._done_position = position
+            self._done_line = line
+            return
+        if decoded.malformed is not None:
+            head = (text or "")[:120]
+            self._ended = ("MALFORMED_RESPONSE", "malformed SSE payload: " + head, position, line)
+            self._notes.append(
+                Note("malformed-payload", f"payload is not valid JSON: {decoded.malformed}", line)
+            )
+            return
+        if decoded.ignored is not None:
+            self._notes.append(Note("ignored-payload", decoded.ignored, line))
+            return
+        chunk = decoded.chunk
+        assert chunk is not None
+        if decoded.lenient is not None:
+            self._notes.append(
+                Note("odd-shape", f"unusual chunk shape ({decoded.lenient})", line)
+            )
+        self._chunk(chunk, position, line)
+        if decoded.throw is not None:
+            self._ended = ("UNKNOWN", decoded.throw, position, line)
+            self._notes.append(
+                Note("harness-throws", f"the harness throws a TypeError: {decoded.throw}", line)
+            )
+
+    def _chunk(self, chunk: WireChunk, position: int, line: int) -> None:
+        choices = chunk.choices
+        if choices:
+            for choice in choices:
+                delta = choice.delta
+                if delta:
+                    r = delta.reasoning_content
+                    if not self._reasoning and type(r) is str and r:
+                        self._reasoning = True
+                        self._blocks += 1
+                    c = delta.content
+                    if not self._text and type(c) is str and c:
+                        self._text = True
+                        self._blocks += 1
+                    calls = delta.tool_calls
+                    if calls:
+                        for call in calls:
+                            self._tool_delta(call, position, line)
+                reason = choice.finish_reason
+                if type(reason) is str:
+                    self._finish = reason
+                    self._finish_line = line
+                    if not reason:
+                        self._notes.append(
+                            Note(
+                                "empty-finish-reason",
+                                'finish_reason is "": the harness ends with a model error',
+                                line,
+                            )
+                        )
+        if chunk.error is not UNSET and chunk.error is not None:
+            self._notes.append(
+                Note(
+                    "error-object",
+                    f"chunk carries an error object: {_short(chunk.error)}"
+                    " (the harness ignores it and goes on)",
+                    line,
+                )
+            )
+
+    def _tool_delta(self, call: ToolCall, position: int, line: int) -> None:
+        self._deltas += 1
+        key = index_key(call.index)
+        ct = self._calls.get(key)
+        if ct is None:
+            ct = CallTrace(key, call.index, self._blocks, line)
+            self._blocks += 1
+            self._calls[key] = ct
+            self._order.append(ct)
+        ct.deltas.append((position, line, call))
+        n = len(ct.deltas)
+        fn = call.function
+        if fn:
+            name = fn.name
+            args = fn.arguments
+        else:
+            name = args = UNSET
+        ct.args.append("" if args is UNSET or args is None else js_string(args))
+        cid = call.id
+        if cid is not UNSET:
+            self._identity(ct, "id", cid, call, n, position, line, name)
+        if name is not UNSET:
+            self._identity(ct, "name", name, call, n, position, line, name)
+
+    def _identity(
+        self, ct: CallTrace, fld: str, value: Any, call: ToolCall, n: int,
+        position: int, line: int, name: Any,
+    ) -> None:
+        """A delta carried ``fld``: update both behaviors, flag erasures, note oddities."""
+        if fld == "id":
+            before_assign, before_accept = ct.id_assign, ct.id_accept
+            ct.id_assign = value
+        else:
+            before_assign, before_accept = ct.name_assign, ct.name_accept
+            ct.name_assign = value
+        if type(value) is str and value:
+            if before_assign is not UNSET and not is_identity(before_assign):
+                # Re-established after an erasure: mark the open erasure as repaired.
+                for f in reversed(ct.flags):
+                    if f.field == fld:
+                        if f.repaired_line is None:
+                            f.repaired_line = line
+                        break
+            if before_accept is UNSET:
+                if fld == "id":
+                    ct.id_accept, ct.id_first_delta = value, n
+                else:
+                    ct.name_accept, ct.name_first_delta = value, n
+                if n > 1:
+                    self._notes.append(
+                        Note(
+                            "late-identity",
+                            f"call {describe_value(ct.wire_index)}: {fld} {describe_value(value)}"
+                            f" first arrives on delta {n}, not the call's first",
+                            line, ct.wire_index,
+                        )
+                    )
+            elif value != before_accept:
+                if fld == "id":
+                    ct.id_accept = value
+                else:
+                    ct.name_accept = value
+                where = describe_value(ct.wire_index)
+                change = f"({describe_value(before_accept)} → {describe_value(value)})"
+                if fld == "id" and is_identity(name):
+                    note = Note(
+                        "index-reused",
+                        f"call {where}: a new id and name arrive on the same wire index {change}:"
+                        " looks like a new call reusing the index; both behaviors merge them",
+                        line, ct.wire_index,
+                    )
+                else:
+                    note = Note(
+                        "identity-changed",
+                        f"call {where}: {fld} changes mid-stream on delta {n} {change};"
+                        " both behaviors take the new value",
+                        line, ct.wire_index,
+                    )
+                self._notes.append(note)
+            if fld == "name" and value == "null" and self._once("name-string-null", ct, fld):
+                self._notes.append(
+                    Note(
+                        "name-string-null",
+                        f'call {describe_value(ct.wire_index)}: name is the string "null" '
+                        "(a gateway stringified a null; both behaviors accept it as a name)",
+                        line, ct.wire_index,
+                    )
+                )
+            return
+        if value is not None and type(value) is not str and self._once("non-string", ct, fld):
+            self._notes.append(
+                Note(
+                    "non-string-identity",
+                    f"call {describe_value(ct.wire_index)}: {fld} is a JSON"
+                    f" {_json_type(value)} ({describe_value(value)}); accept-identity ignores it,"
+                    " assign-always takes it",
+                    line, ct.wire_index,
+                )
+            )
+        if is_identity(before_assign):
+            self._flags.append(
+                Flag("erased-" + fld, line, ct.wire_index, value, position, n)
+            )
+
+    def _once(self, kind: str, ct: CallTrace, fld: str) -> bool:
+        """True the first time a per-call note of ``kind`` is due (a note, not one per delta)."""
+        key = (kind, ct.key, fld)
+        if key in self._noted:
+            return False
+        self._noted.add(key)
+        return True
+
+    def result(self, *, closed: bool = True) -> Analysis:
+        """The analysis so far. ``closed``: input has ended (no more payloads will come)."""
+        notes = list(self._notes)
+        outcomes = {b: self._outcome(b, closed) for b in (ASSIGN, ACCEPT)}
+        done = self._done_position is not None
+        if done:
+            for ct in self._order:
+                self._argument_notes(ct, notes)
+        if self._after_done:
+            notes.append(
+                Note(
+                    "data-after-done",
+                    f"{len(self._after_done)} payload(s) after [DONE] "
+                    f"(first on line {self._after_done[0]}): shown, not replayed",
+                    self._after_done[0],
+                )
+            )
+        for f in self._flags:
+            if f.repaired_line is not None:
+                notes.append(
+                    Note(
+                        "erasure-repaired",
+                        f"call {describe_value(f.call)}: {f.field} erased on line {f.line}"
+                        f" was re-sent on line {f.repaired_line}",
+                        f.line, f.call,
+                    )
+                )
+        if closed and not done and self._ended is None:
+            if self._finish is not None:
+                why = (
+                    f"the stream sent finish_reason {describe_value(self._finish)} on line"
+                    f" {self._finish_line} but never [DONE] (Cerebras/Groq style)"
+                )
+            else:
+                why = "the stream stops without [DONE] (truncated capture?)"
+            notes.append(Note("no-done", f"{why}: the harness fails with STREAM_CLOSED"))
+        notes.extend(_pattern_notes(self._order))
+        return Analysis(
+            calls=list(self._order),
+            flags=list(self._flags),
+            notes=notes,
+            outcomes=outcomes,
+            blocks=self._blocks,
+            deltas=self._deltas,
+            done=done,
+        )
+
+    def _argument_notes(self, ct: CallTrace, notes: list[Note]) -> None:
+        args = ct.arguments
+        if not args.strip():
+            return
+        try:
+            json.loads(args)
+        except (ValueError, RecursionError):
+            hint = ""
+            if args.count("{") > 1 and "}{" in args:
+                hint = " (looks like arguments re-sent cumulatively: {…}{…})"
+            notes.append(
+                Note(
+                    "arguments-not-json",
+                    f"call {describe_value(ct.wire_index)}: arguments do not parse as JSON"
+                    f" at close{hint}: {_short(args)}",
+                    ct.first_line, ct.wire_index,
+                )
+            )
+
+    def _outcome(self, behavior: Behavior, closed: bool) -> Outcome:
+        if self._ended is not None:
+            code, message, position, _ = self._ended
+            return Outcome(_code_verdict(code), _error(code, message), position)
+        if self._done_position is None:
+            if not closed:
+                return Outcome("in-progress", {"kind": "in-progress"}, None)
+            return Outcome(
+                "stream-closed", _error("STREAM_CLOSED", "SSE stream ended without [DONE]")
+            )
+        pos = self._done_position
+        if behavior is ACCEPT:
+            for ct in self._order:
+                missing = "id" if ct.id_accept is UNSET else "name" if ct.name_accept is UNSET else None
+                if missing:
+                    return Outcome(
+                        "malformed-tool-call",
+                        _error("MALFORMED_TOOL_CALL", f"model streamed a tool call with no {missing}"),
+                        pos,
+                    )
+        reason = self._finish
+        if reason is None or reason == "stop":
+            finish = _error(
+                "EMPTY_RESPONSE", "model returned a completed response with no content"
+            ) if not self._blocks else {"kind": "stop"}
+        elif reason == "tool_calls":
+            finish = {"kind": "tool-calls"}
+        elif reason == "length":
+            finish = {"kind": "max-tokens"}
+        else:
+            finish = _error(reason.upper(), f"model stopped: {reason}")
+        for ct in self._order:
+            cid, name = ct.final(behavior)
+            if not (is_identity(cid) and is_identity(name)):
+                return Outcome("unidentified-call", finish, pos)
+        if finish["kind"] == "error":
+            return Outcome(_code_verdict(finish["failure"]["code"]), finish, pos)
+        return Outcome("ok", finish, pos)
+
+
+def _error(code: str, message: str) -> dict[str, Any]:
+    return {"kind": "error", "failure": {"message": message, "code": code}}
+
+
+_CODE_VERDICTS = {
+    "MALFORMED_TOOL_CALL": "malformed-tool-call",
+    "EMPTY_RESPONSE": "empty-response",
+    "MALFORMED_RESPONSE": "malformed-response",
+    "STREAM_CLOSED": "stream-closed",
+}
+
+
+def _code_verdict(code: str) -> str:
+    return _CODE_VERDICTS.get(code, "model-error")
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = value if isinstance(value, str) else describe_value(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# Continuation shapes seen in the wild (GATEWAYS.md), keyed by (id, name) on continuations.
+_PATTERNS: list[tuple[str, str, str]] = [
+    ('""', "absent", 'the DashScope pattern: continuations repeat id:"" (qwen3-max)'),
+    ('""', '""', 'the DashScope-serving-GLM pattern: continuations send id:"" and name:""'),
+    ("null", '""', 'the Envoy AI Gateway pattern: continuations send id:null, name:""'),
+    ("null", "null", "the Writer / vLLM / OpenCode pattern: continuations send id:null, name:null"),
+    ("absent", '""', 'the Mistral-platform-GLM / Volcengine pattern: continuations send name:""'),
+    ("absent", "null", "the Fireworks / NIM pattern: continuations send name:null"),
+]
+
+
+def _pattern_notes(calls: Iterable[CallTrace]) -> list[Note]:
+    """Name the gateway pattern the continuation deltas follow, when they follow one."""
+    shapes: dict[tuple[str, str], int] = {}
+    first_line: dict[tuple[str, str], int] = {}
+    for ct in calls:
+        for _, line, call in ct.deltas[1:]:
+            fn = call.function
+            shape = (_shape(call.id), _shape(fn.name if fn else UNSET))
+            shapes[shape] = shapes.get(shape, 0) + 1
+            first_line.setdefault(shape, line)
+    notes = []
+    for id_shape, name_shape, text in _PATTERNS:
+        if (id_shape, name_shape) in shapes:
+            notes.append(Note("gateway-pattern", f"looks like {text}", first_line[(id_shape, name_shape)]))
+    return notes
+
+
+def _shape(value: Any) -> str:
+    if value is UNSET:
+        return "absent"
+    if value is None:
+        return "null"
+    if value == "":
+        return '""'
+    return "value"

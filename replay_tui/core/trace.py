@@ -1,0 +1,392 @@
+"""A trace: one captured stream, framed, decoded and analysed, with what is known about it.
+
+:class:`TraceBuilder` takes the stream's bytes in as many pieces as they arrive (a whole file
+at once for ``check``, appended slices while live-tailing) and keeps framing, decoding and
+analysis state between them, so a growing capture costs what was appended.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from .har import HarEntry
+from .http import HttpHead, looks_like_http, parse_head
+from .identity import Analysis, Analyzer, Note
+from .jsonl import JsonlFramer
+from .sse import Framing, Payload, SseFramer
+from .translator import Behavior, Chunk, replay
+from .wire import Decoded, decode_payload
+
+__all__ = ["Badge", "Form", "Source", "Trace", "TraceBuilder", "load_trace"]
+
+
+class Form(StrEnum):
+    SSE = "sse"
+    HTTP = "http"
+    JSONL = "jsonl"
+    HAR = "har"
+
+    @property
+    def label(self) -> str:
+        return {
+            "sse": "raw SSE body",
+            "http": "HTTP response with headers (curl -i)",
+            "jsonl": "chunk log (JSONL)",
+            "har": "HAR entry",
+        }[self.value]
+
+
+class Badge(StrEnum):
+    """What the trace list shows per trace."""
+
+    CLEAN = "clean"
+    ERASING = "erasing"
+    REFUSED = "refused"
+    BROKEN = "broken"
+    IN_PROGRESS = "in progress"
+
+
+@dataclass(slots=True)
+class Source:
+    """Where a trace comes from."""
+
+    path: Path
+    address: str
+    """The path relative to the folder it was found under, ``#N`` appended for HAR entries."""
+    form: Form
+    entry: HarEntry | None = None
+    sidecar: dict[str, Any] | None = None
+    """A recorder's ``.meta.json`` beside the capture, when there is one."""
+
+
+@dataclass(slots=True)
+class Trace:
+    """One stream, as far as it has been read."""
+
+    source: Source
+    raw: bytes
+    """What the raw view shows: the file (or the HAR entry's body), as read so far."""
+    payloads: list[Payload]
+    decoded: list[Decoded | None]
+    """Aligned with ``payloads``; ``None`` for the ``[DONE]`` sentinel."""
+    framing: Framing
+    analysis: Analysis
+    form_notes: list[Note]
+    meta: list[tuple[str, str]]
+    closed: bool
+    head: HttpHead | None = None
+    errors: dict[int, str] = field(default_factory=dict)
+    """Decode problems by line, for showing in place."""
+    implied_done: bool = False
+    """A chunk log without a ``[DONE]`` line: the sentinel is implied at its end."""
+
+    @property
+    def address(self) -> str:
+        return self.source.address
+
+    @property
+    def notes(self) -> list[Note]:
+        return self.form_notes + self.analysis.notes
+
+    @property
+    def verdicts(self) -> dict[str, str]:
+        return self.analysis.verdicts
+
+    @property
+    def in_progress(self) -> bool:
+        return not self.closed and not self.analysis.done and not self._failed
+
+    @property
+    def _failed(self) -> bool:
+        return any(o.position is not None for o in self.analysis.outcomes.values())
+
+    @property
+    def badge(self) -> Badge:
+        a = self.analysis
+        if self.in_progress:
+            return Badge.IN_PROGRESS
+        if a.flags:
+            return Badge.ERASING
+        accept = a.outcomes[Behavior.ACCEPT_IDENTITY].verdict
+        if accept == "malformed-tool-call":
+            return Badge.REFUSED
+        if any(o.verdict != "ok" for o in a.outcomes.values()):
+            return Badge.BROKEN
+        return Badge.CLEAN
+
+    def items(self) -> Iterator[tuple[bytes, Decoded | None]]:
+        """The replayed part of the stream: payloads up to ``[DONE]``, as replay takes them."""
+        for p, d in zip(self.payloads, self.decoded, strict=True):
+            if p.after_done:
+                return
+            yield p.data, d
+        if self.implied_done:
+            yield b"[DONE]", None
+
+    def replay(self, behavior: Behavior | str) -> list[tuple[int | None, Chunk]]:
+        """The translator's chunks under ``behavior``, each with its payload's line.
+
+        Chunks emitted because input ended (``STREAM_CLOSED``) have no line (``None``).
+        """
+        lines = [p.line for p in self.payloads]
+        if self.implied_done:
+            lines.append(self.framing.lines)
+        return [
+            (lines[pos] if pos < len(lines) else None, chunk)
+            for pos, chunk in replay(self.items(), behavior)
+        ]
+
+
+class TraceBuilder:
+    """Builds a :class:`Trace` from bytes fed in order."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self._chunks: list[bytes] = []  # the capture as read; joined lazily, never copied twice
+        self._size = 0
+        self._head: HttpHead | None = None
+        self._framer: SseFramer | JsonlFramer | None = None
+        self._analyzer = Analyzer()
+        self._payloads: list[Payload] = []
+        self._decoded: list[Decoded | None] = []
+        self._errors: dict[int, str] = {}
+        self._notes: dict[str, Note] = {}
+        self._closed = False
+        self._implied_done = False
+        if source.entry is not None and source.entry.problem:
+            self._note("har-body", source.entry.problem, None)
+        if source.form is Form.JSONL:
+            self._framer = JsonlFramer()
+        elif source.form is not Form.HTTP:
+            self._framer = SseFramer()
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+    def _joined(self) -> bytes:
+        if len(self._chunks) != 1:
+            self._chunks = [b"".join(self._chunks)]
+        return self._chunks[0]
+
+    def feed(self, data: bytes) -> None:
+        """Take the next bytes of the capture."""
+        if not data:
+            return
+        self._chunks.append(data)
+        self._size += len(data)
+        if self._framer is None:  # curl -i: wait for the end of the head
+            raw = self._joined()
+            if not looks_like_http(raw):
+                if len(raw) < 16:
+                    return  # too little to tell yet
+                self._framer = SseFramer()  # the file no longer starts with a status line
+                self._take(self._framer.feed(raw))
+                return
+            head = parse_head(raw)
+            if not head.complete:
+                return
+            self._head = head
+            self._framer = SseFramer(line_base=head.body_line, offset_base=head.body_offset)
+            data = raw[head.body_offset :]
+        self._take(self._framer.feed(data))
+
+    def close(self) -> None:
+        """No more bytes will come: frame what is left and judge the stream as it ended."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._framer is None:
+            raw = self._joined()
+            self._head = parse_head(raw) if looks_like_http(raw) else None
+            self._framer = SseFramer()
+            if self._head is None:
+                self._take(self._framer.feed(raw))
+            else:
+                self._note(
+                    "truncated-head", "the capture ends inside the HTTP headers: no body", None
+                )
+                self._framer = SseFramer(
+                    line_base=self._head.body_line, offset_base=len(raw)
+                )
+        self._take(self._framer.close())
+        framing = self._framer.framing
+        if self.source.form is Form.JSONL and framing.done_line is None and not self._analyzer.finished:
+            self._note(
+                "done-implied",
+                "the log has no [DONE] line: [DONE] is implied at the end of the file",
+                None,
+            )
+            self._analyzer.payload(framing.lines, None)
+            self._implied_done = True
+        if framing.truncated_line is not None:
+            self._note(
+                "truncated-event",
+                f"the event starting on line {framing.truncated_line} is not terminated by a"
+                " blank line: truncation, not a payload",
+                framing.truncated_line,
+            )
+
+    def _take(self, payloads: list[Payload]) -> None:
+        analyzer = self._analyzer
+        for p in payloads:
+            self._payloads.append(p)
+            data = p.data
+            if data == b"[DONE]" and not p.after_done:
+                self._decoded.append(None)
+                analyzer.payload(p.line, None)
+                continue
+            decoded = decode_payload(data)
+            self._decoded.append(decoded)
+            if decoded.malformed is not None:
+                self._errors[p.line] = decoded.malformed
+            elif decoded.throw is not None:
+                self._errors[p.line] = "the harness cannot walk this chunk: " + decoded.throw
+            elif decoded.ignored is not None:
+                self._errors[p.line] = decoded.ignored
+            text = None
+            if decoded.malformed is not None:
+                text = data.decode("utf-8", "replace")
+            analyzer.payload(p.line, decoded, text)
+
+    def _note(self, kind: str, message: str, line: int | None) -> None:
+        self._notes.setdefault(kind, Note(kind, message, line))
+
+    def build(self) -> Trace:
+        """A snapshot of the trace as read so far."""
+        framer = self._framer
+        framing = framer.framing if framer is not None else Framing()
+        notes = list(self._notes.values())
+        if isinstance(framer, JsonlFramer) and framer.prefixed:
+            notes.append(
+                Note(
+                    "data-prefix",
+                    f"{framer.prefixed} log line(s) carry an SSE 'data:' prefix; it was removed",
+                    None,
+                )
+            )
+        raw = self._joined()
+        if not raw.isascii():
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                from .errors import line_col
+
+                line, col = line_col(raw, exc.start)
+                notes.append(
+                    Note(
+                        "invalid-utf8",
+                        f"invalid UTF-8 at line {line}, column {col}: decoded with U+FFFD"
+                        " replacement characters, as the harness does",
+                        line,
+                    )
+                )
+        return Trace(
+            source=self.source,
+            raw=raw,
+            payloads=list(self._payloads),
+            decoded=list(self._decoded),
+            framing=framing,
+            analysis=self._analyzer.result(closed=self._closed),
+            form_notes=notes,
+            meta=self._meta(framing),
+            closed=self._closed,
+            head=self._head,
+            errors=dict(self._errors),
+            implied_done=self._implied_done,
+        )
+
+    def _meta(self, framing: Framing) -> list[tuple[str, str]]:
+        src = self.source
+        meta: list[tuple[str, str]] = [("form", src.form.label), ("file", str(src.path))]
+        entry = src.entry
+        if entry is not None:
+            meta += [
+                ("HAR entry", f"#{entry.number}"),
+                ("request", f"{entry.method} {entry.url}"),
+                ("started", entry.started),
+                ("status", f"{entry.status} {entry.status_text}".rstrip()),
+                ("content type", entry.mime_type),
+            ]
+            if entry.model:
+                meta.append(("model", entry.model))
+            if entry.tools:
+                meta.append(("tools", ", ".join(entry.tools)))
+        head = self._head
+        if head is not None:
+            meta.append(("status", f"HTTP/{head.version} {head.status} {head.reason}".rstrip()))
+            if head.interim:
+                meta.append(("interim responses", ", ".join(map(str, head.interim))))
+            meta += [(f"header {k}", v) for k, v in head.headers]
+        if src.sidecar is not None:
+            meta += _sidecar_meta(src.sidecar)
+        meta += [
+            ("size", f"{self._size:,} bytes"),
+            ("lines", f"{framing.lines:,}"),
+            ("payloads", f"{len(self._payloads):,}"),
+            ("comments", f"{framing.comments:,}"),
+        ]
+        for name, count in sorted(framing.fields.items()):
+            meta.append((f"field {name}", f"{count:,}"))
+        return meta
+
+
+def _sidecar_meta(side: dict[str, Any]) -> list[tuple[str, str]]:
+    """What a recorder sidecar adds: the request, the response head, completeness."""
+    out: list[tuple[str, str]] = []
+    req = side.get("request")
+    if isinstance(req, dict):
+        out.append(("request", f"{req.get('method', '')} {req.get('url', '')}".strip()))
+        if req.get("model"):
+            out.append(("model", str(req["model"])))
+        tools = req.get("tools")
+        if isinstance(tools, list) and tools:
+            out.append(("tools", ", ".join(map(str, tools))))
+        headers = req.get("headers")
+        if isinstance(headers, dict):
+            out += [(f"request header {k}", str(v)) for k, v in headers.items()]
+    resp = side.get("response")
+    if isinstance(resp, dict):
+        out.append(("status", f"{resp.get('status', '')} {resp.get('reason', '')}".strip()))
+        headers = resp.get("headers")
+        if isinstance(headers, dict):
+            out += [(f"header {k}", str(v)) for k, v in headers.items()]
+    for key in ("started", "finished"):
+        if side.get(key):
+            out.append((key, str(side[key])))
+    if "complete" in side:
+        complete = side.get("complete")
+        reason = side.get("incomplete_reason")
+        out.append(
+            ("recording", "complete" if complete else f"incomplete: {reason or 'still recording'}")
+        )
+    return out
+
+
+def load_trace(source: Source, data: bytes | None = None) -> Trace:
+    """Read (unless ``data`` is given), frame, decode and analyse a whole trace.
+
+    Raises ``OSError`` when the file cannot be read.
+    """
+    builder = TraceBuilder(source)
+    if data is None:
+        data = source.entry.body if source.entry is not None else source.path.read_bytes()
+    builder.feed(data)
+    builder.close()
+    return builder.build()
+
+
+def read_sidecar(path: Path) -> dict[str, Any] | None:
+    """The recorder sidecar ``<capture>.meta.json`` of ``path``, if it exists and is sane."""
+    side = path.with_name(path.name + ".meta.json")
+    try:
+        value = msgspec.json.decode(side.read_bytes())
+    except (OSError, msgspec.DecodeError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None

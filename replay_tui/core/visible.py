@@ -1,0 +1,39 @@
+"""Untrusted text made safe to show: control characters become visible escapes.
+
+Trace content, file names and header values come from captures nobody vetted. A terminal
+would act on ESC sequences (cursor movement, OSC 52 clipboard writes, hyperlinks) and a
+markup-aware renderer on ``[bold]``-style tags; both are defused where text is displayed:
+this module for control characters, and the TUI by never parsing content as markup.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["visible"]
+
+# C0 controls except tab and newline (handled by the callers' layout), DEL, C1 controls,
+# and the bidirectional overrides that can make text read differently than it is.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_CONTROL_ALL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_NAMES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e"}
+
+
+def _escape(m: re.Match[str]) -> str:
+    ch = m.group()
+    named = _NAMES.get(ch)
+    if named is not None:
+        return named
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: str, *, keep_layout: bool = False) -> str:
+    """``text`` with every control character shown as an escape (``\\e``, ``\\x07``, ``\\n``).
+
+    ``keep_layout`` leaves tabs and newlines alone (for multi-line views).
+    """
+    pattern = _CONTROL if keep_layout else _CONTROL_ALL
+    if pattern.search(text) is None:
+        return text
+    return pattern.sub(_escape, text)
