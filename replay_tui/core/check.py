@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from .discovery import Discovery, Skipped, discover
 from .identity import Flag, Note
@@ -15,10 +16,9 @@ from .wire import UNSET
 __all__ = ["Report", "check_paths", "flag_json", "load_all", "note_json", "report_json"]
 
 
-@dataclass(slots=True)
-class Report:
-    traces: list[Trace] = field(default_factory=list)
-    skipped: list[Skipped] = field(default_factory=list)
+class Report(msgspec.Struct):
+    traces: list[Trace] = msgspec.field(default_factory=list)
+    skipped: list[Skipped] = msgspec.field(default_factory=list)
 
     @property
     def clean(self) -> bool:

@@ -11,8 +11,9 @@ from __future__ import annotations
 import errno
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
+
+import msgspec
 
 from .har import HarError, parse_har
 from .http import looks_like_http
@@ -29,8 +30,7 @@ _SSE_STARTS = (b"data:", b"event:", b"id:", b"retry:", b":")
 _TEMP_SUFFIXES = (".tmp", ".temp", ".swp", ".swx", ".part", ".crdownload", ".partial", "~")
 
 
-@dataclass(slots=True)
-class Skipped:
+class Skipped(msgspec.Struct):
     """A file that is not a trace, or that could not be read; listed once, with the reason."""
 
     path: str
@@ -38,10 +38,9 @@ class Skipped:
     line: int | None = None
 
 
-@dataclass(slots=True)
-class Discovery:
-    sources: list[Source] = field(default_factory=list)
-    skipped: list[Skipped] = field(default_factory=list)
+class Discovery(msgspec.Struct):
+    sources: list[Source] = msgspec.field(default_factory=list)
+    skipped: list[Skipped] = msgspec.field(default_factory=list)
 
 
 def is_ignored_name(name: str) -> bool:
@@ -91,7 +90,14 @@ def _walk(root: Path, out: Discovery) -> Iterable[tuple[Path, str]]:
         try:
             st = folder.stat()
         except OSError as exc:
-            out.skipped.append(Skipped(_rel(folder, root) + "/", _missing_reason(folder) if exc.errno in (errno.ELOOP, errno.ENOENT) else exc.strerror or str(exc)))
+            out.skipped.append(
+                Skipped(
+                    _rel(folder, root) + "/",
+                    _missing_reason(folder)
+                    if exc.errno in (errno.ELOOP, errno.ENOENT)
+                    else exc.strerror or str(exc),
+                )
+            )
             continue
         key = (st.st_dev, st.st_ino)
         if key in seen:
@@ -194,7 +200,10 @@ def _classify_har(path: Path, address: str, out: Discovery) -> None:
         return
     if not entries:
         out.skipped.append(
-            Skipped(address, f"HAR with {total} entr{'y' if total == 1 else 'ies'}, none of them an SSE stream")
+            Skipped(
+                address,
+                f"HAR with {total} entr{'y' if total == 1 else 'ies'}, none of them an SSE stream",
+            )
         )
         return
     for entry in entries:

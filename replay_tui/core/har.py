@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -20,7 +19,7 @@ class _Header(msgspec.Struct):
 
 
 class _PostData(msgspec.Struct):
-    mimeType: str = ""  # noqa: N815 - HAR field names
+    mimeType: str = ""
     text: str | None = None
 
 
@@ -28,11 +27,11 @@ class _Request(msgspec.Struct):
     method: str = ""
     url: str = ""
     headers: list[_Header] = []
-    postData: _PostData | None = None  # noqa: N815
+    postData: _PostData | None = None
 
 
 class _Content(msgspec.Struct):
-    mimeType: str = ""  # noqa: N815
+    mimeType: str = ""
     text: str | None = None
     encoding: str | None = None
     size: int | float | None = None
@@ -40,7 +39,7 @@ class _Content(msgspec.Struct):
 
 class _Response(msgspec.Struct):
     status: int | float = 0
-    statusText: str = ""  # noqa: N815
+    statusText: str = ""
     headers: list[_Header] = []
     content: _Content = msgspec.field(default_factory=_Content)
 
@@ -48,7 +47,7 @@ class _Response(msgspec.Struct):
 class _Entry(msgspec.Struct):
     request: _Request = msgspec.field(default_factory=_Request)
     response: _Response = msgspec.field(default_factory=_Response)
-    startedDateTime: str = ""  # noqa: N815
+    startedDateTime: str = ""
     time: int | float | None = None
 
 
@@ -68,8 +67,7 @@ class HarError(ValueError):
     """The file is not a usable HAR document; the message says where and why."""
 
 
-@dataclass(slots=True)
-class HarEntry:
+class HarEntry(msgspec.Struct):
     """An entry of a HAR file whose response is a server-sent event stream."""
 
     number: int
@@ -83,8 +81,8 @@ class HarEntry:
     mime_type: str
     model: str | None
     tools: list[str]
-    request_headers: list[tuple[str, str]] = field(default_factory=list)
-    response_headers: list[tuple[str, str]] = field(default_factory=list)
+    request_headers: list[tuple[str, str]] = msgspec.field(default_factory=list)
+    response_headers: list[tuple[str, str]] = msgspec.field(default_factory=list)
     problem: str | None = None
     """Why the entry looks like a stream but its body cannot be read (exporter dropped it…)."""
 

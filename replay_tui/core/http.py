@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+
+import msgspec
 
 __all__ = ["HttpHead", "looks_like_http", "parse_head"]
 
@@ -15,19 +16,18 @@ def looks_like_http(data: bytes) -> bool:
     return _STATUS.match(data.removeprefix(b"\xef\xbb\xbf")) is not None
 
 
-@dataclass(slots=True)
-class HttpHead:
+class HttpHead(msgspec.Struct):
     """The response head of a ``curl -i`` capture."""
 
     status: int
     reason: str
     version: str
-    headers: list[tuple[str, str]] = field(default_factory=list)
+    headers: list[tuple[str, str]] = msgspec.field(default_factory=list)
     body_offset: int = 0
     """Byte offset where the body starts."""
     body_line: int = 0
     """Lines before the body (the body's first line is ``body_line + 1``)."""
-    interim: list[int] = field(default_factory=list)
+    interim: list[int] = msgspec.field(default_factory=list)
     """Status codes of interim responses curl printed first (``100 Continue``, redirects)."""
     complete: bool = True
     """False when the capture ends inside the headers."""
@@ -58,7 +58,9 @@ def parse_head(data: bytes) -> HttpHead:
         interim = head.interim if head is not None else []
         version = data[pos + 5 : data.index(b" ", pos)].decode("ascii", "replace")
         head = HttpHead(
-            int(m.group(1)), (m.group(2) or b"").decode("latin-1").strip(), version,
+            int(m.group(1)),
+            (m.group(2) or b"").decode("latin-1").strip(),
+            version,
             interim=interim,
         )
         pos, line_no = _next_line(data, m.end(), line_no)

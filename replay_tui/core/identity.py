@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
-from .translator import Behavior, index_key, is_identity
-from .wire import UNSET, Decoded, ToolCall, WireChunk, describe_value, js_string
+import msgspec
+
+from .translator import Behavior, index_key, is_identity, js_head
+from .wire import UNSET, Decoded, ToolCall, describe_value, js_string
 
 __all__ = [
     "Analysis",
@@ -36,8 +37,7 @@ ACCEPT = Behavior.ACCEPT_IDENTITY
 ASSIGN = Behavior.ASSIGN_ALWAYS
 
 
-@dataclass(slots=True)
-class Flag:
+class Flag(msgspec.Struct):
     """A delta at which the assign-always identity of a call was erased."""
 
     kind: str
@@ -63,8 +63,7 @@ class Flag:
         return "erased id" if self.kind == "erased-id" else "erased name"
 
 
-@dataclass(slots=True)
-class Note:
+class Note(msgspec.Struct):
     """An informational finding, beside the flags."""
 
     kind: str
@@ -73,8 +72,7 @@ class Note:
     call: Any = UNSET
 
 
-@dataclass(slots=True)
-class DeltaRow:
+class DeltaRow(msgspec.Struct):
     """One row of a call's identity evolution."""
 
     delta: int
@@ -90,15 +88,14 @@ class DeltaRow:
     flags: tuple[Flag, ...] = ()
 
 
-@dataclass(slots=True)
-class CallTrace:
+class CallTrace(msgspec.Struct):
     """One tool call as the stream sent it."""
 
     key: Any
     wire_index: Any
     block_index: int
     first_line: int
-    deltas: list[tuple[int, int, ToolCall]] = field(default_factory=list)
+    deltas: list[tuple[int, int, ToolCall]] = msgspec.field(default_factory=list)
     """``(position, line, wire tool call)`` for each delta, in order."""
     id_accept: Any = UNSET
     name_accept: Any = UNSET
@@ -106,8 +103,8 @@ class CallTrace:
     name_assign: Any = UNSET
     id_first_delta: int = 0
     name_first_delta: int = 0
-    flags: list[Flag] = field(default_factory=list)
-    args: list[str] = field(default_factory=list)
+    flags: list[Flag] = msgspec.field(default_factory=list)
+    args: list[str] = msgspec.field(default_factory=list)
 
     @property
     def arguments(self) -> str:
@@ -140,15 +137,23 @@ class CallTrace:
                 nw = name
             rows.append(
                 DeltaRow(
-                    n, position, line, call.id, name, args, ida, na, idw, nw,
+                    n,
+                    position,
+                    line,
+                    call.id,
+                    name,
+                    args,
+                    ida,
+                    na,
+                    idw,
+                    nw,
                     tuple(flags_by_delta.get(n, ())),
                 )
             )
         return rows
 
 
-@dataclass(slots=True)
-class Outcome:
+class Outcome(msgspec.Struct):
     """How the harness finishes the response under one behavior."""
 
     verdict: str
@@ -158,8 +163,7 @@ class Outcome:
     """Position of the payload that ended the stream (None: it ended at end of input)."""
 
 
-@dataclass(slots=True)
-class Analysis:
+class Analysis(msgspec.Struct):
     """What a stream means under both behaviors."""
 
     calls: list[CallTrace]
@@ -198,7 +202,6 @@ class Analyzer:
         self._reasoning = False
         self._finish: str | None = None
         self._finish_line: int | None = None
-        self._deltas = 0
         self._ended: tuple[str, str, int, int] | None = None  # (code, message, position, line)
         self._done_position: int | None = None
         self._done_line: int | None = None
@@ -211,109 +214,158 @@ class Analyzer:
         """Replay is over: ``[DONE]`` was reached or the harness failed."""
         return self._done_position is not None or self._ended is not None
 
-    def payload(self, line: int, decoded: Decoded | None, text: str | None = None) -> None:
+    def payload(self, line: int, decoded: Decoded | None) -> None:
         """Account for the next payload (``None`` for the ``[DONE]`` sentinel)."""
+        self.feed([(line, decoded)])
+
+    def feed(self, items: Iterable[tuple[int, Decoded | None]]) -> None:
+        """Account for the next payloads, each as ``(line, decoded)``, in stream order.
+
+        This loop runs once per payload of captures with hundreds of thousands of them, so
+        state lives in locals and each tool-call delta is handled inline; anything unusual
+        goes to a method of its own.
+        """
+        calls_by_key = self._calls
+        new_call = self._new_call
+        identity = self._identity
         position = self._position
-        self._position += 1
-        if self.finished:
-            self._after_done.append(line)
-            return
-        if decoded is None:
-            self._done_position = position
-            self._done_line = line
-            return
+        finished = self.finished
+        for line, decoded in items:
+            if finished:
+                self._after_done.append(line)
+                position += 1
+                continue
+            if decoded is None:
+                self._done_position = position
+                self._done_line = line
+                finished = True
+                position += 1
+                continue
+            chunk = decoded.chunk
+            if chunk is None or decoded.lenient is not None:
+                if not self._unusual(decoded, position, line):
+                    finished = self.finished
+                    position += 1
+                    continue
+                assert chunk is not None
+            choices = chunk.choices
+            if choices:
+                for choice in choices:
+                    delta = choice.delta
+                    if delta:
+                        calls = delta.tool_calls
+                        reasoning = delta.reasoning_content
+                        content = delta.content
+                        if (reasoning or content) and not (self._text and self._reasoning):
+                            self._open_text(reasoning, content)
+                        if calls:
+                            for call in calls:
+                                idx = call.index
+                                ct = calls_by_key.get(idx if type(idx) is int else index_key(idx))
+                                if ct is None:
+                                    ct = new_call(idx, line)
+                                ct.deltas.append((position, line, call))
+                                fn = call.function
+                                if fn:
+                                    name = fn.name
+                                    args = fn.arguments
+                                    if type(args) is str:
+                                        ct.args.append(args)
+                                    elif args is not UNSET and args is not None:
+                                        ct.args.append(js_string(args))
+                                else:
+                                    name = UNSET
+                                # Most continuations repeat what is in force already (absent,
+                                # or the same "" / null / name again): nothing changes under
+                                # either behavior, so the bookkeeping is skipped.
+                                cid = call.id
+                                if cid is not UNSET:
+                                    cur = ct.id_assign
+                                    if cid is not cur and (
+                                        type(cid) is not type(cur) or cid != cur
+                                    ):
+                                        identity(ct, "id", cid, position, line, name)
+                                if name is not UNSET:
+                                    cur = ct.name_assign
+                                    if name is not cur and (
+                                        type(name) is not type(cur) or name != cur
+                                    ):
+                                        identity(ct, "name", name, position, line, name)
+                    reason = choice.finish_reason
+                    if type(reason) is str:
+                        self._finish_reason(reason, line)
+            error = chunk.error
+            if error is not UNSET and error is not None:
+                self._error_object(error, line)
+            if decoded.throw is not None:
+                self._ended = ("UNKNOWN", decoded.throw, position, line)
+                self._notes.append(
+                    Note("harness-throws", f"the harness throws a TypeError: {decoded.throw}", line)
+                )
+                finished = True
+            position += 1
+        self._position = position
+
+    def _open_text(self, reasoning: Any, content: Any) -> None:
+        """Count the text and reasoning blocks as they open (at most one of each)."""
+        if not self._reasoning and type(reasoning) is str and reasoning:
+            self._reasoning = True
+            self._blocks += 1
+        if not self._text and type(content) is str and content:
+            self._text = True
+            self._blocks += 1
+
+    def _new_call(self, idx: Any, line: int) -> CallTrace:
+        key = index_key(idx)
+        ct = CallTrace(key, idx, self._blocks, line)
+        self._blocks += 1
+        self._calls[key] = ct
+        self._order.append(ct)
+        return ct
+
+    def _unusual(self, decoded: Decoded, position: int, line: int) -> bool:
+        """Payloads off the fast path; returns whether a chunk remains to be walked."""
         if decoded.malformed is not None:
-            head = (text or "")[:120]
+            head = js_head(decoded.text or "")
             self._ended = ("MALFORMED_RESPONSE", "malformed SSE payload: " + head, position, line)
             self._notes.append(
                 Note("malformed-payload", f"payload is not valid JSON: {decoded.malformed}", line)
             )
-            return
+            return False
         if decoded.ignored is not None:
             self._notes.append(Note("ignored-payload", decoded.ignored, line))
-            return
-        chunk = decoded.chunk
-        assert chunk is not None
+            return False
         if decoded.lenient is not None:
-            self._notes.append(
-                Note("odd-shape", f"unusual chunk shape ({decoded.lenient})", line)
-            )
-        self._chunk(chunk, position, line)
-        if decoded.throw is not None:
-            self._ended = ("UNKNOWN", decoded.throw, position, line)
-            self._notes.append(
-                Note("harness-throws", f"the harness throws a TypeError: {decoded.throw}", line)
-            )
+            self._notes.append(Note("odd-shape", f"unusual chunk shape ({decoded.lenient})", line))
+        return decoded.chunk is not None
 
-    def _chunk(self, chunk: WireChunk, position: int, line: int) -> None:
-        choices = chunk.choices
-        if choices:
-            for choice in choices:
-                delta = choice.delta
-                if delta:
-                    r = delta.reasoning_content
-                    if not self._reasoning and type(r) is str and r:
-                        self._reasoning = True
-                        self._blocks += 1
-                    c = delta.content
-                    if not self._text and type(c) is str and c:
-                        self._text = True
-                        self._blocks += 1
-                    calls = delta.tool_calls
-                    if calls:
-                        for call in calls:
-                            self._tool_delta(call, position, line)
-                reason = choice.finish_reason
-                if type(reason) is str:
-                    self._finish = reason
-                    self._finish_line = line
-                    if not reason:
-                        self._notes.append(
-                            Note(
-                                "empty-finish-reason",
-                                'finish_reason is "": the harness ends with a model error',
-                                line,
-                            )
-                        )
-        if chunk.error is not UNSET and chunk.error is not None:
+    def _finish_reason(self, reason: str, line: int) -> None:
+        self._finish = reason
+        self._finish_line = line
+        if not reason:
             self._notes.append(
                 Note(
-                    "error-object",
-                    f"chunk carries an error object: {_short(chunk.error)}"
-                    " (the harness ignores it and goes on)",
+                    "empty-finish-reason",
+                    'finish_reason is "": the harness ends with a model error',
                     line,
                 )
             )
 
-    def _tool_delta(self, call: ToolCall, position: int, line: int) -> None:
-        self._deltas += 1
-        key = index_key(call.index)
-        ct = self._calls.get(key)
-        if ct is None:
-            ct = CallTrace(key, call.index, self._blocks, line)
-            self._blocks += 1
-            self._calls[key] = ct
-            self._order.append(ct)
-        ct.deltas.append((position, line, call))
-        n = len(ct.deltas)
-        fn = call.function
-        if fn:
-            name = fn.name
-            args = fn.arguments
-        else:
-            name = args = UNSET
-        ct.args.append("" if args is UNSET or args is None else js_string(args))
-        cid = call.id
-        if cid is not UNSET:
-            self._identity(ct, "id", cid, call, n, position, line, name)
-        if name is not UNSET:
-            self._identity(ct, "name", name, call, n, position, line, name)
+    def _error_object(self, error: Any, line: int) -> None:
+        self._notes.append(
+            Note(
+                "error-object",
+                f"chunk carries an error object: {_short(error)}"
+                " (the harness ignores it and goes on)",
+                line,
+            )
+        )
 
     def _identity(
-        self, ct: CallTrace, fld: str, value: Any, call: ToolCall, n: int,
-        position: int, line: int, name: Any,
+        self, ct: CallTrace, fld: str, value: Any, position: int, line: int, name: Any
     ) -> None:
-        """A delta carried ``fld``: update both behaviors, flag erasures, note oddities."""
+        """A delta carried a changed ``fld``: update both behaviors, flag erasures, note."""
+        n = len(ct.deltas)
         if fld == "id":
             before_assign, before_accept = ct.id_assign, ct.id_accept
             ct.id_assign = value
@@ -339,7 +391,8 @@ class Analyzer:
                             "late-identity",
                             f"call {describe_value(ct.wire_index)}: {fld} {describe_value(value)}"
                             f" first arrives on delta {n}, not the call's first",
-                            line, ct.wire_index,
+                            line,
+                            ct.wire_index,
                         )
                     )
             elif value != before_accept:
@@ -354,14 +407,16 @@ class Analyzer:
                         "index-reused",
                         f"call {where}: a new id and name arrive on the same wire index {change}:"
                         " looks like a new call reusing the index; both behaviors merge them",
-                        line, ct.wire_index,
+                        line,
+                        ct.wire_index,
                     )
                 else:
                     note = Note(
                         "identity-changed",
                         f"call {where}: {fld} changes mid-stream on delta {n} {change};"
                         " both behaviors take the new value",
-                        line, ct.wire_index,
+                        line,
+                        ct.wire_index,
                     )
                 self._notes.append(note)
             if fld == "name" and value == "null" and self._once("name-string-null", ct, fld):
@@ -370,7 +425,8 @@ class Analyzer:
                         "name-string-null",
                         f'call {describe_value(ct.wire_index)}: name is the string "null" '
                         "(a gateway stringified a null; both behaviors accept it as a name)",
-                        line, ct.wire_index,
+                        line,
+                        ct.wire_index,
                     )
                 )
             return
@@ -381,13 +437,12 @@ class Analyzer:
                     f"call {describe_value(ct.wire_index)}: {fld} is a JSON"
                     f" {_json_type(value)} ({describe_value(value)}); accept-identity ignores it,"
                     " assign-always takes it",
-                    line, ct.wire_index,
+                    line,
+                    ct.wire_index,
                 )
             )
         if is_identity(before_assign):
-            self._flags.append(
-                Flag("erased-" + fld, line, ct.wire_index, value, position, n)
-            )
+            self._flags.append(Flag("erased-" + fld, line, ct.wire_index, value, position, n))
 
     def _once(self, kind: str, ct: CallTrace, fld: str) -> bool:
         """True the first time a per-call note of ``kind`` is due (a note, not one per delta)."""
@@ -421,7 +476,8 @@ class Analyzer:
                         "erasure-repaired",
                         f"call {describe_value(f.call)}: {f.field} erased on line {f.line}"
                         f" was re-sent on line {f.repaired_line}",
-                        f.line, f.call,
+                        f.line,
+                        f.call,
                     )
                 )
         if closed and not done and self._ended is None:
@@ -440,7 +496,7 @@ class Analyzer:
             notes=notes,
             outcomes=outcomes,
             blocks=self._blocks,
-            deltas=self._deltas,
+            deltas=sum(len(ct.deltas) for ct in self._order),
             done=done,
         )
 
@@ -459,7 +515,8 @@ class Analyzer:
                     "arguments-not-json",
                     f"call {describe_value(ct.wire_index)}: arguments do not parse as JSON"
                     f" at close{hint}: {_short(args)}",
-                    ct.first_line, ct.wire_index,
+                    ct.first_line,
+                    ct.wire_index,
                 )
             )
 
@@ -476,18 +533,24 @@ class Analyzer:
         pos = self._done_position
         if behavior is ACCEPT:
             for ct in self._order:
-                missing = "id" if ct.id_accept is UNSET else "name" if ct.name_accept is UNSET else None
+                missing = (
+                    "id" if ct.id_accept is UNSET else "name" if ct.name_accept is UNSET else None
+                )
                 if missing:
                     return Outcome(
                         "malformed-tool-call",
-                        _error("MALFORMED_TOOL_CALL", f"model streamed a tool call with no {missing}"),
+                        _error(
+                            "MALFORMED_TOOL_CALL", f"model streamed a tool call with no {missing}"
+                        ),
                         pos,
                     )
         reason = self._finish
         if reason is None or reason == "stop":
-            finish = _error(
-                "EMPTY_RESPONSE", "model returned a completed response with no content"
-            ) if not self._blocks else {"kind": "stop"}
+            finish = (
+                _error("EMPTY_RESPONSE", "model returned a completed response with no content")
+                if not self._blocks
+                else {"kind": "stop"}
+            )
         elif reason == "tool_calls":
             finish = {"kind": "tool-calls"}
         elif reason == "length":
@@ -498,8 +561,9 @@ class Analyzer:
             cid, name = ct.final(behavior)
             if not (is_identity(cid) and is_identity(name)):
                 return Outcome("unidentified-call", finish, pos)
-        if finish["kind"] == "error":
-            return Outcome(_code_verdict(finish["failure"]["code"]), finish, pos)
+        failure = finish.get("failure")
+        if isinstance(failure, dict):
+            return Outcome(_code_verdict(str(failure["code"])), finish, pos)
         return Outcome("ok", finish, pos)
 
 
@@ -545,12 +609,16 @@ _PATTERNS: list[tuple[str, str, str]] = [
 ]
 
 
+_PATTERN_SAMPLE = 64
+
+
 def _pattern_notes(calls: Iterable[CallTrace]) -> list[Note]:
     """Name the gateway pattern the continuation deltas follow, when they follow one."""
     shapes: dict[tuple[str, str], int] = {}
     first_line: dict[tuple[str, str], int] = {}
     for ct in calls:
-        for _, line, call in ct.deltas[1:]:
+        # The continuation shape is a property of the gateway: a sample of each call tells.
+        for _, line, call in ct.deltas[1:_PATTERN_SAMPLE]:
             fn = call.function
             shape = (_shape(call.id), _shape(fn.name if fn else UNSET))
             shapes[shape] = shapes.get(shape, 0) + 1
@@ -558,7 +626,9 @@ def _pattern_notes(calls: Iterable[CallTrace]) -> list[Note]:
     notes = []
     for id_shape, name_shape, text in _PATTERNS:
         if (id_shape, name_shape) in shapes:
-            notes.append(Note("gateway-pattern", f"looks like {text}", first_line[(id_shape, name_shape)]))
+            notes.append(
+                Note("gateway-pattern", f"looks like {text}", first_line[(id_shape, name_shape)])
+            )
     return notes
 
 

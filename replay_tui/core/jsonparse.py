@@ -76,19 +76,20 @@ def parse_deep(text: str) -> Any:
                 if pos != n:
                     raise DeepJsonError(f"extra data at offset {pos}")
                 return value
-            container, key = stack[-1]
+            container, pending = stack[-1]
             if isinstance(container, list):
                 container.append(value)
             else:
-                container[key] = value  # type: ignore[index]
+                assert pending is not None
+                container[pending] = value
             if pos >= n:
                 raise DeepJsonError(f"unexpected end of input at offset {pos}")
             sep = text[pos]
             if sep == ",":
                 pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
                 if isinstance(container, dict):
-                    key, pos = _key(text, pos)
-                    stack[-1] = (container, key)
+                    pending, pos = _key(text, pos)
+                    stack[-1] = (container, pending)
                 break
             if sep == ("]" if isinstance(container, list) else "}"):
                 stack.pop()

@@ -12,7 +12,11 @@ every payload can be traced back to the capture.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from contextlib import suppress
+from itertools import accumulate, repeat
+from operator import add
+
+import msgspec
 
 __all__ = ["DONE", "Framing", "Payload", "SseFramer", "frame"]
 
@@ -20,8 +24,7 @@ DONE = b"[DONE]"
 _BOM = b"\xef\xbb\xbf"
 
 
-@dataclass(slots=True)
-class Payload:
+class Payload(msgspec.Struct, gc=False):
     """One dispatched ``data`` payload and where it came from."""
 
     data: bytes
@@ -44,17 +47,16 @@ class Payload:
         return self.data == DONE
 
 
-@dataclass(slots=True)
-class Framing:
+class Framing(msgspec.Struct):
     """Everything framing learned about a stream, beyond the payloads themselves."""
 
-    payloads: list[Payload] = field(default_factory=list)
+    payloads: list[Payload] = msgspec.field(default_factory=list)
     done_line: int | None = None
     """Line of the ``[DONE]`` sentinel, when the stream reached it."""
     lines: int = 0
     """Lines seen so far (a final line without terminator counts once closed)."""
     comments: int = 0
-    fields: dict[str, int] = field(default_factory=dict)
+    fields: dict[str, int] = msgspec.field(default_factory=dict)
     """Counts of fields other than ``data`` (``event``, ``id``, ``retry``, unknown ones)."""
     truncated_line: int | None = None
     """First line of an event left open at end of input (truncation)."""
@@ -147,6 +149,8 @@ class SseFramer:
 
     def _split(self, buf: bytes, base: int, out: list[Payload], *, final: bool) -> int:
         """Handle every complete line of ``buf``; return where the unfinished part starts."""
+        if b"\r" not in buf:
+            return self._split_lf(buf, base, out)
         pos = 0
         n = len(buf)
         find = buf.find
@@ -166,6 +170,129 @@ class SseFramer:
             self._line(buf[pos:end], base + pos, base + end, out)
             pos = nxt
         return pos
+
+    def _split_lf(self, buf: bytes, base: int, out: list[Payload]) -> int:
+        """:meth:`_split` for the common LF-only buffer, an event at a time.
+
+        Cutting the buffer at blank lines (``\n\n``) yields events; an event that is one
+        ``data`` line is dispatched right here, anything else goes line by line through the
+        general path. Behaves exactly as that path (the tests hold the two to each other); it
+        exists because framing runs over captures with hundreds of thousands of events.
+        """
+        last = buf.rfind(b"\n")
+        if last < 0:
+            return 0
+        fr = self.framing
+        blocks = (buf if last == len(buf) - 1 else buf[: last + 1]).split(b"\n\n")
+        tail = blocks.pop()  # complete lines after the last blank line
+        mark = len(fr.payloads)
+        append = fr.payloads.append
+        start = base
+        lineno = fr.lines
+        # The first block may continue an event begun in an earlier feed: general path.
+        skip = 0
+        if blocks and (self._data or self._event is not None):
+            start = self._general_block(blocks[0], start)
+            lineno = fr.lines
+            skip = 1
+        if self._uniform(blocks, skip, buf, base, start, lineno):
+            out.extend(fr.payloads[mark:])
+            return last + 1
+        # Payloads after the first [DONE] are kept for display, marked: find it at C speed.
+        done_at = len(blocks)
+        if fr.done_line is None:
+            for sentinel in (b"data: [DONE]", b"data:[DONE]"):
+                with suppress(ValueError):  # not there
+                    done_at = min(done_at, blocks.index(sentinel, skip))
+        else:
+            done_at = skip
+        for i in range(skip, len(blocks)):
+            block = blocks[i]
+            if b"\n" in block or not block.startswith(b"data:"):
+                fr.lines = lineno
+                start = self._general_block(block, start)
+                lineno = fr.lines
+                continue
+            size = len(block)
+            lineno += 2
+            data = block[6:] if block[5:6] == b" " else block[5:]
+            if i < done_at:
+                append(Payload(data, lineno - 1, lineno - 1, start, start + size))
+            else:
+                after = i > done_at or fr.done_line is not None
+                append(Payload(data, lineno - 1, lineno - 1, start, start + size, None, after))
+                if not after:
+                    fr.done_line = lineno - 1
+            start += size + 2
+        fr.lines = lineno
+        if tail:
+            pos = start
+            for text in tail[:-1].split(b"\n"):
+                self._line(text, pos, pos + len(text), [])
+                pos += len(text) + 1
+        out.extend(fr.payloads[mark:])
+        return last + 1
+
+    def _uniform(
+        self, blocks: list[bytes], skip: int, buf: bytes, base: int, start: int, lineno: int
+    ) -> bool:
+        """Frame ``blocks`` at C speed when every one is a single ``data: `` line.
+
+        That is how nearly every large capture looks. Two counts prove it: each block has
+        exactly its own line end and the blank line after it (so no line inside), and each
+        starts with ``data: ``. Payloads are then built with ``map`` rather than a loop.
+        Returns False, having done nothing, when the blocks are not uniform.
+        """
+        todo = blocks[skip:] if skip else blocks
+        n = len(todo)
+        if n < 64 or self._data or self._event is not None or self.framing.done_line is not None:
+            return False
+        sizes = list(map(len, todo))
+        begin = start - base
+        end = begin + sum(sizes) + 2 * (n - 1)  # the blocks and the blank lines between them
+        if (
+            buf.count(b"\n", begin, end) != 2 * (n - 1)
+            or not buf.startswith(b"data: ", begin)
+            or buf.count(b"\n\ndata: ", begin, end) != n - 1
+        ):
+            return False
+        fr = self.framing
+        datas = [b[6:] for b in todo]
+        starts = list(accumulate(map(add, sizes, repeat(2)), initial=start))[:-1]
+        ends = list(map(add, starts, sizes))
+        lines = range(lineno + 1, lineno + 2 * n, 2)
+        try:
+            done_at = datas.index(DONE)
+        except ValueError:
+            done_at = n
+        new = list(map(Payload, datas[:done_at], lines, lines, starts, ends))
+        if done_at < n:
+            fr.done_line = lines[done_at]
+            new.append(
+                Payload(DONE, lines[done_at], lines[done_at], starts[done_at], ends[done_at])
+            )
+            new += [
+                Payload(d, ln, ln, a, b, None, True)
+                for d, ln, a, b in zip(
+                    datas[done_at + 1 :],
+                    lines[done_at + 1 :],
+                    starts[done_at + 1 :],
+                    ends[done_at + 1 :],
+                    strict=True,
+                )
+            ]
+        fr.payloads += new
+        fr.lines = lineno + 2 * n
+        return True
+
+    def _general_block(self, block: bytes, start: int) -> int:
+        """Frame one blank-line-terminated block line by line; returns the next offset."""
+        pos = start
+        for text in block.split(b"\n"):
+            self._line(text, pos, pos + len(text), [])
+            pos += len(text) + 1
+        self._line(b"", pos, pos, [])
+        return pos + 1
 
     def _line(self, line: bytes, start: int, end: int, out: list[Payload]) -> None:
         fr = self.framing

@@ -7,8 +7,9 @@ analysis state between them, so a growing capture costs what was appended.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from .identity import Analysis, Analyzer, Note
 from .jsonl import JsonlFramer
 from .sse import Framing, Payload, SseFramer
 from .translator import Behavior, Chunk, replay
-from .wire import Decoded, decode_payload
+from .wire import Decoded, decode_payload, fast_decoder
 
 __all__ = ["Badge", "Form", "Source", "Trace", "TraceBuilder", "load_trace"]
 
@@ -52,8 +53,7 @@ class Badge(StrEnum):
     IN_PROGRESS = "in progress"
 
 
-@dataclass(slots=True)
-class Source:
+class Source(msgspec.Struct):
     """Where a trace comes from."""
 
     path: Path
@@ -65,8 +65,7 @@ class Source:
     """A recorder's ``.meta.json`` beside the capture, when there is one."""
 
 
-@dataclass(slots=True)
-class Trace:
+class Trace(msgspec.Struct):
     """One stream, as far as it has been read."""
 
     source: Source
@@ -81,7 +80,7 @@ class Trace:
     meta: list[tuple[str, str]]
     closed: bool
     head: HttpHead | None = None
-    errors: dict[int, str] = field(default_factory=dict)
+    errors: dict[int, str] = msgspec.field(default_factory=dict)
     """Decode problems by line, for showing in place."""
     implied_done: bool = False
     """A chunk log without a ``[DONE]`` line: the sentinel is implied at its end."""
@@ -134,13 +133,33 @@ class Trace:
 
         Chunks emitted because input ended (``STREAM_CLOSED``) have no line (``None``).
         """
+        return list(self.iter_replay(behavior))
+
+    def iter_replay(self, behavior: Behavior | str) -> Iterator[tuple[int | None, Chunk]]:
+        """:meth:`replay`, one chunk at a time (for streaming output)."""
         lines = [p.line for p in self.payloads]
         if self.implied_done:
             lines.append(self.framing.lines)
-        return [
-            (lines[pos] if pos < len(lines) else None, chunk)
-            for pos, chunk in replay(self.items(), behavior)
-        ]
+        count = len(lines)
+        for pos, chunk in replay(self.items(), behavior):
+            yield (lines[pos] if pos < count else None), chunk
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a capture is decoded.
+
+    Decoding allocates a few small containers per payload and keeps them all; with the
+    collector running, its passes over that growing heap cost more than the decoding itself.
+    Nothing built here forms reference cycles, so reference counting frees all of it.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 class TraceBuilder:
@@ -179,6 +198,10 @@ class TraceBuilder:
         """Take the next bytes of the capture."""
         if not data:
             return
+        with _gc_paused():
+            self._feed(data)
+
+    def _feed(self, data: bytes) -> None:
         self._chunks.append(data)
         self._size += len(data)
         if self._framer is None:  # curl -i: wait for the end of the head
@@ -202,6 +225,10 @@ class TraceBuilder:
         if self._closed:
             return
         self._closed = True
+        with _gc_paused():
+            self._close()
+
+    def _close(self) -> None:
         if self._framer is None:
             raw = self._joined()
             self._head = parse_head(raw) if looks_like_http(raw) else None
@@ -212,12 +239,14 @@ class TraceBuilder:
                 self._note(
                     "truncated-head", "the capture ends inside the HTTP headers: no body", None
                 )
-                self._framer = SseFramer(
-                    line_base=self._head.body_line, offset_base=len(raw)
-                )
+                self._framer = SseFramer(line_base=self._head.body_line, offset_base=len(raw))
         self._take(self._framer.close())
         framing = self._framer.framing
-        if self.source.form is Form.JSONL and framing.done_line is None and not self._analyzer.finished:
+        if (
+            self.source.form is Form.JSONL
+            and framing.done_line is None
+            and not self._analyzer.finished
+        ):
             self._note(
                 "done-implied",
                 "the log has no [DONE] line: [DONE] is implied at the end of the file",
@@ -234,26 +263,34 @@ class TraceBuilder:
             )
 
     def _take(self, payloads: list[Payload]) -> None:
-        analyzer = self._analyzer
+        """Decode and analyse newly framed payloads (the per-payload hot loop)."""
+        self._payloads.extend(payloads)
+        decoded_list = self._decoded
+        typed = fast_decoder()
+        batch: list[tuple[int, Decoded | None]] = []
         for p in payloads:
-            self._payloads.append(p)
             data = p.data
             if data == b"[DONE]" and not p.after_done:
-                self._decoded.append(None)
-                analyzer.payload(p.line, None)
+                decoded_list.append(None)
+                batch.append((p.line, None))
                 continue
-            decoded = decode_payload(data)
-            self._decoded.append(decoded)
-            if decoded.malformed is not None:
-                self._errors[p.line] = decoded.malformed
-            elif decoded.throw is not None:
-                self._errors[p.line] = "the harness cannot walk this chunk: " + decoded.throw
-            elif decoded.ignored is not None:
-                self._errors[p.line] = decoded.ignored
-            text = None
-            if decoded.malformed is not None:
-                text = data.decode("utf-8", "replace")
-            analyzer.payload(p.line, decoded, text)
+            try:
+                decoded = Decoded(typed(data))
+            except Exception:  # anything the typed decoder refuses takes the lenient path
+                decoded = self._slow(p)
+            decoded_list.append(decoded)
+            batch.append((p.line, decoded))
+        self._analyzer.feed(batch)
+
+    def _slow(self, p: Payload) -> Decoded:
+        decoded = decode_payload(p.data)
+        if decoded.malformed is not None:
+            self._errors[p.line] = decoded.malformed
+        elif decoded.throw is not None:
+            self._errors[p.line] = "the harness cannot walk this chunk: " + decoded.throw
+        elif decoded.ignored is not None:
+            self._errors[p.line] = decoded.ignored
+        return decoded
 
     def _note(self, kind: str, message: str, line: int | None) -> None:
         self._notes.setdefault(kind, Note(kind, message, line))

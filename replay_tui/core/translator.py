@@ -15,9 +15,10 @@ Chunks are plain dicts in the harness's field order, ready for JSON.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
+
+import msgspec
 
 from .wire import UNSET, Decoded, WireChunk, js_string
 
@@ -28,6 +29,7 @@ __all__ = [
     "error_finish",
     "index_key",
     "is_identity",
+    "js_head",
     "replay",
     "usage_chunk",
 ]
@@ -68,7 +70,10 @@ def index_key(value: Any) -> Any:
 
 
 def error_finish(code: str, message: str) -> Chunk:
-    return {"type": "finish", "reason": {"kind": "error", "failure": {"message": message, "code": code}}}
+    return {
+        "type": "finish",
+        "reason": {"kind": "error", "failure": {"message": message, "code": code}},
+    }
 
 
 def _finish_reason_chunk(reason: str | None, any_block: bool) -> Chunk:
@@ -105,12 +110,7 @@ def usage_chunk(usage: Any) -> Chunk:
         "inputTokens": (prompt or 0) - (cached or 0),
         "outputTokens": completion if completion is not None else 0,
     }
-    if (
-        type(prompt) is int
-        and type(completion) is int
-        and prompt >= 0
-        and completion >= 0
-    ):
+    if type(prompt) is int and type(completion) is int and prompt >= 0 and completion >= 0:
         total = prompt + completion
         wire_total = u.get("total_tokens")
         if wire_total is None or _count(wire_total) == total:
@@ -134,7 +134,7 @@ def _truthy(value: Any) -> bool:
     return True
 
 
-def _head(text: str, units: int = 120) -> str:
+def js_head(text: str, units: int = 120) -> str:
     """``text.slice(0, units)`` in JavaScript's UTF-16 units, never splitting a pair."""
     if len(text) <= units // 2 or text.isascii():
         return text[:units]
@@ -146,19 +146,17 @@ def _head(text: str, units: int = 120) -> str:
     return text
 
 
-@dataclass(slots=True)
-class _ToolBlock:
+class _ToolBlock(msgspec.Struct):
     index: int
     id: Any = UNSET
     name: Any = UNSET
-    args: list[str] = field(default_factory=list)
+    args: list[str] = msgspec.field(default_factory=list)
 
 
-@dataclass(slots=True)
-class _TextBlock:
+class _TextBlock(msgspec.Struct):
     index: int
     kind: str
-    parts: list[str] = field(default_factory=list)
+    parts: list[str] = msgspec.field(default_factory=list)
 
 
 class Translator:
@@ -188,7 +186,8 @@ class Translator:
         """Translate one decoded payload (``text`` is its source, for error messages)."""
         if decoded.malformed is not None:
             return self._fail(
-                "MALFORMED_RESPONSE", "malformed SSE payload: " + _head(text or "")
+                "MALFORMED_RESPONSE",
+                "malformed SSE payload: " + js_head(text or decoded.text or ""),
             )
         if decoded.chunk is None:
             return []  # valid JSON that is not an object: ignored

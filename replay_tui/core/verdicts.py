@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 __all__ = ["VERDICTS", "VerdictInfo", "describe"]
 
 
-@dataclass(frozen=True, slots=True)
-class VerdictInfo:
+class VerdictInfo(msgspec.Struct):
     name: str
     when: str
     consequence: str

@@ -17,7 +17,6 @@ path.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -39,31 +38,31 @@ __all__ = [
 ]
 
 
-class Function(msgspec.Struct, omit_defaults=True):
+class Function(msgspec.Struct, omit_defaults=True, gc=False):
     name: Any = UNSET
     arguments: Any = UNSET
 
 
-class ToolCall(msgspec.Struct, omit_defaults=True):
+class ToolCall(msgspec.Struct, omit_defaults=True, gc=False):
     index: Any = UNSET
     id: Any = UNSET
     type: Any = UNSET
-    function: Function | None | UnsetType = UNSET
+    function: Function | UnsetType | None = UNSET
 
 
-class Delta(msgspec.Struct, omit_defaults=True):
+class Delta(msgspec.Struct, omit_defaults=True, gc=False):
     content: Any = UNSET
     reasoning_content: Any = UNSET
-    tool_calls: list[ToolCall] | None | UnsetType = UNSET
+    tool_calls: list[ToolCall] | UnsetType | None = UNSET
 
 
-class Choice(msgspec.Struct, omit_defaults=True):
-    delta: Delta | None | UnsetType = UNSET
+class Choice(msgspec.Struct, omit_defaults=True, gc=False):
+    delta: Delta | UnsetType | None = UNSET
     finish_reason: Any = UNSET
 
 
-class WireChunk(msgspec.Struct, omit_defaults=True):
-    choices: list[Choice] | None | UnsetType = UNSET
+class WireChunk(msgspec.Struct, omit_defaults=True, gc=False):
+    choices: list[Choice] | UnsetType | None = UNSET
     usage: Any = UNSET
     error: Any = UNSET
 
@@ -72,8 +71,7 @@ _typed = msgspec.json.Decoder(WireChunk)
 _untyped = msgspec.json.Decoder()
 
 
-@dataclass(slots=True)
-class Decoded:
+class Decoded(msgspec.Struct, gc=False):
     """What one payload means to the harness.
 
     Exactly one of these holds: ``chunk`` is a chunk to translate (``throw`` then says whether
@@ -92,6 +90,16 @@ class Decoded:
     """Why the typed decoder refused this payload (its error path), when the lenient path ran."""
     value: Any = UNSET
     """The plain JSON value, kept only when the lenient path decoded it."""
+    text: str | None = None
+    """The payload as text, kept only when it is malformed (the failure message quotes it)."""
+
+
+def fast_decoder() -> Any:
+    """The typed decoder's ``decode``: the fast path for well-shaped chunks.
+
+    It raises on anything else; :func:`decode_payload` then says what the payload means.
+    """
+    return _typed.decode
 
 
 def decode_payload(data: bytes) -> Decoded:
@@ -137,10 +145,10 @@ def _parse_fallback(data: bytes) -> Any:
         try:
             return parse_deep(text)
         except DeepJsonError as exc:
-            return Decoded(malformed=str(exc))
+            return Decoded(malformed=str(exc), text=text)
     except ValueError as exc:
         # msgspec's own message is terser; prefer the position-bearing stdlib one.
-        return Decoded(malformed=_json_error_message(exc))
+        return Decoded(malformed=_json_error_message(exc), text=text)
 
 
 def _json_error_message(exc: ValueError) -> str:
