@@ -442,7 +442,9 @@ class Analyzer:
                 )
             )
         if is_identity(before_assign):
-            self._flags.append(Flag("erased-" + fld, line, ct.wire_index, value, position, n))
+            flag = Flag("erased-" + fld, line, ct.wire_index, value, position, n)
+            self._flags.append(flag)
+            ct.flags.append(flag)  # per call too: rows() and the repair marking read ct.flags
 
     def _once(self, kind: str, ct: CallTrace, fld: str) -> bool:
         """True the first time a per-call note of ``kind`` is due (a note, not one per delta)."""
