@@ -460,6 +460,10 @@ class Recorder:
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         self._request_count += 1
+        if self._stopping:
+            # Accepted in the moment between stop() and the listener closing: answer at once,
+            # so a stream started now cannot hold up shutdown.
+            return _error_response(503, "recorder is stopping")
         task = asyncio.current_task()
         if task is not None:
             self._tasks.add(task)
@@ -473,7 +477,14 @@ class Recorder:
         session = self._session
         if session is None or not request.raw_path.startswith("/"):
             return web.Response(status=400, text="replay-tui record: bad request target\n")
-        body = await request.read()
+        try:
+            body = await request.read()
+        except web.HTTPException:
+            raise  # e.g. 413: aiohttp answers it itself
+        except (ConnectionError, aiohttp.ClientError, ValueError) as exc:
+            # The agent's upload broke off or was malformed; nothing to forward.
+            log.warning("%s %s: bad request body: %s", request.method, request.raw_path, exc)
+            return _error_response(400, f"bad request body: {exc}")
         target = self.target_url(request.raw_path)
         started = utc_now()
         skip = [h for h in _CLIENT_AUTO_HEADERS if h not in request.headers]

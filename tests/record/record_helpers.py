@@ -63,6 +63,7 @@ class Script:
     steps: list[Step]
     status: int = 200
     headers: dict[str, str] = field(default_factory=lambda: dict(SSE_HEADERS))
+    delay_headers: float = 0.0  # silence before the status line
 
 
 @dataclass
@@ -114,6 +115,8 @@ class FakeUpstream:
             script = self.script_factory(seen)
         if script is None:
             return web.Response(status=404, text="no script\n")
+        if script.delay_headers:
+            await asyncio.sleep(script.delay_headers)
         resp = web.StreamResponse(status=script.status)
         for name, value in script.headers.items():
             resp.headers[name] = value

@@ -319,6 +319,24 @@ async def test_upstream_going_silent_times_out(
     await wait_until(lambda: CHAT in upstream.broken_off)
 
 
+async def test_upstream_silent_before_headers_is_a_504(
+    upstream: FakeUpstream,
+    make_recorder: RecorderFactory,
+    client: aiohttp.ClientSession,
+    tmp_path: Path,
+) -> None:
+    upstream.scripts[CHAT] = Script([*DASHSCOPE_EVENTS], delay_headers=WAIT)
+    upstream.scripts["/v1/ok"] = Script([*DASHSCOPE_EVENTS])
+    rec = await make_recorder(read_timeout=0.3)
+    async with client.post(f"{rec.url}{CHAT}", data=chat_body()) as r:
+        assert r.status == 504
+        assert await r.text() == "replay-tui record: upstream timeout\n"
+    assert list((tmp_path / "traces").iterdir()) == []
+    async with client.post(f"{rec.url}/v1/ok", data=chat_body()) as r:
+        assert await r.read() == b"".join(DASHSCOPE_EVENTS)
+    assert rec.request_count == 2
+
+
 async def test_client_disconnecting_mid_stream(
     upstream: FakeUpstream,
     make_recorder: RecorderFactory,
