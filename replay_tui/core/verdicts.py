@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from typing import Any
+
 import msgspec
 
-__all__ = ["VERDICTS", "VerdictInfo", "describe"]
+__all__ = ["VERDICTS", "VerdictInfo", "describe", "verdict_of_chunks"]
 
 
 class VerdictInfo(msgspec.Struct):
@@ -67,3 +70,35 @@ VERDICTS: dict[str, VerdictInfo] = {
 def describe(verdict: str) -> VerdictInfo:
     """The description of ``verdict`` (unknown names get a neutral one)."""
     return VERDICTS.get(verdict, VerdictInfo(verdict, verdict, "unknown"))
+
+
+_CODES = {
+    "MALFORMED_TOOL_CALL": "malformed-tool-call",
+    "EMPTY_RESPONSE": "empty-response",
+    "MALFORMED_RESPONSE": "malformed-response",
+    "STREAM_CLOSED": "stream-closed",
+}
+
+
+def verdict_of_chunks(chunks: Iterable[Mapping[str, Any]]) -> str:
+    """The verdict (SPEC §3.2) of a translator output stream, read from its chunks alone."""
+    finish: Mapping[str, Any] | None = None
+    unidentified = False
+    for c in chunks:
+        if c.get("type") == "block-end":
+            block = c.get("block") or {}
+            if block.get("type") == "tool-call":
+                for key in ("id", "name"):
+                    value = block.get(key)
+                    if not (isinstance(value, str) and value):
+                        unidentified = True
+        elif c.get("type") == "finish":
+            finish = c.get("reason")
+    if unidentified:
+        return "unidentified-call"
+    if finish is None:
+        return "in-progress"
+    if finish.get("kind") in ("stop", "tool-calls", "max-tokens"):
+        return "ok"
+    code = str((finish.get("failure") or {}).get("code", ""))
+    return _CODES.get(code, "model-error")

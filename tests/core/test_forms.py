@@ -1,0 +1,155 @@
+"""Trace forms and discovery (SPEC §2): curl -i, chunk logs, HAR, folders, skipped files."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from replay_tui.core.discovery import discover
+from replay_tui.core.trace import Form, load_trace
+
+from .helpers import call, chunk, only_trace, sse, tools, write
+
+ERASING = sse(tools(call(0, id="call_1", name="f", arguments="")), tools(call(0, id="", arguments="{}")), chunk(finish="tool_calls"))
+
+
+def test_curl_i_capture_keeps_status_and_headers_and_file_line_numbers(tmp_path: Path) -> None:
+    head = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/2 200\r\ncontent-type: text/event-stream\r\nx-request-id: abc\r\n\r\n"
+    trace = only_trace(write(tmp_path, "cap.txt", head + ERASING))
+    assert trace.source.form is Form.HTTP
+    assert ("status", "HTTP/2 200") in trace.meta
+    assert ("header x-request-id", "abc") in trace.meta
+    assert ("interim responses", "100") in trace.meta
+    assert trace.payloads[0].line == 7  # lines counted from the top of the file
+    assert [(f.kind, f.line) for f in trace.analysis.flags] == [("erased-id", 9)]
+
+
+def test_chunk_log_with_implied_done(tmp_path: Path) -> None:
+    lines = [json.dumps(tools(call(0, id="c", name="f", arguments="{}"))), "", json.dumps(chunk(finish="tool_calls"))]
+    trace = only_trace(write(tmp_path, "log.jsonl", "\n".join(lines) + "\n"))
+    assert trace.verdicts == {"assign-always": "ok", "accept-identity": "ok"}
+    assert [p.line for p in trace.payloads] == [1, 3]
+    assert "done-implied" in {n.kind for n in trace.notes}
+    assert trace.replay("accept-identity")[-1][1] == {"type": "finish", "reason": {"kind": "tool-calls"}}
+
+
+def test_chunk_log_with_done_line_and_data_prefixes(tmp_path: Path) -> None:
+    text = "data: " + json.dumps(chunk({"content": "x"}, finish="stop")) + "\r\n[DONE]\r\n"
+    trace = only_trace(write(tmp_path, "log.ndjson", text))
+    assert trace.verdicts["accept-identity"] == "ok"
+    kinds = {n.kind for n in trace.notes}
+    assert "data-prefix" in kinds and "done-implied" not in kinds
+
+
+def har(*entries: dict[str, object]) -> bytes:
+    return json.dumps({"log": {"version": "1.2", "entries": list(entries)}}).encode()
+
+
+def entry(body: bytes, mime: str = "text/event-stream", b64: bool = False, url: str = "https://gw/v1/chat/completions") -> dict[str, object]:
+    content: dict[str, object] = {"mimeType": mime, "size": len(body)}
+    if b64:
+        content.update(text=base64.b64encode(body).decode(), encoding="base64")
+    else:
+        content["text"] = body.decode()
+    return {
+        "startedDateTime": "2026-09-01T10:00:00Z",
+        "request": {"method": "POST", "url": url, "headers": [],
+                    "postData": {"mimeType": "application/json", "text": json.dumps({"model": "qwen3-max", "tools": [{"type": "function", "function": {"name": "f"}}]})}},
+        "response": {"status": 200, "statusText": "OK", "headers": [], "content": content},
+    }
+
+
+def test_har_streams_are_addressed_by_entry_position(tmp_path: Path) -> None:
+    models = entry(b'{"data": []}', mime="application/json", url="https://gw/v1/models")
+    data = har(models, entry(ERASING), entry(ERASING, b64=True), entry(b"data: x\n\n", mime="text/plain"))
+    write(tmp_path, "cap.har", data)
+    found = discover([tmp_path])
+    assert [s.address for s in found.sources] == ["cap.har#2", "cap.har#3", "cap.har#4"]
+    traces = [load_trace(s) for s in found.sources]
+    assert [t.verdicts["assign-always"] for t in traces[:2]] == ["unidentified-call"] * 2
+    assert ("model", "qwen3-max") in traces[0].meta and ("tools", "f") in traces[0].meta
+    assert traces[0].payloads[0].line == 1  # lines inside the entry's body
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b'{"log": {"entries": [}', "not valid JSON at line 1, column 22"),
+        (b'{\n  "log": {"entries": {}}\n}', "not a HAR 1.2 document: Expected `array`, got `object` - at `$.log.entries`"),
+        (b"", "empty file"),
+        (har(entry(b"{}", mime="application/json")), "HAR with 1 entry, none of them an SSE stream"),
+    ],
+)
+def test_bad_har_files_are_skipped_with_a_located_reason(tmp_path: Path, data: bytes, reason: str) -> None:
+    write(tmp_path, "bad.har", data)
+    write(tmp_path, "good.sse", ERASING)
+    found = discover([tmp_path])
+    assert [s.address for s in found.sources] == ["good.sse"]
+    assert [s.path for s in found.skipped] == ["bad.har"]
+    assert found.skipped[0].reason.startswith(reason)
+
+
+def test_folders_are_searched_recursively_and_odd_files_skipped_once(tmp_path: Path) -> None:
+    write(tmp_path, "a/b/deep.sse", ERASING)
+    write(tmp_path, "a/raw.log", b": hi\n" + ERASING)
+    write(tmp_path, "image.png", b"\x89PNG\r\n\x1a\n\x00\x00")
+    write(tmp_path, "notes.json", b'{"not": "a trace"}')
+    write(tmp_path, "empty.sse", b"")
+    write(tmp_path, "bin.bin", b"\x00\x01\x02")
+    write(tmp_path, "sniffed.data", ERASING)  # unknown extension, SSE content
+    write(tmp_path, ".hidden.sse", ERASING)
+    write(tmp_path, "cap.sse.meta.json", b"{}")
+    os.symlink(tmp_path / "missing.sse", tmp_path / "dangling.sse")
+    os.symlink(tmp_path / "loop1.sse", tmp_path / "loop2.sse")
+    os.symlink(tmp_path / "loop2.sse", tmp_path / "loop1.sse")
+    os.symlink(tmp_path / "a", tmp_path / "a" / "b" / "back")  # a folder loop
+    found = discover([tmp_path])
+    assert sorted(s.address for s in found.sources) == ["a/b/deep.sse", "a/raw.log", "sniffed.data"]
+    reasons = {s.path: s.reason for s in found.skipped}
+    assert reasons == {
+        "bin.bin": "binary file (NUL bytes), not an SSE body",
+        "dangling.sse": "dangling symlink (its target does not exist)",
+        "empty.sse": "empty file",
+        "image.png": "binary file, not a trace",
+        "loop1.sse": "symlink loop",
+        "loop2.sse": "symlink loop",
+        "notes.json": "JSON that is not a trace (a chunk log needs .jsonl; a HAR export needs .har)",
+    }
+
+
+def test_a_file_given_directly_keeps_its_given_path(tmp_path: Path) -> None:
+    path = write(tmp_path, "x.sse", ERASING)
+    assert [s.address for s in discover([path]).sources] == [path.as_posix()]
+
+
+def test_invalid_utf8_is_replaced_as_the_harness_does_and_noted(tmp_path: Path) -> None:
+    body = sse(chunk({"content": "cafX"})).replace(b"cafX", b"caf\xe9")
+    trace = only_trace(write(tmp_path, "x.sse", body))
+    assert [c for _, c in trace.replay("accept-identity") if c["type"] == "text-delta"][0]["text"] == "caf\ufffd"
+    assert any(n.kind == "invalid-utf8" and "line 1" in n.message for n in trace.notes)
+
+
+def test_a_broken_payload_is_located_and_later_payloads_still_decoded(tmp_path: Path) -> None:
+    body = sse(chunk({"content": "a"}), '{"choices": [', chunk({"content": "b"}))
+    trace = only_trace(write(tmp_path, "x.sse", body))
+    assert trace.verdicts["accept-identity"] == "malformed-response"
+    assert list(trace.errors) == [3]
+    assert "line 1, column 14" in trace.errors[3]
+    later = trace.decoded[2]
+    assert later is not None and later.chunk is not None  # decoded for display
+
+
+def test_deep_nesting_is_parsed_like_json_parse(tmp_path: Path) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    trace = only_trace(write(tmp_path, "x.sse", sse(deep, chunk({"content": "x"}, finish="stop"))))
+    assert trace.verdicts["accept-identity"] == "ok"
+    assert any(n.kind == "ignored-payload" for n in trace.notes)
+
+
+def test_a_five_megabyte_line(tmp_path: Path) -> None:
+    trace = only_trace(write(tmp_path, "x.sse", sse(chunk({"content": "x" * 5_000_000}, finish="stop"))))
+    assert trace.verdicts["accept-identity"] == "ok"

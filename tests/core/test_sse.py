@@ -1,0 +1,105 @@
+"""SSE framing, spec-strict (SPEC §2): lines, fields, dispatch, [DONE], origins."""
+
+from __future__ import annotations
+
+import pytest
+
+from replay_tui.core.sse import SseFramer, frame
+
+
+def payloads(body: bytes) -> list[tuple[bytes, int]]:
+    return [(p.data, p.line) for p in frame(body).payloads]
+
+
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n", b"\r"])
+def test_every_line_ending(eol: bytes) -> None:
+    body = eol.join([b"data: a", b"", b"data: b", b"", b""])
+    assert payloads(body) == [(b"a", 1), (b"b", 3)]
+
+
+def test_mixed_line_endings_and_a_leading_bom() -> None:
+    body = b"\xef\xbb\xbfdata: a\r\n\ndata: b\r\r"
+    fr = frame(body)
+    assert [(p.data, p.line) for p in fr.payloads] == [(b"a", 1), (b"b", 3)]
+    assert fr.bom and fr.payloads[0].start == 3
+
+
+def test_only_one_space_after_the_colon_is_removed() -> None:
+    assert payloads(b"data:x\n\ndata:  y\n\n") == [(b"x", 1), (b" y", 3)]
+
+
+def test_multi_line_data_is_joined_with_newlines() -> None:
+    fr = frame(b'data: {"a":\ndata: 1}\n\n')
+    p = fr.payloads[0]
+    assert (p.data, p.line, p.end_line) == (b'{"a":\n1}', 1, 2)
+
+
+def test_comments_and_other_fields_are_not_data() -> None:
+    body = b": OPENROUTER PROCESSING\nevent: error\nid: 7\nretry: 10\nfoo\ndata: x\n\n"
+    fr = frame(body)
+    assert [(p.data, p.line, p.event) for p in fr.payloads] == [(b"x", 6, "error")]
+    assert fr.comments == 1
+    assert fr.fields == {"event": 1, "id": 1, "retry": 1, "foo": 1}
+
+
+def test_a_line_without_colon_named_data_is_an_empty_data_line() -> None:
+    assert payloads(b"data\n\n") == [(b"", 1)]
+
+
+def test_an_event_without_data_dispatches_nothing() -> None:
+    assert payloads(b"event: ping\n\n: keep-alive\n\ndata: x\n\n") == [(b"x", 5)]
+
+
+def test_only_a_blank_line_dispatches() -> None:
+    fr = frame(b"data: a\ndata: b\n")
+    assert fr.payloads == [] and fr.truncated_line == 1
+
+
+def test_the_event_type_resets_after_dispatch() -> None:
+    fr = frame(b"event: error\ndata: a\n\ndata: b\n\n")
+    assert [p.event for p in fr.payloads] == ["error", None]
+
+
+def test_a_final_done_without_its_blank_line_is_truncation() -> None:
+    # As in the real Envoy capture: the harness never sees [DONE].
+    fr = frame(b"data: x\n\ndata: [DONE]\n")
+    assert fr.done_line is None and fr.truncated_line == 3
+
+
+def test_payloads_after_done_are_kept_and_marked() -> None:
+    fr = frame(b'data: x\n\ndata: [DONE]\n\ndata: {"cost":"0"}\n\n')
+    assert [(p.data, p.after_done) for p in fr.payloads] == [
+        (b"x", False), (b"[DONE]", False), (b'{"cost":"0"}', True),
+    ]
+    assert fr.done_line == 3
+
+
+def test_byte_offsets_point_at_the_data_lines() -> None:
+    body = b": c\r\ndata: ab\r\ndata: cd\r\n\r\n"
+    p = frame(body).payloads[0]
+    assert body[p.start : p.end] == b"data: ab\r\ndata: cd"
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 64])
+def test_feeding_in_pieces_equals_feeding_whole(size: int) -> None:
+    body = b"\xef\xbb\xbf: c\r\ndata: a\r\n\r\nevent: e\ndata: b\rdata: c\r\r" + b"data: x\n\n" * 100 + b"data: [DONE]\n\n"
+    whole = frame(body)
+    framer = SseFramer()
+    for i in range(0, len(body), size):
+        framer.feed(body[i : i + size])
+    framer.close()
+    pieces = framer.framing
+    assert pieces.payloads == whole.payloads
+    assert (pieces.lines, pieces.done_line, pieces.comments) == (whole.lines, whole.done_line, whole.comments)
+
+
+def test_uniform_fast_path_matches_the_general_path() -> None:
+    events = b"".join(b'data: {"n":%d}\n\n' % i for i in range(200)) + b"data: [DONE]\n\ndata: {}\n\n"
+    fast = frame(events)
+    slow = frame(events.replace(b"\n", b"\r\n"))  # CR forces the general path
+    assert [(p.data, p.line, p.after_done) for p in fast.payloads] == [
+        (p.data, p.line, p.after_done) for p in slow.payloads
+    ]
+    assert fast.done_line == slow.done_line == 401
+    last = fast.payloads[-1]
+    assert events[last.start : last.end] == b"data: {}"
