@@ -129,7 +129,7 @@ def test_a_file_given_directly_keeps_its_given_path(tmp_path: Path) -> None:
 def test_invalid_utf8_is_replaced_as_the_harness_does_and_noted(tmp_path: Path) -> None:
     body = sse(chunk({"content": "cafX"})).replace(b"cafX", b"caf\xe9")
     trace = only_trace(write(tmp_path, "x.sse", body))
-    assert [c for _, c in trace.replay("accept-identity") if c["type"] == "text-delta"][0]["text"] == "caf\ufffd"
+    assert next(c for _, c in trace.replay("accept-identity") if c["type"] == "text-delta")["text"] == "caf\ufffd"
     assert any(n.kind == "invalid-utf8" and "line 1" in n.message for n in trace.notes)
 
 
