@@ -1,0 +1,85 @@
+"""The benchmark behind SPEC §7's budgets: anyone can run it, the README quotes it.
+
+    python bench/run.py              # all measurements
+    python bench/run.py --deltas 20000 --runs 3
+
+It builds a 100,000-delta trace and times, as whole processes alternating in the same run,
+``replay-tui check`` against a bare msgspec decode of the same payloads (bench/bare_decode.py).
+Budget: check at most 2x the bare decode. Each figure is the median of ``--runs`` runs (the
+minimum is printed beside it: on a busy machine it is the steadier of the two).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from tracegen import write_big_trace  # noqa: E402
+
+
+def timed(cmd: list[str]) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    elapsed = time.perf_counter() - start
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{cmd[2:]} failed ({done.returncode}): {done.stderr.decode()[-500:]}")
+    return elapsed
+
+
+def compare(runs: int, *commands: list[str]) -> list[list[float]]:
+    """Run the commands alternately ``runs`` times each (after one warm-up of each)."""
+    for cmd in commands:
+        timed(cmd)
+    results: list[list[float]] = [[] for _ in commands]
+    for _ in range(runs):
+        for i, cmd in enumerate(commands):
+            results[i].append(timed(cmd))
+    return results
+
+
+def check_vs_bare(trace: Path, runs: int) -> tuple[float, float, float]:
+    py = sys.executable
+    bare, check = compare(
+        runs,
+        [py, str(HERE / "bare_decode.py"), str(trace)],
+        [py, "-m", "replay_tui.cli", "check", str(trace)],
+    )
+    print(f"  bare msgspec decode   median {statistics.median(bare):.3f} s   min {min(bare):.3f} s")
+    print(f"  replay-tui check      median {statistics.median(check):.3f} s   min {min(check):.3f} s")
+    ratio = statistics.median(check) / statistics.median(bare)
+    print(f"  ratio                 {ratio:.2f}x median, {min(check) / min(bare):.2f}x min"
+          "   (budget: 2x)")
+    return statistics.median(bare), statistics.median(check), ratio
+
+
+EXTRA: list[tuple[str, Callable[[Path, int], object]]] = []
+"""Further measurements (TUI first screen, live-reload latency) register themselves here."""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--deltas", type=int, default=100_000)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = write_big_trace(Path(tmp) / "big.sse", args.deltas)
+        size = trace.stat().st_size
+        print(f"trace: {args.deltas:,} tool-call deltas, {size / 1e6:.1f} MB")
+        print("check vs bare decode (whole processes):")
+        check_vs_bare(trace, args.runs)
+        for name, measure in EXTRA:
+            print(f"{name}:")
+            measure(trace, args.runs)
+
+
+if __name__ == "__main__":
+    main()
