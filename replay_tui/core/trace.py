@@ -189,6 +189,10 @@ class TraceBuilder:
     def size(self) -> int:
         return self._size
 
+    def raw(self) -> bytes:
+        """Every byte fed so far."""
+        return self._joined()
+
     def _joined(self) -> bytes:
         if len(self._chunks) != 1:
             self._chunks = [b"".join(self._chunks)]

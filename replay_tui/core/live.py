@@ -1,0 +1,171 @@
+"""Following trace files as they change: appended bytes are decoded incrementally.
+
+A capture still being written grows at its end. :class:`LiveTrace` remembers how far it has
+read, and on each :meth:`~LiveTrace.update` frames, decodes and analyses only what was
+appended, carrying framing and translator state forward, so tailing a 100,000-delta capture
+costs what was appended, not the file. A file truncated, rewritten in place or replaced by a
+rename is noticed (size, inode, a fingerprint of what was read) and read again from the start.
+A file that vanishes or cannot be read is reported, once, as such.
+
+Whether a stream without ``[DONE]`` is *still being written* or *broken* is a question of
+time: it is "in progress" while it changed within ``quiet`` seconds, and judged as ended
+(``stream-closed``) after that.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from enum import StrEnum
+
+import msgspec
+
+from .trace import Form, Source, Trace, TraceBuilder
+
+__all__ = ["Change", "LiveTrace", "Update"]
+
+_PRINT = 4096  # bytes of the file's head that fingerprint it
+_TAIL = 256  # bytes before the read offset that must still be there
+
+
+class Change(StrEnum):
+    UNCHANGED = "unchanged"
+    APPENDED = "appended"
+    RELOADED = "reloaded"
+    SETTLED = "settled"
+    """Nothing was written, but the quiet period passed: the trace is now judged as ended."""
+    GONE = "gone"
+
+
+class Update(msgspec.Struct):
+    change: Change
+    trace: Trace | None
+    message: str | None = None
+    """Why the file is gone or unreadable (``GONE``)."""
+    appended: int = 0
+    """Bytes read by this update."""
+
+
+class LiveTrace:
+    """One trace file, followed. Not for HAR entries (a HAR is read whole when it changes)."""
+
+    def __init__(self, source: Source, *, quiet: float = 5.0) -> None:
+        if source.form is Form.HAR:
+            raise ValueError("HAR files are re-read whole, not followed")
+        self.source = source
+        self.quiet = quiet
+        self._builder = TraceBuilder(source)
+        self._offset = 0
+        self._inode: tuple[int, int] | None = None
+        self._head = b""
+        self._tail = b""
+        self._changed_at = 0.0
+        self._settled = False
+        self.trace: Trace | None = None
+        self.gone: str | None = None
+
+    @property
+    def offset(self) -> int:
+        """Bytes of the file read so far."""
+        return self._offset
+
+    def update(self, now: float | None = None) -> Update:
+        """Read what changed since the last update and return the trace as it now stands."""
+        now = time.monotonic() if now is None else now
+        try:
+            with self.source.path.open("rb") as fh:
+                st = os.fstat(fh.fileno())
+                inode = (st.st_dev, st.st_ino)
+                if self._needs_reload(fh, st.st_size, inode):
+                    self._reset()
+                    change = Change.RELOADED
+                else:
+                    change = Change.APPENDED
+                self._inode = inode
+                if st.st_size > self._offset:
+                    fh.seek(self._offset)
+                    data = fh.read(st.st_size - self._offset)
+                else:
+                    data = b""
+        except OSError as exc:
+            return self._lost(exc.strerror or str(exc))
+        if self.gone is not None:
+            self.gone = None
+            change = Change.RELOADED
+        if data:
+            self._take(data)
+            # How long ago the file was written, by its mtime: a capture that was already
+            # old when first read is judged at once, not after a quiet period.
+            self._changed_at = now - max(0.0, time.time() - st.st_mtime)
+            self._settled = False
+        elif change is Change.APPENDED:
+            if self.trace is not None and not self._due_to_settle(now):
+                return Update(Change.UNCHANGED, self.trace)
+            change = Change.SETTLED if self.trace is not None else Change.APPENDED
+            if change is Change.SETTLED:
+                self._settled = True
+        self.trace = self._build(now)
+        return Update(change, self.trace, appended=len(data))
+
+    def _due_to_settle(self, now: float) -> bool:
+        trace = self.trace
+        return (
+            trace is not None
+            and trace.in_progress
+            and not self._settled
+            and now - self._changed_at >= self.quiet
+        )
+
+    def _needs_reload(self, fh: object, size: int, inode: tuple[int, int]) -> bool:
+        if self._offset == 0:
+            return False
+        if inode != self._inode or size < self._offset:
+            return True  # replaced (a rename over it) or truncated
+        assert hasattr(fh, "seek") and hasattr(fh, "read")
+        fh.seek(0)
+        if fh.read(len(self._head)) != self._head:
+            return True
+        fh.seek(self._offset - len(self._tail))
+        return bool(fh.read(len(self._tail)) != self._tail)
+
+    def _reset(self) -> None:
+        self._builder = TraceBuilder(self.source)
+        self._offset = 0
+        self._head = b""
+        self._tail = b""
+        self._settled = False
+
+    def _take(self, data: bytes) -> None:
+        if len(self._head) < _PRINT:
+            self._head = (self._head + data[: _PRINT - len(self._head)])
+        self._tail = (self._tail + data)[-_TAIL:]
+        self._offset += len(data)
+        self._builder.feed(data)
+
+    def _build(self, now: float) -> Trace:
+        """The trace as read; a stream quiet for ``quiet`` seconds is judged as ended."""
+        trace = self._builder.build()
+        if trace.in_progress and (self._settled or now - self._changed_at >= self.quiet):
+            self._settled = True
+            trace = self._closed_view()
+        return trace
+
+    def _closed_view(self) -> Trace:
+        """Judge what was read as a finished capture, leaving the live state untouched.
+
+        Closing flushes a last line without its line end and, for a chunk log, implies
+        ``[DONE]``; neither can be undone, so a fresh builder reads the bytes again. It runs
+        once per quiet period, not per change.
+        """
+        builder = TraceBuilder(self.source)
+        builder.feed(self._builder.raw())
+        builder.close()
+        return builder.build()
+
+    def _lost(self, reason: str) -> Update:
+        first = self.gone is None
+        self.gone = reason
+        self._reset()
+        self._inode = None
+        self.trace = None
+        return Update(Change.GONE if first else Change.UNCHANGED, None, reason)

@@ -1,0 +1,108 @@
+"""Following a capture while it is written (SPEC §6): incremental, truncation-proof, honest."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from replay_tui.core.live import Change, LiveTrace
+from replay_tui.core.trace import Badge, Form, Source, load_trace
+
+from .helpers import call, chunk, sse, tools, write
+
+HEAD = sse(tools(call(0, id="call_1", name="f", arguments="")), done=False)
+MORE = sse(tools(call(0, id="", arguments="{}")), chunk(finish="tool_calls"), done=False)
+DONE = b"data: [DONE]\n\n"
+
+
+def live(path: Path, quiet: float = 5.0) -> LiveTrace:
+    return LiveTrace(Source(path, path.name, Form.SSE), quiet=quiet)
+
+
+def test_a_growing_capture_is_in_progress_then_judged(tmp_path: Path) -> None:
+    path = write(tmp_path, "x.sse", HEAD)
+    follower = live(path)
+    first = follower.update(now=100.0)
+    assert first.trace is not None and first.trace.badge is Badge.IN_PROGRESS
+    with path.open("ab") as fh:
+        fh.write(MORE[:40])  # half an event: nothing new to judge yet
+    assert follower.update(now=101.0).change is Change.APPENDED
+    with path.open("ab") as fh:
+        fh.write(MORE[40:] + DONE)
+    upd = follower.update(now=102.0)
+    assert upd.change is Change.APPENDED and upd.appended == len(MORE) - 40 + len(DONE)
+    assert upd.trace is not None and upd.trace.badge is Badge.ERASING
+    assert upd.trace.verdicts == load_trace(Source(path, "x.sse", Form.SSE)).verdicts
+    assert follower.update(now=103.0).change is Change.UNCHANGED
+
+
+def test_appending_reads_only_what_was_appended(tmp_path: Path) -> None:
+    path = write(tmp_path, "x.sse", HEAD * 50)
+    follower = live(path)
+    follower.update(now=0.0)
+    start = follower.offset
+    with path.open("ab") as fh:
+        fh.write(MORE)
+    upd = follower.update(now=1.0)
+    assert upd.appended == len(MORE) and follower.offset == start + len(MORE)
+
+
+def test_a_quiet_stream_without_done_settles_as_stream_closed(tmp_path: Path) -> None:
+    path = write(tmp_path, "x.sse", HEAD)
+    time_now = 1000.0
+    # Written just now: still in progress a second later, judged once the quiet period passed.
+    follower2 = live(path, quiet=5.0)
+    assert follower2.update(now=time_now).trace.badge is Badge.IN_PROGRESS  # type: ignore[union-attr]
+    assert follower2.update(now=time_now + 1).change is Change.UNCHANGED
+    settled = follower2.update(now=time_now + 6)
+    assert settled.change is Change.SETTLED
+    assert settled.trace is not None and settled.trace.verdicts["accept-identity"] == "stream-closed"
+
+
+def test_an_old_capture_is_judged_at_once(tmp_path: Path) -> None:
+    path = write(tmp_path, "x.sse", HEAD)
+    os.utime(path, (1, 1))
+    trace = live(path).update().trace
+    assert trace is not None and trace.badge is Badge.BROKEN
+
+
+@pytest.mark.parametrize("how", ["truncate", "rewrite-same-size", "rename-over"])
+def test_a_file_rewritten_is_read_again_from_the_start(tmp_path: Path, how: str) -> None:
+    path = write(tmp_path, "x.sse", HEAD + MORE + DONE)
+    follower = live(path)
+    assert follower.update(now=0.0).trace.badge is Badge.ERASING  # type: ignore[union-attr]
+    clean = sse(chunk({"content": "hello"}, finish="stop"))
+    if how == "truncate":
+        path.write_bytes(clean)
+    elif how == "rewrite-same-size":
+        body = HEAD + MORE + DONE
+        path.write_bytes(body.replace(b"call_1", b"call_9"))
+    else:
+        write(tmp_path, ".x.sse.tmp", clean)
+        os.replace(tmp_path / ".x.sse.tmp", path)
+    upd = follower.update(now=1.0)
+    assert upd.change is Change.RELOADED
+    assert upd.trace is not None
+    assert upd.trace.raw == path.read_bytes()
+
+
+def test_a_vanished_file_is_reported_once_and_can_come_back(tmp_path: Path) -> None:
+    path = write(tmp_path, "x.sse", HEAD)
+    follower = live(path)
+    follower.update(now=0.0)
+    path.unlink()
+    gone = follower.update(now=1.0)
+    assert gone.change is Change.GONE and gone.trace is None and gone.message
+    assert follower.update(now=2.0).change is Change.UNCHANGED
+    write(tmp_path, "x.sse", HEAD + MORE + DONE)
+    back = follower.update(now=3.0)
+    assert back.change is Change.RELOADED and back.trace is not None
+
+
+def test_a_growing_chunk_log_settles_with_done_implied(tmp_path: Path) -> None:
+    path = write(tmp_path, "x.jsonl", b'{"choices":[{"delta":{"content":"x"},"finish_reason":"stop"}]}\n')
+    os.utime(path, (1, 1))
+    trace = LiveTrace(Source(path, "x.jsonl", Form.JSONL)).update().trace
+    assert trace is not None and trace.verdicts["accept-identity"] == "ok"
