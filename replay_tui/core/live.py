@@ -137,7 +137,7 @@ class LiveTrace:
 
     def _take(self, data: bytes) -> None:
         if len(self._head) < _PRINT:
-            self._head = (self._head + data[: _PRINT - len(self._head)])
+            self._head = self._head + data[: _PRINT - len(self._head)]
         self._tail = (self._tail + data)[-_TAIL:]
         self._offset += len(data)
         self._builder.feed(data)
