@@ -1,0 +1,502 @@
+"""Vercel AI SDK: ``@ai-sdk/openai-compatible`` 3.0.92 and ``@ai-sdk/openai`` 4.0.118.
+
+Both validate every chunk against a zod schema first (a chunk that fails — a tool-call delta
+without a ``function`` object, an ``id`` that is not a string, … — is skipped and surfaces as an
+``AI_TypeValidationError`` error part), read only ``choices[0]``, and hand tool-call deltas to
+``StreamingToolCallTracker`` (``@ai-sdk/provider-utils`` 5.0.81), ported below: a blank
+(empty or whitespace) ``id`` or ``name`` counts as absent; deltas are correlated to calls by
+id, then index, then name; the first delta of a call fixes its name (a blank name on a new
+call drops that delta, its id and arguments with it); a new call without a name throws
+``AI_InvalidResponseDataError: Expected 'function.name' to be a string.``; an id already used
+or never sent is replaced by ``generateId()``. Calls are emitted only when the stream ends, so
+a throw loses every call.
+
+``openai-compatible`` buffers a call's deltas until a ``function.name`` (even ``""``) arrives,
+so a name that comes late still works; a call that never gets one throws at the end. It also
+reports a stream without a finish reason as an error part. ``@ai-sdk/openai`` has no buffer and
+a stricter schema (``index`` and the choice ``index`` required, ``type`` only ``"function"``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..wire import UNSET, ToolCall
+from .base import (
+    AssembledCall,
+    Assembler,
+    Assembly,
+    ClientError,
+    Frame,
+    Policy,
+    Raise,
+    function_fields,
+    is_number,
+    none_if_unset,
+    tool_deltas,
+)
+
+__all__ = ["COMPATIBLE_POLICY", "OPENAI_POLICY", "ArgumentState", "ToolCallTracker"]
+
+GENERATED_ID = "<generateId()>"
+NO_NAME = "Expected 'function.name' to be a string."
+
+
+def _blank(value: Any) -> bool:
+    return not isinstance(value, str) or value.strip() == ""
+
+
+def _non_blank(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def starts_with_structured_value(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    stripped = value.lstrip()
+    return stripped[:1] in ("{", "[")
+
+
+class ArgumentState:
+    """``StreamingToolCallArgumentState``: has a complete ``{…}``/``[…]`` value arrived?"""
+
+    __slots__ = ("complete", "escaped", "in_string", "kind", "stack")
+
+    def __init__(self, initial: str = "") -> None:
+        self.kind = "undetermined"
+        self.stack: list[str] = []
+        self.in_string = False
+        self.escaped = False
+        self.complete = False
+        self.append(initial)
+
+    def append(self, delta: str) -> None:
+        for ch in delta:
+            if self.kind == "undetermined":
+                if ch.isspace():
+                    continue
+                if ch not in "{[":
+                    self.kind = "other"
+                    continue
+                self.kind, self.stack = "structured", [ch]
+                continue
+            if self.kind != "structured" or self.complete:
+                continue
+            if self.in_string:
+                if self.escaped:
+                    self.escaped = False
+                elif ch == "\\":
+                    self.escaped = True
+                elif ch == '"':
+                    self.in_string = False
+                continue
+            if ch == '"':
+                self.in_string = True
+            elif ch in "{[":
+                self.stack.append(ch)
+            elif ch in "}]":
+                if not self.stack or self.stack[-1] != ("{" if ch == "}" else "["):
+                    self.kind = "other"
+                    continue
+                self.stack.pop()
+                if not self.stack:
+                    self.complete = True
+
+
+@dataclass(eq=False)
+class _Tracked:
+    id: str
+    index: Any
+    sequence: int
+    name: str
+    arguments: str
+    state: ArgumentState
+    generated: bool
+    finished: bool = False
+
+
+@dataclass
+class _Delta:
+    """The fields of a tool-call delta the tracker reads (``None`` = absent or null)."""
+
+    index: Any = None
+    id: Any = None
+    type: Any = None
+    has_function: bool = False
+    name: Any = None
+    arguments: Any = None
+
+
+@dataclass
+class ToolCallTracker:
+    """A port of ``StreamingToolCallTracker`` from ``@ai-sdk/provider-utils`` 5.0.81."""
+
+    type_validation: str = "none"
+    calls: list[_Tracked] = field(default_factory=list)
+    by_id: dict[str, list[_Tracked]] = field(default_factory=dict)
+    by_index: dict[Any, list[_Tracked]] = field(default_factory=dict)
+    used_ids: set[str] = field(default_factory=set)
+    generated: int = 0
+
+    def process(self, d: _Delta) -> None:
+        blank_name = isinstance(d.name, str) and d.name.strip() == ""
+        wire_id = _non_blank(d.id)
+        name = _non_blank(d.name)
+        args = d.arguments
+        kind, call = self._resolve(
+            wire_id,
+            d.index,
+            name,
+            explicit_start=name is not None and starts_with_structured_value(args),
+            empty_args=args is None or (isinstance(args, str) and args.strip() == ""),
+        )
+        if kind == "ambiguous":
+            return
+        if kind == "new":
+            if blank_name:
+                return
+            call = self._new(d, wire_id, name)
+        else:
+            assert call is not None
+            if wire_id is not None:
+                self._add(self.by_id, wire_id, call)
+            if not call.finished and isinstance(args, str):
+                call.state.append(args)
+                call.arguments += args
+        if d.index is not None:
+            self._add(self.by_index, d.index, call)
+
+    @staticmethod
+    def _add(table: dict[Any, list[_Tracked]], key: Any, call: _Tracked) -> None:
+        bucket = table.setdefault(key, [])
+        if call not in bucket:
+            bucket.append(call)
+
+    def _resolve(
+        self,
+        wire_id: str | None,
+        index: Any,
+        name: str | None,
+        *,
+        explicit_start: bool,
+        empty_args: bool,
+    ) -> tuple[str, _Tracked | None]:
+        indexed = self.by_index.get(index) if index is not None else None
+        matching = [c for c in indexed or [] if name is None or c.name == name]
+        if wire_id is not None:
+            with_id = self.by_id.get(wire_id)
+            if with_id is not None:
+                if index is not None:
+                    both = [c for c in matching if c in with_id]
+                    kind, call = self._matching(both, explicit_start)
+                    if kind != "new":
+                        return kind, call
+                    if name is not None:
+                        return "new", None
+                    if indexed is not None:
+                        return "ambiguous", None
+                    return self._matching(list(with_id), False)
+                if name is not None:
+                    return self._matching([c for c in with_id if c.name == name], explicit_start)
+                return self._matching(list(with_id), False)
+            if matching:
+                if explicit_start:
+                    return "new", None
+                return self._matching(matching, name is not None and empty_args)
+            return "new", None
+        if indexed is not None:
+            return self._matching(matching, explicit_start)
+        if name is not None:
+            return "new", None
+        return self._matching([c for c in self.calls if not c.finished], False)
+
+    @staticmethod
+    def _matching(calls: list[_Tracked], explicit_start: bool) -> tuple[str, _Tracked | None]:
+        if not calls:
+            return "new", None
+        continuable = [c for c in calls if not c.state.complete]
+        if not explicit_start and len(calls) == 1:
+            return "existing", calls[0]
+        if len(continuable) == 1:
+            return "existing", continuable[0]
+        if len(continuable) > 1 or not explicit_start:
+            return "ambiguous", None
+        return "new", None
+
+    def _new(self, d: _Delta, wire_id: str | None, name: str | None) -> _Tracked:
+        if self.type_validation == "if-present" and d.type is not None and d.type != "function":
+            raise Raise("AI_InvalidResponseDataError", "Expected 'function' type.")
+        if name is None:
+            raise Raise("AI_InvalidResponseDataError", NO_NAME)
+        generated = wire_id is None or wire_id in self.used_ids
+        if generated:
+            self.generated += 1
+            call_id = GENERATED_ID if self.generated == 1 else f"{GENERATED_ID}-{self.generated}"
+        else:
+            assert wire_id is not None
+            call_id = wire_id
+        self.used_ids.add(call_id)
+        initial = d.arguments if isinstance(d.arguments, str) else ""
+        call = _Tracked(
+            call_id, d.index, len(self.calls), name, initial, ArgumentState(initial), generated
+        )
+        self.calls.append(call)
+        if wire_id is not None:
+            self._add(self.by_id, wire_id, call)
+        return call
+
+    def flush(self) -> list[_Tracked]:
+        if all(c.index is not None for c in self.calls):
+            return sorted(self.calls, key=lambda c: (c.index, c.sequence))
+        return list(self.calls)
+
+
+# --- schema validation (the zod chunk schemas, reduced to what a gateway can get wrong) ------
+
+
+def _nullish(value: Any, check: Any) -> bool:
+    return value is UNSET or value is None or bool(check(value))
+
+
+def _is_str(v: Any) -> bool:
+    return isinstance(v, str)
+
+
+def _usage_ok(usage: Any) -> bool:
+    if usage is UNSET or usage is None:
+        return True
+    if not isinstance(usage, dict):
+        return False
+    for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
+        if not _nullish(usage.get(key, UNSET), is_number):
+            return False
+    for key in ("prompt_tokens_details", "completion_tokens_details"):
+        details = usage.get(key, UNSET)
+        if details is UNSET or details is None:
+            continue
+        if not isinstance(details, dict):
+            return False
+        if not all(_nullish(v, is_number) for k, v in details.items() if k.endswith("_tokens")):
+            return False
+    return True
+
+
+def _content_ok(content: Any, compatible: bool) -> bool:
+    if content is UNSET or content is None or isinstance(content, str):
+        return True
+    return (
+        compatible
+        and isinstance(content, list)
+        and all(isinstance(p, dict) and isinstance(p.get("type"), str) for p in content)
+    )
+
+
+def _tool_call_ok(tc: Any, compatible: bool) -> bool:
+    if not isinstance(tc, dict):
+        return False
+    index = tc.get("index", UNSET)
+    if not (_nullish(index, is_number) if compatible else is_number(index)):
+        return False
+    if not _nullish(tc.get("id", UNSET), _is_str):
+        return False
+    if not compatible and not _nullish(tc.get("type", UNSET), lambda t: t == "function"):
+        return False
+    fn = tc.get("function", UNSET)
+    if not isinstance(fn, dict):
+        return False
+    name, args = fn.get("name", UNSET), fn.get("arguments", UNSET)
+    return _nullish(name, _is_str) and _nullish(args, _is_str)
+
+
+def _delta_ok(delta: Any, compatible: bool) -> bool:
+    if delta is UNSET or delta is None:
+        return True
+    if not isinstance(delta, dict):
+        return False
+    roles = ("assistant", "") if compatible else ("assistant",)
+    if not _nullish(delta.get("role", UNSET), lambda r: r in roles):
+        return False
+    if not _content_ok(delta.get("content", UNSET), compatible):
+        return False
+    if not compatible and not _nullish(delta.get("refusal", UNSET), _is_str):
+        return False
+    if compatible:
+        for key in ("reasoning_content", "reasoning"):
+            if not _nullish(delta.get(key, UNSET), _is_str):
+                return False
+    calls = delta.get("tool_calls", UNSET)
+    if calls is UNSET or calls is None:
+        return True
+    return isinstance(calls, list) and all(_tool_call_ok(tc, compatible) for tc in calls)
+
+
+def chunk_ok(value: Any, compatible: bool) -> bool:
+    """Whether ``value`` passes the provider's chunk schema (its main branch)."""
+    if not isinstance(value, dict):
+        return False
+    if not (
+        _nullish(value.get("id", UNSET), _is_str)
+        and _nullish(value.get("created", UNSET), is_number)
+        and _nullish(value.get("model", UNSET), _is_str)
+        and _usage_ok(value.get("usage", UNSET))
+    ):
+        return False
+    choices = value.get("choices", UNSET)
+    if not isinstance(choices, list):
+        return False
+    for choice in choices:
+        if not isinstance(choice, dict):
+            return False
+        if not compatible and not is_number(choice.get("index", UNSET)):
+            return False
+        if not _nullish(choice.get("finish_reason", UNSET), _is_str):
+            return False
+        if not _nullish(choice.get("logprobs", UNSET), lambda lp: isinstance(lp, dict)):
+            return False
+        if not _delta_ok(choice.get("delta", UNSET), compatible):
+            return False
+    return True
+
+
+def error_chunk(value: Any) -> str | None:
+    """The message of a chunk that matches the error schema ``{error: {message: string}}``."""
+    if isinstance(value, dict):
+        err = value.get("error")
+        if isinstance(err, dict) and isinstance(err.get("message"), str):
+            return str(err["message"])
+    return None
+
+
+def _delta_of(call: ToolCall) -> _Delta:
+    has_fn, name, args = function_fields(call)
+    return _Delta(
+        index=none_if_unset(call.index),
+        id=none_if_unset(call.id),
+        type=none_if_unset(call.type),
+        has_function=has_fn,
+        name=none_if_unset(name),
+        arguments=none_if_unset(args),
+    )
+
+
+@dataclass
+class _Pending:
+    id: Any
+    arguments: str = ""
+
+
+@dataclass
+class AiSdkAssembler(Assembler):
+    compatible: bool = True
+    tracker: ToolCallTracker = field(default_factory=ToolCallTracker)
+    errors: list[ClientError] = field(default_factory=list)
+    finish_reason: Any = None
+    pending: dict[Any, _Pending] = field(default_factory=dict)
+    forwarded: set[Any] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        if not self.compatible:
+            self.tracker.type_validation = "if-present"
+
+    def error_parts(self) -> list[ClientError]:
+        return list(self.errors)
+
+    def feed(self, frame: Frame) -> None:
+        raw = frame.raw
+        if not chunk_ok(raw, self.compatible):
+            message = error_chunk(raw)
+            if message is not None:
+                self.errors.append(ClientError("provider error", message, frame.line))
+            else:
+                self.errors.append(
+                    ClientError("AI_TypeValidationError", "Type validation failed", frame.line)
+                )
+            self.finish_reason = None
+            return
+        if self.compatible and isinstance(raw, dict) and "error" in raw:
+            # its schema keeps unknown keys, so a chunk that also carries `error` is an error
+            self.errors.append(ClientError("provider error", str(error_chunk(raw)), frame.line))
+            self.finish_reason = None
+            return
+        chunk = frame.chunk
+        cs = chunk.choices if isinstance(chunk.choices, list) else []
+        if not cs:
+            return
+        choice = cs[0]
+        if isinstance(choice.finish_reason, str):
+            self.finish_reason = choice.finish_reason
+        for call in tool_deltas(choice):
+            d = _delta_of(call)
+            if self.compatible:
+                self._buffered(d)
+            else:
+                self.tracker.process(d)
+
+    def _buffered(self, d: _Delta) -> None:
+        """openai-compatible: hold a call's deltas until a ``function.name`` arrives."""
+        index = d.index
+        if index is None or index in self.forwarded:
+            self.tracker.process(d)
+            return
+        pending = self.pending.get(index)
+        if pending is None:
+            pending = self.pending[index] = _Pending(d.id)
+        elif pending.id is None and d.id is not None:
+            pending.id = d.id
+        if isinstance(d.arguments, str):
+            pending.arguments += d.arguments
+        if d.name is not None:
+            self.tracker.process(_Delta(index, pending.id, None, True, d.name, pending.arguments))
+            del self.pending[index]
+            self.forwarded.add(index)
+
+    def finish(self) -> Assembly:
+        for index, pending in list(self.pending.items()):
+            self.tracker.process(_Delta(index, pending.id, None, True, None, pending.arguments))
+        self.pending.clear()
+        calls = self.tracker.flush()
+        if self.compatible and self.finish_reason is None and not self.errors:
+            self.errors.append(
+                ClientError(
+                    "AI_InvalidResponseDataError",
+                    "Response stream ended without a finish reason.",
+                    None,
+                )
+            )
+        return Assembly(
+            calls=[
+                AssembledCall(
+                    id=c.id,
+                    name=c.name,
+                    arguments=c.arguments,
+                    wire_index=c.index,
+                    id_generated=c.generated,
+                )
+                for c in calls
+            ],
+            error_parts=list(self.errors),
+        )
+
+
+COMPATIBLE_POLICY = Policy(
+    key="ai-sdk-openai-compatible",
+    library="@ai-sdk/openai-compatible 3.0.92 with @ai-sdk/provider-utils 5.0.81",
+    rule=(
+        "first non-blank id and name win (blank = absent); deltas wait for a name; a call"
+        " whose first name is blank is dropped; a call never named throws"
+        " AI_InvalidResponseDataError; a missing or reused id is generated; chunks failing the"
+        " schema become error parts"
+    ),
+    assembler=lambda: AiSdkAssembler(compatible=True),
+)
+
+OPENAI_POLICY = Policy(
+    key="ai-sdk-openai",
+    library="@ai-sdk/openai 4.0.118 (chat) with @ai-sdk/provider-utils 5.0.81",
+    rule=(
+        "as ai-sdk-openai-compatible without the name buffer: a call whose first delta has no"
+        ' name throws at once; the schema also requires index and type "function"'
+    ),
+    assembler=lambda: AiSdkAssembler(compatible=False),
+)

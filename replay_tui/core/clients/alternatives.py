@@ -1,0 +1,117 @@
+"""The designs the seed record (2026-09-01, streamed tool-call identity) rejected or deferred.
+
+They run in the harness translator in place of ``accept-identity``, keyed by wire index as it
+is, so they show what each design would have done to a trace:
+
+- ``concatenate-identity`` — append every ``id``/``name`` a delta carries, JavaScript-style
+  (``null`` becomes ``"null"``: "``Globnull``"; a repeated name doubles). No refusal at
+  ``[DONE]``: a call that never got one closes with ``""``, as the old code did.
+- ``refuse-conflicting-identity`` — ``accept-identity``, but a non-empty ``id`` or ``name``
+  that differs from the one established refuses the response at once (``MALFORMED_TOOL_CALL``).
+- ``refuse-first-delta-without-id`` — ``accept-identity``, but a call whose first delta has no
+  non-empty ``id`` is refused at once, even if the id arrives one delta later.
+
+Both refusing designs also keep the ``[DONE]`` check of ``accept-identity``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..translator import index_key, is_identity
+from ..wire import UNSET, Function, js_string
+from .base import AssembledCall, Assembler, Assembly, Frame, Policy, Raise, choices, tool_deltas
+
+__all__ = ["CONCATENATE", "REFUSE_CONFLICT", "REFUSE_FIRST_WITHOUT_ID"]
+
+CODE = "MALFORMED_TOOL_CALL"
+
+
+@dataclass
+class _Call:
+    wire_index: Any
+    id: Any = UNSET
+    name: Any = UNSET
+    arguments: list[str] = field(default_factory=list)
+
+
+@dataclass
+class AlternativeAssembler(Assembler):
+    mode: str
+    calls: dict[Any, _Call] = field(default_factory=dict)
+
+    def feed(self, frame: Frame) -> None:
+        for choice in choices(frame.chunk):
+            for d in tool_deltas(choice):
+                key = index_key(d.index)
+                call = self.calls.get(key)
+                first = call is None
+                if call is None:
+                    call = self.calls[key] = _Call(d.index)
+                fn = d.function
+                name = fn.name if isinstance(fn, Function) else UNSET
+                args = fn.arguments if isinstance(fn, Function) else UNSET
+                call.arguments.append("" if args is UNSET or args is None else js_string(args))
+                if self.mode == "concatenate":
+                    if d.id is not UNSET:
+                        call.id = ("" if call.id is UNSET else call.id) + js_string(d.id)
+                    if name is not UNSET:
+                        call.name = ("" if call.name is UNSET else call.name) + js_string(name)
+                    continue
+                if first and self.mode == "first-id" and not is_identity(d.id):
+                    raise Raise(
+                        CODE, "model streamed a tool call whose first delta has no id", "refuses"
+                    )
+                for fld, value in (("id", d.id), ("name", name)):
+                    if not is_identity(value):
+                        continue
+                    before = getattr(call, fld)
+                    if self.mode == "conflict" and before is not UNSET and before != value:
+                        raise Raise(
+                            CODE, f"model changed a tool call's {fld} mid-stream", "refuses"
+                        )
+                    setattr(call, fld, value)
+
+    def finish(self) -> Assembly:
+        out = Assembly()
+        if self.mode != "concatenate":
+            for call in self.calls.values():
+                missing = "id" if call.id is UNSET else "name" if call.name is UNSET else None
+                if missing:
+                    raise Raise(CODE, f"model streamed a tool call with no {missing}", "refuses")
+        for call in self.calls.values():
+            out.calls.append(
+                AssembledCall(
+                    "" if call.id is UNSET else call.id,
+                    "" if call.name is UNSET else call.name,
+                    "".join(call.arguments),
+                    wire_index=call.wire_index,
+                )
+            )
+        return out
+
+
+CONCATENATE = Policy(
+    key="concatenate-identity",
+    library="rejected design: concatenate id and name across deltas",
+    rule='every id and name a delta carries is appended (null as "null"); no refusal',
+    assembler=lambda: AlternativeAssembler("concatenate"),
+    kind="alternative",
+)
+
+REFUSE_CONFLICT = Policy(
+    key="refuse-conflicting-identity",
+    library="deferred design: refuse a conflicting identity mid-stream",
+    rule="accept-identity, but a different non-empty id or name refuses the response at once",
+    assembler=lambda: AlternativeAssembler("conflict"),
+    kind="alternative",
+)
+
+REFUSE_FIRST_WITHOUT_ID = Policy(
+    key="refuse-first-delta-without-id",
+    library="rejected design: refuse a call whose first delta has no id",
+    rule="accept-identity, but a call whose first delta carries no non-empty id is refused",
+    assembler=lambda: AlternativeAssembler("first-id"),
+    kind="alternative",
+)

@@ -1,0 +1,266 @@
+"""Which client libraries would break on a trace, and how, in words.
+
+:func:`assess` runs a trace through every policy and compares what each library hands the
+application with what the stream *meant* — the ``accept-identity`` assembly of the harness
+(``trace.analysis.calls``): per wire index, the last non-empty ``id`` and ``name`` and the
+concatenated arguments. A library is ``ok`` on a trace when it delivers every call with that
+identity and those arguments, raises nothing and surfaces no error part. Anything else is said
+in words: ``name doubled: get_weatherget_weather``, ``id erased to ""``, ``id generated``,
+``call dropped``, ``throws AssertionError``…
+
+A stream that never identified a call (no id at all) cannot be delivered "as meant": every
+library then shows what it makes of the gap (``id is None``, ``id generated``, a refusal).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..translator import index_key
+from ..wire import UNSET, describe_value
+from .base import AssembledCall, Assembly, DroppedCall, Frame, Policy, frames
+
+if TYPE_CHECKING:
+    from ..identity import CallTrace
+    from ..trace import Trace
+
+__all__ = [
+    "CallOutcome",
+    "ClientOutcome",
+    "MeantCall",
+    "assess",
+    "assess_frames",
+    "breaking",
+    "meant_calls",
+]
+
+
+@dataclass(slots=True)
+class MeantCall:
+    """A tool call as the stream meant it (the harness's accept-identity assembly)."""
+
+    wire_index: Any
+    id: Any
+    """The last non-empty string id, or ``UNSET`` when the stream never sent one."""
+    name: Any
+    arguments: str
+    line: int
+    """Line of the call's first delta."""
+
+
+@dataclass(slots=True)
+class CallOutcome:
+    """What one library makes of one meant call."""
+
+    meant: MeantCall
+    got: list[AssembledCall]
+    """What the library hands over for it: nothing, one call, or the pieces it split it into."""
+    dropped: DroppedCall | None = None
+    """What the library assembled and then left out, when it did."""
+    problems: list[str] = field(default_factory=list)
+    delivered: bool = True
+    """False when the library raised, so that nothing reaches the application."""
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def outcome(self) -> str:
+        return ", ".join(self.problems) if self.problems else "ok"
+
+
+@dataclass(slots=True)
+class ClientOutcome:
+    """One library on one trace."""
+
+    policy: Policy
+    assembly: Assembly
+    calls: list[CallOutcome]
+    """One per meant call, in the stream's order."""
+    extra: list[AssembledCall]
+    """Calls the library hands over that match no meant call."""
+    ok: bool
+    outcome: str
+
+    def json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "outcome": self.outcome}
+
+
+def meant_calls(calls: Iterable[CallTrace]) -> list[MeantCall]:
+    out = []
+    for ct in calls:
+        cid, name = ct.id_accept, ct.name_accept
+        out.append(MeantCall(ct.wire_index, cid, name, ct.arguments, ct.first_line))
+    return out
+
+
+def assess(trace: Trace, policies: Iterable[Policy] | None = None) -> dict[str, ClientOutcome]:
+    """Run ``trace`` through every policy (default: all of them, in display order)."""
+    return assess_frames(frames(trace), meant_calls(trace.analysis.calls), policies)
+
+
+def assess_frames(
+    stream: list[Frame], meant: list[MeantCall], policies: Iterable[Policy] | None = None
+) -> dict[str, ClientOutcome]:
+    if policies is None:
+        from . import POLICIES
+
+        policies = POLICIES.values()
+    return {p.key: _judge(p, p.run(stream), meant) for p in policies}
+
+
+def breaking(outcomes: dict[str, ClientOutcome], kind: str = "library") -> list[str]:
+    """Keys of the policies of ``kind`` that are not ok."""
+    return [k for k, o in outcomes.items() if o.policy.kind == kind and not o.ok]
+
+
+def _key(value: Any) -> Any:
+    key = index_key(value)
+    return UNSET if key is None else key
+
+
+def _judge(policy: Policy, assembly: Assembly, meant: list[MeantCall]) -> ClientOutcome:
+    many = len(meant) > 1
+    if assembly.raised is not None:
+        err = assembly.raised
+        lost = [
+            CallOutcome(m, [], problems=[f"not delivered ({err.name})"], delivered=False)
+            for m in meant
+        ]
+        return ClientOutcome(policy, assembly, lost, [], False, f"{err.verb} {err}")
+
+    pending = list(assembly.calls)
+    groups: list[list[AssembledCall]] = []
+    for m in meant:
+        key = _key(m.wire_index)
+        mine = [c for c in pending if _key(c.wire_index) == key]
+        for c in mine:
+            pending.remove(c)
+        groups.append(mine)
+    # a library that files calls under another index (a missing index read as 0): pair the
+    # leftovers in order
+    for i, mine in enumerate(groups):
+        if not mine and pending:
+            groups[i] = [pending.pop(0)]
+
+    calls: list[CallOutcome] = []
+    dropped = list(assembly.dropped)
+    for m, got in zip(meant, groups, strict=True):
+        co = CallOutcome(m, got)
+        valid = [c for c in got if not c.invalid]
+        if not valid:
+            drop = next((d for d in dropped if _key(d.wire_index) == _key(m.wire_index)), None)
+            if drop is None and dropped and not got:
+                drop = dropped[0]
+            if drop is not None:
+                dropped.remove(drop)
+            co.dropped = drop
+            if got:
+                co.problems.append("call dropped (set aside as invalid_tool_calls)")
+            else:
+                co.problems.append(f"call dropped ({drop.reason})" if drop else "call dropped")
+        elif len(got) > 1:
+            co.problems.append(f"split into {len(got)} calls")
+        else:
+            co.problems.extend(_differences(valid[0], m))
+        calls.append(co)
+
+    problems: list[str] = []
+    for co in calls:
+        if co.problems:
+            prefix = f"call {describe_value(co.meant.wire_index)}: " if many else ""
+            problems.append(prefix + co.outcome)
+    for c in pending:
+        problems.append(f"extra call ({_show(c.id)} {_show(c.name)})")
+    counts: dict[str, int] = {}
+    for err in assembly.error_parts:
+        counts[err.name] = counts.get(err.name, 0) + 1
+    for name, n in counts.items():
+        problems.append(f"error part {name}" + (f" ×{n}" if n > 1 else ""))
+    text = "; ".join(problems) if problems else "ok"
+    return ClientOutcome(policy, assembly, calls, pending, not problems, text)
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "None"
+    if isinstance(value, str):
+        return (
+            value
+            if value and value.isprintable() and len(value) <= 60
+            else (json.dumps(value[:57] + "…" if len(value) > 60 else value))
+        )
+    return describe_value(value)
+
+
+def _repeated(got: str, meant: str) -> int:
+    """How many times ``meant`` is repeated to make ``got`` (0: it is not a repetition)."""
+    if not meant or len(got) % len(meant):
+        return 0
+    k = len(got) // len(meant)
+    return k if k > 1 and meant * k == got else 0
+
+
+_TIMES = {2: "doubled", 3: "tripled"}
+
+
+def _identity_problem(fld: str, got: Any, meant: Any, generated: bool) -> str | None:
+    if generated:
+        return f"{fld} generated"
+    if meant is not UNSET and got == meant and type(got) is type(meant):
+        return None
+    if meant is UNSET:
+        return f"{fld} is {_show(got)}"
+    if got is None:
+        return f"{fld} erased to None"
+    if got == "":
+        return f'{fld} erased to ""'
+    if isinstance(got, str) and isinstance(meant, str):
+        k = _repeated(got, meant)
+        if k:
+            return f"{fld} {_TIMES.get(k, f'repeated {k}×')}: {_show(got)}"
+        if meant in got:
+            return f"{fld} concatenated: {_show(got)}"
+    return f"{fld} {_show(got)} instead of {_show(meant)}"
+
+
+def _differences(got: AssembledCall, meant: MeantCall) -> list[str]:
+    out = []
+    for fld, value, want, generated in (
+        ("id", got.id, meant.id, got.id_generated),
+        ("name", got.name, meant.name, False),
+    ):
+        problem = _identity_problem(fld, value, want, generated)
+        if problem:
+            out.append(problem)
+    problem = _arguments_problem(got, meant.arguments)
+    if problem:
+        out.append(problem)
+    return out
+
+
+def _arguments_problem(got: AssembledCall, meant: str) -> str | None:
+    if got.parsed is not UNSET:
+        try:
+            want = json.loads(meant) if meant.strip() else {}
+        except ValueError:
+            want = UNSET
+        if want is not UNSET:
+            return None if want == got.parsed else f"arguments differ: {_short(got.arguments)}"
+    args = got.arguments
+    if args == meant or (args in ("", "{}", None) and meant in ("", "{}")):
+        return None
+    if args is None or args == "":
+        return "arguments lost"
+    if isinstance(args, str) and meant.startswith(args):
+        return f"arguments truncated: {_short(args)}"
+    return f"arguments differ: {_short(args)}"
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = value if isinstance(value, str) else describe_value(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,124 @@
+"""Haystack 3.4.1: ``OpenAIChatGenerator`` streaming, ``_convert_streaming_chunks_to_chat_message``.
+
+Only ``choices[0]`` is read. A chunk with tool calls becomes a ``StreamingChunk``, which refuses
+(``ValueError``) to carry non-empty text content beside tool calls, or tool calls whose first
+index is missing. Calls are keyed by index: an ``id`` that is not ``null`` is *assigned*, so a
+continuation's ``id: ""`` erases it; names and arguments that are not ``null`` are concatenated
+(a repeated name doubles). At the end arguments are ``json.loads``-ed: a call whose arguments
+do not parse is skipped with a warning.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..wire import UNSET, Function, js_string
+from .base import (
+    AssembledCall,
+    Assembler,
+    Assembly,
+    DroppedCall,
+    Frame,
+    Policy,
+    Raise,
+    choices,
+    raise_sdk_stream_error,
+    tool_deltas,
+)
+
+__all__ = ["POLICY"]
+
+
+@dataclass
+class _Call:
+    index: Any
+    id: Any = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+class HaystackAssembler(Assembler):
+    def __init__(self) -> None:
+        self.calls: dict[Any, _Call] = {}
+
+    def feed(self, frame: Frame) -> None:
+        raise_sdk_stream_error(frame)
+        cs = choices(frame.chunk)
+        if not cs or not cs[0].delta:
+            return
+        delta = cs[0].delta
+        deltas = tool_deltas(cs[0])
+        if not deltas:
+            return
+        content = delta.content
+        if isinstance(content, str) and content:
+            raise Raise(
+                "ValueError",
+                "Only one of `content`, `tool_call`, `tool_call_result` or `reasoning` may be"
+                " set in a StreamingChunk.",
+            )
+        if deltas[0].index is UNSET or deltas[0].index is None:
+            raise Raise(
+                "ValueError",
+                "If `tool_call`, `tool_call_result` or `reasoning` is set, `index` must also be"
+                " set.",
+            )
+        for d in deltas:
+            fn = d.function
+            name = fn.name if isinstance(fn, Function) else UNSET
+            args = fn.arguments if isinstance(fn, Function) else UNSET
+            index = None if d.index is UNSET else d.index
+            key = index if isinstance(index, int | float | str | None) else repr(index)
+            call = self.calls.setdefault(key, _Call(index))
+            if d.id is not UNSET and d.id is not None:
+                call.id = d.id
+            if name is not UNSET and name is not None:
+                call.name += js_string(name)
+            if args is not UNSET and args is not None and args != "":
+                call.arguments.append(js_string(args))
+
+    def finish(self) -> Assembly:
+        out = Assembly()
+        try:
+            keys = sorted(self.calls)
+        except TypeError as exc:
+            raise Raise("TypeError", str(exc)) from None
+        for key in keys:
+            call = self.calls[key]
+            args = "".join(call.arguments)
+            try:
+                parsed = json.loads(args) if args else {}
+            except ValueError:
+                out.dropped.append(
+                    DroppedCall(
+                        call.index,
+                        call.id,
+                        call.name,
+                        args,
+                        "arguments are not valid JSON: skipped with a warning",
+                    )
+                )
+                continue
+            out.calls.append(
+                AssembledCall(
+                    call.id,
+                    call.name,
+                    args,
+                    wire_index=UNSET if call.index is None else call.index,
+                    parsed=parsed,
+                )
+            )
+        return out
+
+
+POLICY = Policy(
+    key="haystack",
+    library="haystack-ai 3.4.1, OpenAIChatGenerator (streaming)",
+    rule=(
+        'an id that is not null is assigned ("" erases it); names and arguments concatenate'
+        " (a repeated name doubles); a call whose arguments are not JSON is skipped"
+    ),
+    assembler=HaystackAssembler,
+)

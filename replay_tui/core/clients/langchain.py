@@ -1,0 +1,215 @@
+"""LangChain: langchain-openai 1.7.4 ``ChatOpenAI.stream`` summed into one ``AIMessageChunk``
+(langchain-core 1.8.3).
+
+langchain-openai turns each raw tool-call delta into a ``tool_call_chunk`` from
+``rtc["function"].get(...)`` on the SDK's ``model_dump()`` (so a delta without a ``function``
+object raises ``AttributeError``). ``AIMessageChunk.__add__`` merges the chunk lists with
+``merge_lists``: an entry joins the first earlier entry with the same integer ``index`` whose id
+is compatible (either is ``None``/``""`` or they are equal), otherwise it becomes a separate
+call. ``merge_dicts`` then skips ``None``, keeps an equal ``id`` once and concatenates every
+other string — a repeated ``name`` doubles. At the end ``init_tool_calls`` parses arguments with
+``parse_partial_json``: a dict becomes a call (name ``None`` → ``""``), anything else an
+``invalid_tool_call``.
+"""
+
+from __future__ import annotations
+
+import json
+from bisect import bisect_right
+from itertools import accumulate
+from typing import Any
+
+from ..wire import UNSET, Function
+from .base import (
+    AssembledCall,
+    Assembler,
+    Assembly,
+    Frame,
+    Policy,
+    Raise,
+    choices,
+    none_if_unset,
+    raise_sdk_stream_error,
+    tool_deltas,
+)
+
+__all__ = ["POLICY", "parse_partial_json"]
+
+
+def parse_partial_json(s: str) -> Any:
+    """A port of ``langchain_core.utils.json.parse_partial_json`` (MIT, LangChain)."""
+    try:
+        return json.loads(s, strict=False)
+    except json.JSONDecodeError:
+        pass
+    new_chars: list[str] = []
+    stack: list[str] = []
+    inside = False
+    escaped = False
+    for char in s:
+        new_char = char
+        if inside:
+            if char == '"' and not escaped:
+                inside = False
+            elif char == "\n" and not escaped:
+                new_char = "\\n"
+            elif char == "\\":
+                escaped = not escaped
+            else:
+                escaped = False
+        elif char == '"':
+            inside = True
+            escaped = False
+        elif char == "{":
+            stack.append("}")
+        elif char == "[":
+            stack.append("]")
+        elif char in "}]":
+            if stack and stack[-1] == char:
+                stack.pop()
+            else:
+                return None
+        new_chars.append(new_char)
+    if inside:
+        if escaped:
+            new_chars.pop()
+        new_chars.append('"')
+    stack.reverse()
+    ends = list(accumulate(map(len, new_chars)))
+    while new_chars:
+        try:
+            return json.loads("".join(new_chars + stack), strict=False)
+        except json.JSONDecodeError as e:
+            idx = bisect_right(ends, e.pos)
+            if idx < len(new_chars):
+                del new_chars[idx:]
+                del ends[idx:]
+            else:
+                new_chars.pop()
+                ends.pop()
+    return json.loads(s, strict=False)
+
+
+def _merge_into(left: dict[str, Any], right: dict[str, Any]) -> None:
+    """``merge_dicts`` for the keys a tool-call chunk has (name, args, id, index)."""
+    for key, rv in right.items():
+        if key not in left or (rv is not None and left[key] is None):
+            left[key] = rv
+        elif rv is None:
+            continue
+        elif type(left[key]) is not type(rv):
+            raise Raise(
+                "TypeError",
+                f'additional_kwargs["{key}"] already exists in this message, but with a'
+                " different type.",
+            )
+        elif isinstance(rv, str):
+            if key == "id" and left[key] == rv:
+                continue
+            left[key] = left[key] + rv
+        elif left[key] == rv:
+            continue
+        elif isinstance(rv, int) and not isinstance(rv, bool):
+            left[key] = left[key] + rv
+        else:
+            raise Raise("TypeError", f"Additional kwargs key {key} already exists in left dict")
+
+
+def _mergeable(e: dict[str, Any]) -> bool:
+    index = e.get("index")
+    return (isinstance(index, int) and not isinstance(index, bool)) or (
+        isinstance(index, str) and index.startswith("lc_")
+    )
+
+
+def _blank_id(value: Any) -> bool:
+    return value is None or value == ""
+
+
+class LangChainAssembler(Assembler):
+    def __init__(self) -> None:
+        self.merged: list[dict[str, Any]] = []
+        self.first = True
+
+    def feed(self, frame: Frame) -> None:
+        raise_sdk_stream_error(frame)
+        cs = choices(frame.chunk)
+        if not cs or not cs[0].delta:
+            return
+        entries: list[dict[str, Any]] = []
+        for call in tool_deltas(cs[0]):
+            fn = call.function
+            if not isinstance(fn, Function):
+                raise Raise("AttributeError", "'NoneType' object has no attribute 'get'")
+            entries.append(
+                {
+                    "name": none_if_unset(fn.name),
+                    "args": none_if_unset(fn.arguments),
+                    "id": none_if_unset(call.id),
+                    "index": none_if_unset(call.index),
+                }
+            )
+        if self.first:
+            # the first message of the sum keeps its own list as it is
+            self.first = False
+            self.merged = [dict(e) for e in entries]
+            return
+        for e in entries:
+            if _mergeable(e):
+                for left in self.merged:
+                    if left.get("index") == e["index"] and (
+                        _blank_id(left.get("id")) or _blank_id(e["id"]) or left.get("id") == e["id"]
+                    ):
+                        _merge_into(left, e)
+                        break
+                else:
+                    self.merged.append(dict(e))
+            else:
+                self.merged.append(dict(e))
+
+    def finish(self) -> Assembly:
+        out = Assembly()
+        for chunk in self.merged:
+            args = chunk.get("args")
+            try:
+                parsed = parse_partial_json(args) if args else {}
+                valid = isinstance(parsed, dict)
+            except Exception:
+                parsed, valid = UNSET, False
+            if valid:
+                out.calls.append(
+                    AssembledCall(
+                        id=chunk.get("id"),
+                        name=chunk.get("name") or "",
+                        arguments=json.dumps(parsed),
+                        wire_index=_wire(chunk.get("index")),
+                        parsed=parsed,
+                    )
+                )
+            else:
+                out.calls.append(
+                    AssembledCall(
+                        id=chunk.get("id"),
+                        name=chunk.get("name"),
+                        arguments=args,
+                        wire_index=_wire(chunk.get("index")),
+                        invalid=True,
+                    )
+                )
+        return out
+
+
+def _wire(index: Any) -> Any:
+    return UNSET if index is None else index
+
+
+POLICY = Policy(
+    key="langchain",
+    library="langchain-openai 1.7.4 with langchain-core 1.8.3, AIMessageChunk sum",
+    rule=(
+        "same index and compatible id merge; a different non-empty id at the same index becomes"
+        " a separate call; equal ids are kept once, other strings concatenate (a repeated name"
+        " doubles); null is skipped; a delta without function raises AttributeError"
+    ),
+    assembler=LangChainAssembler,
+)

@@ -1,0 +1,102 @@
+"""LlamaIndex: llama-index-llms-openai 0.8.3, ``OpenAI.stream_chat`` with ``update_tool_calls``.
+
+Only ``choices[0]`` is read, and of each chunk's tool-call list only the *first* delta. A delta
+whose index differs from the last call's starts a new call (so interleaved parallel calls are
+split); otherwise ``id``, ``function.name`` and ``function.arguments`` are *concatenated*
+(``+= value or ""``), after asserting that both the call and the delta have a ``function``
+object (``AssertionError`` otherwise). ``get_tool_calls_from_response`` hands over
+``tool_id = id or ""`` and ``tool_name = name or ""``; a call whose first delta had no function
+is left out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..wire import UNSET, ToolCall, js_string
+from .base import (
+    AssembledCall,
+    Assembler,
+    Assembly,
+    DroppedCall,
+    Frame,
+    Policy,
+    Raise,
+    choices,
+    function_fields,
+    none_if_unset,
+    raise_sdk_stream_error,
+    tool_deltas,
+)
+
+__all__ = ["POLICY"]
+
+
+def _text(value: Any) -> str:
+    return "" if value is UNSET or value is None or value == "" else js_string(value)
+
+
+@dataclass
+class _Call:
+    index: Any
+    has_function: bool
+    id: Any
+    name: Any
+    arguments: Any
+
+
+class LlamaIndexAssembler(Assembler):
+    def __init__(self) -> None:
+        self.calls: list[_Call] = []
+
+    def feed(self, frame: Frame) -> None:
+        raise_sdk_stream_error(frame)
+        cs = choices(frame.chunk)
+        if not cs or not cs[0].delta:
+            return
+        deltas = tool_deltas(cs[0])
+        if deltas:
+            self._update(deltas[0])
+
+    def _update(self, d: ToolCall) -> None:
+        has_fn, name, args = function_fields(d)
+        index = None if d.index is UNSET else d.index
+        if not self.calls or self.calls[-1].index != index:
+            self.calls.append(
+                _Call(index, has_fn, none_if_unset(d.id), none_if_unset(name), none_if_unset(args))
+            )
+            return
+        t = self.calls[-1]
+        if not t.has_function or not has_fn:
+            raise Raise("AssertionError")
+        t.arguments = _text(t.arguments) + _text(args)
+        t.name = _text(t.name) + _text(name)
+        t.id = _text(t.id) + _text(d.id)
+
+    def finish(self) -> Assembly:
+        out = Assembly()
+        for t in self.calls:
+            if not t.has_function:
+                out.dropped.append(DroppedCall(t.index, t.id, None, None, "no function object"))
+                continue
+            out.calls.append(
+                AssembledCall(
+                    id=t.id or "",
+                    name=t.name or "",
+                    arguments=t.arguments or "",
+                    wire_index=UNSET if t.index is None else t.index,
+                )
+            )
+        return out
+
+
+POLICY = Policy(
+    key="llamaindex",
+    library="llama-index-llms-openai 0.8.3, OpenAI.stream_chat",
+    rule=(
+        "concatenates id, name and arguments (a repeated id or name doubles); reads only the"
+        " first tool-call delta of a chunk; a delta without function fails an assertion"
+    ),
+    assembler=LlamaIndexAssembler,
+)

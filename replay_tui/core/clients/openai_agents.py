@@ -1,0 +1,178 @@
+"""OpenAI Agents SDK 0.24.0 (Python): ``ChatCmplStreamHandler`` for Chat Completions models.
+
+Calls are keyed by the wire ``index``; a non-empty ``function.name`` and a non-empty ``id``
+overwrite the one before (last non-empty wins) and arguments are appended; a call of type
+``custom`` is ignored. A call that never got an id or a name reaches the run with ``""``.
+
+With ``buffer_streamed_tool_calls=True`` (``openai-agents-buffered``), deltas whose ``type`` is
+absent, ``null`` or ``"function"`` are held back and re-emitted as one delta per call when the
+stream ends; a held call without an id or a name then raises ``ModelBehaviorError``, and so
+does ``finish_reason: "tool_calls"`` arriving with no tool-call delta at all. A delta of any
+other type passes straight through (and its index with it from then on).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..wire import UNSET, Function, ToolCall
+from .base import (
+    AssembledCall,
+    Assembler,
+    Assembly,
+    Frame,
+    Policy,
+    Raise,
+    choices,
+    raise_sdk_stream_error,
+    tool_deltas,
+)
+
+__all__ = ["BUFFERED_POLICY", "POLICY"]
+
+
+@dataclass
+class _Call:
+    index: Any
+    call_id: str = ""
+    name: str = ""
+    arguments: str = ""
+
+
+def _key(index: Any) -> Any:
+    if index is UNSET:
+        return None
+    return index if isinstance(index, int | float | str) else repr(index)
+
+
+@dataclass
+class AgentsAssembler(Assembler):
+    buffered: bool = False
+    calls: dict[Any, _Call] = field(default_factory=dict)
+    ignored: set[Any] = field(default_factory=set)
+    held: dict[Any, _Call] = field(default_factory=dict)
+    passthrough: set[Any] = field(default_factory=set)
+    saw_passthrough: bool = False
+
+    def feed(self, frame: Frame) -> None:
+        raise_sdk_stream_error(frame)
+        for choice in choices(frame.chunk):
+            deltas = tool_deltas(choice)
+            if not self.buffered:
+                for call in deltas:
+                    self._handle(call.index, call.type, call.id, call.function)
+                continue
+            remaining: list[ToolCall] = []
+            for call in deltas:
+                key = _key(call.index)
+                if key in self.passthrough:
+                    self.saw_passthrough = True
+                    remaining.append(call)
+                elif call.type is UNSET or call.type is None or call.type == "function":
+                    self._hold(call)
+                else:
+                    self.passthrough.add(key)
+                    self.saw_passthrough = True
+                    remaining.append(call)
+            delta = choice.delta
+            output = bool(remaining) or bool(
+                delta
+                and (
+                    (delta.content is not UNSET and delta.content is not None)
+                    or (isinstance(delta.reasoning_content, str) and delta.reasoning_content)
+                )
+            )
+            if (
+                choice.finish_reason == "tool_calls"
+                and not self.held
+                and not self.saw_passthrough
+                and not output
+            ):
+                raise Raise(
+                    "ModelBehaviorError",
+                    "Chat Completions stream finished with finish_reason='tool_calls' but did not"
+                    " include any streamed tool call deltas.",
+                )
+            for call in remaining:
+                self._handle(call.index, call.type, call.id, call.function)
+
+    def _hold(self, call: ToolCall) -> None:
+        held = self.held.setdefault(_key(call.index), _Call(call.index))
+        if isinstance(call.id, str) and call.id:
+            held.call_id = call.id
+        fn = call.function
+        if isinstance(fn, Function):
+            if isinstance(fn.name, str) and fn.name:
+                held.name = fn.name
+            if isinstance(fn.arguments, str) and fn.arguments:
+                held.arguments += fn.arguments
+
+    def _handle(self, index: Any, type_: Any, call_id: Any, fn: Any) -> None:
+        key = _key(index)
+        if key in self.ignored:
+            return
+        if type_ == "custom":
+            self.ignored.add(key)
+            return
+        call = self.calls.get(key)
+        if call is None:
+            call = self.calls[key] = _Call(index)
+        if isinstance(fn, Function):
+            if isinstance(fn.arguments, str):
+                call.arguments += fn.arguments
+            if isinstance(fn.name, str) and fn.name:
+                call.name = fn.name
+        if isinstance(call_id, str) and call_id:
+            call.call_id = call_id
+
+    def finish(self) -> Assembly:
+        if self.held:
+            for key in sorted(self.held, key=_sort_key):
+                held = self.held[key]
+                if not held.call_id:
+                    raise Raise(
+                        "ModelBehaviorError",
+                        "Buffered Chat Completions tool call stream ended without a tool call id.",
+                    )
+                if not held.name:
+                    raise Raise(
+                        "ModelBehaviorError",
+                        "Buffered Chat Completions tool call stream ended without a function name.",
+                    )
+            for key in sorted(self.held, key=_sort_key):
+                held = self.held[key]
+                self._handle(
+                    held.index,
+                    "function",
+                    held.call_id,
+                    Function(name=held.name, arguments=held.arguments),
+                )
+        return Assembly(
+            calls=[
+                AssembledCall(c.call_id, c.name, c.arguments, wire_index=c.index)
+                for c in self.calls.values()
+            ]
+        )
+
+
+def _sort_key(key: Any) -> tuple[int, Any]:
+    return (0, key) if isinstance(key, int | float) else (1, str(key))
+
+
+POLICY = Policy(
+    key="openai-agents",
+    library="openai-agents 0.24.0 (Python), ChatCmplStreamHandler",
+    rule='last non-empty id and name win; arguments appended; a call never identified gets ""',
+    assembler=AgentsAssembler,
+)
+
+BUFFERED_POLICY = Policy(
+    key="openai-agents-buffered",
+    library="openai-agents 0.24.0 (Python), buffer_streamed_tool_calls=True",
+    rule=(
+        "as openai-agents, but calls are held until the stream ends and a call without an id"
+        " or a name raises ModelBehaviorError"
+    ),
+    assembler=lambda: AgentsAssembler(buffered=True),
+)

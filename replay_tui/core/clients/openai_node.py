@@ -1,0 +1,190 @@
+"""openai-node 7.59.0: ``ChatCompletionStream`` (``client.chat.completions.stream()``).
+
+``#accumulateChatCompletion`` (``src/lib/ChatCompletionStream.ts``) keys calls by the wire
+``index``, which must be a safe integer in ``[0, 128)`` or it throws. ``id`` and ``type`` are
+taken when truthy (last non-empty wins), ``function.name`` likewise, arguments are appended
+when not ``null``. When the index moves on, or a ``finish_reason`` arrives, the finished call's
+"done" event throws if it never got a ``type``; the final completion throws for a missing
+``type``/``name``/``arguments`` and invents ``call_<uuid>`` for a missing id.
+
+With a strict (or auto-parseable) tool in the request, the first call's ``type`` and non-empty
+name are bound: any later delta whose ``type`` or ``function.name`` is present and differs —
+``null`` and ``""`` included — throws ``changed tool call identity``, and a finished call's
+arguments must parse as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..wire import UNSET, Function, js_string
+from .base import (
+    AssembledCall,
+    Assembler,
+    Assembly,
+    Frame,
+    Policy,
+    Raise,
+    is_number,
+    js_truthy,
+    raise_sdk_stream_error,
+    tool_deltas,
+)
+
+__all__ = ["POLICY", "STRICT_POLICY"]
+
+MAX_STREAM_TOOL_CALLS = 128
+CHANGED = "Chat completion stream contains a changed tool call identity"
+GENERATED_ID = "call_<uuid4>"
+
+
+@dataclass(slots=True)
+class _Snapshot:
+    id: Any = UNSET
+    type: Any = UNSET
+    has_function: bool = False
+    name: Any = UNSET
+    arguments: str = ""
+
+
+@dataclass(slots=True)
+class _Bound:
+    type: str
+    name: str
+
+
+def _safe_index(value: Any) -> int | None:
+    if not is_number(value) or value != value or int(value) != value:
+        return None
+    index = int(value)
+    return index if 0 <= index < MAX_STREAM_TOOL_CALLS else None
+
+
+@dataclass
+class OpenAINodeAssembler(Assembler):
+    strict: bool = False
+    calls: dict[int, _Snapshot] = field(default_factory=dict)
+    bound: dict[int, _Bound] = field(default_factory=dict)
+    current: int | None = None
+    finished: bool = False
+    done: set[int] = field(default_factory=set)
+    chunks: int = 0
+
+    def feed(self, frame: Frame) -> None:
+        raise_sdk_stream_error(frame, node=True)
+        chunk = frame.chunk
+        if not isinstance(chunk.choices, list):
+            raise Raise("TypeError", "chunk.choices is not iterable")
+        self.chunks += 1
+        for choice in chunk.choices:
+            if js_truthy(choice.finish_reason):
+                self.finished = True
+            deltas = tool_deltas(choice)
+            touched: list[int] = []
+            for call in deltas:
+                index = _safe_index(call.index)
+                if index is None:
+                    shown = "undefined" if call.index is UNSET else js_string(call.index)
+                    raise Raise(
+                        "Error",
+                        f"Chat completion stream contains an invalid tool call index: {shown}",
+                    )
+                snap = self.calls.setdefault(index, _Snapshot())
+                fn = call.function
+                name = fn.name if isinstance(fn, Function) else UNSET
+                bound = self.bound.get(index)
+                if bound is not None and (
+                    (call.type is not UNSET and call.type != bound.type)
+                    or (name is not UNSET and name != bound.name)
+                ):
+                    raise Raise("Error", CHANGED)
+                if js_truthy(call.id):
+                    snap.id = call.id
+                if js_truthy(call.type):
+                    snap.type = call.type
+                if isinstance(fn, Function):
+                    if not snap.has_function:
+                        snap.has_function = True
+                        snap.name = "" if name is UNSET or name is None else name
+                    if js_truthy(name):
+                        snap.name = name
+                    if (
+                        self.strict
+                        and bound is None
+                        and snap.type == "function"
+                        and isinstance(snap.name, str)
+                        and snap.name
+                    ):
+                        self.bound[index] = _Bound("function", snap.name)
+                    if fn.arguments is not UNSET and fn.arguments is not None:
+                        snap.arguments += js_string(fn.arguments)
+                touched.append(index)
+            # done events: a finish reason closes the current call, a new index the previous one
+            if self.finished and self.current is not None:
+                self._done(self.current)
+            for index in touched:
+                if self.current != index and self.current is not None:
+                    self._done(self.current)
+                self.current = index
+
+    def _done(self, index: int) -> None:
+        if index in self.done:
+            return
+        snap = self.calls[index]
+        if not js_truthy(snap.type):
+            raise Raise("Error", "tool call snapshot missing `type`")
+        if self.strict and snap.type == "function":
+            try:
+                json.loads(snap.arguments)
+            except ValueError:
+                raise Raise(
+                    "SyntaxError", "Error reading response: invalid structured output JSON."
+                ) from None
+        if self.finished:
+            self.done.add(index)
+
+    def finish(self) -> Assembly:
+        if not self.chunks:
+            raise Raise("Error", "request ended without sending any chunks")
+        out = Assembly()
+        for index in sorted(self.calls):
+            snap = self.calls[index]
+            if snap.type is UNSET or snap.type is None:
+                raise Raise("Error", f"missing choices[0].tool_calls[{index}].type")
+            if not snap.has_function or snap.name is None:
+                raise Raise("Error", f"missing choices[0].tool_calls[{index}].function.name")
+            generated = not js_truthy(snap.id)
+            out.calls.append(
+                AssembledCall(
+                    id=GENERATED_ID if generated else snap.id,
+                    name=snap.name,
+                    arguments=snap.arguments,
+                    wire_index=index,
+                    id_generated=generated,
+                )
+            )
+        return out
+
+
+POLICY = Policy(
+    key="openai-node",
+    library="openai 7.59.0 (Node), ChatCompletionStream",
+    rule=(
+        "last non-empty id and name win; arguments appended unless null; a call never typed"
+        " throws; a missing id becomes call_<uuid>"
+    ),
+    assembler=OpenAINodeAssembler,
+)
+
+STRICT_POLICY = Policy(
+    key="openai-node-strict",
+    library="openai 7.59.0 (Node), ChatCompletionStream with a strict function tool",
+    rule=(
+        "as openai-node, but once a call has its type and name, a later delta whose type or"
+        ' name is present and different (null and "" included) throws \'changed tool call'
+        " identity'; finished arguments must parse as JSON"
+    ),
+    assembler=lambda: OpenAINodeAssembler(strict=True),
+)

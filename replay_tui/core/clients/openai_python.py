@@ -1,0 +1,214 @@
+"""openai-python 3.57.0: ``ChatCompletionStreamState`` (``client.chat.completions.stream()``).
+
+The SDK merges every delta into a snapshot with ``accumulate_delta``
+(``openai/lib/streaming/_deltas.py``): strings are *concatenated* whatever the key — so a
+continuation that repeats ``id`` or ``function.name`` doubles it — ``null`` never overwrites,
+``index`` and ``type`` are overwritten, and a tool-call list is merged positionally
+(``acc[index]``; a new index is ``list.insert``-ed, which appends when it is past the end).
+After each chunk it asserts that a call typed ``function`` is still typed ``function`` (so a
+continuation with ``type: null`` fails an ``AssertionError``), and its event builder asserts
+that every tool-call delta of a ``function`` call carries a ``function`` object. A call that
+never got an ``id`` or ``name`` keeps ``None``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..wire import UNSET, Function, ToolCall
+from .base import (
+    AssembledCall,
+    Assembler,
+    Assembly,
+    Frame,
+    Policy,
+    Raise,
+    none_if_unset,
+    raise_sdk_stream_error,
+    tool_deltas,
+)
+
+__all__ = ["POLICY", "accumulate_delta", "tool_call_dict"]
+
+
+def tool_call_dict(call: ToolCall) -> dict[str, Any]:
+    """The delta as the SDK's ``to_dict()`` gives it: only the keys the JSON had."""
+    out: dict[str, Any] = {}
+    if call.index is not UNSET:
+        out["index"] = call.index
+    if call.id is not UNSET:
+        out["id"] = call.id
+    if call.type is not UNSET:
+        out["type"] = call.type
+    fn = call.function
+    if isinstance(fn, Function):
+        f: dict[str, Any] = {}
+        if fn.name is not UNSET:
+            f["name"] = fn.name
+        if fn.arguments is not UNSET:
+            f["arguments"] = fn.arguments
+        out["function"] = f
+    elif fn is None:
+        out["function"] = None
+    return out
+
+
+def _has_indexed_entries(value: Any) -> bool:
+    return isinstance(value, list) and any(isinstance(e, dict) and "index" in e for e in value)
+
+
+def _addable(a: Any, b: Any) -> bool:
+    """Two strings, or two numbers: ``accumulate_delta`` adds them (``"a" + "a"`` = ``"aa"``)."""
+    both_str = isinstance(a, str) and isinstance(b, str)
+    return both_str or (isinstance(a, int | float) and isinstance(b, int | float))
+
+
+def accumulate_delta(acc: dict[Any, Any], delta: dict[Any, Any]) -> dict[Any, Any]:
+    """A port of ``openai.lib.streaming._deltas.accumulate_delta`` (raises what it raises)."""
+    for key, delta_value in delta.items():
+        if key not in acc or acc[key] is None:
+            if _has_indexed_entries(delta_value):
+                acc[key] = []
+            else:
+                acc[key] = delta_value
+                continue
+        acc_value = acc[key]
+        if key == "index" or key == "type":
+            acc[key] = delta_value
+            continue
+        if _addable(acc_value, delta_value):
+            acc_value += delta_value
+        elif isinstance(acc_value, dict) and isinstance(delta_value, dict):
+            acc_value = accumulate_delta(acc_value, delta_value)
+        elif isinstance(acc_value, list) and isinstance(delta_value, list):
+            if all(isinstance(x, str | int | float) for x in acc_value) and (
+                acc_value or not _has_indexed_entries(delta_value)
+            ):
+                acc_value.extend(delta_value)
+                continue
+            for entry in delta_value:
+                if not isinstance(entry, dict):
+                    raise Raise(
+                        "TypeError", f"Unexpected list delta entry is not a dictionary: {entry}"
+                    )
+                if "index" not in entry:
+                    raise Raise(
+                        "RuntimeError", f"Expected list delta entry to have an `index` key; {entry}"
+                    )
+                index = entry["index"]
+                if not isinstance(index, int):
+                    raise Raise(
+                        "TypeError",
+                        f"Unexpected, list delta entry `index` value is not an integer; {index}",
+                    )
+                try:
+                    acc_entry = acc_value[index]
+                except IndexError:
+                    acc_value.insert(index, entry)
+                else:
+                    if not isinstance(acc_entry, dict):
+                        raise Raise("TypeError", "not handled yet")
+                    acc_value[index] = accumulate_delta(acc_entry, entry)
+        acc[key] = acc_value
+    return acc
+
+
+def _lookup(calls: Any, index: Any) -> Any:
+    """``calls[index]`` with Python's list semantics (what ``snapshot.tool_calls[i]`` does)."""
+    if not isinstance(calls, list):
+        calls = []
+    if isinstance(index, bool) or not isinstance(index, int):
+        raise Raise("TypeError", f"list indices must be integers or slices, not {_py_type(index)}")
+    try:
+        return calls[index]
+    except IndexError:
+        raise Raise("IndexError", "list index out of range") from None
+
+
+def _py_type(value: Any) -> str:
+    if value is None or value is UNSET:
+        return "NoneType"
+    return type(value).__name__
+
+
+def _type_of(entry: Any) -> Any:
+    return entry.get("type") if isinstance(entry, dict) else None
+
+
+class OpenAIPythonAssembler(Assembler):
+    def __init__(self) -> None:
+        self.started = False
+        self.message: dict[Any, Any] | None = None
+
+    def feed(self, frame: Frame) -> None:
+        raise_sdk_stream_error(frame)
+        chunk = frame.chunk
+        if not isinstance(chunk.choices, list):
+            if self.started:
+                raise Raise("TypeError", "'NoneType' object is not iterable")
+            self.started = True
+            return
+        first = not self.started
+        self.started = True
+        for choice in chunk.choices:
+            deltas = tool_deltas(choice)
+            delta: dict[Any, Any] = {}
+            if choice.delta and choice.delta.tool_calls is not UNSET:
+                tc = choice.delta.tool_calls
+                delta["tool_calls"] = None if tc is None else [tool_call_dict(c) for c in deltas]
+            if first or self.message is None:
+                self.message = accumulate_delta({}, delta)
+            else:
+                before = [_type_of(e) for e in (self.message.get("tool_calls") or [])]
+                self.message = accumulate_delta(self.message, delta)
+                after = self.message.get("tool_calls") or []
+                for i, t in enumerate(before):
+                    if t == "function" and _type_of(after[i]) != "function":
+                        raise Raise("AssertionError")
+            if not first:
+                for call in deltas:
+                    _lookup(self.message.get("tool_calls"), none_if_unset(call.index))
+            # _build_events
+            if deltas:
+                calls = self.message.get("tool_calls")
+                if calls is None:
+                    raise Raise("AssertionError")
+                for call in deltas:
+                    entry = _lookup(calls, none_if_unset(call.index))
+                    if _type_of(entry) == "function" and not isinstance(call.function, Function):
+                        raise Raise("AssertionError")
+
+    def finish(self) -> Assembly:
+        out = Assembly()
+        entries = (self.message or {}).get("tool_calls") or []
+        for entry in entries:
+            if not isinstance(entry, dict):
+                continue
+            if entry.get("type") == "function":
+                if "function" not in entry:
+                    raise Raise("KeyError", "'function'")
+                if not isinstance(entry["function"], dict):
+                    raise Raise("TypeError", "'NoneType' object is not a mapping")
+            fn = entry.get("function")
+            fn = fn if isinstance(fn, dict) else {}
+            out.calls.append(
+                AssembledCall(
+                    id=entry.get("id"),
+                    name=fn.get("name"),
+                    arguments=fn.get("arguments"),
+                    wire_index=entry.get("index", UNSET),
+                )
+            )
+        return out
+
+
+POLICY = Policy(
+    key="openai-python",
+    library="openai 3.57.0 (Python), ChatCompletionStreamState",
+    rule=(
+        "concatenates id, name and arguments across deltas (a repeated id or name doubles);"
+        " null is ignored; type is overwritten and a call typed function must stay so"
+        " (AssertionError); a delta without a function object fails an assertion"
+    ),
+    assembler=OpenAIPythonAssembler,
+)

@@ -1,0 +1,121 @@
+"""Semantic Kernel (Python) 1.45.0: ``OpenAIChatCompletion`` streaming, contents summed.
+
+Each tool-call delta that has a ``function`` object becomes a ``FunctionCallContent(id, index,
+name, arguments)``; summing the streamed messages adds each new item to the first earlier item
+it can be added to. ``FunctionCallContent.__add__`` refuses a different ``index`` or two
+different non-empty ids — the delta then stays a separate call — and otherwise keeps the
+first non-empty ``id`` and ``name`` and concatenates arguments (``""``, ``"{}"`` and ``None``
+count as empty; two empties give ``"{}"``). A call never identified keeps ``None``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..wire import UNSET, Function, js_string
+from .base import (
+    AssembledCall,
+    Assembler,
+    Assembly,
+    Frame,
+    Policy,
+    choices,
+    raise_sdk_stream_error,
+    tool_deltas,
+)
+
+__all__ = ["POLICY"]
+
+EMPTY = ("", "{}", None)
+
+
+@dataclass
+class _Item:
+    id: Any
+    index: Any
+    name: Any
+    arguments: Any
+
+
+def combine_arguments(a: Any, b: Any) -> Any:
+    """``FunctionCallContent.combine_arguments`` for string arguments."""
+    if a in EMPTY and b in EMPTY:
+        return "{}"
+    if a in EMPTY:
+        return b or "{}"
+    if b in EMPTY:
+        return a or "{}"
+    return (a or "") + (b or "")
+
+
+class SemanticKernelAssembler(Assembler):
+    def __init__(self) -> None:
+        self.items: list[_Item] = []
+        self.first = True
+
+    def feed(self, frame: Frame) -> None:
+        raise_sdk_stream_error(frame)
+        if not choices(frame.chunk):
+            return  # no choice, no streamed message to add
+        new: list[_Item] = []
+        for choice in choices(frame.chunk):
+            for d in tool_deltas(choice):
+                fn = d.function
+                if not isinstance(fn, Function):
+                    continue
+                new.append(
+                    _Item(
+                        None if d.id is UNSET else d.id,
+                        None if d.index is UNSET else d.index,
+                        None if fn.name is UNSET else fn.name,
+                        _args(fn.arguments),
+                    )
+                )
+        if self.first:
+            # the first streamed message is the start of the sum: its items are kept as they are
+            self.first = False
+            self.items = new
+            return
+        for other in new:
+            for i, item in enumerate(self.items):
+                if item.id and other.id and item.id != other.id:
+                    continue
+                if item.index != other.index:
+                    continue
+                self.items[i] = _Item(
+                    item.id or other.id,
+                    item.index or other.index,
+                    item.name or other.name,
+                    combine_arguments(item.arguments, other.arguments),
+                )
+                break
+            else:
+                self.items.append(other)
+
+    def finish(self) -> Assembly:
+        return Assembly(
+            calls=[
+                AssembledCall(
+                    i.id, i.name, i.arguments, wire_index=UNSET if i.index is None else i.index
+                )
+                for i in self.items
+            ]
+        )
+
+
+def _args(value: Any) -> Any:
+    if value is UNSET or value is None:
+        return None
+    return value if isinstance(value, str) else js_string(value)
+
+
+POLICY = Policy(
+    key="semantic-kernel",
+    library="semantic-kernel 1.45.0 (Python), OpenAIChatCompletion streaming",
+    rule=(
+        "first non-empty id and name win; arguments concatenate; a different non-empty id at"
+        " the same index becomes a separate call"
+    ),
+    assembler=SemanticKernelAssembler,
+)
