@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import msgspec
 
@@ -22,6 +22,9 @@ from .core.trace import Trace, load_trace
 from .core.translator import Behavior, Chunk
 from .core.visible import visible
 from .core.wire import describe_value
+
+if TYPE_CHECKING:
+    from .core.clients import ClientOutcome
 
 __all__ = ["main"]
 
@@ -71,6 +74,19 @@ def _check_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true", help="print one JSON document (see README)")
     p.add_argument("-v", "--verbose", action="store_true", help="list each trace's flags and notes")
+    p.add_argument(
+        "--clients",
+        action="store_true",
+        help=(
+            "also replay each trace through 13 client libraries' tool-call assembly and say"
+            " which would break (docs/clients.md)"
+        ),
+    )
+    p.add_argument(
+        "--fail-on-clients",
+        action="store_true",
+        help="with --clients: exit 1 also when some client library would break on a trace",
+    )
     return p
 
 
@@ -177,19 +193,36 @@ def _report_skipped(skipped: Sequence[Skipped]) -> None:
 
 
 def _check(ns: argparse.Namespace) -> int:
+    if ns.fail_on_clients and not ns.clients:
+        raise UsageError("--fail-on-clients needs --clients")
     report = check_paths(ns.paths)
     _report_skipped(report.skipped)
+    clients: list[dict[str, ClientOutcome]] | None = None
+    if ns.clients:
+        from .core.clients import assess  # only now: a plain `check` never pays for it
+
+        clients = [assess(t) for t in report.traces]
     if ns.json:
         out = sys.stdout.buffer
-        out.write(msgspec.json.encode(report_json(report)))
+        clients_json = None
+        if clients is not None:
+            clients_json = [{k: o.json() for k, o in c.items()} for c in clients]
+        out.write(msgspec.json.encode(report_json(report, clients_json)))
         out.write(b"\n")
         out.flush()
     else:
-        _print_table(report, sys.stdout, verbose=ns.verbose)
+        _print_table(report, sys.stdout, verbose=ns.verbose, clients=clients)
     if not report.traces:
         _error("no readable trace found")
         return EXIT_ERROR
+    if ns.fail_on_clients and clients is not None and any(_broken(c) for c in clients):
+        return EXIT_FOUND
     return EXIT_OK if report.clean else EXIT_FOUND
+
+
+def _broken(outcomes: dict[str, ClientOutcome]) -> list[str]:
+    """The client libraries (not the seed's alternative designs) that break on a trace."""
+    return [k for k, o in outcomes.items() if o.policy.kind == "library" and not o.ok]
 
 
 def _middle_cut(text: str, width: int) -> str:
@@ -198,16 +231,31 @@ def _middle_cut(text: str, width: int) -> str:
     )
 
 
-def _print_table(report: Report, out: IO[str], *, verbose: bool) -> None:
+def _print_table(
+    report: Report,
+    out: IO[str],
+    *,
+    verbose: bool,
+    clients: Sequence[dict[str, ClientOutcome]] | None = None,
+) -> None:
     paths = [visible(t.address) for t in report.traces]
     width = min(max([len(p) for p in paths] + [5]), 64)
+    column = f"{'CLIENTS':<12} " if clients is not None else ""
     header = (
         f"{'TRACE':<{width}}  {'ASSIGN-ALWAYS':<19} {'ACCEPT-IDENTITY':<19} {'FLAGS':>5}"
-        "  FIRST FLAG"
+        f"  {column}FIRST FLAG"
     )
     lines = [header]
     counts: dict[str, int] = {}
-    for trace, path in zip(report.traces, paths, strict=True):
+    breaking = 0
+    for i, (trace, path) in enumerate(zip(report.traces, paths, strict=True)):
+        outcomes = clients[i] if clients is not None else None
+        if outcomes is not None:
+            broken = _broken(outcomes)
+            libraries = sum(1 for o in outcomes.values() if o.policy.kind == "library")
+            breaking += bool(broken)
+            cell = f"{len(broken)}/{libraries} break" if broken else "ok"
+            column = f"{cell:<12} "
         a = trace.analysis
         v = trace.verdicts
         first = ""
@@ -218,7 +266,7 @@ def _print_table(report: Report, out: IO[str], *, verbose: bool) -> None:
         counts[badge] = counts.get(badge, 0) + 1
         lines.append(
             f"{_middle_cut(path, width):<{width}}  {v['assign-always']:<19} "
-            f"{v['accept-identity']:<19} {len(a.flags):>5}  {first}".rstrip()
+            f"{v['accept-identity']:<19} {len(a.flags):>5}  {column}{first}".rstrip()
         )
         if verbose:
             for f in a.flags:
@@ -230,12 +278,17 @@ def _print_table(report: Report, out: IO[str], *, verbose: bool) -> None:
             for note in trace.notes:
                 where = f"line {note.line}: " if note.line is not None else ""
                 lines.append(f"    note  {where}{visible(note.message)}")
+            for key, o in (outcomes or {}).items():
+                if not o.ok:
+                    lines.append(f"    client  {key}: {visible(o.outcome)}")
     order = ["clean", "erasing", "refused", "broken", "in progress"]
     parts = [f"{counts[k]} {k}" for k in order if counts.get(k)]
     n = len(report.traces)
     summary = f"{n} trace{'s' if n != 1 else ''}: {', '.join(parts) if parts else 'none'}"
     if report.skipped:
         summary += f"; {len(report.skipped)} skipped"
+    if clients is not None:
+        summary += f"; {breaking} break some client library"
     lines.append(summary)
     out.write("\n".join(lines) + "\n")
     out.flush()

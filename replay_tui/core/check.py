@@ -77,13 +77,18 @@ def note_json(note: Note) -> dict[str, Any]:
     return out
 
 
-def trace_json(trace: Trace) -> dict[str, Any]:
-    return {
+def trace_json(trace: Trace, clients: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One trace of the ``check --json`` document; ``clients`` (``check --clients``) is added
+    as given: ``{policy key: {"ok": bool, "outcome": str}}``."""
+    out: dict[str, Any] = {
         "path": trace.address,
         "verdicts": trace.verdicts,
         "flags": [flag_json(f) for f in trace.analysis.flags],
         "notes": [note_json(n) for n in trace.notes],
     }
+    if clients is not None:
+        out["clients"] = clients
+    return out
 
 
 def skipped_json(skipped: Skipped) -> dict[str, Any]:
@@ -93,9 +98,11 @@ def skipped_json(skipped: Skipped) -> dict[str, Any]:
     return out
 
 
-def report_json(report: Report) -> dict[str, Any]:
-    """The ``check --json`` document (SPEC §4)."""
+def report_json(report: Report, clients: Sequence[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The ``check --json`` document (SPEC §4). ``clients`` (``check --clients``), aligned
+    with ``report.traces``, adds each trace's ``"clients"`` key."""
+    per_trace = clients if clients is not None else [None] * len(report.traces)
     return {
-        "traces": [trace_json(t) for t in report.traces],
+        "traces": [trace_json(t, c) for t, c in zip(report.traces, per_trace, strict=True)],
         "skipped": [skipped_json(s) for s in report.skipped],
     }
