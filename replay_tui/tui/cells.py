@@ -1,0 +1,68 @@
+"""Trace-derived text turned into fixed-width table cells, safely.
+
+Every string that came out of a capture passes through :func:`replay_tui.core.visible.visible`
+here before it reaches a Segment, so control characters (ESC, OSC 52, bidi overrides) are shown
+as escapes. Nothing here parses markup: cells are plain strings with Rich styles beside them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.cells import cell_len, set_cell_size
+
+from ..core.visible import visible
+from ..core.wire import UNSET, describe_value
+
+__all__ = ["ValueKind", "cell_len", "fit", "middle_fit", "show_value", "value_kind"]
+
+ELLIPSIS = "…"
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` cut (with an ellipsis) or padded to exactly ``width`` cells."""
+    if width <= 0:
+        return ""
+    length = cell_len(text)
+    if length <= width:
+        return text + " " * (width - length)
+    return set_cell_size(text, width - 1) + ELLIPSIS
+
+
+def middle_fit(text: str, width: int) -> str:
+    """Like :func:`fit`, but cuts the middle: ids differ at both ends."""
+    if width <= 0:
+        return ""
+    length = cell_len(text)
+    if length <= width:
+        return text + " " * (width - length)
+    if width < 5 or not text.isascii():
+        return fit(text, width)
+    head = (width - 1) // 2 + (width - 1) % 2
+    tail = width - 1 - head
+    return text[:head] + ELLIPSIS + text[len(text) - tail :]
+
+
+class ValueKind:
+    """How a raw identity value reads: the distinction the product is about."""
+
+    ABSENT = "absent"
+    NULL = "null"
+    EMPTY = "empty"
+    STRING = "string"
+    OTHER = "other"
+
+
+def value_kind(value: Any) -> str:
+    if value is UNSET:
+        return ValueKind.ABSENT
+    if value is None:
+        return ValueKind.NULL
+    if type(value) is str:
+        return ValueKind.STRING if value else ValueKind.EMPTY
+    return ValueKind.OTHER
+
+
+def show_value(value: Any) -> str:
+    """A raw value as the tables show it: ``absent``, ``null``, ``""``, ``"x"``, ``7``."""
+    return visible(describe_value(value))

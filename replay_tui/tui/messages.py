@@ -1,0 +1,80 @@
+"""App-level messages: what workers (and, later, the file watcher) tell the screen.
+
+Widgets send user intent up as their own messages; these carry data that arrived from outside
+the UI thread. All are safe to post from a worker thread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from textual.message import Message
+
+from ..core.discovery import Discovery, Skipped
+from ..core.trace import Trace
+
+__all__ = [
+    "DiscoveryDone",
+    "LoadProgress",
+    "TraceAdded",
+    "TraceOpened",
+    "TraceRemoved",
+    "TraceUpdated",
+    "TracesJudged",
+]
+
+
+@dataclass
+class DiscoveryDone(Message):
+    """The paths were scanned: these sources are traces, these files are not."""
+
+    discovery: Discovery
+
+
+@dataclass
+class TracesJudged(Message):
+    """A batch of traces was loaded and judged in the background (list badges fill in)."""
+
+    traces: list[Trace]
+    failed: list[Skipped] = field(default_factory=list)
+    finished: bool = False
+    """The last batch: every source was judged."""
+
+
+@dataclass
+class LoadProgress(Message):
+    """Decoding the opened trace: ``done`` of ``total`` bytes."""
+
+    address: str
+    done: int
+    total: int
+
+
+@dataclass
+class TraceOpened(Message):
+    """The opened trace (or, while a big one decodes, its first part) is ready to show."""
+
+    trace: Trace
+    partial: bool = False
+    """Only the start of the capture: more is being decoded."""
+
+
+@dataclass
+class TraceAdded(Message):
+    """A new trace appeared (a file was created under a watched folder)."""
+
+    trace: Trace
+
+
+@dataclass
+class TraceUpdated(Message):
+    """A trace changed (a file grew or was rewritten): the new state replaces the old."""
+
+    trace: Trace
+
+
+@dataclass
+class TraceRemoved(Message):
+    """A trace disappeared (its file was deleted)."""
+
+    address: str

@@ -1,0 +1,538 @@
+"""The calls view: each tool call's identity evolution, delta by delta, and how it closed.
+
+The model (:class:`CallsModel`) is computed from a trace once, off the UI thread when the trace
+is big; the view renders only the rows on screen. Rows of one call:
+
+- a title (wire index, block, deltas, flags), then a two-line column header;
+- one row per delta: delta number, capture line, the erasure label when the delta erased the
+  assign-always identity, the raw ``id`` and ``name`` as sent (absent / null / "" / string kept
+  apart), the arguments fragment, and the identity in force under each behavior;
+- the assembled call under both behaviors (or why the fix refuses it) and its arguments,
+  pretty-printed when they parse as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+
+from ...core.identity import CallTrace, DeltaRow, Flag
+from ...core.trace import Trace
+from ...core.translator import Behavior, index_key, is_identity
+from ...core.visible import visible
+from ...core.wire import UNSET, describe_value
+from ..cells import ValueKind, cell_len, fit, middle_fit, show_value, value_kind
+from .line_view import LineView, Row
+
+__all__ = ["CallsModel", "CallsView", "build_calls_model"]
+
+ACCEPT = Behavior.ACCEPT_IDENTITY
+ASSIGN = Behavior.ASSIGN_ALWAYS
+HEAD = 3  # title, group header, column header
+ARGS_WIDTH = 30
+MAX_ARG_LINES = 400
+ARG_WRAP = 100
+
+Piece = tuple[str, str]
+"""A run of text and the name of the component style it takes ("" for the base style)."""
+
+GUTTER = 2
+GAP = 2
+SEP = " │ "
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """One column of a call's delta table."""
+
+    key: str
+    title: str
+    width: int
+    sep: bool = False
+    """Drawn after a ``│`` separator (the start of a group) rather than a gap."""
+    group: str = ""
+
+
+def _columns(rows: list[DeltaRow], w_flag: int, w_id: int, w_name: int) -> list[Column]:
+    w_delta = max(2, len(f"{len(rows):,}"))
+    w_line = max(4, len(str(rows[-1].line))) if rows else 4
+    cols = [Column("delta", "Δ", w_delta), Column("line", "line", w_line)]
+    if w_flag:
+        cols.append(Column("flag", "flag", w_flag))
+    cols += [
+        Column("raw_id", "id", w_id, group="as sent"),
+        Column("raw_name", "name", w_name, group="as sent"),
+        Column("assign_id", "id", w_id, sep=True, group="assign-always (old)"),
+        Column("assign_name", "name", w_name, group="assign-always (old)"),
+        Column("accept_id", "id", w_id, sep=True, group="accept-identity (fix)"),
+        Column("accept_name", "name", w_name, group="accept-identity (fix)"),
+        Column("args", "arguments fragment", ARGS_WIDTH, sep=True),
+    ]
+    return cols
+
+
+@dataclass(slots=True)
+class Section:
+    """One call's rows."""
+
+    call: CallTrace
+    rows: list[DeltaRow]
+    start: int
+    tail: list[list[Piece]]
+    labels: dict[int, str]
+    """Erasure label per delta number (only deltas that erased something)."""
+    flags: list[Flag]
+    columns: list[Column]
+
+    @property
+    def size(self) -> int:
+        return HEAD + len(self.rows) + len(self.tail)
+
+    @property
+    def width(self) -> int:
+        return GUTTER + sum(c.width + (len(SEP) if c.sep else GAP) for c in self.columns)
+
+
+@dataclass(slots=True)
+class CallsModel:
+    """Everything the calls view shows for one trace."""
+
+    trace: Trace
+    sections: list[Section] = field(default_factory=list)
+    starts: list[int] = field(default_factory=list)
+    intro: list[list[Piece]] = field(default_factory=list)
+    total: int = 0
+    width: int = 0
+    by_key: dict[Any, Section] = field(default_factory=dict)
+
+    def locate(self, index: int) -> tuple[Section | None, int]:
+        """The section row ``index`` belongs to and its offset in it (``None``: intro)."""
+        if index < len(self.intro) or not self.sections:
+            return None, index
+        k = bisect_right(self.starts, index) - 1
+        section = self.sections[k]
+        return section, index - section.start
+
+    def flag_row(self, flag: Flag) -> int | None:
+        section = self.by_key.get(index_key(flag.call))
+        if section is None:
+            return None
+        return section.start + HEAD + flag.delta - 1
+
+    def delta_at(self, index: int) -> tuple[Section, DeltaRow] | None:
+        section, offset = self.locate(index)
+        if section is None or not HEAD <= offset < HEAD + len(section.rows):
+            return None
+        return section, section.rows[offset - HEAD]
+
+
+def flag_label(flags: tuple[Flag, ...] | list[Flag]) -> str:
+    """``erased id`` / ``erased name`` (both when one delta erased both), repairs marked."""
+    parts = []
+    for f in flags:
+        text = f.label
+        if f.repaired_line is not None:
+            text += f" (repaired l.{f.repaired_line})"
+        parts.append(text)
+    return " · ".join(parts)
+
+
+def _width(values: list[Any], cap: int, header: str) -> int:
+    return min(cap, max([len(header), 6] + [cell_len(show_value(v)) for v in values]))
+
+
+def build_calls_model(trace: Trace) -> CallsModel:
+    """Compute the calls view of ``trace`` (pure: safe to run in a worker thread)."""
+    model = CallsModel(trace)
+    analysis = trace.analysis
+    if not analysis.calls:
+        blocks = analysis.blocks
+        model.intro = [
+            [("No tool calls in this trace: no identity to erase.", "calls-view--title")],
+            [
+                (
+                    f"{blocks} text/reasoning block{'s' if blocks != 1 else ''}"
+                    " · see Details for the verdicts and Diff for the chunks.",
+                    "calls-view--dim",
+                )
+            ],
+        ]
+    index = len(model.intro)
+    accept = analysis.outcomes.get(ACCEPT)
+    by_call: dict[Any, list[Flag]] = {}
+    for f in analysis.flags:
+        by_call.setdefault(index_key(f.call), []).append(f)
+    for ct in analysis.calls:
+        rows = ct.rows()
+        sample = rows[:200]
+        ids = [r.raw_id for r in sample] + list(_finals(ct, 0))
+        names = [r.raw_name for r in sample] + list(_finals(ct, 1))
+        labels: dict[int, list[Flag]] = {}
+        for f in by_call.get(ct.key, ()):
+            labels.setdefault(f.delta, []).append(f)
+        label_text = {d: flag_label(fs) for d, fs in labels.items()}
+        w_flag = max([cell_len(t) for t in label_text.values()], default=0)
+        section = Section(
+            call=ct,
+            rows=rows,
+            start=index,
+            tail=_tail(ct, accept.verdict if accept else "", accept.finish if accept else {}),
+            labels=label_text,
+            flags=by_call.get(ct.key, []),
+            columns=_columns(rows, w_flag, _width(ids, 16, "id"), _width(names, 16, "name")),
+        )
+        model.sections.append(section)
+        model.starts.append(index)
+        model.by_key[ct.key] = section
+        index += section.size
+    model.total = index
+    widths = [sum(len(t) for t, _ in line) for line in model.intro]
+    for s in model.sections:
+        widths.append(s.width)
+        widths.extend(sum(cell_len(t) for t, _ in line) for line in s.tail)
+    model.width = max(widths, default=0)
+    return model
+
+
+def _finals(ct: CallTrace, which: int) -> tuple[Any, Any]:
+    return ct.final(ACCEPT)[which], ct.final(ASSIGN)[which]
+
+
+def _tail(ct: CallTrace, accept_verdict: str, accept_finish: dict[str, Any]) -> list[list[Piece]]:
+    """The assembled call under both behaviors, then its arguments."""
+    out: list[list[Piece]] = []
+    for behavior, label in ((ASSIGN, "assign-always  "), (ACCEPT, "accept-identity")):
+        cid, name = ct.final(behavior)
+        line: list[Piece] = [("   " + label + "  ", "calls-view--header")]
+        if behavior is ACCEPT and not (is_identity(cid) and is_identity(name)):
+            missing = "id" if not is_identity(cid) else "name"
+            why = f"refused: the call never got a non-empty {missing}"
+            if accept_verdict == "malformed-tool-call":
+                failure = accept_finish.get("failure", {})
+                why += f" → {failure.get('code', '')}: {failure.get('message', '')}"
+            elif accept_verdict == "in-progress":
+                why = f"no {missing} yet (the stream is still being written)"
+            line.append(("✗ " + visible(why), "calls-view--bad"))
+            out.append(line)
+            continue
+        if behavior is ASSIGN:  # at [DONE] the old code closes a missing or null field as ""
+            cid = "" if cid is UNSET or cid is None else cid
+            name = "" if name is UNSET or name is None else name
+        line += [
+            ("id ", "calls-view--dim"),
+            (show_value(cid), _kind_style(cid)),
+            ("  name ", "calls-view--dim"),
+            (show_value(name), _kind_style(name)),
+            ("  ", ""),
+        ]
+        if is_identity(cid) and is_identity(name):
+            line.append(("✓ identified", "calls-view--ok"))
+        elif not is_identity(name):
+            line.append(
+                (f"✗ the registry refuses it: unknown tool {show_value(name)}", "calls-view--bad")
+            )
+        else:
+            line.append(("✗ an empty callId: the saved session will not load", "calls-view--bad"))
+        out.append(line)
+    out.extend(_argument_lines(ct.arguments))
+    out.append([])
+    return out
+
+
+def _argument_lines(args: str) -> list[list[Piece]]:
+    head: list[Piece] = [("   arguments        ", "calls-view--header")]
+    if not args:
+        return [
+            [
+                *head,
+                ('""', "calls-view--empty"),
+                ("  (no arguments were streamed)", "calls-view--dim"),
+            ]
+        ]
+    try:
+        pretty = json.dumps(json.loads(args), indent=2, ensure_ascii=False)
+        lines = pretty.split("\n")
+        note = ""
+    except (ValueError, RecursionError):
+        lines = [args[i : i + ARG_WRAP] for i in range(0, len(args), ARG_WRAP)]
+        note = "  (does not parse as JSON: shown as sent)"
+    out: list[list[Piece]] = []
+    for n, text in enumerate(lines[:MAX_ARG_LINES]):
+        prefix = head if n == 0 else [(" " * 20, "")]
+        out.append([*prefix, (visible(text), "calls-view--args")])
+    if note:
+        out[0].append((note, "calls-view--dim"))
+    if len(lines) > MAX_ARG_LINES:
+        rest = len(lines) - MAX_ARG_LINES
+        out.append(
+            [
+                (" " * 20, ""),
+                (f"… {rest:,} more lines (c on the call title copies it all)", "calls-view--dim"),
+            ]
+        )
+    return out
+
+
+def _kind_style(value: Any) -> str:
+    return {
+        ValueKind.ABSENT: "calls-view--absent",
+        ValueKind.NULL: "calls-view--null",
+        ValueKind.EMPTY: "calls-view--empty",
+        ValueKind.STRING: "calls-view--string",
+        ValueKind.OTHER: "calls-view--other",
+    }[value_kind(value)]
+
+
+class CallsView(LineView):
+    """Per tool call, its identity evolution as a table (see the module docstring)."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = LineView.COMPONENT_CLASSES | {
+        "calls-view--title",
+        "calls-view--header",
+        "calls-view--dim",
+        "calls-view--absent",
+        "calls-view--null",
+        "calls-view--empty",
+        "calls-view--string",
+        "calls-view--other",
+        "calls-view--args",
+        "calls-view--erased-row",
+        "calls-view--erased-label",
+        "calls-view--erased-value",
+        "calls-view--repaired",
+        "calls-view--ok",
+        "calls-view--bad",
+        "calls-view--gutter",
+    }
+
+    DEFAULT_CSS = """
+    CallsView {
+        & > .calls-view--title { text-style: bold; color: $text; }
+        & > .calls-view--header { color: $text-muted; text-style: bold; }
+        & > .calls-view--dim { color: $text-muted; }
+        & > .calls-view--absent { color: $text-disabled; text-style: italic; }
+        & > .calls-view--null { color: $text-secondary; text-style: italic; }
+        & > .calls-view--empty { color: $text-warning; text-style: bold; }
+        & > .calls-view--string { color: $text-success; }
+        & > .calls-view--other { color: $text-accent; text-style: italic; }
+        & > .calls-view--args { color: $text; }
+        & > .calls-view--erased-row { background: $error 18%; }
+        & > .calls-view--erased-label { color: $text-error; text-style: bold; }
+        & > .calls-view--erased-value { color: $text-error; text-style: bold reverse; }
+        & > .calls-view--repaired { color: $text-success; }
+        & > .calls-view--ok { color: $text-success; text-style: bold; }
+        & > .calls-view--bad { color: $text-error; text-style: bold; }
+        & > .calls-view--gutter { color: $error; }
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.model: CallsModel | None = None
+
+    @property
+    def trace(self) -> Trace | None:
+        return self.model.trace if self.model is not None else None
+
+    def show(self, model: CallsModel, *, keep_position: bool = False) -> None:
+        """Show ``model``; with ``keep_position``, the cursor and scroll stay where they were."""
+        scroll = self.scroll_offset
+        cursor = self.cursor
+        self.model = model
+        self.set_shape(model.total, model.width)
+        if keep_position:
+            self.scroll_to(scroll.x, scroll.y, animate=False, immediate=True)
+            if 0 <= cursor < model.total:
+                self.set_reactive(CallsView.cursor, cursor)
+        else:
+            self.scroll_to(0, 0, animate=False, immediate=True)
+            first = (
+                model.flag_row(model.trace.analysis.flags[0])
+                if model.trace.analysis.flags
+                else None
+            )
+            target = first if first is not None else self._first_delta()
+            if target is not None:
+                self.move_cursor(target, user=False, center=first is not None)
+                self.post_message(self.CursorMoved(self, target))
+            else:
+                self.set_reactive(CallsView.cursor, -1)
+
+    def _first_delta(self) -> int | None:
+        if self.model is None or not self.model.sections:
+            return None
+        return self.model.sections[0].start + HEAD
+
+    def is_selectable(self, index: int) -> bool:
+        if self.model is None:
+            return False
+        section, offset = self.model.locate(index)
+        return section is not None and (offset == 0 or HEAD <= offset < HEAD + len(section.rows))
+
+    def selected_delta(self) -> tuple[Section, DeltaRow] | None:
+        if self.model is None or self.cursor < 0:
+            return None
+        return self.model.delta_at(self.cursor)
+
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(name, partial=True) if name else Style()
+
+    def _pieces(self, pieces: list[Piece], fill: str = "") -> Row:
+        style = self._style
+        return [Segment(text, style(name)) for text, name in pieces], style(fill)
+
+    def render_row(self, index: int) -> Row:
+        model = self.model
+        if model is None:
+            return [], Style()
+        section, offset = model.locate(index)
+        if section is None:
+            return self._pieces(model.intro[offset]) if offset < len(model.intro) else ([], Style())
+        if offset == 0:
+            return self._pieces(self._title(section))
+        if offset == 1:
+            return self._pieces(self._groups(section))
+        if offset == 2:
+            return self._pieces(self._columns(section))
+        k = offset - HEAD
+        if k < len(section.rows):
+            return self._delta_row(section, section.rows[k])
+        return self._pieces(section.tail[k - len(section.rows)])
+
+    def _title(self, s: Section) -> list[Piece]:
+        ct = s.call
+        n = len(s.rows)
+        plural = "s" if n != 1 else ""
+        pieces: list[Piece] = [
+            ("▸ ", "calls-view--dim"),
+            (f"call {visible(describe_value(ct.wire_index))}", "calls-view--title"),
+            (
+                f"   block {ct.block_index} · {n:,} delta{plural} · first on line {ct.first_line}",
+                "calls-view--dim",
+            ),
+        ]
+        if s.flags:
+            kinds = ", ".join(sorted({f.label for f in s.flags}))
+            count = len(s.flags)
+            pieces.append(
+                (
+                    f"   ✗ {kinds} ({count} flag{'s' if count != 1 else ''})",
+                    "calls-view--erased-label",
+                )
+            )
+            repaired = sum(1 for f in s.flags if f.repaired_line is not None)
+            if repaired:
+                pieces.append((f" · {repaired} repaired", "calls-view--repaired"))
+        return pieces
+
+    def _groups(self, s: Section) -> list[Piece]:
+        pieces: list[Piece] = [(" " * GUTTER, "")]
+        k = 0
+        cols = s.columns
+        while k < len(cols):
+            col = cols[k]
+            lead = SEP if col.sep else ("" if k == 0 else " " * GAP)
+            if not col.group:
+                pieces.append((lead + " " * col.width, ""))
+                k += 1
+                continue
+            span = col.width
+            k += 1
+            while k < len(cols) and cols[k].group == col.group:
+                span += GAP + cols[k].width
+                k += 1
+            style = "calls-view--dim" if col.group == "as sent" else "calls-view--header"
+            pieces += [(lead, "calls-view--dim"), (_rule(col.group, span), style)]
+        return pieces
+
+    def _columns(self, s: Section) -> list[Piece]:
+        pieces: list[Piece] = [(" " * GUTTER, "")]
+        for k, col in enumerate(s.columns):
+            lead = SEP if col.sep else ("" if k == 0 else " " * GAP)
+            pieces += [(lead, "calls-view--dim"), (fit(col.title, col.width), "calls-view--header")]
+        return pieces
+
+    def _delta_row(self, s: Section, row: DeltaRow) -> Row:
+        style = self._style
+        label = s.labels.get(row.delta, "")
+        erased = bool(label)
+        flags = [f for f in s.flags if f.delta == row.delta] if erased else []
+        erased_fields = {f.field for f in flags}
+        repaired = erased and all(f.repaired_line is not None for f in flags)
+        cells: dict[str, tuple[str, str]] = {
+            "delta": (f"{row.delta:,}", "calls-view--dim"),
+            "line": (str(row.line), "calls-view--dim"),
+            "flag": (label, "calls-view--repaired" if repaired else "calls-view--erased-label"),
+            "raw_id": (show_value(row.raw_id), _kind_style(row.raw_id)),
+            "raw_name": (show_value(row.raw_name), _kind_style(row.raw_name)),
+            "accept_id": (show_value(row.id_accept), _kind_style(row.id_accept)),
+            "accept_name": (show_value(row.name_accept), _kind_style(row.name_accept)),
+            "args": (
+                show_value(row.arguments),
+                "calls-view--args"
+                if isinstance(row.arguments, str) and row.arguments
+                else _kind_style(row.arguments),
+            ),
+        }
+        for fld, value in (("id", row.id_assign), ("name", row.name_assign)):
+            hit = fld in erased_fields
+            cells[f"assign_{fld}"] = (
+                show_value(value),
+                "calls-view--erased-value" if hit else _kind_style(value),
+            )
+        segs = [Segment("▌ " if erased else "  ", style("calls-view--gutter"))]
+        for k, col in enumerate(s.columns):
+            if col.sep:
+                segs.append(Segment(SEP, style("calls-view--dim")))
+            elif k:
+                segs.append(Segment(" " * GAP))
+            text, name = cells[col.key]
+            cut = middle_fit if col.key.endswith(("_id", "_name")) else fit
+            shown = cut(text, col.width).rstrip(" ")
+            segs.append(Segment(shown, style(name)))
+            if len(shown) < col.width:
+                segs.append(Segment(" " * (col.width - cell_len(shown))))
+        return segs, self.fill_style("calls-view--erased-row") if erased else Style()
+
+    def copy_text(self) -> tuple[str, str] | None:
+        """What ``c`` copies at the cursor, and how to say what it was."""
+        model = self.model
+        if model is None or self.cursor < 0:
+            return None
+        section, offset = model.locate(self.cursor)
+        if section is None:
+            return None
+        ct = section.call
+        where = f"call {describe_value(ct.wire_index)}"
+        if offset == 0:
+            data = {
+                "call": ct.wire_index if ct.wire_index is not UNSET else None,
+                ASSIGN.value: dict(zip(("id", "name"), _plain(ct.final(ASSIGN)), strict=True)),
+                ACCEPT.value: dict(zip(("id", "name"), _plain(ct.final(ACCEPT)), strict=True)),
+                "arguments": ct.arguments,
+            }
+            return json.dumps(data, ensure_ascii=False, indent=2), f"the assembled {where}"
+        found = model.delta_at(self.cursor)
+        if found is None:
+            return None
+        _, row = found
+        payload = model.trace.payloads[row.position]
+        text = model.trace.raw[payload.start : payload.end].decode("utf-8", "replace")
+        return text, f"delta {row.delta} of {where} (line {payload.line})"
+
+
+def _plain(pair: tuple[Any, Any]) -> tuple[Any, Any]:
+    return tuple(None if v is UNSET else v for v in pair)  # type: ignore[return-value]
+
+
+def _rule(label: str, width: int) -> str:
+    text = f" {label} "
+    if len(text) + 2 > width:
+        return fit(label, width)
+    left = 2
+    return "─" * left + text + "─" * (width - left - len(text))

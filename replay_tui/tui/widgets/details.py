@@ -1,0 +1,154 @@
+"""The details panel: verdicts and what they meant for the harness, flags, notes, metadata.
+
+Everything is built as :class:`~textual.content.Content` from plain strings: trace text is never
+parsed as markup, and control characters are escaped (``visible``).
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from ...core.discovery import Skipped
+from ...core.trace import Trace
+from ...core.translator import Behavior
+from ...core.verdicts import describe
+from ...core.visible import visible
+from ...core.wire import describe_value
+
+__all__ = ["Details", "details_text", "meta_text"]
+
+Part = tuple[str, str] | str
+
+_BEHAVIORS = (
+    (Behavior.ASSIGN_ALWAYS, "assign-always", "the old translator"),
+    (Behavior.ACCEPT_IDENTITY, "accept-identity", "the fix"),
+)
+
+
+def _verdict_style(verdict: str) -> str:
+    if verdict == "ok":
+        return "bold $text-success"
+    if verdict == "in-progress":
+        return "bold $text-accent"
+    return "bold $text-error"
+
+
+def details_text(trace: Trace, *, loading: str | None = None) -> Content:
+    """Verdicts in words (SPEC §3.2), then flags and notes."""
+    parts: list[Part] = []
+    if loading:
+        parts += [(loading, "italic $text-accent"), "\n\n"]
+    parts.append(("Verdicts\n", "bold $text-primary"))
+    for behavior, name, role in _BEHAVIORS:
+        outcome = trace.analysis.outcomes[behavior]
+        info = describe(outcome.verdict)
+        parts += [(f"{name:<16}", "bold"), (f" {outcome.verdict}", _verdict_style(outcome.verdict))]
+        parts.append((f"  ({role})\n", "$text-muted"))
+        parts.append(("  when  ", "$text-muted"))
+        parts.append(visible(info.when) + "\n")
+        parts.append(("  means ", "$text-muted"))
+        parts.append((visible(info.consequence) + "\n", "" if info.ok else "$text-warning"))
+        reason = outcome.finish
+        if reason.get("kind") == "error":
+            failure = reason.get("failure", {})
+            parts.append(("  finish ", "$text-muted"))
+            parts.append(visible(f"{failure.get('code', '')}: {failure.get('message', '')}") + "\n")
+    flags = trace.analysis.flags
+    parts.append((f"\nFlags ({len(flags)})\n", "bold $text-primary"))
+    if not flags:
+        parts.append(("  none: assign-always never erased an identity here\n", "$text-muted"))
+    for f in flags[:200]:
+        parts += [
+            (f"  line {f.line:<5}", "$text-muted"),
+            (f"{f.label:<12}", "bold $text-error"),
+            visible(
+                f" call {describe_value(f.call)}, delta {f.delta}, by {describe_value(f.value)}"
+            ),
+        ]
+        if f.repaired_line is not None:
+            parts.append((f"  repaired on line {f.repaired_line}", "$text-success"))
+        parts.append("\n")
+    if len(flags) > 200:
+        parts.append((f"  … {len(flags) - 200:,} more (n / N walk them all)\n", "$text-muted"))
+    notes = trace.notes
+    parts.append((f"\nNotes ({len(notes)})\n", "bold $text-primary"))
+    if not notes:
+        parts.append(("  none\n", "$text-muted"))
+    for n in notes[:200]:
+        where = f"line {n.line}" if n.line is not None else "—"
+        parts += [
+            (f"  {where:<10}", "$text-muted"),
+            (f"{n.kind:<20}", "$text-secondary"),
+            visible(n.message) + "\n",
+        ]
+    return Content.assemble(*parts).rstrip()
+
+
+def meta_text(trace: Trace) -> Content:
+    """The metadata table: form, file, HAR request, HTTP status and headers, sizes, counts."""
+    parts: list[Part] = [("Metadata\n", "bold $text-primary")]
+    width = min(22, max([len(k) for k, _ in trace.meta] + [len("tool calls")]) + 2)
+    for key, value in trace.meta:
+        parts += [(f"{visible(key):<{width}}", "$text-muted"), visible(value) + "\n"]
+    a = trace.analysis
+    parts += [
+        (f"{'tool calls':<{width}}", "$text-muted"),
+        f"{len(a.calls):,} ({a.deltas:,} deltas, {a.blocks:,} blocks)\n",
+    ]
+    return Content.assemble(*parts).rstrip()
+
+
+def skipped_text(skipped: Skipped) -> Content:
+    where = f"{skipped.path}:{skipped.line}" if skipped.line is not None else skipped.path
+    return Content.assemble(
+        ("Not a trace\n", "bold $text-primary"),
+        (visible(where), "bold"),
+        "\n",
+        visible(skipped.reason),
+        (
+            "\n\nDiscovery lists every file it cannot use once, with the reason (SPEC §2).",
+            "$text-muted",
+        ),
+    )
+
+
+class Details(Horizontal):
+    """Two scrollable columns: verdicts, flags and notes; metadata."""
+
+    DEFAULT_CSS = """
+    Details {
+        height: auto;
+        & > VerticalScroll { height: 100%; padding: 0 1; background: $surface; }
+        & > #details-main { width: 3fr; }
+        & > #details-meta { width: 2fr; border-left: vkey $foreground 10%; }
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="details-main", can_focus=True):
+            yield Static(id="details-verdicts")
+        with VerticalScroll(id="details-meta", can_focus=True):
+            yield Static(id="details-metadata")
+
+    _main = Content("")
+    _meta = Content("")
+
+    def _set(self, main: Content, meta: Content) -> None:
+        self._main, self._meta = main, meta
+        self.query_one("#details-verdicts", Static).update(main)
+        self.query_one("#details-metadata", Static).update(meta)
+
+    def show(self, trace: Trace, *, loading: str | None = None) -> None:
+        self._set(details_text(trace, loading=loading), meta_text(trace))
+
+    def show_skipped(self, skipped: Skipped) -> None:
+        self._set(skipped_text(skipped), Content(""))
+
+    def show_message(self, text: str) -> None:
+        self._set(Content(text), Content(""))
+
+    def copy_text(self) -> tuple[str, str]:
+        return f"{self._main.plain}\n\n{self._meta.plain}".strip(), "the details"

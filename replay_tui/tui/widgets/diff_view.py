@@ -1,0 +1,368 @@
+"""The diff view: the assign-always and accept-identity chunk streams side by side.
+
+Both streams come from the same payloads, so they are aligned payload by payload (chunks
+carry their payload's line); inside one payload the chunk kinds are matched in order, and
+where they differ (the fix emits no ``block-end`` when it refuses a call) one side shows a gap.
+Runs of identical rows collapse into one row that ``enter`` or a click expands.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import msgspec
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding, BindingType
+
+from ...core.trace import Trace
+from ...core.translator import Behavior, Chunk
+from ...core.visible import visible
+from ..cells import cell_len, fit
+from .line_view import LineView, Row
+
+__all__ = ["DiffModel", "DiffView", "build_diff_model"]
+
+MIN_RUN = 3
+"""Identical rows in a run of at least this many collapse."""
+
+Side = tuple[int | None, Chunk] | None
+
+
+@dataclass(slots=True)
+class DiffModel:
+    """The aligned chunk streams of one trace."""
+
+    trace: Trace
+    left: list[Side] = field(default_factory=list)
+    """assign-always, aligned (``None``: a gap)."""
+    right: list[Side] = field(default_factory=list)
+    """accept-identity, aligned."""
+    same: list[bool] = field(default_factory=list)
+    runs: list[tuple[int, int]] = field(default_factory=list)
+    """Runs of identical rows ``[start, end)`` long enough to collapse."""
+    expanded: set[int] = field(default_factory=set)
+    display: list[int] = field(default_factory=list)
+    """Each display row: a pair index (>= 0) or a collapsed run ``-(run + 1)``."""
+    row_of_pair: list[int] = field(default_factory=list)
+    differing: int = 0
+
+    def layout(self) -> None:
+        """Recompute the display rows after runs were collapsed or expanded."""
+        display: list[int] = []
+        row_of = [0] * len(self.left)
+        runs = {start: (k, end) for k, (start, end) in enumerate(self.runs)}
+        i = 0
+        n = len(self.left)
+        while i < n:
+            run = runs.get(i)
+            if run is not None and run[0] not in self.expanded:
+                k, end = run
+                for j in range(i, end):
+                    row_of[j] = len(display)
+                display.append(-(k + 1))
+                i = end
+                continue
+            row_of[i] = len(display)
+            display.append(i)
+            i += 1
+        self.display = display
+        self.row_of_pair = row_of
+
+    def line_of(self, pair: int) -> int | None:
+        side = self.left[pair] or self.right[pair]
+        return side[0] if side else None
+
+
+def _key(chunk: Chunk) -> tuple[Any, Any]:
+    return chunk["type"], chunk.get("index")
+
+
+def _groups(
+    stream: list[tuple[int | None, Chunk]],
+) -> list[tuple[int | None, list[tuple[int | None, Chunk]]]]:
+    out: list[tuple[int | None, list[tuple[int | None, Chunk]]]] = []
+    for item in stream:
+        if out and out[-1][0] == item[0]:
+            out[-1][1].append(item)
+        else:
+            out.append((item[0], [item]))
+    return out
+
+
+def align(
+    left: list[tuple[int | None, Chunk]], right: list[tuple[int | None, Chunk]]
+) -> tuple[list[Side], list[Side]]:
+    """Pair the chunks of two replays of one stream (gaps are ``None``)."""
+    out_l: list[Side] = []
+    out_r: list[Side] = []
+    gl, gr = _groups(left), _groups(right)
+    i = j = 0
+
+    def order(line: int | None) -> float:
+        return float("inf") if line is None else float(line)
+
+    while i < len(gl) or j < len(gr):
+        if j >= len(gr) or (i < len(gl) and order(gl[i][0]) < order(gr[j][0])):
+            out_l.extend(gl[i][1])
+            out_r.extend([None] * len(gl[i][1]))
+            i += 1
+            continue
+        if i >= len(gl) or order(gr[j][0]) < order(gl[i][0]):
+            out_r.extend(gr[j][1])
+            out_l.extend([None] * len(gr[j][1]))
+            j += 1
+            continue
+        a, b = gl[i][1], gr[j][1]
+        i += 1
+        j += 1
+        ka, kb = [_key(c) for _, c in a], [_key(c) for _, c in b]
+        if ka == kb:
+            out_l.extend(a)
+            out_r.extend(b)
+            continue
+        for tag, a0, a1, b0, b1 in difflib.SequenceMatcher(
+            None, ka, kb, autojunk=False
+        ).get_opcodes():
+            la, lb = a[a0:a1], b[b0:b1]
+            width = max(len(la), len(lb))
+            out_l.extend(la + [None] * (width - len(la)))
+            out_r.extend(lb + [None] * (width - len(lb)))
+            del tag
+    return out_l, out_r
+
+
+def build_diff_model(trace: Trace) -> DiffModel:
+    """Replay ``trace`` under both behaviors and align the streams (pure: worker-safe)."""
+    left, right = align(
+        trace.replay(Behavior.ASSIGN_ALWAYS), trace.replay(Behavior.ACCEPT_IDENTITY)
+    )
+    model = DiffModel(trace, left, right)
+    same = [
+        a is not None and b is not None and a[1] == b[1] for a, b in zip(left, right, strict=True)
+    ]
+    model.same = same
+    model.differing = same.count(False)
+    start = None
+    for k, s in enumerate([*same, False]):
+        if s and start is None:
+            start = k
+        elif not s and start is not None:
+            if k - start >= MIN_RUN:
+                model.runs.append((start, k))
+            start = None
+    model.layout()
+    return model
+
+
+def _value(value: Any) -> str:
+    return visible(msgspec.json.encode(value).decode())
+
+
+class DiffView(LineView):
+    """The two behaviors' chunk streams, aligned, differences marked."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = LineView.COMPONENT_CLASSES | {
+        "diff-view--header",
+        "diff-view--line",
+        "diff-view--type",
+        "diff-view--key",
+        "diff-view--value",
+        "diff-view--changed",
+        "diff-view--differ-row",
+        "diff-view--gap",
+        "diff-view--run",
+        "diff-view--marker",
+    }
+
+    DEFAULT_CSS = """
+    DiffView {
+        & > .diff-view--header { color: $text-muted; text-style: bold; }
+        & > .diff-view--line { color: $text-muted; }
+        & > .diff-view--type { color: $text-primary; }
+        & > .diff-view--key { color: $text-muted; }
+        & > .diff-view--value { color: $text; }
+        & > .diff-view--changed { color: $text-error; text-style: bold underline; }
+        & > .diff-view--differ-row { background: $warning 10%; }
+        & > .diff-view--gap { color: $text-disabled; }
+        & > .diff-view--run { color: $text-muted; text-style: italic; background: $boost; }
+        & > .diff-view--marker { color: $text-warning; text-style: bold; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "toggle_run", "Expand/collapse", id="toggle-run"),
+        Binding("z", "toggle_all_runs", "Expand all", id="toggle-all-runs"),
+    ]
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.model: DiffModel | None = None
+        self._width = 0
+
+    def show(self, model: DiffModel, *, keep_position: bool = False) -> None:
+        scroll = self.scroll_offset
+        cursor = self.cursor
+        if keep_position and self.model is not None:
+            model.expanded = {k for k in self.model.expanded if k < len(model.runs)}
+            model.layout()
+        self.model = model
+        self.set_shape(len(model.display) + 1, self.size.width)
+        if keep_position:
+            self.scroll_to(0, scroll.y, animate=False, immediate=True)
+            self.set_reactive(DiffView.cursor, min(cursor, len(model.display)))
+        else:
+            self.scroll_to(0, 0, animate=False, immediate=True)
+            self.set_reactive(DiffView.cursor, 1 if model.display else -1)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.model is not None and self._width != self.size.width:
+            self._width = self.size.width
+            self.set_shape(len(self.model.display) + 1, self.size.width)
+
+    def is_selectable(self, index: int) -> bool:
+        return index > 0
+
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(name, partial=True)
+
+    def _halves(self) -> tuple[int, int]:
+        width = max(self.size.width, 40)
+        half = (width - 8 - 3) // 2
+        return half, width - 8 - 3 - half
+
+    def render_row(self, index: int) -> Row:
+        model = self.model
+        if model is None:
+            return [], Style()
+        left_w, right_w = self._halves()
+        style = self._style
+        if index == 0:
+            summary = f"{model.differing:,} of {len(model.left):,} rows differ"
+            head = (
+                fit("  line ", 8)
+                + fit(" assign-always (old)", left_w)
+                + " │ "
+                + fit(f" accept-identity (fix) · {summary}", right_w)
+            )
+            return [Segment(head, style("diff-view--header"))], Style()
+        entry = model.display[index - 1]
+        if entry < 0:
+            start, end = model.runs[-entry - 1]
+            first, last = model.line_of(start), model.line_of(end - 1)
+            span = f"lines {first}–{last}" if first != last else f"line {first}"
+            text = f"  ⋯ {end - start:,} identical chunks ({span}) — enter or click to expand"
+            return [Segment(text, style("diff-view--run"))], self.fill_style("diff-view--run")
+        a, b = model.left[entry], model.right[entry]
+        same = model.same[entry]
+        line = (a or b or (None, {}))[0]
+        marker = (
+            " " if same else ("≠" if a is not None and b is not None else "◀" if b is None else "▶")
+        )
+        segs = [
+            Segment(fit(str(line) if line is not None else "EOF", 6), style("diff-view--line")),
+            Segment(marker + " ", style("diff-view--marker")),
+        ]
+        other_a = b[1] if b is not None else None
+        other_b = a[1] if a is not None else None
+        segs += self._side(a, other_a, left_w, same)
+        segs.append(Segment(" │ ", style("diff-view--line")))
+        segs += self._side(b, other_b, right_w, same)
+        return segs, Style() if same else self.fill_style("diff-view--differ-row")
+
+    def _side(self, side: Side, other: Chunk | None, width: int, same: bool) -> list[Segment]:
+        style = self._style
+        if side is None:
+            return [Segment(fit("  —", width), style("diff-view--gap"))]
+        chunk = side[1]
+        out: list[Segment] = [
+            Segment(fit(str(chunk.get("type", "?")), 16), style("diff-view--type"))
+        ]
+        used = 16
+        for key, value in chunk.items():
+            if key == "type" or used >= width:
+                continue
+            changed = not same and (other is None or other.get(key, _MISSING) != value)
+            for text, name in (
+                (f" {key}=", "diff-view--key"),
+                (_value(value), "diff-view--changed" if changed else "diff-view--value"),
+            ):
+                room = width - used
+                if room <= 0:
+                    break
+                piece = text if cell_len(text) <= room else fit(text, room)
+                out.append(Segment(piece, style(name)))
+                used += cell_len(piece)
+        if used < width:
+            out.append(Segment(" " * (width - used)))
+        return out
+
+    def on_row_clicked(self, index: int) -> None:
+        self.action_toggle_run()
+
+    def action_toggle_run(self) -> None:
+        model = self.model
+        if model is None or self.cursor < 1:
+            return
+        entry = model.display[self.cursor - 1]
+        if entry < 0:
+            model.expanded.add(-entry - 1)
+        else:
+            run = next((k for k, (s, e) in enumerate(model.runs) if s <= entry < e), None)
+            if run is None:
+                return
+            model.expanded.discard(run)
+            entry = model.runs[run][0]
+        model.layout()
+        self.set_shape(len(model.display) + 1, self.size.width)
+        self.move_cursor(model.row_of_pair[entry] + 1, user=False)
+
+    def action_toggle_all_runs(self) -> None:
+        model = self.model
+        if model is None:
+            return
+        if len(model.expanded) < len(model.runs):
+            model.expanded = set(range(len(model.runs)))
+        else:
+            model.expanded = set()
+        model.layout()
+        self.set_shape(len(model.display) + 1, self.size.width)
+
+    def goto_line(self, line: int) -> None:
+        """Bring the first chunk of payload ``line`` to the cursor."""
+        model = self.model
+        if model is None:
+            return
+        for pair in range(len(model.left)):
+            found = model.line_of(pair)
+            if found is not None and found >= line:
+                self.move_cursor(model.row_of_pair[pair] + 1, user=False, center=True)
+                return
+
+    def copy_text(self) -> tuple[str, str] | None:
+        model = self.model
+        if model is None or self.cursor < 1:
+            return None
+        entry = model.display[self.cursor - 1]
+        if entry < 0:
+            start, end = model.runs[-entry - 1]
+            pairs = range(start, end)
+            what = f"{end - start} identical chunks"
+        else:
+            pairs = range(entry, entry + 1)
+            what = "the chunk pair"
+        lines = []
+        for p in pairs:
+            for label, side in (
+                ("assign-always", model.left[p]),
+                ("accept-identity", model.right[p]),
+            ):
+                body = msgspec.json.encode(side[1]).decode() if side is not None else "(none)"
+                lines.append(f"{label}: {body}")
+        return "\n".join(lines), what
+
+
+_MISSING = object()

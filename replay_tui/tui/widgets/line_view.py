@@ -1,0 +1,204 @@
+"""A Line-API table with a cursor: the base of the calls, diff and raw views.
+
+Only the rows on screen are rendered (``render_line``), each once until something changes
+(an LRU cache of strips), so a 100,000-row trace costs what a screenful costs. Subclasses say
+how many rows there are and how to render one; this class does the cursor, the keys, the
+mouse and the scrolling.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+__all__ = ["LineView", "Row"]
+
+Row = tuple[list[Segment], Style]
+"""A rendered row: its segments and the style that fills the rest of the line."""
+
+
+class LineView(ScrollView, can_focus=True):
+    """A scrolling list of rendered rows with a selectable cursor row."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"line-view--cursor"}
+
+    DEFAULT_CSS = """
+    LineView {
+        background: $surface;
+        & > .line-view--cursor { background: $primary 15%; }
+        &:focus > .line-view--cursor { background: $primary 40%; text-style: bold; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "cursor_up", "Up", show=False, id="cursor-up"),
+        Binding("down,j", "cursor_down", "Down", show=False, id="cursor-down"),
+        Binding("pageup", "page_up", "Page up", show=False, id="page-up"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="page-down"),
+        Binding("home,g", "first", "First row", show=False, id="first-row"),
+        Binding("end,G", "last", "Last row", show=False, id="last-row"),
+        Binding("left", "scroll_left", "Scroll left", show=False, id="scroll-left"),
+        Binding("right", "scroll_right", "Scroll right", show=False, id="scroll-right"),
+    ]
+
+    cursor: reactive[int] = reactive(-1, always_update=True, init=False)
+    """The selected row, or -1."""
+
+    class CursorMoved(Message):
+        """The user moved the cursor (not sent when the view moves it itself)."""
+
+        def __init__(self, view: LineView, index: int) -> None:
+            super().__init__()
+            self.view = view
+            self.index = index
+
+        @property
+        def control(self) -> LineView:
+            return self.view
+
+    def __init__(
+        self, *, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._cache: LRUCache[int, Row] = LRUCache(1024)
+        self._row_count = 0
+
+    # -- what subclasses provide ------------------------------------------------------------
+
+    @property
+    def row_count(self) -> int:
+        return self._row_count
+
+    def render_row(self, index: int) -> Row:
+        """The full (unscrolled, uncropped) row ``index``."""
+        raise NotImplementedError
+
+    def is_selectable(self, index: int) -> bool:
+        """Whether the cursor may rest on row ``index``."""
+        return True
+
+    # -- content changes ---------------------------------------------------------------------
+
+    def set_shape(self, rows: int, width: int) -> None:
+        """The content changed: ``rows`` rows, the widest ``width`` cells."""
+        self._row_count = rows
+        self._cache.clear()
+        self.virtual_size = Size(width, rows)
+        if self.cursor >= rows:
+            self.set_reactive(LineView.cursor, rows - 1)
+        self.refresh()
+
+    def invalidate(self) -> None:
+        """Rows must be rendered again (a style or selection they show changed)."""
+        self._cache.clear()
+        self.refresh()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._cache.clear()
+
+    # -- rendering ---------------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        index = scroll_y + y
+        width = self.size.width
+        base = self.rich_style
+        if index < 0 or index >= self._row_count:
+            return Strip.blank(width, base)
+        row = self._cache.get(index)
+        if row is None:
+            row = self.render_row(index)
+            self._cache[index] = row
+        segments, fill = row
+        under = base + fill
+        if index == self.cursor:
+            under += self.fill_style("line-view--cursor")
+        strip = Strip([Segment(t, under + s if s else under) for t, s, _ in segments])
+        return strip.crop_extend(scroll_x, scroll_x + width, under)
+
+    def fill_style(self, name: str) -> Style:
+        """The background of component ``name``, blended over this widget's (for row fills)."""
+        full = self.get_component_rich_style(name)
+        partial = self.get_component_rich_style(name, partial=True)
+        return Style(bgcolor=full.bgcolor, bold=partial.bold, italic=partial.italic)
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self.refresh()
+
+    # -- cursor movement ---------------------------------------------------------------------
+
+    def _step(self, start: int, direction: int) -> int:
+        """The nearest selectable row from ``start`` going ``direction`` (``start`` if none)."""
+        index = start
+        while 0 <= index + direction < self._row_count:
+            index += direction
+            if self.is_selectable(index):
+                return index
+        return start
+
+    def move_cursor(self, index: int, *, user: bool = True, center: bool = False) -> None:
+        """Select row ``index`` and bring it into view."""
+        if self._row_count == 0:
+            return
+        index = max(0, min(index, self._row_count - 1))
+        if not self.is_selectable(index):
+            forward = self._step(index, 1)
+            index = forward if forward != index else self._step(index, -1)
+        self.cursor = index
+        self.scroll_to_row(index, center=center)
+        if user:
+            self.post_message(self.CursorMoved(self, index))
+
+    def scroll_to_row(self, index: int, *, center: bool = False) -> None:
+        height = self.scrollable_content_region.height or self.size.height
+        top = int(self.scroll_offset.y)
+        if center:
+            self.scroll_to(y=max(0, index - height // 3), animate=False, immediate=True)
+        elif index < top:
+            self.scroll_to(y=index, animate=False, immediate=True)
+        elif index >= top + height:
+            self.scroll_to(y=index - height + 1, animate=False, immediate=True)
+
+    def action_cursor_up(self) -> None:
+        self.move_cursor(self._step(max(self.cursor, 0), -1))
+
+    def action_cursor_down(self) -> None:
+        self.move_cursor(self._step(self.cursor, 1) if self.cursor >= 0 else 0)
+
+    def action_page_up(self) -> None:
+        height = max(1, self.scrollable_content_region.height - 1)
+        self.move_cursor(max(0, self.cursor - height))
+
+    def action_page_down(self) -> None:
+        height = max(1, self.scrollable_content_region.height - 1)
+        self.move_cursor(min(self._row_count - 1, max(self.cursor, 0) + height))
+
+    def action_first(self) -> None:
+        self.move_cursor(0)
+
+    def action_last(self) -> None:
+        self.move_cursor(self._row_count - 1)
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        index = int(self.scroll_offset.y) + offset.y
+        if 0 <= index < self._row_count and self.is_selectable(index):
+            self.cursor = index
+            self.post_message(self.CursorMoved(self, index))
+            self.on_row_clicked(index)
+
+    def on_row_clicked(self, index: int) -> None:
+        """A click landed on row ``index`` (subclasses: toggle, open…)."""
