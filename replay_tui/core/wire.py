@@ -159,13 +159,15 @@ def _json_error_message(exc: ValueError) -> str:
 
 def _lenient(value: Any, reason: str) -> Decoded:
     """Walk plain JSON as the harness does; see the module docstring."""
+
+    def thrown(chunk: WireChunk, message: str) -> Decoded:
+        # The harness throws mid-walk: what it walked so far stays, usage (read after the
+        # choices) is never reached.
+        chunk.usage = UNSET
+        return Decoded(chunk=chunk, throw=message, lenient=reason, value=value)
+
     if value is None:
-        return Decoded(
-            chunk=WireChunk(),
-            throw="Cannot read properties of null (reading 'choices')",
-            lenient=reason,
-            value=value,
-        )
+        return thrown(WireChunk(), "Cannot read properties of null (reading 'choices')")
     if not isinstance(value, dict):
         return Decoded(ignored=f"payload is a JSON {js_type(value)}, not an object", value=value)
     chunk = WireChunk(usage=value.get("usage", UNSET), error=value.get("error", UNSET))
@@ -174,25 +176,16 @@ def _lenient(value: Any, reason: str) -> Decoded:
         chunk.choices = raw_choices
         return Decoded(chunk=chunk, lenient=reason, value=value)
     if not isinstance(raw_choices, list):
-        chunk.usage = UNSET  # usage is read after the choices: never reached
-        return Decoded(
-            chunk=chunk, throw="chunk.choices is not iterable", lenient=reason, value=value
-        )
+        return thrown(chunk, "chunk.choices is not iterable")
     choices: list[Choice] = []
     chunk.choices = choices
     for raw_choice in raw_choices:
         if raw_choice is None:
-            chunk.usage = UNSET
-            return Decoded(
-                chunk=chunk,
-                throw="Cannot read properties of null (reading 'delta')",
-                lenient=reason,
-                value=value,
-            )
+            return thrown(chunk, "Cannot read properties of null (reading 'delta')")
         choice = Choice()
         choices.append(choice)
         if not isinstance(raw_choice, dict):
-            continue
+            continue  # property reads on a non-object give undefined
         raw_delta = raw_choice.get("delta", UNSET)
         delta = Delta()
         choice.delta = delta
@@ -203,25 +196,13 @@ def _lenient(value: Any, reason: str) -> Decoded:
             if raw_calls is UNSET or raw_calls is None:
                 delta.tool_calls = raw_calls
             elif not isinstance(raw_calls, list):
-                chunk.usage = UNSET
-                return Decoded(
-                    chunk=chunk,
-                    throw="delta.tool_calls is not iterable",
-                    lenient=reason,
-                    value=value,
-                )
+                return thrown(chunk, "delta.tool_calls is not iterable")
             else:
                 calls: list[ToolCall] = []
                 delta.tool_calls = calls
                 for raw_call in raw_calls:
                     if raw_call is None:
-                        chunk.usage = UNSET
-                        return Decoded(
-                            chunk=chunk,
-                            throw="Cannot read properties of null (reading 'index')",
-                            lenient=reason,
-                            value=value,
-                        )
+                        return thrown(chunk, "Cannot read properties of null (reading 'index')")
                     calls.append(_tool_call(raw_call))
         choice.finish_reason = raw_choice.get("finish_reason", UNSET)
     return Decoded(chunk=chunk, lenient=reason, value=value)
