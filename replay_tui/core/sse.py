@@ -216,7 +216,7 @@ class SseFramer:
             size = len(block)
             lineno += 2
             data = block[6:] if block[5:6] == b" " else block[5:]
-            if i < done_at:
+            if i < done_at and fr.done_line is None:  # a multi-line block may have had it
                 append(Payload(data, lineno - 1, lineno - 1, start, start + size))
             else:
                 after = i > done_at or fr.done_line is not None
