@@ -196,6 +196,7 @@ class SseFramer:
             lineno = fr.lines
             skip = 1
         if self._uniform(blocks, skip, buf, base, start, lineno):
+            self._tail(tail, base + last + 1 - len(tail))
             out.extend(fr.payloads[mark:])
             return last + 1
         # Payloads after the first [DONE] are kept for display, marked: find it at C speed.
@@ -225,13 +226,17 @@ class SseFramer:
                     fr.done_line = lineno - 1
             start += size + 2
         fr.lines = lineno
+        self._tail(tail, start)
+        out.extend(fr.payloads[mark:])
+        return last + 1
+
+    def _tail(self, tail: bytes, start: int) -> None:
+        """Frame the complete lines after the last blank line (an event still open)."""
         if tail:
             pos = start
             for text in tail[:-1].split(b"\n"):
                 self._line(text, pos, pos + len(text), [])
                 pos += len(text) + 1
-        out.extend(fr.payloads[mark:])
-        return last + 1
 
     def _uniform(
         self, blocks: list[bytes], skip: int, buf: bytes, base: int, start: int, lineno: int
