@@ -154,15 +154,21 @@ class SseFramer:
         pos = 0
         n = len(buf)
         find = buf.find
+        # The next LF (n when there is none) is searched again only once passed: searching
+        # per line would rescan the rest of a CR-only capture for every line (quadratic).
+        lf = -1
         while pos < n:
-            lf = find(b"\n", pos)
-            cr = find(b"\r", pos, lf if lf >= 0 else n)
+            if lf < pos:
+                lf = find(b"\n", pos)
+                if lf < 0:
+                    lf = n
+            cr = find(b"\r", pos, lf)
             if cr >= 0:
                 if cr + 1 == n and not final:
                     break  # a CR at the end may be the first half of a CRLF
                 end = cr
                 nxt = cr + 2 if cr + 1 < n and buf[cr + 1] == 0x0A else cr + 1
-            elif lf >= 0:
+            elif lf < n:
                 end = lf
                 nxt = lf + 1
             else:
