@@ -35,6 +35,9 @@ __all__ = [
 
 ACCEPT = Behavior.ACCEPT_IDENTITY
 ASSIGN = Behavior.ASSIGN_ALWAYS
+_NESTED = (list, dict)
+"""Raw values never compared for equality: nested 100,000 deep, ``==`` would recurse too far
+(treating them as changed costs nothing: a non-string identity never sets or flags twice)."""
 
 
 class Flag(msgspec.Struct):
@@ -282,13 +285,17 @@ class Analyzer:
                                 if cid is not UNSET:
                                     cur = ct.id_assign
                                     if cid is not cur and (
-                                        type(cid) is not type(cur) or cid != cur
+                                        type(cid) is not type(cur)
+                                        or type(cid) in _NESTED
+                                        or cid != cur
                                     ):
                                         identity(ct, "id", cid, position, line, name)
                                 if name is not UNSET:
                                     cur = ct.name_assign
                                     if name is not cur and (
-                                        type(name) is not type(cur) or name != cur
+                                        type(name) is not type(cur)
+                                        or type(name) in _NESTED
+                                        or name != cur
                                     ):
                                         identity(ct, "name", name, position, line, name)
                     reason = choice.finish_reason
@@ -389,7 +396,7 @@ class Analyzer:
                     self._notes.append(
                         Note(
                             "late-identity",
-                            f"call {describe_value(ct.wire_index)}: {fld} {describe_value(value)}"
+                            f"call {_described(ct.wire_index)}: {fld} {_described(value)}"
                             f" first arrives on delta {n}, not the call's first",
                             line,
                             ct.wire_index,
@@ -400,8 +407,8 @@ class Analyzer:
                     ct.id_accept = value
                 else:
                     ct.name_accept = value
-                where = describe_value(ct.wire_index)
-                change = f"({describe_value(before_accept)} → {describe_value(value)})"
+                where = _described(ct.wire_index)
+                change = f"({_described(before_accept)} → {_described(value)})"
                 if fld == "id" and is_identity(name):
                     note = Note(
                         "index-reused",
@@ -423,7 +430,7 @@ class Analyzer:
                 self._notes.append(
                     Note(
                         "name-string-null",
-                        f'call {describe_value(ct.wire_index)}: name is the string "null" '
+                        f'call {_described(ct.wire_index)}: name is the string "null" '
                         "(a gateway stringified a null; both behaviors accept it as a name)",
                         line,
                         ct.wire_index,
@@ -434,8 +441,8 @@ class Analyzer:
             self._notes.append(
                 Note(
                     "non-string-identity",
-                    f"call {describe_value(ct.wire_index)}: {fld} is a JSON"
-                    f" {_json_type(value)} ({describe_value(value)}); accept-identity ignores it,"
+                    f"call {_described(ct.wire_index)}: {fld} is a JSON"
+                    f" {_json_type(value)} ({_described(value)}); accept-identity ignores it,"
                     " assign-always takes it",
                     line,
                     ct.wire_index,
@@ -476,7 +483,7 @@ class Analyzer:
                 notes.append(
                     Note(
                         "erasure-repaired",
-                        f"call {describe_value(f.call)}: {f.field} erased on line {f.line}"
+                        f"call {_described(f.call)}: {f.field} erased on line {f.line}"
                         f" was re-sent on line {f.repaired_line}",
                         f.line,
                         f.call,
@@ -485,7 +492,7 @@ class Analyzer:
         if closed and not done and self._ended is None:
             if self._finish is not None:
                 why = (
-                    f"the stream sent finish_reason {describe_value(self._finish)} on line"
+                    f"the stream sent finish_reason {_described(self._finish)} on line"
                     f" {self._finish_line} but never [DONE] (Cerebras/Groq style)"
                 )
             else:
@@ -515,7 +522,7 @@ class Analyzer:
             notes.append(
                 Note(
                     "arguments-not-json",
-                    f"call {describe_value(ct.wire_index)}: arguments do not parse as JSON"
+                    f"call {_described(ct.wire_index)}: arguments do not parse as JSON"
                     f" at close{hint}: {_short(args)}",
                     ct.first_line,
                     ct.wire_index,
@@ -593,6 +600,12 @@ def _json_type(value: Any) -> str:
     if isinstance(value, list):
         return "array"
     return "object"
+
+
+def _described(value: Any, limit: int = 120) -> str:
+    """:func:`describe_value` cut for a note: a gateway may send a 5 MB id or a 100,000-deep one."""
+    text = describe_value(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _short(value: Any, limit: int = 80) -> str:

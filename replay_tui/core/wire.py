@@ -23,6 +23,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from .jsonparse import DeepJsonError, parse_deep
+from .jsontext import dumps
 
 __all__ = [
     "UNSET",
@@ -252,8 +253,28 @@ def js_string(value: Any) -> str:
             return str(int(value))
         return repr(value)
     if isinstance(value, list):
-        return ",".join("" if v is None else js_string(v) for v in value)
+        return _js_join(value)
     return "[object Object]"
+
+
+def _js_join(value: list[Any]) -> str:
+    """``Array.prototype.join`` of nested arrays, with a stack: arrays may nest 100,000 deep."""
+    done: list[list[str]] = [[]]  # the parts joined so far, per open array
+    stack = [iter(value)]
+    while stack:
+        for v in stack[-1]:
+            if isinstance(v, list):
+                stack.append(iter(v))
+                done.append([])
+                break
+            done[-1].append("" if v is None else js_string(v))
+        else:
+            stack.pop()
+            joined = ",".join(done.pop())
+            if not done:
+                return joined
+            done[-1].append(joined)
+    raise AssertionError("unreachable")
 
 
 def describe_value(value: Any) -> str:
@@ -262,4 +283,4 @@ def describe_value(value: Any) -> str:
         return "absent"
     if value is None:
         return "null"
-    return msgspec.json.encode(value).decode()
+    return dumps(value)  # lone surrogates and deep nesting included

@@ -1,0 +1,102 @@
+"""JSON text for any value a capture decoded to, including the ones msgspec cannot write.
+
+Two kinds of decoded values make ``msgspec.json.encode`` raise, and captures can hold both:
+
+- strings with a lone surrogate: ``"\\ud800"`` is valid JSON, JavaScript keeps it in a string,
+  and msgspec decodes it so, but UTF-8 cannot encode it;
+- containers nested deeper than the recursion limit, which the iterative parser
+  (:mod:`.jsonparse`) accepts as ``JSON.parse`` does.
+
+Output (``check --json``, ``replay --json``, values shown in notes) goes through
+:func:`encode` / :func:`dumps`: msgspec as usual, and for those values a slower writer that
+keeps no recursion and writes a lone surrogate as its ``\\uXXXX`` escape, which is valid JSON
+and what JavaScript's ``JSON.stringify`` writes too.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import msgspec
+
+__all__ = ["dumps", "encode"]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_END: Any = object()
+
+
+def encode(value: Any) -> bytes:
+    """``value`` as UTF-8 JSON; never fails on decoded JSON values (see the module doc)."""
+    try:
+        return msgspec.json.encode(value)
+    except (UnicodeEncodeError, RecursionError):
+        return _write(value).encode()
+
+
+def dumps(value: Any) -> str:
+    """:func:`encode`, as text."""
+    try:
+        return msgspec.json.encode(value).decode()
+    except (UnicodeEncodeError, RecursionError):
+        return _write(value)
+
+
+def _escape_surrogate(m: re.Match[str]) -> str:
+    return f"\\u{ord(m.group()):04x}"
+
+
+def _string(text: str) -> str:
+    return _SURROGATE.sub(_escape_surrogate, json.dumps(text, ensure_ascii=False))
+
+
+def _scalar(value: Any) -> str:
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, str):
+        return _string(value)
+    if isinstance(value, int):
+        return str(int(value))
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else "null"  # as msgspec writes them
+    return _write(msgspec.to_builtins(value))  # a Struct or UNSET: rare, shallow
+
+
+def _write(value: Any) -> str:
+    """JSON text for ``value`` with an explicit stack instead of recursion."""
+    out: list[str] = []
+    stack: list[tuple[Iterator[Any], bool]] = []  # (items, is an object)
+    item = value
+    while True:
+        if isinstance(item, dict):
+            out.append("{")
+            stack.append((iter(item.items()), True))
+        elif isinstance(item, list | tuple):
+            out.append("[")
+            stack.append((iter(item), False))
+        else:
+            out.append(_scalar(item))
+        while stack:  # find the next value to write, closing finished containers
+            items, is_object = stack[-1]
+            nxt = next(items, _END)
+            if nxt is _END:
+                stack.pop()
+                out.append("}" if is_object else "]")
+                continue
+            if out[-1] != "{" and out[-1] != "[":
+                out.append(",")
+            if is_object:
+                key, item = nxt
+                out.append(_string(str(key)) + ":")
+            else:
+                item = nxt
+            break
+        else:
+            return "".join(out)
