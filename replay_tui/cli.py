@@ -13,9 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-import msgspec
-
 from . import __version__
+from .core import jsontext
 from .core.check import Report, check_paths, report_json
 from .core.discovery import Skipped, discover
 from .core.trace import Trace, load_trace
@@ -207,7 +206,7 @@ def _check(ns: argparse.Namespace) -> int:
         clients_json = None
         if clients is not None:
             clients_json = [{k: o.json() for k, o in c.items()} for c in clients]
-        out.write(msgspec.json.encode(report_json(report, clients_json)))
+        out.write(jsontext.encode(report_json(report, clients_json)))
         out.write(b"\n")
         out.flush()
     else:
@@ -223,6 +222,12 @@ def _check(ns: argparse.Namespace) -> int:
 def _broken(outcomes: dict[str, ClientOutcome]) -> list[str]:
     """The client libraries (not the seed's alternative designs) that break on a trace."""
     return [k for k, o in outcomes.items() if o.policy.kind == "library" and not o.ok]
+
+
+def _shown(value: Any, limit: int = 80) -> str:
+    """A raw wire value for the table: JSON-ish, cut, control characters escaped."""
+    text = describe_value(value)
+    return visible(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 def _middle_cut(text: str, width: int) -> str:
@@ -261,7 +266,7 @@ def _print_table(
         first = ""
         if a.flags:
             f = a.flags[0]
-            first = f"line {f.line} ({f.label}, call {describe_value(f.call)})"
+            first = f"line {f.line} ({f.label}, call {_shown(f.call)})"
         badge = trace.badge.value
         counts[badge] = counts.get(badge, 0) + 1
         lines.append(
@@ -272,8 +277,8 @@ def _print_table(
             for f in a.flags:
                 repaired = f", repaired on line {f.repaired_line}" if f.repaired_line else ""
                 lines.append(
-                    f"    flag  line {f.line}: {f.label} on call {describe_value(f.call)}"
-                    f" by {visible(describe_value(f.value))}{repaired}"
+                    f"    flag  line {f.line}: {f.label} on call {_shown(f.call)}"
+                    f" by {_shown(f.value)}{repaired}"
                 )
             for note in trace.notes:
                 where = f"line {note.line}: " if note.line is not None else ""
@@ -321,7 +326,7 @@ def _replay(ns: argparse.Namespace) -> int:
     for where in sorted(trace.errors):
         _error(f"{trace.address}:{where}: {trace.errors[where]}")
     out = sys.stdout.buffer
-    encode = msgspec.json.encode
+    encode = jsontext.encode  # lone surrogates, deep nesting: still JSON
     batch: list[bytes] = []
     for line, chunk in trace.iter_replay(ns.behavior):
         batch.append(encode(chunk) if ns.json else _chunk_text(line, chunk).encode())
@@ -347,7 +352,7 @@ def _chunk_text(line: int | None, chunk: Chunk) -> str:
 
 
 def _short_json(value: Any) -> str:
-    text: str = msgspec.json.encode(value).decode()
+    text = jsontext.dumps(value)
     return text if len(text) <= 200 else text[:199] + "…"
 
 

@@ -13,9 +13,11 @@ import re
 __all__ = ["visible"]
 
 # C0 controls except tab and newline (handled by the callers' layout), DEL, C1 controls,
-# and the bidirectional overrides that can make text read differently than it is.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-_CONTROL_ALL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# the bidirectional overrides that can make text read differently than it is, and lone
+# surrogates (a JSON "\ud800" escape, or a file name that is not UTF-8), which no terminal
+# can be sent: writing one raises UnicodeEncodeError.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_CONTROL_ALL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _NAMES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e"}
 
 
