@@ -123,7 +123,8 @@ def decode_payload(data: bytes) -> Decoded:
         if isinstance(value, dict):
             try:
                 return Decoded(chunk=msgspec.convert(value, WireChunk), value=value)
-            except (msgspec.ValidationError, RecursionError) as exc:
+            except (msgspec.ValidationError, RecursionError, UnicodeEncodeError) as exc:
+                # convert raises UnicodeEncodeError on a lone surrogate where a str does not go
                 return _lenient(value, str(exc))
         return _lenient(value, "not an object")
 
