@@ -1,0 +1,162 @@
+"""Sequence alignment of hashable keys, fast enough for 100,000-item sequences.
+
+:func:`align` returns ``difflib``-style opcodes. It trims the common prefix and suffix first
+(two captures of one request mostly agree, so this usually leaves little), hands a small middle
+to :class:`difflib.SequenceMatcher` (``autojunk`` off: repeated keys such as keep-alives must not
+be junked), and a large one to a patience alignment: keys unique on both sides are anchors,
+their longest increasing run fixes the matching, and the stretches between anchors are aligned
+the same way, recursively. SequenceMatcher on 100,000 items can take minutes when keys repeat;
+patience stays near-linear and resynchronises on any distinctive key.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Hashable, Sequence
+from difflib import SequenceMatcher
+
+__all__ = ["Opcode", "align"]
+
+Opcode = tuple[str, int, int, int, int]
+"""``(tag, i1, i2, j1, j2)`` as in :meth:`difflib.SequenceMatcher.get_opcodes`."""
+
+# SequenceMatcher is used when the middle is at most this many items on the longer side.
+_SMALL = 1500
+_MAX_DEPTH = 48
+
+
+def align(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[Opcode]:
+    """Opcodes turning ``a`` into ``b``, covering both sequences in order."""
+    raw: list[Opcode] = []
+    _align(a, 0, len(a), b, 0, len(b), raw, 0)
+    return _merge(raw)
+
+
+def _align(
+    a: Sequence[Hashable],
+    alo: int,
+    ahi: int,
+    b: Sequence[Hashable],
+    blo: int,
+    bhi: int,
+    out: list[Opcode],
+    depth: int,
+) -> None:
+    start_a, start_b = alo, blo
+    while alo < ahi and blo < bhi and a[alo] == b[blo]:
+        alo += 1
+        blo += 1
+    if alo > start_a:
+        out.append(("equal", start_a, alo, start_b, blo))
+    end_a, end_b = ahi, bhi
+    while ahi > alo and bhi > blo and a[ahi - 1] == b[bhi - 1]:
+        ahi -= 1
+        bhi -= 1
+    _middle(a, alo, ahi, b, blo, bhi, out, depth)
+    if ahi < end_a:
+        out.append(("equal", ahi, end_a, bhi, end_b))
+
+
+def _middle(
+    a: Sequence[Hashable],
+    alo: int,
+    ahi: int,
+    b: Sequence[Hashable],
+    blo: int,
+    bhi: int,
+    out: list[Opcode],
+    depth: int,
+) -> None:
+    if alo == ahi and blo == bhi:
+        return
+    if alo == ahi:
+        out.append(("insert", alo, alo, blo, bhi))
+        return
+    if blo == bhi:
+        out.append(("delete", alo, ahi, blo, blo))
+        return
+    if max(ahi - alo, bhi - blo) <= _SMALL:
+        sm = SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
+        for tag, i1, i2, j1, j2 in sm.get_opcodes():
+            out.append((tag, alo + i1, alo + i2, blo + j1, blo + j2))
+        return
+    anchors = _anchors(a, alo, ahi, b, blo, bhi) if depth < _MAX_DEPTH else []
+    if not anchors:
+        out.append(("replace", alo, ahi, blo, bhi))
+        return
+    i, j = alo, blo
+    for ai, bj in anchors:
+        _align(a, i, ai, b, j, bj, out, depth + 1)
+        out.append(("equal", ai, ai + 1, bj, bj + 1))
+        i, j = ai + 1, bj + 1
+    _align(a, i, ahi, b, j, bhi, out, depth + 1)
+
+
+def _anchors(
+    a: Sequence[Hashable], alo: int, ahi: int, b: Sequence[Hashable], blo: int, bhi: int
+) -> list[tuple[int, int]]:
+    """Positions of keys unique on both sides, longest run increasing on both (patience)."""
+    count_a: dict[Hashable, int] = {}
+    pos_a: dict[Hashable, int] = {}
+    for i in range(alo, ahi):
+        k = a[i]
+        count_a[k] = count_a.get(k, 0) + 1
+        pos_a[k] = i
+    count_b: dict[Hashable, int] = {}
+    pos_b: dict[Hashable, int] = {}
+    for j in range(blo, bhi):
+        k = b[j]
+        if count_a.get(k) == 1:
+            count_b[k] = count_b.get(k, 0) + 1
+            pos_b[k] = j
+    pairs = sorted((pos_a[k], pos_b[k]) for k, n in count_b.items() if n == 1)
+    if not pairs:
+        return []
+    # Longest increasing subsequence of the b positions (patience sorting).
+    tails: list[int] = []  # b position ending the best run of each length
+    tail_idx: list[int] = []
+    back: list[int] = [-1] * len(pairs)
+    for n, (_, bj) in enumerate(pairs):
+        k = bisect_left(tails, bj)
+        if k == len(tails):
+            tails.append(bj)
+            tail_idx.append(n)
+        else:
+            tails[k] = bj
+            tail_idx[k] = n
+        back[n] = tail_idx[k - 1] if k else -1
+    run: list[tuple[int, int]] = []
+    n = tail_idx[-1]
+    while n >= 0:
+        run.append(pairs[n])
+        n = back[n]
+    run.reverse()
+    return run
+
+
+def _merge(ops: list[Opcode]) -> list[Opcode]:
+    """Join adjacent opcodes of the same tag (and insert+delete into replace)."""
+    out: list[Opcode] = []
+    for op in ops:
+        tag, i1, i2, j1, j2 = op
+        if i1 == i2 and j1 == j2:
+            continue
+        if out:
+            ptag, pi1, _, pj1, _ = out[-1]
+            if ptag == tag or (ptag != "equal" and tag != "equal"):
+                merged = tag if ptag == tag else "replace"
+                out[-1] = (merged, pi1, i2, pj1, j2)
+                continue
+        out.append(op)
+    return [_retag(op) for op in out]
+
+
+def _retag(op: Opcode) -> Opcode:
+    tag, i1, i2, j1, j2 = op
+    if tag == "equal":
+        return op
+    if i1 == i2:
+        return ("insert", i1, i2, j1, j2)
+    if j1 == j2:
+        return ("delete", i1, i2, j1, j2)
+    return ("replace", i1, i2, j1, j2)

@@ -1,0 +1,856 @@
+"""What a gateway changed between two captures of the same request, and whether it matters.
+
+Three levels, from what the agent sees to what was on the wire:
+
+- **outcome** (per behavior): what the agent receives — the assembled blocks (text, reasoning,
+  each tool call's id, name and arguments), usage and the finish. Two captures with the same
+  outcome are interchangeable for the agent, whatever else differs.
+- **calls**: each tool call's identity evolution, delta against delta (calls paired in order of
+  appearance), with the erasures each side has.
+- **events**: payload by payload, aligned on content (:mod:`.diff_events`).
+
+:func:`diff_traces` computes all three; the outcome under a behavior is computed on first use
+and kept. Nothing here renders for a terminal: :meth:`Difference.text` is plain text with
+control characters escaped, for the CLI and the TUI alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from .diff_events import (
+    REASONING,
+    TEXT,
+    VOLATILE_KEYS,
+    EventDiff,
+    EventRow,
+    FieldDiff,
+    Streams,
+    align_events,
+    event_text,
+    no_gc,
+)
+from .identity import CallTrace, DeltaRow, Flag
+from .trace import Trace
+from .translator import Behavior, index_key, is_identity, usage_chunk
+from .visible import visible
+from .wire import UNSET, describe_value
+
+__all__ = [
+    "ROW_ATTRIBUTES",
+    "VOLATILE_KEYS",
+    "AgentOutcome",
+    "Block",
+    "CallDiff",
+    "CallRow",
+    "Difference",
+    "EventDiff",
+    "EventRow",
+    "FieldDiff",
+    "OutcomeDiff",
+    "TraceDiff",
+    "diff_json",
+    "diff_traces",
+    "event_text",
+    "render_value",
+]
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Strict JSON equality: ``1``, ``1.0``, ``true`` and ``"1"`` all differ; absent ≠ null."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict | list):
+        try:
+            return bool(
+                msgspec.json.encode(a, order="sorted") == msgspec.json.encode(b, order="sorted")
+            )
+        except (msgspec.EncodeError, RecursionError):
+            return False
+    return bool(a == b)
+
+
+# --- differences -------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Difference:
+    """One thing that differs, located in both traces.
+
+    ``a``/``b`` are the raw values (``UNSET`` when absent on that side); ``kind`` says how to
+    show them: ``identity`` (absent / null / "" / values kept apart), ``text`` (an excerpt
+    around the first differing character), ``finish``, ``list`` or ``value``.
+    """
+
+    what: str
+    a: Any
+    b: Any
+    a_line: int | None
+    b_line: int | None
+    kind: str = "value"
+
+    def text(self) -> str:
+        """``call 0 id: "call_9" vs ""``: one line, control characters escaped."""
+        return f"{visible(self.what)}: {self.a_text()} vs {self.b_text()}"
+
+    def a_text(self) -> str:
+        return render_value(self.a, self.kind, self.b)
+
+    def b_text(self) -> str:
+        return render_value(self.b, self.kind, self.a)
+
+
+def render_value(value: Any, kind: str, other: Any = UNSET) -> str:
+    """A value as one escaped line; ``other`` (the value it differs from) places text excerpts."""
+    if value is UNSET:
+        return "absent"
+    if kind == "text" and isinstance(value, str):
+        return visible(_excerpt(value, other if isinstance(other, str) else ""))
+    if kind == "finish" and isinstance(value, dict):
+        return visible(finish_label(value))
+    if kind == "list" and isinstance(value, list):
+        return visible(", ".join(map(str, value))) if value else "none"
+    if kind == "erasures" and isinstance(value, list):
+        return visible(", ".join(map(_erasure_text, value))) if value else "none"
+    return visible(_short(describe_value(_jsonable(value))))
+
+
+def _erasure_text(e: dict[str, Any]) -> str:
+    label = "erased id" if e.get("kind") == "erased-id" else "erased name"
+    text = f"{label} by {describe_value(e.get('value'))} on delta {e.get('delta')}"
+    text += f" (line {e.get('line')}"
+    if e.get("repaired_line") is not None:
+        text += f", repaired on line {e['repaired_line']}"
+    return text + ")"
+
+
+def finish_label(reason: dict[str, Any]) -> str:
+    """``stop`` / ``tool-calls`` / ``max-tokens`` / ``error STREAM_CLOSED``."""
+    kind = reason.get("kind")
+    if kind == "error":
+        failure = reason.get("failure")
+        code = failure.get("code") if isinstance(failure, dict) else None
+        return f"error {code}"
+    return str(kind)
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _excerpt(text: str, other: str, width: int = 40) -> str:
+    """``text`` as a JSON string, around where it first differs from ``other``."""
+    p = _prefix(text, other)
+    start = max(0, p - 12)
+    piece = text[start : start + width]
+    out = msgspec.json.encode(piece).decode()
+    if start:
+        out = "…" + out
+    if start + width < len(text):
+        out += "…"
+    return out
+
+
+def _prefix(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    for i in range(n):
+        if a[i] != b[i]:
+            return i
+    return n
+
+
+# --- outcome -----------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Block:
+    """One block as the agent assembles it."""
+
+    kind: str
+    """``text``, ``reasoning`` or ``tool-call``."""
+    index: int
+    """Block index (opening order), as in the harness's chunks."""
+    line: int
+    """Line of the payload that opened it."""
+    closed: bool
+    """The harness closed it (``block-end``); false when the stream failed or was refused."""
+    text: str = ""
+    """Text, reasoning, or the call's concatenated arguments."""
+    call: int | None = None
+    """For a tool call: its number in order of appearance (how calls are paired)."""
+    id: Any = UNSET
+    """For a tool call: the id the agent gets (as the ``block-end`` has it once closed)."""
+    name: Any = UNSET
+
+
+@dataclass(slots=True)
+class AgentOutcome:
+    """What the agent receives from one trace under one behavior."""
+
+    behavior: Behavior
+    verdict: str
+    blocks: list[Block]
+    usage: dict[str, Any] | None
+    usage_line: int | None
+    finish: dict[str, Any]
+    finish_line: int | None
+    """Where the finish comes from (``None``: the end of the file)."""
+
+    @property
+    def calls(self) -> list[Block]:
+        return [b for b in self.blocks if b.kind == "tool-call"]
+
+    def block(self, kind: str) -> Block | None:
+        return next((b for b in self.blocks if b.kind == kind), None)
+
+
+def _outcome(trace: Trace, streams: Streams, behavior: Behavior) -> AgentOutcome:
+    analysis = trace.analysis
+    result = analysis.outcomes[behavior]
+    cut = streams.cut
+    events = streams.events
+    closed = analysis.done and result.verdict != "malformed-tool-call"
+    blocks: list[Block] = []
+    seen: set[Any] = set()
+    usage_event = finish_event = None
+    for ev in events[:cut]:
+        if not ev.replayed:
+            break
+        for channel, _ in ev.pieces:
+            kind = channel[0]
+            if kind in ("text", "reasoning", "call") and channel not in seen:
+                seen.add(channel)
+                blocks.append(
+                    _block(trace, streams, channel, len(blocks), ev.line, behavior, closed)
+                )
+            elif kind == "usage":
+                usage_event = ev
+            elif kind == "finish":
+                finish_event = ev
+    usage = None
+    usage_line = None
+    if analysis.done and usage_event is not None:
+        decoded = trace.decoded[usage_event.index]
+        if decoded is not None and decoded.chunk is not None:
+            usage = usage_chunk(decoded.chunk.usage)["usage"]
+            usage_line = usage_event.line
+    finish = result.finish
+    code = finish.get("failure", {}).get("code") if finish.get("kind") == "error" else None
+    if code == "STREAM_CLOSED":
+        finish_line = None
+    elif code in ("MALFORMED_RESPONSE", "UNKNOWN") and result.position is not None:
+        finish_line = events[result.position].line
+    elif finish_event is not None and code != "MALFORMED_TOOL_CALL":
+        finish_line = finish_event.line
+    else:
+        finish_line = events[result.position].line if result.position is not None else None
+    return AgentOutcome(behavior, result.verdict, blocks, usage, usage_line, finish, finish_line)
+
+
+def _block(
+    trace: Trace,
+    streams: Streams,
+    channel: tuple[Any, ...],
+    index: int,
+    line: int,
+    behavior: Behavior,
+    closed: bool,
+) -> Block:
+    if channel[0] != "call":
+        run = streams.channels.get(channel)
+        text = run.text_before(streams.cut) if run is not None else ""
+        return Block(channel[0], index, line, closed, text)
+    k = channel[1]
+    ct = trace.analysis.calls[k]
+    cid, name = ct.final(behavior)
+    if closed:  # block-end turns a missing (or null) identity into ""
+        cid = "" if cid is UNSET or cid is None else cid
+        name = "" if name is UNSET or name is None else name
+    return Block("tool-call", index, line, closed, ct.arguments, k, cid, name)
+
+
+@dataclass(slots=True)
+class OutcomeDiff:
+    """The outcome of both traces under one behavior, and how they differ."""
+
+    behavior: Behavior
+    a: AgentOutcome
+    b: AgentOutcome
+    differences: list[Difference]
+
+    @property
+    def same(self) -> bool:
+        return not self.differences
+
+    def headline(self) -> str:
+        """One line: the first outcome difference, or that there is none."""
+        if self.same:
+            return f"same outcome under {self.behavior.value} ({self.a.verdict})"
+        first = self.differences[0].text()
+        more = len(self.differences) - 1
+        tail = f" (+{more} more)" if more else ""
+        return f"outcome differs under {self.behavior.value}: {first}{tail}"
+
+
+def _outcome_differences(
+    ta: Trace, sa: Streams, oa: AgentOutcome, tb: Trace, sb: Streams, ob: AgentOutcome
+) -> list[Difference]:
+    out: list[Difference] = []
+    if not _same(oa.finish, ob.finish):
+        out.append(
+            Difference("finish", oa.finish, ob.finish, oa.finish_line, ob.finish_line, "finish")
+        )
+    ca, cb = oa.calls, ob.calls
+    for k in range(max(len(ca), len(cb))):
+        xa = ca[k] if k < len(ca) else None
+        xb = cb[k] if k < len(cb) else None
+        if xa is None or xb is None:
+            out.append(
+                Difference(
+                    f"call {k}",
+                    _call_value(xa),
+                    _call_value(xb),
+                    xa.line if xa else None,
+                    xb.line if xb else None,
+                )
+            )
+            continue
+        for fld in ("id", "name"):
+            va, vb = getattr(xa, fld), getattr(xb, fld)
+            if not _same(va, vb):
+                out.append(
+                    Difference(
+                        f"call {k} {fld}",
+                        va,
+                        vb,
+                        _identity_line(ta.analysis.calls[k], fld, oa.behavior),
+                        _identity_line(tb.analysis.calls[k], fld, ob.behavior),
+                        "identity",
+                    )
+                )
+        if xa.text != xb.text:
+            out.append(
+                _text_difference(f"call {k} arguments", ("args", k), xa.text, xb.text, sa, sb)
+            )
+    for kind, channel in (("text", TEXT), ("reasoning", REASONING)):
+        xa, xb = oa.block(kind), ob.block(kind)
+        if xa is None and xb is None:
+            continue
+        va = xa.text if xa else UNSET
+        vb = xb.text if xb else UNSET
+        if xa is None or xb is None:
+            out.append(
+                Difference(kind, va, vb, xa.line if xa else None, xb.line if xb else None, "text")
+            )
+        elif va != vb:
+            out.append(_text_difference(kind, channel, xa.text, xb.text, sa, sb))
+    order_a = [_block_label(b) for b in oa.blocks]
+    order_b = [_block_label(b) for b in ob.blocks]
+    if order_a != order_b and sorted(order_a) == sorted(order_b):
+        out.append(
+            Difference(
+                "block order",
+                order_a,
+                order_b,
+                oa.blocks[0].line if oa.blocks else None,
+                ob.blocks[0].line if ob.blocks else None,
+                "list",
+            )
+        )
+    ua, ub = oa.usage, ob.usage
+    if ua is None or ub is None:
+        if ua is not ub:
+            out.append(
+                Difference(
+                    "usage",
+                    UNSET if ua is None else ua,
+                    UNSET if ub is None else ub,
+                    oa.usage_line,
+                    ob.usage_line,
+                )
+            )
+    else:
+        for key in list(ua) + [k for k in ub if k not in ua]:
+            va, vb = ua.get(key, UNSET), ub.get(key, UNSET)
+            if not _same(va, vb):
+                out.append(Difference(f"usage {key}", va, vb, oa.usage_line, ob.usage_line))
+    return out
+
+
+def _call_value(block: Block | None) -> Any:
+    if block is None:
+        return UNSET
+    return {"id": block.id, "name": block.name, "arguments": block.text}
+
+
+def _block_label(block: Block) -> str:
+    return f"call {block.call}" if block.kind == "tool-call" else block.kind
+
+
+def _text_difference(
+    what: str, channel: tuple[Any, ...], a: str, b: str, sa: Streams, sb: Streams
+) -> Difference:
+    """A text difference located at the payloads holding its first differing character."""
+    p = _prefix(a, b)
+    return Difference(what, a, b, _line_at(sa, channel, p), _line_at(sb, channel, p), "text")
+
+
+def _line_at(streams: Streams, channel: tuple[Any, ...], offset: int) -> int | None:
+    ch = streams.channels.get(channel)
+    if ch is None:
+        return None
+    ev = ch.event_at(offset, streams.cut)
+    return streams.events[ev].line if ev is not None else None
+
+
+def _identity_line(ct: CallTrace, fld: str, behavior: Behavior) -> int | None:
+    """Line of the delta that set the identity in force at the end (``None``: never set)."""
+    accept = behavior is Behavior.ACCEPT_IDENTITY
+    found: int | None = None
+    for _, line, call in ct.deltas:
+        if fld == "id":
+            value = call.id
+        else:
+            fn = call.function
+            value = fn.name if fn else UNSET
+        if (accept and is_identity(value)) or (not accept and value is not UNSET):
+            found = line
+    return found
+
+
+# --- calls ---------------------------------------------------------------------------------
+
+
+_ROW_FIELDS: tuple[tuple[str, str], ...] = (
+    ("raw_id", "raw id"),
+    ("raw_name", "raw name"),
+    ("arguments", "arguments"),
+    ("id_accept", "id (accept-identity)"),
+    ("name_accept", "name (accept-identity)"),
+    ("id_assign", "id (assign-always)"),
+    ("name_assign", "name (assign-always)"),
+)
+ROW_ATTRIBUTES = {label: attr for attr, label in _ROW_FIELDS}
+"""``DeltaRow`` attribute behind each :attr:`CallRow.changes` label."""
+
+
+@dataclass(slots=True)
+class CallRow:
+    """One row of a call's side-by-side identity evolution: a delta of A against one of B.
+
+    Deltas are paired through the event alignment. In a split or merged event row the
+    arguments fragments differ by construction, so only identity is compared there.
+    """
+
+    status: str
+    """``same``, ``changed``, ``only-a`` or ``only-b``."""
+    a: DeltaRow | None
+    b: DeltaRow | None
+    changes: tuple[str, ...] = ()
+    """What differs: ``raw id``, ``raw name``, ``arguments``, ``id (assign-always)``, …"""
+
+    @property
+    def neutral(self) -> bool:
+        """A one-sided delta that carries neither ``id`` nor ``name``: identity unaffected."""
+        row = self.a if self.b is None else self.b if self.a is None else None
+        return row is not None and row.raw_id is UNSET and row.raw_name is UNSET
+
+    @property
+    def changed(self) -> bool:
+        """Worth reporting: a paired delta that differs, or a one-sided one touching identity."""
+        if self.status == "same":
+            return False
+        return self.status == "changed" or not self.neutral
+
+
+@dataclass(slots=True)
+class CallDiff:
+    """One tool call (paired by order of appearance) in both traces."""
+
+    call: int
+    a: CallTrace | None
+    b: CallTrace | None
+    differences: list[Difference]
+    events: EventDiff = field(repr=False)
+    _rows: list[CallRow] | None = field(default=None, repr=False)
+    _same_rows: bool | None = field(default=None, repr=False)
+
+    @property
+    def rows(self) -> list[CallRow]:
+        """Every delta of both sides, aligned (same rows included), for a side-by-side view.
+
+        Built on first use: a 100,000-delta call costs a second or so."""
+        if self._rows is None:
+            with no_gc():
+                self._rows = _call_rows(self.a, self.b, self.events)
+        return self._rows
+
+    @property
+    def changed(self) -> bool:
+        if self.differences:
+            return True
+        if self._rows is None and self._same_rows is None:
+            self._same_rows = _rows_identical(self.a, self.b, self.events)
+        if self._same_rows:
+            return False
+        return any(r.changed for r in self.rows)
+
+    @property
+    def changed_rows(self) -> list[CallRow]:
+        return [r for r in self.rows if r.changed] if self.changed else []
+
+
+def _rows_identical(xa: CallTrace | None, xb: CallTrace | None, events: EventDiff) -> bool:
+    """Cheaply: every delta pairs with one that carries exactly the same tool call."""
+    if xa is None or xb is None or len(xa.deltas) != len(xb.deltas):
+        return False
+    row_a, row_b = events.row_of_a, events.row_of_b
+    for (pa, _, ca), (pb, _, cb) in zip(xa.deltas, xb.deltas, strict=True):
+        if row_a[pa] != row_b[pb] or ca != cb:
+            return False
+        fn = ca.function
+        name = fn.name if fn else None
+        # == is not strict for numbers and booleans; let the full comparison judge those.
+        for v in (ca.id, name):
+            if v is not None and v is not UNSET and type(v) is not str:
+                return False
+    return True
+
+
+def _call_diffs(ta: Trace, tb: Trace, events: EventDiff) -> list[CallDiff]:
+    ca, cb = ta.analysis.calls, tb.analysis.calls
+    out: list[CallDiff] = []
+    for k in range(max(len(ca), len(cb))):
+        xa = ca[k] if k < len(ca) else None
+        xb = cb[k] if k < len(cb) else None
+        out.append(CallDiff(k, xa, xb, _call_differences(k, ta, xa, tb, xb), events))
+    return out
+
+
+def _call_differences(
+    k: int, ta: Trace, xa: CallTrace | None, tb: Trace, xb: CallTrace | None
+) -> list[Difference]:
+    if xa is None or xb is None:
+        return [
+            Difference(
+                f"call {k}",
+                _wire(xa),
+                _wire(xb),
+                xa.first_line if xa else None,
+                xb.first_line if xb else None,
+            )
+        ]
+    out: list[Difference] = []
+    if not _same(xa.wire_index, xb.wire_index):
+        out.append(
+            Difference(
+                "wire index", xa.wire_index, xb.wire_index, xa.first_line, xb.first_line, "identity"
+            )
+        )
+    if len(xa.deltas) != len(xb.deltas):
+        out.append(
+            Difference("deltas", len(xa.deltas), len(xb.deltas), xa.first_line, xb.first_line)
+        )
+    for behavior in (Behavior.ASSIGN_ALWAYS, Behavior.ACCEPT_IDENTITY):
+        fa, fb = xa.final(behavior), xb.final(behavior)
+        for n, fld in enumerate(("id", "name")):
+            if not _same(fa[n], fb[n]):
+                out.append(
+                    Difference(
+                        f"{fld} ({behavior.value})",
+                        fa[n],
+                        fb[n],
+                        _identity_line(xa, fld, behavior),
+                        _identity_line(xb, fld, behavior),
+                        "identity",
+                    )
+                )
+    fa_, fb_ = _flags(ta, xa), _flags(tb, xb)
+    if [_erasure_key(f) for f in fa_] != [_erasure_key(f) for f in fb_]:
+        out.append(
+            Difference(
+                "erasures",
+                [_erasure(f) for f in fa_],
+                [_erasure(f) for f in fb_],
+                fa_[0].line if fa_ else None,
+                fb_[0].line if fb_ else None,
+                "erasures",
+            )
+        )
+    for fld, attr in (("id", "id_first_delta"), ("name", "name_first_delta")):
+        da, db = getattr(xa, attr), getattr(xb, attr)
+        if da != db:
+            out.append(
+                Difference(
+                    f"{fld} arrives on delta",
+                    da or UNSET,
+                    db or UNSET,
+                    xa.first_line,
+                    xb.first_line,
+                )
+            )
+    return out
+
+
+def _wire(ct: CallTrace | None) -> Any:
+    return UNSET if ct is None else {"wire_index": ct.wire_index, "deltas": len(ct.deltas)}
+
+
+def _flags(trace: Trace, ct: CallTrace) -> list[Flag]:
+    """The erasure flags of one call (the analysis keeps them per trace, by wire index)."""
+    return [f for f in trace.analysis.flags if index_key(f.call) == ct.key]
+
+
+def _erasure_key(f: Flag) -> tuple[Any, ...]:
+    """What makes two erasures the same, wherever they sit in their file."""
+    return (f.kind, f.delta, describe_value(f.value), f.repaired_line is not None)
+
+
+def _erasure(f: Flag) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": f.kind, "line": f.line, "delta": f.delta, "value": f.value}
+    if f.repaired_line is not None:
+        out["repaired_line"] = f.repaired_line
+    return out
+
+
+_ONE_TO_ONE = ("same", "changed")
+
+
+def _row_values(r: DeltaRow) -> tuple[Any, ...]:
+    """A row's values in ``_ROW_FIELDS`` order."""
+    return (
+        r.raw_id,
+        r.raw_name,
+        r.arguments,
+        r.id_accept,
+        r.name_accept,
+        r.id_assign,
+        r.name_assign,
+    )
+
+
+_LABELS = tuple(label for _, label in _ROW_FIELDS)
+_ARGUMENTS = 2
+_STRICT_EQ_TYPES = (str, type(UNSET), type(None))
+
+
+def _call_rows(xa: CallTrace | None, xb: CallTrace | None, events: EventDiff) -> list[CallRow]:
+    ra = xa.rows() if xa is not None else []
+    rb = xb.rows() if xb is not None else []
+    row_a, row_b = events.row_of_a, events.row_of_b
+    rows = events.rows
+    out: list[CallRow] = []
+    i = j = 0
+    end = len(rows) + 1
+    while i < len(ra) or j < len(rb):
+        ka = row_a[ra[i].position] if i < len(ra) else end
+        kb = row_b[rb[j].position] if j < len(rb) else end
+        if ka == kb:
+            x, y = ra[i], rb[j]
+            i += 1
+            j += 1
+            vx, vy = _row_values(x), _row_values(y)
+            if vx == vy and all(type(v) in _STRICT_EQ_TYPES for v in vx):
+                out.append(CallRow("same", x, y))
+                continue
+            # In a split or merged event row the argument fragments differ by construction.
+            skip = -1 if rows[ka].status in _ONE_TO_ONE else _ARGUMENTS
+            changes = tuple(
+                _LABELS[n]
+                for n, (u, v) in enumerate(zip(vx, vy, strict=True))
+                if n != skip and not _same(u, v)
+            )
+            out.append(CallRow("changed" if changes else "same", x, y, changes))
+        elif ka < kb:
+            out.append(CallRow("only-a", ra[i], None))
+            i += 1
+        else:
+            out.append(CallRow("only-b", None, rb[j]))
+            j += 1
+    return out
+
+
+# --- the whole diff ------------------------------------------------------------------------
+
+
+@dataclass(slots=True, repr=False)
+class TraceDiff:
+    """Two traces compared at the three levels."""
+
+    a: Trace
+    b: Trace
+    include_volatile: bool
+    events: EventDiff
+    calls: list[CallDiff]
+    streams: tuple[Streams, Streams]
+    _outcomes: dict[Behavior, OutcomeDiff] = field(default_factory=dict)
+
+    def outcome(self, behavior: Behavior | str = Behavior.ACCEPT_IDENTITY) -> OutcomeDiff:
+        """The outcome comparison under ``behavior`` (computed once)."""
+        behavior = Behavior(behavior)
+        found = self._outcomes.get(behavior)
+        if found is None:
+            sa, sb = self.streams
+            with no_gc():
+                oa = _outcome(self.a, sa, behavior)
+                ob = _outcome(self.b, sb, behavior)
+                found = OutcomeDiff(
+                    behavior, oa, ob, _outcome_differences(self.a, sa, oa, self.b, sb, ob)
+                )
+            self._outcomes[behavior] = found
+        return found
+
+    def __repr__(self) -> str:
+        return f"TraceDiff({self.a.address!r}, {self.b.address!r}, rows={len(self.events.rows)})"
+
+    @property
+    def changed_calls(self) -> list[CallDiff]:
+        return [c for c in self.calls if c.changed]
+
+
+def diff_traces(
+    a: Trace,
+    b: Trace,
+    *,
+    include_volatile: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> TraceDiff:
+    """Compare two traces at every level (``progress`` hears each stage's name).
+
+    ``include_volatile`` also compares the per-request values (``VOLATILE_KEYS``).
+    """
+    with no_gc():
+        if progress:
+            progress("cutting payloads")
+        sa, sb = Streams(a), Streams(b)
+        if progress:
+            progress("aligning events")
+        events = align_events(sa, sb, include_volatile=include_volatile)
+        if progress:
+            progress("comparing calls")
+        calls = _call_diffs(a, b, events)
+    return TraceDiff(a, b, include_volatile, events, calls, (sa, sb))
+
+
+# --- JSON ----------------------------------------------------------------------------------
+
+
+def _where(trace: Trace, line: int | None, value: Any = UNSET) -> dict[str, Any]:
+    out: dict[str, Any] = {"trace": trace.address, "line": line}
+    if value is not UNSET:
+        out["value"] = _jsonable(value)
+    return out
+
+
+def _jsonable(value: Any) -> Any:
+    """``value`` with absent (``UNSET``) members left out, as JSON has no absent value."""
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items() if v is not UNSET}
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value if v is not UNSET]
+    return value
+
+
+def _difference_json(d: Difference, a: Trace, b: Trace) -> dict[str, Any]:
+    return {
+        "what": d.what,
+        "a": _where(a, d.a_line, d.a),
+        "b": _where(b, d.b_line, d.b),
+        "text": d.text(),
+    }
+
+
+def _row_json(row: EventRow, a: Trace, b: Trace) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "status": row.status,
+        "kind": row.kind,
+        "a": [_where(a, n) for n in row.a_lines],
+        "b": [_where(b, n) for n in row.b_lines],
+    }
+    if row.fields:
+        fields = []
+        for f in row.fields:
+            item: dict[str, Any] = {"path": f.path}
+            if f.a is not UNSET:
+                item["a"] = _jsonable(f.a)
+            if f.b is not UNSET:
+                item["b"] = _jsonable(f.b)
+            fields.append(item)
+        out["fields"] = fields
+        if row.more_fields:
+            out["more_fields"] = row.more_fields
+    if row.note:
+        out["note"] = row.note
+    if row.status in ("split", "merged", "regrouped"):
+        out["same_content"] = row.same_content
+    if row.inert:
+        out["inert"] = True
+    if not row.replayed:
+        out["replayed"] = False
+    return out
+
+
+def _delta_json(trace: Trace, row: DeltaRow | None) -> dict[str, Any] | None:
+    if row is None:
+        return None
+    out: dict[str, Any] = {"trace": trace.address, "line": row.line, "delta": row.delta}
+    for attr, key in (("raw_id", "id"), ("raw_name", "name"), ("arguments", "arguments")):
+        value = getattr(row, attr)
+        if value is not UNSET:
+            out[key] = _jsonable(value)
+    return out
+
+
+def _changes_json(row: CallRow) -> list[dict[str, Any]]:
+    out = []
+    for label in row.changes:
+        attr = ROW_ATTRIBUTES[label]
+        item: dict[str, Any] = {"what": label}
+        for side, delta in (("a", row.a), ("b", row.b)):
+            value = getattr(delta, attr) if delta is not None else UNSET
+            if value is not UNSET:
+                item[side] = _jsonable(value)
+        out.append(item)
+    return out
+
+
+def diff_json(
+    diff: TraceDiff, behavior: Behavior | str = Behavior.ACCEPT_IDENTITY
+) -> dict[str, Any]:
+    """The ``diff --json`` document: differences only, each located as (trace, line)."""
+    a, b = diff.a, diff.b
+    od = diff.outcome(behavior)
+    calls = []
+    for c in diff.calls:
+        calls.append(
+            {
+                "call": c.call,
+                "differences": [_difference_json(d, a, b) for d in c.differences],
+                "deltas": [
+                    {
+                        "status": r.status,
+                        "a": _delta_json(a, r.a),
+                        "b": _delta_json(b, r.b),
+                        "changes": _changes_json(r),
+                    }
+                    for r in c.changed_rows
+                ],
+            }
+        )
+    return {
+        "a": a.address,
+        "b": b.address,
+        "behavior": od.behavior.value,
+        "include_volatile": diff.include_volatile,
+        "same_outcome": od.same,
+        "verdicts": {"a": od.a.verdict, "b": od.b.verdict},
+        "outcome": [_difference_json(d, a, b) for d in od.differences],
+        "calls": calls,
+        "events": [_row_json(r, a, b) for r in diff.events.rows if r.status != "same"],
+    }
