@@ -11,6 +11,10 @@ Output (``check --json``, ``replay --json``, values shown in notes) goes through
 :func:`encode` / :func:`dumps`: msgspec as usual, and for those values a slower writer that
 keeps no recursion and writes a lone surrogate as its ``\\uXXXX`` escape, which is valid JSON
 and what JavaScript's ``JSON.stringify`` writes too.
+
+JSON escapes C0 controls but not DEL, C1 controls (``\\x9b`` is CSI to many terminals) or the
+bidirectional overrides; people read this output in terminals, so those are written as
+``\\uXXXX`` escapes too. The text means the same, and stays valid JSON.
 """
 
 from __future__ import annotations
@@ -27,22 +31,28 @@ __all__ = ["dumps", "encode"]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _END: Any = object()
+# DEL, C1 controls and bidi overrides, as UTF-8 bytes (lead bytes: no false match in UTF-8).
+_UNSAFE_BYTES = re.compile(b"\x7f|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
+
+
+def _escape_unsafe(m: re.Match[bytes]) -> bytes:
+    return b"\\u%04x" % ord(m.group().decode())
 
 
 def encode(value: Any) -> bytes:
     """``value`` as UTF-8 JSON; never fails on decoded JSON values (see the module doc)."""
     try:
-        return msgspec.json.encode(value)
+        out = msgspec.json.encode(value)
     except (UnicodeEncodeError, RecursionError):
-        return _write(value).encode()
+        out = _write(value).encode()
+    if out.isascii():
+        return out
+    return _UNSAFE_BYTES.sub(_escape_unsafe, out)
 
 
 def dumps(value: Any) -> str:
     """:func:`encode`, as text."""
-    try:
-        return msgspec.json.encode(value).decode()
-    except (UnicodeEncodeError, RecursionError):
-        return _write(value)
+    return encode(value).decode()
 
 
 def _escape_surrogate(m: re.Match[str]) -> str:
