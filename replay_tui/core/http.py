@@ -6,9 +6,21 @@ import re
 
 import msgspec
 
-__all__ = ["HttpHead", "looks_like_http", "parse_head"]
+__all__ = ["HttpHead", "looks_like_http", "may_start_head", "parse_head"]
 
 _STATUS = re.compile(rb"HTTP/(?:1\.[01]|2(?:\.0)?|3) (\d{3})(?: ([^\r\n]*))?")
+
+
+_STATUS_START = re.compile(rb"(?:H(?:T(?:T(?:P(?:/(?:[0-9.]{1,3}(?: [0-9]{0,2})?)?)?)?)?)?)?")
+
+
+def may_start_head(data: bytes) -> bool:
+    """Whether ``data`` (what follows a head so far) could still grow into a status line.
+
+    curl -i prints a head per response (``100 Continue``, redirects), so the bytes after a
+    head's blank line are a body only once they cannot be the start of another head.
+    """
+    return _STATUS_START.fullmatch(data) is not None
 
 
 def looks_like_http(data: bytes) -> bool:

@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 
 from .har import HarEntry
-from .http import HttpHead, looks_like_http, parse_head
+from .http import HttpHead, looks_like_http, may_start_head, parse_head
 from .identity import Analysis, Analyzer, Note
 from .jsonl import JsonlFramer
 from .sse import Framing, Payload, SseFramer
@@ -217,8 +217,8 @@ class TraceBuilder:
                 self._take(self._framer.feed(raw))
                 return
             head = parse_head(raw)
-            if not head.complete:
-                return
+            if not head.complete or may_start_head(raw[head.body_offset : head.body_offset + 16]):
+                return  # the head goes on, or another (after a 100 Continue) may follow
             self._head = head
             self._framer = SseFramer(line_base=head.body_line, offset_base=head.body_offset)
             data = raw[head.body_offset :]
@@ -237,13 +237,17 @@ class TraceBuilder:
             raw = self._joined()
             self._head = parse_head(raw) if looks_like_http(raw) else None
             self._framer = SseFramer()
-            if self._head is None:
+            head = self._head
+            if head is None:
                 self._take(self._framer.feed(raw))
+            elif head.complete:  # the body could have become another head, and did not
+                self._framer = SseFramer(line_base=head.body_line, offset_base=head.body_offset)
+                self._take(self._framer.feed(raw[head.body_offset :]))
             else:
                 self._note(
                     "truncated-head", "the capture ends inside the HTTP headers: no body", None
                 )
-                self._framer = SseFramer(line_base=self._head.body_line, offset_base=len(raw))
+                self._framer = SseFramer(line_base=head.body_line, offset_base=len(raw))
         self._take(self._framer.close())
         framing = self._framer.framing
         if (
