@@ -68,10 +68,11 @@ class JsonlFramer:
             start += len(_DATA_PREFIX)
             while start < end and buf[start] == 0x20:
                 start += 1
-        data = buf[start:end]
         after = fr.done_line is not None
-        p = Payload(data, fr.lines, fr.lines, self._offset + start, self._offset + end, None, after)
+        offset = self._offset
+        # The payload points into buf (data is buf[start:end]): nothing is copied out.
+        p = Payload(buf, fr.lines, fr.lines, offset + start, offset + end, None, after, offset, 0)
         fr.payloads.append(p)
         out.append(p)
-        if not after and data == DONE:
+        if not after and end - start == len(DONE) and buf.startswith(DONE, start):
             fr.done_line = fr.lines

@@ -25,10 +25,16 @@ _BOM = b"\xef\xbb\xbf"
 
 
 class Payload(msgspec.Struct, gc=False):
-    """One dispatched ``data`` payload and where it came from."""
+    """One dispatched ``data`` payload and where it came from.
 
-    data: bytes
-    """The joined ``data`` lines, exactly as sent (UTF-8 bytes, not yet validated)."""
+    The payload's bytes are not copied out of the capture: a payload keeps a reference to the
+    buffer it was framed from (for a file read whole, the file's bytes themselves, which the
+    trace holds anyway) and :attr:`data` slices them when asked. ``Payload(data, line, ...)``
+    still builds a payload from bytes of its own.
+    """
+
+    source: bytes
+    """The bytes :attr:`data` is cut from (shared by the payloads of one read), or the data."""
     line: int
     """1-based line number of the event's first ``data`` line."""
     end_line: int
@@ -41,10 +47,42 @@ class Payload(msgspec.Struct, gc=False):
     """The event's ``event:`` field, when it had one (``error`` for Groq's failures)."""
     after_done: bool = False
     """Sent after the ``[DONE]`` sentinel: shown, never replayed."""
+    base: int = 0
+    """File offset of ``source[0]``."""
+    skip: int = -1
+    """Bytes before the value on its line (``data:`` and a space); -1: ``source`` is the data."""
+
+    @property
+    def data(self) -> bytes:
+        """The joined ``data`` lines, exactly as sent (UTF-8 bytes, not yet validated)."""
+        if self.skip < 0:
+            return self.source
+        return self.source[self.start - self.base + self.skip : self.end - self.base]
 
     @property
     def is_done(self) -> bool:
         return self.data == DONE
+
+    def __eq__(self, other: object) -> bool:
+        # Equal payloads carry the same data from the same place, whatever buffer holds it.
+        if not isinstance(other, Payload):
+            return NotImplemented
+        return (
+            self.line == other.line
+            and self.start == other.start
+            and self.end == other.end
+            and self.end_line == other.end_line
+            and self.event == other.event
+            and self.after_done == other.after_done
+            and self.data == other.data
+        )
+
+    def __repr__(self) -> str:  # never the whole buffer
+        return (
+            f"Payload(data={self.data!r}, line={self.line}, end_line={self.end_line},"
+            f" start={self.start}, end={self.end}, event={self.event!r},"
+            f" after_done={self.after_done})"
+        )
 
 
 class Framing(msgspec.Struct):
@@ -222,12 +260,13 @@ class SseFramer:
                 continue
             size = len(block)
             lineno += 2
-            data = block[6:] if block[5:6] == b" " else block[5:]
+            ln = lineno - 1
+            cut = 6 if block[5:6] == b" " else 5  # "data:" and the optional space
             if i < done_at and fr.done_line is None:  # a multi-line block may have had it
-                append(Payload(data, lineno - 1, lineno - 1, start, start + size))
+                append(Payload(buf, ln, ln, start, start + size, None, False, base, cut))
             else:
                 after = i > done_at or fr.done_line is not None
-                append(Payload(data, lineno - 1, lineno - 1, start, start + size, None, after))
+                append(Payload(buf, ln, ln, start, start + size, None, after, base, cut))
                 if not after:
                     fr.done_line = lineno - 1
             start += size + 2
@@ -268,28 +307,37 @@ class SseFramer:
         ):
             return False
         fr = self.framing
-        datas = [b[6:] for b in todo]
         starts = list(accumulate(map(add, sizes, repeat(2)), initial=start))[:-1]
         ends = list(map(add, starts, sizes))
         lines = range(lineno + 1, lineno + 2 * n, 2)
         try:
-            done_at = datas.index(DONE)
+            done_at = todo.index(b"data: " + DONE)
         except ValueError:
             done_at = n
-        new = list(map(Payload, datas[:done_at], lines, lines, starts, ends))
+        # Payloads point into buf ("data: " is 6 bytes): the data is not copied out.
+        new = list(
+            map(
+                Payload,
+                repeat(buf, done_at),
+                lines,
+                lines,
+                starts,
+                ends,
+                repeat(None),
+                repeat(False),
+                repeat(base),
+                repeat(6),
+            )
+        )
         if done_at < n:
             fr.done_line = lines[done_at]
             new.append(
                 Payload(DONE, lines[done_at], lines[done_at], starts[done_at], ends[done_at])
             )
             new += [
-                Payload(d, ln, ln, a, b, None, True)
-                for d, ln, a, b in zip(
-                    datas[done_at + 1 :],
-                    lines[done_at + 1 :],
-                    starts[done_at + 1 :],
-                    ends[done_at + 1 :],
-                    strict=True,
+                Payload(buf, ln, ln, a, b, None, True, base, 6)
+                for ln, a, b in zip(
+                    lines[done_at + 1 :], starts[done_at + 1 :], ends[done_at + 1 :], strict=True
                 )
             ]
         fr.payloads += new
