@@ -1,0 +1,138 @@
+"""Memory of an open trace, against the budget: at most 3x the trace's size above the baseline.
+
+Writes the benchmark's 100,000-delta trace (``tracegen.write_big_trace``), then loads it in
+a fresh process, two ways:
+
+- ``whole``: ``load_trace`` on the file, as ``check`` and ``replay`` do;
+- ``steps``: a :class:`TraceBuilder` fed 2 MB slices of the file's bytes, with a snapshot
+  after each, as the TUI loads a large trace (``tui/loading.py``).
+
+For each it prints, as multiples of the file size: the peak RSS above the baseline measured
+just before loading (``ru_maxrss``, in a process of its own), the memory the loaded trace
+retains and the peak during loading (both from ``tracemalloc``, which counts Python
+allocations only, in another process: tracing costs memory of its own), and with
+``--breakdown`` the source lines that hold the retained memory. Exit status 1 when a peak is
+over the budget.
+
+    python bench/memory.py [--deltas 100000] [--breakdown]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+BUDGET = 3.0
+STEP = 2 * 1024 * 1024
+
+
+def _rss() -> int:
+    """Resident set size now, in bytes (Linux: /proc; elsewhere the high-water mark)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            pages = int(fh.read().split()[1])
+        return pages * resource.getpagesize()
+    except OSError:
+        return _peak_rss()
+
+
+def _peak_rss() -> int:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024
+
+
+def _load(path: Path, mode: str) -> Any:
+    from replay_tui.core.trace import Form, Source, TraceBuilder, load_trace
+
+    source = Source(path, path.name, Form.SSE)
+    if mode == "whole":
+        return load_trace(source)
+    data = path.read_bytes()
+    builder = TraceBuilder(source)
+    snapshot = None
+    for start in range(0, len(data), STEP):
+        builder.feed(data[start : start + STEP])
+        snapshot = builder.build()  # the TUI shows progress: one snapshot alive at a time
+    builder.close()
+    del snapshot
+    return builder.build()
+
+
+def measure(path: Path, mode: str, traced: bool, breakdown: bool) -> dict[str, Any]:
+    """Load ``path`` in this process and measure; meant to run in a fresh interpreter."""
+    import replay_tui.core.check  # noqa: F401  (imports are the baseline, not the trace)
+
+    size = path.stat().st_size
+    gc.collect()
+    baseline = _rss()
+    if traced:
+        tracemalloc.start(2 if breakdown else 1)
+    trace = _load(path, mode)
+    out: dict[str, Any] = {"size": size}
+    if traced:
+        current, peak = tracemalloc.get_traced_memory()
+        out.update(retained=current / size, traced_peak=peak / size, lines=[])
+        if breakdown:
+            stats = tracemalloc.take_snapshot().statistics("lineno")
+            out["lines"] = [(str(s.traceback), s.size / size) for s in stats[:12]]
+        tracemalloc.stop()
+    else:
+        out["rss_peak"] = (_peak_rss() - baseline) / size
+    assert trace.analysis.deltas > 0
+    return out
+
+
+def _child(path: Path, mode: str, *flags: str) -> dict[str, Any]:
+    argv = [sys.executable, __file__, "--child", str(path), mode, *flags]
+    result: dict[str, Any] = json.loads(
+        subprocess.run(argv, check=True, capture_output=True).stdout
+    )
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--deltas", type=int, default=100_000)
+    parser.add_argument("--breakdown", action="store_true", help="where retained memory is")
+    parser.add_argument("--child", nargs=2, metavar=("PATH", "MODE"), help=argparse.SUPPRESS)
+    parser.add_argument("--traced", action="store_true", help=argparse.SUPPRESS)
+    ns = parser.parse_args()
+    if ns.child:
+        path, mode = Path(ns.child[0]), ns.child[1]
+        print(json.dumps(measure(path, mode, ns.traced, ns.breakdown)))
+        return 0
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from tracegen import write_big_trace
+
+    over = False
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_big_trace(Path(tmp) / "big.sse", deltas=ns.deltas)
+        size = path.stat().st_size
+        print(
+            f"trace: {ns.deltas:,} deltas, {size / 1e6:.1f} MB; budget {BUDGET:.0f}x above baseline"
+        )
+        for mode in ("whole", "steps"):
+            result = _child(path, mode)
+            result.update(_child(path, mode, "--traced", *(["--breakdown"] * ns.breakdown)))
+            ok = result["rss_peak"] <= BUDGET and result["traced_peak"] <= BUDGET
+            over |= not ok
+            rss, kept, peak = result["rss_peak"], result["retained"], result["traced_peak"]
+            print(
+                f"{mode:>5}: peak RSS {rss:.2f}x, retained {kept:.2f}x, peak traced {peak:.2f}x"
+                f"  {'ok' if ok else 'OVER BUDGET'}"
+            )
+            for where, ratio in result["lines"]:
+                print(f"         {ratio:6.3f}x  {where}")
+    return 1 if over else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
