@@ -19,13 +19,17 @@ from .har import HarError, parse_har
 from .http import looks_like_http
 from .trace import Form, Source, read_sidecar
 
-__all__ = ["Discovery", "Skipped", "classify", "discover", "is_ignored_name"]
+__all__ = ["MAX_TRACE_BYTES", "Discovery", "Skipped", "classify", "discover", "is_ignored_name"]
 
 SSE_SUFFIXES = frozenset({".sse", ".txt", ".log", ".stream", ".bin"})
 JSONL_SUFFIXES = frozenset({".jsonl", ".ndjson"})
 HAR_SUFFIXES = frozenset({".har"})
 SIDECAR_SUFFIX = ".meta.json"
 _SNIFF = 4096
+MAX_TRACE_BYTES = 1 << 30
+"""Larger files are listed as skipped, not read: a loaded trace takes about 5x its size in
+memory (docs/robustness.md), and a runaway file (a log grown for weeks, /proc/kcore through a
+symlink) must not take the machine down with it."""
 _SSE_STARTS = (b"data:", b"event:", b"id:", b"retry:", b":")
 _TEMP_SUFFIXES = (".tmp", ".temp", ".swp", ".swx", ".part", ".crdownload", ".partial", "~")
 
@@ -142,9 +146,15 @@ def classify(path: Path, address: str, out: Discovery) -> None:
     suffix = path.suffix.lower()
     try:
         with path.open("rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
             head = fh.read(_SNIFF)
     except OSError as exc:
         out.skipped.append(Skipped(address, f"cannot read: {exc.strerror or exc}"))
+        return
+    if size > MAX_TRACE_BYTES:
+        out.skipped.append(
+            Skipped(address, f"too large: {size:,} bytes (traces are read up to {_limit()})")
+        )
         return
     if suffix in HAR_SUFFIXES:
         _classify_har(path, address, out)
@@ -182,6 +192,11 @@ def _not_a_trace(suffix: str, head: bytes) -> str:
     if suffix == ".json" or head.lstrip().startswith((b"{", b"[")):
         return "JSON that is not a trace (a chunk log needs .jsonl; a HAR export needs .har)"
     return f"not a trace ({suffix or 'no extension'}; content is not SSE or an HTTP response)"
+
+
+def _limit() -> str:
+    mib = MAX_TRACE_BYTES / (1 << 20)
+    return f"{mib / 1024:g} GiB" if mib >= 1024 else f"{mib:g} MiB"
 
 
 def _classify_har(path: Path, address: str, out: Discovery) -> None:
