@@ -7,6 +7,7 @@ the factory the CLI and the tests share.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,16 +18,17 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.widgets import Footer, Input, ProgressBar, TabbedContent, TabPane
+from textual.widgets import Input, ProgressBar, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from ..core.check import load_all
 from ..core.discovery import Skipped, discover
+from ..core.identity import Flag
 from ..core.trace import Trace
 from ..core.visible import visible
 from .commands import ReplayCommands
 from .config import load_keymap
-from .loading import load_in_steps, read_source
+from .loading import load_in_steps
 from .messages import (
     DiscoveryDone,
     LoadProgress,
@@ -42,6 +44,7 @@ from .widgets.bars import BadgeChip, CountsBar, TraceHeader, trace_summary
 from .widgets.calls_view import CallsModel, CallsView, build_calls_model
 from .widgets.details import Details
 from .widgets.diff_view import DiffModel, DiffView, build_diff_model
+from .widgets.key_hints import KeyHints
 from .widgets.line_view import LineView
 from .widgets.raw_view import RawModel, RawView, build_raw_model
 from .widgets.trace_list import TraceList, TraceTree
@@ -204,7 +207,7 @@ class ReplayApp(App[int]):
                     with TabPane("Raw", id="raw"):
                         yield self.raw_view
                 yield self.details
-        yield Footer()
+        yield KeyHints()
 
     def on_mount(self) -> None:
         self.progress_bar.display = False
@@ -349,27 +352,27 @@ class ReplayApp(App[int]):
     def _load(self, address: str) -> None:
         worker = get_current_worker()
         source = self.store.sources[address]
-        try:
-            data = read_source(source)
-        except OSError as exc:
-            self.call_from_thread(self._load_failed, address, exc.strerror or str(exc))
-            return
         kwargs: dict[str, int] = {} if self._first_slice is None else {"first": self._first_slice}
 
         def partial(trace: Trace) -> None:
-            self.post_message(TraceOpened(trace, partial=True))
+            shown = threading.Event()
+            self.post_message(TraceOpened(trace, partial=True, shown=shown))
+            shown.wait(timeout=2.0)
 
         def progress(done: int, total: int) -> None:
             self.post_message(LoadProgress(address, done, total))
 
-        trace = load_in_steps(
-            source,
-            data,
-            on_partial=partial,
-            on_progress=progress,
-            cancelled=lambda: worker.is_cancelled,
-            **kwargs,
-        )
+        try:
+            trace = load_in_steps(
+                source,
+                on_partial=partial,
+                on_progress=progress,
+                cancelled=lambda: worker.is_cancelled,
+                **kwargs,
+            )
+        except OSError as exc:
+            self.call_from_thread(self._load_failed, address, exc.strerror or str(exc))
+            return
         if trace is not None and not worker.is_cancelled:
             self.post_message(TraceOpened(trace))
 
@@ -398,6 +401,8 @@ class ReplayApp(App[int]):
 
     @on(TraceOpened)
     def _opened(self, message: TraceOpened) -> None:
+        if message.shown is not None:
+            self.call_after_refresh(message.shown.set)
         trace = message.trace
         if not message.partial:
             self.store.put(trace)
@@ -436,6 +441,10 @@ class ReplayApp(App[int]):
             return
         self.calls_view.show(model, keep_position=keep)
         if self.first_screen is None and model.total:
+            self.call_after_refresh(self._first_screen_painted)
+
+    def _first_screen_painted(self) -> None:
+        if self.first_screen is None:
             self.first_screen = time.perf_counter() - self._started
 
     def _refresh_active_view(self, keep: bool) -> None:
@@ -609,40 +618,42 @@ class ReplayApp(App[int]):
         ]
         self.push_screen(HelpScreen(sections, self.keymap_overrides))
 
-    def _flag_rows(self) -> list[int]:
+    def _flag_stops(self) -> list[tuple[int, int, Flag]]:
+        """``(position, row, flag)`` per calls-view row holding a flag, in stream order."""
         model = self.calls_view.model
         if model is None:
             return []
-        rows = [model.flag_row(f) for f in model.trace.analysis.flags]
-        return [r for r in rows if r is not None]
+        stops: dict[int, tuple[int, int, Flag]] = {}
+        for f in model.trace.analysis.flags:
+            row = model.flag_row(f)
+            if row is not None and row not in stops:  # one stop per delta, even if it erased both
+                stops[row] = (f.position, row, f)
+        return sorted(stops.values(), key=lambda s: (s[0], s[1]))
 
     def _walk_flags(self, forward: bool) -> None:
-        rows = self._flag_rows()
-        if not rows:
+        stops = self._flag_stops()
+        if not stops:
             self.notify("No flags in this trace: nothing was erased.", timeout=3, markup=False)
             return
-        model = self.calls_view.model
-        assert model is not None
-        flags = model.trace.analysis.flags
-        order = sorted(range(len(rows)), key=lambda k: (flags[k].position, rows[k]))
-        cursor = self.calls_view.cursor
-        current = next((k for k in order if rows[k] == cursor), None)
-        if current is not None:
-            at = order.index(current)
-            pick = order[(at + (1 if forward else -1)) % len(order)]
+        view = self.calls_view
+        rows = [row for _, row, _ in stops]
+        if view.cursor in rows:
+            at = (rows.index(view.cursor) + (1 if forward else -1)) % len(stops)
         else:
-            found = self.calls_view.selected_delta()
-            pos = found[1].position if found else -1
-            after = [k for k in order if flags[k].position > pos]
-            before = [k for k in order if flags[k].position < pos]
+            found = view.selected_delta()
+            key = (found[1].position, view.cursor) if found else (-1, view.cursor)
+            later = [k for k, (p, r, _) in enumerate(stops) if (p, r) > key]
+            earlier = [k for k, (p, r, _) in enumerate(stops) if (p, r) < key]
             if forward:
-                pick = after[0] if after else order[0]
+                at = later[0] if later else 0
             else:
-                pick = before[-1] if before else order[-1]
-        self.calls_view.move_cursor(rows[pick], center=True)
-        f = flags[pick]
+                at = earlier[-1] if earlier else len(stops) - 1
+        _, row, flag = stops[at]
+        view.move_cursor(row, center=True)
+        found = view.selected_delta()
+        label = found[0].labels.get(found[1].delta, flag.label) if found else flag.label
         self.notify(
-            f"Flag {order.index(pick) + 1} of {len(order)}: {f.label} on line {f.line}",
+            f"Flag {at + 1} of {len(stops)}: {label} on line {flag.line}",
             timeout=2,
             markup=False,
         )

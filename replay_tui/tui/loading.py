@@ -1,31 +1,48 @@
 """Loading a trace in steps, for workers: a first screenful early, then the rest with progress.
 
-A big capture is fed to the core's incremental :class:`TraceBuilder` in slices. After the first
-slice a snapshot is taken, so the views can show the beginning of the trace while the rest is
-decoded; progress is reported between slices and cancellation is checked there too.
+A big capture is read and fed to the core's incremental :class:`TraceBuilder` in slices. After
+the first slice a snapshot is taken, so the views can show the beginning of the trace while the
+rest is decoded; progress is reported between slices and cancellation is checked there too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from itertools import pairwise
 
 from ..core.trace import Source, Trace, TraceBuilder, load_trace
 
-__all__ = ["FIRST_SLICE", "load_in_steps", "read_source"]
+__all__ = ["FIRST_SLICE", "load_in_steps"]
 
-FIRST_SLICE = 256 * 1024
-"""Bytes decoded before the first snapshot: a few thousand deltas, far more than a screenful."""
+FIRST_SLICE = 64 * 1024
+"""Bytes decoded before the first snapshot: a few hundred deltas, more than a screenful."""
 STEP = 2 * 1024 * 1024
 
 
-def read_source(source: Source) -> bytes:
-    """The bytes of the stream (the file, or the HAR entry's body). Raises ``OSError``."""
-    return source.entry.body if source.entry is not None else source.path.read_bytes()
+@contextmanager
+def _slices(source: Source, first: int, step: int) -> Iterator[tuple[int, Iterator[bytes]]]:
+    """The stream's size and its bytes in slices (``first`` bytes, then ``step`` at a time)."""
+    if source.entry is not None:
+        body = source.entry.body
+        cuts = [0, *range(first, len(body), step), len(body)]
+        yield len(body), (body[a:b] for a, b in pairwise(cuts) if b > a)
+        return
+    with source.path.open("rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+
+        def read() -> Iterator[bytes]:
+            chunk = fh.read(first)
+            while chunk:
+                yield chunk
+                chunk = fh.read(step)
+
+        yield size, read()
 
 
 def load_in_steps(
     source: Source,
-    data: bytes,
     *,
     on_partial: Callable[[Trace], None] | None = None,
     on_progress: Callable[[int, int], None] | None = None,
@@ -33,24 +50,25 @@ def load_in_steps(
     first: int = FIRST_SLICE,
     step: int = STEP,
 ) -> Trace | None:
-    """Decode ``data`` as ``source``; ``None`` when cancelled on the way.
+    """Read and decode ``source``; ``None`` when cancelled on the way. Raises ``OSError``.
 
     A capture no bigger than ``first`` is loaded in one go, with no partial snapshot.
     """
-    total = len(data)
-    if total <= first:
-        return load_trace(source, data)
-    builder = TraceBuilder(source)
-    builder.feed(data[:first])
-    if on_partial is not None:
-        on_partial(builder.build())
-    done = first
-    while done < total:
-        if cancelled():
-            return None
-        builder.feed(data[done : done + step])
-        done = min(total, done + step)
-        if on_progress is not None:
-            on_progress(done, total)
+    with _slices(source, first, step) as (size, slices):
+        head = next(slices, b"")
+        if len(head) < first:
+            return load_trace(source, head)
+        builder = TraceBuilder(source)
+        builder.feed(head)
+        if on_partial is not None:
+            on_partial(builder.build())
+        done = len(head)
+        for chunk in slices:
+            if cancelled():
+                return None
+            builder.feed(chunk)
+            done += len(chunk)
+            if on_progress is not None:
+                on_progress(done, max(size, done))
     builder.close()
     return builder.build()

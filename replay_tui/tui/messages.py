@@ -6,6 +6,7 @@ the UI thread. All are safe to post from a worker thread.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 from textual.message import Message
@@ -57,6 +58,9 @@ class TraceOpened(Message):
     trace: Trace
     partial: bool = False
     """Only the start of the capture: more is being decoded."""
+    shown: threading.Event | None = None
+    """Set once this is on screen: the loader waits for it before decoding the rest, so the
+    first paint does not compete with decoding for the interpreter."""
 
 
 @dataclass

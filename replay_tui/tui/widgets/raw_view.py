@@ -34,6 +34,8 @@ class RawModel:
     ends: list[int] = field(default_factory=list)
     error_lines: list[int] = field(default_factory=list)
     error_rows: list[int] = field(default_factory=list)
+    messages: dict[int, str] = field(default_factory=dict)
+    """The decode problem shown under each line that has one."""
     width: int = 0
 
     @property
@@ -78,11 +80,20 @@ def build_raw_model(trace: Trace) -> RawModel:
     model = RawModel(trace, starts, ends)
     model.error_lines = sorted(trace.errors)
     model.error_rows = [line + k for k, line in enumerate(model.error_lines)]
+    malformed = {
+        p.line
+        for p, d in zip(trace.payloads, trace.decoded, strict=True)
+        if d is not None and d.malformed is not None and p.line in trace.errors
+    }
+    model.messages = {
+        line: ("not valid JSON: " if line in malformed else "") + trace.errors[line]
+        for line in model.error_lines
+    }
     longest = max((e - s for s, e in zip(starts, ends, strict=True)), default=0)
     gutter = len(str(len(starts))) + 3
     model.width = min(longest, MAX_WIDTH) + gutter + 24
-    for line in model.error_lines:
-        model.width = max(model.width, len(trace.errors[line]) + gutter + 8)
+    for message in model.messages.values():
+        model.width = max(model.width, len(message) + gutter + 8)
     return model
 
 
@@ -153,7 +164,7 @@ class RawView(LineView):
         line, is_error = model.locate(index)
         digits = len(str(model.lines))
         if is_error:
-            text = f"{' ' * digits}  ⚠ {visible(trace.errors[line])}"
+            text = f"{' ' * digits}  ⚠ {visible(model.messages[line])}"
             return [Segment(text, style("raw-view--error"))], self.fill_style(
                 "raw-view--error-line"
             )
@@ -204,5 +215,5 @@ class RawView(LineView):
             return None
         line, is_error = model.locate(self.cursor)
         if is_error:
-            return model.trace.errors[line], f"the error on line {line}"
+            return model.messages[line], f"the error on line {line}"
         return model.text(line), f"line {line}"

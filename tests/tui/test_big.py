@@ -1,0 +1,59 @@
+"""A 100,000-delta trace opens headless, first a slice, then all of it; rows render on demand."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from replay_tui.tui.app import make_app
+from replay_tui.tui.loading import load_in_steps
+from replay_tui.tui.widgets.calls_view import HEAD
+
+from .conftest import SIZE, settle
+
+pytestmark = pytest.mark.slow
+
+
+async def test_a_100k_delta_trace_opens_and_scrolls(big_trace: Path) -> None:
+    started = time.perf_counter()
+    app = make_app([str(big_trace)])
+    async with app.run_test(size=SIZE) as pilot:
+        while app.first_screen is None:
+            await pilot.pause(0.01)
+            assert time.perf_counter() - started < 20, "no first screen within 20 s"
+        # The first screen came from a partial decode: rows are there before the whole file.
+        first = app.calls_view.model
+        assert first is not None and first.trace.analysis.deltas < 100_000
+        assert app.calls_view.row_count > HEAD
+        await settle(app, pilot, limit=60)
+        model = app.calls_view.model
+        assert model is not None and model.trace.analysis.deltas == 100_000
+        assert app.store.summaries[model.trace.address].badge.value == "erasing"
+        view = app.calls_view
+        view.focus()
+        await pilot.press("end")
+        assert view.cursor == model.total - 1 - len(model.sections[-1].tail) or view.cursor > 90_000
+        # Only what is on screen was rendered, not 100,000 rows.
+        assert len(view._cache) <= 2 * SIZE[1]
+        await pilot.press("3")
+        await settle(app, pilot, limit=60)
+        assert app.raw_view.model is not None and app.raw_view.model.lines > 200_000
+
+
+def test_load_in_steps_gives_a_partial_snapshot_and_progress(big_trace: Path) -> None:
+    from replay_tui.core.discovery import discover
+
+    source = discover([big_trace]).sources[0]
+    partials, progress = [], []
+    trace = load_in_steps(
+        source,
+        on_partial=partials.append,
+        on_progress=lambda done, total: progress.append((done, total)),
+    )
+    assert trace is not None and trace.analysis.deltas == 100_000
+    assert len(partials) == 1 and partials[0].in_progress
+    assert progress[-1][0] == progress[-1][1] and len(progress) > 3
+    cancelled = load_in_steps(source, cancelled=lambda: True)
+    assert cancelled is None

@@ -1,0 +1,150 @@
+"""Keys and mouse: copy, help, command palette, tabs, focus, remapping, quit; details."""
+
+from __future__ import annotations
+
+from replay_tui.tui.app import ReplayApp, make_app
+from replay_tui.tui.screens.help import HelpScreen, binding_rows
+from replay_tui.tui.widgets.diff_view import DiffView
+from replay_tui.tui.widgets.line_view import LineView
+from replay_tui.tui.widgets.trace_list import TraceTree
+
+from .conftest import SIZE, TRACES, settle
+
+QWEN = TRACES / "dashscope" / "qwen3-max-id-empty.sse"
+
+
+async def test_c_copies_the_selection_of_each_view_and_says_so() -> None:
+    app = make_app([str(QWEN)])
+    line3 = QWEN.read_text().splitlines()[2]  # the flagged delta's payload
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(app, pilot)
+        await pilot.press("c")
+        assert app.clipboard == line3
+        assert any(
+            "Copied delta 2 of call 0 (line 3)" in str(n.message) for n in app._notifications
+        )
+        await pilot.press("home", "c")  # the call title copies the assembled call
+        assert '"accept-identity"' in app.clipboard and '"arguments"' in app.clipboard
+        await pilot.press("end", "3")  # the raw view follows the selected delta
+        await settle(app, pilot)
+        await pilot.press("c")
+        assert app.raw_view.selected is not None
+        last = app.raw_view.selected[0]
+        assert last > 3
+        assert app.clipboard == QWEN.read_text().splitlines()[last - 1]
+        await pilot.press("2")
+        await settle(app, pilot)
+        await pilot.press("c")
+        lines = app.clipboard.splitlines()
+        assert lines[0].startswith("assign-always: {") and lines[1].startswith("accept-identity: {")
+
+
+async def test_question_mark_lists_every_binding_with_its_id() -> None:
+    app = make_app([str(QWEN)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        text = str(app.screen.query_one("Static").render())
+        for cls in (ReplayApp, TraceTree, LineView, DiffView, HelpScreen):
+            for binding in cls.BINDINGS:
+                assert binding.id, f"{cls.__name__} binding {binding.key} has no id"  # type: ignore[union-attr]
+                assert binding.id in text  # type: ignore[union-attr]
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+def test_help_shows_remapped_keys() -> None:
+    rows = binding_rows([("x", list(ReplayApp.BINDINGS))], {"next-flag": "j"})
+    assert (
+        "x",
+        "j",
+        "Select the next delta that erased an identity, across the calls",
+        "next-flag",
+    ) in rows
+
+
+async def test_bindings_can_be_remapped_by_id() -> None:
+    app = make_app([str(TRACES / "writer" / "palmyra-x5-all-null.sse")], keymap={"next-flag": "x"})
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        first = app.calls_view.cursor
+        await pilot.press("x")
+        assert app.calls_view.cursor != first
+        await pilot.press("n")  # the old key no longer walks flags
+        assert app.calls_view.cursor != first
+
+
+async def test_command_palette_runs_actions_and_opens_traces() -> None:
+    app = make_app([str(TRACES)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("ctrl+p")
+        await pilot.press(*"show diff")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+        assert app.tabs.active == "diff"
+        await pilot.press("ctrl+p")
+        await pilot.press(*"open ollama")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.current is not None and app.current.address == "ollama/qwen3-no-id.sse"
+
+
+async def test_tabs_switch_by_number_and_by_click_and_tab_cycles_panes() -> None:
+    app = make_app([str(TRACES)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("3")
+        assert app.tabs.active == "raw" and app.focused is app.raw_view
+        await pilot.click("#--content-tab-calls")
+        assert app.tabs.active == "calls"
+        seen = []
+        for _ in range(8):
+            await pilot.press("tab")
+            seen.append(app.focused.id if app.focused else None)
+        for pane in ("trace-filter", "trace-tree", "calls-view", "details-main", "details-meta"):
+            assert pane in seen
+
+
+async def test_details_say_what_each_verdict_means_and_show_metadata() -> None:
+    app = make_app([str(TRACES / "captures" / "mitmproxy-export.har")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.choose_trace("captures/mitmproxy-export.har#4")
+        await settle(app, pilot)
+        main = app.details._main.plain
+        assert "assign-always    unidentified-call" in main
+        assert 'the tool registry refuses it as unknown tool ""' in main
+        assert "accept-identity  ok" in main and "means works" in main
+        assert "line 3    erased id" in main
+        meta = app.details._meta.plain
+        assert "HAR entry" in meta and "#4" in meta
+        assert "POST https://" in meta or "POST http" in meta
+        assert "payloads" in meta and "size" in meta
+        await pilot.press("d")
+        assert not app.details.display
+
+
+async def test_details_of_a_curl_capture_show_status_and_headers() -> None:
+    app = make_app([str(TRACES / "litellm" / "proxy-curl-i.txt")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        meta = app.details._meta.plain
+        assert "HTTP/1.1 200 OK" in meta
+        assert "header content-type" in meta
+        notes = app.details._main.plain
+        assert "name-string-null" in notes
+        assert str(app.query_one("#watch-state").render()) == "○ not watching"
+
+
+async def test_the_header_says_it_watches_and_q_quits() -> None:
+    app = make_app([str(QWEN)], watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert str(app.query_one("#watch-state").render()) == "● watching"
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running

@@ -1,0 +1,169 @@
+"""The trace list: tree, badges, counts, filters, HAR entries, what opens first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input
+
+from replay_tui.tui.app import make_app
+from replay_tui.tui.widgets.bars import BadgeChip
+
+from .conftest import SIZE, TRACES, settle
+
+
+async def test_folder_lists_badges_counts_and_har_entries_and_selects_the_first_flag() -> None:
+    app = make_app([str(TRACES)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        # azure/… is clean; captures/crlf-framed.sse is the first trace with a flag.
+        assert app.current is not None
+        assert app.current.address == "captures/crlf-framed.sse"
+        tree = app.trace_list.trace_tree
+        assert tree.cursor_node is not None and tree.cursor_node.data is not None
+        assert tree.cursor_node.data.key == "captures/crlf-framed.sse"
+
+        badges = {a: s.badge.value for a, s in app.store.summaries.items()}
+        assert len(badges) == 26
+        assert badges["dashscope/qwen3-max-id-empty.sse"] == "erasing"
+        assert badges["ollama/qwen3-no-id.sse"] == "refused"
+        assert badges["captures/truncated-no-done.sse"] == "broken"
+        assert badges["openai/gpt-4.1-text-then-call.sse"] == "clean"
+        chips = {c.badge: str(c.render()) for c in app.query(BadgeChip)}
+        assert chips[None] == "26 traces"
+        assert chips["erasing"] == "✗ 12 erasing"
+        assert chips["refused"] == "⊘ 2 refused"
+        assert chips["broken"] == "! 4 broken"
+        assert chips["clean"] == "✓ 8 clean"
+        assert chips["skipped"] == "– 2 skipped"
+        labels = []
+        for n in range(tree.last_line + 1):
+            node = tree.get_node_at_line(n)
+            assert node is not None
+            labels.append(tree.render_label(node, tree.rich_style, tree.rich_style).plain)
+        assert any(t.startswith("✗ erasing") and "qwen3-max-id-empty.sse" in t for t in labels)
+        assert any(t.startswith("– skipped") and "request-body.json" in t for t in labels)
+        assert any(t.startswith("▾ captures/") and "· 3 erasing" in t for t in labels)
+
+        # HAR streams sit under their file, with method, URL and time.
+        node = app.trace_list._node_of["captures/mitmproxy-export.har#4"]
+        assert node.parent is not None and node.parent.data is not None
+        assert (node.parent.data.kind, node.parent.data.name) == ("file", "mitmproxy-export.har")
+        label = str(node.label)
+        assert label.startswith("#4 ")
+        assert " POST /v1/chat/completions" in label
+        assert ":" in label.split()[1]  # HH:MM:SS
+
+
+async def test_text_filter_keeps_matching_traces_and_their_folders() -> None:
+    app = make_app([str(TRACES)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash")
+        assert app.focused is app.query_one("#trace-filter", Input)
+        await pilot.press(*"dashscope")
+        await pilot.pause()
+        assert sorted(app.trace_list._node_of) == [
+            "dashscope/glm-5.2-id-and-name-empty.sse",
+            "dashscope/qwen3-max-id-empty.sse",
+        ]
+        # The filter also reads verdicts: "malformed-tool-call" is the fix refusing a call.
+        app.query_one("#trace-filter", Input).value = "malformed-tool-call"
+        await pilot.pause()
+        assert sorted(app.trace_list._node_of) == [
+            "captures/name-never-sent.sse",
+            "ollama/qwen3-no-id.sse",
+        ]
+        await pilot.press("enter")
+        assert app.focused is app.trace_list.trace_tree
+        await pilot.press("slash", "escape")
+        assert app.query_one("#trace-filter", Input).value == ""
+        assert len(app.trace_list._node_of) == 26
+
+
+async def test_verdict_filter_by_key_and_by_clicking_a_count() -> None:
+    app = make_app([str(TRACES)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("v")
+        assert app.trace_list.badge_filter == "erasing"
+        assert len(app.trace_list._node_of) == 12
+        await pilot.press("v")
+        assert app.trace_list.badge_filter == "refused"
+        assert sorted(app.trace_list._node_of) == [
+            "captures/name-never-sent.sse",
+            "ollama/qwen3-no-id.sse",
+        ]
+        await pilot.click("#chip-broken")
+        assert app.trace_list.badge_filter == "broken"
+        assert len(app.trace_list._node_of) == 4
+        assert app.query_one("#chip-broken").has_class("-active")
+        await pilot.click("#chip-broken")  # clicking the active count clears it
+        assert app.trace_list.badge_filter is None
+        assert len(app.trace_list._node_of) == 26
+
+
+async def test_single_file_opens_directly_without_the_list(tmp_path: Path) -> None:
+    app = make_app([str(TRACES / "writer" / "palmyra-x5-all-null.sse")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.current is not None
+        assert app.current.address.endswith("palmyra-x5-all-null.sse")
+        assert not app.trace_list.display
+        assert app.focused is app.calls_view
+        await pilot.press("l")
+        assert app.trace_list.display
+
+
+async def test_moving_in_the_list_opens_and_enter_goes_to_the_calls() -> None:
+    app = make_app([str(TRACES)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.focused is app.trace_list.trace_tree
+        await pilot.press("down")
+        await settle(app, pilot)
+        assert app.current is not None
+        assert app.current.address == "captures/empty-finish-reason.sse"
+        await pilot.press("enter")
+        assert app.focused is app.calls_view
+
+
+async def test_clicking_a_trace_opens_it() -> None:
+    app = make_app([str(TRACES)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        tree = app.trace_list.trace_tree
+        line = app.trace_list._node_of["mistral/glm-5.2-name-empty.sse"].line
+        await pilot.click(tree, offset=(20, line - int(tree.scroll_offset.y)))
+        await settle(app, pilot)
+        assert app.current is not None
+        assert app.current.address == "mistral/glm-5.2-name-empty.sse"
+
+
+async def test_empty_folder_says_so(tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text("hello")
+    app = make_app([str(tmp_path)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.current is None
+        assert "No trace found" in app.details._main.plain
+        assert "notes.md" in app.details._main.plain
+
+
+async def test_a_thousand_files_list_at_once_and_fill_in_progressively(tmp_path: Path) -> None:
+    sample = (TRACES / "dashscope" / "qwen3-max-id-empty.sse").read_bytes()
+    for n in range(1000):
+        (tmp_path / f"t{n:04}.sse").write_bytes(sample)
+    app = make_app([str(tmp_path)])
+    async with app.run_test(size=SIZE) as pilot:
+        while not app.trace_list._node_of:
+            await pilot.pause(0.01)
+        # Listed before judging finished: the list did not wait for the verdicts.
+        assert len(app.trace_list._node_of) == 1000
+        assert len(app.store.summaries) < 1000
+        # Input is handled while judging goes on.
+        await pilot.press("slash", "t", "0", "9")
+        assert app.query_one("#trace-filter", Input).value == "t09"
+        await settle(app, pilot, limit=60)
+        assert len(app.store.summaries) == 1000
+        assert {s.badge.value for s in app.store.summaries.values()} == {"erasing"}

@@ -1,0 +1,74 @@
+"""What the watcher will post: a changed, new or deleted trace updates the list and the views."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from replay_tui.core.discovery import discover
+from replay_tui.core.trace import load_trace
+from replay_tui.tui.app import make_app
+from replay_tui.tui.messages import TraceAdded, TraceRemoved, TraceUpdated
+
+from .conftest import SIZE, TRACES, settle, write_big_trace
+
+
+def _load(root: Path, name: str):  # type: ignore[no-untyped-def]
+    return next(load_trace(s) for s in discover([root]).sources if s.address == name)
+
+
+async def test_an_updated_trace_replaces_the_old_one_and_views_keep_their_place(
+    tmp_path: Path,
+) -> None:
+    path = write_big_trace(tmp_path / "grow.sse", 400)
+    app = make_app([str(tmp_path)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        view = app.calls_view
+        view.focus()
+        await pilot.press("pagedown", "pagedown")
+        cursor, scroll = view.cursor, view.scroll_offset.y
+        assert scroll > 0
+        write_big_trace(path, 800)  # the file grew
+        app.post_message(TraceUpdated(_load(tmp_path, "grow.sse")))
+        await settle(app, pilot)
+        assert app.current is not None and app.current.analysis.deltas == 800
+        assert (view.cursor, view.scroll_offset.y) == (cursor, scroll)
+
+
+async def test_an_updated_badge_shows_in_the_list(tmp_path: Path) -> None:
+    shutil.copy(TRACES / "openai" / "gpt-4.1-text-then-call.sse", tmp_path / "a.sse")
+    shutil.copy(TRACES / "azure" / "gpt-4o-mini-usage-tail.sse", tmp_path / "b.sse")
+    app = make_app([str(tmp_path)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.store.summaries["b.sse"].badge.value == "clean"
+        shutil.copy(TRACES / "dashscope" / "qwen3-max-id-empty.sse", tmp_path / "b.sse")
+        app.post_message(TraceUpdated(_load(tmp_path, "b.sse")))
+        await settle(app, pilot)
+        assert app.store.summaries["b.sse"].badge.value == "erasing"
+        assert app.trace_list.trace_tree.badge_of("b.sse") == "erasing"
+        assert str(app.query_one("#chip-erasing").render()) == "✗ 1 erasing"
+
+
+async def test_added_and_removed_traces_keep_the_selection(tmp_path: Path) -> None:
+    shutil.copy(TRACES / "dashscope" / "qwen3-max-id-empty.sse", tmp_path / "b.sse")
+    app = make_app([str(tmp_path)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.trace_list.selected == "b.sse"
+        shutil.copy(TRACES / "openai" / "gpt-4.1-text-then-call.sse", tmp_path / "a.sse")
+        app.post_message(TraceAdded(_load(tmp_path, "a.sse")))
+        await settle(app, pilot)
+        assert app.trace_list.addresses == ["a.sse", "b.sse"]
+        assert app.trace_list.selected == "b.sse"
+        await pilot.pause(0.1)
+        node = app.trace_list.trace_tree.cursor_node
+        assert node is not None and node.data is not None and node.data.key == "b.sse"
+        app.post_message(TraceRemoved("a.sse"))
+        await settle(app, pilot)
+        assert app.trace_list.addresses == ["b.sse"]
+        assert "a.sse" not in app.store.summaries
+        app.post_message(TraceRemoved("b.sse"))
+        await settle(app, pilot)
+        assert "deleted" in app.details._main.plain

@@ -1,0 +1,76 @@
+"""Trace content is untrusted: markup and terminal sequences are shown literally, everywhere."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from replay_tui.tui.app import make_app
+
+from .conftest import HOSTILE_CONTENT, HOSTILE_FILE, HOSTILE_NAME, SIZE, rendered, settle
+
+SHOWN_FILE = "[bold]evil\\e[7m.sse"  # the ESC in the name made visible
+CONTROL = ("\x1b", "\x07", "\x9b")
+
+
+def _clean(texts: list[str]) -> None:
+    for text in texts:
+        for ch in CONTROL:
+            assert ch not in text, f"control character {ch!r} reached the screen in {text!r}"
+
+
+async def test_markup_and_escapes_stay_literal_in_every_view(hostile_trace: Path) -> None:
+    app = make_app([str(hostile_trace)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.current is not None and app.current.address == HOSTILE_FILE
+
+        # The list: the file name is not markup.
+        tree = app.trace_list.trace_tree
+        node = app.trace_list._node_of[HOSTILE_FILE]
+        label = tree.render_label(node, tree.rich_style, tree.rich_style)
+        assert SHOWN_FILE in label.plain
+
+        # The header line.
+        assert SHOWN_FILE in str(app.trace_header.render())
+
+        # Calls: the name is shown as sent (JSON), the id's ESC as an escape.
+        calls = rendered(app.calls_view)
+        assert any(f'"{HOSTILE_NAME}"' in row for row in calls)
+        assert any("\\u001b[2J" in row or "\\e[2J" in row for row in calls)
+        assert any("\\u001b]52;c;ZXZpbA==\\u0007" in row or "\\e]52" in row for row in calls)
+        _clean(calls)
+
+        # Diff.
+        await pilot.press("2")
+        await settle(app, pilot)
+        app.diff_view.action_toggle_all_runs()
+        diff = rendered(app.diff_view)
+        assert any(HOSTILE_NAME in row for row in diff)
+        _clean(diff)
+
+        # Raw: the capture as sent, escapes visible.
+        await pilot.press("3")
+        await settle(app, pilot)
+        raw = rendered(app.raw_view)
+        assert any(HOSTILE_CONTENT in row for row in raw)
+        assert any(HOSTILE_NAME in row for row in raw)
+        _clean(raw)
+
+        # Details, and the whole screen as a terminal would get it.
+        _clean([app.details._main.plain, app.details._meta.plain])
+        svg = app.export_screenshot()
+        _clean([svg])
+        # On screen now: the raw view's first line, the content with its markup as text.
+        assert HOSTILE_CONTENT in svg.replace("&#160;", " ")
+
+
+async def test_copy_and_notifications_do_not_interpret_content(hostile_trace: Path) -> None:
+    app = make_app([str(hostile_trace)])
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(app, pilot)
+        app.calls_view.focus()
+        await pilot.press("home", "down", "c")
+        # The clipboard gets the payload exactly (base64 in OSC 52, so nothing is interpreted).
+        assert HOSTILE_NAME in app.clipboard
+        for note in app._notifications:
+            assert note.markup is False
