@@ -302,6 +302,7 @@ class CallsView(LineView):
         "calls-view--other",
         "calls-view--args",
         "calls-view--erased-row",
+        "calls-view--erased-cursor",
         "calls-view--erased-label",
         "calls-view--erased-value",
         "calls-view--repaired",
@@ -322,6 +323,8 @@ class CallsView(LineView):
         & > .calls-view--other { color: $text-accent; text-style: italic; }
         & > .calls-view--args { color: $text; }
         & > .calls-view--erased-row { background: $error 18%; }
+        & > .calls-view--erased-cursor { background: $error 30%; }
+        &:focus > .calls-view--erased-cursor { background: $error 45%; text-style: bold; }
         & > .calls-view--erased-label { color: $text-error; text-style: bold; }
         & > .calls-view--erased-value { color: $text-error; text-style: bold reverse; }
         & > .calls-view--repaired { color: $text-success; }
@@ -373,6 +376,12 @@ class CallsView(LineView):
             return False
         section, offset = self.model.locate(index)
         return section is not None and (offset == 0 or HEAD <= offset < HEAD + len(section.rows))
+
+    def cursor_style(self, fill: Style) -> Style:
+        # The cursor on an erasing delta stays red: the erasure is what the row is about.
+        if fill.bgcolor is not None:
+            return self.fill_style("calls-view--erased-cursor")
+        return super().cursor_style(fill)
 
     def selected_delta(self) -> tuple[Section, DeltaRow] | None:
         if self.model is None or self.cursor < 0:

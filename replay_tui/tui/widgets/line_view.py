@@ -123,9 +123,13 @@ class LineView(ScrollView, can_focus=True):
         segments, fill = row
         under = base + fill
         if index == self.cursor:
-            under += self.fill_style("line-view--cursor")
+            under += self.cursor_style(fill)
         strip = Strip([Segment(t, under + s if s else under) for t, s, _ in segments])
         return strip.crop_extend(scroll_x, scroll_x + width, under)
+
+    def cursor_style(self, fill: Style) -> Style:
+        """The cursor over a row whose own fill is ``fill`` (subclasses keep meaningful fills)."""
+        return self.fill_style("line-view--cursor")
 
     def fill_style(self, name: str) -> Style:
         """The background of component ``name``, blended over this widget's (for row fills)."""
