@@ -65,6 +65,17 @@ EXTRA: list[tuple[str, Callable[[Path, int], object]]] = []
 """Further measurements (TUI first screen, live-reload latency) register themselves here."""
 
 
+def tui_first_screen(trace: Path, runs: int) -> object:
+    """SPEC §7: the TUI shows a 100,000-delta trace's first screen in under 1.5 s."""
+    sys.path.insert(0, str(HERE.parent / "scripts"))
+    from bench_tui import measure
+
+    return measure(trace, runs)
+
+
+EXTRA.append(("TUI on the same trace (fresh processes, headless 180x50)", tui_first_screen))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--deltas", type=int, default=100_000)
