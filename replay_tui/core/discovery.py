@@ -133,6 +133,15 @@ def _walk(root: Path, out: Discovery) -> Iterable[tuple[Path, str]]:
         stack.extend(reversed(subfolders))
 
 
+def _unreadable(path: Path, exc: OSError) -> str:
+    """Why a listed file could not be opened, in the user's terms."""
+    if exc.errno == errno.ELOOP or path.is_symlink():
+        return _missing_reason(path)
+    if exc.errno == errno.ENOENT:
+        return "vanished before it could be read"
+    return f"cannot read: {exc.strerror or exc}"
+
+
 def _rel(path: Path, root: Path) -> str:
     try:
         rel = path.relative_to(root)
@@ -149,7 +158,7 @@ def classify(path: Path, address: str, out: Discovery) -> None:
             size = os.fstat(fh.fileno()).st_size
             head = fh.read(_SNIFF)
     except OSError as exc:
-        out.skipped.append(Skipped(address, f"cannot read: {exc.strerror or exc}"))
+        out.skipped.append(Skipped(address, _unreadable(path, exc)))
         return
     if size > MAX_TRACE_BYTES:
         out.skipped.append(

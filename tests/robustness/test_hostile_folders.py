@@ -364,7 +364,7 @@ def test_a_file_that_vanishes_between_listing_and_sniffing_is_named(
     monkeypatch.setattr(discovery_module, "classify", vanishing)
     report = check_paths([tmp_path])
     assert [t.address for t in report.traces] == ["stays.sse"]
-    assert report.skipped == [Skipped("goes.sse", "cannot read: No such file or directory")]
+    assert report.skipped == [Skipped("goes.sse", "vanished before it could be read")]
 
 
 def test_special_files_are_skipped_without_blocking(tmp_path: Path) -> None:

@@ -1,0 +1,233 @@
+"""A folder of traces kept true while its files change (SPEC §6), for the live TUI.
+
+:class:`LiveFolder` turns batches of file changes (from the watcher) into what the list must
+do: traces added, traces updated, traces removed, files now skipped or no longer skipped.
+Plain SSE, ``curl -i`` and chunk-log files are followed with :class:`~.live.LiveTrace`, so a
+capture still being written shows "in progress" and costs what was appended; a HAR file is
+read whole when it changes. Addresses match discovery's (relative to the folder opened, the
+path as given for a file opened directly), so the list keeps its selection.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import msgspec
+
+from .discovery import Discovery, Skipped, classify, discover, is_ignored_name
+from .live import Change, LiveTrace
+from .trace import Form, Source, Trace, load_trace
+
+__all__ = ["FolderUpdate", "LiveFolder"]
+
+
+class FolderUpdate(msgspec.Struct):
+    """What one batch of changes means for the list."""
+
+    added: list[Trace] = msgspec.field(default_factory=list)
+    updated: list[Trace] = msgspec.field(default_factory=list)
+    removed: list[str] = msgspec.field(default_factory=list)
+    """Addresses of traces that are gone."""
+    skipped: list[Skipped] = msgspec.field(default_factory=list)
+    """Files newly skipped (or skipped for a new reason)."""
+    unskipped: list[str] = msgspec.field(default_factory=list)
+    """Paths no longer skipped (deleted, or now a trace)."""
+    problems: list[str] = msgspec.field(default_factory=list)
+    """One line per file that vanished or became unreadable while being read."""
+
+    def __bool__(self) -> bool:
+        return bool(
+            self.added
+            or self.updated
+            or self.removed
+            or self.skipped
+            or self.unskipped
+            or self.problems
+        )
+
+
+def _abs(path: str | os.PathLike[str]) -> Path:
+    return Path(os.path.abspath(path))
+
+
+class LiveFolder:
+    """The traces under some roots, followed. Methods do file I/O: call them off the UI thread."""
+
+    def __init__(self, roots: Sequence[str], *, quiet: float = 5.0) -> None:
+        self.roots = [(str(r), _abs(r)) for r in roots]
+        self.quiet = quiet
+        self.sources: dict[str, Source] = {}
+        self.skipped: dict[str, Skipped] = {}
+        self._live: dict[str, LiveTrace] = {}
+        self._reported: set[str] = set()
+
+    # -- the initial scan --------------------------------------------------------------------
+
+    def scan(self) -> Discovery:
+        """Discover everything under the roots (the list's first content)."""
+        found = discover([given for given, _ in self.roots])
+        self.sources = {s.address: s for s in found.sources}
+        self.skipped = {s.path: s for s in found.skipped}
+        return found
+
+    def load(self, source: Source) -> Trace:
+        """Judge a trace as it stands now; a file still being written stays "in progress".
+
+        Raises ``OSError`` when the file cannot be read.
+        """
+        if source.form is Form.HAR:
+            return load_trace(source)
+        live = self._live.get(source.address)
+        if live is None:
+            live = self._live[source.address] = LiveTrace(source, quiet=self.quiet)
+        update = live.update()
+        if update.trace is None:
+            raise OSError(update.message or "the file vanished")
+        return update.trace
+
+    # -- changes -----------------------------------------------------------------------------
+
+    def apply(self, changes: Iterable[tuple[str, str | os.PathLike[str]]]) -> FolderUpdate:
+        """Apply ``(kind, path)`` changes (kind: added / modified / deleted)."""
+        out = FolderUpdate()
+        for kind, raw_path in changes:
+            path = _abs(raw_path)
+            if kind == "deleted" or not os.path.lexists(path):
+                self._forget_under(path, out)
+            elif path.is_dir():
+                self._rescan(path, out)
+            else:
+                self._refresh_file(path, out)
+        return out
+
+    def settle(self) -> FolderUpdate:
+        """Re-judge streams that stopped growing without ``[DONE]`` once they are quiet."""
+        out = FolderUpdate()
+        for address, live in list(self._live.items()):
+            trace = live.trace
+            if trace is None or not trace.in_progress:
+                continue
+            update = live.update()
+            if update.change in (Change.SETTLED, Change.APPENDED, Change.RELOADED):
+                if update.trace is not None:
+                    out.updated.append(update.trace)
+            elif update.change is Change.GONE:
+                self._gone(address, update.message or "vanished", out)
+        return out
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _address(self, path: Path) -> str | None:
+        """The address ``path`` has under the roots (None: outside every root)."""
+        for given, root in self.roots:
+            if path == root:
+                return given if not root.is_dir() else None
+            try:
+                rel = path.relative_to(root)
+            except ValueError:
+                continue
+            if any(is_ignored_name(part) for part in rel.parts):
+                return None
+            return rel.as_posix()
+        return None
+
+    def _source_path(self, source: Source) -> Path:
+        return _abs(source.path)
+
+    def _forget_under(self, path: Path, out: FolderUpdate) -> None:
+        for address, source in list(self.sources.items()):
+            sp = self._source_path(source)
+            if sp == path or path in sp.parents:
+                self._drop(address, out)
+        for key in list(self.skipped):
+            skipped_at = self._skipped_path(key)
+            if skipped_at is not None and (skipped_at == path or path in skipped_at.parents):
+                del self.skipped[key]
+                out.unskipped.append(key)
+
+    def _skipped_path(self, key: str) -> Path | None:
+        for given, root in self.roots:
+            if key == given:
+                return root
+            if root.is_dir():
+                return root / key.rstrip("/")
+        return None
+
+    def _drop(self, address: str, out: FolderUpdate) -> None:
+        self.sources.pop(address, None)
+        self._live.pop(address, None)
+        self._reported.discard(address)
+        out.removed.append(address)
+
+    def _gone(self, address: str, reason: str, out: FolderUpdate) -> None:
+        if address not in self._reported:
+            self._reported.add(address)
+            out.problems.append(f"{address}: {reason}")
+        self._drop(address, out)
+
+    def _rescan(self, folder: Path, out: FolderUpdate) -> None:
+        prefix = self._address(folder)
+        root_match = any(folder == root for _, root in self.roots)
+        if prefix is None and not root_match:
+            return
+        found = discover([folder])
+        seen: set[str] = set()
+        for source in found.sources:
+            address = source.address if root_match else f"{prefix}/{source.address}"
+            source = Source(source.path, address, source.form, source.entry, source.sidecar)
+            seen.add(address)
+            self._take(source, out)
+        for skipped in found.skipped:
+            key = skipped.path if root_match else f"{prefix}/{skipped.path}"
+            self._skip(Skipped(key, skipped.reason, skipped.line), out)
+        # Traces that were under this folder and are not any more.
+        for address, source in list(self.sources.items()):
+            sp = self._source_path(source)
+            if folder in sp.parents and address not in seen:
+                self._drop(address, out)
+
+    def _refresh_file(self, path: Path, out: FolderUpdate) -> None:
+        address = self._address(path)
+        if address is None:
+            return
+        found = Discovery()
+        classify(path, address, found)
+        fresh = {s.address for s in found.sources}
+        for old, source in list(self.sources.items()):
+            if self._source_path(source) == path and old not in fresh:
+                self._drop(old, out)  # a HAR entry gone, or the file is no longer a trace
+        if found.sources and address in self.skipped:
+            del self.skipped[address]
+            out.unskipped.append(address)
+        for skipped in found.skipped:
+            self._skip(skipped, out)
+        for source in found.sources:
+            self._take(source, out)
+
+    def _skip(self, skipped: Skipped, out: FolderUpdate) -> None:
+        before = self.skipped.get(skipped.path)
+        if before is None or before.reason != skipped.reason:
+            self.skipped[skipped.path] = skipped
+            out.skipped.append(skipped)
+
+    def _take(self, source: Source, out: FolderUpdate) -> None:
+        address = source.address
+        known = address in self.sources
+        self.sources[address] = source
+        if source.form is Form.HAR:
+            trace = load_trace(source)
+        else:
+            live = self._live.get(address)
+            if live is None or live.source.form is not source.form:
+                live = self._live[address] = LiveTrace(source, quiet=self.quiet)
+            update = live.update()
+            if update.change is Change.GONE or update.trace is None:
+                self._gone(address, update.message or "vanished while being read", out)
+                return
+            if update.change is Change.UNCHANGED and known:
+                return
+            trace = update.trace
+        self._reported.discard(address)
+        (out.updated if known else out.added).append(trace)

@@ -1,0 +1,135 @@
+"""LiveFolder: what a batch of file changes means for the list (SPEC §6)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from replay_tui.core.folder import LiveFolder
+from replay_tui.core.trace import Badge
+
+from .helpers import call, chunk, sse, tools, write
+
+CLEAN = sse(chunk({"content": "hi"}, finish="stop"))
+ERASING = sse(
+    tools(call(0, id="c", name="f", arguments="")),
+    tools(call(0, id="", arguments="{}")),
+    chunk(finish="tool_calls"),
+)
+GROWING = sse(tools(call(0, id="c", name="f", arguments="")), done=False)
+
+
+def folder_with(tmp_path: Path, **files: bytes) -> LiveFolder:
+    """A scanned, judged folder; ``sub__b_sse=...`` writes ``sub/b.sse``."""
+    for name, data in files.items():
+        stem, ext = name.replace("__", "/").rsplit("_", 1)
+        write(tmp_path, f"{stem}.{ext}", data)
+    live = LiveFolder([str(tmp_path)])
+    found = live.scan()
+    for source in found.sources:
+        live.load(source)
+    return live
+
+
+def test_a_new_file_is_added_with_its_address(tmp_path: Path) -> None:
+    live = folder_with(tmp_path, a_sse=CLEAN)
+    path = write(tmp_path, "sub/b.sse", ERASING)
+    upd = live.apply([("added", path)])
+    assert [t.address for t in upd.added] == ["sub/b.sse"]
+    assert upd.added[0].badge is Badge.ERASING
+
+
+def test_appends_update_the_trace_incrementally(tmp_path: Path) -> None:
+    path = write(tmp_path, "g.sse", GROWING)
+    live = LiveFolder([str(tmp_path)])
+    (source,) = live.scan().sources
+    assert live.load(source).badge is Badge.IN_PROGRESS
+    with path.open("ab") as fh:
+        fh.write(sse(tools(call(0, id="", arguments="{}")), chunk(finish="tool_calls")))
+    upd = live.apply([("modified", path)])
+    assert [t.badge for t in upd.updated] == [Badge.ERASING]
+
+
+def test_a_deleted_file_is_removed_and_a_deleted_folder_removes_all_under_it(
+    tmp_path: Path,
+) -> None:
+    live = folder_with(
+        tmp_path, a_sse=CLEAN, sub__b_sse=ERASING, sub__c_sse=CLEAN, sub__junk_json=b"{}"
+    )
+    (tmp_path / "a.sse").unlink()
+    assert live.apply([("deleted", tmp_path / "a.sse")]).removed == ["a.sse"]
+    for p in (tmp_path / "sub").iterdir():
+        p.unlink()
+    (tmp_path / "sub").rmdir()
+    upd = live.apply([("deleted", tmp_path / "sub")])
+    assert sorted(upd.removed) == ["sub/b.sse", "sub/c.sse"]
+    assert upd.unskipped == ["sub/junk.json"]
+
+
+def test_a_file_that_stops_being_a_trace_moves_to_skipped_and_back(tmp_path: Path) -> None:
+    live = folder_with(tmp_path, a_sse=CLEAN)
+    path = tmp_path / "a.sse"
+    path.write_bytes(b"")
+    upd = live.apply([("modified", path)])
+    assert upd.removed == ["a.sse"] and [s.reason for s in upd.skipped] == ["empty file"]
+    path.write_bytes(CLEAN)
+    upd = live.apply([("modified", path)])
+    assert [t.address for t in upd.added] == ["a.sse"] and upd.unskipped == ["a.sse"]
+
+
+def test_har_entries_follow_their_file(tmp_path: Path) -> None:
+    def har(*bodies: bytes) -> bytes:
+        entries = [
+            {
+                "request": {"method": "POST", "url": "u"},
+                "response": {
+                    "status": 200,
+                    "content": {"mimeType": "text/event-stream", "text": b.decode()},
+                },
+            }
+            for b in bodies
+        ]
+        return json.dumps({"log": {"entries": entries}}).encode()
+
+    live = folder_with(tmp_path, x_har=har(CLEAN, CLEAN))
+    path = tmp_path / "x.har"
+    path.write_bytes(har(ERASING))
+    upd = live.apply([("modified", path)])
+    assert upd.removed == ["x.har#2"]
+    assert [(t.address, t.badge) for t in upd.updated] == [("x.har#1", Badge.ERASING)]
+
+
+def test_a_recreated_folder_is_rescanned(tmp_path: Path) -> None:
+    root = tmp_path / "traces"
+    live = folder_with(root, a_sse=CLEAN)
+    (root / "a.sse").unlink()
+    root.rmdir()
+    assert live.apply([("deleted", root)]).removed == ["a.sse"]
+    write(root, "b.sse", ERASING)
+    upd = live.apply([("added", root)])
+    assert [t.address for t in upd.added] == ["b.sse"]
+
+
+def test_a_file_that_vanishes_mid_read_is_reported_once(tmp_path: Path) -> None:
+    live = folder_with(tmp_path, a_sse=GROWING)
+    (tmp_path / "a.sse").unlink()
+    os.symlink(tmp_path / "nowhere", tmp_path / "a.sse")  # present in the listing, unreadable
+    upd = live.apply([("modified", tmp_path / "a.sse")])
+    assert upd.removed == ["a.sse"]
+    assert [s.reason for s in upd.skipped] == ["dangling symlink (its target does not exist)"]
+
+
+def test_settle_judges_quiet_streams(tmp_path: Path) -> None:
+    path = write(tmp_path, "g.sse", GROWING)
+    live = LiveFolder([str(tmp_path)], quiet=0.0)
+    (source,) = live.scan().sources
+    os.utime(path)
+    live.quiet = 3600.0
+    assert live.load(source).badge is Badge.IN_PROGRESS
+    assert not live.settle()
+    live.quiet = 0.0
+    for follower in live._live.values():
+        follower.quiet = 0.0
+    upd = live.settle()
+    assert [t.verdicts["accept-identity"] for t in upd.updated] == ["stream-closed"]
