@@ -167,6 +167,8 @@ class ReplayApp(App[int]):
         self.partial = False
         self.user_navigated = False
         self.judging = False
+        self.discovered = False
+        """The paths were scanned and the list filled."""
         self.first_screen: float | None = None
         """Seconds from app start until the first trace's rows were on screen (benchmarks)."""
         self._started = time.perf_counter()
@@ -187,7 +189,8 @@ class ReplayApp(App[int]):
         self.counts_bar = CountsBar(", ".join(self.paths), self.watching)
         self.trace_list = TraceList(self.store.summaries, id="trace-list")
         self.trace_header = TraceHeader(Content("Scanning…"), id="trace-header")
-        self.progress_bar = ProgressBar(id="load-progress", show_eta=False)
+        # A total from the start: an indeterminate bar animates (15 fps) even while hidden.
+        self.progress_bar = ProgressBar(total=1, id="load-progress", show_eta=False)
         self.tabs = TabbedContent(id="views", initial="calls")
         self.calls_view = CallsView(id="calls-view")
         self.diff_view = DiffView(id="diff-view")
@@ -223,6 +226,7 @@ class ReplayApp(App[int]):
     @on(DiscoveryDone)
     def _discovered(self, message: DiscoveryDone) -> None:
         found = message.discovery
+        self.discovered = True
         self.store.set_sources(found.sources, found.skipped)
         self.trace_list.set_entries(found.sources, found.skipped)
         self._update_counts()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,13 +22,14 @@ SIZE = (180, 50)
 
 async def settle(app: ReplayApp, pilot: Pilot[int], *, limit: float = 20.0) -> None:
     """Wait until discovery, judging, loading and view building are done (or ``limit`` s)."""
-    waited = 0.0
-    while waited < limit:
-        await pilot.pause(0.02)
-        waited += 0.02
+    deadline = time.monotonic() + limit
+    await pilot.pause()
+    while time.monotonic() < deadline:
         busy = app.judging or app.partial or any(w.is_running for w in app.workers)
-        if not busy and (app.current is not None or app.store.sources == {}) and waited > 0.04:
+        ready = app.discovered and (app.current is not None or not app.store.sources)
+        if not busy and ready:
             break
+        await pilot.pause(0.01)
     await app.workers.wait_for_complete()
     await pilot.pause()
 

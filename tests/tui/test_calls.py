@@ -39,37 +39,37 @@ async def test_each_delta_shows_raw_identity_and_identity_under_both_behaviors()
         assert "absent" not in first.split("│")[0]  # the first delta sent both id and name
 
 
-async def test_absent_null_empty_and_strings_are_told_apart() -> None:
-    app = make_app([str(TRACES / "captures" / "name-never-sent.sse")])
+async def test_cells_kinds_and_how_each_call_closes() -> None:
+    app = make_app([str(TRACES)])
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        rows = rendered(app.calls_view)
-        cells = " ".join(rows[HEAD:])
+
+        app.choose_trace("captures/name-never-sent.sse")
+        await settle(app, pilot)
+        cells = " ".join(rendered(app.calls_view)[HEAD:])
         assert "null" in cells  # name: null on the first delta
         assert "absent" in cells  # continuations omit the name
-        assert '"' in cells  # strings are quoted: the id "call_…"
+        assert '"call_' in cells  # strings are quoted
 
-
-async def test_the_assembled_call_says_why_the_fix_refuses_it() -> None:
-    app = make_app([str(TRACES / "ollama" / "qwen3-no-id.sse")])
-    async with app.run_test(size=SIZE) as pilot:
+        app.choose_trace("ollama/qwen3-no-id.sse")
         await settle(app, pilot)
         text = "\n".join(rendered(app.calls_view))
         assert "accept-identity  ✗ refused: the call never got a non-empty id" in text
         assert "MALFORMED_TOOL_CALL: model streamed a tool call with no id" in text
         assert 'assign-always    id ""  name "get_weather"' in text
         assert "✗ an empty callId" in text
-        # Arguments are pretty-printed JSON.
-        assert '"city": "Lisbon"' in text
+        assert '"city": "Lisbon"' in text  # arguments, pretty-printed
 
-
-async def test_an_identified_call_is_marked_ok() -> None:
-    app = make_app([str(TRACES / "openai" / "gpt-4.1-text-then-call.sse")])
-    async with app.run_test(size=SIZE) as pilot:
+        app.choose_trace("openai/gpt-4.1-text-then-call.sse")
         await settle(app, pilot)
         text = "\n".join(rendered(app.calls_view))
         assert text.count("✓ identified") == 2
         assert "erased" not in text
+
+        app.choose_trace("openrouter/error-midstream.sse")
+        await settle(app, pilot)
+        first = rendered(app.calls_view)[0]
+        assert first == "No tool calls in this trace: no identity to erase."
 
 
 async def test_a_repaired_erasure_is_marked(repaired_trace: Path) -> None:
@@ -81,16 +81,11 @@ async def test_a_repaired_erasure_is_marked(repaired_trace: Path) -> None:
         assert "erased id (repaired l.5)" in rows[HEAD + 1]
 
 
-async def test_a_trace_without_tool_calls_says_so() -> None:
-    app = make_app([str(TRACES / "openrouter" / "error-midstream.sse")])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        assert rendered(app.calls_view)[0] == "No tool calls in this trace: no identity to erase."
-
-
 async def test_flags_are_walked_with_n_and_shift_n_across_calls() -> None:
-    app = make_app([str(TRACES / "writer" / "palmyra-x5-all-null.sse")])
-    async with app.run_test(size=SIZE) as pilot:
+    app = make_app([str(TRACES)])
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(app, pilot)
+        app.choose_trace("writer/palmyra-x5-all-null.sse")
         await settle(app, pilot)
         view = app.calls_view
         model = view.model
@@ -106,14 +101,11 @@ async def test_flags_are_walked_with_n_and_shift_n_across_calls() -> None:
         await pilot.press("N")
         assert view.cursor == flag_rows[1]
 
-
-async def test_n_on_a_clean_trace_says_there_is_nothing() -> None:
-    app = make_app([str(TRACES / "openai" / "gpt-4.1-text-then-call.sse")])
-    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        app.choose_trace("openai/gpt-4.1-text-then-call.sse")
         await settle(app, pilot)
-        before = app.calls_view.cursor
+        before = view.cursor
         await pilot.press("n")
-        assert app.calls_view.cursor == before
+        assert view.cursor == before
         assert any("No flags" in str(n.message) for n in app._notifications)
 
 

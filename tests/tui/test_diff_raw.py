@@ -67,14 +67,15 @@ def test_alignment_leaves_a_gap_where_the_fix_emits_no_block_end() -> None:
     assert align([], []) == ([], [])
 
 
-async def test_raw_view_numbers_lines_and_dims_what_follows_done() -> None:
-    app = make_app([str(TRACES / "opencode" / "zen-null-identity-data-after-done.sse")])
+async def test_raw_view_numbers_lines_dims_what_follows_done_and_shows_curl_heads() -> None:
+    app = make_app([str(TRACES)])
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
+        app.choose_trace("opencode/zen-null-identity-data-after-done.sse")
         await pilot.press("3")
         await settle(app, pilot)
         rows = rendered(app.raw_view)
-        assert rows[0].startswith(" 1 ") or rows[0].startswith("1 ")
+        assert rows[0].split()[0] == "1"
         line13 = rows[12]
         assert line13.split()[0] == "13"
         assert 'data: {"choices":[],"cost":"0"}' in line13
@@ -83,11 +84,7 @@ async def test_raw_view_numbers_lines_and_dims_what_follows_done() -> None:
         dimmed = app.raw_view.get_component_rich_style("raw-view--after-done", partial=True)
         assert any(s.style == dimmed for s in segments if "choices" in s.text)
 
-
-async def test_raw_view_shows_comments_and_curl_headers() -> None:
-    app = make_app([str(TRACES / "litellm" / "proxy-curl-i.txt")])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+        app.choose_trace("litellm/proxy-curl-i.txt")
         await pilot.press("3")
         await settle(app, pilot)
         rows = rendered(app.raw_view)

@@ -61,7 +61,7 @@ async def test_text_filter_keeps_matching_traces_and_their_folders() -> None:
         await settle(app, pilot)
         await pilot.press("slash")
         assert app.focused is app.query_one("#trace-filter", Input)
-        await pilot.press(*"dashscope")
+        await pilot.press(*"dash")
         await pilot.pause()
         assert sorted(app.trace_list._node_of) == [
             "dashscope/glm-5.2-id-and-name-empty.sse",

@@ -9,6 +9,7 @@ Runs of identical rows collapse into one row that ``enter`` or a click expands.
 from __future__ import annotations
 
 import difflib
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -48,6 +49,8 @@ class DiffModel:
     display: list[int] = field(default_factory=list)
     """Each display row: a pair index (>= 0) or a collapsed run ``-(run + 1)``."""
     row_of_pair: list[int] = field(default_factory=list)
+    lines: list[float] = field(default_factory=list)
+    """The payload line of each pair (end of input: infinity), for finding a line."""
     differing: int = 0
 
     def layout(self) -> None:
@@ -146,6 +149,10 @@ def build_diff_model(trace: Trace) -> DiffModel:
     ]
     model.same = same
     model.differing = same.count(False)
+    model.lines = [
+        float("inf") if (line := model.line_of(k)) is None else float(line)
+        for k in range(len(left))
+    ]
     start = None
     for k, s in enumerate([*same, False]):
         if s and start is None:
@@ -334,13 +341,11 @@ class DiffView(LineView):
     def goto_line(self, line: int) -> None:
         """Bring the first chunk of payload ``line`` to the cursor."""
         model = self.model
-        if model is None:
+        if model is None or not model.left:
             return
-        for pair in range(len(model.left)):
-            found = model.line_of(pair)
-            if found is not None and found >= line:
-                self.move_cursor(model.row_of_pair[pair] + 1, user=False, center=True)
-                return
+        pair = bisect_left(model.lines, line)  # lines never decrease along the streams
+        if pair < len(model.left):
+            self.move_cursor(model.row_of_pair[pair] + 1, user=False, center=True)
 
     def copy_text(self) -> tuple[str, str] | None:
         model = self.model

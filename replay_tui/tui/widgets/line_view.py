@@ -72,6 +72,7 @@ class LineView(ScrollView, can_focus=True):
         super().__init__(name=name, id=id, classes=classes)
         self._cache: LRUCache[int, Row] = LRUCache(1024)
         self._row_count = 0
+        self._base: Style | None = None  # self.rich_style, which is costly to compute per line
 
     # -- what subclasses provide ------------------------------------------------------------
 
@@ -106,6 +107,7 @@ class LineView(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._cache.clear()
+        self._base = None
 
     # -- rendering ---------------------------------------------------------------------------
 
@@ -113,7 +115,9 @@ class LineView(ScrollView, can_focus=True):
         scroll_x, scroll_y = self.scroll_offset
         index = scroll_y + y
         width = self.size.width
-        base = self.rich_style
+        base = self._base
+        if base is None:
+            base = self._base = self.rich_style
         if index < 0 or index >= self._row_count:
             return Strip.blank(width, base)
         row = self._cache.get(index)
