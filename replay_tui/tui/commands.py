@@ -11,6 +11,7 @@ from textual.content import Content
 from textual.markup import escape
 
 from ..core.visible import visible
+from .widgets.line_view import LineView
 
 if TYPE_CHECKING:
     from .app import ReplayApp
@@ -52,6 +53,11 @@ class ReplayCommands(Provider):
                 lambda: app.action_show_tab("raw"),
             ),
             ("Copy selection", "Copy the selected delta, chunk pair or line (c)", app.action_copy),
+            (
+                "Inspect selection",
+                "The selected delta's payload, chunk pair or line in full (enter)",
+                self._inspect,
+            ),
             ("Filter traces", "Filter the list by name, verdict or URL (/)", app.action_filter),
             (
                 "Toggle details",
@@ -72,6 +78,11 @@ class ReplayCommands(Provider):
                 )
             )
         return out
+
+    def _inspect(self) -> None:
+        view = self._app.query_one(f"#{self._app.tabs.active}-view")
+        if isinstance(view, LineView):
+            view.action_inspect()
 
     def _traces(self) -> list[Command]:
         app = self._app

@@ -160,3 +160,26 @@ async def test_the_header_says_it_watches_and_q_quits() -> None:
         await pilot.press("q")
         await pilot.pause()
         assert not app.is_running
+
+
+async def test_enter_shows_the_selected_payload_in_full() -> None:
+    from replay_tui.tui.screens.payload import PayloadScreen
+
+    app = make_app([str(QWEN)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("enter")  # on the flagged delta
+        assert isinstance(app.screen, PayloadScreen)
+        text = str(app.screen.query_one("Static").render())
+        assert '"id": ""' in text and '"tool_calls": [' in text  # pretty-printed JSON
+        await pilot.press("c")
+        assert app.clipboard == QWEN.read_text().splitlines()[2]
+        await pilot.press("escape")
+        await pilot.press("3", "enter")  # the raw view: the payload of the selected line
+        assert isinstance(app.screen, PayloadScreen)
+        await pilot.press("escape", "2")
+        await settle(app, pilot)
+        await pilot.press("enter")  # the diff: both chunks
+        assert isinstance(app.screen, PayloadScreen)
+        text = str(app.screen.query_one("Static").render())
+        assert "assign-always" in text and "accept-identity" in text

@@ -27,6 +27,7 @@ from ...core.translator import Behavior, index_key, is_identity
 from ...core.visible import visible
 from ...core.wire import UNSET, describe_value
 from ..cells import ValueKind, cell_len, fit, middle_fit, show_value, value_kind
+from ..screens.payload import PayloadScreen
 from .line_view import LineView, Row
 
 __all__ = ["CallsModel", "CallsView", "build_calls_model"]
@@ -533,6 +534,24 @@ class CallsView(LineView):
         payload = model.trace.payloads[row.position]
         text = model.trace.raw[payload.start : payload.end].decode("utf-8", "replace")
         return text, f"delta {row.delta} of {where} (line {payload.line})"
+
+    def action_inspect(self) -> None:
+        """The selected delta's payload (or the assembled call) in full."""
+        got = self.copy_text()
+        model = self.model
+        if got is None or model is None:
+            return
+        text, what = got
+        found = model.delta_at(self.cursor)
+        if found is None:
+            self.app.push_screen(PayloadScreen(what, [("", text)], text))
+            return
+        payload = model.trace.payloads[found[1].position]
+        sections = [(f"payload, line {payload.line}", payload.data.decode("utf-8", "replace"))]
+        problem = model.trace.errors.get(payload.line)
+        if problem:
+            sections.append(("decode problem", problem))
+        self.app.push_screen(PayloadScreen(what, sections, text))
 
 
 def _plain(pair: tuple[Any, Any]) -> tuple[Any, Any]:

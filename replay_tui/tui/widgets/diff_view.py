@@ -23,6 +23,7 @@ from ...core.trace import Trace
 from ...core.translator import Behavior, Chunk
 from ...core.visible import visible
 from ..cells import cell_len, fit
+from ..screens.payload import PayloadScreen
 from .line_view import LineView, Row
 
 __all__ = ["DiffModel", "DiffView", "build_diff_model"]
@@ -201,7 +202,7 @@ class DiffView(LineView):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "toggle_run", "Expand/collapse", id="toggle-run"),
+        Binding("enter", "open_row", "Expand / inspect", id="toggle-run"),
         Binding("z", "toggle_all_runs", "Expand all", id="toggle-all-runs"),
     ]
 
@@ -309,6 +310,32 @@ class DiffView(LineView):
 
     def on_row_clicked(self, index: int) -> None:
         self.action_toggle_run()
+
+    def action_inspect(self) -> None:
+        self.action_open_row()
+
+    def action_open_row(self) -> None:
+        """A collapsed run expands; a chunk pair opens in full."""
+        model = self.model
+        if model is None or self.cursor < 1:
+            return
+        entry = model.display[self.cursor - 1]
+        if entry < 0 or any(s <= entry < e for s, e in model.runs):
+            self.action_toggle_run()
+            return
+        got = self.copy_text()
+        if got is None:
+            return
+        sections = []
+        for label, side in (
+            ("assign-always", model.left[entry]),
+            ("accept-identity", model.right[entry]),
+        ):
+            body = msgspec.json.encode(side[1]).decode() if side is not None else '"(no chunk)"'
+            sections.append((label, body))
+        line = model.line_of(entry)
+        where = f"line {line}" if line is not None else "end of input"
+        self.app.push_screen(PayloadScreen(f"chunks from {where}", sections, got[0]))
 
     def action_toggle_run(self) -> None:
         model = self.model

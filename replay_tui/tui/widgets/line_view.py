@@ -47,6 +47,7 @@ class LineView(ScrollView, can_focus=True):
         Binding("pagedown", "page_down", "Page down", show=False, id="page-down"),
         Binding("home,g", "first", "First row", show=False, id="first-row"),
         Binding("end,G", "last", "Last row", show=False, id="last-row"),
+        Binding("enter", "inspect", "Inspect", id="inspect", tooltip="The selected row in full"),
         Binding("left", "scroll_left", "Scroll left", show=False, id="scroll-left"),
         Binding("right", "scroll_right", "Scroll right", show=False, id="scroll-right"),
     ]
@@ -197,6 +198,9 @@ class LineView(ScrollView, can_focus=True):
 
     def action_last(self) -> None:
         self.move_cursor(self._row_count - 1)
+
+    def action_inspect(self) -> None:
+        """Show the selected row in full (subclasses say what that is)."""
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)

@@ -9,7 +9,7 @@ as an escape.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -18,6 +18,7 @@ from rich.style import Style
 
 from ...core.trace import Trace
 from ...core.visible import visible
+from ..screens.payload import PayloadScreen
 from .line_view import LineView, Row
 
 __all__ = ["RawModel", "RawView", "build_raw_model"]
@@ -217,3 +218,23 @@ class RawView(LineView):
         if is_error:
             return model.messages[line], f"the error on line {line}"
         return model.text(line), f"line {line}"
+
+    def action_inspect(self) -> None:
+        """The payload the selected line belongs to (or the line itself), in full."""
+        model = self.model
+        got = self.copy_text()
+        if model is None or got is None:
+            return
+        text, what = got
+        line, is_error = model.locate(self.cursor)
+        payloads = model.trace.payloads
+        k = bisect_right([p.line for p in payloads], line) - 1
+        if not is_error and k >= 0 and payloads[k].line <= line <= payloads[k].end_line:
+            p = payloads[k]
+            title = f"payload, lines {p.line}–{p.end_line}" if p.end_line > p.line else what
+            sections = [("", p.data.decode("utf-8", "replace"))]
+            if line in model.messages:
+                sections.append(("decode problem", model.messages[line]))
+            self.app.push_screen(PayloadScreen(title, sections, text))
+            return
+        self.app.push_screen(PayloadScreen(what, [("", text)], text))

@@ -1,0 +1,78 @@
+"""``enter`` on a delta, a line or a chunk pair: the whole thing, pretty-printed and wrapped.
+
+Table cells and capture lines are cut at the edge of the screen; this shows what was cut.
+The text is trace content: control characters are escaped and nothing is parsed as markup.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from ...core.visible import visible
+
+__all__ = ["PayloadScreen", "pretty"]
+
+
+def pretty(text: str) -> str:
+    """``text`` as indented JSON when it is JSON, else as it is; control characters escaped."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return visible(text, keep_layout=True)
+    return visible(json.dumps(value, indent=2, ensure_ascii=False), keep_layout=True)
+
+
+class PayloadScreen(ModalScreen[None]):
+    """A payload (or two chunks) in full."""
+
+    DEFAULT_CSS = """
+    PayloadScreen {
+        align: center middle;
+        & > VerticalScroll {
+            width: 90%; height: 85%;
+            border: round $primary; background: $surface; padding: 0 1;
+            border-title-color: $text-primary; border-subtitle-color: $text-muted;
+        }
+        & Static { width: 100%; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,enter,q", "dismiss", "Close", id="close-payload"),
+        Binding("c", "copy", "Copy", id="copy-payload"),
+    ]
+
+    def __init__(self, title: str, sections: list[tuple[str, str]], copy: str) -> None:
+        """``sections``: ``(heading, text)`` pairs; ``copy``: what ``c`` copies (as sent)."""
+        super().__init__()
+        self.title_text = title
+        self.sections = sections
+        self.copy_text = copy
+
+    def compose(self) -> ComposeResult:
+        parts: list[tuple[str, str] | str] = []
+        for n, (heading, text) in enumerate(self.sections):
+            if heading:
+                parts.append((("\n" if n else "") + visible(heading) + "\n", "bold $text-primary"))
+            parts.append(pretty(text) + "\n")
+        with VerticalScroll() as scroll:
+            scroll.border_title = visible(self.title_text)
+            scroll.border_subtitle = "c copies · escape closes"
+            yield Static(Content.assemble(*parts).rstrip())
+
+    async def action_dismiss(self, result: None = None) -> None:
+        self.dismiss(result)
+
+    def action_copy(self) -> None:
+        self.app.copy_to_clipboard(self.copy_text)
+        self.app.notify(
+            f"Copied ({len(self.copy_text):,} characters)", title="Copied", timeout=3, markup=False
+        )
