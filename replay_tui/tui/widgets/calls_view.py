@@ -88,6 +88,8 @@ class Section:
     labels: dict[int, str]
     """Erasure label per delta number (only deltas that erased something)."""
     flags: list[Flag]
+    flags_at: dict[int, list[Flag]]
+    """The flags of each delta number that has some."""
     columns: list[Column]
 
     @property
@@ -185,6 +187,7 @@ def build_calls_model(trace: Trace) -> CallsModel:
             tail=_tail(ct, accept.verdict if accept else "", accept.finish if accept else {}),
             labels=label_text,
             flags=by_call.get(ct.key, []),
+            flags_at=labels,
             columns=_columns(rows, w_flag, _width(ids, 16, "id"), _width(names, 16, "name")),
         )
         model.sections.append(section)
@@ -389,11 +392,8 @@ class CallsView(LineView):
             return None
         return self.model.delta_at(self.cursor)
 
-    def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(name, partial=True) if name else Style()
-
     def _pieces(self, pieces: list[Piece], fill: str = "") -> Row:
-        style = self._style
+        style = self.piece_style
         return [Segment(text, style(name)) for text, name in pieces], style(fill)
 
     def render_row(self, index: int) -> Row:
@@ -468,10 +468,10 @@ class CallsView(LineView):
         return pieces
 
     def _delta_row(self, s: Section, row: DeltaRow) -> Row:
-        style = self._style
+        style = self.piece_style
         label = s.labels.get(row.delta, "")
         erased = bool(label)
-        flags = [f for f in s.flags if f.delta == row.delta] if erased else []
+        flags = s.flags_at.get(row.delta, [])
         erased_fields = {f.field for f in flags}
         repaired = erased and all(f.repaired_line is not None for f in flags)
         cells: dict[str, tuple[str, str]] = {

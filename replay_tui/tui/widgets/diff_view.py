@@ -234,9 +234,6 @@ class DiffView(LineView):
     def is_selectable(self, index: int) -> bool:
         return index > 0
 
-    def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(name, partial=True)
-
     def _halves(self) -> tuple[int, int]:
         width = max(self.size.width, 40)
         half = (width - 8 - 3) // 2
@@ -247,7 +244,7 @@ class DiffView(LineView):
         if model is None:
             return [], Style()
         left_w, right_w = self._halves()
-        style = self._style
+        style = self.piece_style
         if index == 0:
             summary = f"{model.differing:,} of {len(model.left):,} rows differ"
             head = (
@@ -282,7 +279,7 @@ class DiffView(LineView):
         return segs, Style() if same else self.fill_style("diff-view--differ-row")
 
     def _side(self, side: Side, other: Chunk | None, width: int, same: bool) -> list[Segment]:
-        style = self._style
+        style = self.piece_style
         if side is None:
             return [Segment(fit("  —", width), style("diff-view--gap"))]
         chunk = side[1]

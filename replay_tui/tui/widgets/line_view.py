@@ -132,6 +132,10 @@ class LineView(ScrollView, can_focus=True):
         strip = Strip([Segment(t, under + s if s else under) for t, s, _ in segments])
         return strip.crop_extend(scroll_x, scroll_x + width, under)
 
+    def piece_style(self, name: str) -> Style:
+        """The text style of component ``name`` ("" for none), to lay over a row's fill."""
+        return self.get_component_rich_style(name, partial=True) if name else Style()
+
     def cursor_style(self, fill: Style) -> Style:
         """The cursor over a row whose own fill is ``fill`` (subclasses keep meaningful fills)."""
         return self.fill_style("line-view--cursor")

@@ -160,7 +160,7 @@ class RawView(LineView):
         model = self.model
         if model is None:
             return [], Style()
-        style = self._style
+        style = self.piece_style
         trace = model.trace
         line, is_error = model.locate(index)
         digits = len(str(model.lines))
@@ -207,9 +207,6 @@ class RawView(LineView):
             segs.append(Segment(more, style("raw-view--more")))
         return segs, fill
 
-    def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(name, partial=True)
-
     def copy_text(self) -> tuple[str, str] | None:
         model = self.model
         if model is None or self.cursor < 0 or model.rows == 0:
@@ -228,7 +225,7 @@ class RawView(LineView):
         text, what = got
         line, is_error = model.locate(self.cursor)
         payloads = model.trace.payloads
-        k = bisect_right([p.line for p in payloads], line) - 1
+        k = bisect_right(payloads, line, key=lambda p: p.line) - 1
         if not is_error and k >= 0 and payloads[k].line <= line <= payloads[k].end_line:
             p = payloads[k]
             title = f"payload, lines {p.line}–{p.end_line}" if p.end_line > p.line else what
