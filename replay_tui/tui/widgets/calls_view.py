@@ -87,9 +87,6 @@ class Section:
     tail: list[list[Piece]]
     labels: dict[int, str]
     """Erasure label per delta number (only deltas that erased something)."""
-    flags: list[Flag]
-    flags_at: dict[int, list[Flag]]
-    """The flags of each delta number that has some."""
     columns: list[Column]
 
     @property
@@ -167,16 +164,13 @@ def build_calls_model(trace: Trace) -> CallsModel:
         ]
     index = len(model.intro)
     accept = analysis.outcomes.get(ACCEPT)
-    by_call: dict[Any, list[Flag]] = {}
-    for f in analysis.flags:
-        by_call.setdefault(index_key(f.call), []).append(f)
     for ct in analysis.calls:
         rows = ct.rows()
         sample = rows[:200]
         ids = [r.raw_id for r in sample] + list(_finals(ct, 0))
         names = [r.raw_name for r in sample] + list(_finals(ct, 1))
         labels: dict[int, list[Flag]] = {}
-        for f in by_call.get(ct.key, ()):
+        for f in ct.flags:
             labels.setdefault(f.delta, []).append(f)
         label_text = {d: flag_label(fs) for d, fs in labels.items()}
         w_flag = max([cell_len(t) for t in label_text.values()], default=0)
@@ -186,8 +180,6 @@ def build_calls_model(trace: Trace) -> CallsModel:
             start=index,
             tail=_tail(ct, accept.verdict if accept else "", accept.finish if accept else {}),
             labels=label_text,
-            flags=by_call.get(ct.key, []),
-            flags_at=labels,
             columns=_columns(rows, w_flag, _width(ids, 16, "id"), _width(names, 16, "name")),
         )
         model.sections.append(section)
@@ -426,16 +418,16 @@ class CallsView(LineView):
                 "calls-view--dim",
             ),
         ]
-        if s.flags:
-            kinds = ", ".join(sorted({f.label for f in s.flags}))
-            count = len(s.flags)
+        if ct.flags:
+            kinds = ", ".join(sorted({f.label for f in ct.flags}))
+            count = len(ct.flags)
             pieces.append(
                 (
                     f"   ✗ {kinds} ({count} flag{'s' if count != 1 else ''})",
                     "calls-view--erased-label",
                 )
             )
-            repaired = sum(1 for f in s.flags if f.repaired_line is not None)
+            repaired = sum(1 for f in ct.flags if f.repaired_line is not None)
             if repaired:
                 pieces.append((f" · {repaired} repaired", "calls-view--repaired"))
         return pieces
@@ -471,7 +463,7 @@ class CallsView(LineView):
         style = self.piece_style
         label = s.labels.get(row.delta, "")
         erased = bool(label)
-        flags = s.flags_at.get(row.delta, [])
+        flags = row.flags
         erased_fields = {f.field for f in flags}
         repaired = erased and all(f.repaired_line is not None for f in flags)
         cells: dict[str, tuple[str, str]] = {
