@@ -10,7 +10,7 @@ import msgspec
 
 from .discovery import Discovery, Skipped, discover
 from .identity import Flag, Note
-from .trace import Trace, load_trace
+from .trace import Source, Trace, load_trace
 from .wire import UNSET
 
 __all__ = ["Report", "check_paths", "flag_json", "load_all", "note_json", "report_json"]
@@ -26,12 +26,18 @@ class Report(msgspec.Struct):
 
 
 def load_all(
-    discovery: Discovery, on_trace: Callable[[Trace], None] | None = None
+    discovery: Discovery,
+    on_trace: Callable[[Trace], None] | None = None,
+    *,
+    load: Callable[[Source], Trace] = load_trace,
 ) -> Iterator[Trace | Skipped]:
-    """Load each discovered source; a file that fails to read becomes a :class:`Skipped`."""
+    """Load each discovered source; a file that fails to read becomes a :class:`Skipped`.
+
+    ``load`` reads one source (the live TUI passes one that follows growing files).
+    """
     for source in discovery.sources:
         try:
-            trace = load_trace(source)
+            trace = load(source)
         except OSError as exc:
             yield Skipped(source.address, f"cannot read: {exc.strerror or exc}")
             continue

@@ -11,6 +11,7 @@ path as given for a file opened directly), so the list keeps its selection.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -62,14 +63,17 @@ class LiveFolder:
         self.skipped: dict[str, Skipped] = {}
         self._live: dict[str, LiveTrace] = {}
         self._reported: set[str] = set()
+        # The app judges the list in one worker while the watcher applies changes in another.
+        self._lock = threading.RLock()
 
     # -- the initial scan --------------------------------------------------------------------
 
     def scan(self) -> Discovery:
         """Discover everything under the roots (the list's first content)."""
         found = discover([given for given, _ in self.roots])
-        self.sources = {s.address: s for s in found.sources}
-        self.skipped = {s.path: s for s in found.skipped}
+        with self._lock:
+            self.sources = {s.address: s for s in found.sources}
+            self.skipped = {s.path: s for s in found.skipped}
         return found
 
     def load(self, source: Source) -> Trace:
@@ -79,10 +83,11 @@ class LiveFolder:
         """
         if source.form is Form.HAR:
             return load_trace(source)
-        live = self._live.get(source.address)
-        if live is None:
-            live = self._live[source.address] = LiveTrace(source, quiet=self.quiet)
-        update = live.update()
+        with self._lock:
+            live = self._live.get(source.address)
+            if live is None:
+                live = self._live[source.address] = LiveTrace(source, quiet=self.quiet)
+            update = live.update()
         if update.trace is None:
             raise OSError(update.message or "the file vanished")
         return update.trace
@@ -92,29 +97,31 @@ class LiveFolder:
     def apply(self, changes: Iterable[tuple[str, str | os.PathLike[str]]]) -> FolderUpdate:
         """Apply ``(kind, path)`` changes (kind: added / modified / deleted)."""
         out = FolderUpdate()
-        for kind, raw_path in changes:
-            path = _abs(raw_path)
-            if kind == "deleted" or not os.path.lexists(path):
-                self._forget_under(path, out)
-            elif path.is_dir():
-                self._rescan(path, out)
-            else:
-                self._refresh_file(path, out)
+        with self._lock:
+            for kind, raw_path in changes:
+                path = _abs(raw_path)
+                if kind == "deleted" or not os.path.lexists(path):
+                    self._forget_under(path, out)
+                elif path.is_dir():
+                    self._rescan(path, out)
+                else:
+                    self._refresh_file(path, out)
         return out
 
     def settle(self) -> FolderUpdate:
         """Re-judge streams that stopped growing without ``[DONE]`` once they are quiet."""
         out = FolderUpdate()
-        for address, live in list(self._live.items()):
-            trace = live.trace
-            if trace is None or not trace.in_progress:
-                continue
-            update = live.update()
-            if update.change in (Change.SETTLED, Change.APPENDED, Change.RELOADED):
-                if update.trace is not None:
-                    out.updated.append(update.trace)
-            elif update.change is Change.GONE:
-                self._gone(address, update.message or "vanished", out)
+        with self._lock:
+            for address, live in list(self._live.items()):
+                trace = live.trace
+                if trace is None or not trace.in_progress:
+                    continue
+                update = live.update()
+                if update.change in (Change.SETTLED, Change.APPENDED, Change.RELOADED):
+                    if update.trace is not None:
+                        out.updated.append(update.trace)
+                elif update.change is Change.GONE:
+                    self._gone(address, update.message or "vanished", out)
         return out
 
     # -- internals ---------------------------------------------------------------------------

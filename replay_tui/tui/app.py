@@ -24,10 +24,11 @@ from textual.worker import get_current_worker
 from ..core.check import load_all
 from ..core.discovery import Skipped, discover
 from ..core.identity import Flag
-from ..core.trace import Trace
+from ..core.trace import Trace, load_trace
 from ..core.visible import visible
 from .commands import ReplayCommands
 from .config import load_keymap
+from .live_reload import LiveReload
 from .loading import load_in_steps
 from .messages import (
     DiscoveryDone,
@@ -162,6 +163,7 @@ class ReplayApp(App[int]):
         super().__init__()
         self.paths = [str(p) for p in paths] or ["."]
         self.watching = watch
+        self.live = LiveReload(self, self.paths) if watch else None
         self.store = TraceStore()
         self.current: Trace | None = None
         self.partial = False
@@ -221,7 +223,8 @@ class ReplayApp(App[int]):
 
     @work(thread=True, exclusive=True, group="discover", description="discover")
     def _discover(self, paths: list[str]) -> None:
-        self.post_message(DiscoveryDone(discover(paths)))
+        found = self.live.folder.scan() if self.live is not None else discover(paths)
+        self.post_message(DiscoveryDone(found))
 
     @on(DiscoveryDone)
     def _discovered(self, message: DiscoveryDone) -> None:
@@ -230,6 +233,8 @@ class ReplayApp(App[int]):
         self.store.set_sources(found.sources, found.skipped)
         self.trace_list.set_entries(found.sources, found.skipped)
         self._update_counts()
+        if self.live is not None:
+            self.live.start()
         if not found.sources:
             self.trace_header.update(Content("No traces found"))
             lines = [f"No trace found under {', '.join(self.paths)}."]
@@ -256,7 +261,8 @@ class ReplayApp(App[int]):
         from ..core.discovery import Discovery
 
         sources = [self.store.sources[a] for a in addresses if a in self.store.sources]
-        for item in load_all(Discovery(sources=sources)):
+        load = self.live.folder.load if self.live is not None else load_trace
+        for item in load_all(Discovery(sources=sources), load=load):
             if worker.is_cancelled:
                 return
             if isinstance(item, Skipped):

@@ -68,6 +68,13 @@ class CountsBar(Horizontal):
             Content(watching), id="watch-state", classes="-on" if self.watching else "-off"
         )
 
+    def set_watch_state(self, text: str, *, on: bool) -> None:
+        """Whether the folder is watched, and when the last change arrived."""
+        state = self.query_one("#watch-state", Static)
+        state.update(Content(text))
+        state.set_class(on, "-on")
+        state.set_class(not on, "-off")
+
     def set_counts(
         self, counts: dict[str, int], total: int, skipped: int, active: str | None
     ) -> None:

@@ -204,6 +204,11 @@ class TraceList(Vertical):
         self._skipped = list(skipped)
         self.rebuild()
 
+    def set_skipped(self, skipped: list[Skipped]) -> None:
+        """The files that are not traces changed (live reload)."""
+        self._skipped = sorted(skipped, key=lambda s: _sort_key(s.path))
+        self.rebuild()
+
     def add_trace(self, source: Source) -> None:
         """A new trace (live reload): insert it in path order and keep the selection."""
         if any(s.address == source.address for s in self._sources):

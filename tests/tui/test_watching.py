@@ -1,0 +1,159 @@
+"""Live reload with real files: written into a folder while the app runs headless (SPEC §6)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from replay_tui.core.trace import Badge
+from replay_tui.tui.app import ReplayApp, make_app
+
+from .conftest import SIZE, TRACES
+
+
+async def settle(app: ReplayApp, pilot: Pilot[int], *, limit: float = 20.0) -> None:
+    """Like conftest's ``settle``, but the watcher itself never completes: leave it out."""
+    deadline = time.monotonic() + limit
+    await pilot.pause()
+
+    def others() -> list[object]:
+        return [w for w in app.workers if w.group not in ("watch", "settle")]
+
+    while time.monotonic() < deadline:
+        busy = app.judging or app.partial or any(w.is_running for w in others())  # type: ignore[attr-defined]
+        if not busy and app.discovered and (app.current is not None or not app.store.sources):
+            break
+        await pilot.pause(0.01)
+    pending = others()
+    if pending:  # an empty list would mean "every worker", the watcher included
+        await app.workers.wait_for_complete(pending)  # type: ignore[arg-type]
+    await pilot.pause()
+
+CLEAN = TRACES / "openai" / "gpt-4.1-text-then-call.sse"
+ERASING = TRACES / "dashscope" / "qwen3-max-id-empty.sse"
+
+
+async def until(pilot: Pilot[int], cond: Callable[[], bool], limit: float = 10.0) -> None:
+    """Let the app run until ``cond`` holds (a watcher round trip takes well under a second)."""
+    deadline = time.monotonic() + limit
+    while not cond():
+        assert time.monotonic() < deadline, "the change never reached the screen"
+        await pilot.pause(0.05)
+
+
+def badge(app: ReplayApp, address: str) -> Badge | None:
+    summary = app.store.summaries.get(address)
+    return summary.badge if summary is not None else None
+
+
+def watching(folder: Path) -> ReplayApp:
+    return make_app([str(folder)], watch=True)
+
+
+async def test_a_new_file_appears_and_a_deleted_one_disappears(tmp_path: Path) -> None:
+    shutil.copy(CLEAN, tmp_path / "a.sse")
+    app = watching(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.trace_list.addresses == ["a.sse"]
+        shutil.copy(ERASING, tmp_path / "b.sse")
+        await until(pilot, lambda: badge(app, "b.sse") is Badge.ERASING)
+        assert app.trace_list.addresses == ["a.sse", "b.sse"]
+        (tmp_path / "a.sse").unlink()
+        await until(pilot, lambda: app.trace_list.addresses == ["b.sse"])
+        assert "last change" in str(app.counts_bar.query_one("#watch-state").render())
+
+
+async def test_a_modified_trace_is_rejudged_and_its_open_views_refresh(tmp_path: Path) -> None:
+    path = tmp_path / "a.sse"
+    shutil.copy(CLEAN, path)
+    app = watching(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.current is not None and app.current.address == "a.sse"
+        shutil.copy(ERASING, path)
+        await until(pilot, lambda: app.current is not None and bool(app.current.analysis.flags))
+        assert badge(app, "a.sse") is Badge.ERASING
+        assert app.calls_view.model is not None and app.calls_view.model.trace is app.current
+
+
+async def test_a_capture_appended_in_pieces_is_in_progress_then_judged(tmp_path: Path) -> None:
+    body = ERASING.read_bytes()
+    done = body.index(b"data: [DONE]")
+    path = tmp_path / "live.sse"
+    path.write_bytes(body[:40])
+    app = watching(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert badge(app, "live.sse") is Badge.IN_PROGRESS
+        for cut in range(40, done, 300):
+            with path.open("ab") as fh:
+                fh.write(body[cut : min(cut + 300, done)])
+            await pilot.pause(0.02)
+        await until(
+            pilot, lambda: app.current is not None and app.current.payloads[-1].end >= done - 2
+        )
+        assert badge(app, "live.sse") is Badge.IN_PROGRESS  # no [DONE] yet: not broken
+        with path.open("ab") as fh:
+            fh.write(body[done:])
+        await until(pilot, lambda: badge(app, "live.sse") is Badge.ERASING)
+
+
+async def test_save_by_rename_and_truncate_and_rewrite(tmp_path: Path) -> None:
+    path = tmp_path / "a.sse"
+    shutil.copy(ERASING, path)
+    app = watching(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        tmp = tmp_path / ".a.sse.swp"
+        shutil.copy(CLEAN, tmp)
+        os.replace(tmp, path)  # how editors and most tools save
+        await until(pilot, lambda: badge(app, "a.sse") is Badge.CLEAN)
+        with path.open("r+b") as fh:  # rewritten in place, shorter
+            fh.truncate(0)
+            fh.write(ERASING.read_bytes())
+        await until(pilot, lambda: badge(app, "a.sse") is Badge.ERASING)
+        assert app.trace_list.addresses == ["a.sse"]
+
+
+async def test_a_burst_of_a_hundred_files(tmp_path: Path) -> None:
+    shutil.copy(CLEAN, tmp_path / "a.sse")
+    app = watching(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        data = ERASING.read_bytes()
+        for i in range(100):
+            (tmp_path / f"burst-{i:03}.sse").write_bytes(data)
+        await until(pilot, lambda: len(app.store.summaries) == 101, limit=20)
+        assert all(badge(app, f"burst-{i:03}.sse") is Badge.ERASING for i in range(100))
+
+
+async def test_the_selection_is_kept_while_other_files_change(tmp_path: Path) -> None:
+    for name in ("a.sse", "b.sse", "c.sse"):
+        shutil.copy(CLEAN, tmp_path / name)
+    app = watching(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.choose_trace("b.sse")
+        await settle(app, pilot)
+        shutil.copy(ERASING, tmp_path / "aa.sse")
+        (tmp_path / "c.sse").unlink()
+        await until(pilot, lambda: app.trace_list.addresses == ["a.sse", "aa.sse", "b.sse"])
+        assert app.trace_list.selected == "b.sse"
+        assert app.current is not None and app.current.address == "b.sse"
+
+
+async def test_no_watch_is_a_frozen_snapshot(tmp_path: Path) -> None:
+    shutil.copy(CLEAN, tmp_path / "a.sse")
+    app = make_app([str(tmp_path)], watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert "not watching" in str(app.counts_bar.query_one("#watch-state").render())
+        shutil.copy(ERASING, tmp_path / "b.sse")
+        await pilot.pause(1.0)
+        assert app.trace_list.addresses == ["a.sse"]
