@@ -316,7 +316,7 @@ def resolve_trace(address: str) -> Trace:
         names = ", ".join(s.address for s in sources)
         raise UsageError(f"{address} holds {len(sources)} streams ({names}): name one")
     try:
-        return load_trace(sources[0])
+        return load_trace(sources[0], keep_decoded=True)
     except OSError as exc:
         raise UsageError(f"{address}: cannot read: {exc.strerror or exc}") from None
 

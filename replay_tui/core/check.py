@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from typing import Any
 
 import msgspec
@@ -53,7 +54,8 @@ def check_paths(paths: Sequence[str | os.PathLike[str]]) -> Report:
     """Discover and judge every trace under ``paths``."""
     discovery = discover(paths)
     report = Report(skipped=list(discovery.skipped))
-    for item in load_all(discovery):
+    # One-shot: keep the decoded chunks rather than pay for freeing them mid-run.
+    for item in load_all(discovery, load=partial(load_trace, keep_decoded=True)):
         if isinstance(item, Skipped):
             report.skipped.append(item)
         else:

@@ -8,11 +8,11 @@ analysis state between them, so a growing capture costs what was appended.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import msgspec
 
@@ -72,7 +72,7 @@ class Trace(msgspec.Struct):
     raw: bytes
     """What the raw view shows: the file (or the HAR entry's body), as read so far."""
     payloads: list[Payload]
-    decoded: list[Decoded | None]
+    decoded: Sequence[Decoded | None]
     """Aligned with ``payloads``; ``None`` for the ``[DONE]`` sentinel."""
     framing: Framing
     analysis: Analysis
@@ -145,6 +145,65 @@ class Trace(msgspec.Struct):
             yield (lines[pos] if pos < count else None), chunk
 
 
+_BATCH = 4096
+"""Payloads decoded before the analyzer takes them (and their decoded chunks are freed)."""
+
+
+class DecodedPayloads(Sequence[Decoded | None]):
+    """Each payload as the harness sees it, aligned with ``Trace.payloads``; ``None`` is
+    the ``[DONE]`` sentinel.
+
+    Decoded on access (msgspec decodes a chunk in about a microsecond), so keeping a trace open
+    does not keep every decoded chunk alive; payloads that are not well-shaped chunks were
+    decoded once while loading and are kept.
+    """
+
+    __slots__ = ("_payloads", "_unusual")
+
+    def __init__(self, payloads: list[Payload], unusual: dict[int, Decoded]) -> None:
+        self._payloads = payloads
+        self._unusual = unusual
+
+    def __len__(self) -> int:
+        return len(self._payloads)
+
+    @overload
+    def __getitem__(self, index: int) -> Decoded | None: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Decoded | None]: ...
+
+    def __getitem__(self, index: int | slice) -> Decoded | list[Decoded | None] | None:
+        if isinstance(index, slice):
+            return [self._decode(i) for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        return self._decode(index)
+
+    def __iter__(self) -> Iterator[Decoded | None]:
+        return map(self._decode, range(len(self._payloads)))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, DecodedPayloads | list):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable-looking, compared by content
+
+    def _decode(self, index: int) -> Decoded | None:
+        special = self._unusual.get(index)
+        if special is not None:
+            return special
+        p = self._payloads[index]
+        data = p.data
+        if data == b"[DONE]" and not p.after_done:
+            return None
+        try:
+            return Decoded(fast_decoder()(data))
+        except Exception:  # decoded the same way as while loading
+            return decode_payload(data)
+
+
 @contextmanager
 def _gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector while a capture is decoded.
@@ -163,17 +222,24 @@ def _gc_paused() -> Iterator[None]:
 
 
 class TraceBuilder:
-    """Builds a :class:`Trace` from bytes fed in order."""
+    """Builds a :class:`Trace` from bytes fed in order.
 
-    def __init__(self, source: Source) -> None:
+    ``keep_decoded``: keep every decoded chunk (``Trace.decoded`` is then a plain list).
+    Faster for a one-shot command that reads the trace once and exits, since freeing a
+    hundred thousand small objects costs as much as decoding them; an open trace in the TUI
+    keeps only the analysis and decodes again on demand, to stay small.
+    """
+
+    def __init__(self, source: Source, *, keep_decoded: bool = False) -> None:
         self.source = source
+        self._kept: list[Decoded | None] | None = [] if keep_decoded else None
         self._chunks: list[bytes] = []  # the capture as read; joined lazily, never copied twice
         self._size = 0
         self._head: HttpHead | None = None
         self._framer: SseFramer | JsonlFramer | None = None
         self._analyzer = Analyzer()
         self._payloads: list[Payload] = []
-        self._decoded: list[Decoded | None] = []
+        self._unusual: dict[int, Decoded] = {}
         self._errors: dict[int, str] = {}
         self._notes: dict[str, Note] = {}
         self._closed = False
@@ -271,24 +337,38 @@ class TraceBuilder:
             )
 
     def _take(self, payloads: list[Payload]) -> None:
-        """Decode and analyse newly framed payloads (the per-payload hot loop)."""
+        """Decode and analyse newly framed payloads (the per-payload hot loop).
+
+        Decoded chunks are not kept: the analysis keeps what it needs, and the trace decodes a
+        payload again when a view asks for it (:class:`DecodedPayloads`), so an open trace
+        costs its bytes plus the analysis, not a second, larger copy of itself. Only payloads
+        off the fast path are remembered, with what was wrong with them.
+        """
+        start = len(self._payloads)
         self._payloads.extend(payloads)
-        decoded_list = self._decoded
         typed = fast_decoder()
+        unusual = self._unusual
+        feed = self._analyzer.feed
+        kept = self._kept
         batch: list[tuple[int, Decoded | None]] = []
-        for p in payloads:
+        for i, p in enumerate(payloads, start):
             data = p.data
             if data == b"[DONE]" and not p.after_done:
-                decoded_list.append(None)
                 batch.append((p.line, None))
                 continue
             try:
                 decoded = Decoded(typed(data))
             except Exception:  # anything the typed decoder refuses takes the lenient path
-                decoded = self._slow(p)
-            decoded_list.append(decoded)
+                decoded = unusual[i] = self._slow(p)
             batch.append((p.line, decoded))
-        self._analyzer.feed(batch)
+            if len(batch) >= _BATCH:  # bounded: the decoded chunks of a batch are let go
+                feed(batch)
+                if kept is not None:
+                    kept += [d for _, d in batch]
+                batch = []
+        feed(batch)
+        if kept is not None:
+            kept += [d for _, d in batch]
 
     def _slow(self, p: Payload) -> Decoded:
         decoded = decode_payload(p.data)
@@ -336,7 +416,11 @@ class TraceBuilder:
             source=self.source,
             raw=raw,
             payloads=list(self._payloads),
-            decoded=list(self._decoded),
+            decoded=(
+                list(self._kept)
+                if self._kept is not None
+                else DecodedPayloads(list(self._payloads), dict(self._unusual))
+            ),
             framing=framing,
             analysis=self._analyzer.result(closed=self._closed),
             form_notes=notes,
@@ -414,12 +498,12 @@ def _sidecar_meta(side: dict[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
-def load_trace(source: Source, data: bytes | None = None) -> Trace:
+def load_trace(source: Source, data: bytes | None = None, *, keep_decoded: bool = False) -> Trace:
     """Read (unless ``data`` is given), frame, decode and analyse a whole trace.
 
-    Raises ``OSError`` when the file cannot be read.
+    ``keep_decoded``: see :class:`TraceBuilder`. Raises ``OSError`` when the file cannot be read.
     """
-    builder = TraceBuilder(source)
+    builder = TraceBuilder(source, keep_decoded=keep_decoded)
     if data is None:
         data = source.entry.body if source.entry is not None else source.path.read_bytes()
     builder.feed(data)
