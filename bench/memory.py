@@ -4,8 +4,8 @@ Writes the benchmark's 100,000-delta trace (``tracegen.write_big_trace``), then 
 a fresh process, two ways:
 
 - ``whole``: ``load_trace`` on the file, as ``check`` and ``replay`` do;
-- ``steps``: a :class:`TraceBuilder` fed 2 MB slices of the file's bytes, with a snapshot
-  after each, as the TUI loads a large trace (``tui/loading.py``).
+- ``steps``: the TUI's loader (``tui/loading.py``): a first-screen snapshot of the start, then
+  the whole capture decoded with progress reports.
 
 For each it prints, as multiples of the file size: the peak RSS above the baseline measured
 just before loading (``ru_maxrss``, in a process of its own), the memory the loaded trace
@@ -55,15 +55,9 @@ def _load(path: Path, mode: str) -> Any:
     source = Source(path, path.name, Form.SSE)
     if mode == "whole":
         return load_trace(source)
-    data = path.read_bytes()
-    builder = TraceBuilder(source)
-    snapshot = None
-    for start in range(0, len(data), STEP):
-        builder.feed(data[start : start + STEP])
-        snapshot = builder.build()  # the TUI shows progress: one snapshot alive at a time
-    builder.close()
-    del snapshot
-    return builder.build()
+    from replay_tui.tui.loading import load_in_steps  # the TUI's loader (imports no Textual)
+
+    return load_in_steps(source, on_partial=lambda _t: None, on_progress=lambda _d, _t: None)
 
 
 def measure(path: Path, mode: str, traced: bool, breakdown: bool) -> dict[str, Any]:

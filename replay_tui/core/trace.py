@@ -8,7 +8,7 @@ analysis state between them, so a growing capture costs what was appended.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
@@ -233,6 +233,9 @@ class TraceBuilder:
     def __init__(self, source: Source, *, keep_decoded: bool = False) -> None:
         self.source = source
         self._kept: list[Decoded | None] | None = [] if keep_decoded else None
+        self.on_progress: Callable[[int], None] | None = None
+        """Called with the file offset reached, every few thousand payloads while decoding
+        (a loader's progress bar; it may raise to abandon the load)."""
         self._chunks: list[bytes] = []  # the capture as read; joined lazily, never copied twice
         self._size = 0
         self._head: HttpHead | None = None
@@ -366,6 +369,8 @@ class TraceBuilder:
                 if kept is not None:
                     kept += [d for _, d in batch]
                 batch = []
+                if self.on_progress is not None:
+                    self.on_progress(p.end)
         feed(batch)
         if kept is not None:
             kept += [d for _, d in batch]

@@ -43,6 +43,8 @@ from .screens.help import HelpScreen
 from .store import TraceStore
 from .widgets.bars import BadgeChip, CountsBar, TraceHeader, trace_summary
 from .widgets.calls_view import CallsModel, CallsView, build_calls_model
+from .widgets.clients_view import ClientsMatrix, ClientsPane
+from .widgets.compare_view import ComparePane, CompareView
 from .widgets.details import Details
 from .widgets.diff_view import DiffModel, DiffView, build_diff_model
 from .widgets.key_hints import KeyHints
@@ -54,7 +56,7 @@ __all__ = ["ReplayApp", "make_app", "run_app"]
 
 SMALL_DELTAS = 3000
 SMALL_BYTES = 512 * 1024
-VIEWS = ("calls", "diff", "raw")
+VIEWS = ("calls", "diff", "raw", "clients", "compare")
 BADGE_CYCLE: tuple[str | None, ...] = (None, "erasing", "refused", "broken", "in progress", "clean")
 
 
@@ -109,6 +111,29 @@ class ReplayApp(App[int]):
         ),
         Binding("2", "show_tab('diff')", "Diff", show=False, id="view-diff", tooltip="Diff view"),
         Binding("3", "show_tab('raw')", "Raw", show=False, id="view-raw", tooltip="Raw view"),
+        Binding(
+            "4",
+            "show_tab('clients')",
+            "Clients",
+            show=False,
+            id="view-clients",
+            tooltip="Clients view: what each client library makes of the tool calls",
+        ),
+        Binding(
+            "5",
+            "show_tab('compare')",
+            "Compare",
+            show=False,
+            id="view-compare",
+            tooltip="Compare view: the marked trace (A) against the open one (B)",
+        ),
+        Binding(
+            "m",
+            "mark",
+            "Mark",
+            id="mark-trace",
+            tooltip="Mark the open trace as A, to compare another trace with it",
+        ),
         Binding(
             "d", "toggle_details", "Details", id="toggle-details", tooltip="Show or hide details"
         ),
@@ -167,6 +192,8 @@ class ReplayApp(App[int]):
         self.store = TraceStore()
         self.current: Trace | None = None
         self.partial = False
+        self.marked: str | None = None
+        """The trace marked as A for the compare view (``m``)."""
         self.user_navigated = False
         self.judging = False
         self.discovered = False
@@ -197,6 +224,8 @@ class ReplayApp(App[int]):
         self.calls_view = CallsView(id="calls-view")
         self.diff_view = DiffView(id="diff-view")
         self.raw_view = RawView(id="raw-view")
+        self.clients_pane = ClientsPane(id="clients-pane")
+        self.compare_pane = ComparePane(id="compare-pane")
         self.details = Details(id="details")
         yield self.counts_bar
         with Horizontal(id="main"):
@@ -211,6 +240,10 @@ class ReplayApp(App[int]):
                         yield self.diff_view
                     with TabPane("Raw", id="raw"):
                         yield self.raw_view
+                    with TabPane("Clients", id="clients"):
+                        yield self.clients_pane
+                    with TabPane("Compare", id="compare"):
+                        yield self.compare_pane
                 yield self.details
         yield KeyHints()
 
@@ -476,6 +509,18 @@ class ReplayApp(App[int]):
             else:
                 self.raw_view.loading = True
                 self._build_raw(trace, keep)
+        elif active == "clients":
+            self.clients_pane.show(trace, partial=self.partial, keep_position=keep)
+        elif active == "compare":
+            marked = self.marked
+            self.compare_pane.show(
+                marked,
+                self.store.sources.get(marked) if marked else None,
+                self.store.get(marked) if marked else None,
+                trace,
+                partial=self.partial,
+                keep_position=keep,
+            )
 
     @work(thread=True, exclusive=True, group="diff", description="diff")
     def _build_diff(self, trace: Trace, keep: bool) -> None:
@@ -614,6 +659,27 @@ class ReplayApp(App[int]):
     def action_toggle_list(self) -> None:
         self.trace_list.display = not self.trace_list.display
 
+    def action_mark(self) -> None:
+        """Mark the open trace (or the one under the list cursor) as A; again to unmark."""
+        in_list = self.focused is self.trace_list.trace_tree
+        address = self.trace_list.selected if in_list else None
+        if address is None and self.current is not None:
+            address = self.current.address
+        if address is None:
+            self.notify("Open a trace to mark it.", severity="warning", timeout=2, markup=False)
+            return
+        self.marked = None if address == self.marked else address
+        self.trace_list.set_marked(self.marked)
+        if self.marked is None:
+            self.notify(f"Unmarked {visible(address)}", timeout=2, markup=False)
+        else:
+            self.notify(
+                f"Marked {visible(address)} as A: open another trace, then 5 compares them",
+                timeout=4,
+                markup=False,
+            )
+        self._refresh_active_view(keep=False)
+
     def action_toggle_runs(self) -> None:
         self.action_show_tab("diff")
         self.diff_view.action_toggle_all_runs()
@@ -624,6 +690,8 @@ class ReplayApp(App[int]):
             ("Trace list", list(TraceTree.BINDINGS)),
             ("Calls, diff and raw views", list(LineView.BINDINGS)),
             ("Diff view", list(DiffView.BINDINGS)),
+            ("Clients view", list(ClientsMatrix.BINDINGS)),
+            ("Compare view", list(CompareView.BINDINGS)),
             ("Help", list(HelpScreen.BINDINGS)),
         ]
         self.push_screen(HelpScreen(sections, self.keymap_overrides))
@@ -686,7 +754,7 @@ class ReplayApp(App[int]):
             got = self.details.copy_text()
         else:
             view = self.query_one(f"#{self.tabs.active}-view")
-            if isinstance(view, CallsView | DiffView | RawView):
+            if isinstance(view, CallsView | DiffView | RawView | ClientsMatrix | CompareView):
                 got = view.copy_text()
         if got is None:
             self.notify("Nothing selected to copy.", severity="warning", timeout=2, markup=False)

@@ -52,6 +52,26 @@ class ReplayCommands(Provider):
                 "The file with line numbers (3)",
                 lambda: app.action_show_tab("raw"),
             ),
+            (
+                "Show clients",
+                "What each client library makes of the tool calls (4)",
+                lambda: app.action_show_tab("clients"),
+            ),
+            (
+                "Mark trace for comparison",
+                "Mark the open trace as A; open another and compare them (m)",
+                app.action_mark,
+            ),
+            (
+                "Compare with the marked trace",
+                "The marked trace (A) against the open one (B): outcome, calls, events (5)",
+                lambda: app.action_show_tab("compare"),
+            ),
+            (
+                "Compare under the other behavior",
+                "Toggle accept-identity / assign-always in the compare view (b)",
+                app.compare_pane.view.action_toggle_behavior,
+            ),
             ("Copy selection", "Copy the selected delta, chunk pair or line (c)", app.action_copy),
             (
                 "Inspect selection",

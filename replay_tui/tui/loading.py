@@ -41,6 +41,10 @@ def _slices(source: Source, first: int, step: int) -> Iterator[tuple[int, Iterat
         yield size, read()
 
 
+class _Cancelled(Exception):
+    """The worker was cancelled while the capture was decoding."""
+
+
 def load_in_steps(
     source: Source,
     *,
@@ -52,23 +56,46 @@ def load_in_steps(
 ) -> Trace | None:
     """Read and decode ``source``; ``None`` when cancelled on the way. Raises ``OSError``.
 
-    A capture no bigger than ``first`` is loaded in one go, with no partial snapshot.
+    A capture no bigger than ``first`` is loaded in one go, with no partial snapshot. A bigger
+    one: its first ``first`` bytes are decoded on their own for a first screen, then the whole
+    capture in one builder, reporting progress from inside the decode. One builder over the
+    whole bytes keeps them once (its payloads point into them) where feeding slices would keep
+    the slices and their joined copy.
     """
     with _slices(source, first, step) as (size, slices):
         head = next(slices, b"")
         if len(head) < first:
             return load_trace(source, head)
-        builder = TraceBuilder(source)
-        builder.feed(head)
         if on_partial is not None:
-            on_partial(builder.build())
+            early = TraceBuilder(source)
+            early.feed(head)
+            on_partial(early.build())
+            del early
+        if cancelled():
+            return None
+        parts = [head]
         done = len(head)
-        for chunk in slices:
+        for chunk in slices:  # reading: a fraction of decoding, reported too
             if cancelled():
                 return None
-            builder.feed(chunk)
+            parts.append(chunk)
             done += len(chunk)
-            if on_progress is not None:
-                on_progress(done, max(size, done))
+        data = b"".join(parts)
+        del parts
+    builder = TraceBuilder(source)
+
+    def progress(offset: int) -> None:
+        if cancelled():
+            raise _Cancelled
+        if on_progress is not None:
+            on_progress(offset, max(size, len(data)))
+
+    builder.on_progress = progress
+    try:
+        builder.feed(data)
+    except _Cancelled:
+        return None
     builder.close()
+    if on_progress is not None:
+        on_progress(len(data), max(size, len(data)))
     return builder.build()

@@ -84,7 +84,10 @@ class HelpScreen(ModalScreen[None]):
         parts += [
             ("\nMouse\n", "bold $text-primary"),
             "  Click a trace to open it, a tab to switch view, a row to select it, a collapsed\n"
-            "  run in the diff to expand it, a count in the header to filter by that badge.\n",
+            "  run in the diff or compare view to expand it, a cell of the clients view to see\n"
+            "  it in detail, a count in the header to filter by that badge.\n",
+            ("\nComparing two traces\n", "bold $text-primary"),
+            "  m marks the open trace as A (◆A in the list); open another (B) and press 5.\n",
             ("\nRemapping\n", "bold $text-primary"),
             f"  Put binding ids and keys in {keymap_path()}, e.g.\n",
             ('  next-flag = "j"\n  previous-flag = "k"', "$text-success"),

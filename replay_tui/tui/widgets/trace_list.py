@@ -80,6 +80,7 @@ class TraceTree(Tree[Entry]):
         "trace-tree--skipped",
         "trace-tree--count",
         "trace-tree--alarm",
+        "trace-tree--marked",
     }
 
     DEFAULT_CSS = """
@@ -94,6 +95,7 @@ class TraceTree(Tree[Entry]):
         & > .trace-tree--skipped { color: $text-disabled; text-style: italic; }
         & > .trace-tree--count { color: $text-muted; }
         & > .trace-tree--alarm { color: $text-error; }
+        & > .trace-tree--marked { color: $text-accent; text-style: bold; }
     }
     """
 
@@ -109,6 +111,8 @@ class TraceTree(Tree[Entry]):
         self.show_root = False
         self.guide_depth = 3
         self.summaries = summaries
+        self.marked: str | None = None
+        """The trace marked as A for the compare view."""
 
     def _s(self, name: str) -> Style:
         return self.get_component_rich_style(name, partial=True)
@@ -129,6 +133,8 @@ class TraceTree(Tree[Entry]):
                 f"{glyph} {badge}".ljust(BADGE_WIDTH),
                 self._s("trace-tree--" + badge.replace(" ", "-")),
             )
+            if entry.key == self.marked:
+                label.append("◆A ", self._s("trace-tree--marked"))
             label.append(visible(entry.name), style)
         elif entry.kind == "skipped":
             label.append("– skipped".ljust(BADGE_WIDTH), self._s("trace-tree--skipped"))
@@ -237,6 +243,11 @@ class TraceList(Vertical):
                 seen.add(id(node))
                 node.refresh()
                 node = node.parent
+
+    def set_marked(self, address: str | None) -> None:
+        """Show ``address`` (or nothing) as the trace marked for comparison."""
+        old, self.trace_tree.marked = self.trace_tree.marked, address
+        self.refresh_traces([a for a in (old, address) if a is not None])
 
     @property
     def addresses(self) -> list[str]:

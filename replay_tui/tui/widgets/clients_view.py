@@ -1,0 +1,1003 @@
+"""The clients view: which client libraries would mis-assemble this trace's tool calls.
+
+A matrix of policies (the client libraries, then the designs the seed record rejected, each
+group apart) × the trace's tool calls; each cell says in words what that library makes of that
+call (``ok``, ``name doubled: …``, ``call dropped (…)``), and a last column what happens to the
+response as a whole (a throw, error parts, extra calls). Under the matrix, the selected cell in
+detail: what the library hands the application beside what the stream meant.
+
+Assessing costs a fraction of a second per thousand deltas per library, so it runs in a worker,
+one policy at a time; the rows fill in as each finishes and the header says how far it got.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from itertools import zip_longest
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events, on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.strip import Strip
+from textual.worker import get_current_worker
+
+from ...core.trace import Trace
+from ...core.visible import visible
+from ...core.wire import UNSET, describe_value
+from ..cells import cell_len, fit, middle_fit
+from .line_view import LineView, Row
+
+if TYPE_CHECKING:  # the policies are imported when the view is first shown, not at start-up
+    from ...core.clients import (
+        AssembledCall,
+        CallOutcome,
+        ClientOutcome,
+        Frame,
+        MeantCall,
+        Policy,
+    )
+
+__all__ = [
+    "ClientDetail",
+    "ClientsMatrix",
+    "ClientsModel",
+    "ClientsPane",
+    "detail_lines",
+]
+
+Piece = tuple[str, str]
+"""A run of text and the name of the component style it takes ("" for the base style)."""
+
+GUTTER = 1
+NAME_W = 32
+"""The longest policy key (``refuse-first-delta-without-id``), its mark and a gap."""
+CELL_W = 36
+RESPONSE_W = 40
+STICKY = GUTTER + NAME_W
+"""The client column stays put while the calls scroll sideways."""
+MAX_ARG_LINES = 300
+RULE_WRAP = 110
+CHECK_EVERY = 500
+"""Frames a policy reads between two looks at whether the worker was cancelled."""
+GROUPS = (("library", "client libraries"), ("alternative", "designs the seed record rejected"))
+
+
+@dataclass(slots=True)
+class ClientsModel:
+    """One trace's assessment, filled in policy by policy."""
+
+    trace: Trace
+    meant: list[MeantCall]
+    policies: list[Policy]
+    outcomes: dict[str, ClientOutcome] = field(default_factory=dict)
+    done: bool = False
+    layout: list[tuple[str, str]] = field(default_factory=list)
+    """Each row: ``("head", "1"|"2")``, ``("group", kind)`` or ``("policy", key)``."""
+    by_key: dict[str, Policy] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.by_key = {p.key: p for p in self.policies}
+        self.layout = [("head", "1"), ("head", "2")]
+        for kind, _ in GROUPS:
+            keys = [p.key for p in self.policies if p.kind == kind]
+            if keys:
+                self.layout.append(("group", kind))
+                self.layout += [("policy", k) for k in keys]
+
+    @property
+    def columns(self) -> int:
+        """The call columns, then the whole response."""
+        return len(self.meant) + 1
+
+    def policy_at(self, row: int) -> Policy | None:
+        if 0 <= row < len(self.layout) and self.layout[row][0] == "policy":
+            return self.by_key[self.layout[row][1]]
+        return None
+
+    def row_of(self, key: str) -> int:
+        return self.layout.index(("policy", key))
+
+    def first_problem(self) -> tuple[int, int] | None:
+        """The first cell (row, column) showing a problem, libraries first."""
+        for row, (kind, key) in enumerate(self.layout):
+            outcome = self.outcomes.get(key) if kind == "policy" else None
+            if outcome is None or outcome.ok:
+                continue
+            for col, call in enumerate(outcome.calls):
+                if not call.ok:
+                    return row, col
+            return row, len(self.meant)
+        return None
+
+
+def start_model(trace: Trace) -> ClientsModel:
+    """The model before any policy ran (cheap: the meant calls are the analysis's)."""
+    from ...core.clients import POLICIES
+    from ...core.clients.assess import meant_calls
+
+    return ClientsModel(trace, meant_calls(trace.analysis.calls), list(POLICIES.values()))
+
+
+# -- words for cells ---------------------------------------------------------------------------
+
+
+def _name(value: Any) -> str:
+    """A tool name as a header shows it: bare when it is a real name, else ``null``/``""``."""
+    if isinstance(value, str) and value:
+        return visible(value)
+    return visible(describe_value(value))
+
+
+def call_cell(call: CallOutcome) -> Piece:
+    if call.ok:
+        return "✓ ok", "clients-matrix--ok"
+    return "✗ " + visible(call.outcome), "clients-matrix--bad"
+
+
+def response_cell(outcome: ClientOutcome) -> Piece:
+    """What happens to the response as a whole (beyond each call)."""
+    assembly = outcome.assembly
+    if assembly.raised is not None:
+        return "✗ " + visible(f"{assembly.raised.verb} {assembly.raised.name}"), (
+            "clients-matrix--bad"
+        )
+    words: list[str] = []
+    if outcome.extra:
+        n = len(outcome.extra)
+        words.append(f"{n} extra call{'s' if n != 1 else ''}")
+    counts: dict[str, int] = {}
+    for err in assembly.error_parts:
+        counts[err.name] = counts.get(err.name, 0) + 1
+    words += [f"error part {k}" + (f" ×{n}" if n > 1 else "") for k, n in counts.items()]
+    if words:
+        return "✗ " + visible(", ".join(words)), "clients-matrix--bad"
+    if outcome.ok:
+        return "✓ ok", "clients-matrix--ok"
+    return "—", "clients-matrix--dim"
+
+
+# -- the matrix --------------------------------------------------------------------------------
+
+
+class ClientsMatrix(LineView):
+    """Policies × calls; the cursor is one cell (up/down a policy, left/right a column)."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = LineView.COMPONENT_CLASSES | {
+        "clients-matrix--header",
+        "clients-matrix--dim",
+        "clients-matrix--group",
+        "clients-matrix--ok",
+        "clients-matrix--bad",
+        "clients-matrix--pending",
+        "clients-matrix--name",
+        "clients-matrix--cell",
+    }
+
+    DEFAULT_CSS = """
+    ClientsMatrix {
+        height: auto;
+        max-height: 75%;
+        scrollbar-size-vertical: 1;
+        scrollbar-size-horizontal: 1;
+        & > .line-view--cursor { background: $primary 8%; }
+        &:focus > .line-view--cursor { background: $primary 12%; text-style: none; }
+        & > .clients-matrix--header { color: $text-muted; text-style: bold; }
+        & > .clients-matrix--dim { color: $text-muted; }
+        & > .clients-matrix--group { color: $text-primary; text-style: bold; }
+        & > .clients-matrix--ok { color: $text-success; }
+        & > .clients-matrix--bad { color: $text-error; }
+        & > .clients-matrix--pending { color: $text-disabled; text-style: italic; }
+        & > .clients-matrix--name { color: $text; }
+        & > .clients-matrix--cell { background: $primary 30%; text-style: bold; }
+        &:focus > .clients-matrix--cell { background: $primary 55%; text-style: bold; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "cell_left", "Previous column", show=False, id="clients-previous-column"),
+        Binding("right", "cell_right", "Next column", show=False, id="clients-next-column"),
+    ]
+
+    class CellSelected(Message):
+        """The selected cell changed (by the user or the view)."""
+
+        def __init__(self, matrix: ClientsMatrix) -> None:
+            super().__init__()
+            self.matrix = matrix
+
+        @property
+        def control(self) -> ClientsMatrix:
+            return self.matrix
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.model: ClientsModel | None = None
+        self.column = 0
+        self.message = ""
+        self.user_moved = False
+
+    # -- content -------------------------------------------------------------------------
+
+    def show(self, model: ClientsModel, *, keep_position: bool = False) -> None:
+        old = self.model
+        self.model = model
+        self.message = ""
+        rows = len(model.layout)
+        self.set_shape(rows, STICKY + len(model.meant) * (CELL_W + 1) + RESPONSE_W + 2)
+        if keep_position and old is not None and self.cursor >= 0:
+            self.column = min(self.column, model.columns - 1)
+            self.move_cursor(self.cursor, user=False)
+        else:
+            self.user_moved = False
+            self.column = 0
+            self.scroll_to(0, 0, animate=False, immediate=True)
+            self.move_cursor(model.row_of(model.policies[0].key), user=False)
+        self.invalidate()
+        self.post_message(self.CellSelected(self))
+
+    def show_message(self, text: str) -> None:
+        self.model = None
+        self.message = text
+        self.set_shape(1, cell_len(text) + 2)
+        self.set_reactive(LineView.cursor, -1)
+        self.invalidate()
+        self.post_message(self.CellSelected(self))
+
+    def selected(self) -> tuple[Policy, int] | None:
+        """The policy and column under the cursor."""
+        if self.model is None:
+            return None
+        policy = self.model.policy_at(self.cursor)
+        return None if policy is None else (policy, self.column)
+
+    def select(self, row: int, column: int) -> None:
+        """Put the cursor on a cell (by the view, not the user)."""
+        if self.model is None:
+            return
+        self.column = max(0, min(column, self.model.columns - 1))
+        self.move_cursor(row, user=False)
+        self._reveal_column()
+        self.invalidate()
+        self.post_message(self.CellSelected(self))
+
+    def is_selectable(self, index: int) -> bool:
+        return self.model is not None and self.model.policy_at(index) is not None
+
+    # -- geometry ------------------------------------------------------------------------
+
+    def _column_span(self, column: int) -> tuple[int, int]:
+        """Content x range of call/response column ``column``."""
+        start = STICKY + 1 + column * (CELL_W + 1)
+        width = RESPONSE_W if self.model is not None and column == len(self.model.meant) else CELL_W
+        return start, start + width
+
+    def _column_at(self, x: int) -> int | None:
+        if self.model is None or x < STICKY:
+            return None
+        column = (x - STICKY - 1) // (CELL_W + 1)
+        return max(0, min(column, self.model.columns - 1))
+
+    def _reveal_column(self) -> None:
+        start, end = self._column_span(self.column)
+        width = self.scrollable_content_region.width or self.size.width
+        scroll_x = int(self.scroll_offset.x)
+        if start - STICKY < scroll_x:
+            self.scroll_to(x=max(0, start - STICKY - 1), animate=False, immediate=True)
+        elif end > scroll_x + width:
+            self.scroll_to(x=end - width + 1, animate=False, immediate=True)
+
+    # -- rendering -----------------------------------------------------------------------
+
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(name, partial=True) if name else Style()
+
+    def render_line(self, y: int) -> Strip:
+        # The client column is sticky: only what is right of it scrolls sideways.
+        scroll_x, scroll_y = self.scroll_offset
+        index = scroll_y + y
+        width = self.size.width
+        base = self.rich_style
+        if index < 0 or index >= self.row_count:
+            return Strip.blank(width, base)
+        segments, fill = self.render_row(index)
+        under = base + fill
+        if index == self.cursor:
+            under += self.cursor_style(fill)
+        strip = Strip([Segment(t, under + s if s else under) for t, s, _ in segments])
+        if self.model is None:
+            return strip.crop_extend(scroll_x, scroll_x + width, under)
+        head = strip.crop_extend(0, STICKY, under)
+        tail = strip.crop_extend(STICKY + scroll_x, scroll_x + width, under)
+        return Strip.join([head, tail]).crop_extend(0, width, under)
+
+    def render_row(self, index: int) -> Row:
+        model = self.model
+        style = self._style
+        if model is None:
+            return [Segment(" " + self.message, style("clients-matrix--dim"))], Style()
+        kind, key = model.layout[index]
+        if kind == "head":
+            return self._header(model, key == "1"), Style()
+        if kind == "group":
+            return self._group(model, key), Style()
+        return self._policy_row(model, index, model.by_key[key]), Style()
+
+    def _header(self, model: ClientsModel, first: bool) -> list[Segment]:
+        head = self._style("clients-matrix--header")
+        dim = self._style("clients-matrix--dim")
+        segs = [Segment(" " * GUTTER + fit("client" if first else "", NAME_W), head)]
+        for m in model.meant:
+            segs.append(Segment(" "))
+            if first:
+                text = f"call {visible(describe_value(m.wire_index))} · {_name(m.name)}"
+                segs.append(Segment(fit(text, CELL_W), head))
+            else:
+                cid = visible(describe_value(m.id)) if m.id is not UNSET else "no id"
+                text = f"line {m.line} · " + middle_fit(cid, CELL_W - 8 - len(str(m.line)))
+                segs.append(Segment(fit(text, CELL_W), dim))
+        segs.append(Segment(" "))
+        text = "whole response" if first else "throws, error parts, extra calls"
+        segs.append(Segment(fit(text, RESPONSE_W), head if first else dim))
+        return segs
+
+    def _group(self, model: ClientsModel, kind: str) -> list[Segment]:
+        title = dict(GROUPS)[kind]
+        keys = [p.key for p in model.policies if p.kind == kind]
+        judged = [model.outcomes[k] for k in keys if k in model.outcomes]
+        broken = sum(1 for o in judged if not o.ok)
+        text = f"{title} ({len(keys)})"
+        if len(judged) == len(keys):
+            verb = "break" if kind == "library" else "go wrong"
+            text += f" · {broken} of {len(keys)} {verb}" if broken else " · all ok"
+        else:
+            done = len(model.outcomes)
+            text += f" · assessing… {done} of {len(model.policies)} policies"
+        pieces = [Segment(" " * GUTTER + text + " ", self._style("clients-matrix--group"))]
+        end = STICKY + len(model.meant) * (CELL_W + 1) + 1 + RESPONSE_W
+        rule = max(0, end - cell_len(text) - GUTTER - 1)
+        pieces.append(Segment("─" * rule, self._style("clients-matrix--dim")))
+        return pieces
+
+    def _policy_row(self, model: ClientsModel, index: int, policy: Policy) -> list[Segment]:
+        style = self._style
+        outcome = model.outcomes.get(policy.key)
+        if outcome is None:
+            mark, mark_style = "…", "clients-matrix--pending"
+        elif outcome.ok:
+            mark, mark_style = "✓", "clients-matrix--ok"
+        else:
+            mark, mark_style = "✗", "clients-matrix--bad"
+        segs = [
+            Segment(" " * GUTTER),
+            Segment(mark + " ", style(mark_style)),
+            Segment(fit(policy.key, NAME_W - 2), style("clients-matrix--name")),
+        ]
+        cells: list[Piece] = []
+        if outcome is None:
+            cells = [("…", "clients-matrix--pending")] * model.columns
+        else:
+            cells = [call_cell(c) for c in outcome.calls] + [response_cell(outcome)]
+        for column, (text, name) in enumerate(cells):
+            width = RESPONSE_W if column == len(model.meant) else CELL_W
+            segs.append(Segment(" "))
+            cell_style = style(name)
+            if index == self.cursor and column == self.column:
+                cell_style = cell_style + style("clients-matrix--cell")
+            segs.append(Segment(fit(" " + text, width), cell_style))
+        return segs
+
+    # -- moving --------------------------------------------------------------------------
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        super().watch_cursor(old, new)
+        self.invalidate()
+        if old != new:
+            self.post_message(self.CellSelected(self))
+
+    def _move_column(self, step: int) -> None:
+        if self.model is None:
+            return
+        column = max(0, min(self.column + step, self.model.columns - 1))
+        if column != self.column:
+            self.user_moved = True
+            self.column = column
+            self._reveal_column()
+            self.invalidate()
+            self.post_message(self.CellSelected(self))
+
+    def action_cell_left(self) -> None:
+        self._move_column(-1)
+
+    def action_cell_right(self) -> None:
+        self._move_column(1)
+
+    def move_cursor(self, index: int, *, user: bool = True, center: bool = False) -> None:
+        if user:
+            self.user_moved = True
+        super().move_cursor(index, user=user, center=center)
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or self.model is None:
+            return
+        x = offset.x if offset.x < STICKY else offset.x + int(self.scroll_offset.x)
+        column = self._column_at(x)
+        if column is not None and column != self.column:
+            self.user_moved = True
+            self.column = column
+            self.invalidate()
+            self.post_message(self.CellSelected(self))
+        super().on_click(event)
+
+    # -- copy and inspect ----------------------------------------------------------------
+
+    def action_inspect(self) -> None:
+        """The selected cell in full, in a window of its own (values are never cut there)."""
+        from ..screens.payload import PayloadScreen
+
+        got = self.copy_text()
+        if got is None:
+            return
+        text, where = got
+        data = json.loads(text)
+        sections = [("outcome", json.dumps(data.pop("outcome")))]
+        sections += [(key, json.dumps(value)) for key, value in data.items() if key != "client"]
+        self.app.push_screen(PayloadScreen(where, sections, text))
+
+    def copy_text(self) -> tuple[str, str] | None:
+        """The selected cell as JSON: what the stream meant and what the library hands over."""
+        found = self.selected()
+        model = self.model
+        if found is None or model is None:
+            return None
+        policy, column = found
+        outcome = model.outcomes.get(policy.key)
+        if outcome is None:
+            return None
+        if column < len(model.meant):
+            call = outcome.calls[column]
+            data: dict[str, Any] = {
+                "client": policy.key,
+                "outcome": call.outcome,
+                "meant": _meant_json(call.meant),
+                "got": [_call_json(c) for c in call.got],
+            }
+            if call.dropped is not None:
+                data["dropped"] = {"reason": call.dropped.reason}
+            where = f"{policy.key} on call {describe_value(call.meant.wire_index)}"
+        else:
+            data = {
+                "client": policy.key,
+                "outcome": outcome.outcome,
+                "raised": str(outcome.assembly.raised) if outcome.assembly.raised else None,
+                "calls": [_call_json(c) for c in outcome.assembly.calls],
+            }
+            where = f"{policy.key} on the whole response"
+        return json.dumps(data, ensure_ascii=False, indent=2), where
+
+
+def _plain(value: Any) -> Any:
+    return None if value is UNSET else value
+
+
+def _meant_json(m: MeantCall) -> dict[str, Any]:
+    return {"id": _plain(m.id), "name": _plain(m.name), "arguments": m.arguments}
+
+
+def _call_json(c: AssembledCall) -> dict[str, Any]:
+    out = {"id": _plain(c.id), "name": _plain(c.name), "arguments": _plain(c.arguments)}
+    if c.id_generated:
+        out["id_generated"] = True
+    if c.invalid:
+        out["invalid"] = True
+    return out
+
+
+# -- the detail --------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class DetailLine:
+    """A full-width line (``left is None``), or a label with what was meant and what was got."""
+
+    pieces: list[Piece]
+    left: list[Piece] | None = None
+    right: list[Piece] | None = None
+
+
+LABEL_W = 11
+
+
+def _value_pieces(value: Any, differs: bool) -> list[Piece]:
+    style = "clients-detail--bad" if differs else "clients-detail--value"
+    if value is UNSET:
+        return [("absent", "clients-detail--dim")]
+    if value is None:
+        return [("null", "clients-detail--null")]
+    return [(visible(describe_value(value)), style)]
+
+
+def _argument_lines(arguments: Any, parsed: Any = UNSET) -> list[str]:
+    """Arguments pretty-printed when they are JSON (as sent otherwise), cut at a limit."""
+    if parsed is not UNSET:
+        try:
+            text = json.dumps(parsed, indent=2, ensure_ascii=False)
+        except (TypeError, ValueError, RecursionError):
+            text = repr(parsed)
+        lines = text.split("\n")
+    elif not isinstance(arguments, str):
+        lines = [describe_value(_plain(arguments))]
+    elif not arguments:
+        lines = ['""']
+    else:
+        try:
+            lines = json.dumps(json.loads(arguments), indent=2, ensure_ascii=False).split("\n")
+        except (ValueError, RecursionError):
+            lines = [arguments[i : i + 80] for i in range(0, len(arguments), 80)]
+    if len(lines) > MAX_ARG_LINES:
+        rest = len(lines) - MAX_ARG_LINES
+        lines = [*lines[:MAX_ARG_LINES], f"… {rest:,} more lines (c copies them all)"]
+    return [visible(line) for line in lines]
+
+
+def _same_arguments(got: AssembledCall, meant: MeantCall) -> bool:
+    if got.parsed is not UNSET:
+        try:
+            return bool(got.parsed == (json.loads(meant.arguments) if meant.arguments else {}))
+        except ValueError:
+            return False
+    return got.arguments == meant.arguments or (
+        got.arguments in ("", "{}", None) and meant.arguments in ("", "{}")
+    )
+
+
+Side = list[tuple[str, list[Piece]]]
+"""Rows of one side: a label (for the label column) and the value pieces."""
+
+
+def _meant_side(m: MeantCall) -> Side:
+    rows: Side = [
+        (
+            "id",
+            _value_pieces(m.id, False)
+            + ([("  (never sent)", "clients-detail--dim")] if m.id is UNSET else []),
+        ),
+        ("name", _value_pieces(m.name, False)),
+    ]
+    for n, line in enumerate(_argument_lines(m.arguments)):
+        rows.append(("arguments" if n == 0 else "", [(line, "clients-detail--value")]))
+    return rows
+
+
+def _paired(left: Side, right: Side) -> list[DetailLine]:
+    out: list[DetailLine] = []
+    for a, b in zip_longest(left, right):
+        label = (a[0] if a else "") or (b[0] if b else "")
+        out.append(
+            DetailLine([(label, "clients-detail--label")], a[1] if a else [], b[1] if b else [])
+        )
+    return out
+
+
+def detail_lines(
+    model: ClientsModel | None, policy: Policy | None, column: int
+) -> list[DetailLine]:
+    """The selected cell in words and side by side (empty: nothing selected)."""
+    if model is None or policy is None:
+        return []
+    kind = "client library" if policy.kind == "library" else "rejected design"
+    about = [
+        DetailLine([]),
+        DetailLine(
+            [
+                (visible(policy.library), "clients-detail--label"),
+                (f" · {kind} · how it assembles calls:", "clients-detail--label"),
+            ]
+        ),
+    ]
+    about += [
+        DetailLine([("  " + visible(line), "clients-detail--dim")])
+        for line in textwrap.wrap(policy.rule, RULE_WRAP)
+    ]
+    outcome = model.outcomes.get(policy.key)
+    title: list[Piece] = [(visible(policy.key), "clients-detail--title")]
+    if outcome is None:
+        return [DetailLine([*title, ("  assessing…", "clients-detail--dim")]), *about]
+    if column >= len(model.meant):
+        return _response_lines(model, policy, outcome) + about
+    call = outcome.calls[column]
+    m = call.meant
+    text, name = call_cell(call)
+    title += [
+        (f" · call {visible(describe_value(m.wire_index))} · ", "clients-detail--dim"),
+        (text, name.replace("clients-matrix", "clients-detail")),
+    ]
+    out = [
+        DetailLine(title),
+        DetailLine(
+            [("", "")],
+            [(f"what the stream meant (line {m.line})", "clients-detail--heading")],
+            [(f"what {visible(policy.key)} hands the application", "clients-detail--heading")],
+        ),
+    ]
+    raised = outcome.assembly.raised
+    if not call.delivered and raised is not None:
+        where_line = (
+            f"while reading line {raised.line}"
+            if raised.line is not None
+            else "at the end of the stream"
+        )
+        right: Side = [
+            ("", [(visible(f"✗ {raised.verb} {raised}"), "clients-detail--bad")]),
+            ("", [(where_line, "clients-detail--dim")]),
+            ("", [("the application gets no tool call at all", "clients-detail--dim")]),
+        ]
+        return out + _paired(_meant_side(m), right) + about
+    if call.got:
+        valid = [c for c in call.got if not c.invalid]
+        if not valid and call.dropped is None:
+            out.append(_right_only([("✗ dropped", "clients-detail--bad")]))
+        for n, got in enumerate(call.got):
+            if len(call.got) > 1:
+                piece = f"piece {n + 1} of {len(call.got)}"
+                out.append(_right_only([(piece, "clients-detail--heading")]))
+            if got.invalid:
+                out.append(
+                    _right_only([("set aside as invalid_tool_calls", "clients-detail--bad")])
+                )
+            out += _field_rows(m, n == 0, _got_fields(got, m))
+        return out + about
+    reason = call.dropped.reason if call.dropped is not None else "never assembled"
+    out.append(_right_only([(visible(f"✗ dropped: {reason}"), "clients-detail--bad")]))
+    d = call.dropped
+    if d is None:
+        return out + _paired(_meant_side(m), []) + about
+    out.append(_right_only([("what it had assembled before dropping it:", "clients-detail--dim")]))
+    dim = "clients-detail--dim"
+    fields = (
+        [(visible(describe_value(d.id)), dim)],
+        [(visible(describe_value(d.name)), dim)],
+        [[(line, dim)] for line in _argument_lines(d.arguments)],
+    )
+    return out + _field_rows(m, True, fields) + about
+
+
+Fields = tuple[list[Piece], list[Piece], list[list[Piece]]]
+"""One call's id, name and argument lines, as pieces."""
+
+
+def _right_only(pieces: list[Piece]) -> DetailLine:
+    return DetailLine([("", "")], [], pieces)
+
+
+def _field_rows(m: MeantCall, beside: bool, got: Fields) -> list[DetailLine]:
+    """id, name and arguments, the meant value (when ``beside``) left of what was got."""
+    meant = _meant_side(m) if beside else []
+    left_id = meant[0][1] if meant else []
+    left_name = meant[1][1] if meant else []
+    left_args = [pieces for _, pieces in meant[2:]]
+    label = "clients-detail--label"
+    rows = [
+        DetailLine([("id", label)], left_id, got[0]),
+        DetailLine([("name", label)], left_name, got[1]),
+    ]
+    for k, (a, b) in enumerate(zip_longest(left_args, got[2])):
+        rows.append(DetailLine([("arguments" if k == 0 else "", label)], a or [], b or []))
+    return rows
+
+
+def _got_fields(call: AssembledCall, meant: MeantCall) -> Fields:
+    id_differs = not (call.id == meant.id and type(call.id) is type(meant.id)) or call.id_generated
+    name_differs = not (call.name == meant.name and type(call.name) is type(meant.name))
+    id_pieces = _value_pieces(call.id, id_differs)
+    if call.id_generated:
+        id_pieces.append(("  (made up by the library)", "clients-detail--dim"))
+    args_style = "clients-detail--value" if _same_arguments(call, meant) else "clients-detail--bad"
+    args = [[(line, args_style)] for line in _argument_lines(call.arguments, call.parsed)]
+    return id_pieces, _value_pieces(call.name, name_differs), args
+
+
+def _response_lines(
+    model: ClientsModel, policy: Policy, outcome: ClientOutcome
+) -> list[DetailLine]:
+    a = outcome.assembly
+    verdict = response_cell(outcome)
+    out = [
+        DetailLine(
+            [
+                (visible(policy.key), "clients-detail--title"),
+                (" · whole response · ", "clients-detail--dim"),
+                (verdict[0], verdict[1].replace("clients-matrix", "clients-detail")),
+            ]
+        ),
+        DetailLine(
+            [
+                ("outcome  ", "clients-detail--label"),
+                (visible(outcome.outcome), "clients-detail--value"),
+            ]
+        ),
+    ]
+    if a.raised is not None:
+        where = (
+            f"while reading line {a.raised.line}"
+            if a.raised.line is not None
+            else "at the end of the stream"
+        )
+        out.append(
+            DetailLine(
+                [
+                    (f"{a.raised.verb:<9}", "clients-detail--label"),
+                    (visible(str(a.raised)), "clients-detail--bad"),
+                    (f"  {where}; the application gets no tool call at all", "clients-detail--dim"),
+                ]
+            )
+        )
+    for err in a.error_parts:
+        line = f"line {err.line}" if err.line is not None else "at the end"
+        out.append(
+            DetailLine(
+                [
+                    ("error part ", "clients-detail--label"),
+                    (visible(str(err)), "clients-detail--bad"),
+                    (f"  ({line}; the stream goes on)", "clients-detail--dim"),
+                ]
+            )
+        )
+    n = len(a.calls)
+    out.append(
+        DetailLine(
+            [(f"hands over {n} call{'s' if n != 1 else ''}", "clients-detail--heading")]
+            + (
+                []
+                if n or a.raised
+                else [("  (the stream meant " + str(len(model.meant)) + ")", "clients-detail--dim")]
+            )
+        )
+    )
+    extra = {id(c) for c in outcome.extra}
+    for c in a.calls:
+        pieces: list[Piece] = [
+            ("  " + visible(f"call {describe_value(c.wire_index)}"), "clients-detail--label"),
+            ("  id ", "clients-detail--dim"),
+            *_value_pieces(c.id, False),
+            ("  name ", "clients-detail--dim"),
+            *_value_pieces(c.name, False),
+        ]
+        if id(c) in extra:
+            pieces.append(("  ✗ extra: the stream meant no such call", "clients-detail--bad"))
+        if c.invalid:
+            pieces.append(("  (invalid_tool_calls)", "clients-detail--bad"))
+        out.append(DetailLine(pieces))
+    for d in a.dropped:
+        out.append(
+            DetailLine(
+                [
+                    (
+                        "  " + visible(f"call {describe_value(d.wire_index)}"),
+                        "clients-detail--label",
+                    ),
+                    (visible(f"  ✗ dropped: {d.reason}"), "clients-detail--bad"),
+                ]
+            )
+        )
+    return out
+
+
+class ClientDetail(LineView):
+    """The selected cell: meant on the left, what the library hands over on the right."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = LineView.COMPONENT_CLASSES | {
+        "clients-detail--title",
+        "clients-detail--heading",
+        "clients-detail--label",
+        "clients-detail--dim",
+        "clients-detail--value",
+        "clients-detail--null",
+        "clients-detail--ok",
+        "clients-detail--bad",
+    }
+
+    DEFAULT_CSS = """
+    ClientDetail {
+        height: 1fr;
+        min-height: 6;
+        border-top: hkey $foreground 10%;
+        scrollbar-size-vertical: 1;
+        scrollbar-size-horizontal: 1;
+        & > .clients-detail--title { color: $text; text-style: bold; }
+        & > .clients-detail--heading { color: $text-primary; text-style: bold; }
+        & > .clients-detail--label { color: $text-muted; }
+        & > .clients-detail--dim { color: $text-muted; }
+        & > .clients-detail--value { color: $text-success; }
+        & > .clients-detail--null { color: $text-secondary; text-style: italic; }
+        & > .clients-detail--ok { color: $text-success; text-style: bold; }
+        & > .clients-detail--bad { color: $text-error; text-style: bold; }
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.lines: list[DetailLine] = []
+
+    def show(self, lines: list[DetailLine]) -> None:
+        self.lines = lines
+        self.set_shape(len(lines), self.size.width)
+        self.scroll_to(0, 0, animate=False, immediate=True)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_shape(len(self.lines), self.size.width)
+
+    def is_selectable(self, index: int) -> bool:
+        return False
+
+    def action_cursor_down(self) -> None:
+        self.scroll_to(y=self.scroll_offset.y + 1, animate=False, immediate=True)
+
+    def action_cursor_up(self) -> None:
+        self.scroll_to(y=max(0, self.scroll_offset.y - 1), animate=False, immediate=True)
+
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(name, partial=True) if name else Style()
+
+    def _segments(self, pieces: list[Piece], width: int | None = None) -> list[Segment]:
+        out: list[Segment] = []
+        used = 0
+        for text, name in pieces:
+            if width is not None:
+                room = width - used
+                if room <= 0:
+                    break
+                if cell_len(text) > room:
+                    text = fit(text, room)
+            out.append(Segment(text, self._style(name)))
+            used += cell_len(text)
+        if width is not None and used < width:
+            out.append(Segment(" " * (width - used)))
+        return out
+
+    def render_row(self, index: int) -> Row:
+        line = self.lines[index]
+        if line.left is None:
+            return [Segment(" "), *self._segments(line.pieces)], Style()
+        width = max(self.size.width - 2, 40)
+        half = (width - LABEL_W - 3) // 2
+        segs = [Segment(" "), *self._segments(line.pieces, LABEL_W)]
+        segs += self._segments(line.left, half)
+        segs.append(Segment(" │ ", self._style("clients-detail--dim")))
+        segs += self._segments(line.right or [], width - LABEL_W - 3 - half)
+        return segs, Style()
+
+    def plain(self) -> str:
+        """The detail as text (what ``c`` copies from here)."""
+        out = []
+        for line in self.lines:
+            text = "".join(t for t, _ in line.pieces)
+            if line.left is not None:
+                left = "".join(t for t, _ in line.left)
+                right = "".join(t for t, _ in line.right or [])
+                text = f"{text:<{LABEL_W}}{left}  |  {right}"
+            out.append(text.rstrip())
+        return "\n".join(out)
+
+
+class _Cancelled(Exception):
+    """The worker was cancelled (another trace is shown): stop in the middle of a policy."""
+
+
+class _Checked(list["Frame"]):
+    """The frames, checking every few hundred whether the worker was cancelled.
+
+    A policy on a 100,000-delta trace takes seconds; when the user moves on to another trace,
+    this stops it in the middle rather than at its end.
+    """
+
+    def __init__(self, frames: list[Frame], cancelled: Callable[[], bool]) -> None:
+        super().__init__(frames)
+        self._cancelled = cancelled
+
+    def __iter__(self) -> Iterator[Frame]:
+        for k, frame in enumerate(super().__iter__()):
+            if k % CHECK_EVERY == 0 and self._cancelled():
+                raise _Cancelled
+            yield frame
+
+
+# -- the pane ----------------------------------------------------------------------------------
+
+
+class ClientsPane(Vertical):
+    """The matrix over the detail; owns the assessment worker."""
+
+    DEFAULT_CSS = """
+    ClientsPane { height: 100%; }
+    """
+
+    class Assessed(Message):
+        """One policy ran on the model's trace (``key`` is ``None`` once all have)."""
+
+        def __init__(
+            self, model: ClientsModel, key: str | None, outcome: ClientOutcome | None
+        ) -> None:
+            super().__init__()
+            self.model = model
+            self.key = key
+            self.outcome = outcome
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.matrix = ClientsMatrix(id="clients-view")
+        self.detail = ClientDetail(id="clients-detail")
+        self.trace: Trace | None = None
+
+    @property
+    def model(self) -> ClientsModel | None:
+        return self.matrix.model
+
+    def compose(self) -> ComposeResult:
+        yield self.matrix
+        yield self.detail
+
+    def show(self, trace: Trace, *, partial: bool = False, keep_position: bool = False) -> None:
+        """Assess ``trace`` (again only if it is a new state of the trace)."""
+        if trace is self.trace:
+            return
+        if partial:
+            self.workers.cancel_group(self, "clients")
+            self.trace = None
+            self.matrix.show_message("Waiting for the capture to finish decoding…")
+            return
+        self.trace = trace
+        model = start_model(trace)
+        self.matrix.show(model, keep_position=keep_position)
+        self._assess(model)
+
+    @work(thread=True, exclusive=True, group="clients", description="clients")
+    def _assess(self, model: ClientsModel) -> None:
+        worker = get_current_worker()
+        from ...core.clients import assess_frames, frames
+
+        stream = _Checked(frames(model.trace), lambda: worker.is_cancelled)
+        try:
+            for policy in model.policies:
+                outcome = assess_frames(stream, model.meant, [policy])[policy.key]
+                self.post_message(self.Assessed(model, policy.key, outcome))
+        except _Cancelled:
+            return
+        self.post_message(self.Assessed(model, None, None))
+
+    @on(Assessed)
+    def _assessed(self, message: Assessed) -> None:
+        model = message.model
+        if model is not self.matrix.model:
+            return
+        if message.key is None or message.outcome is None:
+            model.done = True
+            first = model.first_problem()
+            if first is not None and not self.matrix.user_moved:
+                self.matrix.select(*first)
+            self.matrix.invalidate()
+            return
+        model.outcomes[message.key] = message.outcome
+        self.matrix.invalidate()
+        found = self.matrix.selected()
+        if found is not None and found[0].key == message.key:
+            self._show_detail()
+
+    @on(ClientsMatrix.CellSelected)
+    def _cell_selected(self, message: ClientsMatrix.CellSelected) -> None:
+        self._show_detail()
+
+    def _show_detail(self) -> None:
+        found = self.matrix.selected()
+        if found is None:
+            self.detail.show([])
+            return
+        self.detail.show(detail_lines(self.matrix.model, found[0], found[1]))

@@ -1,0 +1,1123 @@
+"""The compare view: a marked trace (A) against the open one (B), at the three levels of
+``replay-tui diff`` (docs/diff.md), side by side.
+
+- **outcome**: what the agent receives under the chosen behavior — a one-line headline above
+  the view, then each difference with where it comes from in both captures;
+- **calls**: per tool call (paired in order of appearance), the differences, then its identity
+  evolution delta against delta — the raw ``id`` / ``name`` each side sent and the identity in
+  force under the chosen behavior;
+- **events**: the payloads, aligned on content, marked ``changed`` / ``split`` / ``merged`` /
+  ``regrouped`` / ``only A`` / ``only B``; a changed row's differing JSON paths under it.
+
+Runs of identical rows (deltas or payloads) collapse into one row that ``enter`` or a click
+expands. The diff (``replay_tui.core.diff``) and every call's rows are computed in a worker; the
+view renders only the rows on screen, so two 100,000-delta captures scroll like two small ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Static
+from textual.worker import get_current_worker
+
+from ...core.diff import (
+    CallDiff,
+    CallRow,
+    Difference,
+    EventRow,
+    OutcomeDiff,
+    TraceDiff,
+    diff_traces,
+    event_text,
+    render_value,
+)
+from ...core.identity import DeltaRow
+from ...core.trace import Source, Trace, load_trace
+from ...core.translator import Behavior
+from ...core.visible import visible
+from ...core.wire import describe_value
+from ..cells import cell_len, fit, middle_fit, show_value
+from .line_view import LineView, Row
+
+__all__ = ["CompareModel", "ComparePane", "CompareView", "build_compare_model"]
+
+MIN_RUN = 3
+"""Identical rows in a run of at least this many collapse."""
+
+# Display row kinds: each display row is ``(kind, x, y)``.
+SECTION, BLANK, NOTE = 0, 1, 2
+OUT_HEAD, OUT_DIFF, OUT_SAME = 3, 4, 5
+CALL_TITLE, CALL_DIFF, CALL_HEAD, CALL_ROW, CALL_RUN = 6, 7, 8, 9, 10
+EV_HEAD, EV_ROW, EV_FIELDS, EV_RUN = 11, 12, 13, 14
+Entry = tuple[int, int, int]
+
+SECTIONS = ("outcome", "calls", "events")
+EVENTS = -1
+"""The key of the events section in ``CompareModel.expanded`` (calls use their number)."""
+
+STATUS = {
+    "same": ("  same", "compare-view--dim"),
+    "changed": ("≠ changed", "compare-view--changed-mark"),
+    "split": ("⇉ split", "compare-view--regroup-mark"),
+    "merged": ("⇇ merged", "compare-view--regroup-mark"),
+    "regrouped": ("⇄ regrouped", "compare-view--regroup-mark"),
+    "only-a": ("◀ only A", "compare-view--only-mark"),
+    "only-b": ("▶ only B", "compare-view--only-mark"),
+}
+STATUS_W = 12
+IN_FORCE = " ┆ "
+"""Between what a delta sent and the identity in force after it."""
+NOTHING_MARKED = (
+    "Mark a trace with m (it becomes A), then open another (B): they are compared here —"
+    " the outcome, each call's identity evolution, the payloads."
+)
+
+
+def _runs(same: list[bool]) -> list[tuple[int, int]]:
+    """``[start, end)`` of every run of at least ``MIN_RUN`` identical rows."""
+    runs: list[tuple[int, int]] = []
+    start = None
+    for k, s in enumerate([*same, False]):
+        if s and start is None:
+            start = k
+        elif not s and start is not None:
+            if k - start >= MIN_RUN:
+                runs.append((start, k))
+            start = None
+    return runs
+
+
+@dataclass(slots=True)
+class CompareModel:
+    """Two traces compared, laid out as display rows for the chosen behavior."""
+
+    diff: TraceDiff
+    behavior: Behavior = Behavior.ACCEPT_IDENTITY
+    call_runs: list[list[tuple[int, int]]] = field(default_factory=list)
+    event_runs: list[tuple[int, int]] = field(default_factory=list)
+    expanded: set[tuple[int, int]] = field(default_factory=set)
+    """Expanded runs: ``(call number, run)``, or ``(EVENTS, run)``."""
+    display: list[Entry] = field(default_factory=list)
+    sections: list[int] = field(default_factory=list)
+    """Display row of each section heading."""
+    delta_w: int = 3
+    line_w: int = 4
+    """Widths of the delta and line columns of the call rows."""
+    changed_rows: list[int] = field(default_factory=list)
+    """Per call, how many of its delta rows differ."""
+    events_differ: int = 0
+    """How many event rows differ."""
+    _calls_part: list[Entry] = field(default_factory=list)
+    _events_part: list[Entry] = field(default_factory=list)
+
+    @property
+    def a(self) -> Trace:
+        return self.diff.a
+
+    @property
+    def b(self) -> Trace:
+        return self.diff.b
+
+    @property
+    def outcome(self) -> OutcomeDiff:
+        return self.diff.outcome(self.behavior)
+
+    @property
+    def event_rows(self) -> list[EventRow]:
+        return self.diff.events.rows
+
+    def layout(self, *, calls: bool = True, events: bool = True) -> None:
+        """Recompute the display rows (only the parts that changed)."""
+        if calls:
+            self._calls_part = self._lay_calls()
+        if events:
+            self._events_part = self._lay_events()
+        outcome = self._lay_outcome()
+        self.sections = [0, len(outcome), len(outcome) + len(self._calls_part)]
+        self.display = outcome + self._calls_part + self._events_part
+
+    def _lay_outcome(self) -> list[Entry]:
+        od = self.outcome
+        out: list[Entry] = [(SECTION, 0, 0)]
+        if od.same:
+            out.append((OUT_SAME, 0, 0))
+        else:
+            out.append((OUT_HEAD, 0, 0))
+            out += [(OUT_DIFF, k, 0) for k in range(len(od.differences))]
+        out.append((BLANK, 0, 0))
+        return out
+
+    def _lay_calls(self) -> list[Entry]:
+        out: list[Entry] = [(SECTION, 1, 0)]
+        calls = self.diff.calls
+        if not calls:
+            out.append((NOTE, 0, 0))
+        for c, cd in enumerate(calls):
+            out.append((CALL_TITLE, c, 0))
+            out += [(CALL_DIFF, c, k) for k in range(len(cd.differences))]
+            out.append((CALL_HEAD, c, 0))
+            runs = {start: (k, end) for k, (start, end) in enumerate(self.call_runs[c])}
+            rows = cd.rows
+            i = 0
+            while i < len(rows):
+                run = runs.get(i)
+                if run is not None and (c, run[0]) not in self.expanded:
+                    out.append((CALL_RUN, c, run[0]))
+                    i = run[1]
+                    continue
+                out.append((CALL_ROW, c, i))
+                i += 1
+            out.append((BLANK, 0, 0))
+        return out
+
+    def _lay_events(self) -> list[Entry]:
+        out: list[Entry] = [(SECTION, 2, 0), (EV_HEAD, 0, 0)]
+        rows = self.event_rows
+        runs = {start: (k, end) for k, (start, end) in enumerate(self.event_runs)}
+        i = 0
+        while i < len(rows):
+            run = runs.get(i)
+            if run is not None and (EVENTS, run[0]) not in self.expanded:
+                out.append((EV_RUN, run[0], 0))
+                i = run[1]
+                continue
+            row = rows[i]
+            lines = 1 if row.kind == "comment" else max(len(row.a), len(row.b), 1)
+            out += [(EV_ROW, i, sub) for sub in range(lines)]
+            if row.status == "changed":
+                out.append((EV_FIELDS, i, 0))
+            i += 1
+        return out
+
+    def run_at(self, entry: Entry) -> tuple[int, int] | None:
+        """The ``expanded`` key of the run a display row is, or belongs to (``None``: none)."""
+        kind, x, y = entry
+        if kind == CALL_RUN:
+            return x, y
+        if kind == EV_RUN:
+            return EVENTS, x
+        if kind == CALL_ROW:
+            for k, (s, e) in enumerate(self.call_runs[x]):
+                if s <= y < e:
+                    return x, k
+        if kind == EV_ROW:
+            for k, (s, e) in enumerate(self.event_runs):
+                if s <= x < e:
+                    return EVENTS, k
+        return None
+
+    def is_difference(self, entry: Entry) -> bool:
+        """Rows ``n`` / ``N`` stop at."""
+        kind, x, y = entry
+        if kind in (OUT_DIFF, CALL_DIFF):
+            return True
+        if kind == CALL_ROW:
+            return self.diff.calls[x].rows[y].changed
+        if kind == EV_ROW:
+            return y == 0 and self.event_rows[x].changed
+        return False
+
+
+def build_compare_model(diff: TraceDiff, behavior: Behavior) -> CompareModel:
+    """Lay out ``diff`` (pure, but slow for big traces: run it in a worker)."""
+    for b in Behavior:
+        diff.outcome(b)
+    model = CompareModel(diff, behavior)
+    model.call_runs = [_runs([r.status == "same" for r in cd.rows]) for cd in diff.calls]
+    model.event_runs = _runs([r.status == "same" for r in diff.events.rows])
+    model.changed_rows = [sum(1 for r in cd.rows if r.changed) for cd in diff.calls]
+    model.events_differ = sum(1 for r in diff.events.rows if r.changed)
+    deltas = max((len(c.deltas) for t in (diff.a, diff.b) for c in t.analysis.calls), default=0)
+    lines = max(
+        (c.deltas[-1][1] for t in (diff.a, diff.b) for c in t.analysis.calls if c.deltas), default=0
+    )
+    model.delta_w = max(3, len(f"{deltas:,}"))
+    model.line_w = max(4, len(str(lines)))
+    model.layout()
+    return model
+
+
+# -- the header ------------------------------------------------------------------------------
+
+
+def _verdict_style(verdict: str) -> str:
+    return "bold $text-success" if verdict == "ok" else "bold $text-error"
+
+
+def header_text(model: CompareModel) -> Content:
+    """Three lines: A, B (each with its verdicts), then the outcome headline."""
+    parts: list[tuple[str, str] | str] = []
+    for label, trace in (("A", model.a), ("B", model.b)):
+        parts += [
+            (f" {label} ", "bold reverse $text-accent"),
+            " ",
+            (visible(trace.address), "bold"),
+        ]
+        for behavior in (Behavior.ACCEPT_IDENTITY, Behavior.ASSIGN_ALWAYS):
+            verdict = trace.verdicts[behavior.value]
+            parts += [(f"   {behavior.value} ", "$text-muted"), (verdict, _verdict_style(verdict))]
+        parts.append("\n")
+    od = model.outcome
+    parts += [
+        ("✓ " if od.same else "✗ ", "bold $text-success" if od.same else "bold $text-error"),
+        (visible(od.headline()), "bold $text-success" if od.same else "bold $text-error"),
+    ]
+    return Content.assemble(*parts)
+
+
+# -- the view --------------------------------------------------------------------------------
+
+
+def _side_value(value: Any) -> str:
+    return show_value(value)
+
+
+class CompareView(LineView):
+    """The three levels as one scrolling table (see the module docstring)."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = LineView.COMPONENT_CLASSES | {
+        "compare-view--section",
+        "compare-view--header",
+        "compare-view--dim",
+        "compare-view--label",
+        "compare-view--value",
+        "compare-view--changed",
+        "compare-view--changed-mark",
+        "compare-view--regroup-mark",
+        "compare-view--only-mark",
+        "compare-view--differ-row",
+        "compare-view--run",
+        "compare-view--ok",
+        "compare-view--bad",
+        "compare-view--title",
+        "compare-view--after-done",
+    }
+
+    DEFAULT_CSS = """
+    CompareView {
+        & > .compare-view--section { color: $text-primary; text-style: bold; }
+        & > .compare-view--header { color: $text-muted; text-style: bold; }
+        & > .compare-view--dim { color: $text-muted; }
+        & > .compare-view--label { color: $text-muted; }
+        & > .compare-view--value { color: $text; }
+        & > .compare-view--changed { color: $text-error; text-style: bold; }
+        & > .compare-view--changed-mark { color: $text-error; text-style: bold; }
+        & > .compare-view--regroup-mark { color: $text-warning; text-style: bold; }
+        & > .compare-view--only-mark { color: $text-accent; text-style: bold; }
+        & > .compare-view--differ-row { background: $warning 8%; }
+        & > .compare-view--run { color: $text-muted; text-style: italic; background: $boost; }
+        & > .compare-view--ok { color: $text-success; text-style: bold; }
+        & > .compare-view--bad { color: $text-error; text-style: bold; }
+        & > .compare-view--title { color: $text; text-style: bold; }
+        & > .compare-view--after-done { color: $text-disabled; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "b",
+            "toggle_behavior",
+            "Behavior",
+            id="compare-behavior",
+            tooltip="Judge the outcome and show identity under accept-identity / assign-always",
+        ),
+        Binding(
+            "n",
+            "next_difference",
+            "Next difference",
+            id="compare-next-difference",
+            tooltip="The next row that differs between A and B",
+        ),
+        Binding(
+            "N",
+            "previous_difference",
+            "Prev difference",
+            id="compare-previous-difference",
+            tooltip="The previous row that differs",
+        ),
+        Binding(
+            "s",
+            "next_section",
+            "Next section",
+            id="compare-next-section",
+            tooltip="Outcome, calls, events, in turn",
+        ),
+        Binding(
+            "enter",
+            "toggle_run",
+            "Expand/collapse",
+            id="compare-toggle-run",
+            tooltip="Expand a run of identical rows (or fold the one under the cursor)",
+        ),
+        Binding(
+            "z",
+            "toggle_all_runs",
+            "Expand all",
+            show=False,
+            id="compare-toggle-all-runs",
+            tooltip="Expand or collapse every run of identical rows",
+        ),
+    ]
+
+    class BehaviorChanged(Message):
+        """The behavior the comparison is judged under changed."""
+
+        def __init__(self, behavior: Behavior) -> None:
+            super().__init__()
+            self.behavior = behavior
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.model: CompareModel | None = None
+        self.message = ""
+        self.behavior = Behavior.ACCEPT_IDENTITY
+
+    # -- content -------------------------------------------------------------------------
+
+    def show(self, model: CompareModel, *, keep_position: bool = False) -> None:
+        old = self.model
+        scroll = self.scroll_offset
+        cursor = self.cursor
+        if keep_position and old is not None:
+            model.expanded = set(old.expanded)
+            model.layout()
+        self.model = model
+        self.message = ""
+        self.set_shape(len(model.display), self.size.width)
+        if keep_position and old is not None:
+            self.scroll_to(0, scroll.y, animate=False, immediate=True)
+            self.set_reactive(LineView.cursor, min(cursor, len(model.display) - 1))
+        else:
+            self.scroll_to(0, 0, animate=False, immediate=True)
+            first = self._find(0, 1)
+            self.set_reactive(LineView.cursor, first if first is not None else 1)
+
+    def show_message(self, text: str) -> None:
+        self.model = None
+        self.message = text
+        self.set_shape(2, self.size.width)
+        self.set_reactive(LineView.cursor, -1)
+
+    def on_resize(self) -> None:
+        if self.model is not None:
+            self.set_shape(len(self.model.display), self.size.width)
+        else:
+            self.invalidate()
+
+    def is_selectable(self, index: int) -> bool:
+        model = self.model
+        if model is None or not 0 <= index < len(model.display):
+            return False
+        return model.display[index][0] not in (BLANK, SECTION)
+
+    # -- rendering -----------------------------------------------------------------------
+
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(name, partial=True) if name else Style()
+
+    def _width(self) -> int:
+        # The region left of the scrollbar: rows never run under it.
+        return max(self.scrollable_content_region.width or self.size.width, 80)
+
+    def _halves(self, lead: int) -> tuple[int, int]:
+        room = self._width() - lead - 3
+        return room // 2, room - room // 2
+
+    def render_row(self, index: int) -> Row:
+        model = self.model
+        style = self._style
+        if model is None:
+            if index == 1:
+                return [Segment("  " + self.message, style("compare-view--dim"))], Style()
+            return [], Style()
+        kind, x, y = model.display[index]
+        if kind == BLANK:
+            return [], Style()
+        if kind == SECTION:
+            return self._section(model, x), Style()
+        if kind == NOTE:
+            text = "  No tool calls in either trace."
+            return [Segment(text, style("compare-view--dim"))], Style()
+        if kind == OUT_SAME:
+            od = model.outcome
+            text = (
+                f"  ✓ the agent receives the same thing from both under {od.behavior.value}:"
+                f" finish, every call's id, name and arguments, the text, the usage"
+            )
+            return [Segment(text, style("compare-view--ok"))], Style()
+        if kind == OUT_HEAD:
+            return self._difference_head(model), Style()
+        if kind == OUT_DIFF:
+            return self._difference(model.outcome.differences[x], 2), self._differ_fill()
+        if kind == CALL_TITLE:
+            return self._call_title(model.diff.calls[x], model.changed_rows[x]), Style()
+        if kind == CALL_DIFF:
+            return self._difference(model.diff.calls[x].differences[y], 4), self._differ_fill()
+        if kind == CALL_HEAD:
+            return self._call_head(model), Style()
+        if kind == CALL_ROW:
+            call_row = model.diff.calls[x].rows[y]
+            fill = self._differ_fill() if call_row.changed else Style()
+            return self._call_row(model, call_row), fill
+        if kind == CALL_RUN:
+            return self._call_run(model, x, y), self.fill_style("compare-view--run")
+        if kind == EV_HEAD:
+            return self._event_head(model), Style()
+        if kind == EV_ROW:
+            row = model.event_rows[x]
+            fill = self._differ_fill() if row.changed else Style()
+            return self._event_row(model, row, y), fill
+        if kind == EV_FIELDS:
+            return self._event_fields(model.event_rows[x]), self._differ_fill()
+        if kind == EV_RUN:
+            return self._event_run(model, x), self.fill_style("compare-view--run")
+        return [], Style()
+
+    def _differ_fill(self) -> Style:
+        return self.fill_style("compare-view--differ-row")
+
+    def _section(self, model: CompareModel, which: int) -> list[Segment]:
+        style = self._style
+        if which == 0:
+            od = model.outcome
+            n = len(od.differences)
+            title = f"OUTCOME under {od.behavior.value}"
+            tail = "same" if od.same else f"{n} difference{'s' if n != 1 else ''}"
+        elif which == 1:
+            calls = model.diff.calls
+            changed = sum(1 for c in calls if c.changed)
+            title = (
+                "CALLS · identity evolution, delta against delta: as sent → in force under "
+                + model.behavior.value
+            )
+            tail = f"{changed} of {len(calls)} differ" if calls else "none"
+        else:
+            rows = model.event_rows
+            title = "EVENTS · payloads aligned on content"
+            tail = f"{model.events_differ:,} of {len(rows):,} rows differ"
+            if not model.diff.include_volatile:
+                tail += " (per-request id, created, fingerprint ignored)"
+        text = f" {title} · {tail} "
+        rule = max(0, self._width() - cell_len(text) - 2)
+        return [
+            Segment("─", style("compare-view--dim")),
+            Segment(text, style("compare-view--section")),
+            Segment("─" * rule, style("compare-view--dim")),
+        ]
+
+    # outcome and call differences: what | A:line value | B:line value
+
+    WHAT_W = 28
+
+    def _difference_head(self, model: CompareModel) -> list[Segment]:
+        left, right = self._halves(self.WHAT_W + 2)
+        head = self._style("compare-view--header")
+        return [
+            Segment("  " + fit("what", self.WHAT_W), head),
+            Segment(fit("A · " + visible(model.a.address), left), head),
+            Segment(" │ ", self._style("compare-view--dim")),
+            Segment(fit("B · " + visible(model.b.address), right), head),
+        ]
+
+    def _difference(self, d: Difference, indent: int) -> list[Segment]:
+        style = self._style
+        what_w = self.WHAT_W + 2 - indent
+        left, right = self._halves(self.WHAT_W + 2)
+        segs = [
+            Segment(" " * indent + fit(visible(d.what), what_w), style("compare-view--label")),
+        ]
+        segs += self._located("A", d.a_line, d.a_text(), left)
+        segs.append(Segment(" │ ", style("compare-view--dim")))
+        segs += self._located("B", d.b_line, d.b_text(), right)
+        return segs
+
+    def _located(self, side: str, line: int | None, text: str, width: int) -> list[Segment]:
+        where = f"{side}:{line}" if line is not None else f"{side}:–"
+        return [
+            Segment(fit(where, 8), self._style("compare-view--dim")),
+            Segment(fit(text, width - 8), self._style("compare-view--changed")),
+        ]
+
+    # calls
+
+    def _call_title(self, cd: CallDiff, rows: int) -> list[Segment]:
+        style = self._style
+
+        def side(label: str, ct: Any) -> str:
+            if ct is None:
+                return f"{label}: no such call"
+            n = len(ct.deltas)
+            wire = visible(describe_value(ct.wire_index))
+            return (
+                f"{label}: wire {wire} · {n:,} delta{'s' if n != 1 else ''} · line {ct.first_line}"
+            )
+
+        segs = [
+            Segment("▸ ", style("compare-view--dim")),
+            Segment(f"call {cd.call}", style("compare-view--title")),
+            Segment("   " + side("A", cd.a) + "   " + side("B", cd.b), style("compare-view--dim")),
+        ]
+        if cd.changed:
+            n = len(cd.differences)
+            words = []
+            if n:
+                words.append(f"{n} difference{'s' if n != 1 else ''}")
+            if rows:
+                words.append(f"{rows:,} delta{'s' if rows != 1 else ''} differ")
+            segs.append(Segment("   ✗ " + ", ".join(words), style("compare-view--bad")))
+        else:
+            segs.append(Segment("   ✓ same evolution", style("compare-view--ok")))
+        return segs
+
+    def _call_widths(self) -> tuple[int, int, int, int, int, int]:
+        """Per side: the delta, line, id, name and arguments column widths, the side's width.
+
+        Ids are the longest values (and differ at both ends), so they get the most room;
+        the arguments fragment the least (the outcome section compares whole arguments)."""
+        left, _ = self._halves(2)
+        model = self.model
+        dw, lw = (model.delta_w, model.line_w) if model is not None else (3, 4)
+        room = left - dw - lw - 2 - 6  # the gaps between the columns, and the ┆
+        args = max(6, min(24, room // 6))
+        id_w = max(6, min(30, (room - args) * 3 // 10))
+        name_w = max(5, min(20, (room - args) // 5))
+        return dw, lw, id_w, name_w, max(6, room - 2 * (id_w + name_w)), left
+
+    def _call_head(self, model: CompareModel) -> list[Segment]:
+        dw, lw, id_w, name_w, args, left = self._call_widths()
+        cols = [
+            fit("Δ", dw),
+            fit("line", lw),
+            fit("sent id", id_w),
+            fit("sent name", name_w),
+            fit("→ id", id_w),
+            fit("→ name", name_w),
+            fit("arguments", args),
+        ]
+        text = " ".join(cols[:4]) + IN_FORCE + " ".join(cols[4:])
+        head = self._style("compare-view--header")
+        return [
+            Segment("  "),
+            Segment(fit(text, left), head),
+            Segment(" │ ", self._style("compare-view--dim")),
+            Segment(text, head),
+        ]
+
+    def _call_row(self, model: CompareModel, row: CallRow) -> list[Segment]:
+        style = self._style
+        marker = {"same": " ", "changed": "≠", "only-a": "◀", "only-b": "▶"}[row.status]
+        mark_style = "compare-view--changed-mark" if row.changed else "compare-view--dim"
+        accept = model.behavior is Behavior.ACCEPT_IDENTITY
+        changed = set(row.changes) if row.status == "changed" else set()
+        suffix = "(accept-identity)" if accept else "(assign-always)"
+        segs = [Segment(marker + " ", style(mark_style))]
+        segs += self._delta_cells(row.a, changed, suffix, accept, row.status == "only-a")
+        segs.append(Segment(" │ ", style("compare-view--dim")))
+        segs += self._delta_cells(row.b, changed, suffix, accept, row.status == "only-b")
+        return segs
+
+    def _delta_cells(
+        self, r: DeltaRow | None, changed: set[str], suffix: str, accept: bool, alone: bool
+    ) -> list[Segment]:
+        dw, lw, id_w, name_w, args, left = self._call_widths()
+        style = self._style
+        if r is None:
+            return [Segment(fit("  —", left), style("compare-view--dim"))]
+        value = style("compare-view--changed" if alone else "compare-view--value")
+        hit = style("compare-view--changed")
+        dim = style("compare-view--dim")
+        cells: list[tuple[str, int, str]] = [
+            (f"{r.delta:,}", dw, ""),
+            (str(r.line), lw, ""),
+            (show_value(r.raw_id), id_w, "raw id"),
+            (show_value(r.raw_name), name_w, "raw name"),
+            (show_value(r.id_accept if accept else r.id_assign), id_w, "id " + suffix),
+            (show_value(r.name_accept if accept else r.name_assign), name_w, "name " + suffix),
+            (show_value(r.arguments), args, "arguments"),
+        ]
+        segs: list[Segment] = []
+        for k, (text, width, label) in enumerate(cells):
+            if k == 4:
+                segs.append(Segment(IN_FORCE, dim))
+            elif k:
+                segs.append(Segment(" "))
+            cut = middle_fit if "id" in label or "name" in label else fit
+            segs.append(
+                Segment(cut(text, width), hit if label in changed else dim if k < 2 else value)
+            )
+        return segs
+
+    def _call_run(self, model: CompareModel, c: int, run: int) -> list[Segment]:
+        start, end = model.call_runs[c][run]
+        rows = model.diff.calls[c].rows
+        first, last = rows[start], rows[end - 1]
+        span = ""
+        if (
+            first.a is not None
+            and last.a is not None
+            and first.b is not None
+            and last.b is not None
+        ):
+            span = f" (A:{first.a.line}–{last.a.line} · B:{first.b.line}–{last.b.line})"
+        text = f"  ⋯ {end - start:,} identical deltas{span} — enter or click to expand"
+        return [Segment(text, self._style("compare-view--run"))]
+
+    # events
+
+    def _event_head(self, model: CompareModel) -> list[Segment]:
+        left, right = self._halves(STATUS_W + 2)
+        head = self._style("compare-view--header")
+        return [
+            Segment("  " + fit("row", STATUS_W), head),
+            Segment(fit("A · line · payload", left), head),
+            Segment(" │ ", self._style("compare-view--dim")),
+            Segment(fit("B · line · payload", right), head),
+        ]
+
+    def _event_row(self, model: CompareModel, row: EventRow, sub: int) -> list[Segment]:
+        style = self._style
+        left, right = self._halves(STATUS_W + 2)
+        if sub == 0:
+            text, name = STATUS[row.status]
+            if row.kind == "comment":
+                text += " :"
+            segs = [Segment("  "), Segment(fit(text, STATUS_W), style(name))]
+        else:
+            segs = [Segment(" " * (STATUS_W + 2))]
+        if row.kind == "comment":
+            comment = visible(row.note)
+            a = (f"A:{_lines(row.a_lines)}", comment) if row.a_lines else None
+            b = (f"B:{_lines(row.b_lines)}", comment) if row.b_lines else None
+            segs += self._event_side(a, None, left, "compare-view--dim")
+            segs.append(Segment(" │ ", style("compare-view--dim")))
+            segs += self._event_side(b, None, right, "compare-view--dim")
+            return segs
+        texts_a = [visible(event_text(model.a, i)) for i in row.a[sub : sub + 1]]
+        texts_b = [visible(event_text(model.b, i)) for i in row.b[sub : sub + 1]]
+        start_a, start_b, span = _starts(model, row)
+        base = "compare-view--value" if row.replayed else "compare-view--after-done"
+        side_a = (f"A:{row.a_lines[sub]}", texts_a[0]) if texts_a else None
+        side_b = (f"B:{row.b_lines[sub]}", texts_b[0]) if texts_b else None
+        # The row's note goes in the first empty cell (a one-sided row, a split's short side).
+        note = visible(row.note) if row.note else None
+        note_a = note if sub == len(row.a) else None
+        note_b = note if sub == len(row.b) else None
+        hi_a: tuple[int, int] | None = None
+        hi_b: tuple[int, int] | None = None
+        if row.status == "changed" and span is not None:
+            hi_a, hi_b = span
+        segs += self._event_side(side_a, hi_a, left, base, start_a, note_a)
+        segs.append(Segment(" │ ", style("compare-view--dim")))
+        segs += self._event_side(side_b, hi_b, right, base, start_b, note_b)
+        return segs
+
+    def _event_side(
+        self,
+        side: tuple[str, str] | None,
+        highlight: tuple[int, int] | None,
+        width: int,
+        base: str,
+        start: int = 0,
+        note: str | None = None,
+    ) -> list[Segment]:
+        style = self._style
+        if side is None:
+            text = f"  — {note}" if note else "  —"
+            return [Segment(fit(text, width), style("compare-view--dim"))]
+        where, text = side
+        segs = [Segment(fit(where, 8), style("compare-view--dim"))]
+        room = width - 8
+        if start > 0:
+            text = "…" + text[start:]
+            if highlight is not None:
+                lo, hi = highlight[0] - start + 1, highlight[1] - start + 1
+                highlight = (max(lo, 1), max(hi, 1))
+        pieces: list[tuple[str, str]] = []
+        if highlight is not None and highlight[0] < highlight[1]:
+            lo, hi = highlight
+            pieces = [(text[:lo], base), (text[lo:hi], "compare-view--changed"), (text[hi:], base)]
+        else:
+            pieces = [(text, base)]
+        used = 0
+        for piece, name in pieces:
+            if used >= room or not piece:
+                continue
+            piece = piece if cell_len(piece) <= room - used else fit(piece, room - used)
+            segs.append(Segment(piece, style(name)))
+            used += cell_len(piece)
+        if used < room:
+            segs.append(Segment(" " * (room - used)))
+        return segs
+
+    def _event_fields(self, row: EventRow) -> list[Segment]:
+        style = self._style
+        parts = [
+            f"{visible(f.path) or '(payload)'}: {render_value(f.a, 'value')} vs "
+            f"{render_value(f.b, 'value')}"
+            for f in row.fields[:4]
+        ]
+        more = len(row.fields) - 4 + row.more_fields
+        text = " · ".join(parts) + (f" (+{more} more)" if more > 0 else "")
+        return [
+            Segment(" " * (STATUS_W + 2) + "↳ ", style("compare-view--dim")),
+            Segment(text, style("compare-view--changed")),
+        ]
+
+    def _event_run(self, model: CompareModel, run: int) -> list[Segment]:
+        start, end = model.event_runs[run]
+        rows = model.event_rows
+        first, last = rows[start], rows[end - 1]
+        span = ""
+        if first.a_lines and last.a_lines and first.b_lines and last.b_lines:
+            span = (
+                f" (A:{first.a_lines[0]}–{last.a_lines[-1]} · B:{first.b_lines[0]}–"
+                f"{last.b_lines[-1]})"
+            )
+        text = f"  ⋯ {end - start:,} identical payloads{span} — enter or click to expand"
+        return [Segment(text, self._style("compare-view--run"))]
+
+    # -- actions -------------------------------------------------------------------------
+
+    def _find(self, start: int, step: int) -> int | None:
+        model = self.model
+        if model is None:
+            return None
+        display = model.display
+        i = start
+        while 0 <= i < len(display):
+            if model.is_difference(display[i]):
+                return i
+            i += step
+        return None
+
+    def action_next_difference(self) -> None:
+        self._jump(self._find(self.cursor + 1, 1), "No more differences below.")
+
+    def action_previous_difference(self) -> None:
+        self._jump(self._find(self.cursor - 1, -1), "No more differences above.")
+
+    def _jump(self, found: int | None, none: str) -> None:
+        if found is None:
+            self.notify(none, timeout=2, markup=False)
+            return
+        self.move_cursor(found, center=True)
+
+    def action_next_section(self) -> None:
+        model = self.model
+        if model is None:
+            return
+        later = [s for s in model.sections if s > self.cursor]
+        target = later[0] if later else model.sections[0]
+        self.scroll_to(y=target, animate=False, immediate=True)
+        self.move_cursor(target + 1)
+        self.scroll_to(y=target, animate=False, immediate=True)
+
+    def action_toggle_behavior(self) -> None:
+        model = self.model
+        new = (
+            Behavior.ASSIGN_ALWAYS
+            if self.behavior is Behavior.ACCEPT_IDENTITY
+            else Behavior.ACCEPT_IDENTITY
+        )
+        self.behavior = new
+        if model is not None:
+            before = len(model.display)
+            model.behavior = new
+            model.layout(calls=False, events=False)
+            shift = len(model.display) - before
+            cursor = self.cursor
+            self.set_shape(len(model.display), self.size.width)
+            if cursor >= model.sections[1] - shift:
+                self.set_reactive(LineView.cursor, max(0, cursor + shift))
+            self.invalidate()
+        self.post_message(self.BehaviorChanged(new))
+
+    def on_row_clicked(self, index: int) -> None:
+        model = self.model
+        if model is not None and model.display[index][0] in (CALL_RUN, EV_RUN):
+            self.action_toggle_run()
+
+    def action_inspect(self) -> None:
+        self.action_toggle_run()
+
+    def action_toggle_run(self) -> None:
+        model = self.model
+        if model is None or not 0 <= self.cursor < len(model.display):
+            return
+        entry = model.display[self.cursor]
+        key = model.run_at(entry)
+        if key is None:
+            return
+        if entry[0] in (CALL_RUN, EV_RUN):
+            model.expanded.add(key)
+        else:
+            model.expanded.discard(key)
+        self._relayout(key[0], entry)
+
+    def _relayout(self, part: int, entry: Entry) -> None:
+        model = self.model
+        if model is None:
+            return
+        events = part == EVENTS
+        model.layout(calls=not events, events=events)
+        self.set_shape(len(model.display), self.size.width)
+        target = _nearest(model, entry)
+        self.move_cursor(target, user=False)
+
+    def action_toggle_all_runs(self) -> None:
+        model = self.model
+        if model is None:
+            return
+        every = {(c, k) for c, runs in enumerate(model.call_runs) for k in range(len(runs))}
+        every |= {(EVENTS, k) for k in range(len(model.event_runs))}
+        model.expanded = set() if model.expanded >= every else every
+        model.layout()
+        self.set_shape(len(model.display), self.size.width)
+
+    def copy_text(self) -> tuple[str, str] | None:
+        model = self.model
+        if model is None or not 0 <= self.cursor < len(model.display):
+            return None
+        kind, x, y = model.display[self.cursor]
+        if kind == OUT_DIFF:
+            return model.outcome.differences[x].text(), "the outcome difference"
+        if kind == CALL_DIFF:
+            return model.diff.calls[x].differences[y].text(), "the call difference"
+        if kind in (EV_ROW, EV_FIELDS):
+            row = model.event_rows[x]
+            lines = [
+                f"A:{n}: {event_text(model.a, i)}" for n, i in zip(row.a_lines, row.a, strict=False)
+            ]
+            lines += [
+                f"B:{n}: {event_text(model.b, i)}" for n, i in zip(row.b_lines, row.b, strict=False)
+            ]
+            if row.kind == "comment":
+                lines = [row.note]
+            return "\n".join(lines), f"the {row.status} payload row"
+        headline = model.outcome.headline()
+        return headline, "the outcome headline"
+
+
+def _lines(lines: tuple[int, ...]) -> str:
+    if len(lines) > 3:
+        return f"{lines[0]}–{lines[-1]}"
+    return ",".join(map(str, lines))
+
+
+_CHOICES = '"choices"'
+
+
+def _starts(
+    model: CompareModel, row: EventRow
+) -> tuple[int, int, tuple[tuple[int, int], tuple[int, int]] | None]:
+    """Where each side's excerpt starts, and (for a changed row) the differing span of each.
+
+    The chunk envelope (id, object, created, model) says little, so excerpts start at
+    ``"choices"``; a changed row whose texts part after that starts a little before where they
+    part, and marks the differing span. (When they part in the envelope already, key order or
+    a per-request value differs: the row's differing fields, shown under it, say it better.)
+    """
+    ta = visible(event_text(model.a, row.a[0])) if row.a else ""
+    tb = visible(event_text(model.b, row.b[0])) if row.b else ""
+    sa = max(ta.find(_CHOICES), 0)
+    sb = max(tb.find(_CHOICES), 0)
+    if row.status != "changed" or not ta or not tb:
+        return sa, sb, None
+    n = min(len(ta), len(tb))
+    p = 0
+    while p < n and ta[p] == tb[p]:
+        p += 1
+    s = 0
+    while s < n - p and ta[len(ta) - 1 - s] == tb[len(tb) - 1 - s]:
+        s += 1
+    if p < max(sa, sb):
+        return sa, sb, None
+    if p - 16 > max(sa, sb):
+        sa = sb = p - 16
+    return sa, sb, ((p, len(ta) - s), (p, len(tb) - s))
+
+
+def _nearest(model: CompareModel, entry: Entry) -> int:
+    """The display row showing ``entry`` after a relayout (or the run now holding it)."""
+    kind, x, y = entry
+    for i, e in enumerate(model.display):
+        if e == entry:
+            return i
+        if kind == CALL_RUN and e[0] == CALL_ROW and e[1] == x and e[2] == model.call_runs[x][y][0]:
+            return i
+        if kind == EV_RUN and e[0] == EV_ROW and e[1] == model.event_runs[x][0] and e[2] == 0:
+            return i
+        if kind == CALL_ROW and e[0] == CALL_RUN and e[1] == x:
+            s, end = model.call_runs[x][e[2]]
+            if s <= y < end:
+                return i
+        if kind == EV_ROW and e[0] == EV_RUN:
+            s, end = model.event_runs[e[1]]
+            if s <= x < end:
+                return i
+    return 0
+
+
+# -- the pane --------------------------------------------------------------------------------
+
+
+class ComparePane(Vertical):
+    """The header (A, B, the outcome headline) over the three levels; owns the diff worker."""
+
+    DEFAULT_CSS = """
+    ComparePane {
+        height: 100%;
+        & > #compare-header {
+            height: auto;
+            padding: 0 1;
+            background: $boost;
+        }
+        & > CompareView {
+            height: 1fr;
+            scrollbar-size-vertical: 1;
+            scrollbar-size-horizontal: 1;
+        }
+    }
+    """
+
+    class Progress(Message):
+        def __init__(self, token: int, stage: str) -> None:
+            super().__init__()
+            self.token = token
+            self.stage = stage
+
+    class Ready(Message):
+        def __init__(self, token: int, model: CompareModel | None, error: str = "") -> None:
+            super().__init__()
+            self.token = token
+            self.model = model
+            self.error = error
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.header = Static(Content(""), id="compare-header")
+        self.view = CompareView(id="compare-view")
+        self.pair: tuple[object, Trace] | None = None
+        """What is shown (or being computed): A (its trace or source) and B."""
+        self._token = 0
+        self._keep = False
+
+    @property
+    def model(self) -> CompareModel | None:
+        return self.view.model
+
+    def compose(self) -> ComposeResult:
+        yield self.header
+        yield self.view
+
+    def on_mount(self) -> None:
+        self.header.display = False
+        self.show_message(NOTHING_MARKED)
+
+    def show_message(self, text: str) -> None:
+        self.pair = None
+        self._token += 1
+        self.workers.cancel_group(self, "compare")
+        self.header.display = False
+        self.view.show_message(text)
+
+    def show(
+        self,
+        marked: str | None,
+        source_a: Source | None,
+        a: Trace | None,
+        b: Trace,
+        *,
+        partial: bool = False,
+        keep_position: bool = False,
+    ) -> None:
+        """Compare the marked trace with ``b`` (the open one), or say why not."""
+        if marked is None:
+            self.show_message(NOTHING_MARKED)
+        elif source_a is None:
+            self.show_message(f"The marked trace {visible(marked)} is gone: mark another (m).")
+        elif b.address == marked:
+            self.show_message(
+                f"{visible(marked)} is the marked trace (A): open another trace to compare it with."
+            )
+        elif partial:
+            self.show_message(f"Waiting for {visible(b.address)} to finish decoding…")
+        else:
+            self.compare(source_a, a, b, keep_position=keep_position)
+
+    def compare(
+        self, source_a: Source, a: Trace | None, b: Trace, *, keep_position: bool = False
+    ) -> None:
+        """Compare A (loaded from ``source_a`` unless given) with ``b``, unless already shown."""
+        key = a if a is not None else source_a
+        if self.pair is not None and self.pair[0] is key and self.pair[1] is b:
+            return
+        self.pair = (key, b)
+        self._token += 1
+        self._keep = keep_position and self.model is not None
+        self.header.display = False
+        self.view.show_message(f"Comparing {visible(source_a.address)} with {visible(b.address)}…")
+        self._compare(self._token, source_a, a, b, self.view.behavior)
+
+    @work(thread=True, exclusive=True, group="compare", description="compare")
+    def _compare(
+        self, token: int, source_a: Source, a: Trace | None, b: Trace, behavior: Behavior
+    ) -> None:
+        worker = get_current_worker()
+
+        def progress(stage: str) -> None:
+            self.post_message(self.Progress(token, stage))
+
+        if a is None:
+            progress("reading A")
+            try:
+                a = load_trace(source_a)
+            except OSError as exc:
+                reason = exc.strerror or str(exc)
+                self.post_message(
+                    self.Ready(token, None, f"{source_a.address}: cannot read: {reason}")
+                )
+                return
+        diff = diff_traces(a, b, progress=progress)
+        if worker.is_cancelled:
+            return
+        progress("comparing outcomes and calls")
+        model = build_compare_model(diff, behavior)
+        if not worker.is_cancelled:
+            self.post_message(self.Ready(token, model))
+
+    @on(Progress)
+    def _progress(self, message: Progress) -> None:
+        if message.token == self._token:
+            self.view.show_message(f"Comparing… {message.stage}")
+
+    @on(Ready)
+    def _ready(self, message: Ready) -> None:
+        if message.token != self._token:
+            return
+        if message.model is None:
+            self.show_message(visible(message.error))
+            return
+        model = message.model
+        model.behavior = self.view.behavior
+        model.layout(calls=False, events=False)
+        self.view.show(model, keep_position=self._keep)
+        self.header.update(header_text(model))
+        self.header.display = True
+
+    @on(CompareView.BehaviorChanged)
+    def _behavior_changed(self, message: CompareView.BehaviorChanged) -> None:
+        model = self.model
+        if model is not None:
+            self.header.update(header_text(model))
+        self.notify(f"Comparing under {message.behavior.value}", timeout=2, markup=False)

@@ -1,0 +1,125 @@
+"""The clients view: libraries × calls, the selected cell side by side, assessed in a worker."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from pathlib import Path
+
+from replay_tui.tui.app import make_app
+from replay_tui.tui.widgets.clients_view import NAME_W, STICKY, ClientsMatrix
+
+from .conftest import SIZE, TRACES, rendered, settle, write_big_trace
+
+LITELLM = TRACES / "litellm" / "proxy-curl-i.txt"
+"""10 of 13 libraries break on it, each its own way."""
+MIDSTREAM = TRACES / "openrouter" / "error-midstream.sse"
+"""No tool call at all; an error object mid-stream makes the SDKs throw."""
+
+
+def _row(matrix: ClientsMatrix, key: str) -> str:
+    assert matrix.model is not None
+    return rendered(matrix, range(matrix.model.row_of(key), matrix.model.row_of(key) + 1))[0]
+
+
+async def test_clients_tab_shows_each_library_on_each_call_and_the_cell_in_detail() -> None:
+    app = make_app([str(LITELLM), str(MIDSTREAM)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.choose_trace(str(LITELLM))
+        await settle(app, pilot)
+        await pilot.press("4")
+        await settle(app, pilot)
+        pane = app.clients_pane
+        matrix = pane.matrix
+        assert app.tabs.active == "clients" and app.focused is matrix
+        text = "\n".join(rendered(matrix))
+        # Libraries and the seed record's rejected designs are grouped apart, with a count.
+        assert "client libraries (13) · 10 of 13 break" in text
+        assert "designs the seed record rejected (3) · 2 of 3 go wrong" in text
+        assert (
+            text.index("semantic-kernel")
+            < text.index("designs the seed")
+            < text.index("concatenate-identity")
+        )
+        assert "call 0 · null" in text  # the call's column, headed by the name it meant
+        assert "✗ not delivered (AssertionError)" in _row(matrix, "openai-python")
+        assert "✗ throws AssertionError" in _row(matrix, "openai-python")
+        assert "✓ ok" in _row(matrix, "openai-node")
+        assert "✗ name concatenated: get_weather" in _row(matrix, "langchain")
+
+        # The first broken cell is selected: what the stream meant beside what the app gets.
+        assert matrix.selected() is not None
+        assert matrix.selected()[0].key == "openai-python"  # type: ignore[index]
+        detail = pane.detail.plain()
+        assert "what the stream meant (line 12)" in detail
+        assert "what openai-python hands the application" in detail
+        assert '"call_0XWzWzu9s9SbobQqp8U1lrwB"' in detail and "throws AssertionError" in detail
+        assert '"city": "Nairobi"' in detail  # arguments pretty-printed
+
+        # Down to a library that delivers the call as meant: the same id on both sides.
+        await pilot.press("down")
+        assert matrix.selected()[0].key == "openai-node"  # type: ignore[index]
+        id_line = next(line for line in pane.detail.plain().splitlines() if line.startswith("id"))
+        assert id_line.count('"call_0XWzWzu9s9SbobQqp8U1lrwB"') == 2
+        # …to one that splits it in two, one piece with an id it made up.
+        await pilot.press("down", "down")
+        assert matrix.selected()[0].key == "ai-sdk-openai-compatible"  # type: ignore[index]
+        detail = pane.detail.plain()
+        assert "piece 1 of 2" in detail and "piece 2 of 2" in detail
+        assert "(made up by the library)" in detail
+        # Right: the whole response (error parts, throws, extra calls).
+        await pilot.press("down", "right")
+        assert matrix.column == 1
+        detail = pane.detail.plain()
+        assert "whole response" in detail and "AI_TypeValidationError" in detail
+        assert "error part" in detail and "line 14" in detail
+        await pilot.press("left")
+        assert matrix.column == 0
+
+        # The mouse: a click on haystack's call cell selects it.
+        assert matrix.model is not None
+        row = matrix.model.row_of("haystack")
+        await pilot.click("#clients-view", offset=(STICKY + 4, row - int(matrix.scroll_y)))
+        assert matrix.selected()[0].key == "haystack"  # type: ignore[index]
+        assert matrix.column == 0
+        detail = pane.detail.plain()
+        assert 'id erased to ""' in detail
+        assert "get_weathernullnullnull" in detail
+
+        # c copies the cell as JSON.
+        await pilot.press("c")
+        assert '"client": "haystack"' in app.clipboard and '"meant"' in app.clipboard
+
+        # A trace with no tool call: only the whole-response column; the SDKs throw.
+        app.choose_trace(str(MIDSTREAM))
+        await settle(app, pilot)
+        assert matrix.model is not None and matrix.model.columns == 1
+        assert "✗ throws APIError" in _row(matrix, "openai-python")
+        assert len(_row(matrix, "openai-python")) > NAME_W
+
+
+async def test_a_big_trace_is_assessed_in_the_background_with_progress(tmp_path: Path) -> None:
+    path = write_big_trace(tmp_path / "big.sse", 20_000, calls=2)
+    app = make_app([str(path)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot, limit=30)
+        ticks: list[float] = []
+        app.set_interval(0.02, lambda: ticks.append(time.perf_counter()))
+        app.action_show_tab("clients")
+        matrix = app.clients_pane.matrix
+        await pilot.pause(0.05)
+        assert matrix.model is not None and not matrix.model.done
+        assert "assessing…" in rendered(matrix, range(2, 3))[0]
+        deadline = time.perf_counter() + 30
+        while not matrix.model.done:
+            assert time.perf_counter() < deadline, "the assessment never finished"
+            await asyncio.sleep(0.02)
+        # The event loop kept running while the libraries were assessed: keys and paints
+        # were never held up for long.
+        gaps = [b - a for a, b in itertools.pairwise(ticks)]
+        assert len(gaps) > 10 and max(gaps) < 1.0
+        assert "assessing" not in rendered(matrix, range(2, 3))[0]
+        assert len(matrix.model.outcomes) == len(matrix.model.policies)
+        assert matrix.model.columns == 3

@@ -1,0 +1,182 @@
+"""Two-trace compare: mark A (m), open B, the compare tab (5) shows the three levels."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from replay_tui.tui.app import make_app
+from replay_tui.tui.commands import ReplayCommands
+from replay_tui.tui.widgets.compare_view import CALL_ROW, EV_ROW, EV_RUN
+
+from .conftest import SIZE, TRACES, rendered, settle
+
+HAR = TRACES / "captures" / "mitmproxy-export.har"
+"""#2 a clean OpenAI-style call, #4 the same request through DashScope (id erased by "")."""
+AZURE = TRACES / "azure" / "gpt-4o-mini-usage-tail.sse"
+
+
+def _header(app: object) -> str:
+    from replay_tui.tui.app import ReplayApp
+
+    assert isinstance(app, ReplayApp)
+    return str(app.compare_pane.header.render())
+
+
+async def test_mark_a_har_entry_open_another_and_compare_at_three_levels() -> None:
+    app = make_app([str(HAR)])
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(app, pilot)
+        await pilot.press("5")
+        assert "Mark a trace with m" in rendered(app.compare_pane.view)[1]
+
+        a, b = f"{HAR}#2", f"{HAR}#4"
+        app.choose_trace(a)
+        await settle(app, pilot)
+        await pilot.press("m")
+        assert app.marked == a
+        # The list shows which trace is A.
+        node = app.trace_list._node_of[a]
+        tree = app.trace_list.trace_tree
+        assert "◆A" in tree.render_label(node, tree.rich_style, tree.rich_style).plain
+        await pilot.press("5")
+        assert "is the marked trace (A)" in rendered(app.compare_pane.view)[1]
+
+        app.choose_trace(b)
+        await settle(app, pilot)
+        await pilot.press("5")
+        await settle(app, pilot)
+        view = app.compare_pane.view
+        assert app.focused is view and view.model is not None
+        header = _header(app)
+        # The headline first: the outcome under the chosen behavior (accept-identity).
+        assert "mitmproxy-export.har#2" in header and "mitmproxy-export.har#4" in header
+        assert 'outcome differs under accept-identity: call 0 id: "call_adiD1' in header
+        text = "\n".join(rendered(view))
+        assert "OUTCOME under accept-identity · 3 differences" in text
+        assert "call 0 arguments" in text and "usage" in text
+        assert "CALLS · identity evolution" in text and "1 of 1 differ" in text
+        assert "erasures" in text and 'erased id by "" on delta 2 (line 3)' in text
+        assert "EVENTS · payloads aligned on content · 4 of 5 rows differ" in text
+        assert "⇇ merged" in text and "▶ only B" in text and "different content" in text
+        assert 'model: "gpt-4.1-mini-2025-04-14" vs "qwen3-max"' in text
+        # The cursor starts on the first difference; n walks to the next ones.
+        assert "call 0 id" in rendered(view, range(view.cursor, view.cursor + 1))[0]
+        await pilot.press("n", "n", "n")
+        assert "call 0 arguments" not in rendered(view, range(view.cursor, view.cursor + 1))[0]
+        await pilot.press("N")
+        # b: judged under the old translator instead; the calls show its identity.
+        await pilot.press("b")
+        assert 'outcome differs under assign-always: call 0 id: "call_adiD1' in _header(app)
+        assert 'vs ""' in _header(app)
+        text = "\n".join(rendered(view))
+        assert "OUTCOME under assign-always" in text
+        assert "in force under assign-always" in text
+        await pilot.press("b")
+        assert "under accept-identity" in _header(app)
+        # c copies the row under the cursor; s goes to the next section.
+        await pilot.press("s")
+        await pilot.press("c")
+        assert app.clipboard
+
+        # m on another trace moves the mark there; on the marked one, unmarks it.
+        await pilot.press("m")
+        assert app.marked == b
+        await pilot.press("m")
+        assert app.marked is None
+        # The palette marks too.
+        provider = ReplayCommands(app.screen)
+        hits = [hit async for hit in provider.search("mark")]
+        best = max(hits, key=lambda h: h.score)
+        assert best.text is not None and best.text.startswith("Mark")
+        best.command()
+        await pilot.pause()
+        assert app.marked == b
+
+
+async def test_identical_runs_collapse_and_expand(tmp_path: Path) -> None:
+    """One argument fragment changed in a long stream: the rest folds into runs."""
+    lines = AZURE.read_text().splitlines(keepends=True)
+    (tmp_path / "a.sse").write_text("".join(lines))
+    changed = []
+    done = False
+    for line in lines:
+        if not done and line.startswith("data: {") and '"arguments":"' in line:
+            chunk = json.loads(line[6:])
+            call = chunk["choices"][0]["delta"]["tool_calls"][0]
+            if call["function"].get("arguments") and not call.get("id"):
+                call["function"]["arguments"] = call["function"]["arguments"].upper() + "!"
+                line = "data: " + json.dumps(chunk) + "\n"
+                done = True
+        changed.append(line)
+    assert done
+    (tmp_path / "b.sse").write_text("".join(changed))
+    app = make_app([str(tmp_path)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.choose_trace("a.sse")
+        await settle(app, pilot)
+        await pilot.press("m")
+        app.choose_trace("b.sse")
+        await settle(app, pilot)
+        await pilot.press("5")
+        await settle(app, pilot)
+        view = app.compare_pane.view
+        model = view.model
+        assert model is not None and model.event_runs
+        text = "\n".join(rendered(view))
+        assert "identical payloads" in text and "identical deltas" in text
+        assert "call 0 arguments" in _header(app)
+        # enter on a collapsed run expands it, enter inside it folds it again.
+        run_row = next(i for i, e in enumerate(model.display) if e[0] == EV_RUN)
+        before = len(model.display)
+        view.move_cursor(run_row)
+        await pilot.press("enter")
+        assert len(model.display) > before
+        assert model.display[view.cursor][0] == EV_ROW
+        await pilot.press("enter")
+        assert len(model.display) == before
+        # z expands every run; again folds them all.
+        await pilot.press("z")
+        assert not any(e[0] == EV_RUN for e in model.display)
+        assert sum(1 for e in model.display if e[0] == CALL_ROW) == sum(
+            len(c.rows) for c in model.diff.calls
+        )
+        await pilot.press("z")
+        assert len(model.display) == before
+        # A click on a run expands it too.
+        run_row = next(i for i, e in enumerate(model.display) if e[0] == EV_RUN)
+        view.scroll_to(y=run_row, animate=False, immediate=True)
+        await pilot.pause()
+        await pilot.click("#compare-view", offset=(10, run_row - int(view.scroll_y)))
+        assert len(model.display) > before
+
+
+async def test_the_new_keys_have_ids_and_are_in_the_help_and_the_palette() -> None:
+    from textual.binding import Binding
+
+    from replay_tui.tui.screens.help import HelpScreen
+    from replay_tui.tui.widgets.clients_view import ClientsMatrix
+    from replay_tui.tui.widgets.compare_view import CompareView
+
+    app = make_app([str(AZURE)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        text = str(app.screen.query_one("Static").render())
+        ids = ["view-clients", "view-compare", "mark-trace"]
+        for cls in (ClientsMatrix, CompareView):
+            for binding in cls.BINDINGS:
+                assert isinstance(binding, Binding) and binding.id
+                ids.append(binding.id)
+        for binding_id in ids:
+            assert binding_id in text
+        await pilot.press("escape")
+        names = {name for name, _, _ in ReplayCommands(app.screen)._actions()}
+        assert {
+            "Show clients",
+            "Mark trace for comparison",
+            "Compare with the marked trace",
+            "Compare under the other behavior",
+        } <= names
