@@ -61,8 +61,10 @@ def measure(_trace: Path | None = None, runs: int = 10) -> tuple[float, float]:
     added, changed = asyncio.run(_rounds(max(runs, 5)))
     a, c = statistics.median(added), statistics.median(changed)
     print(f"  new file on screen     median {a * 1000:.0f} ms   max {max(added) * 1000:.0f} ms")
-    print(f"  changed file re-judged median {c * 1000:.0f} ms   max {max(changed) * 1000:.0f} ms"
-          "   (budget: 300 ms)")
+    print(
+        f"  changed file re-judged median {c * 1000:.0f} ms   max {max(changed) * 1000:.0f} ms"
+        "   (budget: 300 ms)"
+    )
     return a, c
 
 

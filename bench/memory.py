@@ -50,7 +50,7 @@ def _peak_rss() -> int:
 
 
 def _load(path: Path, mode: str) -> Any:
-    from replay_tui.core.trace import Form, Source, TraceBuilder, load_trace
+    from replay_tui.core.trace import Form, Source, load_trace
 
     source = Source(path, path.name, Form.SSE)
     if mode == "whole":

@@ -54,10 +54,14 @@ def check_vs_bare(trace: Path, runs: int) -> tuple[float, float, float]:
         [py, "-m", "replay_tui.cli", "check", str(trace)],
     )
     print(f"  bare msgspec decode   median {statistics.median(bare):.3f} s   min {min(bare):.3f} s")
-    print(f"  replay-tui check      median {statistics.median(check):.3f} s   min {min(check):.3f} s")
+    print(
+        f"  replay-tui check      median {statistics.median(check):.3f} s   min {min(check):.3f} s"
+    )
     ratio = statistics.median(check) / statistics.median(bare)
-    print(f"  ratio                 {ratio:.2f}x median, {min(check) / min(bare):.2f}x min"
-          "   (budget: 2x)")
+    print(
+        f"  ratio                 {ratio:.2f}x median, {min(check) / min(bare):.2f}x min"
+        "   (budget: 2x)"
+    )
     return statistics.median(bare), statistics.median(check), ratio
 
 
@@ -83,11 +87,15 @@ def live_reload(_trace: Path, runs: int) -> object:
     return measure(None, max(runs, 10))
 
 
-EXTRA.append(("live reload, from a write to the list (headless TUI watching a folder)", live_reload))
+EXTRA.append(
+    ("live reload, from a write to the list (headless TUI watching a folder)", live_reload)
+)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--deltas", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
