@@ -134,7 +134,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 ),
             )
             add_arguments(record)
-            return record_run(record.parse_args(rest))
+            parsed = record.parse_args(rest)
+            if parsed.tui:
+                return _record_tui(parsed)
+            return record_run(parsed)
         return _tui(_tui_parser().parse_args(args))
     except UsageError as exc:
         _error(str(exc))
@@ -354,6 +357,22 @@ def _chunk_text(line: int | None, chunk: Chunk) -> str:
 def _short_json(value: Any) -> str:
     text = jsontext.dumps(value)
     return text if len(text) <= 200 else text[:199] + "…"
+
+
+def _record_tui(ns: argparse.Namespace) -> int:
+    """``record --tui``: the TUI on the output folder, the recorder running inside it."""
+    from .record import RecorderError
+    from .record.cli import recorder_from_args
+
+    try:
+        recorder = recorder_from_args(ns)
+    except RecorderError as exc:
+        _error(str(exc))
+        return EXIT_ERROR
+    from .tui.app import run_app
+
+    code: int = run_app([str(recorder.out_dir)], watch=True, recorder=recorder)
+    return code
 
 
 def _tui(ns: argparse.Namespace) -> int:

@@ -7,11 +7,12 @@ the factory the CLI and the tests share.
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -51,6 +52,11 @@ from .widgets.key_hints import KeyHints
 from .widgets.line_view import LineView
 from .widgets.raw_view import RawModel, RawView, build_raw_model
 from .widgets.trace_list import TraceList, TraceTree
+
+if TYPE_CHECKING:
+    import logging
+
+    from ..record import Recorder
 
 __all__ = ["ReplayApp", "make_app", "run_app"]
 
@@ -184,8 +190,14 @@ class ReplayApp(App[int]):
         watch: bool = False,
         keymap: dict[str, str] | None = None,
         first_slice: int | None = None,
+        recorder: Recorder | None = None,
     ) -> None:
         super().__init__()
+        self.recorder = recorder
+        """``record --tui``: the recording proxy, run in this app's event loop."""
+        self.fatal: str | None = None
+        """Why the app exited at once (the recorder could not start), for the CLI to say."""
+        self._record_log: tuple[logging.Logger, logging.Handler, bool] | None = None
         self.paths = [str(p) for p in paths] or ["."]
         self.watching = watch
         self.live = LiveReload(self, self.paths) if watch else None
@@ -247,7 +259,42 @@ class ReplayApp(App[int]):
                 yield self.details
         yield KeyHints()
 
+    async def on_load(self) -> None:
+        # Before the terminal is taken over: a busy port exits with one line, no broken screen.
+        if self.recorder is None:
+            return
+        import logging
+
+        from ..record import RecorderError
+        from .recording import RECORD_LOGGER, ToastHandler
+
+        try:
+            await self.recorder.start()
+        except RecorderError as exc:
+            self.fatal = str(exc)
+            self.exit(2)
+            return
+        logger = logging.getLogger(RECORD_LOGGER)
+        handler = ToastHandler(self)
+        self._record_log = (logger, handler, logger.propagate)
+        logger.addHandler(handler)
+        logger.propagate = False  # its lines would tear the screen
+
+    async def on_unmount(self) -> None:
+        # Stopping the recorder finalizes the captures still being written.
+        if self.recorder is not None:
+            await self.recorder.stop()
+        if self._record_log is not None:
+            logger, handler, propagate = self._record_log
+            logger.removeHandler(handler)
+            logger.propagate = propagate
+            self._record_log = None
+
     def on_mount(self) -> None:
+        if self.recorder is not None and self.fatal is None:
+            from .recording import RecorderStatus
+
+            self.mount(RecorderStatus(self.recorder), after="#main")
         self.progress_bar.display = False
         self.details.show_message("Scanning " + visible(", ".join(self.paths)) + " …")
         self._discover(self.paths)
@@ -767,17 +814,33 @@ class ReplayApp(App[int]):
 
 
 def make_app(
-    paths: Sequence[str], *, watch: bool = False, keymap: dict[str, str] | None = None
+    paths: Sequence[str],
+    *,
+    watch: bool = False,
+    keymap: dict[str, str] | None = None,
+    recorder: Recorder | None = None,
 ) -> ReplayApp:
-    """The app over ``paths``, as the CLI runs it and the tests drive it."""
-    return ReplayApp(paths, watch=watch, keymap=keymap)
+    """The app over ``paths``, as the CLI runs it and the tests drive it.
+
+    With ``recorder`` (``record --tui``), the app starts it before taking the terminal, shows
+    its address and request count on a line at the bottom, and stops it on exit."""
+    return ReplayApp(paths, watch=watch, keymap=keymap, recorder=recorder)
 
 
-def run_app(paths: list[str], watch: bool) -> int:
+def run_app(paths: list[str], watch: bool, recorder: Recorder | None = None) -> int:
     """Run the TUI (called by the CLI); returns the exit status."""
     keymap, problem = load_keymap()
-    app = make_app(paths, watch=watch, keymap=keymap)
+    app = make_app(paths, watch=watch, keymap=keymap, recorder=recorder)
     if problem:
         app.call_later(app.notify, visible(problem), severity="warning", markup=False)
     result = app.run()
+    if app.fatal is not None:
+        print(f"replay-tui: {visible(app.fatal)}", file=sys.stderr)
+        return 2
+    if recorder is not None:
+        print(
+            f"replay-tui: recorder stopped; {recorder.request_count:,} requests, "
+            f"{recorder.capture_count:,} captures in {visible(str(recorder.out_dir))}/",
+            file=sys.stderr,
+        )
     return result if isinstance(result, int) else 0

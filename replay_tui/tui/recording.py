@@ -1,0 +1,103 @@
+"""``replay-tui record … --tui``: the recorder inside the TUI, and what the header says of it.
+
+The recorder runs in the app's own event loop: it starts before the TUI takes the terminal (so
+a busy port or an unwritable folder is one ``replay-tui: …`` line, not a broken screen) and
+stops when the app exits, which finalizes every capture still being written. Its log lines —
+one per capture, and the upstream's failures — would tear the screen if printed: failures
+become notifications, the rest is left to the list, where each new capture appears.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from textual.app import App
+from textual.content import Content
+from textual.widgets import Static
+
+from ..core.visible import visible
+from ..record import Recorder
+
+__all__ = ["RECORD_LOGGER", "RecorderStatus", "ToastHandler"]
+
+RECORD_LOGGER = "replay_tui.record"
+REFRESH = 0.5
+"""Seconds between two looks at the recorder's counters."""
+
+
+class RecorderStatus(Static):
+    """``● REC  127.0.0.1:8787 → upstream · 12 requests · 1 streaming · captures in DIR/``."""
+
+    DEFAULT_CSS = """
+    RecorderStatus {
+        width: 100%;
+        height: 1;
+        padding: 0 1;
+        background: $error 12%;
+        color: $text-muted;
+    }
+    """
+
+    def __init__(self, recorder: Recorder) -> None:
+        super().__init__(id="recorder-status")
+        self.recorder = recorder
+        self._shown: tuple[bool, str, int, int, int] | None = None
+        self._status = Content("")
+
+    def on_mount(self) -> None:
+        self.tooltip = (
+            f"Point the agent's base URL at {self.recorder.url}: every request goes on to "
+            f"{self.recorder.upstream}, and each streamed response is captured into "
+            f"{self.recorder.out_dir}/"
+        )
+        self.refresh_status()
+        self.set_interval(REFRESH, self.refresh_status)
+
+    @property
+    def status_text(self) -> str:
+        """What the line says, as plain text."""
+        return self._status.plain
+
+    def refresh_status(self) -> None:
+        r = self.recorder
+        state = (r.running, r.address, r.request_count, r.active_streams, r.capture_count)
+        if state == self._shown:
+            return
+        self._shown = state
+        running, address, requests, streams, captures = state
+        parts: list[tuple[str, str] | str] = [
+            ("● REC" if running else "○ stopped", "bold $text-error" if running else "bold"),
+            "  ",
+            (visible(address), "bold $text"),
+            " → ",
+            visible(str(r.upstream)),
+            "  ·  ",
+            (f"{requests:,} request{'s' if requests != 1 else ''}", "bold $text"),
+        ]
+        if streams:
+            parts += ["  ·  ", (f"{streams:,} streaming", "bold $text-accent")]
+        parts += [
+            "  ·  ",
+            f"{captures:,} capture{'s' if captures != 1 else ''} in ",
+            visible(str(r.out_dir)) + "/",
+        ]
+        self._status = Content.assemble(*parts)
+        self.update(self._status)
+
+
+class ToastHandler(logging.Handler):
+    """The recorder's warnings (upstream errors, unwritable captures) as notifications."""
+
+    def __init__(self, app: App[Any]) -> None:
+        super().__init__(logging.WARNING)
+        self.app = app
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            message = record.getMessage()
+        except Exception:  # a bad format string must not take the TUI down
+            return
+        self.app.notify(
+            visible(message), title="recorder", severity="warning", timeout=6, markup=False
+        )
