@@ -60,6 +60,20 @@ def scenario(address: str | None, *keys: str) -> Steps:
     return steps
 
 
+def compare(a: str, b: str, *keys: str) -> Steps:
+    """Mark ``a``, open ``b``, show the compare tab, then press ``keys``."""
+
+    async def steps(app: ReplayApp, pilot: Pilot[int]) -> None:
+        await open_trace(app, pilot, a)
+        await pilot.press("m")
+        await open_trace(app, pilot, b)
+        for key in ("5", *keys):
+            await pilot.press(key)
+            await settle(app, pilot)
+
+    return steps
+
+
 SCENARIOS: dict[str, tuple[str, Steps]] = {
     # The first screen on traces/: the first flagged trace selected, its erasing delta marked.
     "calls": ("the calls view on traces/ (first flagged trace)", scenario(None)),
@@ -81,6 +95,14 @@ SCENARIOS: dict[str, tuple[str, Steps]] = {
         scenario("litellm/proxy-curl-i.txt", "3"),
     ),
     "har": ("a HAR entry with its request metadata", scenario("captures/mitmproxy-export.har#5")),
+    "clients": (
+        "the clients view: what each client library makes of the call (details hidden)",
+        scenario("litellm/proxy-curl-i.txt", "4", "d", "down", "down", "down"),
+    ),
+    "compare": (
+        "one request through two gateways compared: outcome, calls, events (details hidden)",
+        compare("captures/mitmproxy-export.har#2", "captures/mitmproxy-export.har#4", "d"),
+    ),
     "filter": ("the list filtered to erasing traces", scenario(None, "v")),
     "help": ("the key reference", scenario(None, "question_mark")),
 }
