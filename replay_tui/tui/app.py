@@ -45,7 +45,8 @@ from .store import TraceStore
 from .widgets.bars import BadgeChip, CountsBar, TraceHeader, trace_summary
 from .widgets.calls_view import CallsModel, CallsView, build_calls_model
 from .widgets.clients_view import ClientsMatrix, ClientsPane
-from .widgets.compare_view import ComparePane, CompareView
+from .widgets.compare_pane import ComparePane
+from .widgets.compare_view import CompareView
 from .widgets.details import Details
 from .widgets.diff_view import DiffModel, DiffView, build_diff_model
 from .widgets.key_hints import KeyHints

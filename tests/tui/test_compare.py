@@ -7,7 +7,7 @@ from pathlib import Path
 
 from replay_tui.tui.app import make_app
 from replay_tui.tui.commands import ReplayCommands
-from replay_tui.tui.widgets.compare_view import CALL_ROW, EV_ROW, EV_RUN
+from replay_tui.tui.widgets.compare_model import CALL_ROW, EV_ROW, EV_RUN
 
 from .conftest import SIZE, TRACES, rendered, settle
 

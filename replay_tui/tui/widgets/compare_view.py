@@ -10,60 +10,50 @@
   ``regrouped`` / ``only A`` / ``only B``; a changed row's differing JSON paths under it.
 
 Runs of identical rows (deltas or payloads) collapse into one row that ``enter`` or a click
-expands. The diff (``replay_tui.core.diff``) and every call's rows are computed in a worker; the
-view renders only the rows on screen, so two 100,000-delta captures scroll like two small ones.
+expands. The rows come from :mod:`.compare_model`, built in a worker by :mod:`.compare_pane`;
+this view renders only the rows on screen, so two 100,000-delta captures scroll like two small
+ones.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
-from textual import on, work
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
-from textual.content import Content
 from textual.message import Message
-from textual.widgets import Static
-from textual.worker import get_current_worker
 
-from ...core.diff import (
-    CallDiff,
-    CallRow,
-    Difference,
-    EventRow,
-    OutcomeDiff,
-    TraceDiff,
-    diff_traces,
-    event_text,
-    render_value,
-)
+from ...core.diff import CallDiff, CallRow, Difference, EventRow, event_text, render_value
 from ...core.identity import DeltaRow
-from ...core.trace import Source, Trace, load_trace
 from ...core.translator import Behavior
 from ...core.visible import visible
 from ...core.wire import describe_value
 from ..cells import cell_len, fit, middle_fit, show_value
+from .compare_model import (
+    BLANK,
+    CALL_DIFF,
+    CALL_HEAD,
+    CALL_ROW,
+    CALL_RUN,
+    CALL_TITLE,
+    EV_FIELDS,
+    EV_HEAD,
+    EV_ROW,
+    EV_RUN,
+    EVENTS,
+    NOTE,
+    OUT_DIFF,
+    OUT_HEAD,
+    OUT_SAME,
+    SECTION,
+    CompareModel,
+    Entry,
+    nearest,
+)
 from .line_view import LineView, Row
 
-__all__ = ["CompareModel", "ComparePane", "CompareView", "build_compare_model"]
-
-MIN_RUN = 3
-"""Identical rows in a run of at least this many collapse."""
-
-# Display row kinds: each display row is ``(kind, x, y)``.
-SECTION, BLANK, NOTE = 0, 1, 2
-OUT_HEAD, OUT_DIFF, OUT_SAME = 3, 4, 5
-CALL_TITLE, CALL_DIFF, CALL_HEAD, CALL_ROW, CALL_RUN = 6, 7, 8, 9, 10
-EV_HEAD, EV_ROW, EV_FIELDS, EV_RUN = 11, 12, 13, 14
-Entry = tuple[int, int, int]
-
-SECTIONS = ("outcome", "calls", "events")
-EVENTS = -1
-"""The key of the events section in ``CompareModel.expanded`` (calls use their number)."""
+__all__ = ["CompareView"]
 
 STATUS = {
     "same": ("  same", "compare-view--dim"),
@@ -77,209 +67,8 @@ STATUS = {
 STATUS_W = 12
 IN_FORCE = " ┆ "
 """Between what a delta sent and the identity in force after it."""
-NOTHING_MARKED = (
-    "Mark a trace with m (it becomes A), then open another (B): they are compared here —"
-    " the outcome, each call's identity evolution, the payloads."
-)
-
-
-def _runs(same: list[bool]) -> list[tuple[int, int]]:
-    """``[start, end)`` of every run of at least ``MIN_RUN`` identical rows."""
-    runs: list[tuple[int, int]] = []
-    start = None
-    for k, s in enumerate([*same, False]):
-        if s and start is None:
-            start = k
-        elif not s and start is not None:
-            if k - start >= MIN_RUN:
-                runs.append((start, k))
-            start = None
-    return runs
-
-
-@dataclass(slots=True)
-class CompareModel:
-    """Two traces compared, laid out as display rows for the chosen behavior."""
-
-    diff: TraceDiff
-    behavior: Behavior = Behavior.ACCEPT_IDENTITY
-    call_runs: list[list[tuple[int, int]]] = field(default_factory=list)
-    event_runs: list[tuple[int, int]] = field(default_factory=list)
-    expanded: set[tuple[int, int]] = field(default_factory=set)
-    """Expanded runs: ``(call number, run)``, or ``(EVENTS, run)``."""
-    display: list[Entry] = field(default_factory=list)
-    sections: list[int] = field(default_factory=list)
-    """Display row of each section heading."""
-    delta_w: int = 3
-    line_w: int = 4
-    """Widths of the delta and line columns of the call rows."""
-    changed_rows: list[int] = field(default_factory=list)
-    """Per call, how many of its delta rows differ."""
-    events_differ: int = 0
-    """How many event rows differ."""
-    _calls_part: list[Entry] = field(default_factory=list)
-    _events_part: list[Entry] = field(default_factory=list)
-
-    @property
-    def a(self) -> Trace:
-        return self.diff.a
-
-    @property
-    def b(self) -> Trace:
-        return self.diff.b
-
-    @property
-    def outcome(self) -> OutcomeDiff:
-        return self.diff.outcome(self.behavior)
-
-    @property
-    def event_rows(self) -> list[EventRow]:
-        return self.diff.events.rows
-
-    def layout(self, *, calls: bool = True, events: bool = True) -> None:
-        """Recompute the display rows (only the parts that changed)."""
-        if calls:
-            self._calls_part = self._lay_calls()
-        if events:
-            self._events_part = self._lay_events()
-        outcome = self._lay_outcome()
-        self.sections = [0, len(outcome), len(outcome) + len(self._calls_part)]
-        self.display = outcome + self._calls_part + self._events_part
-
-    def _lay_outcome(self) -> list[Entry]:
-        od = self.outcome
-        out: list[Entry] = [(SECTION, 0, 0)]
-        if od.same:
-            out.append((OUT_SAME, 0, 0))
-        else:
-            out.append((OUT_HEAD, 0, 0))
-            out += [(OUT_DIFF, k, 0) for k in range(len(od.differences))]
-        out.append((BLANK, 0, 0))
-        return out
-
-    def _lay_calls(self) -> list[Entry]:
-        out: list[Entry] = [(SECTION, 1, 0)]
-        calls = self.diff.calls
-        if not calls:
-            out.append((NOTE, 0, 0))
-        for c, cd in enumerate(calls):
-            out.append((CALL_TITLE, c, 0))
-            out += [(CALL_DIFF, c, k) for k in range(len(cd.differences))]
-            out.append((CALL_HEAD, c, 0))
-            runs = {start: (k, end) for k, (start, end) in enumerate(self.call_runs[c])}
-            rows = cd.rows
-            i = 0
-            while i < len(rows):
-                run = runs.get(i)
-                if run is not None and (c, run[0]) not in self.expanded:
-                    out.append((CALL_RUN, c, run[0]))
-                    i = run[1]
-                    continue
-                out.append((CALL_ROW, c, i))
-                i += 1
-            out.append((BLANK, 0, 0))
-        return out
-
-    def _lay_events(self) -> list[Entry]:
-        out: list[Entry] = [(SECTION, 2, 0), (EV_HEAD, 0, 0)]
-        rows = self.event_rows
-        runs = {start: (k, end) for k, (start, end) in enumerate(self.event_runs)}
-        i = 0
-        while i < len(rows):
-            run = runs.get(i)
-            if run is not None and (EVENTS, run[0]) not in self.expanded:
-                out.append((EV_RUN, run[0], 0))
-                i = run[1]
-                continue
-            row = rows[i]
-            lines = 1 if row.kind == "comment" else max(len(row.a), len(row.b), 1)
-            out += [(EV_ROW, i, sub) for sub in range(lines)]
-            if row.status == "changed":
-                out.append((EV_FIELDS, i, 0))
-            i += 1
-        return out
-
-    def run_at(self, entry: Entry) -> tuple[int, int] | None:
-        """The ``expanded`` key of the run a display row is, or belongs to (``None``: none)."""
-        kind, x, y = entry
-        if kind == CALL_RUN:
-            return x, y
-        if kind == EV_RUN:
-            return EVENTS, x
-        if kind == CALL_ROW:
-            for k, (s, e) in enumerate(self.call_runs[x]):
-                if s <= y < e:
-                    return x, k
-        if kind == EV_ROW:
-            for k, (s, e) in enumerate(self.event_runs):
-                if s <= x < e:
-                    return EVENTS, k
-        return None
-
-    def is_difference(self, entry: Entry) -> bool:
-        """Rows ``n`` / ``N`` stop at."""
-        kind, x, y = entry
-        if kind in (OUT_DIFF, CALL_DIFF):
-            return True
-        if kind == CALL_ROW:
-            return self.diff.calls[x].rows[y].changed
-        if kind == EV_ROW:
-            return y == 0 and self.event_rows[x].changed
-        return False
-
-
-def build_compare_model(diff: TraceDiff, behavior: Behavior) -> CompareModel:
-    """Lay out ``diff`` (pure, but slow for big traces: run it in a worker)."""
-    for b in Behavior:
-        diff.outcome(b)
-    model = CompareModel(diff, behavior)
-    model.call_runs = [_runs([r.status == "same" for r in cd.rows]) for cd in diff.calls]
-    model.event_runs = _runs([r.status == "same" for r in diff.events.rows])
-    model.changed_rows = [sum(1 for r in cd.rows if r.changed) for cd in diff.calls]
-    model.events_differ = sum(1 for r in diff.events.rows if r.changed)
-    deltas = max((len(c.deltas) for t in (diff.a, diff.b) for c in t.analysis.calls), default=0)
-    lines = max(
-        (c.deltas[-1][1] for t in (diff.a, diff.b) for c in t.analysis.calls if c.deltas), default=0
-    )
-    model.delta_w = max(3, len(f"{deltas:,}"))
-    model.line_w = max(4, len(str(lines)))
-    model.layout()
-    return model
-
-
-# -- the header ------------------------------------------------------------------------------
-
-
-def _verdict_style(verdict: str) -> str:
-    return "bold $text-success" if verdict == "ok" else "bold $text-error"
-
-
-def header_text(model: CompareModel) -> Content:
-    """Three lines: A, B (each with its verdicts), then the outcome headline."""
-    parts: list[tuple[str, str] | str] = []
-    for label, trace in (("A", model.a), ("B", model.b)):
-        parts += [
-            (f" {label} ", "bold reverse $text-accent"),
-            " ",
-            (visible(trace.address), "bold"),
-        ]
-        for behavior in (Behavior.ACCEPT_IDENTITY, Behavior.ASSIGN_ALWAYS):
-            verdict = trace.verdicts[behavior.value]
-            parts += [(f"   {behavior.value} ", "$text-muted"), (verdict, _verdict_style(verdict))]
-        parts.append("\n")
-    od = model.outcome
-    parts += [
-        ("✓ " if od.same else "✗ ", "bold $text-success" if od.same else "bold $text-error"),
-        (visible(od.headline()), "bold $text-success" if od.same else "bold $text-error"),
-    ]
-    return Content.assemble(*parts)
-
 
 # -- the view --------------------------------------------------------------------------------
-
-
-def _side_value(value: Any) -> str:
-    return show_value(value)
 
 
 class CompareView(LineView):
@@ -871,7 +660,7 @@ class CompareView(LineView):
         events = part == EVENTS
         model.layout(calls=not events, events=events)
         self.set_shape(len(model.display), self.size.width)
-        target = _nearest(model, entry)
+        target = nearest(model, entry)
         self.move_cursor(target, user=False)
 
     def action_toggle_all_runs(self) -> None:
@@ -945,179 +734,3 @@ def _starts(
     if p - 16 > max(sa, sb):
         sa = sb = p - 16
     return sa, sb, ((p, len(ta) - s), (p, len(tb) - s))
-
-
-def _nearest(model: CompareModel, entry: Entry) -> int:
-    """The display row showing ``entry`` after a relayout (or the run now holding it)."""
-    kind, x, y = entry
-    for i, e in enumerate(model.display):
-        if e == entry:
-            return i
-        if kind == CALL_RUN and e[0] == CALL_ROW and e[1] == x and e[2] == model.call_runs[x][y][0]:
-            return i
-        if kind == EV_RUN and e[0] == EV_ROW and e[1] == model.event_runs[x][0] and e[2] == 0:
-            return i
-        if kind == CALL_ROW and e[0] == CALL_RUN and e[1] == x:
-            s, end = model.call_runs[x][e[2]]
-            if s <= y < end:
-                return i
-        if kind == EV_ROW and e[0] == EV_RUN:
-            s, end = model.event_runs[e[1]]
-            if s <= x < end:
-                return i
-    return 0
-
-
-# -- the pane --------------------------------------------------------------------------------
-
-
-class ComparePane(Vertical):
-    """The header (A, B, the outcome headline) over the three levels; owns the diff worker."""
-
-    DEFAULT_CSS = """
-    ComparePane {
-        height: 100%;
-        & > #compare-header {
-            height: auto;
-            padding: 0 1;
-            background: $boost;
-        }
-        & > CompareView {
-            height: 1fr;
-            scrollbar-size-vertical: 1;
-            scrollbar-size-horizontal: 1;
-        }
-    }
-    """
-
-    class Progress(Message):
-        def __init__(self, token: int, stage: str) -> None:
-            super().__init__()
-            self.token = token
-            self.stage = stage
-
-    class Ready(Message):
-        def __init__(self, token: int, model: CompareModel | None, error: str = "") -> None:
-            super().__init__()
-            self.token = token
-            self.model = model
-            self.error = error
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.header = Static(Content(""), id="compare-header")
-        self.view = CompareView(id="compare-view")
-        self.pair: tuple[object, Trace] | None = None
-        """What is shown (or being computed): A (its trace or source) and B."""
-        self._token = 0
-        self._keep = False
-
-    @property
-    def model(self) -> CompareModel | None:
-        return self.view.model
-
-    def compose(self) -> ComposeResult:
-        yield self.header
-        yield self.view
-
-    def on_mount(self) -> None:
-        self.header.display = False
-        self.show_message(NOTHING_MARKED)
-
-    def show_message(self, text: str) -> None:
-        self.pair = None
-        self._token += 1
-        self.workers.cancel_group(self, "compare")
-        self.header.display = False
-        self.view.show_message(text)
-
-    def show(
-        self,
-        marked: str | None,
-        source_a: Source | None,
-        a: Trace | None,
-        b: Trace,
-        *,
-        partial: bool = False,
-        keep_position: bool = False,
-    ) -> None:
-        """Compare the marked trace with ``b`` (the open one), or say why not."""
-        if marked is None:
-            self.show_message(NOTHING_MARKED)
-        elif source_a is None:
-            self.show_message(f"The marked trace {visible(marked)} is gone: mark another (m).")
-        elif b.address == marked:
-            self.show_message(
-                f"{visible(marked)} is the marked trace (A): open another trace to compare it with."
-            )
-        elif partial:
-            self.show_message(f"Waiting for {visible(b.address)} to finish decoding…")
-        else:
-            self.compare(source_a, a, b, keep_position=keep_position)
-
-    def compare(
-        self, source_a: Source, a: Trace | None, b: Trace, *, keep_position: bool = False
-    ) -> None:
-        """Compare A (loaded from ``source_a`` unless given) with ``b``, unless already shown."""
-        key = a if a is not None else source_a
-        if self.pair is not None and self.pair[0] is key and self.pair[1] is b:
-            return
-        self.pair = (key, b)
-        self._token += 1
-        self._keep = keep_position and self.model is not None
-        self.header.display = False
-        self.view.show_message(f"Comparing {visible(source_a.address)} with {visible(b.address)}…")
-        self._compare(self._token, source_a, a, b, self.view.behavior)
-
-    @work(thread=True, exclusive=True, group="compare", description="compare")
-    def _compare(
-        self, token: int, source_a: Source, a: Trace | None, b: Trace, behavior: Behavior
-    ) -> None:
-        worker = get_current_worker()
-
-        def progress(stage: str) -> None:
-            self.post_message(self.Progress(token, stage))
-
-        if a is None:
-            progress("reading A")
-            try:
-                a = load_trace(source_a)
-            except OSError as exc:
-                reason = exc.strerror or str(exc)
-                self.post_message(
-                    self.Ready(token, None, f"{source_a.address}: cannot read: {reason}")
-                )
-                return
-        diff = diff_traces(a, b, progress=progress)
-        if worker.is_cancelled:
-            return
-        progress("comparing outcomes and calls")
-        model = build_compare_model(diff, behavior)
-        if not worker.is_cancelled:
-            self.post_message(self.Ready(token, model))
-
-    @on(Progress)
-    def _progress(self, message: Progress) -> None:
-        if message.token == self._token:
-            self.view.show_message(f"Comparing… {message.stage}")
-
-    @on(Ready)
-    def _ready(self, message: Ready) -> None:
-        if message.token != self._token:
-            return
-        if message.model is None:
-            self.show_message(visible(message.error))
-            return
-        model = message.model
-        model.behavior = self.view.behavior
-        model.layout(calls=False, events=False)
-        self.view.show(model, keep_position=self._keep)
-        self.header.update(header_text(model))
-        self.header.display = True
-
-    @on(CompareView.BehaviorChanged)
-    def _behavior_changed(self, message: CompareView.BehaviorChanged) -> None:
-        model = self.model
-        if model is not None:
-            self.header.update(header_text(model))
-        self.notify(f"Comparing under {message.behavior.value}", timeout=2, markup=False)

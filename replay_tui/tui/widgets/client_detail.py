@@ -1,0 +1,421 @@
+"""Under the clients matrix: the selected cell in detail.
+
+For a call, what the library hands the application (id, name, pretty-printed arguments — or
+the pieces it split the call into, what it dropped, what it threw) beside what the stream
+meant, differences in red; for the whole-response column, what it raised, the error parts it
+surfaced and every call it handed over. Then how the library assembles calls, in a sentence.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from dataclasses import dataclass
+from itertools import zip_longest
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+
+from ...core.visible import visible
+from ...core.wire import UNSET, describe_value
+from ..cells import cell_len, fit
+from .clients_model import ClientsModel, Piece, call_cell, plain, response_cell
+from .line_view import LineView, Row
+
+if TYPE_CHECKING:
+    from ...core.clients import (
+        AssembledCall,
+        ClientOutcome,
+        MeantCall,
+        Policy,
+    )
+
+__all__ = ["ClientDetail", "DetailLine", "detail_lines"]
+
+MAX_ARG_LINES = 300
+"""Argument lines shown per side (``c`` or ``enter`` on the cell gives them all)."""
+RULE_WRAP = 110
+LABEL_W = 11
+
+
+@dataclass(slots=True)
+class DetailLine:
+    """A full-width line (``left is None``), or a label with what was meant and what was got."""
+
+    pieces: list[Piece]
+    left: list[Piece] | None = None
+    right: list[Piece] | None = None
+
+
+def _value_pieces(value: Any, differs: bool) -> list[Piece]:
+    style = "clients-detail--bad" if differs else "clients-detail--value"
+    if value is UNSET:
+        return [("absent", "clients-detail--dim")]
+    if value is None:
+        return [("null", "clients-detail--null")]
+    return [(visible(describe_value(value)), style)]
+
+
+def _argument_lines(arguments: Any, parsed: Any = UNSET) -> list[str]:
+    """Arguments pretty-printed when they are JSON (as sent otherwise), cut at a limit."""
+    if parsed is not UNSET:
+        try:
+            text = json.dumps(parsed, indent=2, ensure_ascii=False)
+        except (TypeError, ValueError, RecursionError):
+            text = repr(parsed)
+        lines = text.split("\n")
+    elif not isinstance(arguments, str):
+        lines = [describe_value(plain(arguments))]
+    elif not arguments:
+        lines = ['""']
+    else:
+        try:
+            lines = json.dumps(json.loads(arguments), indent=2, ensure_ascii=False).split("\n")
+        except (ValueError, RecursionError):
+            lines = [arguments[i : i + 80] for i in range(0, len(arguments), 80)]
+    if len(lines) > MAX_ARG_LINES:
+        rest = len(lines) - MAX_ARG_LINES
+        lines = [*lines[:MAX_ARG_LINES], f"… {rest:,} more lines (c copies them all)"]
+    return [visible(line) for line in lines]
+
+
+def _same_arguments(got: AssembledCall, meant: MeantCall) -> bool:
+    if got.parsed is not UNSET:
+        try:
+            return bool(got.parsed == (json.loads(meant.arguments) if meant.arguments else {}))
+        except ValueError:
+            return False
+    return got.arguments == meant.arguments or (
+        got.arguments in ("", "{}", None) and meant.arguments in ("", "{}")
+    )
+
+
+Side = list[tuple[str, list[Piece]]]
+"""Rows of one side: a label (for the label column) and the value pieces."""
+
+
+def _meant_side(m: MeantCall) -> Side:
+    rows: Side = [
+        (
+            "id",
+            _value_pieces(m.id, False)
+            + ([("  (never sent)", "clients-detail--dim")] if m.id is UNSET else []),
+        ),
+        ("name", _value_pieces(m.name, False)),
+    ]
+    for n, line in enumerate(_argument_lines(m.arguments)):
+        rows.append(("arguments" if n == 0 else "", [(line, "clients-detail--value")]))
+    return rows
+
+
+def _paired(left: Side, right: Side) -> list[DetailLine]:
+    out: list[DetailLine] = []
+    for a, b in zip_longest(left, right):
+        label = (a[0] if a else "") or (b[0] if b else "")
+        out.append(
+            DetailLine([(label, "clients-detail--label")], a[1] if a else [], b[1] if b else [])
+        )
+    return out
+
+
+def detail_lines(
+    model: ClientsModel | None, policy: Policy | None, column: int
+) -> list[DetailLine]:
+    """The selected cell in words and side by side (empty: nothing selected)."""
+    if model is None or policy is None:
+        return []
+    kind = "client library" if policy.kind == "library" else "rejected design"
+    about = [
+        DetailLine([]),
+        DetailLine(
+            [
+                (visible(policy.library), "clients-detail--label"),
+                (f" · {kind} · how it assembles calls:", "clients-detail--label"),
+            ]
+        ),
+    ]
+    about += [
+        DetailLine([("  " + visible(line), "clients-detail--dim")])
+        for line in textwrap.wrap(policy.rule, RULE_WRAP)
+    ]
+    outcome = model.outcomes.get(policy.key)
+    title: list[Piece] = [(visible(policy.key), "clients-detail--title")]
+    if outcome is None:
+        return [DetailLine([*title, ("  assessing…", "clients-detail--dim")]), *about]
+    if column >= len(model.meant):
+        return _response_lines(model, policy, outcome) + about
+    call = outcome.calls[column]
+    m = call.meant
+    text, name = call_cell(call)
+    title += [
+        (f" · call {visible(describe_value(m.wire_index))} · ", "clients-detail--dim"),
+        (text, name.replace("clients-matrix", "clients-detail")),
+    ]
+    out = [
+        DetailLine(title),
+        DetailLine(
+            [("", "")],
+            [(f"what the stream meant (line {m.line})", "clients-detail--heading")],
+            [(f"what {visible(policy.key)} hands the application", "clients-detail--heading")],
+        ),
+    ]
+    raised = outcome.assembly.raised
+    if not call.delivered and raised is not None:
+        where_line = (
+            f"while reading line {raised.line}"
+            if raised.line is not None
+            else "at the end of the stream"
+        )
+        right: Side = [
+            ("", [(visible(f"✗ {raised.verb} {raised}"), "clients-detail--bad")]),
+            ("", [(where_line, "clients-detail--dim")]),
+            ("", [("the application gets no tool call at all", "clients-detail--dim")]),
+        ]
+        return out + _paired(_meant_side(m), right) + about
+    if call.got:
+        valid = [c for c in call.got if not c.invalid]
+        if not valid and call.dropped is None:
+            out.append(_right_only([("✗ dropped", "clients-detail--bad")]))
+        for n, got in enumerate(call.got):
+            if len(call.got) > 1:
+                piece = f"piece {n + 1} of {len(call.got)}"
+                out.append(_right_only([(piece, "clients-detail--heading")]))
+            if got.invalid:
+                out.append(
+                    _right_only([("set aside as invalid_tool_calls", "clients-detail--bad")])
+                )
+            out += _field_rows(m, n == 0, _got_fields(got, m))
+        return out + about
+    reason = call.dropped.reason if call.dropped is not None else "never assembled"
+    out.append(_right_only([(visible(f"✗ dropped: {reason}"), "clients-detail--bad")]))
+    d = call.dropped
+    if d is None:
+        return out + _paired(_meant_side(m), []) + about
+    out.append(_right_only([("what it had assembled before dropping it:", "clients-detail--dim")]))
+    dim = "clients-detail--dim"
+    fields = (
+        [(visible(describe_value(d.id)), dim)],
+        [(visible(describe_value(d.name)), dim)],
+        [[(line, dim)] for line in _argument_lines(d.arguments)],
+    )
+    return out + _field_rows(m, True, fields) + about
+
+
+Fields = tuple[list[Piece], list[Piece], list[list[Piece]]]
+"""One call's id, name and argument lines, as pieces."""
+
+
+def _right_only(pieces: list[Piece]) -> DetailLine:
+    return DetailLine([("", "")], [], pieces)
+
+
+def _field_rows(m: MeantCall, beside: bool, got: Fields) -> list[DetailLine]:
+    """id, name and arguments, the meant value (when ``beside``) left of what was got."""
+    meant = _meant_side(m) if beside else []
+    left_id = meant[0][1] if meant else []
+    left_name = meant[1][1] if meant else []
+    left_args = [pieces for _, pieces in meant[2:]]
+    label = "clients-detail--label"
+    rows = [
+        DetailLine([("id", label)], left_id, got[0]),
+        DetailLine([("name", label)], left_name, got[1]),
+    ]
+    for k, (a, b) in enumerate(zip_longest(left_args, got[2])):
+        rows.append(DetailLine([("arguments" if k == 0 else "", label)], a or [], b or []))
+    return rows
+
+
+def _got_fields(call: AssembledCall, meant: MeantCall) -> Fields:
+    id_differs = not (call.id == meant.id and type(call.id) is type(meant.id)) or call.id_generated
+    name_differs = not (call.name == meant.name and type(call.name) is type(meant.name))
+    id_pieces = _value_pieces(call.id, id_differs)
+    if call.id_generated:
+        id_pieces.append(("  (made up by the library)", "clients-detail--dim"))
+    args_style = "clients-detail--value" if _same_arguments(call, meant) else "clients-detail--bad"
+    args = [[(line, args_style)] for line in _argument_lines(call.arguments, call.parsed)]
+    return id_pieces, _value_pieces(call.name, name_differs), args
+
+
+def _response_lines(
+    model: ClientsModel, policy: Policy, outcome: ClientOutcome
+) -> list[DetailLine]:
+    a = outcome.assembly
+    verdict = response_cell(outcome)
+    out = [
+        DetailLine(
+            [
+                (visible(policy.key), "clients-detail--title"),
+                (" · whole response · ", "clients-detail--dim"),
+                (verdict[0], verdict[1].replace("clients-matrix", "clients-detail")),
+            ]
+        ),
+        DetailLine(
+            [
+                ("outcome  ", "clients-detail--label"),
+                (visible(outcome.outcome), "clients-detail--value"),
+            ]
+        ),
+    ]
+    if a.raised is not None:
+        where = (
+            f"while reading line {a.raised.line}"
+            if a.raised.line is not None
+            else "at the end of the stream"
+        )
+        out.append(
+            DetailLine(
+                [
+                    (f"{a.raised.verb:<9}", "clients-detail--label"),
+                    (visible(str(a.raised)), "clients-detail--bad"),
+                    (f"  {where}; the application gets no tool call at all", "clients-detail--dim"),
+                ]
+            )
+        )
+    for err in a.error_parts:
+        line = f"line {err.line}" if err.line is not None else "at the end"
+        out.append(
+            DetailLine(
+                [
+                    ("error part ", "clients-detail--label"),
+                    (visible(str(err)), "clients-detail--bad"),
+                    (f"  ({line}; the stream goes on)", "clients-detail--dim"),
+                ]
+            )
+        )
+    n = len(a.calls)
+    out.append(
+        DetailLine(
+            [(f"hands over {n} call{'s' if n != 1 else ''}", "clients-detail--heading")]
+            + (
+                []
+                if n or a.raised
+                else [("  (the stream meant " + str(len(model.meant)) + ")", "clients-detail--dim")]
+            )
+        )
+    )
+    extra = {id(c) for c in outcome.extra}
+    for c in a.calls:
+        pieces: list[Piece] = [
+            ("  " + visible(f"call {describe_value(c.wire_index)}"), "clients-detail--label"),
+            ("  id ", "clients-detail--dim"),
+            *_value_pieces(c.id, False),
+            ("  name ", "clients-detail--dim"),
+            *_value_pieces(c.name, False),
+        ]
+        if id(c) in extra:
+            pieces.append(("  ✗ extra: the stream meant no such call", "clients-detail--bad"))
+        if c.invalid:
+            pieces.append(("  (invalid_tool_calls)", "clients-detail--bad"))
+        out.append(DetailLine(pieces))
+    for d in a.dropped:
+        out.append(
+            DetailLine(
+                [
+                    (
+                        "  " + visible(f"call {describe_value(d.wire_index)}"),
+                        "clients-detail--label",
+                    ),
+                    (visible(f"  ✗ dropped: {d.reason}"), "clients-detail--bad"),
+                ]
+            )
+        )
+    return out
+
+
+class ClientDetail(LineView):
+    """The selected cell: meant on the left, what the library hands over on the right."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = LineView.COMPONENT_CLASSES | {
+        "clients-detail--title",
+        "clients-detail--heading",
+        "clients-detail--label",
+        "clients-detail--dim",
+        "clients-detail--value",
+        "clients-detail--null",
+        "clients-detail--ok",
+        "clients-detail--bad",
+    }
+
+    DEFAULT_CSS = """
+    ClientDetail {
+        height: 1fr;
+        min-height: 6;
+        border-top: hkey $foreground 10%;
+        scrollbar-size-vertical: 1;
+        scrollbar-size-horizontal: 1;
+        & > .clients-detail--title { color: $text; text-style: bold; }
+        & > .clients-detail--heading { color: $text-primary; text-style: bold; }
+        & > .clients-detail--label { color: $text-muted; }
+        & > .clients-detail--dim { color: $text-muted; }
+        & > .clients-detail--value { color: $text-success; }
+        & > .clients-detail--null { color: $text-secondary; text-style: italic; }
+        & > .clients-detail--ok { color: $text-success; text-style: bold; }
+        & > .clients-detail--bad { color: $text-error; text-style: bold; }
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.lines: list[DetailLine] = []
+
+    def show(self, lines: list[DetailLine]) -> None:
+        self.lines = lines
+        self.set_shape(len(lines), self.size.width)
+        self.scroll_to(0, 0, animate=False, immediate=True)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_shape(len(self.lines), self.size.width)
+
+    def is_selectable(self, index: int) -> bool:
+        return False
+
+    def action_cursor_down(self) -> None:
+        self.scroll_to(y=self.scroll_offset.y + 1, animate=False, immediate=True)
+
+    def action_cursor_up(self) -> None:
+        self.scroll_to(y=max(0, self.scroll_offset.y - 1), animate=False, immediate=True)
+
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(name, partial=True) if name else Style()
+
+    def _segments(self, pieces: list[Piece], width: int | None = None) -> list[Segment]:
+        out: list[Segment] = []
+        used = 0
+        for text, name in pieces:
+            if width is not None:
+                room = width - used
+                if room <= 0:
+                    break
+                if cell_len(text) > room:
+                    text = fit(text, room)
+            out.append(Segment(text, self._style(name)))
+            used += cell_len(text)
+        if width is not None and used < width:
+            out.append(Segment(" " * (width - used)))
+        return out
+
+    def render_row(self, index: int) -> Row:
+        line = self.lines[index]
+        if line.left is None:
+            return [Segment(" "), *self._segments(line.pieces)], Style()
+        width = max(self.size.width - 2, 40)
+        half = (width - LABEL_W - 3) // 2
+        segs = [Segment(" "), *self._segments(line.pieces, LABEL_W)]
+        segs += self._segments(line.left, half)
+        segs.append(Segment(" │ ", self._style("clients-detail--dim")))
+        segs += self._segments(line.right or [], width - LABEL_W - 3 - half)
+        return segs, Style()
+
+    def plain(self) -> str:
+        """The detail as text (what ``c`` copies from here)."""
+        out = []
+        for line in self.lines:
+            text = "".join(t for t, _ in line.pieces)
+            if line.left is not None:
+                left = "".join(t for t, _ in line.left)
+                right = "".join(t for t, _ in line.right or [])
+                text = f"{text:<{LABEL_W}}{left}  |  {right}"
+            out.append(text.rstrip())
+        return "\n".join(out)

@@ -1,0 +1,217 @@
+"""What the compare view shows: two traces' diff laid out as display rows.
+
+A :class:`~replay_tui.core.diff.TraceDiff` has three levels; the model flattens them into one
+list of ``(kind, x, y)`` rows — section headings, outcome differences, each call's differences
+and delta rows, event rows (a split or merged row takes one line per payload, a changed row a
+second line for its differing fields) — with runs of identical rows folded unless expanded.
+Laying out 100,000-row diffs costs tens of milliseconds, so folding and unfolding re-lays only
+the level that changed; the first layout, with every call's rows, is built in a worker.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ...core.diff import EventRow, OutcomeDiff, TraceDiff
+from ...core.trace import Trace
+from ...core.translator import Behavior
+
+__all__ = ["CompareModel", "build_compare_model", "nearest"]
+
+MIN_RUN = 3
+"""Identical rows in a run of at least this many collapse."""
+
+# Display row kinds: each display row is ``(kind, x, y)``.
+SECTION, BLANK, NOTE = 0, 1, 2
+OUT_HEAD, OUT_DIFF, OUT_SAME = 3, 4, 5
+CALL_TITLE, CALL_DIFF, CALL_HEAD, CALL_ROW, CALL_RUN = 6, 7, 8, 9, 10
+EV_HEAD, EV_ROW, EV_FIELDS, EV_RUN = 11, 12, 13, 14
+Entry = tuple[int, int, int]
+
+EVENTS = -1
+"""The key of the events section in ``CompareModel.expanded`` (calls use their number)."""
+
+
+def _runs(same: list[bool]) -> list[tuple[int, int]]:
+    """``[start, end)`` of every run of at least ``MIN_RUN`` identical rows."""
+    runs: list[tuple[int, int]] = []
+    start = None
+    for k, s in enumerate([*same, False]):
+        if s and start is None:
+            start = k
+        elif not s and start is not None:
+            if k - start >= MIN_RUN:
+                runs.append((start, k))
+            start = None
+    return runs
+
+
+@dataclass(slots=True)
+class CompareModel:
+    """Two traces compared, laid out as display rows for the chosen behavior."""
+
+    diff: TraceDiff
+    behavior: Behavior = Behavior.ACCEPT_IDENTITY
+    call_runs: list[list[tuple[int, int]]] = field(default_factory=list)
+    event_runs: list[tuple[int, int]] = field(default_factory=list)
+    expanded: set[tuple[int, int]] = field(default_factory=set)
+    """Expanded runs: ``(call number, run)``, or ``(EVENTS, run)``."""
+    display: list[Entry] = field(default_factory=list)
+    sections: list[int] = field(default_factory=list)
+    """Display row of each section heading."""
+    delta_w: int = 3
+    line_w: int = 4
+    """Widths of the delta and line columns of the call rows."""
+    changed_rows: list[int] = field(default_factory=list)
+    """Per call, how many of its delta rows differ."""
+    events_differ: int = 0
+    """How many event rows differ."""
+    _calls_part: list[Entry] = field(default_factory=list)
+    _events_part: list[Entry] = field(default_factory=list)
+
+    @property
+    def a(self) -> Trace:
+        return self.diff.a
+
+    @property
+    def b(self) -> Trace:
+        return self.diff.b
+
+    @property
+    def outcome(self) -> OutcomeDiff:
+        return self.diff.outcome(self.behavior)
+
+    @property
+    def event_rows(self) -> list[EventRow]:
+        return self.diff.events.rows
+
+    def layout(self, *, calls: bool = True, events: bool = True) -> None:
+        """Recompute the display rows (only the parts that changed)."""
+        if calls:
+            self._calls_part = self._lay_calls()
+        if events:
+            self._events_part = self._lay_events()
+        outcome = self._lay_outcome()
+        self.sections = [0, len(outcome), len(outcome) + len(self._calls_part)]
+        self.display = outcome + self._calls_part + self._events_part
+
+    def _lay_outcome(self) -> list[Entry]:
+        od = self.outcome
+        out: list[Entry] = [(SECTION, 0, 0)]
+        if od.same:
+            out.append((OUT_SAME, 0, 0))
+        else:
+            out.append((OUT_HEAD, 0, 0))
+            out += [(OUT_DIFF, k, 0) for k in range(len(od.differences))]
+        out.append((BLANK, 0, 0))
+        return out
+
+    def _lay_calls(self) -> list[Entry]:
+        out: list[Entry] = [(SECTION, 1, 0)]
+        calls = self.diff.calls
+        if not calls:
+            out.append((NOTE, 0, 0))
+        for c, cd in enumerate(calls):
+            out.append((CALL_TITLE, c, 0))
+            out += [(CALL_DIFF, c, k) for k in range(len(cd.differences))]
+            out.append((CALL_HEAD, c, 0))
+            runs = {start: (k, end) for k, (start, end) in enumerate(self.call_runs[c])}
+            rows = cd.rows
+            i = 0
+            while i < len(rows):
+                run = runs.get(i)
+                if run is not None and (c, run[0]) not in self.expanded:
+                    out.append((CALL_RUN, c, run[0]))
+                    i = run[1]
+                    continue
+                out.append((CALL_ROW, c, i))
+                i += 1
+            out.append((BLANK, 0, 0))
+        return out
+
+    def _lay_events(self) -> list[Entry]:
+        out: list[Entry] = [(SECTION, 2, 0), (EV_HEAD, 0, 0)]
+        rows = self.event_rows
+        runs = {start: (k, end) for k, (start, end) in enumerate(self.event_runs)}
+        i = 0
+        while i < len(rows):
+            run = runs.get(i)
+            if run is not None and (EVENTS, run[0]) not in self.expanded:
+                out.append((EV_RUN, run[0], 0))
+                i = run[1]
+                continue
+            row = rows[i]
+            lines = 1 if row.kind == "comment" else max(len(row.a), len(row.b), 1)
+            out += [(EV_ROW, i, sub) for sub in range(lines)]
+            if row.status == "changed":
+                out.append((EV_FIELDS, i, 0))
+            i += 1
+        return out
+
+    def run_at(self, entry: Entry) -> tuple[int, int] | None:
+        """The ``expanded`` key of the run a display row is, or belongs to (``None``: none)."""
+        kind, x, y = entry
+        if kind == CALL_RUN:
+            return x, y
+        if kind == EV_RUN:
+            return EVENTS, x
+        if kind == CALL_ROW:
+            for k, (s, e) in enumerate(self.call_runs[x]):
+                if s <= y < e:
+                    return x, k
+        if kind == EV_ROW:
+            for k, (s, e) in enumerate(self.event_runs):
+                if s <= x < e:
+                    return EVENTS, k
+        return None
+
+    def is_difference(self, entry: Entry) -> bool:
+        """Rows ``n`` / ``N`` stop at."""
+        kind, x, y = entry
+        if kind in (OUT_DIFF, CALL_DIFF):
+            return True
+        if kind == CALL_ROW:
+            return self.diff.calls[x].rows[y].changed
+        if kind == EV_ROW:
+            return y == 0 and self.event_rows[x].changed
+        return False
+
+
+def build_compare_model(diff: TraceDiff, behavior: Behavior) -> CompareModel:
+    """Lay out ``diff`` (pure, but slow for big traces: run it in a worker)."""
+    for b in Behavior:
+        diff.outcome(b)
+    model = CompareModel(diff, behavior)
+    model.call_runs = [_runs([r.status == "same" for r in cd.rows]) for cd in diff.calls]
+    model.event_runs = _runs([r.status == "same" for r in diff.events.rows])
+    model.changed_rows = [sum(1 for r in cd.rows if r.changed) for cd in diff.calls]
+    model.events_differ = sum(1 for r in diff.events.rows if r.changed)
+    deltas = max((len(c.deltas) for t in (diff.a, diff.b) for c in t.analysis.calls), default=0)
+    lines = max(
+        (c.deltas[-1][1] for t in (diff.a, diff.b) for c in t.analysis.calls if c.deltas), default=0
+    )
+    model.delta_w = max(3, len(f"{deltas:,}"))
+    model.line_w = max(4, len(str(lines)))
+    model.layout()
+    return model
+
+
+def nearest(model: CompareModel, entry: Entry) -> int:
+    """The display row showing ``entry`` after a relayout (or the run now holding it)."""
+    kind, x, y = entry
+    for i, e in enumerate(model.display):
+        if e == entry:
+            return i
+        if kind == CALL_RUN and e[0] == CALL_ROW and e[1] == x and e[2] == model.call_runs[x][y][0]:
+            return i
+        if kind == EV_RUN and e[0] == EV_ROW and e[1] == model.event_runs[x][0] and e[2] == 0:
+            return i
+        if kind == CALL_ROW and e[0] == CALL_RUN and e[1] == x:
+            s, end = model.call_runs[x][e[2]]
+            if s <= y < end:
+                return i
+        if kind == EV_ROW and e[0] == EV_RUN:
+            s, end = model.event_runs[e[1]]
+            if s <= x < end:
+                return i
+    return 0

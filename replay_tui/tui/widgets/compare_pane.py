@@ -1,0 +1,213 @@
+"""The compare tab: the marked trace (A) and the open one (B), their headline, the view.
+
+:class:`ComparePane` says why nothing is compared (nothing marked, the marked trace is the open
+one, B still decoding), or runs the diff in a worker — loading A from its file when it is no
+longer in the cache — and shows progress until the view has its model.
+"""
+
+from __future__ import annotations
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Static
+from textual.worker import get_current_worker
+
+from ...core.diff import diff_traces
+from ...core.trace import Source, Trace, load_trace
+from ...core.translator import Behavior
+from ...core.visible import visible
+from .compare_model import CompareModel, build_compare_model
+from .compare_view import CompareView
+
+__all__ = ["ComparePane", "header_text"]
+
+NOTHING_MARKED = (
+    "Mark a trace with m (it becomes A), then open another (B): they are compared here —"
+    " the outcome, each call's identity evolution, the payloads."
+)
+
+
+# -- the header ------------------------------------------------------------------------------
+
+
+def _verdict_style(verdict: str) -> str:
+    return "bold $text-success" if verdict == "ok" else "bold $text-error"
+
+
+def header_text(model: CompareModel) -> Content:
+    """Three lines: A, B (each with its verdicts), then the outcome headline."""
+    parts: list[tuple[str, str] | str] = []
+    for label, trace in (("A", model.a), ("B", model.b)):
+        parts += [
+            (f" {label} ", "bold reverse $text-accent"),
+            " ",
+            (visible(trace.address), "bold"),
+        ]
+        for behavior in (Behavior.ACCEPT_IDENTITY, Behavior.ASSIGN_ALWAYS):
+            verdict = trace.verdicts[behavior.value]
+            parts += [(f"   {behavior.value} ", "$text-muted"), (verdict, _verdict_style(verdict))]
+        parts.append("\n")
+    od = model.outcome
+    parts += [
+        ("✓ " if od.same else "✗ ", "bold $text-success" if od.same else "bold $text-error"),
+        (visible(od.headline()), "bold $text-success" if od.same else "bold $text-error"),
+    ]
+    return Content.assemble(*parts)
+
+
+# -- the pane --------------------------------------------------------------------------------
+
+
+class ComparePane(Vertical):
+    """The header (A, B, the outcome headline) over the three levels; owns the diff worker."""
+
+    DEFAULT_CSS = """
+    ComparePane {
+        height: 100%;
+        & > #compare-header {
+            height: auto;
+            padding: 0 1;
+            background: $boost;
+        }
+        & > CompareView {
+            height: 1fr;
+            scrollbar-size-vertical: 1;
+            scrollbar-size-horizontal: 1;
+        }
+    }
+    """
+
+    class Progress(Message):
+        def __init__(self, token: int, stage: str) -> None:
+            super().__init__()
+            self.token = token
+            self.stage = stage
+
+    class Ready(Message):
+        def __init__(self, token: int, model: CompareModel | None, error: str = "") -> None:
+            super().__init__()
+            self.token = token
+            self.model = model
+            self.error = error
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.header = Static(Content(""), id="compare-header")
+        self.view = CompareView(id="compare-view")
+        self.pair: tuple[object, Trace] | None = None
+        """What is shown (or being computed): A (its trace or source) and B."""
+        self._token = 0
+        self._keep = False
+
+    @property
+    def model(self) -> CompareModel | None:
+        return self.view.model
+
+    def compose(self) -> ComposeResult:
+        yield self.header
+        yield self.view
+
+    def on_mount(self) -> None:
+        self.header.display = False
+        self.show_message(NOTHING_MARKED)
+
+    def show_message(self, text: str) -> None:
+        self.pair = None
+        self._token += 1
+        self.workers.cancel_group(self, "compare")
+        self.header.display = False
+        self.view.show_message(text)
+
+    def show(
+        self,
+        marked: str | None,
+        source_a: Source | None,
+        a: Trace | None,
+        b: Trace,
+        *,
+        partial: bool = False,
+        keep_position: bool = False,
+    ) -> None:
+        """Compare the marked trace with ``b`` (the open one), or say why not."""
+        if marked is None:
+            self.show_message(NOTHING_MARKED)
+        elif source_a is None:
+            self.show_message(f"The marked trace {visible(marked)} is gone: mark another (m).")
+        elif b.address == marked:
+            self.show_message(
+                f"{visible(marked)} is the marked trace (A): open another trace to compare it with."
+            )
+        elif partial:
+            self.show_message(f"Waiting for {visible(b.address)} to finish decoding…")
+        else:
+            self.compare(source_a, a, b, keep_position=keep_position)
+
+    def compare(
+        self, source_a: Source, a: Trace | None, b: Trace, *, keep_position: bool = False
+    ) -> None:
+        """Compare A (loaded from ``source_a`` unless given) with ``b``, unless already shown."""
+        key = a if a is not None else source_a
+        if self.pair is not None and self.pair[0] is key and self.pair[1] is b:
+            return
+        self.pair = (key, b)
+        self._token += 1
+        self._keep = keep_position and self.model is not None
+        self.header.display = False
+        self.view.show_message(f"Comparing {visible(source_a.address)} with {visible(b.address)}…")
+        self._compare(self._token, source_a, a, b, self.view.behavior)
+
+    @work(thread=True, exclusive=True, group="compare", description="compare")
+    def _compare(
+        self, token: int, source_a: Source, a: Trace | None, b: Trace, behavior: Behavior
+    ) -> None:
+        worker = get_current_worker()
+
+        def progress(stage: str) -> None:
+            self.post_message(self.Progress(token, stage))
+
+        if a is None:
+            progress("reading A")
+            try:
+                a = load_trace(source_a)
+            except OSError as exc:
+                reason = exc.strerror or str(exc)
+                self.post_message(
+                    self.Ready(token, None, f"{source_a.address}: cannot read: {reason}")
+                )
+                return
+        diff = diff_traces(a, b, progress=progress)
+        if worker.is_cancelled:
+            return
+        progress("comparing outcomes and calls")
+        model = build_compare_model(diff, behavior)
+        if not worker.is_cancelled:
+            self.post_message(self.Ready(token, model))
+
+    @on(Progress)
+    def _progress(self, message: Progress) -> None:
+        if message.token == self._token:
+            self.view.show_message(f"Comparing… {message.stage}")
+
+    @on(Ready)
+    def _ready(self, message: Ready) -> None:
+        if message.token != self._token:
+            return
+        if message.model is None:
+            self.show_message(visible(message.error))
+            return
+        model = message.model
+        model.behavior = self.view.behavior
+        model.layout(calls=False, events=False)
+        self.view.show(model, keep_position=self._keep)
+        self.header.update(header_text(model))
+        self.header.display = True
+
+    @on(CompareView.BehaviorChanged)
+    def _behavior_changed(self, message: CompareView.BehaviorChanged) -> None:
+        model = self.model
+        if model is not None:
+            self.header.update(header_text(model))
+        self.notify(f"Comparing under {message.behavior.value}", timeout=2, markup=False)
