@@ -53,6 +53,9 @@ async def test_question_mark_lists_every_binding_with_its_id() -> None:
                 assert binding.id in text  # type: ignore[union-attr]
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("question_mark")
+        await pilot.click(offset=(1, 1))  # beside the box: the mouse closes it too
+        assert not isinstance(app.screen, HelpScreen)
 
 
 def test_help_shows_remapped_keys() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -70,6 +71,10 @@ class PayloadScreen(ModalScreen[None]):
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)
+
+    def on_click(self, event: events.Click) -> None:
+        if event.widget is self:  # a click beside the box closes it
+            self.dismiss()
 
     def action_copy(self) -> None:
         self.app.copy_to_clipboard(self.copy_text)
