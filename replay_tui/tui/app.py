@@ -607,6 +607,8 @@ class ReplayApp(App[int]):
         self._update_counts()
         if self.current is not None and self.current.address == trace.address:
             self.show_trace(trace)
+        elif trace.address == self.marked:  # A changed: the compare view follows it
+            self._refresh_active_view(keep=True)
 
     @on(TraceAdded)
     def _trace_added(self, message: TraceAdded) -> None:

@@ -180,3 +180,28 @@ async def test_the_new_keys_have_ids_and_are_in_the_help_and_the_palette() -> No
             "Compare with the marked trace",
             "Compare under the other behavior",
         } <= names
+
+
+async def test_the_compare_view_follows_a_changing_a_and_b(tmp_path: Path) -> None:
+    """Live reload: A rewritten on disk while B is open; the comparison is redone."""
+    from .test_watching import settle as settle_watching
+    from .test_watching import until
+
+    text = AZURE.read_text()
+    (tmp_path / "a.sse").write_text(text)
+    (tmp_path / "b.sse").write_text(text)
+    app = make_app([str(tmp_path)], watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle_watching(app, pilot)
+        app.choose_trace("a.sse")
+        await settle_watching(app, pilot)
+        await pilot.press("m")
+        app.choose_trace("b.sse")
+        await settle_watching(app, pilot)
+        await pilot.press("5")
+        await until(pilot, lambda: app.compare_pane.view.model is not None)
+        assert "same outcome under accept-identity" in _header(app)
+        # A gateway change lands in A: the id of the call is erased on its continuations.
+        (tmp_path / "a.sse").write_text(text.replace('"id":"call_', '"id":"CALL_'))
+        await until(pilot, lambda: "outcome differs" in _header(app))
+        assert 'call 0 id: "CALL_' in _header(app)
