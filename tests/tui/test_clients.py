@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from replay_tui.tui.app import make_app
+from replay_tui.tui.screens.payload import PayloadScreen
 from replay_tui.tui.widgets.clients_view import NAME_W, STICKY, ClientsMatrix
 
 from .conftest import SIZE, TRACES, rendered, settle, write_big_trace
@@ -88,9 +89,15 @@ async def test_clients_tab_shows_each_library_on_each_call_and_the_cell_in_detai
         assert 'id erased to ""' in detail
         assert "get_weathernullnullnull" in detail
 
-        # c copies the cell as JSON.
+        # c copies the cell as JSON; enter shows it whole, in a window of its own.
         await pilot.press("c")
         assert '"client": "haystack"' in app.clipboard and '"meant"' in app.clipboard
+        await pilot.press("enter")
+        assert isinstance(app.screen, PayloadScreen)
+        assert app.screen.title_text == "haystack on call 0"
+        assert [h for h, _ in app.screen.sections] == ["outcome", "meant", "got"]
+        await pilot.press("escape")
+        assert not isinstance(app.screen, PayloadScreen)
 
         # A trace with no tool call: only the whole-response column; the SDKs throw.
         app.choose_trace(str(MIDSTREAM))
@@ -123,3 +130,36 @@ async def test_a_big_trace_is_assessed_in_the_background_with_progress(tmp_path:
         assert "assessing" not in rendered(matrix, range(2, 3))[0]
         assert len(matrix.model.outcomes) == len(matrix.model.policies)
         assert matrix.model.columns == 3
+
+
+async def test_hostile_names_and_arguments_stay_literal_in_clients_and_compare(
+    hostile_trace: Path,
+) -> None:
+    """Markup in a tool name, ESC and OSC 52 in an id and the arguments: shown, never run."""
+    from .conftest import HOSTILE_FILE, HOSTILE_NAME
+
+    hostile = hostile_trace / HOSTILE_FILE
+    (hostile_trace / "copy.sse").write_text(hostile.read_text().replace('"id": ""', '"id": "x"'))
+    app = make_app([str(hostile_trace)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.choose_trace(HOSTILE_FILE)
+        await settle(app, pilot)
+        await pilot.press("4")
+        await settle(app, pilot)
+        matrix = app.clients_pane.matrix
+        texts = rendered(matrix) + app.clients_pane.detail.plain().splitlines()
+        assert any(HOSTILE_NAME in t for t in texts)  # the tool name, as text
+        assert any("\\e[2J" in t or "\\u001b[2J" in t for t in texts)  # the id's ESC, shown
+        await pilot.press("m")
+        app.choose_trace("copy.sse")
+        await settle(app, pilot)
+        await pilot.press("5")
+        await settle(app, pilot)
+        view = app.compare_pane.view
+        view.action_toggle_all_runs()
+        texts += rendered(view) + str(app.compare_pane.header.render()).splitlines()
+        assert any("\\e]52" in t or "\\u001b]52" in t for t in texts)
+        for text in texts:
+            for ch in ("\x1b", "\x07", "\x9b"):
+                assert ch not in text, f"{ch!r} reached the screen in {text!r}"
