@@ -25,10 +25,8 @@ and the other lacks are rows of their own, placed where they occur.
 
 from __future__ import annotations
 
-import gc
 from bisect import bisect_right
-from collections.abc import Hashable, Iterator
-from contextlib import contextmanager
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,7 +34,7 @@ import msgspec
 
 from .align import align
 from .sse import DONE
-from .trace import Trace
+from .trace import Trace, gc_paused
 from .translator import _truthy, index_key
 from .wire import UNSET, js_string
 
@@ -68,20 +66,9 @@ _decode = msgspec.json.Decoder().decode
 _top = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode
 
 
-@contextmanager
-def no_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building large acyclic structures.
-
-    Decoding 100,000 payloads into dicts triggers collections that walk every live object
-    again and again (3 s instead of 0.3 s); nothing built here forms a cycle.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
+# Pausing the cyclic collector while building large acyclic structures: one helper for the
+# whole core (decoding 100,000 payloads with it running costs 3 s instead of 0.3 s).
+no_gc = gc_paused
 
 
 # --- what each payload contributes -----------------------------------------------------------

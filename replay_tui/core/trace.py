@@ -205,7 +205,7 @@ class DecodedPayloads(Sequence[Decoded | None]):
 
 
 @contextmanager
-def _gc_paused() -> Iterator[None]:
+def gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector while a capture is decoded.
 
     Decoding allocates a few small containers per payload and keeps them all; with the
@@ -271,7 +271,7 @@ class TraceBuilder:
         """Take the next bytes of the capture."""
         if not data:
             return
-        with _gc_paused():
+        with gc_paused():
             self._feed(data)
 
     def _feed(self, data: bytes) -> None:
@@ -298,7 +298,7 @@ class TraceBuilder:
         if self._closed:
             return
         self._closed = True
-        with _gc_paused():
+        with gc_paused():
             self._close()
 
     def _close(self) -> None:
