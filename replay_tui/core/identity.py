@@ -15,8 +15,9 @@ The per-delta table the TUI shows is derived on demand (:meth:`CallTrace.rows`),
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
-from typing import Any
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, overload
 
 import msgspec
 
@@ -75,6 +76,38 @@ class Note(msgspec.Struct):
     call: Any = UNSET
 
 
+class Deltas(Sequence[tuple[int, int, ToolCall]]):
+    """A call's deltas as ``(position, line, wire tool call)``, kept in compact arrays."""
+
+    __slots__ = ("_calls", "_lines", "_positions")
+
+    def __init__(self, positions: array[int], lines: array[int], calls: list[ToolCall]) -> None:
+        self._positions = positions
+        self._lines = lines
+        self._calls = calls
+
+    def __len__(self) -> int:
+        return len(self._calls)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[int, int, ToolCall]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[int, int, ToolCall]]: ...
+
+    def __getitem__(
+        self, index: int | slice
+    ) -> tuple[int, int, ToolCall] | list[tuple[int, int, ToolCall]]:
+        if isinstance(index, slice):
+            return list(
+                zip(self._positions[index], self._lines[index], self._calls[index], strict=True)
+            )
+        return self._positions[index], self._lines[index], self._calls[index]
+
+    def __iter__(self) -> Iterator[tuple[int, int, ToolCall]]:
+        return zip(self._positions, self._lines, self._calls, strict=True)
+
+
 class DeltaRow(msgspec.Struct):
     """One row of a call's identity evolution."""
 
@@ -98,7 +131,12 @@ class CallTrace(msgspec.Struct):
     wire_index: Any
     block_index: int
     first_line: int
-    deltas: list[tuple[int, int, ToolCall]] = msgspec.field(default_factory=list)
+    positions: array[int] = msgspec.field(default_factory=lambda: array("q"))
+    """Position in the stream of each delta's payload (compact: a call can have 100,000)."""
+    lines: array[int] = msgspec.field(default_factory=lambda: array("q"))
+    """Line of each delta's payload."""
+    calls: list[ToolCall] = msgspec.field(default_factory=list)
+    """Each delta's wire tool call, as sent."""
     """``(position, line, wire tool call)`` for each delta, in order."""
     id_accept: Any = UNSET
     name_accept: Any = UNSET
@@ -108,6 +146,11 @@ class CallTrace(msgspec.Struct):
     name_first_delta: int = 0
     flags: list[Flag] = msgspec.field(default_factory=list)
     args: list[str] = msgspec.field(default_factory=list)
+
+    @property
+    def deltas(self) -> Deltas:
+        """``(position, line, wire tool call)`` for each delta, in order."""
+        return Deltas(self.positions, self.lines, self.calls)
 
     @property
     def arguments(self) -> str:
@@ -267,7 +310,9 @@ class Analyzer:
                                 ct = calls_by_key.get(idx if type(idx) is int else index_key(idx))
                                 if ct is None:
                                     ct = new_call(idx, line)
-                                ct.deltas.append((position, line, call))
+                                ct.positions.append(position)
+                                ct.lines.append(line)
+                                ct.calls.append(call)
                                 fn = call.function
                                 if fn:
                                     name = fn.name
@@ -372,7 +417,7 @@ class Analyzer:
         self, ct: CallTrace, fld: str, value: Any, position: int, line: int, name: Any
     ) -> None:
         """A delta carried a changed ``fld``: update both behaviors, flag erasures, note."""
-        n = len(ct.deltas)
+        n = len(ct.calls)
         if fld == "id":
             before_assign, before_accept = ct.id_assign, ct.id_accept
             ct.id_assign = value
@@ -505,7 +550,7 @@ class Analyzer:
             notes=notes,
             outcomes=outcomes,
             blocks=self._blocks,
-            deltas=sum(len(ct.deltas) for ct in self._order),
+            deltas=sum(len(ct.calls) for ct in self._order),
             done=done,
         )
 
