@@ -107,6 +107,13 @@ class Deltas(Sequence[tuple[int, int, ToolCall]]):
     def __iter__(self) -> Iterator[tuple[int, int, ToolCall]]:
         return zip(self._positions, self._lines, self._calls, strict=True)
 
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Deltas | list):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # compared by content
+
 
 class DeltaRow(msgspec.Struct):
     """One row of a call's identity evolution."""
