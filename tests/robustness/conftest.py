@@ -28,6 +28,7 @@ settings.register_profile(
 settings.register_profile(
     "robustness",
     max_examples=60,
+    derandomize=bool(os.environ.get("CI")),  # see tests/conftest.py
     deadline=None,
     suppress_health_check=_HEALTH,
     print_blob=True,
