@@ -8,7 +8,6 @@ outcome, 1 different outcome, 2 on error.
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 from collections.abc import Callable, Sequence
 from typing import IO, Any, TypeVar
@@ -75,9 +74,9 @@ def _parser() -> argparse.ArgumentParser:
 
 def run_diff(argv: list[str]) -> int:
     """Run ``replay-tui diff``; returns the exit status."""
-    # A one-shot command builds millions of acyclic objects for big traces: the cyclic
-    # collector would walk them again and again (seconds on a 100,000-delta trace).
-    gc.disable()
+    # The console script already runs one-shot commands with the cyclic collector off
+    # (replay_tui.cli.run), and the core pauses it while diffing: nothing to do here, and
+    # nothing left switched off for a caller that runs this in-process.
     try:
         ns = _parser().parse_args(argv)
         if ns.limit < 0:
