@@ -21,7 +21,16 @@ from typing import Any, overload
 
 import msgspec
 
-from .translator import Behavior, index_key, is_identity, js_head
+from .translator import (
+    STREAM_CLOSED_MESSAGE,
+    Behavior,
+    error_reason,
+    finish_reason,
+    index_key,
+    is_identity,
+    js_head,
+)
+from .verdicts import verdict_of_code
 from .wire import UNSET, Decoded, ToolCall, describe_value, js_string
 
 __all__ = [
@@ -584,13 +593,11 @@ class Analyzer:
     def _outcome(self, behavior: Behavior, closed: bool) -> Outcome:
         if self._ended is not None:
             code, message, position, _ = self._ended
-            return Outcome(_code_verdict(code), _error(code, message), position)
+            return Outcome(verdict_of_code(code), error_reason(code, message), position)
         if self._done_position is None:
             if not closed:
                 return Outcome("in-progress", {"kind": "in-progress"}, None)
-            return Outcome(
-                "stream-closed", _error("STREAM_CLOSED", "SSE stream ended without [DONE]")
-            )
+            return Outcome("stream-closed", error_reason("STREAM_CLOSED", STREAM_CLOSED_MESSAGE))
         pos = self._done_position
         if behavior is ACCEPT:
             for ct in self._order:
@@ -600,48 +607,20 @@ class Analyzer:
                 if missing:
                     return Outcome(
                         "malformed-tool-call",
-                        _error(
+                        error_reason(
                             "MALFORMED_TOOL_CALL", f"model streamed a tool call with no {missing}"
                         ),
                         pos,
                     )
-        reason = self._finish
-        if reason is None or reason == "stop":
-            finish = (
-                _error("EMPTY_RESPONSE", "model returned a completed response with no content")
-                if not self._blocks
-                else {"kind": "stop"}
-            )
-        elif reason == "tool_calls":
-            finish = {"kind": "tool-calls"}
-        elif reason == "length":
-            finish = {"kind": "max-tokens"}
-        else:
-            finish = _error(reason.upper(), f"model stopped: {reason}")
+        finish = finish_reason(self._finish, bool(self._blocks))
         for ct in self._order:
             cid, name = ct.final(behavior)
             if not (is_identity(cid) and is_identity(name)):
                 return Outcome("unidentified-call", finish, pos)
         failure = finish.get("failure")
         if isinstance(failure, dict):
-            return Outcome(_code_verdict(str(failure["code"])), finish, pos)
+            return Outcome(verdict_of_code(str(failure["code"])), finish, pos)
         return Outcome("ok", finish, pos)
-
-
-def _error(code: str, message: str) -> dict[str, Any]:
-    return {"kind": "error", "failure": {"message": message, "code": code}}
-
-
-_CODE_VERDICTS = {
-    "MALFORMED_TOOL_CALL": "malformed-tool-call",
-    "EMPTY_RESPONSE": "empty-response",
-    "MALFORMED_RESPONSE": "malformed-response",
-    "STREAM_CLOSED": "stream-closed",
-}
-
-
-def _code_verdict(code: str) -> str:
-    return _CODE_VERDICTS.get(code, "model-error")
 
 
 def _json_type(value: Any) -> str:

@@ -69,23 +69,26 @@ def index_key(value: Any) -> Any:
     return ("json", js_string(value))
 
 
+def error_reason(code: str, message: str) -> dict[str, Any]:
+    """The ``reason`` of an error ``finish`` chunk."""
+    return {"kind": "error", "failure": {"message": message, "code": code}}
+
+
 def error_finish(code: str, message: str) -> Chunk:
-    return {
-        "type": "finish",
-        "reason": {"kind": "error", "failure": {"message": message, "code": code}},
-    }
+    return {"type": "finish", "reason": error_reason(code, message)}
 
 
-def _finish_reason_chunk(reason: str | None, any_block: bool) -> Chunk:
+def finish_reason(reason: str | None, any_block: bool) -> dict[str, Any]:
+    """The ``finish`` chunk's reason at ``[DONE]``, from the last string ``finish_reason``."""
     if reason is None or reason == "stop":
         if not any_block:
-            return error_finish("EMPTY_RESPONSE", EMPTY_RESPONSE_MESSAGE)
-        return {"type": "finish", "reason": {"kind": "stop"}}
+            return error_reason("EMPTY_RESPONSE", EMPTY_RESPONSE_MESSAGE)
+        return {"kind": "stop"}
     if reason == "tool_calls":
-        return {"type": "finish", "reason": {"kind": "tool-calls"}}
+        return {"kind": "tool-calls"}
     if reason == "length":
-        return {"type": "finish", "reason": {"kind": "max-tokens"}}
-    return error_finish(reason.upper(), f"model stopped: {reason}")
+        return {"kind": "max-tokens"}
+    return error_reason(reason.upper(), f"model stopped: {reason}")
 
 
 def _count(value: Any) -> int | float | None:
@@ -315,7 +318,7 @@ class Translator:
                 )
         if self._usage is not UNSET:
             out.append(usage_chunk(self._usage))
-        out.append(_finish_reason_chunk(self._finish, bool(self._order)))
+        out.append({"type": "finish", "reason": finish_reason(self._finish, bool(self._order))})
         return out
 
     def closed(self) -> list[Chunk]:

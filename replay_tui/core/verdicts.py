@@ -7,7 +7,7 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["VERDICTS", "VerdictInfo", "describe", "verdict_of_chunks"]
+__all__ = ["VERDICTS", "VerdictInfo", "describe", "verdict_of_chunks", "verdict_of_code"]
 
 
 class VerdictInfo(msgspec.Struct):
@@ -100,5 +100,9 @@ def verdict_of_chunks(chunks: Iterable[Mapping[str, Any]]) -> str:
         return "in-progress"
     if finish.get("kind") in ("stop", "tool-calls", "max-tokens"):
         return "ok"
-    code = str((finish.get("failure") or {}).get("code", ""))
+    return verdict_of_code(str((finish.get("failure") or {}).get("code", "")))
+
+
+def verdict_of_code(code: str) -> str:
+    """The verdict of an error finish with this ``code``."""
     return _CODES.get(code, "model-error")
