@@ -215,25 +215,24 @@ class Translator:
             self._usage = wire.usage
         return out
 
+    def _text_delta(
+        self, block: _TextBlock | None, kind: str, text: str, out: list[Chunk]
+    ) -> _TextBlock:
+        """A non-empty ``text`` for the text or reasoning block, opened on first use."""
+        if block is None:
+            index, start = self._open(kind)
+            block = _TextBlock(index, kind)
+            self._order.append(block)
+            out.append(start)
+        block.parts.append(text)
+        out.append({"type": f"{kind}-delta", "index": block.index, "text": text})
+        return block
+
     def _delta(self, reasoning: Any, content: Any, calls: Any, out: list[Chunk]) -> None:
         if type(reasoning) is str and reasoning:
-            block = self._reasoning
-            if block is None:
-                index, start = self._open("reasoning")
-                block = self._reasoning = _TextBlock(index, "reasoning")
-                self._order.append(block)
-                out.append(start)
-            block.parts.append(reasoning)
-            out.append({"type": "reasoning-delta", "index": block.index, "text": reasoning})
+            self._reasoning = self._text_delta(self._reasoning, "reasoning", reasoning, out)
         if type(content) is str and content:
-            block = self._text
-            if block is None:
-                index, start = self._open("text")
-                block = self._text = _TextBlock(index, "text")
-                self._order.append(block)
-                out.append(start)
-            block.parts.append(content)
-            out.append({"type": "text-delta", "index": block.index, "text": content})
+            self._text = self._text_delta(self._text, "text", content, out)
         if not calls:
             return
         for call in calls:
