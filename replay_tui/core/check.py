@@ -10,9 +10,8 @@ from typing import Any
 import msgspec
 
 from .discovery import Discovery, Skipped, discover
-from .identity import Flag, Note
+from .result import flag_json, note_json, skipped_json
 from .trace import Source, Trace, load_trace
-from .wire import UNSET
 
 __all__ = ["Report", "check_paths", "flag_json", "load_all", "note_json", "report_json"]
 
@@ -63,28 +62,6 @@ def check_paths(paths: Sequence[str | os.PathLike[str]]) -> Report:
     return report
 
 
-def _json_value(value: Any) -> Any:
-    return None if value is UNSET else value
-
-
-def flag_json(flag: Flag) -> dict[str, Any]:
-    return {
-        "kind": flag.kind,
-        "line": flag.line,
-        "call": _json_value(flag.call),
-        "value": _json_value(flag.value),
-    }
-
-
-def note_json(note: Note) -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": note.kind, "message": note.message}
-    if note.line is not None:
-        out["line"] = note.line
-    if note.call is not UNSET:
-        out["call"] = note.call
-    return out
-
-
 def trace_json(trace: Trace, clients: dict[str, Any] | None = None) -> dict[str, Any]:
     """One trace of the ``check --json`` document; ``clients`` (``check --clients``) is added
     as given: ``{policy key: {"ok": bool, "outcome": str}}``."""
@@ -96,13 +73,6 @@ def trace_json(trace: Trace, clients: dict[str, Any] | None = None) -> dict[str,
     }
     if clients is not None:
         out["clients"] = clients
-    return out
-
-
-def skipped_json(skipped: Skipped) -> dict[str, Any]:
-    out: dict[str, Any] = {"path": skipped.path, "reason": skipped.reason}
-    if skipped.line is not None:
-        out["line"] = skipped.line
     return out
 
 

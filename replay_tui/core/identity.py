@@ -236,6 +236,8 @@ class Analysis(msgspec.Struct):
     deltas: int
     """Tool-call deltas seen (replayed)."""
     done: bool
+    model: str | None = None
+    """The first non-empty string ``model`` a chunk named (what the stream says it is)."""
 
     @property
     def verdicts(self) -> dict[str, str]:
@@ -270,6 +272,7 @@ class Analyzer:
         self._after_done: list[int] = []
         self._position = 0
         self._noted: set[tuple[str, Any, str]] = set()
+        self._model: str | None = None
 
     @property
     def finished(self) -> bool:
@@ -365,6 +368,10 @@ class Analyzer:
             error = chunk.error
             if error is not UNSET and error is not None:
                 self._error_object(error, line)
+            if self._model is None:
+                model = chunk.model
+                if type(model) is str and model:
+                    self._model = model
             if decoded.throw is not None:
                 self._ended = ("UNKNOWN", decoded.throw, position, line)
                 self._notes.append(
@@ -568,6 +575,7 @@ class Analyzer:
             blocks=self._blocks,
             deltas=sum(len(ct.calls) for ct in self._order),
             done=done,
+            model=self._model,
         )
 
     def _argument_notes(self, ct: CallTrace, notes: list[Note]) -> None:

@@ -66,6 +66,9 @@ class WireChunk(msgspec.Struct, omit_defaults=True, gc=False):
     choices: list[Choice] | UnsetType | None = UNSET
     usage: Any = UNSET
     error: Any = UNSET
+    model: Any = UNSET
+    """The chunk's ``model``: not replayed, but what the trace list filters and summaries
+    group by."""
 
 
 _typed = msgspec.json.Decoder(WireChunk)
@@ -172,7 +175,11 @@ def _lenient(value: Any, reason: str) -> Decoded:
         return thrown(WireChunk(), "Cannot read properties of null (reading 'choices')")
     if not isinstance(value, dict):
         return Decoded(ignored=f"payload is a JSON {js_type(value)}, not an object", value=value)
-    chunk = WireChunk(usage=value.get("usage", UNSET), error=value.get("error", UNSET))
+    chunk = WireChunk(
+        usage=value.get("usage", UNSET),
+        error=value.get("error", UNSET),
+        model=value.get("model", UNSET),
+    )
     raw_choices = value.get("choices", UNSET)
     if raw_choices is UNSET or raw_choices is None:
         chunk.choices = raw_choices
