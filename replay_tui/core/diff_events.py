@@ -35,7 +35,7 @@ import msgspec
 from .align import align
 from .sse import DONE
 from .trace import Trace, gc_paused
-from .translator import _truthy, index_key
+from .translator import index_key, truthy
 from .wire import UNSET, js_string
 
 __all__ = [
@@ -193,7 +193,7 @@ class Streams:
             if type(choice.finish_reason) is str:
                 out.append((("finish",), None))
         usage = chunk.usage
-        if usage is not UNSET and usage is not None and _truthy(usage):
+        if usage is not UNSET and usage is not None and truthy(usage):
             out.append((("usage",), None))
         if chunk.error is not UNSET and chunk.error is not None:
             out.append((("error",), None))

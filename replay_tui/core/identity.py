@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from array import array
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, overload
 
@@ -29,6 +30,10 @@ from .translator import (
     index_key,
     is_identity,
     js_head,
+    missing_identity,
+    refusal_message,
+    takes_identity,
+    truthy,
 )
 from .verdicts import verdict_of_code
 from .wire import UNSET, Decoded, ToolCall, describe_value, js_string
@@ -38,9 +43,11 @@ __all__ = [
     "Analyzer",
     "CallTrace",
     "DeltaRow",
+    "EventLog",
     "Flag",
     "Note",
     "Outcome",
+    "Timeline",
 ]
 
 ACCEPT = Behavior.ACCEPT_IDENTITY
@@ -124,6 +131,89 @@ class Deltas(Sequence[tuple[int, int, ToolCall]]):
     __hash__ = None  # type: ignore[assignment]  # compared by content
 
 
+class Timeline(msgspec.Struct):
+    """When one field of a call (``id`` or ``name``) took a new value under one behavior.
+
+    ``at`` holds the 0-based delta numbers of the changes, ``values`` what was in force after
+    each: a handful of entries for a call of 100,000 deltas, since gateways repeat themselves.
+    """
+
+    at: array[int] = msgspec.field(default_factory=lambda: array("q"))
+    values: list[Any] = msgspec.field(default_factory=list)
+
+    def change(self, delta: int, value: Any) -> None:
+        self.at.append(delta)
+        self.values.append(value)
+
+    def _last(self, delta: int) -> int:
+        return bisect_right(self.at, delta) - 1
+
+    def value(self, delta: int) -> Any:
+        """In force after the 0-based ``delta`` (``UNSET`` before any value arrived)."""
+        k = self._last(delta)
+        return self.values[k] if k >= 0 else UNSET
+
+    def set_on(self, delta: int) -> int | None:
+        """The 0-based delta that set the value in force after ``delta`` (None: none yet)."""
+        k = self._last(delta)
+        return self.at[k] if k >= 0 else None
+
+
+_FIELDS = ("id", "name")
+
+_START = 1
+"""Event-log bit: this entry is its block's ``block-start``, not its delta."""
+
+
+class EventLog:
+    """The translator's body chunks, in order, as compact references into the analysis.
+
+    Each entry is one chunk of either behavior's output before its end (the two behaviors
+    emit the same sequence of chunk kinds until ``[DONE]``; only the identity they carry
+    differs): a tool call's ``block-start`` or delta (call and delta number), or a text or
+    reasoning ``block-start`` or delta (an index into ``texts``). The chunks themselves are
+    made on demand (:mod:`.stream`), so 100,000 deltas cost two array slots each.
+    """
+
+    __slots__ = ("lines", "refs", "texts")
+
+    def __init__(self) -> None:
+        self.lines: array[int] = array("q")
+        """The payload line of each entry."""
+        self.refs: array[int] = array("q")
+        """``call << 33 | delta << 1 | start`` for a tool call (call: its order of first
+        appearance), ``-(text << 2 | reasoning << 1 | start) - 1`` for text."""
+        self.texts: list[str] = []
+
+    def __len__(self) -> int:
+        return len(self.refs)
+
+    def tool(self, call: int, delta: int, line: int) -> None:
+        ref = call << 33 | delta << 1
+        if delta == 0:
+            self.lines.append(line)
+            self.refs.append(ref | _START)
+        self.lines.append(line)
+        self.refs.append(ref)
+
+    def text(self, reasoning: bool, text: str, line: int, start: bool) -> None:
+        ref = len(self.texts) << 2 | reasoning << 1
+        self.texts.append(text)
+        if start:
+            self.lines.append(line)
+            self.refs.append(-(ref | _START) - 1)
+        self.lines.append(line)
+        self.refs.append(-ref - 1)
+
+    @staticmethod
+    def decode(ref: int) -> tuple[bool, int, int, bool]:
+        """``(is_tool, call_or_text, delta_or_reasoning, start)`` of a ref."""
+        if ref >= 0:
+            return True, ref >> 33, (ref >> 1) & 0xFFFFFFFF, bool(ref & _START)
+        ref = -ref - 1
+        return False, ref >> 2, (ref >> 1) & 1, bool(ref & _START)
+
+
 class DeltaRow(msgspec.Struct):
     """One row of a call's identity evolution."""
 
@@ -138,6 +228,9 @@ class DeltaRow(msgspec.Struct):
     id_assign: Any
     name_assign: Any
     flags: tuple[Flag, ...] = ()
+    id_set_line: int | None = None
+    """Line of the delta that set the accept-identity ``id`` in force (None: none yet)."""
+    name_set_line: int | None = None
 
 
 class CallTrace(msgspec.Struct):
@@ -147,6 +240,8 @@ class CallTrace(msgspec.Struct):
     wire_index: Any
     block_index: int
     first_line: int
+    order: int = 0
+    """The call's place in order of first appearance (``Analysis.calls[order]``)."""
     positions: array[int] = msgspec.field(default_factory=lambda: array("q"))
     """Position in the stream of each delta's payload (compact: a call can have 100,000)."""
     lines: array[int] = msgspec.field(default_factory=lambda: array("q"))
@@ -162,6 +257,10 @@ class CallTrace(msgspec.Struct):
     name_first_delta: int = 0
     flags: list[Flag] = msgspec.field(default_factory=list)
     args: list[str] = msgspec.field(default_factory=list)
+    history: dict[tuple[Behavior, str], Timeline] = msgspec.field(
+        default_factory=lambda: {(b, f): Timeline() for b in (ACCEPT, ASSIGN) for f in _FIELDS}
+    )
+    """Every change of ``id`` and ``name`` under each behavior (:meth:`identity`)."""
 
     @property
     def deltas(self) -> Deltas:
@@ -178,38 +277,42 @@ class CallTrace(msgspec.Struct):
             return self.id_accept, self.name_accept
         return self.id_assign, self.name_assign
 
-    def rows(self) -> list[DeltaRow]:
-        """The identity evolution, one row per delta (computed on demand)."""
-        rows: list[DeltaRow] = []
-        ida = na = idw = nw = UNSET
+    def identity(self, behavior: Behavior, delta: int) -> tuple[Any, Any]:
+        """The ``(id, name)`` in force after the 0-based ``delta`` under ``behavior``."""
+        h = self.history
+        return h[behavior, "id"].value(delta), h[behavior, "name"].value(delta)
+
+    def rows(self, start: int = 0, stop: int | None = None) -> list[DeltaRow]:
+        """The identity evolution, one row per delta (``start``/``stop``: 0-based, a window);
+        read from the recorded history, never re-derived."""
+        stop = len(self.calls) if stop is None else min(stop, len(self.calls))
         flags_by_delta: dict[int, list[Flag]] = {}
         for f in self.flags:
             flags_by_delta.setdefault(f.delta, []).append(f)
-        for n, (position, line, call) in enumerate(self.deltas, 1):
+        h = self.history
+        ida, na = h[ACCEPT, "id"], h[ACCEPT, "name"]
+        idw, nw = h[ASSIGN, "id"], h[ASSIGN, "name"]
+        lines = self.lines
+        rows: list[DeltaRow] = []
+        for d in range(start, stop):
+            call = self.calls[d]
             fn = call.function
-            name = fn.name if fn else UNSET
-            args = fn.arguments if fn else UNSET
-            if is_identity(call.id):
-                ida = call.id
-            if is_identity(name):
-                na = name
-            if call.id is not UNSET:
-                idw = call.id
-            if name is not UNSET:
-                nw = name
+            id_set, name_set = ida.set_on(d), na.set_on(d)
             rows.append(
                 DeltaRow(
-                    n,
-                    position,
-                    line,
+                    d + 1,
+                    self.positions[d],
+                    lines[d],
                     call.id,
-                    name,
-                    args,
-                    ida,
-                    na,
-                    idw,
-                    nw,
-                    tuple(flags_by_delta.get(n, ())),
+                    fn.name if fn else UNSET,
+                    fn.arguments if fn else UNSET,
+                    ida.value(d),
+                    na.value(d),
+                    idw.value(d),
+                    nw.value(d),
+                    tuple(flags_by_delta.get(d + 1, ())),
+                    None if id_set is None else lines[id_set],
+                    None if name_set is None else lines[name_set],
                 )
             )
         return rows
@@ -238,6 +341,18 @@ class Analysis(msgspec.Struct):
     done: bool
     model: str | None = None
     """The first non-empty string ``model`` a chunk named (what the stream says it is)."""
+    events: EventLog = msgspec.field(default_factory=EventLog)
+    """The body of both behaviors' output, as references (see :mod:`.stream`)."""
+    event_count: int = 0
+    """Entries of ``events`` that belong to this snapshot (the log grows while tailing)."""
+    text_blocks: dict[str, int] = msgspec.field(default_factory=dict)
+    """Block index of the ``text`` and ``reasoning`` blocks that opened."""
+    usage: Any = UNSET
+    """The latest truthy wire ``usage``."""
+    finish: str | None = None
+    """The last string ``finish_reason``."""
+    end_line: int | None = None
+    """Line of the payload that ended the replay (``[DONE]``, or what made it fail)."""
 
     @property
     def verdicts(self) -> dict[str, str]:
@@ -262,8 +377,6 @@ class Analyzer:
         self._flags: list[Flag] = []
         self._notes: list[Note] = []
         self._blocks = 0
-        self._text = False
-        self._reasoning = False
         self._finish: str | None = None
         self._finish_line: int | None = None
         self._ended: tuple[str, str, int, int] | None = None  # (code, message, position, line)
@@ -273,6 +386,9 @@ class Analyzer:
         self._position = 0
         self._noted: set[tuple[str, Any, str]] = set()
         self._model: str | None = None
+        self._events = EventLog()
+        self._text_blocks: dict[str, int] = {}
+        self._usage: Any = UNSET
 
     @property
     def finished(self) -> bool:
@@ -293,6 +409,7 @@ class Analyzer:
         calls_by_key = self._calls
         new_call = self._new_call
         identity = self._identity
+        events = self._events
         position = self._position
         finished = self.finished
         for line, decoded in items:
@@ -321,14 +438,15 @@ class Analyzer:
                         calls = delta.tool_calls
                         reasoning = delta.reasoning_content
                         content = delta.content
-                        if (reasoning or content) and not (self._text and self._reasoning):
-                            self._open_text(reasoning, content)
+                        if reasoning or content:
+                            self._text_event(reasoning, content, line)
                         if calls:
                             for call in calls:
                                 idx = call.index
                                 ct = calls_by_key.get(idx if type(idx) is int else index_key(idx))
                                 if ct is None:
                                     ct = new_call(idx, line)
+                                events.tool(ct.order, len(ct.calls), line)
                                 ct.positions.append(position)
                                 ct.lines.append(line)
                                 ct.calls.append(call)
@@ -368,6 +486,9 @@ class Analyzer:
             error = chunk.error
             if error is not UNSET and error is not None:
                 self._error_object(error, line)
+            usage = chunk.usage
+            if usage is not UNSET and usage is not None and truthy(usage):
+                self._usage = usage
             if self._model is None:
                 model = chunk.model
                 if type(model) is str and model:
@@ -381,18 +502,19 @@ class Analyzer:
             position += 1
         self._position = position
 
-    def _open_text(self, reasoning: Any, content: Any) -> None:
-        """Count the text and reasoning blocks as they open (at most one of each)."""
-        if not self._reasoning and type(reasoning) is str and reasoning:
-            self._reasoning = True
-            self._blocks += 1
-        if not self._text and type(content) is str and content:
-            self._text = True
-            self._blocks += 1
+    def _text_event(self, reasoning: Any, content: Any, line: int) -> None:
+        """Non-empty reasoning, then content: each a delta of its block, opened on first use."""
+        for kind, text in (("reasoning", reasoning), ("text", content)):
+            if type(text) is str and text:
+                start = kind not in self._text_blocks
+                if start:
+                    self._text_blocks[kind] = self._blocks
+                    self._blocks += 1
+                self._events.text(kind == "reasoning", text, line, start)
 
     def _new_call(self, idx: Any, line: int) -> CallTrace:
         key = index_key(idx)
-        ct = CallTrace(key, idx, self._blocks, line)
+        ct = CallTrace(key, idx, self._blocks, line, order=len(self._order))
         self._blocks += 1
         self._calls[key] = ct
         self._order.append(ct)
@@ -439,7 +561,11 @@ class Analyzer:
     def _identity(
         self, ct: CallTrace, fld: str, value: Any, position: int, line: int, name: Any
     ) -> None:
-        """A delta carried a changed ``fld``: update both behaviors, flag erasures, note."""
+        """A delta carried a changed ``fld``: update both behaviors, flag erasures, note.
+
+        The delta changed what assign-always holds (only then is this called); whether the
+        fix takes the value is the translator's rule, :func:`takes_identity`.
+        """
         n = len(ct.calls)
         if fld == "id":
             before_assign, before_accept = ct.id_assign, ct.id_accept
@@ -447,7 +573,10 @@ class Analyzer:
         else:
             before_assign, before_accept = ct.name_assign, ct.name_accept
             ct.name_assign = value
-        if type(value) is str and value:
+        ct.history[ASSIGN, fld].change(n - 1, value)
+        if takes_identity(ACCEPT, value):
+            if value != before_accept:
+                ct.history[ACCEPT, fld].change(n - 1, value)
             if before_assign is not UNSET and not is_identity(before_assign):
                 # Re-established after an erasure: mark the open erasure as repaired.
                 for f in reversed(ct.flags):
@@ -576,6 +705,12 @@ class Analyzer:
             deltas=sum(len(ct.calls) for ct in self._order),
             done=done,
             model=self._model,
+            events=self._events,
+            event_count=len(self._events),
+            text_blocks=dict(self._text_blocks),
+            usage=self._usage,
+            finish=self._finish,
+            end_line=self._done_line if self._ended is None else self._ended[3],
         )
 
     def _argument_notes(self, ct: CallTrace, notes: list[Note]) -> None:
@@ -609,15 +744,11 @@ class Analyzer:
         pos = self._done_position
         if behavior is ACCEPT:
             for ct in self._order:
-                missing = (
-                    "id" if ct.id_accept is UNSET else "name" if ct.name_accept is UNSET else None
-                )
+                missing = missing_identity(ct.id_accept, ct.name_accept)
                 if missing:
                     return Outcome(
                         "malformed-tool-call",
-                        error_reason(
-                            "MALFORMED_TOOL_CALL", f"model streamed a tool call with no {missing}"
-                        ),
+                        error_reason("MALFORMED_TOOL_CALL", refusal_message(missing)),
                         pos,
                     )
         finish = finish_reason(self._finish, bool(self._blocks))

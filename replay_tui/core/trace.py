@@ -21,7 +21,8 @@ from .http import HttpHead, looks_like_http, may_start_head, parse_head
 from .identity import Analysis, Analyzer, Note
 from .jsonl import JsonlFramer
 from .sse import Framing, Payload, SseFramer
-from .translator import Behavior, Chunk, replay
+from .stream import ChunkStream
+from .translator import Behavior, Chunk
 from .wire import Decoded, decode_payload, fast_decoder
 
 __all__ = ["Badge", "Form", "Source", "Trace", "TraceBuilder", "load_trace"]
@@ -82,6 +83,8 @@ class Trace(msgspec.Struct):
     head: HttpHead | None = None
     errors: dict[int, str] = msgspec.field(default_factory=dict)
     """Decode problems by line, for showing in place."""
+    malformed_lines: frozenset[int] = frozenset()
+    """Lines of the payloads in ``errors`` that are not JSON at all."""
     implied_done: bool = False
     """A chunk log without a ``[DONE]`` line: the sentinel is implied at its end."""
 
@@ -128,21 +131,17 @@ class Trace(msgspec.Struct):
         if self.implied_done:
             yield b"[DONE]", None
 
-    def replay(self, behavior: Behavior | str) -> list[tuple[int | None, Chunk]]:
-        """The translator's chunks under ``behavior``, each with its payload's line.
+    def replay(self, behavior: Behavior | str) -> ChunkStream:
+        """The translator's chunks under ``behavior``, each with its payload's line, read from
+        the analysis (nothing is decoded again).
 
         Chunks emitted because input ended (``STREAM_CLOSED``) have no line (``None``).
         """
-        return list(self.iter_replay(behavior))
+        return ChunkStream(self.analysis, behavior)
 
     def iter_replay(self, behavior: Behavior | str) -> Iterator[tuple[int | None, Chunk]]:
         """:meth:`replay`, one chunk at a time (for streaming output)."""
-        lines = [p.line for p in self.payloads]
-        if self.implied_done:
-            lines.append(self.framing.lines)
-        count = len(lines)
-        for pos, chunk in replay(self.items(), behavior):
-            yield (lines[pos] if pos < count else None), chunk
+        return iter(self.replay(behavior))
 
 
 _BATCH = 4096
@@ -244,6 +243,7 @@ class TraceBuilder:
         self._payloads: list[Payload] = []
         self._unusual: dict[int, Decoded] = {}
         self._errors: dict[int, str] = {}
+        self._malformed: set[int] = set()
         self._notes: dict[str, Note] = {}
         self._closed = False
         self._implied_done = False
@@ -379,6 +379,7 @@ class TraceBuilder:
         decoded = decode_payload(p.data)
         if decoded.malformed is not None:
             self._errors[p.line] = decoded.malformed
+            self._malformed.add(p.line)
         elif decoded.throw is not None:
             self._errors[p.line] = "the harness cannot walk this chunk: " + decoded.throw
         elif decoded.ignored is not None:
@@ -433,6 +434,7 @@ class TraceBuilder:
             closed=self._closed,
             head=self._head,
             errors=dict(self._errors),
+            malformed_lines=frozenset(self._malformed),
             implied_done=self._implied_done,
         )
 

@@ -20,17 +20,27 @@ from typing import Any
 
 import msgspec
 
-from .wire import UNSET, Decoded, WireChunk, js_string
+from .wire import UNSET, Decoded, ToolCall, WireChunk, js_string
 
 __all__ = [
     "Behavior",
     "Chunk",
+    "TextBlock",
+    "ToolBlock",
     "Translator",
+    "block_start",
+    "done_chunks",
     "error_finish",
     "index_key",
     "is_identity",
     "js_head",
+    "missing_identity",
+    "refusal_message",
     "replay",
+    "takes_identity",
+    "text_delta",
+    "tool_call_delta",
+    "truthy",
     "usage_chunk",
 ]
 
@@ -128,7 +138,7 @@ def usage_chunk(usage: Any) -> Chunk:
     return {"type": "usage", "usage": out}
 
 
-def _truthy(value: Any) -> bool:
+def truthy(value: Any) -> bool:
     """JavaScript truthiness of a decoded JSON value."""
     if value is UNSET or value is None or value is False:
         return False
@@ -149,17 +159,107 @@ def js_head(text: str, units: int = 120) -> str:
     return text
 
 
-class _ToolBlock(msgspec.Struct):
+def takes_identity(behavior: Behavior, value: Any) -> bool:
+    """The identity rule: whether a delta whose ``id`` or ``function.name`` is ``value``
+    (``UNSET`` when the key is absent) sets that field of its call under ``behavior``.
+
+    This is the one place the two behaviors differ; the translator, the identity analysis
+    and every view derive from it.
+    """
+    if behavior is Behavior.ACCEPT_IDENTITY:
+        return type(value) is str and value != ""
+    return value is not UNSET
+
+
+def missing_identity(cid: Any, name: Any) -> str | None:
+    """What an accept-identity call still lacks at ``[DONE]`` (``id`` is checked first)."""
+    return "id" if cid is UNSET else "name" if name is UNSET else None
+
+
+def refusal_message(missing: str) -> str:
+    """The message of the ``MALFORMED_TOOL_CALL`` refusal for a call lacking ``missing``."""
+    return f"model streamed a tool call with no {missing}"
+
+
+def closing_identity(value: Any) -> Any:
+    """How an ``id``/``name`` in force shows in the output: none (or ``null``) is ``""``."""
+    return "" if value is UNSET or value is None else value
+
+
+def block_start(index: int, kind: str) -> Chunk:
+    return {"type": "block-start", "index": index, "blockType": kind}
+
+
+def text_delta(kind: str, index: int, text: str) -> Chunk:
+    """A ``text-delta`` or ``reasoning-delta`` chunk."""
+    return {"type": f"{kind}-delta", "index": index, "text": text}
+
+
+def tool_call_delta(index: int, tid: Any, name: Any, fragment: Any) -> Chunk:
+    """A ``tool-call-delta`` chunk: the identity in force after the delta, its arguments."""
+    chunk: Chunk = {"type": "tool-call-delta", "index": index, "id": closing_identity(tid)}
+    if name is not UNSET:
+        chunk["name"] = name
+    chunk["argumentsDelta"] = fragment
+    return chunk
+
+
+def arguments_fragment(args: Any) -> Any:
+    """A delta's ``function.arguments`` as the output carries it (absent or null: ``""``)."""
+    return "" if args is UNSET or args is None else args
+
+
+class ToolBlock(msgspec.Struct):
+    """A tool-call block: its identity in force and its argument fragments."""
+
     index: int
     id: Any = UNSET
     name: Any = UNSET
     args: list[str] = msgspec.field(default_factory=list)
 
 
-class _TextBlock(msgspec.Struct):
+class TextBlock(msgspec.Struct):
+    """A text or reasoning block (``kind``) and its parts."""
+
     index: int
     kind: str
     parts: list[str] = msgspec.field(default_factory=list)
+
+
+def done_chunks(
+    blocks: Iterable[ToolBlock | TextBlock],
+    usage: Any,
+    finish: str | None,
+    behavior: Behavior,
+) -> list[Chunk]:
+    """What the harness emits at ``[DONE]``: every block closed in opening order, the usage,
+    the finish — or, under accept-identity with a call lacking identity, the refusal."""
+    blocks = list(blocks)
+    out: list[Chunk] = []
+    if behavior is Behavior.ACCEPT_IDENTITY:
+        for block in blocks:
+            if isinstance(block, ToolBlock):
+                missing = missing_identity(block.id, block.name)
+                if missing is not None:
+                    if usage is not UNSET:
+                        out.append(usage_chunk(usage))
+                    out.append(error_finish("MALFORMED_TOOL_CALL", refusal_message(missing)))
+                    return out
+    for block in blocks:
+        if isinstance(block, ToolBlock):
+            closed: dict[str, Any] = {
+                "type": "tool-call",
+                "id": closing_identity(block.id),
+                "name": closing_identity(block.name),
+                "arguments": "".join(block.args),
+            }
+        else:
+            closed = {"type": block.kind, "text": "".join(block.parts)}
+        out.append({"type": "block-end", "index": block.index, "block": closed})
+    if usage is not UNSET:
+        out.append(usage_chunk(usage))
+    out.append({"type": "finish", "reason": finish_reason(finish, bool(blocks))})
+    return out
 
 
 class Translator:
@@ -172,18 +272,13 @@ class Translator:
 
     def __init__(self, behavior: Behavior | str = Behavior.ACCEPT_IDENTITY) -> None:
         self.behavior = Behavior(behavior)
-        self._accept = self.behavior is Behavior.ACCEPT_IDENTITY
-        self._order: list[_ToolBlock | _TextBlock] = []
-        self._tools: dict[Any, _ToolBlock] = {}
-        self._text: _TextBlock | None = None
-        self._reasoning: _TextBlock | None = None
+        self._order: list[ToolBlock | TextBlock] = []
+        self._tools: dict[Any, ToolBlock] = {}
+        self._text: TextBlock | None = None
+        self._reasoning: TextBlock | None = None
         self._usage: Any = UNSET
         self._finish: str | None = None
         self.finished = False
-
-    def _open(self, kind: str) -> tuple[int, Chunk]:
-        index = len(self._order)
-        return index, {"type": "block-start", "index": index, "blockType": kind}
 
     def payload(self, decoded: Decoded, text: str | None = None) -> list[Chunk]:
         """Translate one decoded payload (``text`` is its source, for error messages)."""
@@ -211,114 +306,61 @@ class Translator:
                 reason = choice.finish_reason
                 if type(reason) is str:
                     self._finish = reason
-        if _truthy(wire.usage):
+        if truthy(wire.usage):
             self._usage = wire.usage
         return out
 
-    def _text_delta(
-        self, block: _TextBlock | None, kind: str, text: str, out: list[Chunk]
-    ) -> _TextBlock:
-        """A non-empty ``text`` for the text or reasoning block, opened on first use."""
+    def text(self, kind: str, text: str, out: list[Chunk]) -> None:
+        """A non-empty ``text`` for the text or reasoning block (``kind``), opened on first use."""
+        block = self._reasoning if kind == "reasoning" else self._text
         if block is None:
-            index, start = self._open(kind)
-            block = _TextBlock(index, kind)
+            block = TextBlock(len(self._order), kind)
             self._order.append(block)
-            out.append(start)
+            out.append(block_start(block.index, kind))
+            if kind == "reasoning":
+                self._reasoning = block
+            else:
+                self._text = block
         block.parts.append(text)
-        out.append({"type": f"{kind}-delta", "index": block.index, "text": text})
-        return block
+        out.append(text_delta(kind, block.index, text))
+
+    def tool_call(self, call: ToolCall, out: list[Chunk]) -> None:
+        """One wire tool-call delta: open its block on first use, apply the identity rule."""
+        key = index_key(call.index)
+        tool = self._tools.get(key)
+        if tool is None:
+            tool = self._tools[key] = ToolBlock(len(self._order))
+            self._order.append(tool)
+            out.append(block_start(tool.index, "tool-call"))
+        fn = call.function
+        name: Any = UNSET
+        args: Any = UNSET
+        if fn:
+            name = fn.name
+            args = fn.arguments
+        if takes_identity(self.behavior, call.id):
+            tool.id = call.id
+        if takes_identity(self.behavior, name):
+            tool.name = name
+        fragment = arguments_fragment(args)
+        tool.args.append(js_string(fragment))
+        out.append(tool_call_delta(tool.index, tool.id, tool.name, fragment))
 
     def _delta(self, reasoning: Any, content: Any, calls: Any, out: list[Chunk]) -> None:
         if type(reasoning) is str and reasoning:
-            self._reasoning = self._text_delta(self._reasoning, "reasoning", reasoning, out)
+            self.text("reasoning", reasoning, out)
         if type(content) is str and content:
-            self._text = self._text_delta(self._text, "text", content, out)
-        if not calls:
-            return
-        for call in calls:
-            key = index_key(call.index)
-            tool = self._tools.get(key)
-            if tool is None:
-                index, start = self._open("tool-call")
-                tool = self._tools[key] = _ToolBlock(index)
-                self._order.append(tool)
-                out.append(start)
-            fn = call.function
-            name: Any = UNSET
-            args: Any = UNSET
-            if fn:
-                name = fn.name
-                args = fn.arguments
-            if self._accept:
-                if type(call.id) is str and call.id:
-                    tool.id = call.id
-                if type(name) is str and name:
-                    tool.name = name
-            else:
-                if call.id is not UNSET:
-                    tool.id = call.id
-                if name is not UNSET:
-                    tool.name = name
-            fragment = "" if args is UNSET or args is None else args
-            tool.args.append(js_string(fragment))
-            tid = tool.id
-            chunk: Chunk = {
-                "type": "tool-call-delta",
-                "index": tool.index,
-                "id": "" if tid is UNSET or tid is None else tid,
-            }
-            if tool.name is not UNSET:
-                chunk["name"] = tool.name
-            chunk["argumentsDelta"] = fragment
-            out.append(chunk)
+            self.text("text", content, out)
+        if calls:
+            for call in calls:
+                self.tool_call(call, out)
 
     def done(self) -> list[Chunk]:
         """The stream reached ``[DONE]``: close blocks, report usage, finish."""
         if self.finished:
             return []
         self.finished = True
-        out: list[Chunk] = []
-        if self._accept:
-            for block in self._order:
-                if isinstance(block, _ToolBlock):
-                    missing = "id" if block.id is UNSET else "name" if block.name is UNSET else None
-                    if missing is not None:
-                        if self._usage is not UNSET:
-                            out.append(usage_chunk(self._usage))
-                        out.append(
-                            error_finish(
-                                "MALFORMED_TOOL_CALL",
-                                f"model streamed a tool call with no {missing}",
-                            )
-                        )
-                        return out
-        for block in self._order:
-            if isinstance(block, _ToolBlock):
-                tid, name = block.id, block.name
-                out.append(
-                    {
-                        "type": "block-end",
-                        "index": block.index,
-                        "block": {
-                            "type": "tool-call",
-                            "id": "" if tid is UNSET or tid is None else tid,
-                            "name": "" if name is UNSET or name is None else name,
-                            "arguments": "".join(block.args),
-                        },
-                    }
-                )
-            else:
-                out.append(
-                    {
-                        "type": "block-end",
-                        "index": block.index,
-                        "block": {"type": block.kind, "text": "".join(block.parts)},
-                    }
-                )
-        if self._usage is not UNSET:
-            out.append(usage_chunk(self._usage))
-        out.append({"type": "finish", "reason": finish_reason(self._finish, bool(self._order))})
-        return out
+        return done_chunks(self._order, self._usage, self._finish, self.behavior)
 
     def closed(self) -> list[Chunk]:
         """Input ended before ``[DONE]``."""

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from replay_tui.core.sse import frame
 from replay_tui.core.trace import Form, Trace
 from replay_tui.core.translator import Behavior, index_key
+from replay_tui.core.translator import replay as translate
 from replay_tui.core.wire import UNSET, decode_payload
 
 from .helpers import RAW_CONTROL, build, check_json, check_table, trace_summary
@@ -76,8 +77,32 @@ def test_decoding_a_payload_never_raises(data: bytes) -> None:
 def _check_trace(trace: Trace) -> None:
     """The properties every closed trace has, whatever it was built from."""
     calls = {c.block_index: c for c in trace.analysis.calls}
+    lines = [p.line for p in trace.payloads] + ([trace.framing.lines] if trace.implied_done else [])
     for behavior in BEHAVIORS:
-        chunks = trace.replay(behavior)
+        chunks = list(trace.replay(behavior))
+        # What every view reads (the stream re-derived from the one pass's record) is exactly
+        # what the translator emits when run over the decoded payloads.
+        direct = [
+            (lines[pos] if pos < len(lines) else None, c)
+            for pos, c in translate(trace.items(), behavior)
+        ]
+        assert chunks == direct
+        # The calls view's rows: the identity in force after each delta is the translator's.
+        deltas = [c for _, c in chunks if c["type"] == "tool-call-delta"]
+        by_block: dict[int, list[Any]] = {}
+        for c in deltas:
+            by_block.setdefault(c["index"], []).append(c)
+        for block, emitted in by_block.items():
+            rows = calls[block].rows()
+            assert len(rows) == len(emitted)
+            for row, c in zip(rows, emitted, strict=True):
+                tid, name = (
+                    (row.id_accept, row.name_accept)
+                    if behavior is Behavior.ACCEPT_IDENTITY
+                    else (row.id_assign, row.name_assign)
+                )
+                assert c["id"] == ("" if tid is None or tid is UNSET else tid)
+                assert c.get("name", UNSET) == name
         kinds = [c["type"] for _, c in chunks]
         assert kinds.count("finish") == 1 and kinds[-1] == "finish", kinds
         plain = [c for _, c in chunks]

@@ -1,0 +1,128 @@
+"""Either behavior's translator output, re-derived from the analysis' record.
+
+The single pass (:class:`~.identity.Analyzer`) records a compact event log and each call's
+identity history; this module turns them back into the harness's chunks on demand, one at a
+time, with the translator's own chunk builders. Nothing is decoded again, and a view that
+shows a window of 40 rows of a 100,000-delta trace makes 40 chunks. A property test holds
+this to the translator run over the decoded payloads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import overload
+
+from .identity import Analysis, EventLog
+from .translator import (
+    STREAM_CLOSED_MESSAGE,
+    Behavior,
+    Chunk,
+    TextBlock,
+    ToolBlock,
+    arguments_fragment,
+    block_start,
+    done_chunks,
+    error_finish,
+    text_delta,
+    tool_call_delta,
+)
+from .wire import UNSET
+
+__all__ = ["ChunkStream", "Located"]
+
+Located = tuple[int | None, Chunk]
+"""A chunk with the line of the payload it came from (``None``: emitted at end of input)."""
+
+
+class ChunkStream(Sequence[Located]):
+    """The chunks ``behavior`` emits for the analysed stream, each with its payload's line."""
+
+    __slots__ = ("_analysis", "_behavior", "_body", "_end")
+
+    def __init__(self, analysis: Analysis, behavior: Behavior | str) -> None:
+        self._analysis = analysis
+        self._behavior = Behavior(behavior)
+        self._body = analysis.event_count
+        self._end = _end_chunks(analysis, self._behavior)
+
+    @property
+    def body(self) -> int:
+        """Chunks before the end (the same kinds, in the same order, under either behavior)."""
+        return self._body
+
+    def __len__(self) -> int:
+        return self._body + len(self._end)
+
+    @overload
+    def __getitem__(self, index: int) -> Located: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Located]: ...
+
+    def __getitem__(self, index: int | slice) -> Located | list[Located]:
+        if isinstance(index, slice):
+            return [self._at(i) for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self._at(index)
+
+    def __iter__(self) -> Iterator[Located]:
+        return map(self._at, range(len(self)))
+
+    def _at(self, k: int) -> Located:
+        if k >= self._body:
+            return self._end[k - self._body]
+        events = self._analysis.events
+        return events.lines[k], _body_chunk(self._analysis, self._behavior, events.refs[k])
+
+
+def _body_chunk(analysis: Analysis, behavior: Behavior, ref: int) -> Chunk:
+    tool, which, detail, start = EventLog.decode(ref)
+    if tool:
+        ct = analysis.calls[which]
+        if start:
+            return block_start(ct.block_index, "tool-call")
+        tid, name = ct.identity(behavior, detail)
+        fn = ct.calls[detail].function
+        return tool_call_delta(
+            ct.block_index, tid, name, arguments_fragment(fn.arguments if fn else UNSET)
+        )
+    kind = "reasoning" if detail else "text"
+    index = analysis.text_blocks[kind]
+    if start:
+        return block_start(index, kind)
+    return text_delta(kind, index, analysis.events.texts[which])
+
+
+def _end_chunks(analysis: Analysis, behavior: Behavior) -> list[Located]:
+    """What ends the stream: the ``[DONE]`` chunks, a failure, or nothing yet."""
+    if analysis.done:
+        chunks = done_chunks(_blocks(analysis, behavior), analysis.usage, analysis.finish, behavior)
+        return [(analysis.end_line, c) for c in chunks]
+    outcome = analysis.outcomes[behavior]
+    if outcome.verdict == "in-progress":
+        return []
+    if outcome.position is None:
+        return [(None, error_finish("STREAM_CLOSED", STREAM_CLOSED_MESSAGE))]
+    return [(analysis.end_line, {"type": "finish", "reason": outcome.finish})]
+
+
+def _blocks(analysis: Analysis, behavior: Behavior) -> list[ToolBlock | TextBlock]:
+    """Every block as the translator holds it at ``[DONE]``, in opening order."""
+    blocks: list[ToolBlock | TextBlock] = [
+        ToolBlock(ct.block_index, *ct.final(behavior), [ct.arguments]) for ct in analysis.calls
+    ]
+    if analysis.text_blocks:
+        parts: dict[bool, list[str]] = {False: [], True: []}
+        texts = analysis.events.texts
+        for ref in analysis.events.refs[: analysis.event_count]:
+            if ref < 0:
+                _, which, reasoning, start = EventLog.decode(ref)
+                if not start:
+                    parts[bool(reasoning)].append(texts[which])
+        for kind, index in analysis.text_blocks.items():
+            blocks.append(TextBlock(index, kind, parts[kind == "reasoning"]))
+    blocks.sort(key=lambda b: b.index)
+    return blocks
