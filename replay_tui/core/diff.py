@@ -36,7 +36,7 @@ from .diff_events import (
 )
 from .identity import CallTrace, DeltaRow, Flag
 from .trace import Trace
-from .translator import Behavior, index_key, is_identity, usage_chunk
+from .translator import Behavior, index_key, usage_chunk
 from .visible import visible
 from .wire import UNSET, describe_value
 
@@ -410,8 +410,7 @@ def _line_at(streams: Streams, channel: tuple[Any, ...], offset: int) -> int | N
 
 
 def _identity_line(ct: CallTrace, fld: str, behavior: Behavior) -> int | None:
-    """Line of the delta that set the identity in force at the end (``None``: never set)."""
-    accept = behavior is Behavior.ACCEPT_IDENTITY
+    """Line of the last delta whose ``fld`` the behavior took (``None``: it took none)."""
     found: int | None = None
     for _, line, call in ct.deltas:
         if fld == "id":
@@ -419,7 +418,7 @@ def _identity_line(ct: CallTrace, fld: str, behavior: Behavior) -> int | None:
         else:
             fn = call.function
             value = fn.name if fn else UNSET
-        if (accept and is_identity(value)) or (not accept and value is not UNSET):
+        if takes_identity(behavior, value):
             found = line
     return found
 
