@@ -36,7 +36,7 @@ from .diff_events import (
 )
 from .identity import CallTrace, DeltaRow, Flag
 from .trace import Trace
-from .translator import Behavior, index_key, usage_chunk
+from .translator import Behavior, index_key, takes_identity, usage_chunk
 from .visible import visible
 from .wire import UNSET, describe_value
 
