@@ -9,6 +9,7 @@ this to the translator run over the decoded payloads.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterator, Sequence
 from typing import overload
 
@@ -28,7 +29,7 @@ from .translator import (
 )
 from .wire import UNSET
 
-__all__ = ["ChunkStream", "Located"]
+__all__ = ["BehaviorPairs", "ChunkStream", "Located", "Pair"]
 
 Located = tuple[int | None, Chunk]
 """A chunk with the line of the payload it came from (``None``: emitted at end of input)."""
@@ -126,3 +127,80 @@ def _blocks(analysis: Analysis, behavior: Behavior) -> list[ToolBlock | TextBloc
             blocks.append(TextBlock(index, kind, parts[kind == "reasoning"]))
     blocks.sort(key=lambda b: b.index)
     return blocks
+
+
+Pair = tuple[Located | None, Located | None]
+"""One row of the two behaviors side by side: assign-always, accept-identity (None: a gap)."""
+
+
+class BehaviorPairs(Sequence[Pair]):
+    """Both behaviors' chunk streams of one trace, aligned row by row.
+
+    Until the end of the stream both behaviors emit the same kinds of chunk in the same order,
+    so body rows pair chunk ``k`` with chunk ``k``; only the end (the fix refuses a call and
+    closes no block) is aligned by kind, leaving gaps. What is kept is one byte per row (do the
+    two sides differ?) and the few end rows; the chunks are made again when a row is shown.
+    """
+
+    __slots__ = ("_ends", "accept", "assign", "same")
+
+    def __init__(self, analysis: Analysis) -> None:
+        self.assign = ChunkStream(analysis, Behavior.ASSIGN_ALWAYS)
+        self.accept = ChunkStream(analysis, Behavior.ACCEPT_IDENTITY)
+        body = self.assign.body
+        left_end = list(range(body, len(self.assign)))
+        right_end = list(range(body, len(self.accept)))
+        kinds_l = [_kind(self.assign[i][1]) for i in left_end]
+        kinds_r = [_kind(self.accept[i][1]) for i in right_end]
+        self._ends: list[tuple[int | None, int | None]] = []
+        matcher = difflib.SequenceMatcher(None, kinds_l, kinds_r, autojunk=False)
+        for _, a0, a1, b0, b1 in matcher.get_opcodes():
+            la, lb = left_end[a0:a1], right_end[b0:b1]
+            for k in range(max(len(la), len(lb))):
+                self._ends.append((la[k] if k < len(la) else None, lb[k] if k < len(lb) else None))
+        same = bytearray(body + len(self._ends))
+        for k in range(body):
+            same[k] = self.assign[k][1] == self.accept[k][1]
+        for j, (a, b) in enumerate(self._ends):
+            same[body + j] = (
+                a is not None and b is not None and self.assign[a][1] == self.accept[b][1]
+            )
+        self.same = same
+
+    def __len__(self) -> int:
+        return len(self.same)
+
+    @overload
+    def __getitem__(self, index: int) -> Pair: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Pair]: ...
+
+    def __getitem__(self, index: int | slice) -> Pair | list[Pair]:
+        if isinstance(index, slice):
+            return [self._pair(i) for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self._pair(index)
+
+    def _pair(self, row: int) -> Pair:
+        body = self.assign.body
+        if row < body:
+            return self.assign[row], self.accept[row]
+        a, b = self._ends[row - body]
+        return (
+            self.assign[a] if a is not None else None,
+            self.accept[b] if b is not None else None,
+        )
+
+    def line(self, row: int) -> int | None:
+        """The payload line of a row (``None``: end of input)."""
+        left, right = self._pair(row)
+        side = left or right
+        return side[0] if side is not None else None
+
+
+def _kind(chunk: Chunk) -> tuple[object, object]:
+    return chunk["type"], chunk.get("index")

@@ -19,6 +19,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from replay_tui.core.sse import frame
+from replay_tui.core.stream import BehaviorPairs
 from replay_tui.core.trace import Form, Trace
 from replay_tui.core.translator import Behavior, index_key
 from replay_tui.core.translator import replay as translate
@@ -131,6 +132,15 @@ def _check_trace(trace: Trace) -> None:
             by_key = {c.key: c.block_index for c in trace.analysis.calls}
             flags = [(f.kind, f.line, by_key[index_key(f.call)]) for f in trace.analysis.flags]
             assert flags == flags_from_chunks(chunks)
+    # The diff view's rows: each side, gaps dropped, is that behavior's whole stream in
+    # order, and a row is marked the same exactly when its two chunks are equal.
+    pairs = BehaviorPairs(trace.analysis)
+    rows = list(pairs)
+    assert [a for a, _ in rows if a is not None] == list(trace.replay(Behavior.ASSIGN_ALWAYS))
+    assert [b for _, b in rows if b is not None] == list(trace.replay(Behavior.ACCEPT_IDENTITY))
+    assert [bool(x) for x in pairs.same] == [
+        a is not None and b is not None and a[1] == b[1] for a, b in rows
+    ]
     assert set(trace.verdicts.values()) <= VERDICTS
     # check --json is JSON, with every trace's verdicts; the table shows no raw controls.
     doc = check_json([trace])
