@@ -758,7 +758,7 @@ def _comments(trace: Trace) -> list[tuple[int, str]]:
     """``(line, text)`` of every SSE comment line of the capture."""
     if not trace.framing.comments:
         return []
-    raw = trace.raw
+    raw = bytes(trace.raw)  # scanned line by line: a growing buffer must not change under it
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     if raw.count(b"\r") != raw.count(b"\r\n"):  # lone CRs end lines too: go line by line

@@ -72,7 +72,6 @@ class JsonlFramer:
         offset = self._offset
         # The payload points into buf (data is buf[start:end]): nothing is copied out.
         p = Payload(buf, fr.lines, fr.lines, offset + start, offset + end, None, after, offset, 0)
-        fr.payloads.append(p)
         out.append(p)
         if not after and end - start == len(DONE) and buf.startswith(DONE, start):
             fr.done_line = fr.lines

@@ -158,7 +158,7 @@ class LiveTrace:
         once per quiet period, not per change.
         """
         builder = TraceBuilder(self.source)
-        builder.feed(self._builder.raw())
+        builder.feed(bytes(self._builder.raw()))
         builder.close()
         return builder.build()
 

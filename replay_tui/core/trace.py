@@ -20,7 +20,7 @@ from .har import HarEntry
 from .http import HttpHead, looks_like_http, may_start_head, parse_head
 from .identity import Analysis, Analyzer, Note
 from .jsonl import JsonlFramer
-from .sse import Framing, Payload, SseFramer
+from .sse import Framing, Payload, PayloadTable, SseFramer
 from .stream import ChunkStream
 from .translator import Behavior, Chunk
 from .wire import Decoded, decode_payload, fast_decoder
@@ -70,9 +70,11 @@ class Trace(msgspec.Struct):
     """One stream, as far as it has been read."""
 
     source: Source
-    raw: bytes
-    """What the raw view shows: the file (or the HAR entry's body), as read so far."""
-    payloads: list[Payload]
+    raw: bytes | bytearray
+    """What the raw view shows: the file (or the HAR entry's body), as read so far (a
+    growing capture's buffer grows in place: read it up to :attr:`size`)."""
+    payloads: Sequence[Payload]
+    """Compact (:class:`~.sse.PayloadTable`) for a built trace."""
     decoded: Sequence[Decoded | None]
     """Aligned with ``payloads``; ``None`` for the ``[DONE]`` sentinel."""
     framing: Framing
@@ -144,6 +146,10 @@ class Trace(msgspec.Struct):
         return iter(self.replay(behavior))
 
 
+_WINDOW = 1 << 20
+"""Bytes framed at a time: framing splits what it is given, so a whole 500 MB capture would
+be split at once, doubling its memory for a moment; windows bound that to a megabyte."""
+
 _BATCH = 4096
 """Payloads decoded before the analyzer takes them (and their decoded chunks are freed)."""
 
@@ -159,7 +165,7 @@ class DecodedPayloads(Sequence[Decoded | None]):
 
     __slots__ = ("_payloads", "_unusual")
 
-    def __init__(self, payloads: list[Payload], unusual: dict[int, Decoded]) -> None:
+    def __init__(self, payloads: PayloadTable, unusual: dict[int, Decoded]) -> None:
         self._payloads = payloads
         self._unusual = unusual
 
@@ -193,9 +199,9 @@ class DecodedPayloads(Sequence[Decoded | None]):
         special = self._unusual.get(index)
         if special is not None:
             return special
-        p = self._payloads[index]
-        data = p.data
-        if data == b"[DONE]" and not p.after_done:
+        payloads = self._payloads
+        data = payloads.data(index)
+        if data == b"[DONE]" and not payloads.after_done(index):
             return None
         try:
             return Decoded(fast_decoder()(data))
@@ -235,12 +241,12 @@ class TraceBuilder:
         self.on_progress: Callable[[int], None] | None = None
         """Called with the file offset reached, every few thousand payloads while decoding
         (a loader's progress bar; it may raise to abandon the load)."""
-        self._chunks: list[bytes] = []  # the capture as read; joined lazily, never copied twice
+        self._raw: bytes | bytearray = b""  # the capture as read; grown in place when appended
         self._size = 0
         self._head: HttpHead | None = None
         self._framer: SseFramer | JsonlFramer | None = None
         self._analyzer = Analyzer()
-        self._payloads: list[Payload] = []
+        self._payloads = PayloadTable()
         self._unusual: dict[int, Decoded] = {}
         self._errors: dict[int, str] = {}
         self._malformed: set[int] = set()
@@ -258,14 +264,12 @@ class TraceBuilder:
     def size(self) -> int:
         return self._size
 
-    def raw(self) -> bytes:
+    def raw(self) -> bytes | bytearray:
         """Every byte fed so far."""
-        return self._joined()
+        return self._raw
 
-    def _joined(self) -> bytes:
-        if len(self._chunks) != 1:
-            self._chunks = [b"".join(self._chunks)]
-        return self._chunks[0]
+    def _joined(self) -> bytes | bytearray:
+        return self._raw
 
     def feed(self, data: bytes) -> None:
         """Take the next bytes of the capture."""
@@ -275,10 +279,15 @@ class TraceBuilder:
             self._feed(data)
 
     def _feed(self, data: bytes) -> None:
-        self._chunks.append(data)
+        if not self._raw:
+            self._raw = data  # read whole: the file's own bytes, never copied
+        else:
+            if isinstance(self._raw, bytes):
+                self._raw = bytearray(self._raw)  # appended to: copied once, then grown
+            self._raw += data
         self._size += len(data)
         if self._framer is None:  # curl -i: wait for the end of the head
-            raw = self._joined()
+            raw = bytes(self._joined())
             if not looks_like_http(raw):
                 if len(raw) < 16:
                     return  # too little to tell yet
@@ -291,7 +300,9 @@ class TraceBuilder:
             self._head = head
             self._framer = SseFramer(line_base=head.body_line, offset_base=head.body_offset)
             data = raw[head.body_offset :]
-        self._take(self._framer.feed(data))
+        framer = self._framer
+        for at in range(0, len(data), _WINDOW):
+            self._take(framer.feed(data[at : at + _WINDOW]))
 
     def close(self) -> None:
         """No more bytes will come: frame what is left and judge the stream as it ended."""
@@ -303,7 +314,7 @@ class TraceBuilder:
 
     def _close(self) -> None:
         if self._framer is None:
-            raw = self._joined()
+            raw = bytes(self._joined())  # not framed yet: the head is all there is
             self._head = parse_head(raw) if looks_like_http(raw) else None
             self._framer = SseFramer()
             head = self._head
@@ -403,13 +414,14 @@ class TraceBuilder:
                 )
             )
         raw = self._joined()
+        table = self._payloads.view(raw)
         if not raw.isascii():
             try:
                 raw.decode("utf-8")
             except UnicodeDecodeError as exc:
                 from .errors import line_col
 
-                line, col = line_col(raw, exc.start)
+                line, col = line_col(bytes(raw), exc.start)
                 notes.append(
                     Note(
                         "invalid-utf8",
@@ -421,11 +433,11 @@ class TraceBuilder:
         return Trace(
             source=self.source,
             raw=raw,
-            payloads=list(self._payloads),
+            payloads=table,
             decoded=(
                 list(self._kept)
                 if self._kept is not None
-                else DecodedPayloads(list(self._payloads), dict(self._unusual))
+                else DecodedPayloads(table, dict(self._unusual))
             ),
             framing=framing,
             analysis=self._analyzer.result(closed=self._closed),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from replay_tui.core.jsonl import JsonlFramer
 from replay_tui.core.sse import Framing, Payload, SseFramer
 from replay_tui.core.translator import Chunk
 
@@ -120,12 +121,13 @@ class UniformOffFramer(SseFramer):
         return False
 
 
-def feed_all(framer: SseFramer, pieces: list[bytes]) -> tuple[Framing, list[Payload]]:
+def feed_all(framer: SseFramer | JsonlFramer, pieces: list[bytes]) -> tuple[Framing, list[Payload]]:
     """Feed ``pieces`` then close; returns the framing and the payloads as ``feed`` returned them."""
     returned: list[Payload] = []
     for piece in pieces:
         returned += framer.feed(piece)
     returned += framer.close()
+    framer.framing.payloads = returned  # as frame() does: framers keep none themselves
     return framer.framing, returned
 
 

@@ -49,7 +49,7 @@ def test_fast_paths_equal_the_general_path(data: st.DataObject, body: bytes) -> 
     for framer in (SseFramer(), UniformOffFramer()):
         fr, out = feed_all(framer, pieces)
         assert framing_state(fr) == framing_state(general)
-        assert out == general_out == fr.payloads
+        assert out == general_out
 
 
 @robust()
@@ -79,12 +79,9 @@ def test_feeding_in_pieces_equals_feeding_whole(data: st.DataObject, body: bytes
 def test_chunk_log_in_pieces_equals_whole(data: st.DataObject, body: bytes) -> None:
     pieces = data.draw(splits(body))
     whole = JsonlFramer()
-    whole.feed(body)
-    whole.close()
+    feed_all(whole, [body])
     framer = JsonlFramer()
-    for piece in pieces:
-        framer.feed(piece)
-    framer.close()
+    feed_all(framer, pieces)
     assert framing_state(framer.framing) == framing_state(whole.framing)
     assert framer.prefixed == whole.prefixed
     for p in whole.framing.payloads:
