@@ -1,6 +1,6 @@
 """Live reload for the app: the watcher worker and applying folder updates to the screen.
 
-watchfiles' batches (``replay_tui.watch``) go to the core's :class:`LiveFolder` in a thread,
+watchfiles' batches (``replay_tui.live.watch``) go to the core's :class:`LiveFolder` in a thread,
 which answers with traces added, updated and removed; :class:`LiveReload` posts those as the
 app's trace messages (whose handlers keep the selection and every view's position), re-judges
 streams that went quiet without ``[DONE]``, and keeps the header's watch state (on/off, when
@@ -13,10 +13,10 @@ import asyncio
 import time
 from typing import TYPE_CHECKING
 
-from ..core.folder import FolderUpdate, LiveFolder
 from ..core.trace import Badge
 from ..core.visible import visible
-from ..watch import watch_traces
+from ..live.folder import FolderUpdate, LiveFolder
+from ..live.watch import watch_traces
 from .messages import TraceAdded, TraceRemoved, TraceUpdated
 
 if TYPE_CHECKING:
@@ -55,8 +55,7 @@ class LiveReload:
         stop = asyncio.Event()
         try:
             async for batch in watch_traces(self.paths, stop):
-                changes = [(c.kind.value, c.path) for c in batch]
-                update = await asyncio.to_thread(self.folder.apply, changes)
+                update = await asyncio.to_thread(self.folder.apply, batch)
                 self.apply(update)
         finally:
             stop.set()

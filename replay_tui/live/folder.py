@@ -2,7 +2,7 @@
 
 :class:`LiveFolder` turns batches of file changes (from the watcher) into what the list must
 do: traces added, traces updated, traces removed, files now skipped or no longer skipped.
-Plain SSE, ``curl -i`` and chunk-log files are followed with :class:`~.live.LiveTrace`, so a
+Plain SSE, ``curl -i`` and chunk-log files are followed with :class:`~.follow.LiveTrace`, so a
 capture still being written shows "in progress" and costs what was appended; a HAR file is
 read whole when it changes. Addresses match discovery's (relative to the folder opened, the
 path as given for a file opened directly), so the list keeps its selection.
@@ -17,9 +17,10 @@ from pathlib import Path
 
 import msgspec
 
-from .discovery import Discovery, Skipped, classify, discover, is_ignored_name
-from .live import Change, LiveTrace
-from .trace import Form, Source, Trace, load_trace
+from ..core.discovery import Discovery, Skipped, classify, discover, is_ignored_name
+from ..core.trace import Form, Source, Trace, load_trace
+from .follow import LiveTrace
+from .watch import FileChange, Kind
 
 __all__ = ["FolderUpdate", "LiveFolder"]
 
@@ -89,18 +90,18 @@ class LiveFolder:
                 live = self._live[source.address] = LiveTrace(source, quiet=self.quiet)
             update = live.update()
         if update.trace is None:
-            raise OSError(update.message or "the file vanished")
+            raise OSError(live.gone or "the file vanished")
         return update.trace
 
     # -- changes -----------------------------------------------------------------------------
 
-    def apply(self, changes: Iterable[tuple[str, str | os.PathLike[str]]]) -> FolderUpdate:
-        """Apply ``(kind, path)`` changes (kind: added / modified / deleted)."""
+    def apply(self, changes: Iterable[FileChange]) -> FolderUpdate:
+        """Apply a batch of file changes, as the watcher reports them."""
         out = FolderUpdate()
         with self._lock:
-            for kind, raw_path in changes:
-                path = _abs(raw_path)
-                if kind == "deleted" or not os.path.lexists(path):
+            for change in changes:
+                path = _abs(change.path)
+                if change.kind is Kind.DELETED or not os.path.lexists(path):
                     self._forget_under(path, out)
                 elif path.is_dir():
                     self._rescan(path, out)
@@ -117,11 +118,10 @@ class LiveFolder:
                 if trace is None or not trace.in_progress:
                     continue
                 update = live.update()
-                if update.change in (Change.SETTLED, Change.APPENDED, Change.RELOADED):
-                    if update.trace is not None:
-                        out.updated.append(update.trace)
-                elif update.change is Change.GONE:
-                    self._gone(address, update.message or "vanished", out)
+                if update.gone is not None:
+                    self._gone(address, update.gone, out)
+                elif update.changed and update.trace is not None:
+                    out.updated.append(update.trace)
         return out
 
     # -- internals ---------------------------------------------------------------------------
@@ -230,10 +230,10 @@ class LiveFolder:
             if live is None or live.source.form is not source.form:
                 live = self._live[address] = LiveTrace(source, quiet=self.quiet)
             update = live.update()
-            if update.change is Change.GONE or update.trace is None:
-                self._gone(address, update.message or "vanished while being read", out)
+            if update.trace is None:
+                self._gone(address, update.gone or "vanished while being read", out)
                 return
-            if update.change is Change.UNCHANGED and known:
+            if not update.changed and known:
                 return
             trace = update.trace
         self._reported.discard(address)

@@ -6,10 +6,11 @@ import json
 import os
 from pathlib import Path
 
-from replay_tui.core.folder import LiveFolder
 from replay_tui.core.trace import Badge
+from replay_tui.live.folder import LiveFolder
+from replay_tui.live.watch import FileChange, Kind
 
-from .helpers import call, chunk, sse, tools, write
+from tests.core.helpers import call, chunk, sse, tools, write
 
 CLEAN = sse(chunk({"content": "hi"}, finish="stop"))
 ERASING = sse(
@@ -35,7 +36,7 @@ def folder_with(tmp_path: Path, **files: bytes) -> LiveFolder:
 def test_a_new_file_is_added_with_its_address(tmp_path: Path) -> None:
     live = folder_with(tmp_path, a_sse=CLEAN)
     path = write(tmp_path, "sub/b.sse", ERASING)
-    upd = live.apply([("added", path)])
+    upd = live.apply([FileChange(Kind.ADDED, path)])
     assert [t.address for t in upd.added] == ["sub/b.sse"]
     assert upd.added[0].badge is Badge.ERASING
 
@@ -47,7 +48,7 @@ def test_appends_update_the_trace_incrementally(tmp_path: Path) -> None:
     assert live.load(source).badge is Badge.IN_PROGRESS
     with path.open("ab") as fh:
         fh.write(sse(tools(call(0, id="", arguments="{}")), chunk(finish="tool_calls")))
-    upd = live.apply([("modified", path)])
+    upd = live.apply([FileChange(Kind.MODIFIED, path)])
     assert [t.badge for t in upd.updated] == [Badge.ERASING]
 
 
@@ -58,11 +59,11 @@ def test_a_deleted_file_is_removed_and_a_deleted_folder_removes_all_under_it(
         tmp_path, a_sse=CLEAN, sub__b_sse=ERASING, sub__c_sse=CLEAN, sub__junk_json=b"{}"
     )
     (tmp_path / "a.sse").unlink()
-    assert live.apply([("deleted", tmp_path / "a.sse")]).removed == ["a.sse"]
+    assert live.apply([FileChange(Kind.DELETED, tmp_path / "a.sse")]).removed == ["a.sse"]
     for p in (tmp_path / "sub").iterdir():
         p.unlink()
     (tmp_path / "sub").rmdir()
-    upd = live.apply([("deleted", tmp_path / "sub")])
+    upd = live.apply([FileChange(Kind.DELETED, tmp_path / "sub")])
     assert sorted(upd.removed) == ["sub/b.sse", "sub/c.sse"]
     assert upd.unskipped == ["sub/junk.json"]
 
@@ -71,10 +72,10 @@ def test_a_file_that_stops_being_a_trace_moves_to_skipped_and_back(tmp_path: Pat
     live = folder_with(tmp_path, a_sse=CLEAN)
     path = tmp_path / "a.sse"
     path.write_bytes(b"")
-    upd = live.apply([("modified", path)])
+    upd = live.apply([FileChange(Kind.MODIFIED, path)])
     assert upd.removed == ["a.sse"] and [s.reason for s in upd.skipped] == ["empty file"]
     path.write_bytes(CLEAN)
-    upd = live.apply([("modified", path)])
+    upd = live.apply([FileChange(Kind.MODIFIED, path)])
     assert [t.address for t in upd.added] == ["a.sse"] and upd.unskipped == ["a.sse"]
 
 
@@ -95,7 +96,7 @@ def test_har_entries_follow_their_file(tmp_path: Path) -> None:
     live = folder_with(tmp_path, x_har=har(CLEAN, CLEAN))
     path = tmp_path / "x.har"
     path.write_bytes(har(ERASING))
-    upd = live.apply([("modified", path)])
+    upd = live.apply([FileChange(Kind.MODIFIED, path)])
     assert upd.removed == ["x.har#2"]
     assert [(t.address, t.badge) for t in upd.updated] == [("x.har#1", Badge.ERASING)]
 
@@ -105,9 +106,9 @@ def test_a_recreated_folder_is_rescanned(tmp_path: Path) -> None:
     live = folder_with(root, a_sse=CLEAN)
     (root / "a.sse").unlink()
     root.rmdir()
-    assert live.apply([("deleted", root)]).removed == ["a.sse"]
+    assert live.apply([FileChange(Kind.DELETED, root)]).removed == ["a.sse"]
     write(root, "b.sse", ERASING)
-    upd = live.apply([("added", root)])
+    upd = live.apply([FileChange(Kind.ADDED, root)])
     assert [t.address for t in upd.added] == ["b.sse"]
 
 
@@ -115,7 +116,7 @@ def test_a_file_that_vanishes_mid_read_is_reported_once(tmp_path: Path) -> None:
     live = folder_with(tmp_path, a_sse=GROWING)
     (tmp_path / "a.sse").unlink()
     os.symlink(tmp_path / "nowhere", tmp_path / "a.sse")  # present in the listing, unreadable
-    upd = live.apply([("modified", tmp_path / "a.sse")])
+    upd = live.apply([FileChange(Kind.MODIFIED, tmp_path / "a.sse")])
     assert upd.removed == ["a.sse"]
     assert [s.reason for s in upd.skipped] == ["dangling symlink (its target does not exist)"]
 

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from replay_tui.core.live import Change, LiveTrace
 from replay_tui.core.trace import Badge, Form, Source, load_trace
-
-from .helpers import call, chunk, sse, tools, write
+from replay_tui.live.follow import LiveTrace
+from tests.core.helpers import call, chunk, sse, tools, write
 
 HEAD = sse(tools(call(0, id="call_1", name="f", arguments="")), done=False)
 MORE = sse(tools(call(0, id="", arguments="{}")), chunk(finish="tool_calls"), done=False)
@@ -28,14 +27,15 @@ def test_a_growing_capture_is_in_progress_then_judged(tmp_path: Path) -> None:
     assert first.trace is not None and first.trace.badge is Badge.IN_PROGRESS
     with path.open("ab") as fh:
         fh.write(MORE[:40])  # half an event: nothing new to judge yet
-    assert follower.update(now=101.0).change is Change.APPENDED
+    upd = follower.update(now=101.0)
+    assert upd.changed and not upd.reloaded and upd.appended == 40
     with path.open("ab") as fh:
         fh.write(MORE[40:] + DONE)
     upd = follower.update(now=102.0)
-    assert upd.change is Change.APPENDED and upd.appended == len(MORE) - 40 + len(DONE)
+    assert upd.changed and not upd.reloaded and upd.appended == len(MORE) - 40 + len(DONE)
     assert upd.trace is not None and upd.trace.badge is Badge.ERASING
     assert upd.trace.verdicts == load_trace(Source(path, "x.sse", Form.SSE)).verdicts
-    assert follower.update(now=103.0).change is Change.UNCHANGED
+    assert not follower.update(now=103.0).changed
 
 
 def test_appending_reads_only_what_was_appended(tmp_path: Path) -> None:
@@ -55,9 +55,9 @@ def test_a_quiet_stream_without_done_settles_as_stream_closed(tmp_path: Path) ->
     # Written just now: still in progress a second later, judged once the quiet period passed.
     follower2 = live(path, quiet=5.0)
     assert follower2.update(now=time_now).trace.badge is Badge.IN_PROGRESS  # type: ignore[union-attr]
-    assert follower2.update(now=time_now + 1).change is Change.UNCHANGED
+    assert not follower2.update(now=time_now + 1).changed
     settled = follower2.update(now=time_now + 6)
-    assert settled.change is Change.SETTLED
+    assert settled.changed and settled.settled
     assert settled.trace is not None and settled.trace.verdicts["accept-identity"] == "stream-closed"
 
 
@@ -83,7 +83,7 @@ def test_a_file_rewritten_is_read_again_from_the_start(tmp_path: Path, how: str)
         write(tmp_path, ".x.sse.tmp", clean)
         os.replace(tmp_path / ".x.sse.tmp", path)
     upd = follower.update(now=1.0)
-    assert upd.change is Change.RELOADED
+    assert upd.changed and upd.reloaded
     assert upd.trace is not None
     assert upd.trace.raw == path.read_bytes()
 
@@ -94,11 +94,12 @@ def test_a_vanished_file_is_reported_once_and_can_come_back(tmp_path: Path) -> N
     follower.update(now=0.0)
     path.unlink()
     gone = follower.update(now=1.0)
-    assert gone.change is Change.GONE and gone.trace is None and gone.message
-    assert follower.update(now=2.0).change is Change.UNCHANGED
+    assert gone.changed and gone.trace is None and gone.gone
+    again = follower.update(now=2.0)
+    assert not again.changed and again.gone is None
     write(tmp_path, "x.sse", HEAD + MORE + DONE)
     back = follower.update(now=3.0)
-    assert back.change is Change.RELOADED and back.trace is not None
+    assert back.changed and back.reloaded and back.trace is not None
 
 
 def test_a_growing_chunk_log_settles_with_done_implied(tmp_path: Path) -> None:
@@ -106,3 +107,19 @@ def test_a_growing_chunk_log_settles_with_done_implied(tmp_path: Path) -> None:
     os.utime(path, (1, 1))
     trace = LiveTrace(Source(path, "x.jsonl", Form.JSONL)).update().trace
     assert trace is not None and trace.verdicts["accept-identity"] == "ok"
+
+
+def test_a_settled_stream_is_decoded_once_and_read_again_if_it_grows(tmp_path: Path) -> None:
+    path = write(tmp_path, "x.sse", HEAD)
+    follower = live(path, quiet=5.0)
+    follower.update(now=0.0)
+    settled = follower.update(now=6.0)
+    assert settled.settled and settled.trace is not None
+    assert settled.trace.verdicts["accept-identity"] == "stream-closed"
+    # Judged by closing the one builder: the analysis is the same object's, not a re-read.
+    assert follower.offset == len(HEAD)
+    with path.open("ab") as fh:
+        fh.write(MORE + DONE)
+    grown = follower.update(now=7.0)
+    assert grown.reloaded and grown.trace is not None
+    assert grown.trace.verdicts == load_trace(Source(path, "x.sse", Form.SSE)).verdicts

@@ -22,7 +22,7 @@ from pathlib import Path
 import msgspec
 import watchfiles
 
-from .core.discovery import is_ignored_name
+from ..core.discovery import is_ignored_name
 
 __all__ = ["FileChange", "Kind", "watch_traces"]
 

@@ -9,7 +9,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
-from replay_tui.watch import FileChange, Kind, watch_traces
+from replay_tui.live.watch import FileChange, Kind, watch_traces
 
 
 async def next_batch(it: AsyncIterator[list[FileChange]], timeout: float = 5.0) -> list[FileChange]:

@@ -1,4 +1,4 @@
-"""Following trace files as they change: appended bytes are decoded incrementally.
+"""Following one capture as it changes: appended bytes are framed, decoded and analysed once.
 
 A capture still being written grows at its end. :class:`LiveTrace` remembers how far it has
 read, and on each :meth:`~LiveTrace.update` frames, decodes and analyses only what was
@@ -9,41 +9,41 @@ A file that vanishes or cannot be read is reported, once, as such.
 
 Whether a stream without ``[DONE]`` is *still being written* or *broken* is a question of
 time: it is "in progress" while it changed within ``quiet`` seconds, and judged as ended
-(``stream-closed``) after that.
+(``stream-closed``) after that: the builder is closed then, so nothing is decoded twice; a
+stream that starts growing again after being judged is read again from the start (closing
+flushed its last line, which cannot be undone).
 """
 
 from __future__ import annotations
 
 import os
 import time
-from enum import StrEnum
 
 import msgspec
 
-from .trace import Form, Source, Trace, TraceBuilder
+from ..core.trace import Form, Source, Trace, TraceBuilder
 
-__all__ = ["Change", "LiveTrace", "Update"]
+__all__ = ["LiveTrace", "Update"]
 
 _PRINT = 4096  # bytes of the file's head that fingerprint it
 _TAIL = 256  # bytes before the read offset that must still be there
 
 
-class Change(StrEnum):
-    UNCHANGED = "unchanged"
-    APPENDED = "appended"
-    RELOADED = "reloaded"
-    SETTLED = "settled"
-    """Nothing was written, but the quiet period passed: the trace is now judged as ended."""
-    GONE = "gone"
-
-
 class Update(msgspec.Struct):
-    change: Change
+    """What one look at the file found."""
+
     trace: Trace | None
-    message: str | None = None
-    """Why the file is gone or unreadable (``GONE``)."""
+    """The trace as it now stands (None: the file is gone or unreadable)."""
+    changed: bool = False
+    """Whether anything changed since the last look (the list needs the new trace)."""
     appended: int = 0
     """Bytes read by this update."""
+    reloaded: bool = False
+    """Read again from the start: truncated, rewritten, replaced, or back after vanishing."""
+    settled: bool = False
+    """Nothing was written, but the quiet period passed: now judged as ended."""
+    gone: str | None = None
+    """Why the file is gone or unreadable, the first time that is noticed."""
 
 
 class LiveTrace:
@@ -72,16 +72,18 @@ class LiveTrace:
     def update(self, now: float | None = None) -> Update:
         """Read what changed since the last update and return the trace as it now stands."""
         now = time.monotonic() if now is None else now
+        reloaded = False
         try:
             with self.source.path.open("rb") as fh:
                 st = os.fstat(fh.fileno())
                 inode = (st.st_dev, st.st_ino)
                 if self._needs_reload(fh, st.st_size, inode):
                     self._reset()
-                    change = Change.RELOADED
-                else:
-                    change = Change.APPENDED
+                    reloaded = True
                 self._inode = inode
+                if st.st_size > self._offset and self._settled:
+                    self._reset()  # grows again after being judged as ended: start over
+                    reloaded = True
                 if st.st_size > self._offset:
                     fh.seek(self._offset)
                     data = fh.read(st.st_size - self._offset)
@@ -91,21 +93,21 @@ class LiveTrace:
             return self._lost(exc.strerror or str(exc))
         if self.gone is not None:
             self.gone = None
-            change = Change.RELOADED
+            reloaded = True
+        settled = False
         if data:
             self._take(data)
             # How long ago the file was written, by its mtime: a capture that was already
             # old when first read is judged at once, not after a quiet period.
             self._changed_at = now - max(0.0, time.time() - st.st_mtime)
-            self._settled = False
-        elif change is Change.APPENDED:
-            if self.trace is not None and not self._due_to_settle(now):
-                return Update(Change.UNCHANGED, self.trace)
-            change = Change.SETTLED if self.trace is not None else Change.APPENDED
-            if change is Change.SETTLED:
-                self._settled = True
+        elif not reloaded and self.trace is not None:
+            if not self._due_to_settle(now):
+                return Update(self.trace)
+            settled = True
         self.trace = self._build(now)
-        return Update(change, self.trace, appended=len(data))
+        return Update(
+            self.trace, changed=True, appended=len(data), reloaded=reloaded, settled=settled
+        )
 
     def _due_to_settle(self, now: float) -> bool:
         trace = self.trace
@@ -145,22 +147,11 @@ class LiveTrace:
     def _build(self, now: float) -> Trace:
         """The trace as read; a stream quiet for ``quiet`` seconds is judged as ended."""
         trace = self._builder.build()
-        if trace.in_progress and (self._settled or now - self._changed_at >= self.quiet):
+        if trace.in_progress and now - self._changed_at >= self.quiet:
             self._settled = True
-            trace = self._closed_view()
+            self._builder.close()
+            trace = self._builder.build()
         return trace
-
-    def _closed_view(self) -> Trace:
-        """Judge what was read as a finished capture, leaving the live state untouched.
-
-        Closing flushes a last line without its line end and, for a chunk log, implies
-        ``[DONE]``; neither can be undone, so a fresh builder reads the bytes again. It runs
-        once per quiet period, not per change.
-        """
-        builder = TraceBuilder(self.source)
-        builder.feed(bytes(self._builder.raw()))
-        builder.close()
-        return builder.build()
 
     def _lost(self, reason: str) -> Update:
         first = self.gone is None
@@ -168,4 +159,4 @@ class LiveTrace:
         self._reset()
         self._inode = None
         self.trace = None
-        return Update(Change.GONE if first else Change.UNCHANGED, None, reason)
+        return Update(None, changed=first, gone=reason if first else None)
