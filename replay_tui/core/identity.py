@@ -695,7 +695,7 @@ class Analyzer:
             else:
                 why = "the stream stops without [DONE] (truncated capture?)"
             notes.append(Note("no-done", f"{why}: the harness fails with STREAM_CLOSED"))
-        notes.extend(_pattern_notes(self._order))
+        notes.extend(_pattern_notes(self._order, self._model))
         return Analysis(
             calls=list(self._order),
             flags=list(self._flags),
@@ -785,7 +785,7 @@ def _short(value: Any, limit: int = 80) -> str:
 
 # Continuation shapes seen in the wild (GATEWAYS.md), keyed by (id, name) on continuations.
 _PATTERNS: list[tuple[str, str, str]] = [
-    ('""', "absent", 'the DashScope pattern: continuations repeat id:"" (qwen3-max)'),
+    ('""', "absent", 'the DashScope pattern: continuations repeat id:""'),
     ('""', '""', 'the DashScope-serving-GLM pattern: continuations send id:"" and name:""'),
     ("null", '""', 'the Envoy AI Gateway pattern: continuations send id:null, name:""'),
     ("null", "null", "the Writer / vLLM / OpenCode pattern: continuations send id:null, name:null"),
@@ -797,8 +797,9 @@ _PATTERNS: list[tuple[str, str, str]] = [
 _PATTERN_SAMPLE = 64
 
 
-def _pattern_notes(calls: Iterable[CallTrace]) -> list[Note]:
-    """Name the gateway pattern the continuation deltas follow, when they follow one."""
+def _pattern_notes(calls: Iterable[CallTrace], model: str | None) -> list[Note]:
+    """Name the gateway pattern the continuation deltas follow, when they follow one (and
+    the model that streamed it, when a chunk named it)."""
     shapes: dict[tuple[str, str], int] = {}
     first_line: dict[tuple[str, str], int] = {}
     for ct in calls:
@@ -811,8 +812,13 @@ def _pattern_notes(calls: Iterable[CallTrace]) -> list[Note]:
     notes = []
     for id_shape, name_shape, text in _PATTERNS:
         if (id_shape, name_shape) in shapes:
+            seen = f" (model {_short(model)})" if model else ""
             notes.append(
-                Note("gateway-pattern", f"looks like {text}", first_line[(id_shape, name_shape)])
+                Note(
+                    "gateway-pattern",
+                    f"looks like {text}{seen}",
+                    first_line[(id_shape, name_shape)],
+                )
             )
     return notes
 
