@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -50,6 +51,10 @@ class FolderUpdate(msgspec.Struct):
         )
 
 
+_FRESH = 1.0
+"""Seconds before the folder was opened within which a capture may still be being written."""
+
+
 def _abs(path: str | os.PathLike[str]) -> Path:
     return Path(os.path.abspath(path))
 
@@ -60,6 +65,8 @@ class LiveFolder:
     def __init__(self, roots: Sequence[str], *, quiet: float = 5.0) -> None:
         self.roots = [(str(r), _abs(r)) for r in roots]
         self.quiet = quiet
+        self.opened_at = time.time()
+        """Captures already written when the folder was opened are judged as they stand."""
         self.sources: dict[str, Source] = {}
         self.skipped: dict[str, Skipped] = {}
         self._live: dict[str, LiveTrace] = {}
@@ -87,7 +94,9 @@ class LiveFolder:
         with self._lock:
             live = self._live.get(source.address)
             if live is None:
-                live = self._live[source.address] = LiveTrace(source, quiet=self.quiet)
+                live = self._live[source.address] = LiveTrace(
+                    source, quiet=self.quiet, written_before=self.opened_at - _FRESH
+                )
             update = live.update()
         if update.trace is None:
             raise OSError(live.gone or "the file vanished")

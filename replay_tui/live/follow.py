@@ -49,11 +49,20 @@ class Update(msgspec.Struct):
 class LiveTrace:
     """One trace file, followed. Not for HAR entries (a HAR is read whole when it changes)."""
 
-    def __init__(self, source: Source, *, quiet: float = 5.0) -> None:
+    def __init__(
+        self, source: Source, *, quiet: float = 5.0, written_before: float | None = None
+    ) -> None:
+        """``written_before`` (wall-clock seconds): a file last written before then is judged as
+        ended at its first read, however recent — what was in a folder when it was opened is
+        done (a fresh clone's files are all a second old), unless its recorder's sidecar says
+        it is still recording."""
         if source.form is Form.HAR:
             raise ValueError("HAR files are re-read whole, not followed")
         self.source = source
         self.quiet = quiet
+        side = source.sidecar
+        recording = side is not None and side.get("complete") is False and not side.get("finished")
+        self._written_before = None if recording else written_before
         self._builder = TraceBuilder(source)
         self._offset = 0
         self._inode: tuple[int, int] | None = None
@@ -100,6 +109,9 @@ class LiveTrace:
             # How long ago the file was written, by its mtime: a capture that was already
             # old when first read is judged at once, not after a quiet period.
             self._changed_at = now - max(0.0, time.time() - st.st_mtime)
+            before = self._written_before
+            if self.trace is None and before is not None and st.st_mtime < before:
+                self._changed_at = now - self.quiet
         elif not reloaded and self.trace is not None:
             if not self._due_to_settle(now):
                 return Update(self.trace)

@@ -70,10 +70,13 @@ class LiveReload:
     def _settle(self) -> None:
         update = self.folder.settle()
         if update:
-            self.app.call_from_thread(self.apply, update)
+            # Judging a quiet stream is not a change to the folder: the header's "last change"
+            # stays the last write.
+            self.app.call_from_thread(self.apply, update, written=False)
 
-    def apply(self, update: FolderUpdate) -> None:
-        """Put a folder update on screen (the app's trace messages do the list and views)."""
+    def apply(self, update: FolderUpdate, *, written: bool = True) -> None:
+        """Put a folder update on screen (the app's trace messages do the list and views);
+        ``written``: it comes from files that changed (not from judging a quiet stream)."""
         if not update:
             return
         app = self.app
@@ -88,7 +91,8 @@ class LiveReload:
             app.trace_list.set_skipped(app.store.skipped)
         for problem in update.problems:
             app.notify(visible(problem), severity="warning", timeout=4, markup=False)
-        self.last_change = time.time()
+        if written:
+            self.last_change = time.time()
         self.show_state()
 
     def show_state(self) -> None:

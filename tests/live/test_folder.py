@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 from replay_tui.core.trace import Badge
 from replay_tui.live.folder import LiveFolder
 from replay_tui.live.watch import FileChange, Kind
-
 from tests.core.helpers import call, chunk, sse, tools, write
 
 CLEAN = sse(chunk({"content": "hi"}, finish="stop"))
@@ -134,3 +134,19 @@ def test_settle_judges_quiet_streams(tmp_path: Path) -> None:
         follower.quiet = 0.0
     upd = live.settle()
     assert [t.verdicts["accept-identity"] for t in upd.updated] == ["stream-closed"]
+
+
+def test_a_folder_opened_after_its_captures_were_written_shows_none_in_progress(
+    tmp_path: Path,
+) -> None:
+    # A fresh clone: files written a moment ago, one without [DONE] (a truncated capture).
+    write(tmp_path, "cut.sse", sse(chunk({"content": "hi"}), done=False))
+    write(tmp_path, "still.sse", sse(chunk({"content": "hi"}), done=False))
+    side = {"complete": False, "request": {"method": "POST", "url": "/v1/chat/completions"}}
+    (tmp_path / "still.sse.meta.json").write_text(json.dumps(side))
+    live = LiveFolder([str(tmp_path)])
+    live.opened_at = time.time() + 5  # opened well after the files were written
+    found = live.scan()
+    badges = {s.address: live.load(s).badge for s in found.sources}
+    # Judged as it stands; only the one its recorder says is still recording stays open.
+    assert badges == {"cut.sse": Badge.BROKEN, "still.sse": Badge.IN_PROGRESS}
