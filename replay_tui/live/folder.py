@@ -33,6 +33,9 @@ class FolderUpdate(msgspec.Struct):
     updated: list[Trace] = msgspec.field(default_factory=list)
     removed: list[str] = msgspec.field(default_factory=list)
     """Addresses of traces that are gone."""
+    renamed: list[tuple[str, Trace]] = msgspec.field(default_factory=list)
+    """Traces whose file was renamed (moved within the roots): the old address, the trace
+    under its new one. Neither is in ``added`` or ``removed``."""
     skipped: list[Skipped] = msgspec.field(default_factory=list)
     """Files newly skipped (or skipped for a new reason)."""
     unskipped: list[str] = msgspec.field(default_factory=list)
@@ -45,6 +48,7 @@ class FolderUpdate(msgspec.Struct):
             self.added
             or self.updated
             or self.removed
+            or self.renamed
             or self.skipped
             or self.unskipped
             or self.problems
@@ -71,6 +75,7 @@ class LiveFolder:
         self.skipped: dict[str, Skipped] = {}
         self._live: dict[str, LiveTrace] = {}
         self._reported: set[str] = set()
+        self._dropped: dict[tuple[int, int], str] = {}  # inode → address, within one batch
         # The app judges the list in one worker while the watcher applies changes in another.
         self._lock = threading.RLock()
 
@@ -116,6 +121,7 @@ class LiveFolder:
                     self._rescan(path, out)
                 else:
                     self._refresh_file(path, out)
+            self._pair_renames(out)
         return out
 
     def settle(self) -> FolderUpdate:
@@ -171,9 +177,26 @@ class LiveFolder:
                 return root / key.rstrip("/")
         return None
 
+    def _pair_renames(self, out: FolderUpdate) -> None:
+        """A trace removed and one added in the same batch, same file (device and inode):
+        a rename, which the list shows as the trace moving, not as one dying."""
+        gone = self._dropped
+        self._dropped = {}
+        if not gone or not out.added:
+            return
+        for trace in list(out.added):
+            live = self._live.get(trace.address)
+            old = gone.get(live.inode) if live is not None and live.inode else None
+            if old is not None and old in out.removed:
+                out.removed.remove(old)
+                out.added.remove(trace)
+                out.renamed.append((old, trace))
+
     def _drop(self, address: str, out: FolderUpdate) -> None:
         self.sources.pop(address, None)
-        self._live.pop(address, None)
+        live = self._live.pop(address, None)
+        if live is not None and live.inode is not None:
+            self._dropped[live.inode] = address
         self._reported.discard(address)
         out.removed.append(address)
 

@@ -74,6 +74,11 @@ class LiveTrace:
         self.gone: str | None = None
 
     @property
+    def inode(self) -> tuple[int, int] | None:
+        """``(device, inode)`` of the file as last read (None: not read, or gone)."""
+        return self._inode
+
+    @property
     def offset(self) -> int:
         """Bytes of the file read so far."""
         return self._offset

@@ -150,3 +150,24 @@ def test_a_folder_opened_after_its_captures_were_written_shows_none_in_progress(
     badges = {s.address: live.load(s).badge for s in found.sources}
     # Judged as it stands; only the one its recorder says is still recording stays open.
     assert badges == {"cut.sse": Badge.BROKEN, "still.sse": Badge.IN_PROGRESS}
+
+
+def test_a_renamed_capture_moves_instead_of_dying(tmp_path: Path) -> None:
+    write(tmp_path, "a.sse", sse(tools(call(0, id="c", name="f")), chunk(finish="tool_calls")))
+    live = LiveFolder([str(tmp_path)])
+    for s in live.scan().sources:
+        live.load(s)
+    os.rename(tmp_path / "a.sse", tmp_path / "b.sse")
+    upd = live.apply(
+        [FileChange(Kind.DELETED, tmp_path / "a.sse"), FileChange(Kind.ADDED, tmp_path / "b.sse")]
+    )
+    assert upd.removed == [] and upd.added == []
+    assert [(old, t.address) for old, t in upd.renamed] == [("a.sse", "b.sse")]
+    # A different file arriving as another is deleted is not a rename.
+    write(tmp_path, "c.sse", sse(chunk({"content": "x"}, finish="stop")))
+    (tmp_path / "b.sse").unlink()
+    upd = live.apply(
+        [FileChange(Kind.DELETED, tmp_path / "b.sse"), FileChange(Kind.ADDED, tmp_path / "c.sse")]
+    )
+    assert upd.removed == ["b.sse"] and [t.address for t in upd.added] == ["c.sse"]
+    assert upd.renamed == []
