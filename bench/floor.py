@@ -1,0 +1,56 @@
+"""The floor ``check`` is measured against (SPEC §7): a typed msgspec decode, nothing else.
+
+``msgspec.json.Decoder(Chunk)``, ``Chunk`` holding only what a translator must read —
+``choices[].delta.{content, tool_calls[].{index, id, function.{name, arguments}}}`` and
+``choices[].finish_reason``, absent fields ``UNSET`` — applied to each ``data: {`` line of the
+file read whole. Run as a whole process, like ``replay-tui check``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+
+class Function(msgspec.Struct):
+    name: Any = UNSET
+    arguments: Any = UNSET
+
+
+class ToolCall(msgspec.Struct):
+    index: Any = UNSET
+    id: Any = UNSET
+    function: Function | UnsetType | None = UNSET
+
+
+class Delta(msgspec.Struct):
+    content: Any = UNSET
+    tool_calls: list[ToolCall] | UnsetType | None = UNSET
+
+
+class Choice(msgspec.Struct):
+    delta: Delta | UnsetType | None = UNSET
+    finish_reason: Any = UNSET
+
+
+class Chunk(msgspec.Struct):
+    choices: list[Choice] | UnsetType | None = UNSET
+
+
+def main() -> None:
+    decode = msgspec.json.Decoder(Chunk).decode
+    count = 0
+    with open(sys.argv[1], "rb") as fh:
+        data = fh.read()
+    for line in data.split(b"\n"):
+        if line.startswith(b"data: {"):
+            decode(line[6:])
+            count += 1
+    print(count)
+
+
+if __name__ == "__main__":
+    main()
