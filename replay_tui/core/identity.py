@@ -242,6 +242,8 @@ class CallTrace(msgspec.Struct):
     first_line: int
     order: int = 0
     """The call's place in order of first appearance (``Analysis.calls[order]``)."""
+    count: int = 0
+    """Deltas seen (the per-delta arrays below hold them all unless the analysis is lean)."""
     positions: array[int] = msgspec.field(default_factory=lambda: array("q"))
     """Position in the stream of each delta's payload (compact: a call can have 100,000)."""
     lines: array[int] = msgspec.field(default_factory=lambda: array("q"))
@@ -371,7 +373,10 @@ class Analyzer:
     capture can be fed what was appended and judged again.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, record: bool = True) -> None:
+        """``record``: keep every delta and the event log the views read; a lean analysis
+        (``check``) keeps only what verdicts, flags and notes need."""
+        self._record = record
         self._calls: dict[Any, CallTrace] = {}
         self._order: list[CallTrace] = []
         self._flags: list[Flag] = []
@@ -410,6 +415,7 @@ class Analyzer:
         new_call = self._new_call
         identity = self._identity
         events = self._events
+        record = self._record
         position = self._position
         finished = self.finished
         for line, decoded in items:
@@ -446,10 +452,14 @@ class Analyzer:
                                 ct = calls_by_key.get(idx if type(idx) is int else index_key(idx))
                                 if ct is None:
                                     ct = new_call(idx, line)
-                                events.tool(ct.order, len(ct.calls), line)
-                                ct.positions.append(position)
-                                ct.lines.append(line)
-                                ct.calls.append(call)
+                                n = ct.count
+                                ct.count = n + 1
+                                if record or n < _PATTERN_SAMPLE:
+                                    if record:
+                                        events.tool(ct.order, n, line)
+                                    ct.positions.append(position)
+                                    ct.lines.append(line)
+                                    ct.calls.append(call)
                                 fn = call.function
                                 if fn:
                                     name = fn.name
@@ -510,7 +520,8 @@ class Analyzer:
                 if start:
                     self._text_blocks[kind] = self._blocks
                     self._blocks += 1
-                self._events.text(kind == "reasoning", text, line, start)
+                if self._record:
+                    self._events.text(kind == "reasoning", text, line, start)
 
     def _new_call(self, idx: Any, line: int) -> CallTrace:
         key = index_key(idx)
@@ -566,7 +577,7 @@ class Analyzer:
         The delta changed what assign-always holds (only then is this called); whether the
         fix takes the value is the translator's rule, :func:`takes_identity`.
         """
-        n = len(ct.calls)
+        n = ct.count
         if fld == "id":
             before_assign, before_accept = ct.id_assign, ct.id_accept
             ct.id_assign = value
@@ -702,7 +713,7 @@ class Analyzer:
             notes=notes,
             outcomes=outcomes,
             blocks=self._blocks,
-            deltas=sum(len(ct.calls) for ct in self._order),
+            deltas=sum(ct.count for ct in self._order),
             done=done,
             model=self._model,
             events=self._events,

@@ -66,8 +66,7 @@ def judge_source(source: Source, data: bytes | None = None) -> TraceResult | Ski
     """Load (unless ``data`` is given), judge and reduce one trace; a file that cannot be read
     becomes a :class:`Skipped` with the reason."""
     try:
-        # One-shot: keep the decoded chunks rather than pay for freeing them mid-load.
-        trace = load_trace(source, data, keep_decoded=True)
+        trace = load_trace(source, data, lean=True)
     except OSError as exc:
         return Skipped(source.address, f"cannot read: {exc.strerror or exc}")
     except MemoryError:

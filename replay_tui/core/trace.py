@@ -229,14 +229,17 @@ def gc_paused() -> Iterator[None]:
 class TraceBuilder:
     """Builds a :class:`Trace` from bytes fed in order.
 
+    ``lean``: judge only (``check``): verdicts, flags, notes and metadata; the payloads and
+    the per-delta record the views read are not kept, so the trace cannot be replayed.
     ``keep_decoded``: keep every decoded chunk (``Trace.decoded`` is then a plain list).
     Faster for a one-shot command that reads the trace once and exits, since freeing a
     hundred thousand small objects costs as much as decoding them; an open trace in the TUI
     keeps only the analysis and decodes again on demand, to stay small.
     """
 
-    def __init__(self, source: Source, *, keep_decoded: bool = False) -> None:
+    def __init__(self, source: Source, *, keep_decoded: bool = False, lean: bool = False) -> None:
         self.source = source
+        self._lean = lean
         self._kept: list[Decoded | None] | None = [] if keep_decoded else None
         self.on_progress: Callable[[int], None] | None = None
         """Called with the file offset reached, every few thousand payloads while decoding
@@ -245,8 +248,9 @@ class TraceBuilder:
         self._size = 0
         self._head: HttpHead | None = None
         self._framer: SseFramer | JsonlFramer | None = None
-        self._analyzer = Analyzer()
+        self._analyzer = Analyzer(record=not lean)
         self._payloads = PayloadTable()
+        self._payload_count = 0
         self._unusual: dict[int, Decoded] = {}
         self._errors: dict[int, str] = {}
         self._malformed: set[int] = set()
@@ -358,8 +362,10 @@ class TraceBuilder:
         costs its bytes plus the analysis, not a second, larger copy of itself. Only payloads
         off the fast path are remembered, with what was wrong with them.
         """
-        start = len(self._payloads)
-        self._payloads.extend(payloads)
+        start = self._payload_count
+        self._payload_count += len(payloads)
+        if not self._lean:
+            self._payloads.extend(payloads)
         typed = fast_decoder()
         unusual = self._unusual
         feed = self._analyzer.feed
@@ -477,7 +483,7 @@ class TraceBuilder:
         meta += [
             ("size", f"{self._size:,} bytes"),
             ("lines", f"{framing.lines:,}"),
-            ("payloads", f"{len(self._payloads):,}"),
+            ("payloads", f"{self._payload_count:,}"),
             ("comments", f"{framing.comments:,}"),
         ]
         for name, count in sorted(framing.fields.items()):
@@ -517,12 +523,15 @@ def _sidecar_meta(side: dict[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
-def load_trace(source: Source, data: bytes | None = None, *, keep_decoded: bool = False) -> Trace:
+def load_trace(
+    source: Source, data: bytes | None = None, *, keep_decoded: bool = False, lean: bool = False
+) -> Trace:
     """Read (unless ``data`` is given), frame, decode and analyse a whole trace.
 
-    ``keep_decoded``: see :class:`TraceBuilder`. Raises ``OSError`` when the file cannot be read.
+    ``keep_decoded``, ``lean``: see :class:`TraceBuilder`. Raises ``OSError`` when the file
+    cannot be read.
     """
-    builder = TraceBuilder(source, keep_decoded=keep_decoded)
+    builder = TraceBuilder(source, keep_decoded=keep_decoded, lean=lean)
     if data is None:
         data = source.entry.body if source.entry is not None else source.path.read_bytes()
     builder.feed(data)

@@ -80,3 +80,14 @@ def test_analyzer_is_incremental() -> None:
     assert [(f.kind, f.line) for f in one.result().flags] == [
         (f.kind, f.line) for f in trace.analysis.flags
     ]
+
+
+@pytest.mark.parametrize("capture", CAPTURES, ids=lambda p: p.stem)
+def test_a_lean_judgement_equals_the_full_analysis(capture: Path) -> None:
+    """``check`` judges lean (no per-delta record kept): it must say exactly what the views
+    would."""
+    from replay_tui.core.result import trace_result
+    from replay_tui.core.trace import Form, Source, load_trace
+
+    source = Source(capture, capture.name, Form.SSE)
+    assert trace_result(load_trace(source, lean=True)) == trace_result(load_trace(source))
