@@ -98,7 +98,7 @@ class Budget:
         self.deadline = None if seconds is None else self.start + seconds
         self.on_progress = on_progress
         self.every = every
-        self._shown = 0.0
+        self._shown = self.start  # quiet for the first ``every`` seconds
         self.tests = 0
         self.phase = ""
         self.size = 0
