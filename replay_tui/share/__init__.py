@@ -10,16 +10,7 @@ the TUI in a subprocess) knows about Textual.
 from __future__ import annotations
 
 from .export import export_notice, export_report
-from .minimize import Finding, Minimized, finding_of, minimize
-from .report import TraceReport, build_report
 
-__all__ = [
-    "Finding",
-    "Minimized",
-    "TraceReport",
-    "build_report",
-    "export_notice",
-    "export_report",
-    "finding_of",
-    "minimize",
-]
+# The submodules are not shadowed by functions of the same name: ``replay_tui.share.minimize``
+# is the module, its function is ``replay_tui.share.minimize.minimize``.
+__all__ = ["export_notice", "export_report"]

@@ -424,9 +424,9 @@ def minimize(
     events = _events(trace)
     head = _head(trace)
     complete = True
+    budget.phase, budget.size = "events", len(events)
     try:
         if judge.holds(events):
-            budget.phase = "events"
             events = _events_pass(events, trace, judge, budget)
             budget.phase = "fields"
             for k in range(len(events)):

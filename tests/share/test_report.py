@@ -13,7 +13,7 @@ from replay_tui.share.export import render
 from replay_tui.share.markdown import GITHUB_LIMIT, code
 from replay_tui.share.report import Gap, build_report
 
-from .conftest import HOSTILE_ARGS, HOSTILE_ID, HOSTILE_NAME, QWEN, TRACES
+from .samples import HOSTILE_ARGS, HOSTILE_ID, HOSTILE_NAME, QWEN, TRACES
 
 Cli = Callable[..., tuple[int, str, str]]
 
