@@ -52,9 +52,9 @@ def is_loopback(host: str) -> bool:
 
 
 def tui_command(paths: Sequence[str]) -> str:
-    """The shell command textual-serve runs per browser tab."""
-    absolute = [str(Path(p).resolve()) for p in paths]
-    return shlex.join([sys.executable, "-c", _BOOT, *absolute])
+    """The shell command textual-serve runs per browser tab (in this process's folder, so the
+    paths stay as given and the TUI shows the same addresses as the command line)."""
+    return shlex.join([sys.executable, "-c", _BOOT, *paths])
 
 
 def serve(
@@ -99,7 +99,9 @@ async def _run(server: Any, host: str, port: int, on_ready: Callable[[str], None
     from aiohttp import web
 
     app = await server._make_app()
-    runner = web.AppRunner(app, handle_signals=False)
+    # On Ctrl+C, open tabs' websockets are cut after a second rather than waited for (their
+    # handlers then stop the TUI processes they run).
+    runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=1.0)
     await runner.setup()
     site = web.TCPSite(runner, host, port)
     try:
