@@ -48,13 +48,21 @@ def reports(browser: Any, folder: Path) -> None:
     shots: list[tuple[str, dict[str, Any]]] = [
         ("report-light", {"color_scheme": "light", "viewport": {"width": 1100, "height": 900}}),
         ("report-dark", {"color_scheme": "dark", "viewport": {"width": 1100, "height": 900}}),
-        ("report-phone", {"color_scheme": "light", "viewport": {"width": 390, "height": 844},
-                          "device_scale_factor": 2}),
+        (
+            "report-phone",
+            {
+                "color_scheme": "light",
+                "viewport": {"width": 390, "height": 844},
+                "device_scale_factor": 2,
+            },
+        ),
     ]
     for name, options in shots:
         ctx = browser.new_context(**options)
         page = ctx.new_page()
-        page.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file:") else r.abort())
+        page.route(  # the page alone: anything else it asked for would be a bug
+            "**/*", lambda r: r.continue_() if r.request.url.startswith("file:") else r.abort()
+        )
         page.goto(page_path.as_uri())
         page.screenshot(path=str(OUT / f"{name}.png"), full_page=name != "report-phone")
         ctx.close()
@@ -63,8 +71,15 @@ def reports(browser: Any, folder: Path) -> None:
 
 def served(browser: Any) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from replay_tui.cli import main; sys.exit(main())",
-         "serve", "traces", "--port", "0"],
+        [
+            sys.executable,
+            "-c",
+            "import sys; from replay_tui.cli import main; sys.exit(main())",
+            "serve",
+            "traces",
+            "--port",
+            "0",
+        ],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,
@@ -76,10 +91,15 @@ def served(browser: Any) -> None:
             raise SystemExit("serve did not start")
         page = browser.new_page(viewport={"width": 1400, "height": 820})
         received: list[str] = []
-        page.on("websocket", lambda ws: ws.on(
-            "framereceived",
-            lambda f: received.append(f if isinstance(f, str) else f.decode("utf-8", "replace")),
-        ))
+        page.on(
+            "websocket",
+            lambda ws: ws.on(
+                "framereceived",
+                lambda f: received.append(
+                    f if isinstance(f, str) else f.decode("utf-8", "replace")
+                ),
+            ),
+        )
         page.goto(url.group(0))
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and "calls" not in _ANSI.sub("", "".join(received)):
