@@ -382,10 +382,16 @@ def _events(trace: Trace) -> list[bytes]:
     return out
 
 
+_SECRET_HEADER = re.compile(
+    rb"(?im)^((?:set-)?cookie|[^:\r\n]*(?:authorization|api[-_]?key|token|secret)[^:\r\n]*):[^\r\n]*"
+)
+
+
 def _head(trace: Trace) -> bytes:
+    """A ``curl -i`` capture's status line and headers, credentials blanked (it is shared)."""
     if trace.source.form is not Form.HTTP or trace.head is None:
         return b""
-    return trace.raw[: trace.head.body_offset]
+    return _SECRET_HEADER.sub(rb"\1: [redacted]", trace.raw[: trace.head.body_offset])
 
 
 def load_bytes(data: bytes, form: Form, name: str = "minimized") -> Trace:

@@ -158,3 +158,25 @@ def test_usage_problems_are_one_line_and_exit_2(cli: Cli, tmp_path: Path) -> Non
     assert err.count("\n") == 1 and err.startswith("replay-tui: ")
     code_, _, err = cli("report", str(QWEN), "--html", "--md")
     assert code_ == 2 and err.count("\n") == 1
+
+
+def test_credentials_in_the_capture_metadata_are_not_shared(tmp_path: Path, cli: Cli) -> None:
+    capture = tmp_path / "curl.txt"
+    capture.write_bytes(
+        b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nset-cookie: session=s3cr3t\r\n"
+        b"x-api-key: sk-live-123\r\n\r\n" + (TRACES / "dashscope" / "qwen3-max-id-empty.sse").read_bytes()
+    )
+    (tmp_path / "curl.txt.meta.json").write_text(
+        '{"request": {"method": "POST", "url": "https://gw.example/v1/chat?api_key=sk-q&model=m",'
+        ' "headers": {"Authorization": "Bearer sk-live-456", "Accept": "text/event-stream"}}}'
+    )
+    for fmt in ("--html", "--md"):
+        code_, text, _ = cli("report", str(capture), fmt)
+        assert code_ == 0
+        for secret in ("s3cr3t", "sk-live-123", "sk-live-456", "sk-q"):
+            assert secret not in text, (fmt, secret)
+        assert "[redacted]" in text and "text/event-stream" in text and "model=m" in text
+    code_, _, _ = cli("minimize", str(capture), "-o", str(tmp_path / "min.txt"))
+    head = (tmp_path / "min.txt").read_bytes().split(b"\r\n\r\n")[0]
+    assert code_ == 0 and b"s3cr3t" not in head and b"sk-live-123" not in head
+    assert b"set-cookie: [redacted]" in head and b"content-type: text/event-stream" in head
