@@ -261,7 +261,9 @@ def headline(trace: Trace) -> list[Span]:
         return [
             ("Both behaviors end with ", False),
             (va, True),
-            (f" ({info.when}): {info.consequence}.", False),
+            (" (finish ", False),
+            (_finish(a.outcomes[ASSIGN].finish), True),
+            (f"): {info.consequence} in the harness.", False),
         ]
     ia, ib = describe(va), describe(vb)
     return [
@@ -286,8 +288,10 @@ def _erasure_headline(trace: Trace, flags: list[Flag]) -> list[Span]:
     spans: list[Span] = []
     if style is not None:
         spans.append((f"{style.group(1)}-style ", False))
+    same = [f for f in flags if f.line == first.line and f.call == first.call]
+    sent = ", ".join(f"{f.field}:{describe_value(f.value)}" for f in same)
     spans += [
-        (_cut(f"{first.field}:{describe_value(first.value)}", 60), True),
+        (_cut(sent, 80), True),
         (f" on a continuation delta (line {first.line}): the old translator closes ", False),
         (_call_name(ct.wire_index), False),
         (" with ", False),
@@ -320,7 +324,7 @@ def _erasure_headline(trace: Trace, flags: list[Flag]) -> list[Span]:
             spans.append(("ok", True))
     else:
         spans += [("; the fix also ends with ", False), (vb, True)]
-    more = len(flags) - 1
+    more = len(flags) - len(same)
     if more:
         spans.append((f" ({more} more flag{'s' if more != 1 else ''} below)", False))
     spans.append((".", False))
