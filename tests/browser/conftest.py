@@ -28,8 +28,10 @@ def chromium_binary() -> str | None:
     return None
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def browser() -> Iterator[Any]:
+    """A browser per test: playwright's sync API marks its event loop as running in this
+    thread while it is open, which would break every asyncio test that came after it."""
     binary = chromium_binary()
     if binary is None:
         pytest.skip(
