@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 PROG = "replay-tui"
-COMMANDS = ("check", "replay", "diff", "record")
+SHARE_COMMANDS = ("report", "minimize", "serve")
+COMMANDS = ("check", "replay", "diff", "record", *SHARE_COMMANDS)
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 
 
@@ -50,7 +51,8 @@ def _tui_parser() -> argparse.ArgumentParser:
         ),
         epilog=(
             "commands: check (judge traces, for CI), replay (one trace's chunk stream), "
-            f"diff (compare two captures), record (recording proxy). '{PROG} COMMAND --help'."
+            "diff (compare two captures), record (recording proxy), report / minimize / serve"
+            f" (share a finding). '{PROG} COMMAND --help'."
         ),
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="folders or files (default: .)")
@@ -114,6 +116,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args and args[0] in COMMANDS:
             command, rest = args[0], args[1:]
+            if command in SHARE_COMMANDS:
+                return _share(command, rest)
             if command == "check":
                 return _check(_check_parser().parse_args(rest))
             if command == "replay":
@@ -192,6 +196,17 @@ def _report_skipped(skipped: Sequence[Skipped]) -> None:
     for s in skipped:
         where = f"{s.path}:{s.line}" if s.line is not None else s.path
         _error(f"{where}: {s.reason}")
+
+
+def _share(command: str, rest: list[str]) -> int:
+    """``report``, ``minimize``, ``serve``: command modules of :mod:`replay_tui.share`."""
+    from importlib import import_module
+
+    module = import_module(f"replay_tui.share.cmd_{command}")
+    parser = _Parser(prog=f"{PROG} {command}", description=module.HELP)
+    module.configure(parser)
+    code: int = module.run(parser.parse_args(rest))
+    return code
 
 
 def _check(ns: argparse.Namespace) -> int:

@@ -135,6 +135,14 @@ class ReplayApp(App[int]):
             tooltip="Compare view: the marked trace (A) against the open one (B)",
         ),
         Binding(
+            "e",
+            "export",
+            "Export",
+            show=False,
+            id="export",
+            tooltip="Write the open trace's HTML report (into $REPLAY_TUI_EXPORT_DIR, else .)",
+        ),
+        Binding(
             "m",
             "mark",
             "Mark",
@@ -729,6 +737,21 @@ class ReplayApp(App[int]):
                 markup=False,
             )
         self._refresh_active_view(keep=False)
+
+    def action_export(self) -> None:
+        """Write the open trace's report (``replay_tui.share``) and say where it went."""
+        if self.current is None or self.partial:
+            self.notify("Open a trace to export it.", severity="warning", timeout=2, markup=False)
+            return
+        self._export(self.current)
+
+    @work(thread=True, group="export", description="export")
+    def _export(self, trace: Trace) -> None:
+        from ..share import export_notice
+
+        message, ok = export_notice(trace)
+        severity = "information" if ok else "error"
+        self.call_from_thread(self.notify, message, severity=severity, timeout=8, markup=False)
 
     def action_toggle_runs(self) -> None:
         self.action_show_tab("diff")

@@ -1,0 +1,61 @@
+"""``replay-tui serve [PATH …] [--host H] [--port P] [--allow-remote]``: the TUI in a browser."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from replay_tui.cli import UsageError
+from replay_tui.core.visible import visible
+from replay_tui.share.serve import ServeError, is_loopback, serve
+
+HELP = "serve the TUI to a browser through textual-serve (loopback only unless told otherwise)"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Serve the TUI on PATH (default: the current folder) to a web browser through"
+        " textual-serve: each browser tab gets its own TUI. It listens on 127.0.0.1 unless"
+        " --host names another address, which also needs --allow-remote: whoever reaches the"
+        " port can read every trace under PATH."
+    )
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="folders or files (default: .)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    parser.add_argument(
+        "--port", type=int, default=8000, help="port to listen on (8000; 0 picks a free one)"
+    )
+    parser.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a --host that other machines can reach (prints a warning)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    paths = args.paths or ["."]
+    missing = [p for p in paths if not Path(p).exists()]
+    if missing:
+        raise UsageError(f"{missing[0]}: no such file or folder")
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port {args.port}: not a port number")
+    if not is_loopback(args.host):
+        if not args.allow_remote:
+            raise UsageError(
+                f"--host {args.host} can be reached from other machines: add --allow-remote"
+                " if that is what you want"
+            )
+        print(
+            f"replay-tui: WARNING: serving on {visible(args.host)}: anyone who can reach this"
+            " port can browse every trace under " + visible(", ".join(paths)) + " (no password)",
+            file=sys.stderr,
+        )
+
+    def ready(url: str) -> None:
+        print(f"replay-tui: serving the TUI on {url} (Ctrl+C to stop)", flush=True)
+
+    try:
+        serve(paths, args.host, args.port, on_ready=ready)
+    except ServeError as exc:
+        raise UsageError(str(exc)) from None
+    return 0

@@ -1,0 +1,537 @@
+"""The smallest capture that still shows the same finding, by delta debugging.
+
+The finding of a trace is its verdict under each behavior and its set of flags by kind and
+call (:func:`finding_of`); ``keep`` narrows it to the flags or the verdicts alone. Three passes
+of ddmin (Zeller & Hildebrandt), each keeping a candidate only when its finding is unchanged:
+
+1. over the events (the replayed payloads, ``[DONE]`` included) — starting from a first guess
+   made of the events that matter to the analysis (each call's first delta, the flagged deltas,
+   the last ``finish_reason``, the end), which makes a 100,000-delta capture cheap;
+2. over the fields of each remaining payload, level by level (keys of objects, items of
+   arrays);
+3. over the characters of each remaining string value;
+
+then events again until no single event can be removed: the result is 1-minimal for events.
+Candidates are judged by the core's :class:`~replay_tui.core.identity.Analyzer` on payloads
+decoded once (an event's decoding is cached), so a test costs the analysis of what is left.
+
+The output is a trace of the same form (a HAR entry becomes a raw SSE body, a ``curl -i``
+capture keeps its head), and :func:`minimize` replays the written bytes through the whole
+pipeline — framing, decoding, the translator under both behaviors — to prove the finding held.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import msgspec
+
+from ..core.identity import Analysis, Analyzer
+from ..core.trace import Form, Source, Trace, load_trace
+from ..core.translator import Behavior, index_key
+from ..core.verdicts import verdict_of_chunks
+from ..core.wire import UNSET, Decoded, decode_payload, describe_value, fast_decoder
+
+__all__ = [
+    "KEEP",
+    "Budget",
+    "Finding",
+    "Minimized",
+    "finding_of",
+    "minimize",
+    "output_form",
+    "serialize",
+]
+
+T = TypeVar("T")
+KEEP = ("both", "flags", "verdicts")
+ASSIGN, ACCEPT = Behavior.ASSIGN_ALWAYS, Behavior.ACCEPT_IDENTITY
+
+
+class Finding(msgspec.Struct, frozen=True):
+    """What a minimized trace must still show."""
+
+    verdicts: tuple[str, str] | None
+    """``(assign-always, accept-identity)``; ``None`` when only the flags are kept."""
+    flags: frozenset[tuple[str, str]] | None
+    """``(kind, call)`` of every flag (the call as its JSON text); ``None``: verdicts only."""
+
+    def describe(self) -> str:
+        parts = []
+        if self.verdicts is not None:
+            parts.append(f"assign-always {self.verdicts[0]}, accept-identity {self.verdicts[1]}")
+        if self.flags is not None:
+            flags = sorted(self.flags)
+            parts.append(", ".join(f"{k} on call {c}" for k, c in flags) if flags else "no flag")
+        return "; ".join(parts)
+
+
+def finding_of(analysis: Analysis, keep: str = "both") -> Finding:
+    """The finding of an analysis (``keep``: ``both``, ``flags`` or ``verdicts``)."""
+    verdicts = (analysis.outcomes[ASSIGN].verdict, analysis.outcomes[ACCEPT].verdict)
+    flags = frozenset((f.kind, _call_key(f.call)) for f in analysis.flags)
+    return Finding(
+        verdicts if keep in ("both", "verdicts") else None,
+        flags if keep in ("both", "flags") else None,
+    )
+
+
+def _call_key(call: Any) -> str:
+    return describe_value(index_key(call) if call is not UNSET else UNSET)
+
+
+class Budget:
+    """Bounds a run: a deadline, and a progress callback called at most every ``every`` s."""
+
+    def __init__(
+        self,
+        seconds: float | None = None,
+        on_progress: Callable[[str], None] | None = None,
+        every: float = 0.5,
+    ) -> None:
+        self.start = time.monotonic()
+        self.deadline = None if seconds is None else self.start + seconds
+        self.on_progress = on_progress
+        self.every = every
+        self._shown = self.start  # quiet for the first ``every`` seconds
+        self.tests = 0
+        self.phase = ""
+        self.size = 0
+
+    @property
+    def expired(self) -> bool:
+        return self.deadline is not None and time.monotonic() > self.deadline
+
+    def tick(self) -> None:
+        self.tests += 1
+        if self.on_progress is None:
+            return
+        now = time.monotonic()
+        if now - self._shown >= self.every:
+            self._shown = now
+            self.on_progress(f"{self.phase}: {self.size:,} left after {self.tests:,} tests")
+
+
+class _OutOfTime(Exception):
+    pass
+
+
+def ddmin(items: Sequence[T], holds: Callable[[list[T]], bool], budget: Budget) -> list[T]:
+    """A 1-minimal subsequence of ``items`` for which ``holds`` is true (``holds(items)`` is).
+
+    The empty list is tried first; then Zeller's ddmin with complements. Raises
+    :class:`_OutOfTime` when the budget runs out (the caller keeps what it had).
+    """
+    current = list(items)
+    if not current:
+        return current
+    budget.size = len(current)
+    if _test(holds, [], budget):
+        return []
+    n = 2
+    while len(current) >= 2:
+        chunks = _split(current, n)
+        reduced = False
+        for k, chunk in enumerate(chunks):
+            if len(chunks) > 2 and _test(holds, chunk, budget):
+                current, n, reduced = chunk, 2, True
+                break
+            complement = [x for j, c in enumerate(chunks) if j != k for x in c]
+            if _test(holds, complement, budget):
+                current, n, reduced = complement, max(n - 1, 2), True
+                break
+        budget.size = len(current)
+        if not reduced:
+            if n >= len(current):
+                break
+            n = min(len(current), 2 * n)
+    return current
+
+
+def _test(holds: Callable[[list[T]], bool], candidate: list[T], budget: Budget) -> bool:
+    if budget.expired:
+        raise _OutOfTime
+    budget.tick()
+    return holds(candidate)
+
+
+def _split(items: list[T], n: int) -> list[list[T]]:
+    size, extra = divmod(len(items), n)
+    out, start = [], 0
+    for k in range(n):
+        end = start + size + (1 if k < extra else 0)
+        if end > start:
+            out.append(items[start:end])
+        start = end
+    return out
+
+
+# -- the trace as a list of events --------------------------------------------------------------
+
+
+def _decode(data: bytes) -> Decoded | None:
+    if data == b"[DONE]":
+        return None
+    try:
+        return Decoded(fast_decoder()(data))
+    except Exception:  # the lenient path, as TraceBuilder takes it
+        return decode_payload(data)
+
+
+class _Judge:
+    """Judges candidate event lists of one trace, with each payload decoded once."""
+
+    def __init__(self, form: Form, keep: str, target: Finding) -> None:
+        self.implied_done = form is Form.JSONL
+        self.keep = keep
+        self.target = target
+        self._decoded: dict[bytes, Decoded | None] = {}
+
+    def finding(self, events: Sequence[bytes]) -> Finding:
+        analyzer = Analyzer()
+        cache = self._decoded
+        batch = []
+        for k, data in enumerate(events, 1):
+            d = cache.get(data, UNSET)
+            if d is UNSET:
+                d = cache[data] = _decode(data)
+            batch.append((k, d))
+        analyzer.feed(batch)
+        if self.implied_done and not analyzer.finished:
+            analyzer.payload(len(events) + 1, None)
+        return finding_of(analyzer.result(), self.keep)
+
+    def holds(self, events: Sequence[bytes]) -> bool:
+        if not events:
+            return False  # an empty file is not a trace
+        return self.finding(events) == self.target
+
+
+# -- payload structure ----------------------------------------------------------------------------
+
+
+def _dump(value: Any) -> bytes:
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: keep it as a \u escape
+        return json.dumps(value, separators=(",", ":")).encode("ascii")
+
+
+def _shrink_payload(events: list[bytes], k: int, judge: _Judge, budget: Budget) -> list[bytes]:
+    """Shrink event ``k``'s JSON: its fields level by level, then its strings."""
+    try:
+        root = json.loads(events[k])
+    except (ValueError, RecursionError, UnicodeDecodeError):
+        return events  # not JSON (a malformed payload is the finding itself): kept whole
+    if not isinstance(root, dict | list):
+        return events
+
+    def holds_with(value: Any) -> bool:
+        try:
+            data = _dump(value)
+        except (ValueError, RecursionError):
+            return False
+        return judge.holds([*events[:k], data, *events[k + 1 :]])
+
+    if not holds_with(root):  # re-encoding alone changes it (duplicate keys…): leave it be
+        return events
+    root = _shrink_value(root, holds_with, budget)
+    return [*events[:k], _dump(root), *events[k + 1 :]]
+
+
+def _shrink_value(root: Any, holds: Callable[[Any], bool], budget: Budget) -> Any:
+    """Breadth-first over the containers of ``root``: ddmin their members, then strings."""
+    paths: list[tuple[Any, ...]] = [()]
+    strings: list[tuple[Any, ...]] = []
+    while paths:
+        path = paths.pop(0)
+        node = _get(root, path)
+        if isinstance(node, dict | list):
+            root = _shrink_members(root, path, holds, budget)
+            node = _get(root, path)
+            members = list(node) if isinstance(node, dict) else range(len(node))
+            paths.extend((*path, m) for m in members)
+        elif isinstance(node, str) and node:
+            strings.append(path)
+    for path in strings:
+        root = _shrink_string(root, path, holds, budget)
+    return root
+
+
+def _shrink_members(
+    root: Any, path: tuple[Any, ...], holds: Callable[[Any], bool], budget: Budget
+) -> Any:
+    """``root`` with the container at ``path`` cut to a 1-minimal set of its members."""
+    node = _get(root, path)
+    if isinstance(node, dict):
+
+        def keep_keys(chosen: list[Any]) -> bool:
+            return holds(_set(root, path, {k: node[k] for k in chosen}))
+
+        kept = ddmin(list(node), keep_keys, budget)
+        return _set(root, path, {k: node[k] for k in kept})
+
+    def keep_items(chosen: list[Any]) -> bool:
+        return holds(_set(root, path, [node[i] for i in chosen]))
+
+    kept = ddmin(list(range(len(node))), keep_items, budget)
+    return _set(root, path, [node[i] for i in kept])
+
+
+def _shrink_string(
+    root: Any, path: tuple[Any, ...], holds: Callable[[Any], bool], budget: Budget
+) -> Any:
+    def keep_chars(chosen: list[str]) -> bool:
+        return holds(_set(root, path, "".join(chosen)))
+
+    chars = ddmin(list(_get(root, path)), keep_chars, budget)
+    return _set(root, path, "".join(chars))
+
+
+def _get(root: Any, path: tuple[Any, ...]) -> Any:
+    for step in path:
+        root = root[step]
+    return root
+
+
+def _set(root: Any, path: tuple[Any, ...], value: Any) -> Any:
+    """A copy of ``root`` with ``value`` at ``path`` (copies only the containers on the path)."""
+    if not path:
+        return value
+    head, rest = path[0], path[1:]
+    copy: Any = dict(root) if isinstance(root, dict) else list(root)
+    copy[head] = _set(root[head], rest, value)
+    return copy
+
+
+# -- the whole run --------------------------------------------------------------------------------
+
+
+class Minimized(msgspec.Struct):
+    """What :func:`minimize` produced and proved."""
+
+    data: bytes
+    form: Form
+    finding: Finding
+    events_before: int
+    events_after: int
+    bytes_before: int
+    bytes_after: int
+    tests: int
+    seconds: float
+    one_minimal: bool
+    """Removing any one event of the output was tried and changed the finding."""
+    complete: bool
+    """False when the budget ran out: the output keeps the finding but may not be minimal."""
+    verified: bool
+    """The written bytes, replayed from scratch, show the same finding."""
+
+    def summary(self) -> str:
+        """``57 events → 3; 41 KB → 612 B`` and how it was established."""
+        text = (
+            f"{self.events_before:,} events → {self.events_after:,};"
+            f" {human_size(self.bytes_before)} → {human_size(self.bytes_after)}"
+        )
+        return text
+
+
+def human_size(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    for unit in ("KB", "MB", "GB"):
+        n_f = n / 1024
+        if n_f < 1024 or unit == "GB":
+            return f"{n_f:.1f} {unit}" if n_f < 10 else f"{n_f:,.0f} {unit}"
+        n = int(n_f)
+    raise AssertionError("unreachable")
+
+
+def output_form(form: Form) -> Form:
+    """The form a minimized trace is written in: HAR entries become raw SSE bodies."""
+    return Form.SSE if form is Form.HAR else form
+
+
+_CONTENT_LENGTH = re.compile(rb"(?im)^content-length:[^\r\n]*(\r\n|\r|\n)")
+
+
+def serialize(events: Sequence[bytes], form: Form, head: bytes = b"") -> bytes:
+    """A capture of ``form`` holding ``events`` (payloads, ``[DONE]`` included)."""
+    if form is Form.JSONL:
+        return b"".join(e + b"\n" for e in events)
+    body = b"".join(
+        b"".join(b"data: " + part + b"\n" for part in e.split(b"\n")) + b"\n" for e in events
+    )
+    if form is Form.HTTP:
+        # The body changed length: a stale Content-Length would mislead whoever reads it.
+        return _CONTENT_LENGTH.sub(b"", head) + body
+    return body
+
+
+def _events(trace: Trace) -> list[bytes]:
+    """The replayed payloads, ``[DONE]`` included; what comes after it is not part of it."""
+    out = []
+    for p in trace.payloads:
+        if p.after_done:
+            break
+        out.append(p.data)
+    return out
+
+
+_SECRET_HEADER = re.compile(
+    rb"(?im)^((?:set-)?cookie|[^:\r\n]*(?:authorization|api[-_]?key|token|secret)[^:\r\n]*):[^\r\n]*"
+)
+
+
+def _head(trace: Trace) -> bytes:
+    """A ``curl -i`` capture's status line and headers, credentials blanked (it is shared)."""
+    if trace.source.form is not Form.HTTP or trace.head is None:
+        return b""
+    return _SECRET_HEADER.sub(rb"\1: [redacted]", trace.raw[: trace.head.body_offset])
+
+
+def load_bytes(data: bytes, form: Form, name: str = "minimized") -> Trace:
+    """Frame, decode and analyse ``data`` as a trace of ``form`` (no file involved)."""
+    return load_trace(Source(Path(name), name, form), data, keep_decoded=True)
+
+
+def verify(data: bytes, form: Form, target: Finding, keep: str) -> bool:
+    """Whether ``data``, replayed from scratch, shows ``target`` — by the analysis and by the
+    translator's own chunks under each behavior."""
+    trace = load_bytes(data, form)
+    if finding_of(trace.analysis, keep) != target:
+        return False
+    if target.verdicts is not None:
+        for b, want in zip((ASSIGN, ACCEPT), target.verdicts, strict=True):
+            chunks = [c for _, c in trace.replay(b)]
+            if verdict_of_chunks(chunks) != want:
+                return False
+    return True
+
+
+def minimize(
+    trace: Trace,
+    *,
+    keep: str = "both",
+    seconds: float | None = 60.0,
+    on_progress: Callable[[str], None] | None = None,
+) -> Minimized:
+    """Shrink ``trace`` while its finding holds (see the module docstring)."""
+    if keep not in KEEP:
+        raise ValueError(f"keep must be one of {', '.join(KEEP)}")
+    budget = Budget(seconds, on_progress)
+    form = output_form(trace.source.form)
+    target = finding_of(trace.analysis, keep)
+    judge = _Judge(form, keep, target)
+    events = _events(trace)
+    head = _head(trace)
+    complete = True
+    budget.phase, budget.size = "events", len(events)
+    try:
+        if judge.holds(events):
+            events = _events_pass(events, trace, judge, budget)
+            budget.phase = "fields"
+            for k in range(len(events)):
+                events = _shrink_payload(events, k, judge, budget)
+            budget.phase = "events again"
+            events = _one_minimal(events, judge, budget)
+        else:
+            complete = False  # the trace's own finding depends on what is not replayed
+    except _OutOfTime:
+        complete = False
+    data = serialize(events, form, head)
+    one_minimal = complete and all(
+        not judge.holds([*events[:k], *events[k + 1 :]]) for k in range(len(events))
+    )
+    verified = verify(data, form, target, keep)
+    return Minimized(
+        data=data,
+        form=form,
+        finding=target,
+        events_before=len(trace.payloads),
+        events_after=len(events),
+        bytes_before=len(trace.raw),
+        bytes_after=len(data),
+        tests=budget.tests,
+        seconds=time.monotonic() - budget.start,
+        one_minimal=one_minimal,
+        complete=complete,
+        verified=verified,
+    )
+
+
+def _events_pass(events: list[bytes], trace: Trace, judge: _Judge, budget: Budget) -> list[bytes]:
+    indices = list(range(len(events)))
+    guess = _first_guess(trace, len(events))
+    if guess is not None and len(guess) < len(indices):
+        budget.tick()
+        if judge.holds([events[i] for i in guess]):
+            indices = guess
+    kept = ddmin(indices, lambda chosen: judge.holds([events[i] for i in chosen]), budget)
+    return [events[i] for i in kept]
+
+
+def _first_guess(trace: Trace, count: int) -> list[int] | None:
+    """Events the analysis points at: each call's first delta, flagged and identity-setting
+    deltas, the last finish_reason and the end of the stream."""
+    a = trace.analysis
+    keep: set[int] = set()
+    for ct in a.calls:
+        keep.add(ct.positions[0])
+        for f in ct.flags:
+            keep.add(f.position)
+            if f.repaired_line is not None:
+                keep.update(
+                    p
+                    for p, line in zip(ct.positions, ct.lines, strict=True)
+                    if line == f.repaired_line
+                )
+        for n in (ct.id_first_delta, ct.name_first_delta):
+            if n:
+                keep.add(ct.positions[n - 1])
+    for o in a.outcomes.values():
+        if o.position is not None:
+            keep.add(o.position)
+    decoded = trace.decoded
+    for k in range(count - 1, -1, -1):  # the last finish_reason, and the first text/reasoning
+        d = decoded[k]
+        chunk = d.chunk if d is not None else None
+        if (
+            chunk
+            and chunk.choices
+            and any(type(c.finish_reason) is str for c in chunk.choices if c)
+        ):
+            keep.add(k)
+            break
+    for k in range(count):
+        d = decoded[k]
+        chunk = d.chunk if d is not None else None
+        if (
+            chunk
+            and chunk.choices
+            and any(
+                c and c.delta and (c.delta.content or c.delta.reasoning_content)
+                for c in chunk.choices
+            )
+        ):
+            keep.add(k)
+            break
+    guess = sorted(k for k in keep if 0 <= k < count)
+    return guess or None
+
+
+def _one_minimal(events: list[bytes], judge: _Judge, budget: Budget) -> list[bytes]:
+    """Remove single events while one can go (the passes before may have made one redundant)."""
+    k = 0
+    while k < len(events):
+        candidate = [*events[:k], *events[k + 1 :]]
+        if _test(judge.holds, candidate, budget):
+            events = candidate
+            k = 0
+            continue
+        k += 1
+    return events

@@ -1,0 +1,501 @@
+"""What a report says about a trace, as data: the renderers (:mod:`.html`, :mod:`.markdown`)
+only lay it out.
+
+Everything here comes from the core's analysis and replay; nothing is decoded twice. Trace
+content stays raw text in these records (control characters made visible): escaping for the
+output format is the renderer's job, and the only place it happens.
+
+Large traces are cut, never refused: :class:`Limits` bounds the rows per call, the aligned
+chunk rows and the excerpts, and every cut is recorded as a gap ("… 99,940 deltas …") so the
+reader knows something was left out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+
+from ..core import jsontext
+from ..core.align import align
+from ..core.discovery import Skipped
+from ..core.identity import CallTrace, DeltaRow, Flag
+from ..core.trace import Trace
+from ..core.translator import Behavior, is_identity
+from ..core.verdicts import describe
+from ..core.visible import visible
+from ..core.wire import UNSET, describe_value
+
+__all__ = [
+    "CallSection",
+    "ChunkRow",
+    "ClientRow",
+    "Excerpt",
+    "Gap",
+    "Limits",
+    "Report",
+    "Span",
+    "TraceReport",
+    "VerdictLine",
+    "build_report",
+    "build_reports",
+    "redact",
+]
+
+ASSIGN = Behavior.ASSIGN_ALWAYS
+ACCEPT = Behavior.ACCEPT_IDENTITY
+
+Span = tuple[str, bool]
+"""A piece of prose: ``(text, is_code)``; code spans hold values quoted from the trace."""
+
+
+class Limits(msgspec.Struct, frozen=True):
+    """How much of a large trace a report shows."""
+
+    rows_per_call: int = 80
+    chunk_rows: int = 120
+    excerpts: int = 12
+    context: int = 3
+    """Raw lines shown before and after each flagged line."""
+    cell: int = 120
+    """Characters of one value before it is cut with "…"."""
+
+
+class Gap(msgspec.Struct, frozen=True):
+    """Rows left out of a table."""
+
+    count: int
+    what: str
+    """What was left out, plural (``deltas``)."""
+
+    @property
+    def text(self) -> str:
+        what = self.what[:-1] if self.count == 1 else self.what
+        return f"… {self.count:,} {what} …"
+
+
+class VerdictLine(msgspec.Struct):
+    behavior: str
+    verdict: str
+    when: str
+    consequence: str
+    finish: str
+
+
+class CallRow(msgspec.Struct):
+    delta: int
+    line: int
+    raw_id: str
+    raw_name: str
+    arguments: str
+    assign: str
+    accept: str
+    flags: list[str]
+    """``erased id`` / ``erased name`` (``, repaired on line N`` when it was)."""
+
+
+class CallSection(msgspec.Struct):
+    title: str
+    deltas: int
+    rows: list[CallRow | Gap]
+
+
+class ChunkRow(msgspec.Struct):
+    """One row of the two behaviors' chunk streams, aligned; ``None`` where a side has none."""
+
+    line: int | None
+    assign: str | None
+    accept: str | None
+    same: bool
+
+
+class Excerpt(msgspec.Struct):
+    title: str
+    lines: list[tuple[int, str, bool]]
+    """``(line number, text, is the flagged payload's line)``."""
+
+
+class ClientRow(msgspec.Struct):
+    library: str
+    kind: str
+    ok: bool
+    outcome: str
+
+
+class TraceReport(msgspec.Struct):
+    address: str
+    anchor: str
+    """A safe fragment id (``t1``), never derived from trace content."""
+    badge: str
+    headline: list[Span]
+    verdicts: list[VerdictLine]
+    meta: list[tuple[str, str]]
+    notes: list[tuple[int | None, str]]
+    calls: list[CallSection]
+    chunks: list[ChunkRow | Gap]
+    chunks_differing: int
+    excerpts: list[Excerpt]
+    flags: int
+    clients: list[ClientRow] | None = None
+    excerpts_left_out: int = 0
+
+
+class Report(msgspec.Struct):
+    """One trace, or a folder: the summary table then one section per trace."""
+
+    title: str
+    traces: list[TraceReport]
+    skipped: list[tuple[str, str]]
+    folder: bool
+
+
+def build_reports(
+    title: str,
+    traces: Sequence[Trace],
+    skipped: Sequence[Skipped] = (),
+    *,
+    folder: bool = False,
+    clients: bool = False,
+    limits: Limits | None = None,
+) -> Report:
+    """The report of ``traces`` (a folder's, or one trace's when ``folder`` is false)."""
+    limits = limits or Limits()
+    return Report(
+        title=visible(title),
+        traces=[
+            build_report(t, anchor=f"t{k}", clients=clients, limits=limits)
+            for k, t in enumerate(traces, 1)
+        ],
+        skipped=[(visible(s.path), visible(s.reason)) for s in skipped],
+        folder=folder,
+    )
+
+
+def build_report(
+    trace: Trace, *, anchor: str = "t1", clients: bool = False, limits: Limits | None = None
+) -> TraceReport:
+    """What the report says about one judged trace."""
+    limits = limits or Limits()
+    a = trace.analysis
+    verdicts = []
+    for b in (ASSIGN, ACCEPT):
+        o = a.outcomes[b]
+        info = describe(o.verdict)
+        verdicts.append(
+            VerdictLine(b.value, o.verdict, info.when, info.consequence, _finish(o.finish))
+        )
+    meta = [(visible(k), _cut(visible(redact(k, v)), 300)) for k, v in trace.meta]
+    if a.model:
+        meta.insert(1, ("model (from the stream)", _cut(visible(a.model), 300)))
+    chunks, differing = _chunk_rows(trace, limits)
+    excerpts, left_out = _excerpts(trace, a.flags, limits)
+    return TraceReport(
+        address=visible(trace.address),
+        anchor=anchor,
+        badge=trace.badge.value,
+        headline=headline(trace),
+        verdicts=verdicts,
+        meta=meta,
+        notes=[(n.line, _cut(visible(n.message), 400)) for n in trace.notes],
+        calls=[_call_section(ct, limits) for ct in a.calls],
+        chunks=chunks,
+        chunks_differing=differing,
+        excerpts=excerpts,
+        excerpts_left_out=left_out,
+        flags=len(a.flags),
+        clients=_clients(trace) if clients else None,
+    )
+
+
+_SECRET_NAME = re.compile(r"(?i)authorization|cookie|api[-_]?key|token|secret|password|session")
+_SECRET_QUERY = re.compile(
+    r"(?i)([?&][^=&#]*(?:key|token|secret|signature|sig|auth)[^=&#]*=)[^&#]*"
+)
+REDACTED = "[redacted]"
+
+
+def redact(key: str, value: str) -> str:
+    """A metadata value fit to share: credentials in headers and URL queries are blanked.
+
+    A report goes to a vendor's bug tracker; the capture's request headers (a recorder's
+    sidecar) or its URL may carry the engineer's API key.
+    """
+    if _SECRET_NAME.search(key):
+        return REDACTED
+    if "://" in value:
+        return _SECRET_QUERY.sub(lambda m: m.group(1) + REDACTED, value)
+    return value
+
+
+# -- the headline -----------------------------------------------------------------------------
+
+
+def headline(trace: Trace) -> list[Span]:
+    """The finding in one sentence, values from the trace as code spans."""
+    a = trace.analysis
+    va, vb = a.outcomes[ASSIGN].verdict, a.outcomes[ACCEPT].verdict
+    if a.flags:
+        return _erasure_headline(trace, a.flags)
+    if va == vb == "ok":
+        return [
+            ("Clean: both behaviors finish ", False),
+            ("ok", True),
+            (" and no tool-call identity is erased.", False),
+        ]
+    if va == "unidentified-call" and vb == "malformed-tool-call":
+        ct = next((c for c in a.calls if c.id_accept is UNSET or c.name_accept is UNSET), None)
+        what = "id" if ct is not None and ct.id_accept is UNSET else "name"
+        where = _call_name(ct.wire_index) if ct is not None else "a call"
+        return [
+            (f"The stream never gives {where} a{'n' if what == 'id' else ''} {what}: ", False),
+            ("the old translator closes it with an empty " + what + " — ", False),
+            (_consequence(what), False),
+            ("; the fix refuses it (", False),
+            ("MALFORMED_TOOL_CALL", True),
+            (", retried).", False),
+        ]
+    if va == vb:
+        info = describe(va)
+        return [
+            ("Both behaviors end with ", False),
+            (va, True),
+            (" (finish ", False),
+            (_finish(a.outcomes[ASSIGN].finish), True),
+            (f"): {info.consequence} in the harness.", False),
+        ]
+    ia, ib = describe(va), describe(vb)
+    return [
+        ("The old translator ends with ", False),
+        (va, True),
+        (f" ({ia.consequence}); the fix with ", False),
+        (vb, True),
+        (f" ({ib.consequence}).", False),
+    ]
+
+
+_PATTERN = re.compile(r"the (.+?) pattern")
+
+
+def _erasure_headline(trace: Trace, flags: list[Flag]) -> list[Span]:
+    a = trace.analysis
+    first = flags[0]
+    ct = next(c for c in a.calls if any(f is first for f in c.flags))
+    erased = {f.field for f in ct.flags}
+    pattern = next((n.message for n in a.notes if n.kind == "gateway-pattern"), None)
+    style = _PATTERN.search(pattern) if pattern else None
+    spans: list[Span] = []
+    if style is not None:
+        spans.append((f"{style.group(1)}-style ", False))
+    same = [f for f in flags if f.line == first.line and f.call == first.call]
+    sent = ", ".join(f"{f.field}:{describe_value(f.value)}" for f in same)
+    spans += [
+        (_cut(sent, 80), True),
+        (f" on a continuation delta (line {first.line}): the old translator closes ", False),
+        (_call_name(ct.wire_index), False),
+        (" with ", False),
+    ]
+    parts: list[Span] = []
+    for fld in ("id", "name"):
+        value = ct.id_assign if fld == "id" else ct.name_assign
+        if not is_identity(value):
+            closed = "" if value is UNSET or value is None else value
+            if parts:
+                parts.append((" and ", False))
+            parts += [(f"{fld} ", False), (_cut(describe_value(closed), 40), True)]
+    if not parts:
+        parts = [("its identity re-sent later (", False), ("repaired", True), (")", False)]
+    spans += parts
+    missing = [f for f in ("id", "name") if f in erased and not _final_ok(ct, f)]
+    if missing:
+        spans.append((" — " + "; ".join(_consequence(f) for f in missing), False))
+    vb = a.outcomes[ACCEPT].verdict
+    if vb == "ok":
+        kept = [describe_value(ct.id_accept if f == "id" else ct.name_accept) for f in missing]
+        if kept:
+            spans.append(("; the fix keeps ", False))
+            for k, value in enumerate(kept):
+                if k:
+                    spans.append((" and ", False))
+                spans.append((_cut(value.strip('"'), 14), True))
+        else:
+            spans.append(("; the fix finishes ", False))
+            spans.append(("ok", True))
+    else:
+        spans += [("; the fix also ends with ", False), (vb, True)]
+    more = len(flags) - len(same)
+    if more:
+        spans.append((f" ({more} more flag{'s' if more != 1 else ''} below)", False))
+    spans.append((".", False))
+    return spans
+
+
+def _final_ok(ct: CallTrace, fld: str) -> bool:
+    return is_identity(ct.id_assign if fld == "id" else ct.name_assign)
+
+
+def _consequence(fld: str) -> str:
+    if fld == "id":
+        return "the saved session will not load (SessionPersistenceCorruptionError)"
+    return 'the tool registry refuses it as unknown tool ""'
+
+
+def _call_name(index: Any) -> str:
+    return "the call with no index" if index is UNSET else f"call {_cut(describe_value(index), 20)}"
+
+
+# -- sections ---------------------------------------------------------------------------------
+
+
+def _finish(finish: dict[str, Any]) -> str:
+    failure = finish.get("failure")
+    if isinstance(failure, dict):
+        message = _cut(visible(str(failure.get("message"))), 200)
+        return f"{finish.get('kind')} {failure.get('code')}: {message}"
+    return str(finish.get("kind"))
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _value(value: Any, limit: int) -> str:
+    return _cut(visible(describe_value(value)), limit)
+
+
+def _identity(cid: Any, name: Any, limit: int) -> str:
+    return f"{_value(cid, limit)} / {_value(name, limit)}"
+
+
+def _call_section(ct: CallTrace, limits: Limits) -> CallSection:
+    rows = ct.rows()
+    n = len(rows)
+    keep = set(range(n)) if n <= limits.rows_per_call else _kept_rows(rows, limits.rows_per_call)
+    out: list[CallRow | Gap] = []
+    last = -1
+    for k in sorted(keep):
+        if k > last + 1:
+            out.append(Gap(k - last - 1, "deltas"))
+        out.append(_row(rows[k], limits.cell))
+        last = k
+    if last < n - 1:
+        out.append(Gap(n - 1 - last, "deltas"))
+    ida, na = ct.final(ACCEPT)
+    idw, nw = ct.final(ASSIGN)
+    title = (
+        f"{_call_name(ct.wire_index)} — first delta on line {ct.first_line}; closes as"
+        f" {_identity(idw, nw, 60)} under assign-always, {_identity(ida, na, 60)} under"
+        " accept-identity"
+    )
+    return CallSection(title=title, deltas=n, rows=out)
+
+
+def _kept_rows(rows: list[DeltaRow], limit: int) -> set[int]:
+    """The first and last deltas and every flagged one with a neighbour, up to ``limit``."""
+    n = len(rows)
+    keep: set[int] = {0, 1, 2, n - 2, n - 1}
+    for k, row in enumerate(rows):
+        if row.flags:
+            keep.update((k - 1, k, k + 1))
+        if len(keep) >= limit:
+            break
+    return {k for k in keep if 0 <= k < n}
+
+
+def _row(row: DeltaRow, cell: int) -> CallRow:
+    flags = []
+    for f in row.flags:
+        repaired = f", repaired on line {f.repaired_line}" if f.repaired_line is not None else ""
+        flags.append(f.label + repaired)
+    return CallRow(
+        delta=row.delta,
+        line=row.line,
+        raw_id=_value(row.raw_id, cell),
+        raw_name=_value(row.raw_name, cell),
+        arguments=_value(row.arguments, cell),
+        assign=_identity(row.id_assign, row.name_assign, cell // 2),
+        accept=_identity(row.id_accept, row.name_accept, cell // 2),
+        flags=flags,
+    )
+
+
+def _chunk_rows(trace: Trace, limits: Limits) -> tuple[list[ChunkRow | Gap], int]:
+    """The aligned chunk streams where they differ, with one row of context either side."""
+    left = trace.replay(ASSIGN)
+    right = trace.replay(ACCEPT)
+    lk = [jsontext.dumps(c) for _, c in left]
+    rk = [jsontext.dumps(c) for _, c in right]
+    rows: list[ChunkRow] = []
+    for tag, i1, i2, j1, j2 in align(lk, rk):
+        if tag == "equal":
+            for i in range(i1, i2):
+                rows.append(ChunkRow(left[i][0], _cut(visible(lk[i]), limits.cell * 2), None, True))
+            continue
+        for k in range(max(i2 - i1, j2 - j1)):
+            i, j = i1 + k, j1 + k
+            lt = _cut(visible(lk[i]), limits.cell * 2) if i < i2 else None
+            rt = _cut(visible(rk[j]), limits.cell * 2) if j < j2 else None
+            line = left[i][0] if i < i2 else right[j][0]
+            rows.append(ChunkRow(line, lt, rt, False))
+    differing = sum(1 for r in rows if not r.same)
+    keep: set[int] = set()
+    for k, r in enumerate(rows):
+        if not r.same:
+            keep.update((k - 1, k, k + 1))
+        if len(keep) >= limits.chunk_rows:
+            break
+    out: list[ChunkRow | Gap] = []
+    last = -1
+    for k in sorted(x for x in keep if 0 <= x < len(rows)):
+        if k > last + 1:
+            out.append(Gap(k - last - 1, "identical chunks"))
+        r = rows[k]
+        out.append(ChunkRow(r.line, r.assign, r.assign if r.same else r.accept, r.same))
+        last = k
+    if out and last < len(rows) - 1:
+        out.append(Gap(len(rows) - 1 - last, "identical chunks" if differing else "chunks"))
+    return out, differing
+
+
+_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
+
+
+def _excerpts(trace: Trace, flags: list[Flag], limits: Limits) -> tuple[list[Excerpt], int]:
+    """The raw capture around each flagged payload (one excerpt per line flagged)."""
+    by_line: dict[int, list[Flag]] = {}
+    for f in flags:
+        by_line.setdefault(f.line, []).append(f)
+    lines_wanted = sorted(by_line)[: limits.excerpts]
+    if not lines_wanted:
+        return [], 0
+    top = lines_wanted[-1] + limits.context
+    raw_lines: list[bytes] = []
+    for k, piece in enumerate(_LINE_BREAK.split(trace.raw)):
+        if k >= top:
+            break
+        raw_lines.append(piece)
+    out = []
+    for line in lines_wanted:
+        lo, hi = max(1, line - limits.context), min(len(raw_lines), line + limits.context)
+        shown = []
+        for n in range(lo, hi + 1):
+            text = visible(raw_lines[n - 1].decode("utf-8", "replace"))
+            shown.append((n, _cut(text, limits.cell * 3), n == line))
+        what = ", ".join(
+            f"{f.label} on {_call_name(f.call)} by {_cut(describe_value(f.value), 40)}"
+            for f in by_line[line]
+        )
+        out.append(Excerpt(f"line {line}: {visible(what)}", shown))
+    return out, len(by_line) - len(lines_wanted)
+
+
+def _clients(trace: Trace) -> list[ClientRow]:
+    # The one import of the client-library layer in this package (it is being renamed to
+    # replay_tui.clientlibs): change it here and only here.
+    from ..core.clients import assess
+
+    return [
+        ClientRow(visible(o.policy.library), o.policy.kind, o.ok, _cut(visible(o.outcome), 300))
+        for o in assess(trace).values()
+    ]

@@ -1,0 +1,73 @@
+"""The report in a real browser: it renders, marks the erasing row, loads nothing, runs nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from share.samples import HOSTILE_ID, HOSTILE_NAME, QWEN, hostile_sse
+
+from replay_tui.cli import main
+
+
+def _open(browser: Any, page_path: Path, **context: Any) -> tuple[Any, Any, list[str], list[str]]:
+    ctx = browser.new_context(**context)
+    page = ctx.new_page()
+    requests: list[str] = []
+    dialogs: list[str] = []
+    document = page_path.resolve().as_uri()
+
+    def route(r: Any) -> None:
+        requests.append(r.request.url)
+        if r.request.url == document:
+            r.continue_()
+        else:
+            r.abort()
+
+    page.route("**/*", route)
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(document)
+    return ctx, page, requests, dialogs
+
+
+def _report(tmp_path: Path, trace: Path) -> Path:
+    out = tmp_path / "report.html"
+    assert main(["report", str(trace), "-o", str(out)]) == 0
+    return out
+
+
+def test_report_renders_the_erasing_row_and_requests_nothing_else(browser: Any, tmp_path: Path) -> None:
+    ctx, page, requests, dialogs = _open(browser, _report(tmp_path, QWEN))
+    row = page.locator("tr.erasing")
+    assert row.count() == 1 and row.is_visible()
+    assert "erased id" in row.inner_text()
+    assert "the fix keeps call_99a5ca83…" in page.locator(".headline").inner_text()
+    assert page.locator("mark").first.inner_text().startswith("3 │ data: {")
+    assert requests == [page.url] and dialogs == []
+    ctx.close()
+
+
+def test_hostile_tool_name_stays_text_and_runs_no_script(browser: Any, tmp_path: Path) -> None:
+    trace = tmp_path / "hostile.sse"
+    trace.write_bytes(hostile_sse())
+    ctx, page, requests, dialogs = _open(browser, _report(tmp_path, trace))
+    page.wait_for_load_state("load")
+    assert page.evaluate("document.querySelectorAll('script, img, iframe, object, embed').length") == 0
+    text = page.locator("body").inner_text()
+    assert HOSTILE_NAME in text and HOSTILE_ID in text
+    assert dialogs == [] and requests == [page.url]
+    ctx.close()
+
+
+def test_light_dark_and_phone(browser: Any, tmp_path: Path) -> None:
+    report = _report(tmp_path, QWEN)
+    backgrounds = {}
+    for scheme in ("light", "dark"):
+        ctx, page, _, _ = _open(browser, report, color_scheme=scheme)
+        backgrounds[scheme] = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        ctx.close()
+    assert backgrounds == {"light": "rgb(255, 255, 255)", "dark": "rgb(13, 17, 23)"}
+    ctx, page, _, _ = _open(browser, report, viewport={"width": 375, "height": 700})
+    # wide tables scroll inside their box; the page itself never scrolls sideways
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    ctx.close()

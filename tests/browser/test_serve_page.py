@@ -1,0 +1,64 @@
+"""``replay-tui serve`` in a real browser: textual-serve's page connects its websocket to the TUI,
+which draws the trace list; the page asks nothing of any other host."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from share.samples import TRACES
+
+pytest.importorskip("textual_serve", reason="textual-serve is in the [test] extra")
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]")
+_BOOT = "import sys; from replay_tui.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+@pytest.fixture
+def served() -> Iterator[str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _BOOT, "serve", str(TRACES), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()  # printed once the port is bound
+        found = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert found, (line, proc.stderr.read() if proc.poll() is not None else "")
+        yield found.group(0)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_served_tui_shows_the_trace_list(browser: Any, served: str) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    foreign: list[str] = []
+    page.on(
+        "request",
+        lambda r: None if r.url.startswith(("http://127.0.0.1", "ws://127.0.0.1")) else foreign.append(r.url),
+    )
+    received: list[str] = []
+
+    def websocket(ws: Any) -> None:
+        ws.on("framereceived", lambda f: received.append(f if isinstance(f, str) else f.decode("utf-8", "replace")))
+
+    page.on("websocket", websocket)
+    page.goto(served)
+    deadline = time.monotonic() + 20
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = _ANSI.sub("", "".join(received))
+        if "qwen3-max-id-empty.sse" in screen and "erasing" in screen:
+            break
+        page.wait_for_timeout(100)
+    assert "qwen3-max-id-empty.sse" in screen and "erasing" in screen
+    assert foreign == []
+    page.close()

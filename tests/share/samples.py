@@ -1,0 +1,31 @@
+"""Sample traces the sharing tests (and the browser tests) use."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+TRACES = ROOT / "traces"
+CORPUS = ROOT / "tests" / "data" / "corpus"
+QWEN = TRACES / "dashscope" / "qwen3-max-id-empty.sse"
+
+HOSTILE_NAME = "<script>alert(1)</script>"
+HOSTILE_ID = '"><img src=x onerror=alert(2)>'
+HOSTILE_ARGS = "```\n| x | [click](http://evil.example) www.evil.example ![i](http://evil.example/i.png) `"
+
+
+def hostile_sse() -> bytes:
+    """A DashScope-style erasure whose name, id and arguments try to escape their cell."""
+
+    def data(delta_call: dict[str, Any], finish: str | None = None) -> bytes:
+        chunk = {"choices": [{"index": 0, "delta": {"tool_calls": [delta_call]}, "finish_reason": finish}]}
+        return b"data: " + json.dumps(chunk).encode() + b"\n\n"
+
+    return (
+        data({"index": 0, "id": HOSTILE_ID, "function": {"name": HOSTILE_NAME, "arguments": ""}})
+        + data({"index": 0, "id": "", "function": {"arguments": HOSTILE_ARGS}})
+        + data({"index": 0, "id": "", "function": {"arguments": "</details>"}}, "tool_calls")
+        + b"data: [DONE]\n\n"
+    )

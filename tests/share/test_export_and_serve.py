@@ -1,0 +1,87 @@
+"""The TUI's ``e`` key writes the open trace's report and says where; ``serve``'s guard rails."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from replay_tui.share.export import EXPORT_DIR_ENV, report_name
+from replay_tui.share.serve import is_loopback, tui_command
+from replay_tui.tui.app import make_app
+
+from .samples import QWEN, TRACES
+
+Cli = Callable[..., tuple[int, str, str]]
+
+
+async def test_e_exports_the_open_trace_and_says_where(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(EXPORT_DIR_ENV, str(tmp_path))
+    app = make_app([str(QWEN)])
+    async with app.run_test(size=(160, 48), notifications=True) as pilot:
+        for _ in range(200):  # until the trace is open
+            if app.current is not None and not app.partial:
+                break
+            await pilot.pause(0.02)
+        await pilot.press("e")
+        await app.workers.wait_for_complete([w for w in app.workers if w.group == "export"])
+        await pilot.pause()
+        written = tmp_path / report_name(app.current.address if app.current else "")
+        assert written.exists()
+        assert '<tr class="erasing">' in written.read_text()
+        assert any(str(written) in str(n.message) for n in app._notifications)
+
+
+def test_report_names_are_plain_file_names() -> None:
+    assert report_name("captures/x.har#3") == "captures-x.har.3.report.html"
+    assert report_name("../../etc/passwd") == "etc-passwd.report.html"
+    assert "/" not in report_name("a/<b>\x00/c", "md")
+
+
+def test_serve_refuses_a_reachable_address_without_the_flag(cli: Cli) -> None:
+    code, out, err = cli("serve", str(TRACES), "--host", "0.0.0.0")
+    assert code == 2 and out == ""
+    assert "--allow-remote" in err and err.count("\n") == 1
+
+
+def test_serve_checks_its_paths_first(cli: Cli, tmp_path: Path) -> None:
+    code, _, err = cli("serve", str(tmp_path / "nope"))
+    assert code == 2 and "no such file or folder" in err
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [("127.0.0.1", True), ("localhost", True), ("::1", True), ("[::1]", True), ("127.8.0.1", True),
+     ("0.0.0.0", False), ("192.168.1.5", False), ("::", False), ("example.org", False)],
+)
+def test_loopback_addresses(host: str, loopback: bool) -> None:
+    assert is_loopback(host) is loopback
+
+
+def test_each_tab_runs_the_tui_on_the_paths_as_given() -> None:
+    command = tui_command(["traces", "my captures"])
+    assert command.endswith("traces 'my captures'")
+    assert "run_app" in command
+
+
+def test_serve_on_a_busy_port_is_one_line_and_exit_2() -> None:
+    import socket
+    import subprocess
+    import sys
+
+    pytest.importorskip("textual_serve")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-c", "import sys; from replay_tui.cli import main; sys.exit(main())",
+             "serve", str(TRACES), "--port", str(port)],
+            capture_output=True, text=True, timeout=30,
+        )
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"replay-tui: cannot listen on 127.0.0.1:{port}")
+    assert done.stderr.count("\n") == 1

@@ -1,0 +1,182 @@
+"""``report``: the page and the Markdown say the finding, show the evidence, escape the trace."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+
+from replay_tui.cli import resolve_trace
+from replay_tui.share.export import render
+from replay_tui.share.markdown import GITHUB_LIMIT, code
+from replay_tui.share.report import Gap, build_report
+
+from .samples import HOSTILE_ARGS, HOSTILE_ID, HOSTILE_NAME, QWEN, TRACES
+
+Cli = Callable[..., tuple[int, str, str]]
+
+GFM = MarkdownIt("gfm-like", {"html": True, "linkify": True})
+"""Close to GitHub's renderer: tables, raw HTML passed through, bare URLs made links."""
+
+
+def test_headline_says_the_finding_in_one_sentence() -> None:
+    report = build_report(resolve_trace(str(QWEN)))
+    text = "".join(t for t, _ in report.headline)
+    assert text == (
+        'DashScope-style id:"" on a continuation delta (line 3): the old translator closes'
+        ' call 0 with id "" — the saved session will not load'
+        " (SessionPersistenceCorruptionError); the fix keeps call_99a5ca83…."
+    )
+    assert ('id:""', True) in report.headline  # the values are code, not prose
+
+
+def test_html_report_shows_verdicts_the_erasing_row_and_the_raw_line(cli: Cli) -> None:
+    code_, page, _ = cli("report", str(QWEN))
+    assert code_ == 0
+    assert "<b>unidentified-call</b>" in page and "<b>ok</b>" in page
+    erasing = re.findall(r'<tr class="erasing">.*?</tr>', page)
+    assert len(erasing) == 1
+    assert "<td>2</td><td>3</td>" in erasing[0] and "⚠ erased id" in erasing[0]
+    raw_line_3 = QWEN.read_text().splitlines()[2]
+    assert re.search(r'<mark><span class="ln">3 │ </span>data: \{', page)
+    assert raw_line_3[:40].replace('"', "&quot;") in page
+    assert "SessionPersistenceCorruptionError" in page
+
+
+def test_html_report_is_self_contained() -> None:
+    page = render("x", [resolve_trace(str(TRACES / "captures" / "mitmproxy-export.har") + "#4")])
+    assert "default-src 'none'" in page
+    assert "<script" not in page and "<link" not in page and "<img" not in page
+    assert "url(" not in page and "@import" not in page
+    assert not re.search(r"\s(src|href)=\"(?!#)", page)  # only in-page links
+    assert "prefers-color-scheme:dark" in page and "@media print" in page
+
+
+def test_hostile_trace_content_stays_text_in_html(hostile: Path, cli: Cli) -> None:
+    code_, page, _ = cli("report", str(hostile))
+    assert code_ == 0
+    assert HOSTILE_NAME not in page and "<img" not in page and "<b>hostile" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "&quot;&gt;&lt;img src=x onerror=alert(2)&gt;" in page
+
+
+def test_hostile_trace_content_stays_literal_in_markdown(hostile: Path, cli: Cli) -> None:
+    code_, md, _ = cli("report", str(hostile), "--md")
+    assert code_ == 0
+    html = GFM.render(md)
+    assert "<a " not in html  # no live link, not even a bare URL
+    assert "<img" not in html and "<script" not in html and "<b>hostile" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert html.count("<details") == html.count("</details>") == 5  # "</details>" stayed code
+    # the tables still have their columns: no cell was split by a | from the trace
+    for table in re.findall(r"<table>.*?</table>", html, re.S):
+        widths = {len(re.findall(r"<t[dh]", row)) for row in re.findall(r"<tr>.*?</tr>", table, re.S)}
+        assert len(widths) == 1
+    assert HOSTILE_ID not in html
+
+
+def test_code_spans_survive_backticks_and_pipes() -> None:
+    for text in ["`", "a``b", "` x `", "|", "  ", HOSTILE_ARGS.replace("\n", "\\n")]:
+        rendered = GFM.render("| " + code(text, cell=True) + " |\n|---|\n")
+        inner = re.search(r"<th><code>(.*?)</code></th>", rendered, re.S)
+        assert inner is not None, text
+        assert inner.group(1) == text.replace("&", "&amp;").replace("<", "&lt;").replace(
+            ">", "&gt;"
+        ).replace('"', "&quot;") or text.strip() == ""
+
+
+def test_markdown_of_the_bundled_folder_fits_a_github_issue(cli: Cli) -> None:
+    code_, md, _ = cli("report", str(TRACES), "--md")
+    assert code_ == 0
+    assert len(md) <= GITHUB_LIMIT
+    assert md.count("<details") == md.count("</details>")
+    assert "qwen3-max-id-empty.sse" in md
+
+
+def test_markdown_too_long_is_cut_with_a_note(tmp_path: Path, cli: Cli) -> None:
+    # 300 calls, each erased: the full report is far over the limit.
+    lines = []
+    for k in range(300):
+        first = f'{{"choices":[{{"delta":{{"tool_calls":[{{"index":{k},"id":"call_{k:04}","function":{{"name":"f{k}","arguments":"{{\\"a\\": {k}"}}}}]}}}}]}}'
+        cont = f'{{"choices":[{{"delta":{{"tool_calls":[{{"index":{k},"id":"","function":{{"arguments":"}}"}}}}]}}}}]}}'
+        lines += [f"data: {first}\n\n", f"data: {cont}\n\n"]
+    path = tmp_path / "many.sse"
+    path.write_text("".join(lines) + "data: [DONE]\n\n")
+    code_, md, _ = cli("report", str(path), "--md")
+    assert code_ == 0
+    assert len(md) <= GITHUB_LIMIT
+    assert "Cut to fit a GitHub issue" in md
+    assert md.count("<details") == md.count("</details>")
+    assert md.count("```") % 2 == 0
+
+
+def test_a_long_call_is_cut_around_its_flags(tmp_path: Path) -> None:
+    head = '{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"call_1","function":{"name":"f","arguments":""}}]}}]}'
+    cont = '{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"x"}}]}}]}'
+    erase = '{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"","function":{"arguments":"x"}}]}}]}'
+    body = [head] + [cont] * 5000 + [erase] + [cont] * 5000
+    path = tmp_path / "long.sse"
+    path.write_text("".join(f"data: {p}\n\n" for p in body) + "data: [DONE]\n\n")
+    report = build_report(resolve_trace(str(path)))
+    (call,) = report.calls
+    assert call.deltas == 10_002
+    assert len(call.rows) < 20
+    flagged = [r for r in call.rows if not isinstance(r, Gap) and r.flags]
+    assert [r.delta for r in flagged] == [5002]
+    assert sum(r.count for r in call.rows if isinstance(r, Gap)) + len(call.rows) - sum(
+        1 for r in call.rows if isinstance(r, Gap)
+    ) == 10_002
+
+
+def test_report_of_a_folder_links_each_trace_section(cli: Cli, tmp_path: Path) -> None:
+    out = tmp_path / "folder.html"
+    code_, _, err = cli("report", str(TRACES / "dashscope"), "-o", str(out))
+    assert code_ == 0 and "wrote" in err
+    page = out.read_text()
+    assert page.count('<a href="#t') == 2
+    assert '<section id="t1">' in page and '<section id="t2">' in page
+
+
+def test_clients_matrix_is_added_on_request(cli: Cli) -> None:
+    _, page, _ = cli("report", str(QWEN), "--clients")
+    assert "<h3>Client libraries</h3>" in page
+    _, plain, _ = cli("report", str(QWEN))
+    assert "Client libraries" not in plain
+
+
+def test_md_output_name_implies_markdown(cli: Cli, tmp_path: Path) -> None:
+    out = tmp_path / "r.md"
+    assert cli("report", str(QWEN), "-o", str(out))[0] == 0
+    assert out.read_text().startswith("## replay\\-tui report")
+
+
+def test_usage_problems_are_one_line_and_exit_2(cli: Cli, tmp_path: Path) -> None:
+    code_, out, err = cli("report", str(tmp_path / "missing.sse"))
+    assert code_ == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("replay-tui: ")
+    code_, _, err = cli("report", str(QWEN), "--html", "--md")
+    assert code_ == 2 and err.count("\n") == 1
+
+
+def test_credentials_in_the_capture_metadata_are_not_shared(tmp_path: Path, cli: Cli) -> None:
+    capture = tmp_path / "curl.txt"
+    capture.write_bytes(
+        b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nset-cookie: session=s3cr3t\r\n"
+        b"x-api-key: sk-live-123\r\n\r\n" + (TRACES / "dashscope" / "qwen3-max-id-empty.sse").read_bytes()
+    )
+    (tmp_path / "curl.txt.meta.json").write_text(
+        '{"request": {"method": "POST", "url": "https://gw.example/v1/chat?api_key=sk-q&model=m",'
+        ' "headers": {"Authorization": "Bearer sk-live-456", "Accept": "text/event-stream"}}}'
+    )
+    for fmt in ("--html", "--md"):
+        code_, text, _ = cli("report", str(capture), fmt)
+        assert code_ == 0
+        for secret in ("s3cr3t", "sk-live-123", "sk-live-456", "sk-q"):
+            assert secret not in text, (fmt, secret)
+        assert "[redacted]" in text and "text/event-stream" in text and "model=m" in text
+    code_, _, _ = cli("minimize", str(capture), "-o", str(tmp_path / "min.txt"))
+    head = (tmp_path / "min.txt").read_bytes().split(b"\r\n\r\n")[0]
+    assert code_ == 0 and b"s3cr3t" not in head and b"sk-live-123" not in head
+    assert b"set-cookie: [redacted]" in head and b"content-type: text/event-stream" in head
