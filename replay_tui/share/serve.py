@@ -68,7 +68,7 @@ def serve(
     try:
         from textual_serve.server import Server
     except ImportError:
-        raise ServeError("serve needs textual-serve: pip install 'replay-tui[serve]'") from None
+        raise ServeError("serve needs textual-serve: pip install textual-serve") from None
     server = _make_server(Server, tui_command(paths), host, port)
     logging.basicConfig(level=logging.WARNING, format="replay-tui serve: %(message)s")
     try:
