@@ -1,4 +1,4 @@
-"""The TUI in a browser, through textual-serve (the ``serve`` extra).
+"""The TUI in a browser, through textual-serve.
 
 textual-serve answers a page and a websocket, and starts one TUI process per browser tab,
 driven over that websocket. Two things change from its stock server: the page no longer asks
