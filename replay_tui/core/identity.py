@@ -36,7 +36,7 @@ from .translator import (
     truthy,
 )
 from .verdicts import verdict_of_code
-from .wire import UNSET, Decoded, ToolCall, describe_value, js_string
+from .wire import UNSET, Decoded, ToolCall, WireChunk, describe_value, js_string
 
 __all__ = [
     "Analysis",
@@ -400,12 +400,13 @@ class Analyzer:
         """Replay is over: ``[DONE]`` was reached or the harness failed."""
         return self._done_position is not None or self._ended is not None
 
-    def payload(self, line: int, decoded: Decoded | None) -> None:
+    def payload(self, line: int, decoded: Decoded | WireChunk | None) -> None:
         """Account for the next payload (``None`` for the ``[DONE]`` sentinel)."""
         self.feed([(line, decoded)])
 
-    def feed(self, items: Iterable[tuple[int, Decoded | None]]) -> None:
-        """Account for the next payloads, each as ``(line, decoded)``, in stream order.
+    def feed(self, items: Iterable[tuple[int, Decoded | WireChunk | None]]) -> None:
+        """Account for the next payloads, each as ``(line, decoded)``, in stream order;
+        a well-shaped chunk may come bare (a :class:`WireChunk`, as the typed decoder made it).
 
         This loop runs once per payload of captures with hundreds of thousands of them, so
         state lives in locals and each tool-call delta is handled inline; anything unusual
@@ -429,13 +430,20 @@ class Analyzer:
                 finished = True
                 position += 1
                 continue
-            chunk = decoded.chunk
-            if chunk is None or decoded.lenient is not None:
-                if not self._unusual(decoded, position, line):
-                    finished = self.finished
-                    position += 1
-                    continue
-                assert chunk is not None
+            throw: str | None = None
+            chunk: WireChunk | None
+            if type(decoded) is WireChunk:  # the typed fast path hands its chunk over bare
+                chunk = decoded
+            else:
+                assert isinstance(decoded, Decoded)
+                chunk = decoded.chunk
+                if chunk is None or decoded.lenient is not None:
+                    if not self._unusual(decoded, position, line):
+                        finished = self.finished
+                        position += 1
+                        continue
+                    assert chunk is not None
+                throw = decoded.throw
             choices = chunk.choices
             if choices:
                 for choice in choices:
@@ -503,10 +511,10 @@ class Analyzer:
                 model = chunk.model
                 if type(model) is str and model:
                     self._model = model
-            if decoded.throw is not None:
-                self._ended = ("UNKNOWN", decoded.throw, position, line)
+            if throw is not None:
+                self._ended = ("UNKNOWN", throw, position, line)
                 self._notes.append(
-                    Note("harness-throws", f"the harness throws a TypeError: {decoded.throw}", line)
+                    Note("harness-throws", f"the harness throws a TypeError: {throw}", line)
                 )
                 finished = True
             position += 1

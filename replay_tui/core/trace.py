@@ -23,7 +23,7 @@ from .jsonl import JsonlFramer
 from .sse import Framing, Payload, PayloadTable, SseFramer
 from .stream import ChunkStream
 from .translator import Behavior, Chunk
-from .wire import Decoded, decode_payload, fast_decoder
+from .wire import Decoded, WireChunk, decode_payload, fast_decoder
 
 __all__ = ["Badge", "Form", "Source", "Trace", "TraceBuilder", "load_trace"]
 
@@ -144,6 +144,10 @@ class Trace(msgspec.Struct):
     def iter_replay(self, behavior: Behavior | str) -> Iterator[tuple[int | None, Chunk]]:
         """:meth:`replay`, one chunk at a time (for streaming output)."""
         return iter(self.replay(behavior))
+
+
+def _wrapped(decoded: Decoded | WireChunk | None) -> Decoded | None:
+    return Decoded(decoded) if type(decoded) is WireChunk else decoded  # type: ignore[return-value]
 
 
 _WINDOW = 1 << 20
@@ -370,27 +374,27 @@ class TraceBuilder:
         unusual = self._unusual
         feed = self._analyzer.feed
         kept = self._kept
-        batch: list[tuple[int, Decoded | None]] = []
+        batch: list[tuple[int, Decoded | WireChunk | None]] = []
         for i, p in enumerate(payloads, start):
             data = p.data
             if data == b"[DONE]" and not p.after_done:
                 batch.append((p.line, None))
                 continue
             try:
-                decoded = Decoded(typed(data))
+                decoded: Decoded | WireChunk = typed(data)
             except Exception:  # anything the typed decoder refuses takes the lenient path
                 decoded = unusual[i] = self._slow(p)
             batch.append((p.line, decoded))
             if len(batch) >= _BATCH:  # bounded: the decoded chunks of a batch are let go
                 feed(batch)
                 if kept is not None:
-                    kept += [d for _, d in batch]
+                    kept += [_wrapped(d) for _, d in batch]
                 batch = []
                 if self.on_progress is not None:
                     self.on_progress(p.end)
         feed(batch)
         if kept is not None:
-            kept += [d for _, d in batch]
+            kept += [_wrapped(d) for _, d in batch]
 
     def _slow(self, p: Payload) -> Decoded:
         decoded = decode_payload(p.data)
