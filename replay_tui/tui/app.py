@@ -19,12 +19,12 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.widgets import Input, ProgressBar, TabbedContent, TabPane
+from textual.widget import Widget
+from textual.widgets import ProgressBar, TabbedContent, TabPane, Tabs
 from textual.worker import get_current_worker
 
 from ..core.check import load_all
 from ..core.discovery import Skipped, discover
-from ..core.identity import Flag
 from ..core.trace import Trace, load_trace
 from ..core.visible import visible
 from .commands import ReplayCommands
@@ -42,7 +42,7 @@ from .messages import (
 )
 from .screens.help import HelpScreen
 from .store import TraceStore
-from .widgets.bars import BadgeChip, CountsBar, TraceHeader, trace_summary
+from .widgets.bars import BadgeChip, CountsBar, TraceHeader
 from .widgets.calls_view import CallsModel, CallsView, build_calls_model
 from .widgets.clients_view import ClientsMatrix, ClientsPane
 from .widgets.compare_pane import ComparePane
@@ -77,7 +77,12 @@ class ReplayApp(App[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = "replay-tui"
-    COMMANDS: ClassVar = App.COMMANDS | {ReplayCommands}
+    COMMANDS: ClassVar = {ReplayCommands}
+    AUTO_FOCUS = "#trace-tree"
+    """Never the filter box: keys typed before discovery ends are commands, not filter text."""
+    # Classes on the screen by its size, for app.tcss (Textual declares them ClassVar).
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]  # noqa: RUF012
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-medium"), (40, "-tall")]  # noqa: RUF012
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit", id="quit", tooltip="Leave replay-tui"),
@@ -97,14 +102,19 @@ class ReplayApp(App[int]):
             tooltip="Select the previous erasing delta",
         ),
         Binding(
-            "slash", "filter", "Filter", id="filter", tooltip="Filter the list: name, verdict, URL"
+            "slash",
+            "filter",
+            "Filter",
+            id="filter",
+            tooltip="Filter the list: name, verdict, model, URL, method; enter or escape keeps it",
         ),
         Binding(
             "v",
             "cycle_badge",
-            "Verdict filter",
+            "Verdict",
             id="verdict-filter",
-            tooltip="Show only erasing / refused / broken / in progress / clean traces, in turn",
+            tooltip="Show only erasing / refused / broken / in progress / clean traces, in turn "
+            "(badges no trace has are skipped)",
         ),
         Binding(
             "c",
@@ -153,20 +163,25 @@ class ReplayApp(App[int]):
             tooltip="Show or hide the list",
         ),
         Binding(
-            "escape", "escape", "Back", show=False, id="escape", tooltip="Leave the filter box"
+            "escape",
+            "escape",
+            "Back",
+            show=False,
+            id="escape",
+            tooltip="Leave the filter box (the filter stays); again, clear the filter",
         ),
         Binding(
             "tab",
-            "focus_next",
+            "next_pane",
             "Next pane",
             show=False,
             priority=True,
             id="focus-next-pane",
-            tooltip="Filter, list, tabs, view, details, in turn",
+            tooltip="List, view, details, in turn (the panes on screen)",
         ),
         Binding(
             "shift+tab",
-            "focus_previous",
+            "previous_pane",
             "Previous pane",
             show=False,
             priority=True,
@@ -312,12 +327,15 @@ class ReplayApp(App[int]):
         found = message.discovery
         self.discovered = True
         self.store.set_sources(found.sources, found.skipped)
+        self.trace_list.file_roots = tuple(
+            p.rstrip("/").rpartition("/")[0] for p in self.paths if Path(p).is_file()
+        )
         self.trace_list.set_entries(found.sources, found.skipped)
         self._update_counts()
         if self.live is not None:
             self.live.start()
         if not found.sources:
-            self.trace_header.update(Content("No traces found"))
+            self.trace_header.show_text(Content("No traces found"))
             lines = [f"No trace found under {', '.join(self.paths)}."]
             lines += [f"  {s.path}: {s.reason}" for s in found.skipped[:50]]
             self.details.show_message(visible("\n".join(lines), keep_layout=True))
@@ -429,7 +447,7 @@ class ReplayApp(App[int]):
         if source is None:
             return
         self.details.show_message(f"Loading {visible(address)} …")
-        self.trace_header.update(Content.assemble((visible(address), "bold"), "  loading…"))
+        self.trace_header.show_text(Content.assemble((visible(address), "bold"), "  loading…"))
         self._load(address)
 
     def choose_trace(self, address: str) -> None:
@@ -484,10 +502,8 @@ class ReplayApp(App[int]):
             bar.update(total=progress[1], progress=progress[0])
             if self.current is not None:
                 pct = 100 * progress[0] // max(progress[1], 1)
-                self.trace_header.update(
-                    trace_summary(
-                        self.current, progress=f"decoding… {pct}% of {progress[1]:,} bytes"
-                    )
+                self.trace_header.show_trace(
+                    self.current, progress=f"decoding… {pct}% of {progress[1]:,} bytes"
                 )
 
     @on(TraceOpened)
@@ -511,7 +527,7 @@ class ReplayApp(App[int]):
         self.current = trace
         self.partial = partial
         progress = "decoding…" if partial else None
-        self.trace_header.update(trace_summary(trace, progress=progress))
+        self.trace_header.show_trace(trace, progress=progress)
         loading = "Decoding the rest of the capture: verdicts are provisional." if partial else None
         self.details.show(trace, loading=loading)
         if _small(trace):
@@ -626,7 +642,7 @@ class ReplayApp(App[int]):
         self._update_counts()
         if self.current is not None and self.current.address == message.address:
             self.details.show_message(visible(f"{message.address} was deleted."))
-            self.trace_header.update(
+            self.trace_header.show_text(
                 Content.assemble((visible(message.address), "bold"), ("  deleted", "$text-error"))
             )
 
@@ -659,6 +675,8 @@ class ReplayApp(App[int]):
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, message: TabbedContent.TabActivated) -> None:
         self._refresh_active_view(keep=False)
+        if isinstance(self.focused, Tabs):  # a clicked tab: the keys go to its view
+            self._view_widget().focus()
 
     @on(LineView.CursorMoved, "#calls-view")
     def _delta_selected(self, message: LineView.CursorMoved) -> None:
@@ -682,20 +700,30 @@ class ReplayApp(App[int]):
         self.notify(f"Showing {badge or 'all'} traces", timeout=2, markup=False)
 
     def action_cycle_badge(self) -> None:
+        """The next badge some trace has (a badge with a count of 0 would show an empty list)."""
+        counts = self.store.counts()
         current = self.trace_list.badge_filter
         k = BADGE_CYCLE.index(current) if current in BADGE_CYCLE else 0
-        self.filter_badge(BADGE_CYCLE[(k + 1) % len(BADGE_CYCLE)])
+        for step in range(1, len(BADGE_CYCLE) + 1):
+            badge = BADGE_CYCLE[(k + step) % len(BADGE_CYCLE)]
+            if badge is None or counts.get(badge, 0) > 0:
+                self.filter_badge(badge)
+                return
 
     def action_filter(self) -> None:
-        if not self.trace_list.display:
-            self.trace_list.display = True
-        self.query_one("#trace-filter").focus()
+        self.trace_list.display = True
+        self.trace_list.filter_input.focus()
 
     def action_escape(self) -> None:
+        """Leave the filter box keeping the filter; from elsewhere, clear the filter."""
         focused = self.focused
-        if focused is not None and focused.id == "trace-filter":
-            self.trace_list.query_one("#trace-filter", Input).value = ""
+        if focused is self.trace_list.filter_input:
             self.trace_list.trace_tree.focus()
+        elif self.trace_list.text_filter:
+            self.trace_list.filter_input.value = ""  # Input.Changed refilters
+            self.notify("Filter cleared", timeout=2, markup=False)
+        elif self.trace_list.badge_filter is not None:
+            self.filter_badge(None)
 
     def action_show_tab(self, name: str) -> None:
         if name not in VIEWS:
@@ -703,11 +731,53 @@ class ReplayApp(App[int]):
         self.tabs.active = name
         self.query_one(f"#{name}-view").focus()
 
+    def _view_widget(self) -> Widget:
+        return self.query_one(f"#{self.tabs.active}-view")
+
+    def _panes(self) -> list[Widget]:
+        """The panes tab visits, in order: the list, the open view's parts, the details."""
+        panes: list[Widget] = []
+        if self.trace_list.display:
+            panes.append(self.trace_list.trace_tree)
+        pane = self.tabs.get_pane(self.tabs.active) if self.tabs.active else None
+        if pane is not None:
+            panes += [w for w in pane.query("*") if w.focusable]
+        if self.details.display:
+            panes.append(self.details)
+        return panes
+
+    def _cycle_panes(self, step: int) -> None:
+        panes = self._panes()
+        if not panes:
+            return
+        at = next((k for k, pane in enumerate(panes) if self._focus_within(pane)), -1)
+        if at < 0 and step < 0:
+            at = 0
+        panes[(at + step) % len(panes)].focus()
+
+    def action_next_pane(self) -> None:
+        self._cycle_panes(1)
+
+    def action_previous_pane(self) -> None:
+        self._cycle_panes(-1)
+
+    def _focus_within(self, widget: Widget) -> bool:
+        focused = self.focused
+        return focused is not None and widget in focused.ancestors_with_self
+
     def action_toggle_details(self) -> None:
         self.details.display = not self.details.display
+        if not self.details.display and self._focus_within(self.details):
+            self._view_widget().focus()
 
     def action_toggle_list(self) -> None:
-        self.trace_list.display = not self.trace_list.display
+        """Hide the list (focus goes to the view) or show it (focus goes to it)."""
+        shown = not self.trace_list.display
+        self.trace_list.display = shown
+        if shown:
+            self.trace_list.trace_tree.focus()
+        elif self._focus_within(self.trace_list):
+            self._view_widget().focus()
 
     def action_mark(self) -> None:
         """Mark the open trace (or the one under the list cursor) as A; again to unmark."""
@@ -746,21 +816,27 @@ class ReplayApp(App[int]):
         ]
         self.push_screen(HelpScreen(sections, self.keymap_overrides))
 
-    def _flag_stops(self) -> list[tuple[int, int, Flag]]:
-        """``(position, row, flag)`` per calls-view row holding a flag, in stream order."""
+    def _flag_stops(self) -> list[tuple[int, int, list[int]]]:
+        """``(position, row, flag indexes)`` per calls-view row holding flags, in stream order.
+
+        One stop per delta (a delta that erased both id and name holds two flags), numbered
+        by the analysis' flags, so the toast counts what the header and the details count."""
         model = self.calls_view.model
         if model is None:
             return []
-        stops: dict[int, tuple[int, int, Flag]] = {}
-        for f in model.trace.analysis.flags:
+        stops: dict[int, tuple[int, int, list[int]]] = {}
+        for k, f in enumerate(model.trace.analysis.flags):
             row = model.flag_row(f)
-            if row is not None and row not in stops:  # one stop per delta, even if it erased both
-                stops[row] = (f.position, row, f)
+            if row is None:
+                continue
+            stop = stops.setdefault(row, (f.position, row, []))
+            stop[2].append(k)
         return sorted(stops.values(), key=lambda s: (s[0], s[1]))
 
     def _walk_flags(self, forward: bool) -> None:
         stops = self._flag_stops()
-        if not stops:
+        model = self.calls_view.model
+        if not stops or model is None:
             self.notify("No flags in this trace: nothing was erased.", timeout=3, markup=False)
             return
         view = self.calls_view
@@ -776,12 +852,15 @@ class ReplayApp(App[int]):
                 at = later[0] if later else 0
             else:
                 at = earlier[-1] if earlier else len(stops) - 1
-        _, row, flag = stops[at]
+        _, row, indexes = stops[at]
         view.move_cursor(row, center=True)
-        found = view.selected_delta()
-        label = found[0].labels.get(found[1].delta, flag.label) if found else flag.label
+        flags = model.trace.analysis.flags
+        total = len(flags)
+        first, last = indexes[0] + 1, indexes[-1] + 1
+        labels = " + ".join(dict.fromkeys(flags[k].label for k in indexes))
+        which = f"Flag {first:,}" if first == last else f"Flags {first:,}–{last:,}"
         self.notify(
-            f"Flag {at + 1} of {len(stops)}: {label} on line {flag.line}",
+            f"{which} of {total:,}: {labels} on line {flags[indexes[0]].line:,}",
             timeout=2,
             markup=False,
         )
@@ -800,7 +879,7 @@ class ReplayApp(App[int]):
         ):
             if self.trace_list.selected:
                 got = (self.trace_list.selected, "the trace address")
-        elif focused is not None and focused.id in ("details-main", "details-meta"):
+        elif focused is self.details:
             got = self.details.copy_text()
         else:
             view = self.query_one(f"#{self.tabs.active}-view")

@@ -6,7 +6,10 @@ parsed as markup, and control characters are escaped (``visible``).
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
@@ -37,7 +40,7 @@ def _verdict_style(verdict: str) -> str:
 
 
 def details_text(trace: Trace, *, loading: str | None = None) -> Content:
-    """Verdicts in words (SPEC §3.2), then flags and notes."""
+    """Verdicts in words (what each meant for the harness), then flags and notes."""
     parts: list[Part] = []
     if loading:
         parts += [(loading, "italic $text-accent"), "\n\n"]
@@ -57,28 +60,28 @@ def details_text(trace: Trace, *, loading: str | None = None) -> Content:
             parts.append(("  finish ", "$text-muted"))
             parts.append(visible(f"{failure.get('code', '')}: {failure.get('message', '')}") + "\n")
     flags = trace.analysis.flags
-    parts.append((f"\nFlags ({len(flags)})\n", "bold $text-primary"))
+    parts.append((f"\nFlags ({len(flags):,})\n", "bold $text-primary"))
     if not flags:
         parts.append(("  none: assign-always never erased an identity here\n", "$text-muted"))
     for f in flags[:200]:
         parts += [
-            (f"  line {f.line:<5}", "$text-muted"),
+            (f"  line {f.line:<5,}", "$text-muted"),
             (f"{f.label:<12}", "bold $text-error"),
             visible(
-                f" call {describe_value(f.call)}, delta {f.delta}, by {describe_value(f.value)}"
+                f" call {describe_value(f.call)}, delta {f.delta:,}, by {describe_value(f.value)}"
             ),
         ]
         if f.repaired_line is not None:
-            parts.append((f"  repaired on line {f.repaired_line}", "$text-success"))
+            parts.append((f"  repaired on line {f.repaired_line:,}", "$text-success"))
         parts.append("\n")
     if len(flags) > 200:
         parts.append((f"  … {len(flags) - 200:,} more (n / N walk them all)\n", "$text-muted"))
     notes = trace.notes
-    parts.append((f"\nNotes ({len(notes)})\n", "bold $text-primary"))
+    parts.append((f"\nNotes ({len(notes):,})\n", "bold $text-primary"))
     if not notes:
         parts.append(("  none\n", "$text-muted"))
     for n in notes[:200]:
-        where = f"line {n.line}" if n.line is not None else "—"
+        where = f"line {n.line:,}" if n.line is not None else "—"
         parts += [
             (f"  {where:<10}", "$text-muted"),
             (f"{n.kind:<20}", "$text-secondary"),
@@ -96,50 +99,76 @@ def meta_text(trace: Trace) -> Content:
     a = trace.analysis
     parts += [
         (f"{'tool calls':<{width}}", "$text-muted"),
-        f"{len(a.calls):,} ({a.deltas:,} deltas, {a.blocks:,} blocks)\n",
+        f"{len(a.calls):,} ({_count(a.deltas, 'delta')}, {_count(a.blocks, 'block')})\n",
     ]
     return Content.assemble(*parts).rstrip()
 
 
+def _count(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
 def skipped_text(skipped: Skipped) -> Content:
-    where = f"{skipped.path}:{skipped.line}" if skipped.line is not None else skipped.path
+    where = f"{skipped.path}: line {skipped.line:,}" if skipped.line is not None else skipped.path
     return Content.assemble(
         ("Not a trace\n", "bold $text-primary"),
         (visible(where), "bold"),
         "\n",
         visible(skipped.reason),
         (
-            "\n\nDiscovery lists every file it cannot use once, with the reason (SPEC §2).",
+            "\n\nEvery file that is not a trace is listed once, with the reason.",
             "$text-muted",
         ),
     )
 
 
-class Details(Horizontal):
-    """Two scrollable columns: verdicts, flags and notes; metadata."""
+class Details(VerticalScroll, can_focus=True):
+    """One scrollable pane: verdicts, flags and notes beside the metadata (below it when narrow)."""
 
     DEFAULT_CSS = """
     Details {
         height: auto;
-        & > VerticalScroll { height: 100%; padding: 0 1; background: $surface; }
-        & > #details-main { width: 3fr; }
-        & > #details-meta { width: 2fr; border-left: vkey $foreground 10%; }
+        padding: 0 1;
+        background: $surface;
+        scrollbar-size-vertical: 1;
+        & > #details-columns { height: auto; }
+        & #details-verdicts { width: 3fr; height: auto; }
+        & #details-metadata {
+            width: 2fr; height: auto; padding: 0 0 0 1; border-left: vkey $foreground 10%;
+        }
+        &.-stacked > #details-columns { layout: vertical; }
+        &.-stacked #details-verdicts { width: 1fr; }
+        &.-stacked #details-metadata {
+            width: 1fr; padding: 1 0 0 0; border-left: none; border-top: hkey $foreground 10%;
+        }
     }
     """
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "scroll_up", "Scroll", key_display="↑↓", id="details-up"),
+        Binding("down,j", "scroll_down", "Scroll", show=False, id="details-down"),
+    ]
+
+    STACK_BELOW = 90
+    """Narrower than this, the metadata goes below the verdicts instead of beside them."""
+
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="details-main", can_focus=True):
+        with Horizontal(id="details-columns"):
             yield Static(id="details-verdicts")
-        with VerticalScroll(id="details-meta", can_focus=True):
             yield Static(id="details-metadata")
 
     _main = Content("")
     _meta = Content("")
 
+    def on_resize(self) -> None:
+        self.set_class(self.size.width < self.STACK_BELOW, "-stacked")
+
     def _set(self, main: Content, meta: Content) -> None:
         self._main, self._meta = main, meta
         self.query_one("#details-verdicts", Static).update(main)
-        self.query_one("#details-metadata", Static).update(meta)
+        metadata = self.query_one("#details-metadata", Static)
+        metadata.update(meta)
+        metadata.display = bool(meta.plain)
 
     def show(self, trace: Trace, *, loading: str | None = None) -> None:
         self._set(details_text(trace, loading=loading), meta_text(trace))
