@@ -523,7 +523,12 @@ class ReplayApp(App[int]):
 
     def show_trace(self, trace: Trace, *, partial: bool = False) -> None:
         """Show ``trace`` in every view; the same trace again keeps each view's position."""
-        keep = self.current is not None and self.current.address == trace.address
+        previous = self.current
+        keep = previous is not None and previous.address == trace.address
+        if keep and self.partial and previous is not None:
+            # Decoding in steps: the first flag may arrive with a later step; the eye goes to
+            # it then (a 20,000-delta trace flagged at delta 10,003 opens on that row).
+            keep = bool(previous.analysis.flags) or not trace.analysis.flags
         self.current = trace
         self.partial = partial
         progress = "decoding…" if partial else None

@@ -34,16 +34,19 @@ class BadgeChip(Static):
     compact = False
     """Glyph and count only (a narrow terminal); the tooltip says which badge."""
 
+    full_text = ""
+    """The chip with its word, to measure whether the bar has room for it."""
+
     def set_count(self, count: int, total_pending: int = 0) -> None:
         self._count, self._pending = count, total_pending
         if self.badge is None:
             text = f"{count:,} trace{'s' if count != 1 else ''}"
             if total_pending:
                 text += f" · judging {total_pending:,}…"
-        elif self.compact:
-            text = f"{BADGE_GLYPHS[self.badge]} {count:,}"
+            self.full_text = text
         else:
-            text = f"{BADGE_GLYPHS[self.badge]} {count:,} {self.badge}"
+            self.full_text = f"{BADGE_GLYPHS[self.badge]} {count:,} {self.badge}"
+            text = f"{BADGE_GLYPHS[self.badge]} {count:,}" if self.compact else self.full_text
         self.update(Content(text))
         self.set_class(count == 0 and self.badge is not None, "-zero")
 
@@ -82,11 +85,23 @@ class CountsBar(Horizontal):
             Content(watching), id="watch-state", classes="-on" if self.watching else "-off"
         )
 
-    COMPACT_BELOW = 120
-    """Narrower than this, the chips drop their words (and the ones counting 0 hide)."""
-
     def on_resize(self) -> None:
-        compact = self.size.width < self.COMPACT_BELOW
+        self._fit()
+
+    def _fit(self) -> None:
+        """Chips with their words if the whole line fits, else glyph and count (zeros hidden)."""
+        width = self.size.width
+        if not width:
+            return
+        needed = 0
+        for child in self.children:
+            if isinstance(child, BadgeChip):
+                needed += len(child.full_text) + 2
+            elif child.id != "bar-spacer" and isinstance(child, Static):
+                content = child.content
+                text = content.plain if isinstance(content, Content) else str(content)
+                needed += len(text) + 3
+        compact = needed > width
         self.set_class(compact, "-compact")
         for chip in self.query(BadgeChip):
             chip.set_compact(compact)
@@ -96,6 +111,7 @@ class CountsBar(Horizontal):
         state = self.query_one("#watch-state", Static)
         state.tooltip = text
         state.update(Content(text))
+        self._fit()
         state.set_class(on, "-on")
         state.set_class(not on, "-off")
 
@@ -110,6 +126,7 @@ class CountsBar(Horizontal):
             else:
                 chip.set_count(counts.get(chip.badge, 0))
             chip.set_class(chip.badge == active, "-active")
+        self._fit()
 
 
 _BADGE_STYLES = {
