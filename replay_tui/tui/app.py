@@ -28,7 +28,7 @@ from ..core.discovery import Skipped, discover
 from ..core.trace import Trace, load_trace
 from ..core.visible import visible
 from .commands import ReplayCommands
-from .config import load_keymap
+from .config import keymap_path, keymap_problems, load_keymap
 from .live_reload import LiveReload
 from .loading import load_in_steps
 from .messages import (
@@ -41,6 +41,7 @@ from .messages import (
     TraceUpdated,
 )
 from .screens.help import HelpScreen
+from .screens.payload import PayloadScreen
 from .store import TraceStore
 from .widgets.bars import BadgeChip, CountsBar, TraceHeader
 from .widgets.calls_view import CallsModel, CallsView, build_calls_model
@@ -235,6 +236,10 @@ class ReplayApp(App[int]):
         self._pending_lines: tuple[int, int] | None = None
         self._counts_shown: tuple[dict[str, int], int, int, str | None] | None = None
         self.keymap_overrides = dict(keymap or {})
+        self.keymap_problems = [
+            f"{keymap_path()}: {p}" for p in check_keymap(self.keymap_overrides)
+        ]
+        """What is wrong with the user's keymap: shown once, when the app starts."""
         if keymap:
             self.set_keymap(keymap)
 
@@ -311,6 +316,8 @@ class ReplayApp(App[int]):
             from .recording import RecorderStatus
 
             self.mount(RecorderStatus(self.recorder), after="#main")
+        for problem in self.keymap_problems:
+            self.notify(visible(problem), severity="warning", timeout=8, markup=False)
         self.progress_bar.display = False
         self.details.show_message("Scanning " + visible(", ".join(self.paths)) + " …")
         self._discover(self.paths)
@@ -810,16 +817,7 @@ class ReplayApp(App[int]):
         self.diff_view.action_toggle_all_runs()
 
     def action_help(self) -> None:
-        sections: list[tuple[str, list[BindingType]]] = [
-            ("Everywhere", list(self.BINDINGS)),
-            ("Trace list", list(TraceTree.BINDINGS)),
-            ("Calls, diff and raw views", list(LineView.BINDINGS)),
-            ("Diff view", list(DiffView.BINDINGS)),
-            ("Clients view", list(ClientsMatrix.BINDINGS)),
-            ("Compare view", list(CompareView.BINDINGS)),
-            ("Help", list(HelpScreen.BINDINGS)),
-        ]
-        self.push_screen(HelpScreen(sections, self.keymap_overrides))
+        self.push_screen(HelpScreen(binding_sections(), self.keymap_overrides))
 
     def _flag_stops(self) -> list[tuple[int, int, list[int]]]:
         """``(position, row, flag indexes)`` per calls-view row holding flags, in stream order.
@@ -900,6 +898,50 @@ class ReplayApp(App[int]):
         )
 
 
+def binding_sections() -> list[tuple[str, list[BindingType]]]:
+    """Every key binding by where it works: the help lists them, the palette and the keymap
+    check read them."""
+    return [
+        ("Everywhere", list(ReplayApp.BINDINGS)),
+        ("Trace list", list(TraceTree.BINDINGS)),
+        ("Calls, diff and raw views", list(LineView.BINDINGS)),
+        ("Diff view", list(DiffView.BINDINGS)),
+        ("Clients view", list(ClientsMatrix.BINDINGS)),
+        ("Compare view", list(CompareView.BINDINGS)),
+        ("Details", list(Details.BINDINGS)),
+        ("Help", list(HelpScreen.BINDINGS)),
+        ("Inspect window", list(PayloadScreen.BINDINGS)),
+    ]
+
+
+def check_keymap(keymap: dict[str, str]) -> list[str]:
+    """The keymap's problems, against the keys that work together in each pane."""
+    (
+        (_, app_keys),
+        (_, tree),
+        (_, lines),
+        (_, diff),
+        (_, clients),
+        (_, compare),
+        (_, details),
+        (_, help_keys),
+        (_, inspect),
+    ) = binding_sections()
+    return keymap_problems(
+        keymap,
+        [
+            ("the trace list", app_keys + tree),
+            ("the calls and raw views", app_keys + lines),
+            ("the diff view", app_keys + lines + diff),
+            ("the clients view", app_keys + lines + clients),
+            ("the compare view", app_keys + lines + compare),
+            ("the details", app_keys + details),
+            ("the help", help_keys),  # the modal screens do not see the app's keys
+            ("the inspect window", inspect),
+        ],
+    )
+
+
 def make_app(
     paths: Sequence[str],
     *,
@@ -918,8 +960,11 @@ def run_app(paths: list[str], watch: bool, recorder: Recorder | None = None) -> 
     """Run the TUI (called by the CLI); returns the exit status."""
     keymap, problem = load_keymap()
     app = make_app(paths, watch=watch, keymap=keymap, recorder=recorder)
+    # Said once: on stderr (still there when the screen closes) and as a toast (on mount).
     if problem:
-        app.call_later(app.notify, visible(problem), severity="warning", markup=False)
+        app.keymap_problems.insert(0, problem)
+    for line in app.keymap_problems:
+        print(f"replay-tui: {visible(line)}", file=sys.stderr)
     result = app.run()
     if app.fatal is not None:
         print(f"replay-tui: {visible(app.fatal)}", file=sys.stderr)
