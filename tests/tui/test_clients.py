@@ -150,7 +150,7 @@ async def test_hostile_names_and_arguments_stay_literal_in_clients_and_compare(
         matrix = app.clients_pane.matrix
         texts = rendered(matrix) + app.clients_pane.detail.plain().splitlines()
         assert any(HOSTILE_NAME in t for t in texts)  # the tool name, as text
-        assert any("\\e[2J" in t or "\\u001b[2J" in t for t in texts)  # the id's ESC, shown
+        assert any("\\u001b[2J" in t for t in texts)  # the id's ESC, shown
         await pilot.press("m")
         app.choose_trace("copy.sse")
         await settle(app, pilot)
@@ -159,7 +159,7 @@ async def test_hostile_names_and_arguments_stay_literal_in_clients_and_compare(
         view = app.compare_pane.view
         view.action_toggle_all_runs()
         texts += rendered(view) + str(app.compare_pane.header.render()).splitlines()
-        assert any("\\e]52" in t or "\\u001b]52" in t for t in texts)
+        assert any("\\u001b]52" in t for t in texts)
         for text in texts:
             for ch in ("\x1b", "\x07", "\x9b"):
                 assert ch not in text, f"{ch!r} reached the screen in {text!r}"
