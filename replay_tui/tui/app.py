@@ -68,6 +68,10 @@ VIEWS = ("calls", "diff", "raw", "clients", "compare")
 BADGE_CYCLE: tuple[str | None, ...] = (None, "erasing", "refused", "broken", "in progress", "clean")
 
 
+def _count(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
 def _small(trace: Trace) -> bool:
     """Cheap enough to build views on the UI thread (keeps tests and small files instant)."""
     return trace.analysis.deltas <= SMALL_DELTAS and len(trace.raw) <= SMALL_BYTES
@@ -971,8 +975,8 @@ def run_app(paths: list[str], watch: bool, recorder: Recorder | None = None) -> 
         return 2
     if recorder is not None:
         print(
-            f"replay-tui: recorder stopped; {recorder.request_count:,} requests, "
-            f"{recorder.capture_count:,} captures in {visible(str(recorder.out_dir))}/",
+            f"replay-tui: recorder stopped; {_count(recorder.request_count, 'request')}, "
+            f"{_count(recorder.capture_count, 'capture')} in {visible(str(recorder.out_dir))}/",
             file=sys.stderr,
         )
     return result if isinstance(result, int) else 0
