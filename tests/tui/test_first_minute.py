@@ -204,3 +204,18 @@ def test_help_columns_never_collide() -> None:
     narrow = help_text(rows, 50).plain.splitlines()
     assert all(len(line) <= 50 for line in narrow)
     assert ids <= {line.strip() for line in narrow}
+
+
+def test_long_metadata_values_wrap_between_their_parts() -> None:
+    from replay_tui.tui.widgets.details import fold
+
+    assert fold("traces/captures/mitmproxy-export.har", 20) == [
+        "traces/captures/",
+        "mitmproxy-export.har",
+    ]
+    assert fold("POST https://llm-gw.example.com/v1/chat/completions", 24) == [
+        "POST https://",
+        "llm-gw.example.com/v1/",
+        "chat/completions",
+    ]
+    assert fold("abcdefghijklmnopqrstuvwxyz", 10) == ["abcdefghij", "klmnopqrst", "uvwxyz"]

@@ -100,7 +100,10 @@ class CountsBar(Horizontal):
             elif child.id != "bar-spacer" and isinstance(child, Static):
                 content = child.content
                 text = content.plain if isinstance(content, Content) else str(content)
-                needed += len(text) + 3
+                cells = len(text) + 3
+                if child.id == "app-title":  # cut with an ellipsis at 40% (app.tcss)
+                    cells = min(cells, int(width * 0.4))
+                needed += cells
         compact = needed > width
         self.set_class(compact, "-compact")
         for chip in self.query(BadgeChip):

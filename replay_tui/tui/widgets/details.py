@@ -6,6 +6,7 @@ parsed as markup, and control characters are escaped (``visible``).
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -90,17 +91,52 @@ def details_text(trace: Trace, *, loading: str | None = None) -> Content:
     return Content.assemble(*parts).rstrip()
 
 
-def meta_text(trace: Trace) -> Content:
-    """The metadata table: form, file, HAR request, HTTP status and headers, sizes, counts."""
+_BREAK_AFTER = (re.compile(r"[/?&]+|\s+"), re.compile(r"[=,;:_.-]+"))
+"""Where a long value may wrap: after a path or query separator, else after punctuation."""
+
+
+def fold(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` cells, broken after a separator (``/ ? & = - _
+    .`` or a space) where there is one: a path or URL wraps between its parts, not inside
+    them. A part longer than the line is cut (nothing else can be done with it)."""
+    if width <= 0 or len(text) <= width:
+        return [text]
+    lines: list[str] = []
+    while len(text) > width:
+        cut = 0
+        for pattern in _BREAK_AFTER:
+            for m in pattern.finditer(text, 0, width + 1):
+                if 0 < m.end() <= width:
+                    cut = m.end()
+            if cut > width // 3:  # a break this late is good enough
+                break
+        if cut == 0:
+            cut = width
+        lines.append(text[:cut].rstrip())
+        text = text[cut:].lstrip()
+    if text:
+        lines.append(text)
+    return lines
+
+
+def meta_text(trace: Trace, width: int = 0) -> Content:
+    """The metadata table: form, file, HAR request, HTTP status and headers, sizes, counts.
+
+    With ``width``, long values (paths, URLs) wrap between their parts, under their column."""
     parts: list[Part] = [("Metadata\n", "bold $text-primary")]
-    width = min(22, max([len(k) for k, _ in trace.meta] + [len("tool calls")]) + 2)
-    for key, value in trace.meta:
-        parts += [(f"{visible(key):<{width}}", "$text-muted"), visible(value) + "\n"]
+    key_w = min(22, max([len(k) for k, _ in trace.meta] + [len("tool calls")]) + 2)
     a = trace.analysis
-    parts += [
-        (f"{'tool calls':<{width}}", "$text-muted"),
-        f"{len(a.calls):,} ({_count(a.deltas, 'delta')}, {_count(a.blocks, 'block')})\n",
-    ]
+    rows = [*trace.meta]
+    rows.append(
+        (
+            "tool calls",
+            f"{len(a.calls):,} ({_count(a.deltas, 'delta')}, {_count(a.blocks, 'block')})",
+        )
+    )
+    for key, value in rows:
+        lines = fold(visible(value), width - key_w) if width else [visible(value)]
+        parts += [(f"{visible(key):<{key_w}}", "$text-muted"), lines[0] + "\n"]
+        parts += [" " * key_w + line + "\n" for line in lines[1:]]
     return Content.assemble(*parts).rstrip()
 
 
@@ -120,6 +156,15 @@ def skipped_text(skipped: Skipped) -> Content:
             "$text-muted",
         ),
     )
+
+
+class Metadata(Static):
+    """The metadata column: tells the pane its width, which the wrapping of values needs."""
+
+    def on_resize(self) -> None:
+        details = next((a for a in self.ancestors if isinstance(a, Details)), None)
+        if details is not None:
+            details._metadata_resized(self.content_region.width)
 
 
 class Details(VerticalScroll, can_focus=True):
@@ -155,13 +200,22 @@ class Details(VerticalScroll, can_focus=True):
     def compose(self) -> ComposeResult:
         with Horizontal(id="details-columns"):
             yield Static(id="details-verdicts")
-            yield Static(id="details-metadata")
+            yield Metadata(id="details-metadata")
 
     _main = Content("")
     _meta = Content("")
 
+    _trace: Trace | None = None
+    _meta_width = 0
+
     def on_resize(self) -> None:
         self.set_class(self.size.width < self.STACK_BELOW, "-stacked")
+
+    def _metadata_resized(self, width: int) -> None:
+        if width != self._meta_width:
+            self._meta_width = width
+            if self._trace is not None:
+                self._set(self._main, meta_text(self._trace, width))
 
     def _set(self, main: Content, meta: Content) -> None:
         self._main, self._meta = main, meta
@@ -171,12 +225,15 @@ class Details(VerticalScroll, can_focus=True):
         metadata.display = bool(meta.plain)
 
     def show(self, trace: Trace, *, loading: str | None = None) -> None:
-        self._set(details_text(trace, loading=loading), meta_text(trace))
+        self._trace = trace
+        self._set(details_text(trace, loading=loading), meta_text(trace, self._meta_width))
 
     def show_skipped(self, skipped: Skipped) -> None:
+        self._trace = None
         self._set(skipped_text(skipped), Content(""))
 
     def show_message(self, text: str) -> None:
+        self._trace = None
         self._set(Content(text), Content(""))
 
     def copy_text(self) -> tuple[str, str]:
