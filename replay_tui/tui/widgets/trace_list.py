@@ -251,6 +251,11 @@ class TraceList(Vertical):
         yield self.trace_tree
 
     def on_resize(self) -> None:
+        # The placeholder says what the filter reads when there is room, else just the key.
+        wide = self.size.width >= 40
+        self.filter_input.placeholder = (
+            "/ filter: name, verdict, model, URL" if wide else "/ to filter"
+        )
         compact = self.size.width < self.COMPACT_BELOW
         if compact != self.trace_tree.compact:
             self.trace_tree.compact = compact
