@@ -93,10 +93,12 @@ class CountsBar(Horizontal):
         width = self.size.width
         if not width:
             return
-        needed = 0
+        needed = zeros = 0
         for child in self.children:
             if isinstance(child, BadgeChip):
                 needed += len(child.full_text) + 2
+                if child.has_class("-zero"):
+                    zeros += len(child.full_text) + 2
             elif child.id != "bar-spacer" and isinstance(child, Static):
                 content = child.content
                 text = content.plain if isinstance(content, Content) else str(content)
@@ -104,7 +106,9 @@ class CountsBar(Horizontal):
                 if child.id == "app-title":  # cut with an ellipsis at 40% (app.tcss)
                     cells = min(cells, int(width * 0.4))
                 needed += cells
-        compact = needed > width
+        # First the chips counting 0 go, then the words of the others.
+        self.set_class(needed > width, "-no-zeros")
+        compact = needed - zeros > width
         self.set_class(compact, "-compact")
         for chip in self.query(BadgeChip):
             chip.set_compact(compact)
@@ -140,7 +144,7 @@ _BADGE_STYLES = {
     "clean": "bold $text-success",
 }
 
-SUMMARY_LEVELS = 4
+SUMMARY_LEVELS = 5
 """How many ways ``trace_summary`` can say it, from the fullest (0) to the shortest."""
 
 
@@ -148,8 +152,9 @@ def trace_summary(trace: Trace, *, progress: str | None = None, level: int = 0) 
     """One line: address, badge, the verdict under each behavior, flag and call counts.
 
     A higher ``level`` says less, whole words dropped rather than cut: first the call and
-    delta counts, then the folder of the address, then the verdicts (the badge and the flag
-    count stay; the details pane has everything)."""
+    delta counts, then the folder of the address, then the behaviors' names become the
+    calls view's ``old`` / ``fix``, then the verdicts go (the badge and the flag count stay;
+    the details pane has everything)."""
     badge = trace.badge.value if progress is None else "in progress"
     style = _BADGE_STYLES.get(badge, "bold")
     v = trace.verdicts
@@ -162,11 +167,11 @@ def trace_summary(trace: Trace, *, progress: str | None = None, level: int = 0) 
         "  ",
         (f" {BADGE_GLYPHS.get(badge, '')} {badge} ", style + " reverse"),
     ]
-    if level < 3:
-        for behavior in ("assign-always", "accept-identity"):
+    if level < 4:
+        for behavior, short in (("assign-always", "old"), ("accept-identity", "fix")):
             verdict = v[behavior]
             parts += [
-                (f"  {behavior} ", "$text-muted"),
+                (f"  {behavior if level < 3 else short} ", "$text-muted"),
                 (verdict, "bold $text-success" if verdict == "ok" else "bold $text-error"),
             ]
     counts = _count(len(a.flags), "flag")

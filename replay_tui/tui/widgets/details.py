@@ -135,7 +135,11 @@ def meta_text(trace: Trace, width: int = 0) -> Content:
     )
     for key, value in rows:
         lines = fold(visible(value), width - key_w) if width else [visible(value)]
-        parts += [(f"{visible(key):<{key_w}}", "$text-muted"), lines[0] + "\n"]
+        shown_key = visible(key)
+        if len(shown_key) >= key_w:  # a long key (a header's name) has its own line
+            parts += [(shown_key, "$text-muted"), "\n"]
+            shown_key = ""
+        parts += [(f"{shown_key:<{key_w}}", "$text-muted"), lines[0] + "\n"]
         parts += [" " * key_w + line + "\n" for line in lines[1:]]
     return Content.assemble(*parts).rstrip()
 
