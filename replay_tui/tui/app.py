@@ -19,16 +19,16 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.widgets import Input, ProgressBar, TabbedContent, TabPane
+from textual.widget import Widget
+from textual.widgets import ProgressBar, TabbedContent, TabPane, Tabs
 from textual.worker import get_current_worker
 
 from ..core.check import load_all
 from ..core.discovery import Skipped, discover
-from ..core.identity import Flag
 from ..core.trace import Trace, load_trace
 from ..core.visible import visible
 from .commands import ReplayCommands
-from .config import load_keymap
+from .config import keymap_path, keymap_problems, load_keymap
 from .live_reload import LiveReload
 from .loading import load_in_steps
 from .messages import (
@@ -41,8 +41,9 @@ from .messages import (
     TraceUpdated,
 )
 from .screens.help import HelpScreen
+from .screens.payload import PayloadScreen
 from .store import TraceStore
-from .widgets.bars import BadgeChip, CountsBar, TraceHeader, trace_summary
+from .widgets.bars import BadgeChip, CountsBar, TraceHeader
 from .widgets.calls_view import CallsModel, CallsView, build_calls_model
 from .widgets.clients_view import ClientsMatrix, ClientsPane
 from .widgets.compare_pane import ComparePane
@@ -67,6 +68,10 @@ VIEWS = ("calls", "diff", "raw", "clients", "compare")
 BADGE_CYCLE: tuple[str | None, ...] = (None, "erasing", "refused", "broken", "in progress", "clean")
 
 
+def _count(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
 def _small(trace: Trace) -> bool:
     """Cheap enough to build views on the UI thread (keeps tests and small files instant)."""
     return trace.analysis.deltas <= SMALL_DELTAS and len(trace.raw) <= SMALL_BYTES
@@ -77,7 +82,12 @@ class ReplayApp(App[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = "replay-tui"
-    COMMANDS: ClassVar = App.COMMANDS | {ReplayCommands}
+    COMMANDS: ClassVar = {ReplayCommands}
+    AUTO_FOCUS = "#trace-tree"
+    """Never the filter box: keys typed before discovery ends are commands, not filter text."""
+    # Classes on the screen by its size, for app.tcss (Textual declares them ClassVar).
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]  # noqa: RUF012
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-medium"), (40, "-tall")]  # noqa: RUF012
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit", id="quit", tooltip="Leave replay-tui"),
@@ -97,14 +107,19 @@ class ReplayApp(App[int]):
             tooltip="Select the previous erasing delta",
         ),
         Binding(
-            "slash", "filter", "Filter", id="filter", tooltip="Filter the list: name, verdict, URL"
+            "slash",
+            "filter",
+            "Filter",
+            id="filter",
+            tooltip="Filter the list: name, verdict, model, URL, method; enter or escape keeps it",
         ),
         Binding(
             "v",
             "cycle_badge",
-            "Verdict filter",
+            "Verdict",
             id="verdict-filter",
-            tooltip="Show only erasing / refused / broken / in progress / clean traces, in turn",
+            tooltip="Show only erasing / refused / broken / in progress / clean traces, in turn "
+            "(badges no trace has are skipped)",
         ),
         Binding(
             "c",
@@ -161,20 +176,25 @@ class ReplayApp(App[int]):
             tooltip="Show or hide the list",
         ),
         Binding(
-            "escape", "escape", "Back", show=False, id="escape", tooltip="Leave the filter box"
+            "escape",
+            "escape",
+            "Back",
+            show=False,
+            id="escape",
+            tooltip="Leave the filter box (the filter stays); again, clear the filter",
         ),
         Binding(
             "tab",
-            "focus_next",
+            "next_pane",
             "Next pane",
             show=False,
             priority=True,
             id="focus-next-pane",
-            tooltip="Filter, list, tabs, view, details, in turn",
+            tooltip="List, view, details, in turn (the panes on screen)",
         ),
         Binding(
             "shift+tab",
-            "focus_previous",
+            "previous_pane",
             "Previous pane",
             show=False,
             priority=True,
@@ -228,6 +248,10 @@ class ReplayApp(App[int]):
         self._pending_lines: tuple[int, int] | None = None
         self._counts_shown: tuple[dict[str, int], int, int, str | None] | None = None
         self.keymap_overrides = dict(keymap or {})
+        self.keymap_problems = [
+            f"{keymap_path()}: {p}" for p in check_keymap(self.keymap_overrides)
+        ]
+        """What is wrong with the user's keymap: shown once, when the app starts."""
         if keymap:
             self.set_keymap(keymap)
 
@@ -304,6 +328,8 @@ class ReplayApp(App[int]):
             from .recording import RecorderStatus
 
             self.mount(RecorderStatus(self.recorder), after="#main")
+        for problem in self.keymap_problems:
+            self.notify(visible(problem), severity="warning", timeout=8, markup=False)
         self.progress_bar.display = False
         self.details.show_message("Scanning " + visible(", ".join(self.paths)) + " …")
         self._discover(self.paths)
@@ -320,12 +346,15 @@ class ReplayApp(App[int]):
         found = message.discovery
         self.discovered = True
         self.store.set_sources(found.sources, found.skipped)
+        self.trace_list.file_roots = tuple(
+            p.rstrip("/").rpartition("/")[0] for p in self.paths if Path(p).is_file()
+        )
         self.trace_list.set_entries(found.sources, found.skipped)
         self._update_counts()
         if self.live is not None:
             self.live.start()
         if not found.sources:
-            self.trace_header.update(Content("No traces found"))
+            self.trace_header.show_text(Content("No traces found"))
             lines = [f"No trace found under {', '.join(self.paths)}."]
             lines += [f"  {s.path}: {s.reason}" for s in found.skipped[:50]]
             self.details.show_message(visible("\n".join(lines), keep_layout=True))
@@ -437,7 +466,7 @@ class ReplayApp(App[int]):
         if source is None:
             return
         self.details.show_message(f"Loading {visible(address)} …")
-        self.trace_header.update(Content.assemble((visible(address), "bold"), "  loading…"))
+        self.trace_header.show_text(Content.assemble((visible(address), "bold"), "  loading…"))
         self._load(address)
 
     def choose_trace(self, address: str) -> None:
@@ -492,10 +521,8 @@ class ReplayApp(App[int]):
             bar.update(total=progress[1], progress=progress[0])
             if self.current is not None:
                 pct = 100 * progress[0] // max(progress[1], 1)
-                self.trace_header.update(
-                    trace_summary(
-                        self.current, progress=f"decoding… {pct}% of {progress[1]:,} bytes"
-                    )
+                self.trace_header.show_trace(
+                    self.current, progress=f"decoding… {pct}% of {progress[1]:,} bytes"
                 )
 
     @on(TraceOpened)
@@ -515,11 +542,16 @@ class ReplayApp(App[int]):
 
     def show_trace(self, trace: Trace, *, partial: bool = False) -> None:
         """Show ``trace`` in every view; the same trace again keeps each view's position."""
-        keep = self.current is not None and self.current.address == trace.address
+        previous = self.current
+        keep = previous is not None and previous.address == trace.address
+        if keep and self.partial and previous is not None:
+            # Decoding in steps: the first flag may arrive with a later step; the eye goes to
+            # it then (a 20,000-delta trace flagged at delta 10,003 opens on that row).
+            keep = bool(previous.analysis.flags) or not trace.analysis.flags
         self.current = trace
         self.partial = partial
         progress = "decoding…" if partial else None
-        self.trace_header.update(trace_summary(trace, progress=progress))
+        self.trace_header.show_trace(trace, progress=progress)
         loading = "Decoding the rest of the capture: verdicts are provisional." if partial else None
         self.details.show(trace, loading=loading)
         if _small(trace):
@@ -634,7 +666,7 @@ class ReplayApp(App[int]):
         self._update_counts()
         if self.current is not None and self.current.address == message.address:
             self.details.show_message(visible(f"{message.address} was deleted."))
-            self.trace_header.update(
+            self.trace_header.show_text(
                 Content.assemble((visible(message.address), "bold"), ("  deleted", "$text-error"))
             )
 
@@ -667,6 +699,8 @@ class ReplayApp(App[int]):
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, message: TabbedContent.TabActivated) -> None:
         self._refresh_active_view(keep=False)
+        if isinstance(self.focused, Tabs):  # a clicked tab: the keys go to its view
+            self._view_widget().focus()
 
     @on(LineView.CursorMoved, "#calls-view")
     def _delta_selected(self, message: LineView.CursorMoved) -> None:
@@ -690,20 +724,30 @@ class ReplayApp(App[int]):
         self.notify(f"Showing {badge or 'all'} traces", timeout=2, markup=False)
 
     def action_cycle_badge(self) -> None:
+        """The next badge some trace has (a badge with a count of 0 would show an empty list)."""
+        counts = self.store.counts()
         current = self.trace_list.badge_filter
         k = BADGE_CYCLE.index(current) if current in BADGE_CYCLE else 0
-        self.filter_badge(BADGE_CYCLE[(k + 1) % len(BADGE_CYCLE)])
+        for step in range(1, len(BADGE_CYCLE) + 1):
+            badge = BADGE_CYCLE[(k + step) % len(BADGE_CYCLE)]
+            if badge is None or counts.get(badge, 0) > 0:
+                self.filter_badge(badge)
+                return
 
     def action_filter(self) -> None:
-        if not self.trace_list.display:
-            self.trace_list.display = True
-        self.query_one("#trace-filter").focus()
+        self.trace_list.display = True
+        self.trace_list.filter_input.focus()
 
     def action_escape(self) -> None:
+        """Leave the filter box keeping the filter; from elsewhere, clear the filter."""
         focused = self.focused
-        if focused is not None and focused.id == "trace-filter":
-            self.trace_list.query_one("#trace-filter", Input).value = ""
+        if focused is self.trace_list.filter_input:
             self.trace_list.trace_tree.focus()
+        elif self.trace_list.text_filter:
+            self.trace_list.filter_input.value = ""  # Input.Changed refilters
+            self.notify("Filter cleared", timeout=2, markup=False)
+        elif self.trace_list.badge_filter is not None:
+            self.filter_badge(None)
 
     def action_show_tab(self, name: str) -> None:
         if name not in VIEWS:
@@ -711,11 +755,53 @@ class ReplayApp(App[int]):
         self.tabs.active = name
         self.query_one(f"#{name}-view").focus()
 
+    def _view_widget(self) -> Widget:
+        return self.query_one(f"#{self.tabs.active}-view")
+
+    def _panes(self) -> list[Widget]:
+        """The panes tab visits, in order: the list, the open view's parts, the details."""
+        panes: list[Widget] = []
+        if self.trace_list.display:
+            panes.append(self.trace_list.trace_tree)
+        pane = self.tabs.get_pane(self.tabs.active) if self.tabs.active else None
+        if pane is not None:
+            panes += [w for w in pane.query("*") if w.focusable]
+        if self.details.display:
+            panes.append(self.details)
+        return panes
+
+    def _cycle_panes(self, step: int) -> None:
+        panes = self._panes()
+        if not panes:
+            return
+        at = next((k for k, pane in enumerate(panes) if self._focus_within(pane)), -1)
+        if at < 0 and step < 0:
+            at = 0
+        panes[(at + step) % len(panes)].focus()
+
+    def action_next_pane(self) -> None:
+        self._cycle_panes(1)
+
+    def action_previous_pane(self) -> None:
+        self._cycle_panes(-1)
+
+    def _focus_within(self, widget: Widget) -> bool:
+        focused = self.focused
+        return focused is not None and widget in focused.ancestors_with_self
+
     def action_toggle_details(self) -> None:
         self.details.display = not self.details.display
+        if not self.details.display and self._focus_within(self.details):
+            self._view_widget().focus()
 
     def action_toggle_list(self) -> None:
-        self.trace_list.display = not self.trace_list.display
+        """Hide the list (focus goes to the view) or show it (focus goes to it)."""
+        shown = not self.trace_list.display
+        self.trace_list.display = shown
+        if shown:
+            self.trace_list.trace_tree.focus()
+        elif self._focus_within(self.trace_list):
+            self._view_widget().focus()
 
     def action_mark(self) -> None:
         """Mark the open trace (or the one under the list cursor) as A; again to unmark."""
@@ -758,32 +844,29 @@ class ReplayApp(App[int]):
         self.diff_view.action_toggle_all_runs()
 
     def action_help(self) -> None:
-        sections: list[tuple[str, list[BindingType]]] = [
-            ("Everywhere", list(self.BINDINGS)),
-            ("Trace list", list(TraceTree.BINDINGS)),
-            ("Calls, diff and raw views", list(LineView.BINDINGS)),
-            ("Diff view", list(DiffView.BINDINGS)),
-            ("Clients view", list(ClientsMatrix.BINDINGS)),
-            ("Compare view", list(CompareView.BINDINGS)),
-            ("Help", list(HelpScreen.BINDINGS)),
-        ]
-        self.push_screen(HelpScreen(sections, self.keymap_overrides))
+        self.push_screen(HelpScreen(binding_sections(), self.keymap_overrides))
 
-    def _flag_stops(self) -> list[tuple[int, int, Flag]]:
-        """``(position, row, flag)`` per calls-view row holding a flag, in stream order."""
+    def _flag_stops(self) -> list[tuple[int, int, list[int]]]:
+        """``(position, row, flag indexes)`` per calls-view row holding flags, in stream order.
+
+        One stop per delta (a delta that erased both id and name holds two flags), numbered
+        by the analysis' flags, so the toast counts what the header and the details count."""
         model = self.calls_view.model
         if model is None:
             return []
-        stops: dict[int, tuple[int, int, Flag]] = {}
-        for f in model.trace.analysis.flags:
+        stops: dict[int, tuple[int, int, list[int]]] = {}
+        for k, f in enumerate(model.trace.analysis.flags):
             row = model.flag_row(f)
-            if row is not None and row not in stops:  # one stop per delta, even if it erased both
-                stops[row] = (f.position, row, f)
+            if row is None:
+                continue
+            stop = stops.setdefault(row, (f.position, row, []))
+            stop[2].append(k)
         return sorted(stops.values(), key=lambda s: (s[0], s[1]))
 
     def _walk_flags(self, forward: bool) -> None:
         stops = self._flag_stops()
-        if not stops:
+        model = self.calls_view.model
+        if not stops or model is None:
             self.notify("No flags in this trace: nothing was erased.", timeout=3, markup=False)
             return
         view = self.calls_view
@@ -799,12 +882,15 @@ class ReplayApp(App[int]):
                 at = later[0] if later else 0
             else:
                 at = earlier[-1] if earlier else len(stops) - 1
-        _, row, flag = stops[at]
+        _, row, indexes = stops[at]
         view.move_cursor(row, center=True)
-        found = view.selected_delta()
-        label = found[0].labels.get(found[1].delta, flag.label) if found else flag.label
+        flags = model.trace.analysis.flags
+        total = len(flags)
+        first, last = indexes[0] + 1, indexes[-1] + 1
+        labels = " + ".join(dict.fromkeys(flags[k].label for k in indexes))
+        which = f"Flag {first:,}" if first == last else f"Flags {first:,}–{last:,}"
         self.notify(
-            f"Flag {at + 1} of {len(stops)}: {label} on line {flag.line}",
+            f"{which} of {total:,}: {labels} on line {flags[indexes[0]].line:,}",
             timeout=2,
             markup=False,
         )
@@ -823,7 +909,7 @@ class ReplayApp(App[int]):
         ):
             if self.trace_list.selected:
                 got = (self.trace_list.selected, "the trace address")
-        elif focused is not None and focused.id in ("details-main", "details-meta"):
+        elif focused is self.details:
             got = self.details.copy_text()
         else:
             view = self.query_one(f"#{self.tabs.active}-view")
@@ -837,6 +923,50 @@ class ReplayApp(App[int]):
         self.notify(
             f"Copied {what} ({len(text):,} characters)", title="Copied", timeout=3, markup=False
         )
+
+
+def binding_sections() -> list[tuple[str, list[BindingType]]]:
+    """Every key binding by where it works: the help lists them, the palette and the keymap
+    check read them."""
+    return [
+        ("Everywhere", list(ReplayApp.BINDINGS)),
+        ("Trace list", list(TraceTree.BINDINGS)),
+        ("Calls, diff and raw views", list(LineView.BINDINGS)),
+        ("Diff view", list(DiffView.BINDINGS)),
+        ("Clients view", list(ClientsMatrix.BINDINGS)),
+        ("Compare view", list(CompareView.BINDINGS)),
+        ("Details", list(Details.BINDINGS)),
+        ("Help", list(HelpScreen.BINDINGS)),
+        ("Inspect window", list(PayloadScreen.BINDINGS)),
+    ]
+
+
+def check_keymap(keymap: dict[str, str]) -> list[str]:
+    """The keymap's problems, against the keys that work together in each pane."""
+    (
+        (_, app_keys),
+        (_, tree),
+        (_, lines),
+        (_, diff),
+        (_, clients),
+        (_, compare),
+        (_, details),
+        (_, help_keys),
+        (_, inspect),
+    ) = binding_sections()
+    return keymap_problems(
+        keymap,
+        [
+            ("the trace list", app_keys + tree),
+            ("the calls and raw views", app_keys + lines),
+            ("the diff view", app_keys + lines + diff),
+            ("the clients view", app_keys + lines + clients),
+            ("the compare view", app_keys + lines + compare),
+            ("the details", app_keys + details),
+            ("the help", help_keys),  # the modal screens do not see the app's keys
+            ("the inspect window", inspect),
+        ],
+    )
 
 
 def make_app(
@@ -857,16 +987,19 @@ def run_app(paths: list[str], watch: bool, recorder: Recorder | None = None) -> 
     """Run the TUI (called by the CLI); returns the exit status."""
     keymap, problem = load_keymap()
     app = make_app(paths, watch=watch, keymap=keymap, recorder=recorder)
+    # Said once: on stderr (still there when the screen closes) and as a toast (on mount).
     if problem:
-        app.call_later(app.notify, visible(problem), severity="warning", markup=False)
+        app.keymap_problems.insert(0, problem)
+    for line in app.keymap_problems:
+        print(f"replay-tui: {visible(line)}", file=sys.stderr)
     result = app.run()
     if app.fatal is not None:
         print(f"replay-tui: {visible(app.fatal)}", file=sys.stderr)
         return 2
     if recorder is not None:
         print(
-            f"replay-tui: recorder stopped; {recorder.request_count:,} requests, "
-            f"{recorder.capture_count:,} captures in {visible(str(recorder.out_dir))}/",
+            f"replay-tui: recorder stopped; {_count(recorder.request_count, 'request')}, "
+            f"{_count(recorder.capture_count, 'capture')} in {visible(str(recorder.out_dir))}/",
             file=sys.stderr,
         )
     return result if isinstance(result, int) else 0

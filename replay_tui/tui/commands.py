@@ -1,4 +1,8 @@
-"""Command-palette entries: the main actions, and every trace by name."""
+"""Command-palette entries, generated from the key bindings, and every trace by name.
+
+Each action is listed once, under a name that says what it does, with the key that runs it
+now (the user's keymap applied), so the palette also teaches the keys.
+"""
 
 from __future__ import annotations
 
@@ -6,19 +10,44 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
+from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.markup import escape
 
 from ..core.visible import visible
+from .screens.help import pretty_keys
 from .widgets.line_view import LineView
 
 if TYPE_CHECKING:
     from .app import ReplayApp
 
-__all__ = ["ReplayCommands"]
+__all__ = ["PALETTE_NAMES", "ReplayCommands"]
 
 Command = tuple[str, str, Callable[[], object]]
+
+PALETTE_NAMES: dict[str, str] = {
+    "next-flag": "Next flag",
+    "previous-flag": "Previous flag",
+    "view-calls": "Show calls",
+    "view-diff": "Show diff",
+    "view-raw": "Show raw capture",
+    "view-clients": "Show clients",
+    "mark-trace": "Mark trace for comparison",
+    "view-compare": "Compare with the marked trace",
+    "copy": "Copy selection",
+    "inspect": "Inspect selection",
+    "filter": "Filter traces",
+    "verdict-filter": "Next verdict filter",
+    "toggle-details": "Toggle details",
+    "toggle-list": "Toggle trace list",
+    "toggle-all-runs": "Expand or collapse identical chunks",
+    "compare-behavior": "Compare under the other behavior",
+    "help": "Keys",
+    "quit": "Quit",
+}
+"""Binding id → palette name: the actions worth running from the palette, in this order.
+Keys that only move (cursor, scroll, panes) are left to the keyboard."""
 
 
 class ReplayCommands(Provider):
@@ -28,67 +57,51 @@ class ReplayCommands(Provider):
     def _app(self) -> ReplayApp:
         return self.app  # type: ignore[return-value]
 
+    def _bindings(self) -> dict[str, tuple[Binding, str]]:
+        """Binding id → (binding, the section it belongs to), for the ids the palette lists."""
+        from .app import binding_sections
+
+        found: dict[str, tuple[Binding, str]] = {}
+        for title, bindings in binding_sections():
+            for b in bindings:
+                if isinstance(b, Binding) and b.id in PALETTE_NAMES and b.id not in found:
+                    found[b.id] = (b, title)
+        return found
+
+    def _run(self, binding: Binding, section: str) -> Callable[[], object]:
+        """Run ``binding``'s action where it lives: on the app, or on the open view."""
+        app = self._app
+
+        def run() -> None:
+            target: LineView | None = None
+            if section == "Compare view":
+                target = app.compare_pane.view
+            elif section != "Everywhere":
+                view = app.query_one(f"#{app.tabs.active}-view")
+                if not isinstance(view, LineView) or not hasattr(view, f"action_{binding.action}"):
+                    if section == "Diff view":
+                        app.action_show_tab("diff")
+                        view = app.diff_view
+                    else:
+                        app.notify("Nothing here to do that on.", timeout=2, markup=False)
+                        return
+                target = view
+            app.call_later(app.run_action, binding.action, target)
+
+        return run
+
     def _actions(self) -> list[Command]:
         app = self._app
-        out: list[Command] = [
-            (
-                "Next flag",
-                "Select the next delta that erased an identity (n)",
-                app.action_next_flag,
-            ),
-            ("Previous flag", "Select the previous erasing delta (N)", app.action_previous_flag),
-            (
-                "Show calls",
-                "Each tool call's identity, delta by delta (1)",
-                lambda: app.action_show_tab("calls"),
-            ),
-            (
-                "Show diff",
-                "assign-always and accept-identity chunks side by side (2)",
-                lambda: app.action_show_tab("diff"),
-            ),
-            (
-                "Show raw capture",
-                "The file with line numbers (3)",
-                lambda: app.action_show_tab("raw"),
-            ),
-            (
-                "Show clients",
-                "What each client library makes of the tool calls (4)",
-                lambda: app.action_show_tab("clients"),
-            ),
-            (
-                "Mark trace for comparison",
-                "Mark the open trace as A; open another and compare them (m)",
-                app.action_mark,
-            ),
-            (
-                "Compare with the marked trace",
-                "The marked trace (A) against the open one (B): outcome, calls, events (5)",
-                lambda: app.action_show_tab("compare"),
-            ),
-            (
-                "Compare under the other behavior",
-                "Toggle accept-identity / assign-always in the compare view (b)",
-                app.compare_pane.view.action_toggle_behavior,
-            ),
-            ("Copy selection", "Copy the selected delta, chunk pair or line (c)", app.action_copy),
-            (
-                "Inspect selection",
-                "The selected delta's payload, chunk pair or line in full (enter)",
-                self._inspect,
-            ),
-            ("Filter traces", "Filter the list by name, verdict or URL (/)", app.action_filter),
-            (
-                "Toggle details",
-                "Show or hide the verdicts, notes and metadata (d)",
-                app.action_toggle_details,
-            ),
-            ("Toggle trace list", "Show or hide the list of traces (l)", app.action_toggle_list),
-            ("Expand or collapse identical chunks", "In the diff view (z)", app.action_toggle_runs),
-            ("Keys", "Every key binding and its id (?)", app.action_help),
-            ("Show all traces", "Clear the verdict filter", lambda: app.filter_badge(None)),
-        ]
+        bindings = self._bindings()
+        out: list[Command] = []
+        for binding_id, name in PALETTE_NAMES.items():
+            if binding_id not in bindings:
+                continue
+            binding, section = bindings[binding_id]
+            keys = app.keymap_overrides.get(binding_id, binding.key)
+            help_text = binding.tooltip or binding.description
+            out.append((name, f"{help_text} ({pretty_keys(keys)})", self._run(binding, section)))
+        out.append(("Show all traces", "Clear the verdict filter", lambda: app.filter_badge(None)))
         for badge in ("erasing", "refused", "broken", "in progress", "clean"):
             out.append(
                 (
@@ -97,12 +110,8 @@ class ReplayCommands(Provider):
                     partial(app.filter_badge, badge),
                 )
             )
+        out.append(("Change theme", "Pick the colours", app.action_change_theme))
         return out
-
-    def _inspect(self) -> None:
-        view = self._app.query_one(f"#{self._app.tabs.active}-view")
-        if isinstance(view, LineView):
-            view.action_inspect()
 
     def _traces(self) -> list[Command]:
         app = self._app

@@ -31,10 +31,19 @@ class Summary:
     badge: Badge
     verdicts: tuple[tuple[str, str], ...]
     flags: int
+    models: tuple[str, ...] = ()
+    """The model the stream names and the one its request asked for (the filter finds both)."""
 
     @classmethod
     def of(cls, trace: Trace) -> Summary:
-        return cls(trace.badge, tuple(trace.verdicts.items()), len(trace.analysis.flags))
+        models = [trace.analysis.model or ""]
+        models += [value for key, value in trace.meta if key == "model"]
+        return cls(
+            trace.badge,
+            tuple(trace.verdicts.items()),
+            len(trace.analysis.flags),
+            tuple(m for m in dict.fromkeys(models) if m),
+        )
 
 
 class TraceStore:

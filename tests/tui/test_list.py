@@ -76,7 +76,11 @@ async def test_text_filter_keeps_matching_traces_and_their_folders() -> None:
         ]
         await pilot.press("enter")
         assert app.focused is app.trace_list.trace_tree
+        # escape leaves the box and keeps the filter; a second escape clears it.
         await pilot.press("slash", "escape")
+        assert app.focused is app.trace_list.trace_tree
+        assert app.query_one("#trace-filter", Input).value == "malformed-tool-call"
+        await pilot.press("escape")
         assert app.query_one("#trace-filter", Input).value == ""
         assert len(app.trace_list._node_of) == 26
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import ClassVar
 
 from textual import events
@@ -29,7 +30,9 @@ def binding_rows(
             if not isinstance(b, Binding):
                 continue
             keys = keymap.get(b.id, b.key) if b.id else b.key
-            rows.append((title, _pretty(keys), b.tooltip or b.description or b.action, b.id or ""))
+            rows.append(
+                (title, pretty_keys(keys), b.tooltip or b.description or b.action, b.id or "")
+            )
     return rows
 
 
@@ -43,19 +46,83 @@ _NAMES = {
 }
 
 
-def _pretty(keys: str) -> str:
+def pretty_keys(keys: str) -> str:
+    """``question_mark,k`` → ``?, k``: keys as the user types them."""
     return ", ".join(_NAMES.get(k.strip(), k.strip()) for k in keys.split(","))
 
 
+def help_text(rows: list[tuple[str, str, str, str]], width: int) -> Content:
+    """The key table in ``width`` cells: key, description, binding id in aligned columns.
+
+    The description wraps (at word boundaries) inside its column and never runs into the id;
+    when the box is too narrow for three columns, the id goes on a line of its own below."""
+    key_w = min(18, max((len(keys) for _, keys, _, _ in rows), default=4)) + 2
+    id_w = max((len(binding_id) for *_, binding_id in rows), default=0) + 2
+    desc_w = width - 2 - key_w - id_w
+    id_below = desc_w < 24
+    if id_below:
+        desc_w = max(12, width - 2 - key_w)
+    parts: list[tuple[str, str] | str] = []
+    current = None
+    for title, keys, description, binding_id in rows:
+        if title != current:
+            parts.append((("\n" if current else "") + title + "\n", "bold $text-primary"))
+            current = title
+        lines = textwrap.wrap(description, desc_w, break_on_hyphens=False) or [""]
+        for k, line in enumerate(lines):
+            key_cell = keys if k == 0 else ""
+            parts += [("  " + key_cell.ljust(key_w), "bold $text-accent"), line]
+            if k == 0 and not id_below:
+                parts += [" " * (desc_w - len(line)), (binding_id.rjust(id_w), "$text-muted")]
+            parts.append("\n")
+        if id_below and binding_id:
+            parts += [" " * (2 + key_w), (binding_id, "$text-muted"), "\n"]
+    return Content.assemble(*parts)
+
+
+def _prose(width: int) -> Content:
+    def para(text: str) -> str:
+        return "\n".join("  " + line for line in textwrap.wrap(text, max(20, width - 2))) + "\n"
+
+    return Content.assemble(
+        ("\nMouse\n", "bold $text-primary"),
+        para(
+            "Click a trace to open it, a tab to switch view, a row to select it, a collapsed "
+            "run in the diff or compare view to expand it, a cell of the clients view to see "
+            "it in detail, a count in the header to filter by that badge."
+        ),
+        ("\nComparing two traces\n", "bold $text-primary"),
+        para("m marks the open trace as A (◆A in the list); open another (B) and press 5."),
+        ("\nRemapping\n", "bold $text-primary"),
+        para(f"Put binding ids and keys in {keymap_path()}, e.g."),
+        ('  next-flag = "f"\n  previous-flag = "F"', "$text-success"),
+    )
+
+
+class KeyTable(Static):
+    """The table, laid out again whenever its width changes."""
+
+    def __init__(self, rows: list[tuple[str, str, str, str]]) -> None:
+        super().__init__(id="help-keys")
+        self.rows = rows
+        self._width = 0
+
+    def on_resize(self) -> None:
+        width = self.content_region.width
+        if width and width != self._width:
+            self._width = width
+            self.update(help_text(self.rows, width) + _prose(width))
+
+
 class HelpScreen(ModalScreen[None]):
-    """The key reference."""
+    """The key reference, laid out for the width of its box."""
 
     DEFAULT_CSS = """
     HelpScreen {
         align: center middle;
         & > VerticalScroll {
-            width: 110; max-width: 95%; height: 85%;
-            border: round $primary; background: $surface; padding: 0 2;
+            width: 120; max-width: 95%; height: 85%; scrollbar-gutter: stable;
+            border: round $primary; background: $surface; padding: 0 1;
             border-title-color: $text-primary; border-subtitle-color: $text-muted;
         }
     }
@@ -69,34 +136,13 @@ class HelpScreen(ModalScreen[None]):
         super().__init__()
         self.sections = sections
         self.keymap = keymap
+        self._rows = binding_rows(sections, keymap)
 
     def compose(self) -> ComposeResult:
-        parts: list[tuple[str, str] | str] = []
-        current = None
-        for title, keys, description, binding_id in binding_rows(self.sections, self.keymap):
-            if title != current:
-                parts.append((("\n" if current else "") + title + "\n", "bold $text-primary"))
-                current = title
-            parts += [
-                (f"  {keys:<16}", "bold $text-accent"),
-                f"{description:<64}",
-                (f"{binding_id}\n", "$text-muted"),
-            ]
-        parts += [
-            ("\nMouse\n", "bold $text-primary"),
-            "  Click a trace to open it, a tab to switch view, a row to select it, a collapsed\n"
-            "  run in the diff or compare view to expand it, a cell of the clients view to see\n"
-            "  it in detail, a count in the header to filter by that badge.\n",
-            ("\nComparing two traces\n", "bold $text-primary"),
-            "  m marks the open trace as A (◆A in the list); open another (B) and press 5.\n",
-            ("\nRemapping\n", "bold $text-primary"),
-            f"  Put binding ids and keys in {keymap_path()}, e.g.\n",
-            ('  next-flag = "j"\n  previous-flag = "k"', "$text-success"),
-        ]
         with VerticalScroll() as scroll:
             scroll.border_title = "Keys"
             scroll.border_subtitle = "escape closes"
-            yield Static(Content.assemble(*parts))
+            yield KeyTable(self._rows)
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)

@@ -31,15 +31,32 @@ class BadgeChip(Static):
         self.badge = badge
         self.tooltip = f"Show only {badge} traces" if badge else "Show all traces"
 
+    compact = False
+    """Glyph and count only (a narrow terminal); the tooltip says which badge."""
+
+    full_text = ""
+    """The chip with its word, to measure whether the bar has room for it."""
+
     def set_count(self, count: int, total_pending: int = 0) -> None:
+        self._count, self._pending = count, total_pending
         if self.badge is None:
             text = f"{count:,} trace{'s' if count != 1 else ''}"
             if total_pending:
                 text += f" · judging {total_pending:,}…"
+            self.full_text = text
         else:
-            text = f"{BADGE_GLYPHS[self.badge]} {count:,} {self.badge}"
+            self.full_text = f"{BADGE_GLYPHS[self.badge]} {count:,} {self.badge}"
+            text = f"{BADGE_GLYPHS[self.badge]} {count:,}" if self.compact else self.full_text
         self.update(Content(text))
         self.set_class(count == 0 and self.badge is not None, "-zero")
+
+    _count = 0
+    _pending = 0
+
+    def set_compact(self, compact: bool) -> None:
+        if compact != self.compact:
+            self.compact = compact
+            self.set_count(self._count, self._pending)
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
@@ -68,10 +85,40 @@ class CountsBar(Horizontal):
             Content(watching), id="watch-state", classes="-on" if self.watching else "-off"
         )
 
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        """Chips with their words if the whole line fits, else glyph and count (zeros hidden)."""
+        width = self.size.width
+        if not width:
+            return
+        needed = zeros = 0
+        for child in self.children:
+            if isinstance(child, BadgeChip):
+                needed += len(child.full_text) + 2
+                if child.has_class("-zero"):
+                    zeros += len(child.full_text) + 2
+            elif child.id != "bar-spacer" and isinstance(child, Static):
+                content = child.content
+                text = content.plain if isinstance(content, Content) else str(content)
+                cells = len(text) + 3
+                if child.id == "app-title":  # cut with an ellipsis at 40% (app.tcss)
+                    cells = min(cells, int(width * 0.4))
+                needed += cells
+        # First the chips counting 0 go, then the words of the others.
+        self.set_class(needed > width, "-no-zeros")
+        compact = needed - zeros > width
+        self.set_class(compact, "-compact")
+        for chip in self.query(BadgeChip):
+            chip.set_compact(compact)
+
     def set_watch_state(self, text: str, *, on: bool) -> None:
         """Whether the folder is watched, and when the last change arrived."""
         state = self.query_one("#watch-state", Static)
+        state.tooltip = text
         state.update(Content(text))
+        self._fit()
         state.set_class(on, "-on")
         state.set_class(not on, "-off")
 
@@ -86,40 +133,51 @@ class CountsBar(Horizontal):
             else:
                 chip.set_count(counts.get(chip.badge, 0))
             chip.set_class(chip.badge == active, "-active")
+        self._fit()
 
 
-def trace_summary(trace: Trace, *, progress: str | None = None) -> Content:
-    """One line: address, badge, the verdict under each behavior, flag and call counts."""
+_BADGE_STYLES = {
+    "erasing": "bold $text-error",
+    "refused": "bold $text-warning",
+    "broken": "bold $text-secondary",
+    "in progress": "bold $text-accent",
+    "clean": "bold $text-success",
+}
+
+SUMMARY_LEVELS = 5
+"""How many ways ``trace_summary`` can say it, from the fullest (0) to the shortest."""
+
+
+def trace_summary(trace: Trace, *, progress: str | None = None, level: int = 0) -> Content:
+    """One line: address, badge, the verdict under each behavior, flag and call counts.
+
+    A higher ``level`` says less, whole words dropped rather than cut: first the call and
+    delta counts, then the folder of the address, then the behaviors' names become the
+    calls view's ``old`` / ``fix``, then the verdicts go (the badge and the flag count stay;
+    the details pane has everything)."""
     badge = trace.badge.value if progress is None else "in progress"
-    style = {
-        "erasing": "bold $text-error",
-        "refused": "bold $text-warning",
-        "broken": "bold $text-secondary",
-        "in progress": "bold $text-accent",
-        "clean": "bold $text-success",
-    }.get(badge, "bold")
+    style = _BADGE_STYLES.get(badge, "bold")
     v = trace.verdicts
     a = trace.analysis
+    address = visible(trace.address)
+    if level >= 2:
+        address = address.rpartition("/")[2]
     parts: list[tuple[str, str] | str] = [
-        (visible(trace.address), "bold"),
+        (address, "bold"),
         "  ",
         (f" {BADGE_GLYPHS.get(badge, '')} {badge} ", style + " reverse"),
-        ("   assign-always ", "$text-muted"),
-        (
-            v["assign-always"],
-            "bold $text-success" if v["assign-always"] == "ok" else "bold $text-error",
-        ),
-        ("  accept-identity ", "$text-muted"),
-        (
-            v["accept-identity"],
-            "bold $text-success" if v["accept-identity"] == "ok" else "bold $text-error",
-        ),
-        (
-            f"   {_count(len(a.flags), 'flag')} · {_count(len(a.calls), 'call')}"
-            f" · {_count(a.deltas, 'delta')}",
-            "$text-muted",
-        ),
     ]
+    if level < 4:
+        for behavior, short in (("assign-always", "old"), ("accept-identity", "fix")):
+            verdict = v[behavior]
+            parts += [
+                (f"  {behavior if level < 3 else short} ", "$text-muted"),
+                (verdict, "bold $text-success" if verdict == "ok" else "bold $text-error"),
+            ]
+    counts = _count(len(a.flags), "flag")
+    if level < 1:
+        counts += f" · {_count(len(a.calls), 'call')} · {_count(a.deltas, 'delta')}"
+    parts.append((f"   {counts}", "$text-muted"))
     if progress:
         parts.append((f"   {progress}", "italic $text-accent"))
     return Content.assemble(*parts)
@@ -130,4 +188,31 @@ def _count(n: int, word: str) -> str:
 
 
 class TraceHeader(Static):
-    """The open trace's one-line summary."""
+    """The open trace's one-line summary, said as fully as the width allows."""
+
+    def __init__(self, content: Content, *, id: str | None = None) -> None:
+        super().__init__(content, id=id)
+        self._trace: Trace | None = None
+        self._progress: str | None = None
+
+    def show_trace(self, trace: Trace, *, progress: str | None = None) -> None:
+        self._trace, self._progress = trace, progress
+        self._fit()
+
+    def show_text(self, content: Content) -> None:
+        """A line that is not a trace's summary (loading, deleted, nothing found)."""
+        self._trace = None
+        self.update(content)
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        if self._trace is None:
+            return
+        room = self.content_region.width or 10_000
+        for level in range(SUMMARY_LEVELS):
+            summary = trace_summary(self._trace, progress=self._progress, level=level)
+            if summary.cell_length <= room:
+                break
+        self.update(summary)

@@ -6,7 +6,11 @@ parsed as markup, and control characters are escaped (``visible``).
 
 from __future__ import annotations
 
+import re
+from typing import ClassVar
+
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
@@ -37,7 +41,7 @@ def _verdict_style(verdict: str) -> str:
 
 
 def details_text(trace: Trace, *, loading: str | None = None) -> Content:
-    """Verdicts in words (SPEC §3.2), then flags and notes."""
+    """Verdicts in words (what each meant for the harness), then flags and notes."""
     parts: list[Part] = []
     if loading:
         parts += [(loading, "italic $text-accent"), "\n\n"]
@@ -57,28 +61,28 @@ def details_text(trace: Trace, *, loading: str | None = None) -> Content:
             parts.append(("  finish ", "$text-muted"))
             parts.append(visible(f"{failure.get('code', '')}: {failure.get('message', '')}") + "\n")
     flags = trace.analysis.flags
-    parts.append((f"\nFlags ({len(flags)})\n", "bold $text-primary"))
+    parts.append((f"\nFlags ({len(flags):,})\n", "bold $text-primary"))
     if not flags:
         parts.append(("  none: assign-always never erased an identity here\n", "$text-muted"))
     for f in flags[:200]:
         parts += [
-            (f"  line {f.line:<5}", "$text-muted"),
+            (f"  line {f.line:<5,}", "$text-muted"),
             (f"{f.label:<12}", "bold $text-error"),
             visible(
-                f" call {describe_value(f.call)}, delta {f.delta}, by {describe_value(f.value)}"
+                f" call {describe_value(f.call)}, delta {f.delta:,}, by {describe_value(f.value)}"
             ),
         ]
         if f.repaired_line is not None:
-            parts.append((f"  repaired on line {f.repaired_line}", "$text-success"))
+            parts.append((f"  repaired on line {f.repaired_line:,}", "$text-success"))
         parts.append("\n")
     if len(flags) > 200:
         parts.append((f"  … {len(flags) - 200:,} more (n / N walk them all)\n", "$text-muted"))
     notes = trace.notes
-    parts.append((f"\nNotes ({len(notes)})\n", "bold $text-primary"))
+    parts.append((f"\nNotes ({len(notes):,})\n", "bold $text-primary"))
     if not notes:
         parts.append(("  none\n", "$text-muted"))
     for n in notes[:200]:
-        where = f"line {n.line}" if n.line is not None else "—"
+        where = f"line {n.line:,}" if n.line is not None else "—"
         parts += [
             (f"  {where:<10}", "$text-muted"),
             (f"{n.kind:<20}", "$text-secondary"),
@@ -87,67 +91,153 @@ def details_text(trace: Trace, *, loading: str | None = None) -> Content:
     return Content.assemble(*parts).rstrip()
 
 
-def meta_text(trace: Trace) -> Content:
-    """The metadata table: form, file, HAR request, HTTP status and headers, sizes, counts."""
+_BREAK_AFTER = (re.compile(r"[/?&]+|\s+"), re.compile(r"[=,;:_.-]+"))
+"""Where a long value may wrap: after a path or query separator, else after punctuation."""
+
+
+def fold(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` cells, broken after a separator (``/ ? & = - _
+    .`` or a space) where there is one: a path or URL wraps between its parts, not inside
+    them. A part longer than the line is cut (nothing else can be done with it)."""
+    if width <= 0 or len(text) <= width:
+        return [text]
+    lines: list[str] = []
+    while len(text) > width:
+        cut = 0
+        for pattern in _BREAK_AFTER:
+            for m in pattern.finditer(text, 0, width + 1):
+                if 0 < m.end() <= width:
+                    cut = m.end()
+            if cut > width // 3:  # a break this late is good enough
+                break
+        if cut == 0:
+            cut = width
+        lines.append(text[:cut].rstrip())
+        text = text[cut:].lstrip()
+    if text:
+        lines.append(text)
+    return lines
+
+
+def meta_text(trace: Trace, width: int = 0) -> Content:
+    """The metadata table: form, file, HAR request, HTTP status and headers, sizes, counts.
+
+    With ``width``, long values (paths, URLs) wrap between their parts, under their column."""
     parts: list[Part] = [("Metadata\n", "bold $text-primary")]
-    width = min(22, max([len(k) for k, _ in trace.meta] + [len("tool calls")]) + 2)
-    for key, value in trace.meta:
-        parts += [(f"{visible(key):<{width}}", "$text-muted"), visible(value) + "\n"]
+    key_w = min(22, max([len(k) for k, _ in trace.meta] + [len("tool calls")]) + 2)
     a = trace.analysis
-    parts += [
-        (f"{'tool calls':<{width}}", "$text-muted"),
-        f"{len(a.calls):,} ({a.deltas:,} deltas, {a.blocks:,} blocks)\n",
-    ]
+    rows = [*trace.meta]
+    rows.append(
+        (
+            "tool calls",
+            f"{len(a.calls):,} ({_count(a.deltas, 'delta')}, {_count(a.blocks, 'block')})",
+        )
+    )
+    for key, value in rows:
+        lines = fold(visible(value), width - key_w) if width else [visible(value)]
+        shown_key = visible(key)
+        if len(shown_key) >= key_w:  # a long key (a header's name) has its own line
+            parts += [(shown_key, "$text-muted"), "\n"]
+            shown_key = ""
+        parts += [(f"{shown_key:<{key_w}}", "$text-muted"), lines[0] + "\n"]
+        parts += [" " * key_w + line + "\n" for line in lines[1:]]
     return Content.assemble(*parts).rstrip()
 
 
+def _count(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
 def skipped_text(skipped: Skipped) -> Content:
-    where = f"{skipped.path}:{skipped.line}" if skipped.line is not None else skipped.path
+    where = f"{skipped.path}: line {skipped.line:,}" if skipped.line is not None else skipped.path
     return Content.assemble(
         ("Not a trace\n", "bold $text-primary"),
         (visible(where), "bold"),
         "\n",
         visible(skipped.reason),
         (
-            "\n\nDiscovery lists every file it cannot use once, with the reason (SPEC §2).",
+            "\n\nEvery file that is not a trace is listed once, with the reason.",
             "$text-muted",
         ),
     )
 
 
-class Details(Horizontal):
-    """Two scrollable columns: verdicts, flags and notes; metadata."""
+class Metadata(Static):
+    """The metadata column: tells the pane its width, which the wrapping of values needs."""
+
+    def on_resize(self) -> None:
+        details = next((a for a in self.ancestors if isinstance(a, Details)), None)
+        if details is not None:
+            details._metadata_resized(self.content_region.width)
+
+
+class Details(VerticalScroll, can_focus=True):
+    """One scrollable pane: verdicts, flags and notes beside the metadata (below it when narrow)."""
 
     DEFAULT_CSS = """
     Details {
         height: auto;
-        & > VerticalScroll { height: 100%; padding: 0 1; background: $surface; }
-        & > #details-main { width: 3fr; }
-        & > #details-meta { width: 2fr; border-left: vkey $foreground 10%; }
+        padding: 0 1;
+        background: $surface;
+        scrollbar-size-vertical: 1;
+        & > #details-columns { height: auto; }
+        & #details-verdicts { width: 3fr; height: auto; }
+        & #details-metadata {
+            width: 2fr; height: auto; padding: 0 0 0 1; border-left: vkey $foreground 10%;
+        }
+        &.-stacked > #details-columns { layout: vertical; }
+        &.-stacked #details-verdicts { width: 1fr; }
+        &.-stacked #details-metadata {
+            width: 1fr; padding: 1 0 0 0; border-left: none; border-top: hkey $foreground 10%;
+        }
     }
     """
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "scroll_up", "Scroll", key_display="↑↓", id="details-up"),
+        Binding("down,j", "scroll_down", "Scroll", show=False, id="details-down"),
+    ]
+
+    STACK_BELOW = 90
+    """Narrower than this, the metadata goes below the verdicts instead of beside them."""
+
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="details-main", can_focus=True):
+        with Horizontal(id="details-columns"):
             yield Static(id="details-verdicts")
-        with VerticalScroll(id="details-meta", can_focus=True):
-            yield Static(id="details-metadata")
+            yield Metadata(id="details-metadata")
 
     _main = Content("")
     _meta = Content("")
 
+    _trace: Trace | None = None
+    _meta_width = 0
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.width < self.STACK_BELOW, "-stacked")
+
+    def _metadata_resized(self, width: int) -> None:
+        if width != self._meta_width:
+            self._meta_width = width
+            if self._trace is not None:
+                self._set(self._main, meta_text(self._trace, width))
+
     def _set(self, main: Content, meta: Content) -> None:
         self._main, self._meta = main, meta
         self.query_one("#details-verdicts", Static).update(main)
-        self.query_one("#details-metadata", Static).update(meta)
+        metadata = self.query_one("#details-metadata", Static)
+        metadata.update(meta)
+        metadata.display = bool(meta.plain)
 
     def show(self, trace: Trace, *, loading: str | None = None) -> None:
-        self._set(details_text(trace, loading=loading), meta_text(trace))
+        self._trace = trace
+        self._set(details_text(trace, loading=loading), meta_text(trace, self._meta_width))
 
     def show_skipped(self, skipped: Skipped) -> None:
+        self._trace = None
         self._set(skipped_text(skipped), Content(""))
 
     def show_message(self, text: str) -> None:
+        self._trace = None
         self._set(Content(text), Content(""))
 
     def copy_text(self) -> tuple[str, str]:

@@ -52,13 +52,24 @@ class KeyHints(Static):
         if shown == self._shown:
             return
         self._shown = shown
+        self._draw()
+
+    def on_resize(self) -> None:
+        self._draw()
+
+    def _draw(self) -> None:
+        # Whole hints only: the ones that do not fit are left out (``?`` lists every key),
+        # and "^p Commands" always ends the line.
+        room = (self.content_region.width or 10_000) - len("^p Commands")
         parts: list[tuple[str, str] | str] = []
         spans: list[tuple[int, int, str]] = []
         x = 0
-        for key, text in shown:
+        for key, text in self._shown:
             display, description = text.split("\x00", 1)
-            parts += [(display, "bold $text-accent"), " ", description, "  "]
             width = len(display) + 1 + len(description)
+            if x + width + 2 > room:
+                continue
+            parts += [(display, "bold $text-accent"), " ", description, "  "]
             spans.append((x, x + width, key))
             x += width + 2
         parts += [("^p", "bold $text-accent"), " Commands"]

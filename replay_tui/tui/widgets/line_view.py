@@ -176,12 +176,17 @@ class LineView(ScrollView, can_focus=True):
     def scroll_to_row(self, index: int, *, center: bool = False) -> None:
         height = self.scrollable_content_region.height or self.size.height
         top = int(self.scroll_offset.y)
+        # force: right after set_shape the scrollbars are not laid out yet, and Textual would
+        # ignore the scroll (a 20,000-delta trace opened on row 1, not on its first flag).
         if center:
-            self.scroll_to(y=max(0, index - height // 3), animate=False, immediate=True)
+            y = max(0, index - height // 3)
         elif index < top:
-            self.scroll_to(y=index, animate=False, immediate=True)
+            y = index
         elif index >= top + height:
-            self.scroll_to(y=index - height + 1, animate=False, immediate=True)
+            y = index - height + 1
+        else:
+            return
+        self.scroll_to(y=y, animate=False, immediate=True, force=True)
 
     def action_cursor_up(self) -> None:
         self.move_cursor(self._step(max(self.cursor, 0), -1))

@@ -17,8 +17,9 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.content import Content
 from textual.message import Message
-from textual.widgets import Input, Tree
+from textual.widgets import Input, Static, Tree
 from textual.widgets.tree import TreeNode
 
 from ...core.discovery import Skipped
@@ -37,7 +38,8 @@ BADGE_GLYPHS: dict[str, str] = {
     "pending": "·",
     "skipped": "–",
 }
-BADGE_WIDTH = 13
+BADGE_WIDTH = 14
+"""Cells of a badge and its word (the longest, ``◌ in progress``, then one space)."""
 
 
 @dataclass(slots=True)
@@ -86,6 +88,7 @@ class TraceTree(Tree[Entry]):
     DEFAULT_CSS = """
     TraceTree {
         background: $surface;
+        scrollbar-gutter: stable;
         & > .trace-tree--erasing { color: $text-error; text-style: bold; }
         & > .trace-tree--refused { color: $text-warning; text-style: bold; }
         & > .trace-tree--broken { color: $text-secondary; text-style: bold; }
@@ -121,34 +124,65 @@ class TraceTree(Tree[Entry]):
         summary = self.summaries.get(address)
         return summary.badge.value if summary is not None else "pending"
 
+    compact = False
+    """Badges as glyphs only (a narrow list): ``✗ name`` instead of ``✗ erasing    name``."""
+
     def render_label(self, node: TreeNode[Entry], base_style: Style, style: Style) -> Text:
         entry = node.data
         if entry is None:
             return super().render_label(node, base_style, style)
-        label = Text()
+        head = Text()
+        tail = Text()
         if entry.kind == "trace":
             badge = self.badge_of(entry.key)
             glyph = BADGE_GLYPHS.get(badge, "?")
-            label.append(
-                f"{glyph} {badge}".ljust(BADGE_WIDTH),
+            head.append(
+                f"{glyph} " if self.compact else f"{glyph} {badge}".ljust(BADGE_WIDTH),
                 self._s("trace-tree--" + badge.replace(" ", "-")),
             )
             if entry.key == self.marked:
-                label.append("◆A ", self._s("trace-tree--marked"))
-            label.append(visible(entry.name), style)
+                head.append("◆A ", self._s("trace-tree--marked"))
+            name = Text(visible(entry.name), style)
         elif entry.kind == "skipped":
-            label.append("– skipped".ljust(BADGE_WIDTH), self._s("trace-tree--skipped"))
-            label.append(visible(entry.name), self._s("trace-tree--skipped"))
+            head.append(
+                "– " if self.compact else "– skipped".ljust(BADGE_WIDTH),
+                self._s("trace-tree--skipped"),
+            )
+            name = Text(visible(entry.name), self._s("trace-tree--skipped"))
         else:
             icon = ("▾ " if node.is_expanded else "▸ ") if node.allow_expand else "  "
-            label.append(icon, base_style)
-            label.append(visible(entry.name) + ("/" if entry.kind == "folder" else ""), style)
+            head.append(icon, base_style)
+            name = Text(visible(entry.name) + ("/" if entry.kind == "folder" else ""), style)
             flagged = sum(1 for a in entry.traces if self.badge_of(a) == "erasing")
-            count = f"  {len(entry.traces)}"
-            label.append(count, self._s("trace-tree--count"))
+            tail.append(f"  {len(entry.traces):,}", self._s("trace-tree--count"))
             if flagged:
-                label.append(f" · {flagged} erasing", self._s("trace-tree--alarm"))
-        return label
+                alarm = f" {flagged:,}✗" if self.compact else f" · {flagged:,} erasing"
+                tail.append(alarm, self._s("trace-tree--alarm"))
+        room = self._room(node) - head.cell_len
+        if room > 0 and name.cell_len + tail.cell_len > room:
+            # A name that does not fit is cut with "…" (the counts go first, then the name's end).
+            if name.cell_len + min(tail.cell_len, 4) > room:
+                tail = Text()
+            if name.cell_len + tail.cell_len > room:
+                name.truncate(max(1, room - tail.cell_len), overflow="ellipsis")
+        return Text.assemble(head, name, tail)
+
+    def _room(self, node: TreeNode[Entry]) -> int:
+        """Cells left for ``node``'s label beside its guides (0 before the first layout)."""
+        width = self.scrollable_content_region.width  # the scrollbar's gutter is kept
+        if width <= 0:
+            return 0
+        depth = 0
+        parent = node.parent
+        while parent is not None and parent is not self.root:
+            depth += 1
+            parent = parent.parent
+        return width - depth * self.guide_depth
+
+    def on_resize(self) -> None:
+        # Labels are cut to the width: a new width means new labels (and a new virtual width).
+        self._clear_line_cache()
+        self.refresh()
 
 
 class TraceList(Vertical):
@@ -157,10 +191,15 @@ class TraceList(Vertical):
     DEFAULT_CSS = """
     TraceList {
         & > Input { border: none; height: 1; padding: 0 1; margin: 0 0 1 0; background: $boost; }
-        & > Input:focus { background: $primary 20%; }
+        & > Input:focus { border: none; background: $primary 30%; }
+        & > #list-empty { height: auto; padding: 0 1; color: $text-muted; display: none; }
+        & > #list-empty.-shown { display: block; }
         & > TraceTree { height: 1fr; }
     }
     """
+
+    COMPACT_BELOW = 36
+    """A list narrower than this shows badges as glyphs only."""
 
     class TraceHighlighted(Message):
         """The cursor is on a trace (open it for preview)."""
@@ -192,22 +231,60 @@ class TraceList(Vertical):
         super().__init__(id=id)
         self.summaries = summaries
         self.trace_tree = TraceTree(summaries, id="trace-tree")
+        self.filter_input = Input(
+            placeholder="/ filter: name, verdict, model, URL", id="trace-filter"
+        )
         self._sources: list[Source] = []
         self._skipped: list[Skipped] = []
         self._node_of: dict[str, TreeNode[Entry]] = {}
         self.text_filter = ""
         self.badge_filter: str | None = None
         self.selected: str | None = None
+        self._entered = False
+        self.file_roots: tuple[str, ...] = ()
+        """Folders of the files named on the command line: left out of the tree, so that
+        ``/tmp/rt/x.har`` lists ``x.har`` and its entries, not ``tmp/ → rt/ → x.har``."""
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="/ filter: name, verdict, URL…", id="trace-filter")
+        yield self.filter_input
+        yield Static(id="list-empty")
         yield self.trace_tree
+
+    def on_resize(self) -> None:
+        # The placeholder says what the filter reads when there is room, else just the key.
+        wide = self.size.width >= 40
+        self.filter_input.placeholder = (
+            "/ filter: name, verdict, model, URL" if wide else "/ to filter"
+        )
+        compact = self.size.width < self.COMPACT_BELOW
+        if compact != self.trace_tree.compact:
+            self.trace_tree.compact = compact
+            self.trace_tree.on_resize()
+
+    @property
+    def filtering(self) -> bool:
+        """A text or verdict filter is in force."""
+        return bool(self.text_filter.strip()) or self.badge_filter is not None
+
+    def _show_empty(self, shown: int) -> None:
+        """Say why the list is empty: nothing matches the filter, or nothing was found."""
+        note = self.query_one("#list-empty", Static)
+        text = ""
+        if shown == 0 and self._sources and self.filtering:
+            needle = self.text_filter.strip()
+            what = f"{self.badge_filter} trace" if self.badge_filter else "trace"
+            text = f"no {what} matches `{needle}`" if needle else f"no {what} here"
+        elif not self._sources and self._entered:
+            text = "no trace found"
+        note.update(Content(text))
+        note.set_class(bool(text), "-shown")
 
     # -- content -----------------------------------------------------------------------------
 
     def set_entries(self, sources: list[Source], skipped: list[Skipped]) -> None:
         self._sources = list(sources)
         self._skipped = list(skipped)
+        self._entered = True
         self.rebuild()
 
     def set_skipped(self, skipped: list[Skipped]) -> None:
@@ -280,6 +357,7 @@ class TraceList(Vertical):
         hay = [source.address, badge]
         if summary is not None:
             hay += [v for _, v in summary.verdicts]
+            hay += summary.models
         if source.entry is not None:
             hay += [source.entry.method, source.entry.url, source.entry.model or ""]
         text = " ".join(hay).lower()
@@ -288,9 +366,17 @@ class TraceList(Vertical):
     # -- the tree ----------------------------------------------------------------------------
 
     def rebuild(self) -> None:
+        """Rebuild the tree for the filter; the cursor stays on its trace (if still listed).
+
+        Quietly: a rebuild never highlights a node, so filtering never opens another trace."""
+        with self.prevent(Tree.NodeHighlighted):
+            self._rebuild()
+
+    def _rebuild(self) -> None:
         tree = self.trace_tree
         keep = self.selected
         scroll_y = tree.scroll_y
+        tree.cursor_line = -1
         tree.clear()
         self._node_of = {}
         folders: dict[str, TreeNode[Entry]] = {}
@@ -313,6 +399,8 @@ class TraceList(Vertical):
             shown += 1
             file_part, hash_, _ = source.address.partition("#")
             dir_path, _, name = file_part.rpartition("/")
+            if dir_path in self.file_roots:
+                dir_path = ""
             parent = folder(dir_path)
             if hash_:
                 key = "file:" + file_part
@@ -337,6 +425,7 @@ class TraceList(Vertical):
                 )
         if keep is not None and keep in self._node_of:
             self._restore(self._node_of[keep], scroll_y)
+        self._show_empty(shown)
         self.post_message(self.FilterChanged(shown))
 
     def _restore(self, node: TreeNode[Entry], scroll_y: float) -> None:
@@ -400,12 +489,13 @@ class TraceList(Vertical):
 
     @on(Input.Submitted, "#trace-filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
+        # Enter keeps the filter and goes to the list; the open trace stays open (the cursor
+        # lands on the first match only when the open trace is filtered out).
         event.stop()
         self.trace_tree.focus()
         visible_traces = self.visible_addresses()
         if visible_traces and self.selected not in visible_traces:
             self.select(visible_traces[0])
-            self.post_message(self.TraceHighlighted(visible_traces[0]))
 
 
 def _sort_key(address: str) -> tuple[str, ...]:

@@ -1,0 +1,221 @@
+"""The first minute in the TUI (issue 12): focus, the filter, sizes, the first flag, counting.
+
+Each test drives one app as a new user would, at the smallest terminal the README promises
+(80×24) unless the point is another size.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from textual.widgets import Static
+
+from replay_tui.tui.app import ReplayApp, check_keymap, make_app
+from replay_tui.tui.commands import ReplayCommands
+from replay_tui.tui.screens.help import binding_rows, help_text
+
+from .conftest import TRACES, settle
+
+SMALL = (80, 24)
+
+
+def write_late_flag_trace(path: Path, deltas: int = 20_000, flag_at: int = 10_003) -> Path:
+    """One call of ``deltas`` deltas whose id is erased (``""``) first at delta ``flag_at``.
+
+    The continuations leave the id out (absent keeps the identity), so nothing before
+    ``flag_at`` is flagged: the first flag sits in the middle of a long trace."""
+    head = (
+        '{"id":"chatcmpl-late","object":"chat.completion.chunk","model":"qwen3-max",'
+        '"choices":[{"index":0,"delta":{"tool_calls":['
+    )
+    tail = ']},"finish_reason":null}]}\n\n'
+    first = '{"index":0,"id":"call_late","type":"function","function":{"name":"read_file","arguments":""}}'
+    cont = f'data: {head}{{"index":0,"function":{{"arguments":"x"}}}}{tail}'
+    erase = f'data: {head}{{"index":0,"id":"","function":{{"arguments":"y"}}}}{tail}'
+    path.write_text(
+        f"data: {head}{first}{tail}"
+        + cont * (flag_at - 2)
+        + erase
+        + cont * (deltas - flag_at)
+        + 'data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\n'
+        + "data: [DONE]\n\n"
+    )
+    return path
+
+
+def _text(widget: Static) -> str:
+    return str(widget.render())
+
+
+async def test_filter_is_visible_keeps_the_open_trace_and_escape_leaves_then_clears() -> None:
+    app = make_app([str(TRACES)])
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(app, pilot)
+        tree, box = app.trace_list.trace_tree, app.trace_list.filter_input
+        assert app.focused is tree  # never the filter box: keys are commands
+        opened = app.current.address if app.current else None
+        assert opened is not None
+        await pilot.press("slash", *"dash")
+        assert app.focused is box and box.value == "dash"
+        assert box.content_region.height == 1  # the text has a row to be seen in
+        assert sorted(app.trace_list._node_of) == [
+            "dashscope/glm-5.2-id-and-name-empty.sse",
+            "dashscope/qwen3-max-id-empty.sse",
+        ]
+        await pilot.pause()
+        assert app.current is not None and app.current.address == opened  # still open
+        await pilot.press("escape")
+        assert app.focused is tree and box.value == "dash"  # left, filter kept
+        await pilot.press("escape")
+        assert box.value == "" and len(app.trace_list._node_of) == 26  # cleared
+        # The filter reads the model every form names: raw SSE chunks, a HAR request.
+        await pilot.press("slash", *"claude", "enter")
+        assert app.focused is tree
+        assert sorted(app.trace_list._node_of) == [
+            "captures/empty-finish-reason.sse",
+            "captures/late-id.sse",
+            "envoy/bedrock-parallel-unterminated-done.sse",
+            "envoy/vertex-anthropic-parallel.sse",
+            "openrouter/processing-comments.sse",
+        ]
+        assert app.current.address == opened
+        await pilot.press("escape", "slash", *"zzz")
+        await pilot.pause()
+        empty = app.trace_list.query_one("#list-empty", Static)
+        assert empty.display and _text(empty) == "no trace matches `zzz`"
+        await pilot.press("escape", "escape")
+        assert not empty.has_class("-shown")
+        # l hides the list (the focus goes to the view), and shows it again (and focuses it).
+        await pilot.press("l")
+        assert not app.trace_list.display and app.focused is app.calls_view
+        await pilot.press("l")
+        assert app.trace_list.display and app.focused is tree
+        # d hides details the focus is in: the focus goes to the view, never stays hidden.
+        await pilot.press("tab", "tab")
+        assert app.focused is app.details
+        await pilot.press("d")
+        assert not app.details.display and app.focused is app.calls_view
+        await pilot.press("tab", "tab")  # with details hidden: list, view, list
+        assert app.focused is app.calls_view
+        # v walks the badges some trace has: no "in progress" (0 of them) here.
+        seen = []
+        for _ in range(5):
+            await pilot.press("v")
+            seen.append(app.trace_list.badge_filter)
+        assert seen == ["erasing", "refused", "broken", "clean", None]
+
+
+async def test_an_empty_folder_says_so_and_q_quits(tmp_path: Path) -> None:
+    app = make_app([str(tmp_path)])
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(app, pilot)
+        assert _text(app.trace_list.query_one("#list-empty", Static)) == "no trace found"
+        await pilot.press("x", "l", "q")  # no key lands in the filter box
+        assert app.trace_list.filter_input.value == ""
+    assert app.return_code == 0
+
+
+@pytest.mark.parametrize("given", ["folder", "file"])
+async def test_a_long_trace_opens_on_its_first_flag_and_n_counts_as_the_header(
+    tmp_path: Path, given: str
+) -> None:
+    # A folder: judged first, then opened from the cache; a file: opened in decoding steps,
+    # the flag arriving with a later step.
+    path = write_late_flag_trace(tmp_path / "late.sse")
+    app = ReplayApp([str(tmp_path if given == "folder" else path)], first_slice=4096)
+    async with app.run_test(size=SMALL, notifications=True) as pilot:
+        await settle(app, pilot)
+        view = app.calls_view
+        found = view.selected_delta()
+        assert found is not None and found[1].delta == 10_003
+        top = int(view.scroll_offset.y)
+        assert top <= view.cursor < top + view.scrollable_content_region.height  # on screen
+        await pilot.press("n")
+        assert view.selected_delta() == found  # the only flag: n comes back to it
+        assert any(
+            "Flag 1 of 1: erased id on line 20,005" in str(n.message) for n in app._notifications
+        )
+
+
+async def test_one_counting_everywhere_header_details_and_n() -> None:
+    # Each of the two calls erased its id and its name on one delta: 4 flags on 2 rows.
+    app = make_app([str(TRACES / "writer" / "palmyra-x5-all-null.sse")])
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(app, pilot)
+        assert app.current is not None
+        flags = len(app.current.analysis.flags)
+        assert flags == 4
+        assert f"{flags} flags" in _text(app.trace_header)
+        assert f"Flags ({flags})" in app.details._main.plain
+        await pilot.press("n")
+        toasts = [str(n.message) for n in app._notifications]
+        assert any(t.startswith("Flags 3–4 of 4: ") for t in toasts), toasts
+
+
+async def test_one_file_by_absolute_path_is_listed_without_its_folders(tmp_path: Path) -> None:
+    har = tmp_path / "deep" / "er" / "export.har"
+    har.parent.mkdir(parents=True)
+    shutil.copy(TRACES / "captures" / "mitmproxy-export.har", har)
+    app = make_app([str(har.resolve())])
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(app, pilot)
+        top = app.trace_list.trace_tree.root.children
+        assert [n.data.name for n in top if n.data] == ["export.har"]
+        assert len(top[0].children) == 3
+
+
+def test_keymap_problems_are_named() -> None:
+    assert check_keymap({}) == []
+    assert check_keymap({"next-flag": "f", "previous-flag": "F"}) == []
+    problems = check_keymap({"nope": "x", "next-flag": "j"})
+    assert "unknown binding id 'nope' (? lists them)" in problems
+    assert "j is bound to both next-flag and list-down in the trace list" in problems
+
+
+async def test_keymap_problems_are_shown_once_at_start() -> None:
+    app = make_app([str(TRACES / "dashscope")], keymap={"nope": "x"})
+    async with app.run_test(size=SMALL, notifications=True) as pilot:
+        await settle(app, pilot)
+        said = [str(n.message) for n in app._notifications if "nope" in str(n.message)]
+        assert len(said) == 1
+        # The palette: each action once, with its key; no system commands (Screenshot).
+        names = [name for name, _, _ in ReplayCommands(app.screen)._actions()]
+        assert len(names) == len(set(names))
+        assert "Screenshot" not in names
+        helps = dict((name, text) for name, text, _ in ReplayCommands(app.screen)._actions())
+        assert helps["Next flag"].endswith("(n)") and helps["Keys"].endswith("(?)")
+
+
+def test_help_columns_never_collide() -> None:
+    from replay_tui.tui.app import binding_sections
+
+    rows = binding_rows(binding_sections(), {"next-flag": "f"})
+    assert rows[2][:2] == ("Everywhere", "f")  # the keymap's key, not the default
+    ids = {r[3] for r in rows}
+    for width in (100, 116):
+        lines = help_text(rows, width).plain.splitlines()
+        assert all(len(line) <= width for line in lines)
+        firsts = [line for line in lines if line.startswith("  ") and line[2] != " "]
+        ends = {len(line) for line in firsts if line.split()[-1] in ids}
+        assert len(ends) == 1, ends  # every id ends in the same column
+    # Too narrow for three columns: each id on a line of its own, under its description.
+    narrow = help_text(rows, 50).plain.splitlines()
+    assert all(len(line) <= 50 for line in narrow)
+    assert ids <= {line.strip() for line in narrow}
+
+
+def test_long_metadata_values_wrap_between_their_parts() -> None:
+    from replay_tui.tui.widgets.details import fold
+
+    assert fold("traces/captures/mitmproxy-export.har", 20) == [
+        "traces/captures/",
+        "mitmproxy-export.har",
+    ]
+    assert fold("POST https://llm-gw.example.com/v1/chat/completions", 24) == [
+        "POST https://",
+        "llm-gw.example.com/v1/",
+        "chat/completions",
+    ]
+    assert fold("abcdefghijklmnopqrstuvwxyz", 10) == ["abcdefghij", "klmnopqrst", "uvwxyz"]
