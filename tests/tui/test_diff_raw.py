@@ -81,7 +81,7 @@ async def test_raw_view_numbers_lines_dims_what_follows_done_and_shows_curl_head
         assert 'data: {"choices":[],"cost":"0"}' in line13
         assert "after [DONE]: not replayed" in line13
         segments, _ = app.raw_view.render_row(12)
-        dimmed = app.raw_view.get_component_rich_style("raw-view--after-done", partial=True)
+        dimmed = app.raw_view.piece_style("raw-view--after-done")
         assert any(s.style == dimmed for s in segments if "choices" in s.text)
 
         app.choose_trace("litellm/proxy-curl-i.txt")

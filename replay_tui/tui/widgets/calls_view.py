@@ -29,6 +29,7 @@ from ...core.wire import UNSET, describe_value
 from ..cells import ValueKind, cell_len, fit, middle_fit, show_value, value_kind
 from ..screens.payload import PayloadScreen
 from .line_view import LineView, Row
+from .model_view import ModelView
 
 __all__ = ["CallsModel", "CallsView", "build_calls_model"]
 
@@ -284,7 +285,7 @@ def _kind_style(value: Any) -> str:
     }[value_kind(value)]
 
 
-class CallsView(LineView):
+class CallsView(ModelView[CallsModel]):
     """Per tool call, its identity evolution as a table (see the module docstring)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = LineView.COMPONENT_CLASSES | {
@@ -330,9 +331,9 @@ class CallsView(LineView):
     }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.model: CallsModel | None = None
+    @staticmethod
+    def build(trace: Trace) -> CallsModel:
+        return build_calls_model(trace)
 
     @property
     def trace(self) -> Trace | None:

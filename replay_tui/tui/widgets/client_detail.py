@@ -378,7 +378,7 @@ class ClientDetail(LineView):
         self.scroll_to(y=max(0, self.scroll_offset.y - 1), animate=False, immediate=True)
 
     def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(name, partial=True) if name else Style()
+        return self.piece_style(name)
 
     def _segments(self, pieces: list[Piece], width: int | None = None) -> list[Segment]:
         out: list[Segment] = []

@@ -23,7 +23,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
-from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from ...core.trace import Trace
@@ -118,6 +117,9 @@ class ClientsMatrix(LineView):
         def control(self) -> ClientsMatrix:
             return self.matrix
 
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, ClientsMatrix.CellSelected) and message.matrix is self.matrix
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.model: ClientsModel | None = None
@@ -131,6 +133,7 @@ class ClientsMatrix(LineView):
         old = self.model
         self.model = model
         self.message = ""
+        self.sticky = STICKY  # the client column stays put while the calls scroll sideways
         rows = len(model.layout)
         self.set_shape(rows, STICKY + len(model.meant) * (CELL_W + 1) + RESPONSE_W + 2)
         if keep_position and old is not None and self.cursor >= 0:
@@ -147,6 +150,7 @@ class ClientsMatrix(LineView):
     def show_message(self, text: str) -> None:
         self.model = None
         self.message = text
+        self.sticky = 0
         self.set_shape(1, cell_len(text) + 2)
         self.set_reactive(LineView.cursor, -1)
         self.invalidate()
@@ -198,26 +202,7 @@ class ClientsMatrix(LineView):
     # -- rendering -----------------------------------------------------------------------
 
     def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(name, partial=True) if name else Style()
-
-    def render_line(self, y: int) -> Strip:
-        # The client column is sticky: only what is right of it scrolls sideways.
-        scroll_x, scroll_y = self.scroll_offset
-        index = scroll_y + y
-        width = self.size.width
-        base = self.rich_style
-        if index < 0 or index >= self.row_count:
-            return Strip.blank(width, base)
-        segments, fill = self.render_row(index)
-        under = base + fill
-        if index == self.cursor:
-            under += self.cursor_style(fill)
-        strip = Strip([Segment(t, under + s if s else under) for t, s, _ in segments])
-        if self.model is None:
-            return strip.crop_extend(scroll_x, scroll_x + width, under)
-        head = strip.crop_extend(0, STICKY, under)
-        tail = strip.crop_extend(STICKY + scroll_x, scroll_x + width, under)
-        return Strip.join([head, tail]).crop_extend(0, width, under)
+        return self.piece_style(name)
 
     def render_row(self, index: int) -> Row:
         model = self.model
@@ -398,6 +383,13 @@ def _call_json(c: AssembledCall) -> dict[str, Any]:
     return out
 
 
+def _frames(trace: Trace) -> list[Frame]:
+    """The clients model's one read of the trace: its payloads as the libraries see them."""
+    from ...core.clients import frames
+
+    return frames(trace)
+
+
 class _Cancelled(Exception):
     """The worker was cancelled (another trace is shown): stop in the middle of a policy."""
 
@@ -472,9 +464,9 @@ class ClientsPane(Vertical):
     @work(thread=True, exclusive=True, group="clients", description="clients")
     def _assess(self, model: ClientsModel) -> None:
         worker = get_current_worker()
-        from ...core.clients import assess_frames, frames
+        from ...core.clients import assess_frames
 
-        stream = _Checked(frames(model.trace), lambda: worker.is_cancelled)
+        stream = _Checked(_frames(model.trace), lambda: worker.is_cancelled)
         try:
             for policy in model.policies:
                 outcome = assess_frames(stream, model.meant, [policy])[policy.key]

@@ -212,7 +212,7 @@ class CompareView(LineView):
     # -- rendering -----------------------------------------------------------------------
 
     def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(name, partial=True) if name else Style()
+        return self.piece_style(name)
 
     def _width(self) -> int:
         # The region left of the scrollbar: rows never run under it.

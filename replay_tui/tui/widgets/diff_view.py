@@ -25,6 +25,7 @@ from ...core.visible import visible
 from ..cells import cell_len, fit
 from ..screens.payload import PayloadScreen
 from .line_view import LineView, Row
+from .model_view import ModelView
 
 __all__ = ["DiffModel", "DiffView", "build_diff_model"]
 
@@ -170,7 +171,7 @@ def _value(value: Any) -> str:
     return visible(msgspec.json.encode(value).decode())
 
 
-class DiffView(LineView):
+class DiffView(ModelView[DiffModel]):
     """The two behaviors' chunk streams, aligned, differences marked."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = LineView.COMPONENT_CLASSES | {
@@ -208,8 +209,13 @@ class DiffView(LineView):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.model: DiffModel | None = None
         self._width = 0
+        self.selected_line: int | None = None
+        """The payload line of the delta selected in the calls view (shown on a new model)."""
+
+    @staticmethod
+    def build(trace: Trace) -> DiffModel:
+        return build_diff_model(trace)
 
     def show(self, model: DiffModel, *, keep_position: bool = False) -> None:
         scroll = self.scroll_offset
@@ -225,6 +231,8 @@ class DiffView(LineView):
         else:
             self.scroll_to(0, 0, animate=False, immediate=True)
             self.set_reactive(DiffView.cursor, 1 if model.display else -1)
+            if self.selected_line is not None:
+                self.goto_line(self.selected_line)
 
     def on_resize(self, event: events.Resize) -> None:
         if self.model is not None and self._width != self.size.width:
@@ -364,6 +372,7 @@ class DiffView(LineView):
 
     def goto_line(self, line: int) -> None:
         """Bring the first chunk of payload ``line`` to the cursor."""
+        self.selected_line = line
         model = self.model
         if model is None or not model.left:
             return

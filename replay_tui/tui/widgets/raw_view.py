@@ -20,6 +20,7 @@ from ...core.trace import Trace
 from ...core.visible import visible
 from ..screens.payload import PayloadScreen
 from .line_view import LineView, Row
+from .model_view import ModelView
 
 __all__ = ["RawModel", "RawView", "build_raw_model"]
 
@@ -98,7 +99,7 @@ def build_raw_model(trace: Trace) -> RawModel:
     return model
 
 
-class RawView(LineView):
+class RawView(ModelView[RawModel]):
     """The capture with line numbers (see the module docstring)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = LineView.COMPONENT_CLASSES | {
@@ -131,9 +132,12 @@ class RawView(LineView):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.model: RawModel | None = None
         self.selected: tuple[int, int] | None = None
         """First and last line of the selected delta's payload."""
+
+    @staticmethod
+    def build(trace: Trace) -> RawModel:
+        return build_raw_model(trace)
 
     def show(self, model: RawModel, *, keep_position: bool = False) -> None:
         scroll = self.scroll_offset
