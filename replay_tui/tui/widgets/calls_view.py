@@ -60,9 +60,10 @@ class Column:
     group: str = ""
 
 
-def _columns(rows: list[DeltaRow], w_flag: int, w_id: int, w_name: int) -> list[Column]:
-    w_delta = max(2, len(f"{len(rows):,}"))
-    w_line = max(4, len(str(rows[-1].line))) if rows else 4
+def _columns(heads: tuple[int, int, int], w_id: int, w_name: int) -> list[Column]:
+    """The columns of one call; ``heads`` (Δ, line, flag widths) are the same for every call,
+    so the row headers line up and stay put together when the table scrolls sideways."""
+    w_delta, w_line, w_flag = heads
     cols = [Column("delta", "Δ", w_delta), Column("line", "line", w_line)]
     if w_flag:
         cols.append(Column("flag", "flag", w_flag))
@@ -110,6 +111,8 @@ class CallsModel:
     total: int = 0
     width: int = 0
     by_key: dict[Any, Section] = field(default_factory=dict)
+    sticky: int = 0
+    """Width of the row headers (gutter, Δ, line, flag): they stay put when scrolled sideways."""
 
     def locate(self, index: int) -> tuple[Section | None, int]:
         """The section row ``index`` belongs to and its offset in it (``None``: intro)."""
@@ -165,23 +168,27 @@ def build_calls_model(trace: Trace) -> CallsModel:
         ]
     index = len(model.intro)
     accept = analysis.outcomes.get(ACCEPT)
-    for ct in analysis.calls:
-        rows = ct.rows()
+    calls = [(ct, ct.rows()) for ct in analysis.calls]
+    labels_of = [
+        {d: flag_label(fs) for d, fs in _flags_by_delta(ct.flags).items()} for ct, _ in calls
+    ]
+    heads = (
+        max([2] + [len(f"{len(rows):,}") for _, rows in calls]),
+        max([4] + [len(str(rows[-1].line)) for _, rows in calls if rows]),
+        max([cell_len(t) for labels in labels_of for t in labels.values()], default=0),
+    )
+    model.sticky = GUTTER + heads[0] + GAP + heads[1] + (GAP + heads[2] if heads[2] else 0)
+    for (ct, rows), label_text in zip(calls, labels_of, strict=True):
         sample = rows[:200]
         ids = [r.raw_id for r in sample] + list(_finals(ct, 0))
         names = [r.raw_name for r in sample] + list(_finals(ct, 1))
-        labels: dict[int, list[Flag]] = {}
-        for f in ct.flags:
-            labels.setdefault(f.delta, []).append(f)
-        label_text = {d: flag_label(fs) for d, fs in labels.items()}
-        w_flag = max([cell_len(t) for t in label_text.values()], default=0)
         section = Section(
             call=ct,
             rows=rows,
             start=index,
             tail=_tail(ct, accept.verdict if accept else "", accept.finish if accept else {}),
             labels=label_text,
-            columns=_columns(rows, w_flag, _width(ids, 16, "id"), _width(names, 16, "name")),
+            columns=_columns(heads, _width(ids, 16, "id"), _width(names, 16, "name")),
         )
         model.sections.append(section)
         model.starts.append(index)
@@ -194,6 +201,13 @@ def build_calls_model(trace: Trace) -> CallsModel:
         widths.extend(sum(cell_len(t) for t, _ in line) for line in s.tail)
     model.width = max(widths, default=0)
     return model
+
+
+def _flags_by_delta(flags: list[Flag]) -> dict[int, list[Flag]]:
+    out: dict[int, list[Flag]] = {}
+    for f in flags:
+        out.setdefault(f.delta, []).append(f)
+    return out
 
 
 def _finals(ct: CallTrace, which: int) -> tuple[Any, Any]:
@@ -288,6 +302,8 @@ def _kind_style(value: Any) -> str:
 class CallsView(ModelView[CallsModel]):
     """Per tool call, its identity evolution as a table (see the module docstring)."""
 
+    CURSOR_MARK = "▶"
+
     COMPONENT_CLASSES: ClassVar[set[str]] = LineView.COMPONENT_CLASSES | {
         "calls-view--title",
         "calls-view--header",
@@ -344,6 +360,7 @@ class CallsView(ModelView[CallsModel]):
         scroll = self.scroll_offset
         cursor = self.cursor
         self.model = model
+        self.sticky = model.sticky
         self.set_shape(model.total, model.width)
         if keep_position:
             self.scroll_to(scroll.x, scroll.y, animate=False, immediate=True)
@@ -373,6 +390,26 @@ class CallsView(ModelView[CallsModel]):
             return False
         section, offset = self.model.locate(index)
         return section is not None and (offset == 0 or HEAD <= offset < HEAD + len(section.rows))
+
+    def is_table_row(self, index: int) -> bool:
+        if self.model is None:
+            return False
+        section, offset = self.model.locate(index)
+        return section is not None and 1 <= offset < HEAD + len(section.rows)
+
+    def column_stops(self) -> list[int]:
+        """Where each column of the call at the cursor (or at the top) starts."""
+        model = self.model
+        if model is None or not model.sections:
+            return []
+        section, _ = model.locate(self.cursor if self.cursor >= 0 else int(self.scroll_offset.y))
+        cols = (section or model.sections[0]).columns
+        stops = []
+        x = GUTTER
+        for k, col in enumerate(cols):
+            stops.append(x)
+            x += (len(SEP) if col.sep else (0 if k == 0 else GAP)) + col.width
+        return stops
 
     def cursor_style(self, fill: Style) -> Style:
         # The cursor on an erasing delta stays red: the erasure is what the row is about.

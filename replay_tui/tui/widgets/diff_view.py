@@ -3,7 +3,10 @@
 Both streams come from the same payloads, so they are aligned payload by payload (chunks
 carry their payload's line); inside one payload the chunk kinds are matched in order, and
 where they differ (the fix emits no ``block-end`` when it refuses a call) one side shows a gap.
-Runs of identical rows collapse into one row that ``enter`` or a click expands.
+Runs of identical rows collapse into one row that ``enter`` or a click expands. Each side
+keeps half the view; a chunk longer than its half is not lost: ``←``/``→`` scroll the
+``key=value`` part of both sides together (the line, marker and chunk type stay put), and
+``enter`` shows a chunk pair whole.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
+from textual.strip import Strip
 
 from ...core.trace import Trace
 from ...core.translator import Behavior, Chunk
@@ -31,6 +35,12 @@ __all__ = ["DiffModel", "DiffView", "build_diff_model"]
 
 MIN_RUN = 3
 """Identical rows in a run of at least this many collapse."""
+TYPE_W = 16
+"""The chunk type column of each side."""
+LEAD = 8
+"""The line number and the difference marker, left of both sides (they stay put)."""
+MAX_SIDE = 4000
+"""Cells of one side shown at most; longer chunks are cut (``enter`` shows them whole)."""
 
 Side = tuple[int | None, Chunk] | None
 
@@ -54,6 +64,8 @@ class DiffModel:
     lines: list[float] = field(default_factory=list)
     """The payload line of each pair (end of input: infinity), for finding a line."""
     differing: int = 0
+    side_widths: tuple[int, int] = (0, 0)
+    """The longest chunk of each side, in cells (capped at ``MAX_SIDE``)."""
 
     def layout(self) -> None:
         """Recompute the display rows after runs were collapsed or expanded."""
@@ -140,12 +152,34 @@ def align(
     return out_l, out_r
 
 
+def _streams(
+    trace: Trace,
+) -> tuple[list[tuple[int | None, Chunk]], list[tuple[int | None, Chunk]]]:
+    """The diff model's one read of the trace: the chunk streams of both behaviors."""
+    return trace.replay(Behavior.ASSIGN_ALWAYS), trace.replay(Behavior.ACCEPT_IDENTITY)
+
+
+def side_text(chunk: Chunk) -> list[tuple[str, str]]:
+    """A chunk as the diff shows it: its type, then each ``key=value``, as ``(key, value)``."""
+    return [(f" {key}=", _value(value)) for key, value in chunk.items() if key != "type"]
+
+
+def _side_width(side: list[Side]) -> int:
+    widest = 0
+    for item in side:
+        if item is not None:
+            width = TYPE_W + sum(cell_len(k) + cell_len(v) for k, v in side_text(item[1]))
+            widest = max(widest, width)
+            if widest >= MAX_SIDE:
+                return MAX_SIDE
+    return widest
+
+
 def build_diff_model(trace: Trace) -> DiffModel:
     """Replay ``trace`` under both behaviors and align the streams (pure: worker-safe)."""
-    left, right = align(
-        trace.replay(Behavior.ASSIGN_ALWAYS), trace.replay(Behavior.ACCEPT_IDENTITY)
-    )
+    left, right = align(*_streams(trace))
     model = DiffModel(trace, left, right)
+    model.side_widths = (_side_width(left), _side_width(right))
     same = [
         a is not None and b is not None and a[1] == b[1] for a, b in zip(left, right, strict=True)
     ]
@@ -173,6 +207,8 @@ def _value(value: Any) -> str:
 
 class DiffView(ModelView[DiffModel]):
     """The two behaviors' chunk streams, aligned, differences marked."""
+
+    SCROLLS_INSIDE = True
 
     COMPONENT_CLASSES: ClassVar[set[str]] = LineView.COMPONENT_CLASSES | {
         "diff-view--header",
@@ -224,7 +260,7 @@ class DiffView(ModelView[DiffModel]):
             model.expanded = {k for k in self.model.expanded if k < len(model.runs)}
             model.layout()
         self.model = model
-        self.set_shape(len(model.display) + 1, self.size.width)
+        self.set_shape(len(model.display) + 1, self._table_width())
         if keep_position:
             self.scroll_to(0, scroll.y, animate=False, immediate=True)
             self.set_reactive(DiffView.cursor, min(cursor, len(model.display)))
@@ -237,15 +273,30 @@ class DiffView(ModelView[DiffModel]):
     def on_resize(self, event: events.Resize) -> None:
         if self.model is not None and self._width != self.size.width:
             self._width = self.size.width
-            self.set_shape(len(self.model.display) + 1, self.size.width)
+            self.set_shape(len(self.model.display) + 1, self._table_width())
 
     def is_selectable(self, index: int) -> bool:
         return index > 0
 
     def _halves(self) -> tuple[int, int]:
-        width = max(self.size.width, 40)
-        half = (width - 8 - 3) // 2
-        return half, width - 8 - 3 - half
+        """The width of each side: half the view."""
+        width = max(self.scrollable_content_region.width or self.size.width, 40)
+        half = (width - LEAD - 3) // 2
+        return half, width - LEAD - 3 - half
+
+    def _table_width(self) -> int:
+        """The view, plus how far the longest chunk runs past its half (the sideways scroll)."""
+        left, right = self._halves()
+        over = 0
+        if self.model is not None:
+            widest = self.model.side_widths
+            over = max(widest[0] - left, widest[1] - right, 0)
+        return LEAD + left + 3 + right + (over + 1 if over else 0)
+
+    def watch_scroll_x(self, old: float, new: float) -> None:
+        # Rows are cut inside each side by the scroll, not as a whole: render them again.
+        self._cache.clear()
+        super().watch_scroll_x(old, new)
 
     def render_row(self, index: int) -> Row:
         model = self.model
@@ -256,7 +307,7 @@ class DiffView(ModelView[DiffModel]):
         if index == 0:
             summary = f"{model.differing:,} of {len(model.left):,} rows differ"
             head = (
-                fit("  line ", 8)
+                fit("  line ", LEAD)
                 + fit(" assign-always (old)", left_w)
                 + " │ "
                 + fit(f" accept-identity (fix) · {summary}", right_w)
@@ -281,36 +332,41 @@ class DiffView(ModelView[DiffModel]):
         ]
         other_a = b[1] if b is not None else None
         other_b = a[1] if a is not None else None
-        segs += self._side(a, other_a, left_w, same)
+        shift = int(self.scroll_offset.x)
+        segs += self._side(a, other_a, left_w, same, shift)
         segs.append(Segment(" │ ", style("diff-view--line")))
-        segs += self._side(b, other_b, right_w, same)
+        segs += self._side(b, other_b, right_w, same, shift)
         return segs, Style() if same else self.fill_style("diff-view--differ-row")
 
-    def _side(self, side: Side, other: Chunk | None, width: int, same: bool) -> list[Segment]:
+    def _side(
+        self, side: Side, other: Chunk | None, width: int, same: bool, shift: int = 0
+    ) -> list[Segment]:
+        """One side of a row, ``width`` cells; the ``key=value`` part starts ``shift`` in."""
         style = self.piece_style
         if side is None:
             return [Segment(fit("  —", width), style("diff-view--gap"))]
         chunk = side[1]
         out: list[Segment] = [
-            Segment(fit(str(chunk.get("type", "?")), 16), style("diff-view--type"))
+            Segment(fit(str(chunk.get("type", "?")), TYPE_W), style("diff-view--type"))
         ]
-        used = 16
-        for key, value in chunk.items():
-            if key == "type" or used >= width:
-                continue
+        rest: list[Segment] = []
+        for (key, value), (key_text, value_text) in zip(
+            ((k, v) for k, v in chunk.items() if k != "type"), side_text(chunk), strict=True
+        ):
             changed = not same and (other is None or other.get(key, _MISSING) != value)
-            for text, name in (
-                (f" {key}=", "diff-view--key"),
-                (_value(value), "diff-view--changed" if changed else "diff-view--value"),
-            ):
-                room = width - used
-                if room <= 0:
-                    break
-                piece = text if cell_len(text) <= room else fit(text, room)
-                out.append(Segment(piece, style(name)))
-                used += cell_len(piece)
-        if used < width:
-            out.append(Segment(" " * (width - used)))
+            rest.append(Segment(key_text, style("diff-view--key")))
+            rest.append(
+                Segment(value_text, style("diff-view--changed" if changed else "diff-view--value"))
+            )
+        room = max(0, width - TYPE_W)
+        full = Strip(rest)
+        strip = full.crop_extend(shift, shift + room, None)
+        more = Strip([Segment("…", style("diff-view--key"))])
+        if room > 2 and full.cell_length > shift + room:  # more to the right: → shows it
+            strip = Strip.join([strip.crop(0, room - 1), more])
+        if room > 2 and shift and full.cell_length > shift:  # the start is scrolled away
+            strip = Strip.join([more, strip.crop(1)])
+        out += list(strip)
         return out
 
     def on_row_clicked(self, index: int) -> None:
@@ -356,7 +412,7 @@ class DiffView(ModelView[DiffModel]):
             model.expanded.discard(run)
             entry = model.runs[run][0]
         model.layout()
-        self.set_shape(len(model.display) + 1, self.size.width)
+        self.set_shape(len(model.display) + 1, self._table_width())
         self.move_cursor(model.row_of_pair[entry] + 1, user=False)
 
     def action_toggle_all_runs(self) -> None:
@@ -368,7 +424,7 @@ class DiffView(ModelView[DiffModel]):
         else:
             model.expanded = set()
         model.layout()
-        self.set_shape(len(model.display) + 1, self.size.width)
+        self.set_shape(len(model.display) + 1, self._table_width())
 
     def goto_line(self, line: int) -> None:
         """Bring the first chunk of payload ``line`` to the cursor."""

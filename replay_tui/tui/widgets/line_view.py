@@ -31,15 +31,23 @@ Row = tuple[list[Segment], Style]
 class LineView(ScrollView, can_focus=True):
     """A scrolling list of rendered rows with a selectable cursor row."""
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"line-view--cursor"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"line-view--cursor", "line-view--mark"}
 
     DEFAULT_CSS = """
     LineView {
         background: $surface;
         & > .line-view--cursor { background: $primary 15%; }
         &:focus > .line-view--cursor { background: $primary 40%; text-style: bold; }
+        & > .line-view--mark { color: $text-accent; text-style: bold; }
     }
     """
+
+    SCROLLS_INSIDE: ClassVar[bool] = False
+    """Rows are rendered already scrolled sideways (``render_row`` reads ``scroll_x``)."""
+
+    CURSOR_MARK: ClassVar[str] = ""
+    """Drawn over the first cell of the cursor row (one cell wide; "" for none): where row
+    fills carry meaning (a flagged row is red), the cursor is told apart by more than a tint."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,k", "cursor_up", "Up", show=False, id="cursor-up"),
@@ -147,6 +155,11 @@ class LineView(ScrollView, can_focus=True):
         if index == self.cursor:
             under += self.cursor_style(fill)
         strip = Strip([Segment(t, under + s if s else under) for t, s, _ in segments])
+        if index == self.cursor and self.CURSOR_MARK:
+            mark = Segment(self.CURSOR_MARK, under + self.piece_style("line-view--mark"))
+            strip = Strip.join([Strip([mark]), strip.crop(1)])
+        if self.SCROLLS_INSIDE:
+            return strip.crop_extend(0, width, under)
         sticky = self.sticky
         if sticky and scroll_x and self.is_table_row(index):
             head = strip.crop_extend(0, sticky, under)
