@@ -45,6 +45,7 @@ from .line_view import LineView, Row
 if TYPE_CHECKING:  # the policies are imported when the view is first shown, not at start-up
     from ...core.clients import (
         AssembledCall,
+        ClientError,
         ClientOutcome,
         Frame,
         MeantCall,
@@ -358,16 +359,27 @@ class ClientsMatrix(LineView):
             }
             if call.dropped is not None:
                 data["dropped"] = {"reason": call.dropped.reason}
+            raised = outcome.assembly.raised
+            if raised is not None and not call.delivered:
+                data["raised"] = _raised_json(raised)
             where = f"{policy.key} on call {describe_value(call.meant.wire_index)}"
         else:
             data = {
                 "client": policy.key,
                 "outcome": outcome.outcome,
-                "raised": str(outcome.assembly.raised) if outcome.assembly.raised else None,
+                "raised": (
+                    _raised_json(outcome.assembly.raised) if outcome.assembly.raised else None
+                ),
+                "error_parts": [_raised_json(e) for e in outcome.assembly.error_parts],
                 "calls": [_call_json(c) for c in outcome.assembly.calls],
             }
             where = f"{policy.key} on the whole response"
         return json.dumps(data, ensure_ascii=False, indent=2), where
+
+
+def _raised_json(error: ClientError) -> dict[str, Any]:
+    """An error the library raised (or surfaced), whole: its name, message and line."""
+    return {"name": error.name, "message": error.message, "line": error.line, "verb": error.verb}
 
 
 def _meant_json(m: MeantCall) -> dict[str, Any]:

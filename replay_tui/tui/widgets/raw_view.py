@@ -65,6 +65,65 @@ class RawModel:
         return raw.decode("utf-8", "replace")
 
 
+LINELESS = ("har-body", "truncated-head")
+"""Problems of the capture as a whole, shown above its first line."""
+MAX_UTF8_LINES = 1000
+"""Lines with invalid UTF-8 marked at most (Details notes the first anyway)."""
+
+
+def _problems(trace: Trace, starts: list[int]) -> dict[int, str]:
+    """The raw model's one read of the trace's decode problems: the message under each line.
+
+    Invalid JSON (and chunks the harness cannot walk), invalid UTF-8, an event cut off before
+    its blank line, a HAR entry saved without its body; line 0 is above the first line."""
+    out: dict[int, list[str]] = {}
+    malformed = {
+        p.line
+        for p, d in zip(trace.payloads, trace.decoded, strict=True)
+        if d is not None and d.malformed is not None and p.line in trace.errors
+    }
+    for line, error in trace.errors.items():
+        out.setdefault(line, []).append(("not valid JSON: " if line in malformed else "") + error)
+    for line in _invalid_utf8_lines(trace.raw, starts):
+        out.setdefault(line, []).append(
+            "invalid UTF-8: shown (and replayed, as the harness does) as U+FFFD �"
+        )
+    for note in trace.notes:
+        if note.kind == "truncated-event" and note.line is not None:
+            out.setdefault(note.line, []).append(
+                "unterminated event: the capture ends before the blank line that would close it,"
+                " so it is not replayed (truncation)"
+            )
+        elif note.kind in LINELESS:
+            out.setdefault(0, []).append(note.message)
+    return {line: "; ".join(messages) for line, messages in out.items()}
+
+
+def _invalid_utf8_lines(raw: bytes, starts: list[int]) -> list[int]:
+    """The (1-based) lines holding bytes that are not UTF-8 (one pass over the bytes)."""
+    if raw.isascii():
+        return []
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        first = bisect_right(starts, exc.start)
+    else:
+        return []
+    lines: list[int] = []
+    bounds = [*starts, len(raw)]
+    for line in range(first, len(starts) + 1):
+        chunk = raw[bounds[line - 1] : bounds[line]]
+        if chunk.isascii():
+            continue
+        try:
+            chunk.decode("utf-8")
+        except UnicodeDecodeError:
+            lines.append(line)
+            if len(lines) >= MAX_UTF8_LINES:
+                break
+    return lines
+
+
 def build_raw_model(trace: Trace) -> RawModel:
     """Index the lines of ``trace.raw`` (pure: worker-safe)."""
     raw = trace.raw
@@ -80,17 +139,9 @@ def build_raw_model(trace: Trace) -> RawModel:
     if not raw:
         starts, ends = [], []
     model = RawModel(trace, starts, ends)
-    model.error_lines = sorted(trace.errors)
+    model.messages = _problems(trace, starts)
+    model.error_lines = sorted(model.messages)
     model.error_rows = [line + k for k, line in enumerate(model.error_lines)]
-    malformed = {
-        p.line
-        for p, d in zip(trace.payloads, trace.decoded, strict=True)
-        if d is not None and d.malformed is not None and p.line in trace.errors
-    }
-    model.messages = {
-        line: ("not valid JSON: " if line in malformed else "") + trace.errors[line]
-        for line in model.error_lines
-    }
     longest = max((e - s for s, e in zip(starts, ends, strict=True)), default=0)
     gutter = len(str(len(starts))) + 3
     model.width = min(longest, MAX_WIDTH) + gutter + 24
@@ -175,12 +226,13 @@ class RawView(ModelView[RawModel]):
             )
         selected = self.selected is not None and self.selected[0] <= line <= self.selected[1]
         fill = self.fill_style("raw-view--selected") if selected else Style()
-        if line in trace.errors:
+        problem = line in model.messages
+        if problem:
             fill = self.fill_style("raw-view--error-line")
         number = Segment(f"{line:>{digits}} ", style("raw-view--number"))
         mark = Segment(
-            "▌" if selected else "⚠" if line in trace.errors else " ",
-            style("raw-view--error") if line in trace.errors else style("raw-view--field"),
+            "▌" if selected else "⚠" if problem else " ",
+            style("raw-view--error") if problem else style("raw-view--field"),
         )
         content = model.text(line)
         more = ""
