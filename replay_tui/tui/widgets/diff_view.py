@@ -293,6 +293,10 @@ class DiffView(ModelView[DiffModel]):
             over = max(widest[0] - left, widest[1] - right, 0)
         return LEAD + left + 3 + right + (over + 1 if over else 0)
 
+    def sideways_step(self) -> int:
+        """Half of what a side shows of the values: the next part overlaps the last."""
+        return max(4, (min(self._halves()) - TYPE_W) // 2)
+
     def watch_scroll_x(self, old: float, new: float) -> None:
         # Rows are cut inside each side by the scroll, not as a whole: render them again.
         self._cache.clear()

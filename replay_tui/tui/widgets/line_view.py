@@ -253,16 +253,21 @@ class LineView(ScrollView, can_focus=True):
     def action_scroll_right(self) -> None:
         self._scroll_sideways(1)
 
+    def sideways_step(self) -> int:
+        """Cells one ``←``/``→`` moves where there are no column stops: a third of the view."""
+        room = (self.scrollable_content_region.width or self.size.width) - self.sticky
+        return max(8, room // 3)
+
     def _scroll_sideways(self, direction: int) -> None:
         """One column (or a third of the view) left or right; the sticky cells stay."""
         x = int(self.scroll_offset.x)
-        room = (self.scrollable_content_region.width or self.size.width) - self.sticky
+        step = self.sideways_step()
         offsets = [s - self.sticky for s in self.column_stops() if s >= self.sticky]
         if direction > 0:
-            target = next((o for o in offsets if o > x), x + max(8, room // 3))
+            target = next((o for o in offsets if o > x), x + step)
             target = min(target, int(self.max_scroll_x))
         else:
-            target = next((o for o in reversed(offsets) if o < x), x - max(8, room // 3))
+            target = next((o for o in reversed(offsets) if o < x), x - step)
             target = max(target, 0)
         self.scroll_to(x=target, animate=False, immediate=True)
 
