@@ -13,10 +13,10 @@ from .conftest import SIZE, TRACES, settle
 
 
 async def test_flags_are_walked_with_n_and_shift_n_across_calls() -> None:
-    app = make_app([str(TRACES)])
+    app = make_app([str(TRACES / "writer" / "palmyra-x5-all-null.sse"), str(TRACES / "openai")])
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(app, pilot)
-        app.choose_trace("writer/palmyra-x5-all-null.sse")
+        app.choose_trace(str(TRACES / "writer" / "palmyra-x5-all-null.sse"))
         await settle(app, pilot)
         view = app.calls_view
         model = view.model
@@ -32,7 +32,7 @@ async def test_flags_are_walked_with_n_and_shift_n_across_calls() -> None:
         await pilot.press("N")
         assert view.cursor == flag_rows[1]
 
-        app.choose_trace("openai/gpt-4.1-text-then-call.sse")
+        app.choose_trace("gpt-4.1-text-then-call.sse")
         await settle(app, pilot)
         before = view.cursor
         await pilot.press("n")
