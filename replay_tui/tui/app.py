@@ -2,8 +2,7 @@
 
 The app owns the workers that read files (discovery, judging the list, loading the open trace
 and the marked one) and routes each trace to the views; each view builds its own model in a
-worker of its own. ``make_app`` is
-the factory the CLI and the tests share.
+worker of its own. ``make_app`` is the factory the CLI and the tests share.
 """
 
 from __future__ import annotations
