@@ -168,7 +168,7 @@ def build_calls_model(trace: Trace) -> CallsModel:
         ]
     index = len(model.intro)
     accept = analysis.outcomes.get(ACCEPT)
-    calls = [(ct, ct.rows()) for ct in analysis.calls]
+    calls = _calls(trace)
     labels_of = [
         {d: flag_label(fs) for d, fs in _flags_by_delta(ct.flags).items()} for ct, _ in calls
     ]
@@ -201,6 +201,11 @@ def build_calls_model(trace: Trace) -> CallsModel:
         widths.extend(sum(cell_len(t) for t, _ in line) for line in s.tail)
     model.width = max(widths, default=0)
     return model
+
+
+def _calls(trace: Trace) -> list[tuple[CallTrace, list[DeltaRow]]]:
+    """The calls model's one read of the trace: each call with its delta rows."""
+    return [(ct, ct.rows()) for ct in trace.analysis.calls]
 
 
 def _flags_by_delta(flags: list[Flag]) -> dict[int, list[Flag]]:
