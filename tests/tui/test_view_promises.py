@@ -136,6 +136,16 @@ async def test_raw_shows_decode_errors_in_place_and_dims_comments_and_after_done
         await pilot.press("home", "down", "down", "down")  # the message row under line 3
         assert view.copy_text() == (model.messages[3], "the error on line 3")
         await pilot.press("home")
+        # The cursor (▶) and the selected delta's lines (▌) are told apart at a glance.
+        assert view.selected is not None
+        selected_row = model.row_of(view.selected[0])
+        assert line_text(view, 0).startswith(" 1 ▶ : a comment")
+        assert line_text(view, selected_row)[3] == "▌"
+        # Sideways, the line numbers stay put.
+        await pilot.press("right")
+        assert view.scroll_offset.x > 0
+        assert line_text(view, selected_row).startswith(f"{view.selected[0]:>2} ▌ ")
+        await pilot.press("left")
         await shots_at_every_size(app, pilot, svg_snapshot)
 
 

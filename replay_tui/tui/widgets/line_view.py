@@ -109,6 +109,10 @@ class LineView(ScrollView, can_focus=True):
         """Whether row ``index`` keeps its first ``sticky`` cells in place when scrolled."""
         return True
 
+    def cursor_mark_x(self) -> int:
+        """The cell of a row the cursor mark is drawn over."""
+        return 0
+
     def column_stops(self) -> list[int]:
         """Content x of the columns sideways scrolling stops at (none: steps of a third)."""
         return []
@@ -156,8 +160,9 @@ class LineView(ScrollView, can_focus=True):
             under += self.cursor_style(fill)
         strip = Strip([Segment(t, under + s if s else under) for t, s, _ in segments])
         if index == self.cursor and self.CURSOR_MARK:
+            x = self.cursor_mark_x()
             mark = Segment(self.CURSOR_MARK, under + self.piece_style("line-view--mark"))
-            strip = Strip.join([Strip([mark]), strip.crop(1)])
+            strip = Strip.join([strip.crop(0, x), Strip([mark]), strip.crop(x + 1)])
         if self.SCROLLS_INSIDE:
             return strip.crop_extend(0, width, under)
         sticky = self.sticky

@@ -153,6 +153,8 @@ def build_raw_model(trace: Trace) -> RawModel:
 class RawView(ModelView[RawModel]):
     """The capture with line numbers (see the module docstring)."""
 
+    CURSOR_MARK = "▶"
+
     COMPONENT_CLASSES: ClassVar[set[str]] = LineView.COMPONENT_CLASSES | {
         "raw-view--number",
         "raw-view--field",
@@ -194,6 +196,7 @@ class RawView(ModelView[RawModel]):
         scroll = self.scroll_offset
         cursor = self.cursor
         self.model = model
+        self.sticky = self._digits() + 3  # the line numbers stay when long lines scroll
         self.set_shape(model.rows, model.width)
         if keep_position:
             self.scroll_to(scroll.x, scroll.y, animate=False, immediate=True)
@@ -203,6 +206,13 @@ class RawView(ModelView[RawModel]):
             self.set_reactive(RawView.cursor, 0 if model.rows else -1)
             if self.selected is not None:
                 self.select_lines(*self.selected)
+
+    def _digits(self) -> int:
+        return len(str(self.model.lines)) if self.model is not None else 1
+
+    def cursor_mark_x(self) -> int:
+        # Over the mark column (▌ selected, ⚠ problem): the number stays readable.
+        return self._digits() + 1
 
     def select_lines(self, first: int, last: int) -> None:
         """Highlight lines ``first``–``last`` (a delta's payload) and bring them into view."""
