@@ -297,3 +297,14 @@ def test_small_traces_are_built_on_the_spot_big_ones_in_a_worker(tmp_path: Path)
 
     assert small(load(TRACES / "envoy" / "vertex-anthropic-parallel.sse"))
     assert not small(load(write_big_trace(tmp_path / "big.sse", 4000)))
+
+
+def test_an_empty_finish_reason_reads_as_quotes_wherever_a_finish_is_said() -> None:
+    from replay_tui.tui.cells import failure_text, finish_text
+
+    empty = {"kind": "error", "failure": {"code": "", "message": "model stopped: "}}
+    assert finish_text(empty) == 'error ""'
+    assert failure_text(empty["failure"]) == '"": model stopped: ""'  # type: ignore[arg-type]
+    assert finish_text({"kind": "tool-calls"}) == "tool-calls"
+    stopped = {"code": "CONTENT_FILTER", "message": "model stopped: content_filter"}
+    assert failure_text(stopped) == "CONTENT_FILTER: model stopped: content_filter"

@@ -26,7 +26,15 @@ from ...core.trace import Trace
 from ...core.translator import Behavior, index_key, is_identity
 from ...core.visible import visible
 from ...core.wire import UNSET, describe_value
-from ..cells import ValueKind, cell_len, fit, middle_fit, show_value, value_kind
+from ..cells import (
+    ValueKind,
+    cell_len,
+    failure_text,
+    fit,
+    middle_fit,
+    show_value,
+    value_kind,
+)
 from ..screens.payload import PayloadScreen
 from .line_view import LineView, Row
 from .model_view import ModelView
@@ -230,7 +238,7 @@ def _tail(ct: CallTrace, accept_verdict: str, accept_finish: dict[str, Any]) -> 
             why = f"refused: the call never got a non-empty {missing}"
             if accept_verdict == "malformed-tool-call":
                 failure = accept_finish.get("failure", {})
-                why += f" → {failure.get('code', '')}: {failure.get('message', '')}"
+                why += " → " + failure_text(failure)
             elif accept_verdict == "in-progress":
                 why = f"no {missing} yet (the stream is still being written)"
             line.append(("✗ " + visible(why), "calls-view--bad"))

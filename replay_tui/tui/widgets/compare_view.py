@@ -30,7 +30,7 @@ from ...core.identity import DeltaRow
 from ...core.translator import Behavior
 from ...core.visible import visible
 from ...core.wire import describe_value
-from ..cells import cell_len, fit, middle_fit, show_value
+from ..cells import cell_len, finish_text, fit, middle_fit, show_value
 from .compare_model import (
     BLANK,
     CALL_DIFF,
@@ -700,10 +700,8 @@ class CompareView(LineView):
 
 def _text(d: Difference, value: Any, default: Callable[[], str]) -> str:
     """A side of a difference; an error finish says its code as the tables do (``""``)."""
-    if d.kind == "finish" and isinstance(value, dict) and value.get("kind") == "error":
-        failure = value.get("failure")
-        code = failure.get("code") if isinstance(failure, dict) else None
-        return "error " + (visible(code) if isinstance(code, str) and code else show_value(code))
+    if d.kind == "finish" and isinstance(value, dict):
+        return finish_text(value)
     return default()
 
 
