@@ -43,6 +43,7 @@ __all__ = [
     "Analyzer",
     "CallTrace",
     "DeltaRow",
+    "DeltaRows",
     "EventLog",
     "Flag",
     "Note",
@@ -212,6 +213,45 @@ class EventLog:
             return True, ref >> 33, (ref >> 1) & 0xFFFFFFFF, bool(ref & _START)
         ref = -ref - 1
         return False, ref >> 2, (ref >> 1) & 1, bool(ref & _START)
+
+
+class DeltaRows(Sequence["DeltaRow"]):
+    """A call's identity evolution as a sequence, made a block at a time when read: a view
+    of a 100,000-delta call keeps the block on screen, not 100,000 rows."""
+
+    __slots__ = ("_block", "_call", "_rows")
+
+    BLOCK = 256
+
+    def __init__(self, call: CallTrace) -> None:
+        self._call = call
+        self._block = -1
+        self._rows: list[DeltaRow] = []
+
+    def __len__(self) -> int:
+        return self._call.count
+
+    @overload
+    def __getitem__(self, index: int) -> DeltaRow: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[DeltaRow]: ...
+
+    def __getitem__(self, index: int | slice) -> DeltaRow | list[DeltaRow]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self))
+            if step == 1:
+                return self._call.rows(start, stop)
+            return [self[i] for i in range(start, stop, step)]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        block = index // self.BLOCK
+        if block != self._block:
+            self._rows = self._call.rows(block * self.BLOCK, (block + 1) * self.BLOCK)
+            self._block = block
+        return self._rows[index % self.BLOCK]
 
 
 class DeltaRow(msgspec.Struct):

@@ -1,8 +1,8 @@
 """The replay-tui app: a trace list beside the open trace's calls, diff and raw views.
 
-The app owns the workers (discovery, judging the list, loading the open trace, building the
-big views) and the routing of messages between widgets; the widgets render. ``make_app`` is
-the factory the CLI and the tests share.
+The app owns the workers that read files (discovery, judging the list, loading the open trace
+and the marked one) and routes each trace to the views; each view builds its own model in a
+worker of its own. ``make_app`` is the factory the CLI and the tests share.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from .loading import load_in_steps
 from .messages import (
     DiscoveryDone,
     LoadProgress,
+    MarkedLoaded,
     TraceAdded,
     TraceOpened,
     TraceRemoved,
@@ -44,15 +45,16 @@ from .screens.help import HelpScreen
 from .screens.payload import PayloadScreen
 from .store import TraceStore
 from .widgets.bars import BadgeChip, CountsBar, TraceHeader
-from .widgets.calls_view import CallsModel, CallsView, build_calls_model
+from .widgets.calls_view import CallsView
 from .widgets.clients_view import ClientsMatrix, ClientsPane
 from .widgets.compare_pane import ComparePane
 from .widgets.compare_view import CompareView
 from .widgets.details import Details
-from .widgets.diff_view import DiffModel, DiffView, build_diff_model
+from .widgets.diff_view import DiffView
 from .widgets.key_hints import KeyHints
 from .widgets.line_view import LineView
-from .widgets.raw_view import RawModel, RawView, build_raw_model
+from .widgets.model_view import ModelShown
+from .widgets.raw_view import RawView
 from .widgets.trace_list import TraceList, TraceTree
 
 if TYPE_CHECKING:
@@ -62,19 +64,12 @@ if TYPE_CHECKING:
 
 __all__ = ["ReplayApp", "make_app", "run_app"]
 
-SMALL_DELTAS = 3000
-SMALL_BYTES = 512 * 1024
 VIEWS = ("calls", "diff", "raw", "clients", "compare")
 BADGE_CYCLE: tuple[str | None, ...] = (None, "erasing", "refused", "broken", "in progress", "clean")
 
 
 def _count(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
-
-
-def _small(trace: Trace) -> bool:
-    """Cheap enough to build views on the UI thread (keeps tests and small files instant)."""
-    return trace.analysis.deltas <= SMALL_DELTAS and len(trace.raw) <= SMALL_BYTES
 
 
 class ReplayApp(App[int]):
@@ -243,9 +238,6 @@ class ReplayApp(App[int]):
         """Seconds from app start until the first trace's rows were on screen (benchmarks)."""
         self._started = time.perf_counter()
         self._first_slice = first_slice
-        self._diff_for: Trace | None = None
-        self._raw_for: Trace | None = None
-        self._pending_lines: tuple[int, int] | None = None
         self._counts_shown: tuple[dict[str, int], int, int, str | None] | None = None
         self.keymap_overrides = dict(keymap or {})
         self.keymap_problems = [
@@ -554,88 +546,71 @@ class ReplayApp(App[int]):
         self.trace_header.show_trace(trace, progress=progress)
         loading = "Decoding the rest of the capture: verdicts are provisional." if partial else None
         self.details.show(trace, loading=loading)
-        if _small(trace):
-            self._calls_ready(trace, build_calls_model(trace), keep)
-        else:
-            self._build_calls(trace, keep)
-        self._diff_for = self._raw_for = None
+        self.calls_view.show_trace(trace, keep=keep)
         self._refresh_active_view(keep)
 
-    @work(thread=True, exclusive=True, group="calls", description="calls")
-    def _build_calls(self, trace: Trace, keep: bool) -> None:
-        model = build_calls_model(trace)
-        if not get_current_worker().is_cancelled:
-            self.call_from_thread(self._calls_ready, trace, model, keep)
-
-    def _calls_ready(self, trace: Trace, model: CallsModel, keep: bool) -> None:
-        if self.current is None or self.current.address != trace.address:
-            return
-        self.calls_view.show(model, keep_position=keep)
-        if self.first_screen is None and model.total:
-            self.call_after_refresh(self._first_screen_painted)
+    @on(ModelShown)
+    def _model_shown(self, message: ModelShown) -> None:
+        if message.view is self.calls_view and self.first_screen is None:
+            model = self.calls_view.model
+            if model is not None and model.total:
+                self.call_after_refresh(self._first_screen_painted)
 
     def _first_screen_painted(self) -> None:
         if self.first_screen is None:
             self.first_screen = time.perf_counter() - self._started
 
     def _refresh_active_view(self, keep: bool) -> None:
+        """Route the open trace to the active view (the others get it when they are shown)."""
         trace = self.current
         if trace is None:
             return
         active = self.tabs.active
-        if active == "diff" and self._diff_for is not trace:
-            self._diff_for = trace
-            if _small(trace):
-                self._diff_ready(trace, build_diff_model(trace), keep)
-            else:
-                self.diff_view.loading = True
-                self._build_diff(trace, keep)
-        elif active == "raw" and self._raw_for is not trace:
-            self._raw_for = trace
-            if _small(trace):
-                self._raw_ready(trace, build_raw_model(trace), keep)
-            else:
-                self.raw_view.loading = True
-                self._build_raw(trace, keep)
+        if active == "diff":
+            self.diff_view.show_trace(trace)
+        elif active == "raw":
+            self.raw_view.show_trace(trace)
         elif active == "clients":
             self.clients_pane.show(trace, partial=self.partial, keep_position=keep)
         elif active == "compare":
-            marked = self.marked
-            self.compare_pane.show(
-                marked,
-                self.store.sources.get(marked) if marked else None,
-                self.store.get(marked) if marked else None,
-                trace,
-                partial=self.partial,
-                keep_position=keep,
+            self._route_compare(trace, keep)
+
+    def _route_compare(self, trace: Trace, keep: bool) -> None:
+        """The compare pane gets both traces loaded: A is read here when the cache let it go."""
+        marked = self.marked
+        a = self.store.get(marked) if marked else None
+        gone = marked is not None and marked not in self.store.sources
+        if marked is not None and a is None and not gone:
+            self._load_marked(marked)
+        self.compare_pane.show(
+            marked, a, trace, gone=gone, partial=self.partial, keep_position=keep
+        )
+
+    @work(thread=True, exclusive=True, group="marked", description="read the marked trace")
+    def _load_marked(self, address: str) -> None:
+        source = self.store.sources.get(address)
+        if source is None:
+            return
+        load = self.live.folder.load if self.live is not None else load_trace
+        try:
+            trace = load(source)
+        except OSError as exc:
+            self.post_message(MarkedLoaded(address, None, exc.strerror or str(exc)))
+            return
+        self.post_message(MarkedLoaded(address, trace))
+
+    @on(MarkedLoaded)
+    def _marked_loaded(self, message: MarkedLoaded) -> None:
+        if message.address != self.marked:
+            return
+        if message.trace is None:
+            self.compare_pane.show_message(
+                visible(f"{message.address}: cannot read: {message.error}")
             )
-
-    @work(thread=True, exclusive=True, group="diff", description="diff")
-    def _build_diff(self, trace: Trace, keep: bool) -> None:
-        model = build_diff_model(trace)
-        if not get_current_worker().is_cancelled:
-            self.call_from_thread(self._diff_ready, trace, model, keep)
-
-    def _diff_ready(self, trace: Trace, model: DiffModel, keep: bool) -> None:
-        self.diff_view.loading = False
-        if self.current is not trace:
             return
-        self.diff_view.show(model, keep_position=keep)
-        if self._pending_lines is not None:
-            self.diff_view.goto_line(self._pending_lines[0])
-
-    @work(thread=True, exclusive=True, group="raw", description="raw")
-    def _build_raw(self, trace: Trace, keep: bool) -> None:
-        model = build_raw_model(trace)
-        if not get_current_worker().is_cancelled:
-            self.call_from_thread(self._raw_ready, trace, model, keep)
-
-    def _raw_ready(self, trace: Trace, model: RawModel, keep: bool) -> None:
-        self.raw_view.loading = False
-        if self.current is not trace:
-            return
-        self.raw_view.selected = self._pending_lines
-        self.raw_view.show(model, keep_position=keep)
+        self.store.put(message.trace)
+        if self.tabs.active == "compare":
+            self._refresh_active_view(keep=False)
 
     # -- live changes (posted by the watcher) ------------------------------------------------
 
@@ -710,7 +685,9 @@ class ReplayApp(App[int]):
             return
         _, row = found
         payload = trace.payloads[row.position]
-        self._pending_lines = (payload.line, payload.end_line)
+        # The raw and diff views keep the lines, and go to them when they show this trace.
+        self.raw_view.selected = (payload.line, payload.end_line)
+        self.diff_view.selected_line = payload.line
         if self.raw_view.model is not None and self.raw_view.model.trace is trace:
             self.raw_view.select_lines(payload.line, payload.end_line)
         if self.diff_view.model is not None and self.diff_view.model.trace is trace:

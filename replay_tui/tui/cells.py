@@ -14,7 +14,16 @@ from rich.cells import cell_len, set_cell_size
 from ..core.visible import visible
 from ..core.wire import UNSET, describe_value
 
-__all__ = ["ValueKind", "cell_len", "fit", "middle_fit", "show_value", "value_kind"]
+__all__ = [
+    "ValueKind",
+    "cell_len",
+    "failure_text",
+    "finish_text",
+    "fit",
+    "middle_fit",
+    "show_value",
+    "value_kind",
+]
 
 ELLIPSIS = "…"
 
@@ -66,3 +75,24 @@ def value_kind(value: Any) -> str:
 def show_value(value: Any) -> str:
     """A raw value as the tables show it: ``absent``, ``null``, ``""``, ``"x"``, ``7``."""
     return visible(describe_value(value))
+
+
+def _code(code: Any) -> str:
+    return visible(code) if isinstance(code, str) and code else show_value(code)
+
+
+def finish_text(reason: dict[str, Any]) -> str:
+    """A finish in a word: ``stop``, ``tool-calls``, ``error CONTENT_FILTER``; an empty
+    ``finish_reason`` gives the code ``""``, shown as such (never as nothing)."""
+    if reason.get("kind") != "error":
+        return visible(str(reason.get("kind")))
+    failure = reason.get("failure")
+    return "error " + _code(failure.get("code") if isinstance(failure, dict) else None)
+
+
+def failure_text(failure: dict[str, Any]) -> str:
+    """An error finish's ``code: message``, an empty code or stop reason shown as ``""``."""
+    message = failure.get("message", "")
+    if isinstance(message, str) and message.endswith(": "):  # "model stopped: " + ""
+        message += '""'
+    return _code(failure.get("code")) + ": " + visible(str(message))

@@ -1,7 +1,8 @@
-"""App-level messages: what workers (and, later, the file watcher) tell the screen.
+"""App-level messages: what the app's workers and the file watcher tell the screen.
 
 Widgets send user intent up as their own messages; these carry data that arrived from outside
-the UI thread. All are safe to post from a worker thread.
+the UI thread. All are safe to post from a worker thread. A message that a newer one makes
+stale says so (``can_replace``), so a burst of them is handled once.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ..core.trace import Trace
 __all__ = [
     "DiscoveryDone",
     "LoadProgress",
+    "MarkedLoaded",
     "TraceAdded",
     "TraceOpened",
     "TraceRemoved",
@@ -50,6 +52,9 @@ class LoadProgress(Message):
     done: int
     total: int
 
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, LoadProgress) and message.address == self.address
+
 
 @dataclass
 class TraceOpened(Message):
@@ -76,9 +81,21 @@ class TraceUpdated(Message):
 
     trace: Trace
 
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, TraceUpdated) and message.trace.address == self.trace.address
+
 
 @dataclass
 class TraceRemoved(Message):
     """A trace disappeared (its file was deleted)."""
 
     address: str
+
+
+@dataclass
+class MarkedLoaded(Message):
+    """The trace marked as A was read for the compare view (``trace`` is ``None``: it failed)."""
+
+    address: str
+    trace: Trace | None
+    error: str = ""

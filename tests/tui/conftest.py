@@ -64,6 +64,14 @@ class SVGSnapshotExtension(SingleFileSnapshotExtension):
     _write_mode = WriteMode.TEXT
 
 
+@pytest.fixture(autouse=True)
+def _no_animations(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scrolls and toasts jump to their end: nothing to wait for, nothing to time."""
+    import textual.constants
+
+    monkeypatch.setattr(textual.constants, "TEXTUAL_ANIMATIONS", "none")
+
+
 @pytest.fixture
 def svg_snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
     return snapshot.use_extension(SVGSnapshotExtension)

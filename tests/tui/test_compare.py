@@ -205,3 +205,35 @@ async def test_the_compare_view_follows_a_changing_a_and_b(tmp_path: Path) -> No
         (tmp_path / "a.sse").write_text(text.replace('"id":"call_', '"id":"CALL_'))
         await until(pilot, lambda: "outcome differs" in _header(app))
         assert 'call 0 id: "CALL_' in _header(app)
+
+
+async def test_a_marked_trace_the_cache_let_go_is_read_again_by_the_app() -> None:
+    """The compare pane never reads a file: the app reads A again and hands it over."""
+    from replay_tui.tui.store import TraceStore
+
+    app = make_app([str(HAR)])
+    app.store = TraceStore(cache_bytes=1)  # only the open trace stays cached
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        a, b = f"{HAR}#2", f"{HAR}#4"
+        app.choose_trace(a)
+        await settle(app, pilot)
+        await pilot.press("m")
+        app.choose_trace(b)
+        await settle(app, pilot)
+        assert app.store.get(a) is None
+        await pilot.press("5")  # "Reading the marked trace…" until the app has read it
+        await settle(app, pilot)
+        await app.workers.wait_for_complete(
+            [w for w in app.workers if w.group in ("marked", "compare")]
+        )
+        await pilot.pause()
+        model = app.compare_pane.view.model
+        assert model is not None
+        assert (model.a.address, model.b.address) == (a, b)
+        assert app.store.get(a) is model.a  # read by the app, into its store
+        assert 'outcome differs under accept-identity: call 0 id: "call_adiD1' in _header(app)
+        # While the app reads A, the pane says so (it is handed no trace, and reads none).
+        assert app.current is not None
+        app.compare_pane.show(a, None, app.current)
+        assert "Reading the marked trace" in rendered(app.compare_pane.view)[1]

@@ -34,6 +34,7 @@ async def settle(app: ReplayApp, pilot: Pilot[int], *, limit: float = 20.0) -> N
         await app.workers.wait_for_complete(pending)  # type: ignore[arg-type]
     await pilot.pause()
 
+
 CLEAN = TRACES / "openai" / "gpt-4.1-text-then-call.sse"
 ERASING = TRACES / "dashscope" / "qwen3-max-id-empty.sse"
 

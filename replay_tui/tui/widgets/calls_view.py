@@ -15,20 +15,30 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
 
-from ...core.identity import CallTrace, DeltaRow, Flag
+from ...core.identity import CallTrace, DeltaRow, DeltaRows, Flag
 from ...core.trace import Trace
-from ...core.translator import Behavior, index_key, is_identity
+from ...core.translator import Behavior, index_key, is_identity, missing_identity
 from ...core.visible import visible
 from ...core.wire import UNSET, describe_value
-from ..cells import ValueKind, cell_len, fit, middle_fit, show_value, value_kind
+from ..cells import (
+    ValueKind,
+    cell_len,
+    failure_text,
+    fit,
+    middle_fit,
+    show_value,
+    value_kind,
+)
 from ..screens.payload import PayloadScreen
 from .line_view import LineView, Row
+from .model_view import ModelView
 
 __all__ = ["CallsModel", "CallsView", "build_calls_model"]
 
@@ -59,9 +69,10 @@ class Column:
     group: str = ""
 
 
-def _columns(rows: list[DeltaRow], w_flag: int, w_id: int, w_name: int) -> list[Column]:
-    w_delta = max(2, len(f"{len(rows):,}"))
-    w_line = max(4, len(str(rows[-1].line))) if rows else 4
+def _columns(heads: tuple[int, int, int], w_id: int, w_name: int) -> list[Column]:
+    """The columns of one call; ``heads`` (Δ, line, flag widths) are the same for every call,
+    so the row headers line up and stay put together when the table scrolls sideways."""
+    w_delta, w_line, w_flag = heads
     cols = [Column("delta", "Δ", w_delta), Column("line", "line", w_line)]
     if w_flag:
         cols.append(Column("flag", "flag", w_flag))
@@ -82,7 +93,7 @@ class Section:
     """One call's rows."""
 
     call: CallTrace
-    rows: list[DeltaRow]
+    rows: Sequence[DeltaRow]
     start: int
     tail: list[list[Piece]]
     labels: dict[int, str]
@@ -109,6 +120,8 @@ class CallsModel:
     total: int = 0
     width: int = 0
     by_key: dict[Any, Section] = field(default_factory=dict)
+    sticky: int = 0
+    """Width of the row headers (gutter, Δ, line, flag): they stay put when scrolled sideways."""
 
     def locate(self, index: int) -> tuple[Section | None, int]:
         """The section row ``index`` belongs to and its offset in it (``None``: intro)."""
@@ -164,23 +177,27 @@ def build_calls_model(trace: Trace) -> CallsModel:
         ]
     index = len(model.intro)
     accept = analysis.outcomes.get(ACCEPT)
-    for ct in analysis.calls:
-        rows = ct.rows()
+    calls = _calls(trace)
+    labels_of = [
+        {d: flag_label(fs) for d, fs in _flags_by_delta(ct.flags).items()} for ct, _ in calls
+    ]
+    heads = (
+        max([2] + [len(f"{len(rows):,}") for _, rows in calls]),
+        max([4] + [len(str(rows[-1].line)) for _, rows in calls if rows]),
+        max([cell_len(t) for labels in labels_of for t in labels.values()], default=0),
+    )
+    model.sticky = GUTTER + heads[0] + GAP + heads[1] + (GAP + heads[2] if heads[2] else 0)
+    for (ct, rows), label_text in zip(calls, labels_of, strict=True):
         sample = rows[:200]
         ids = [r.raw_id for r in sample] + list(_finals(ct, 0))
         names = [r.raw_name for r in sample] + list(_finals(ct, 1))
-        labels: dict[int, list[Flag]] = {}
-        for f in ct.flags:
-            labels.setdefault(f.delta, []).append(f)
-        label_text = {d: flag_label(fs) for d, fs in labels.items()}
-        w_flag = max([cell_len(t) for t in label_text.values()], default=0)
         section = Section(
             call=ct,
             rows=rows,
             start=index,
             tail=_tail(ct, accept.verdict if accept else "", accept.finish if accept else {}),
             labels=label_text,
-            columns=_columns(rows, w_flag, _width(ids, 16, "id"), _width(names, 16, "name")),
+            columns=_columns(heads, _width(ids, 16, "id"), _width(names, 16, "name")),
         )
         model.sections.append(section)
         model.starts.append(index)
@@ -195,6 +212,19 @@ def build_calls_model(trace: Trace) -> CallsModel:
     return model
 
 
+def _calls(trace: Trace) -> list[tuple[CallTrace, Sequence[DeltaRow]]]:
+    """The calls model's one read of the trace: each call with its delta rows (made a block
+    at a time as they are drawn, from the analysis' record)."""
+    return [(ct, DeltaRows(ct)) for ct in trace.analysis.calls]
+
+
+def _flags_by_delta(flags: list[Flag]) -> dict[int, list[Flag]]:
+    out: dict[int, list[Flag]] = {}
+    for f in flags:
+        out.setdefault(f.delta, []).append(f)
+    return out
+
+
 def _finals(ct: CallTrace, which: int) -> tuple[Any, Any]:
     return ct.final(ACCEPT)[which], ct.final(ASSIGN)[which]
 
@@ -205,12 +235,12 @@ def _tail(ct: CallTrace, accept_verdict: str, accept_finish: dict[str, Any]) -> 
     for behavior, label in ((ASSIGN, "assign-always  "), (ACCEPT, "accept-identity")):
         cid, name = ct.final(behavior)
         line: list[Piece] = [("   " + label + "  ", "calls-view--header")]
-        if behavior is ACCEPT and not (is_identity(cid) and is_identity(name)):
-            missing = "id" if not is_identity(cid) else "name"
+        missing = missing_identity(cid, name) if behavior is ACCEPT else None
+        if missing is not None:
             why = f"refused: the call never got a non-empty {missing}"
             if accept_verdict == "malformed-tool-call":
                 failure = accept_finish.get("failure", {})
-                why += f" → {failure.get('code', '')}: {failure.get('message', '')}"
+                why += " → " + failure_text(failure)
             elif accept_verdict == "in-progress":
                 why = f"no {missing} yet (the stream is still being written)"
             line.append(("✗ " + visible(why), "calls-view--bad"))
@@ -284,8 +314,10 @@ def _kind_style(value: Any) -> str:
     }[value_kind(value)]
 
 
-class CallsView(LineView):
+class CallsView(ModelView[CallsModel]):
     """Per tool call, its identity evolution as a table (see the module docstring)."""
+
+    CURSOR_MARK = "▶"
 
     COMPONENT_CLASSES: ClassVar[set[str]] = LineView.COMPONENT_CLASSES | {
         "calls-view--title",
@@ -330,9 +362,9 @@ class CallsView(LineView):
     }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.model: CallsModel | None = None
+    @staticmethod
+    def build(trace: Trace) -> CallsModel:
+        return build_calls_model(trace)
 
     @property
     def trace(self) -> Trace | None:
@@ -343,6 +375,7 @@ class CallsView(LineView):
         scroll = self.scroll_offset
         cursor = self.cursor
         self.model = model
+        self.sticky = model.sticky
         self.set_shape(model.total, model.width)
         if keep_position:
             self.scroll_to(scroll.x, scroll.y, animate=False, immediate=True)
@@ -372,6 +405,26 @@ class CallsView(LineView):
             return False
         section, offset = self.model.locate(index)
         return section is not None and (offset == 0 or HEAD <= offset < HEAD + len(section.rows))
+
+    def is_table_row(self, index: int) -> bool:
+        if self.model is None:
+            return False
+        section, offset = self.model.locate(index)
+        return section is not None and 1 <= offset < HEAD + len(section.rows)
+
+    def column_stops(self) -> list[int]:
+        """Where each column of the call at the cursor (or at the top) starts."""
+        model = self.model
+        if model is None or not model.sections:
+            return []
+        section, _ = model.locate(self.cursor if self.cursor >= 0 else int(self.scroll_offset.y))
+        cols = (section or model.sections[0]).columns
+        stops = []
+        x = GUTTER
+        for k, col in enumerate(cols):
+            stops.append(x)
+            x += (len(SEP) if col.sep else (0 if k == 0 else GAP)) + col.width
+        return stops
 
     def cursor_style(self, fill: Style) -> Style:
         # The cursor on an erasing delta stays red: the erasure is what the row is about.

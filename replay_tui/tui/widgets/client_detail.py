@@ -32,7 +32,7 @@ if TYPE_CHECKING:
         Policy,
     )
 
-__all__ = ["ClientDetail", "DetailLine", "detail_lines"]
+__all__ = ["ClientDetail", "DetailLine", "detail_lines", "wrap_pieces"]
 
 MAX_ARG_LINES = 300
 """Argument lines shown per side (``c`` or ``enter`` on the cell gives them all)."""
@@ -203,6 +203,34 @@ def detail_lines(
     return out + _field_rows(m, True, fields) + about
 
 
+def wrap_pieces(pieces: list[Piece], width: int) -> list[list[Piece]]:
+    """``pieces`` in lines of at most ``width`` cells, broken after spaces where there are
+    some (mid-word only in a word longer than a line), each piece keeping its style."""
+    text = "".join(t for t, _ in pieces)
+    if cell_len(text) <= width or width < 8:
+        return [pieces]
+    cuts: list[tuple[int, int]] = []
+    start = 0
+    while cell_len(text[start:]) > width:
+        end = start + width
+        space = text.rfind(" ", start + 1, end + 1)
+        cut = space + 1 if space > start else end
+        cuts.append((start, cut))
+        start = cut
+    cuts.append((start, len(text)))
+    out: list[list[Piece]] = []
+    for a, b in cuts:
+        line: list[Piece] = []
+        at = 0
+        for t, name in pieces:
+            lo, hi = max(a, at), min(b, at + len(t))
+            if lo < hi:
+                line.append((t[lo - at : hi - at], name))
+            at += len(t)
+        out.append(line)
+    return out
+
+
 Fields = tuple[list[Piece], list[Piece], list[list[Piece]]]
 """One call's id, name and argument lines, as pieces."""
 
@@ -359,14 +387,35 @@ class ClientDetail(LineView):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.lines: list[DetailLine] = []
+        self.rows: list[DetailLine] = []
+        """``lines`` wrapped at word boundaries to the view's width (nothing is cut)."""
 
     def show(self, lines: list[DetailLine]) -> None:
         self.lines = lines
-        self.set_shape(len(lines), self.size.width)
+        self._wrap()
         self.scroll_to(0, 0, animate=False, immediate=True)
 
     def on_resize(self, event: events.Resize) -> None:
-        self.set_shape(len(self.lines), self.size.width)
+        self._wrap()
+
+    def _widths(self) -> tuple[int, int, int]:
+        """The full width, and the widths of the meant and got sides."""
+        width = max((self.scrollable_content_region.width or self.size.width) - 2, 40)
+        half = (width - LABEL_W - 3) // 2
+        return width, half, width - LABEL_W - 3 - half
+
+    def _wrap(self) -> None:
+        width, left_w, right_w = self._widths()
+        self.rows = []
+        for line in self.lines:
+            if line.left is None:
+                self.rows += [DetailLine(p) for p in wrap_pieces(line.pieces, width)]
+                continue
+            left = wrap_pieces(line.left, left_w)
+            right = wrap_pieces(line.right or [], right_w)
+            for k, (a, b) in enumerate(zip_longest(left, right)):
+                self.rows.append(DetailLine(line.pieces if k == 0 else [], a or [], b or []))
+        self.set_shape(len(self.rows), width + 1)
 
     def is_selectable(self, index: int) -> bool:
         return False
@@ -378,7 +427,7 @@ class ClientDetail(LineView):
         self.scroll_to(y=max(0, self.scroll_offset.y - 1), animate=False, immediate=True)
 
     def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(name, partial=True) if name else Style()
+        return self.piece_style(name)
 
     def _segments(self, pieces: list[Piece], width: int | None = None) -> list[Segment]:
         out: list[Segment] = []
@@ -397,15 +446,14 @@ class ClientDetail(LineView):
         return out
 
     def render_row(self, index: int) -> Row:
-        line = self.lines[index]
+        line = self.rows[index]
         if line.left is None:
             return [Segment(" "), *self._segments(line.pieces)], Style()
-        width = max(self.size.width - 2, 40)
-        half = (width - LABEL_W - 3) // 2
+        _, left_w, right_w = self._widths()
         segs = [Segment(" "), *self._segments(line.pieces, LABEL_W)]
-        segs += self._segments(line.left, half)
+        segs += self._segments(line.left, left_w)
         segs.append(Segment(" │ ", self._style("clients-detail--dim")))
-        segs += self._segments(line.right or [], width - LABEL_W - 3 - half)
+        segs += self._segments(line.right or [], right_w)
         return segs, Style()
 
     def plain(self) -> str:

@@ -23,7 +23,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
-from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from ...core.trace import Trace
@@ -46,6 +45,7 @@ from .line_view import LineView, Row
 if TYPE_CHECKING:  # the policies are imported when the view is first shown, not at start-up
     from ...core.clients import (
         AssembledCall,
+        ClientError,
         ClientOutcome,
         Frame,
         MeantCall,
@@ -118,6 +118,9 @@ class ClientsMatrix(LineView):
         def control(self) -> ClientsMatrix:
             return self.matrix
 
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, ClientsMatrix.CellSelected) and message.matrix is self.matrix
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.model: ClientsModel | None = None
@@ -131,6 +134,7 @@ class ClientsMatrix(LineView):
         old = self.model
         self.model = model
         self.message = ""
+        self.sticky = STICKY  # the client column stays put while the calls scroll sideways
         rows = len(model.layout)
         self.set_shape(rows, STICKY + len(model.meant) * (CELL_W + 1) + RESPONSE_W + 2)
         if keep_position and old is not None and self.cursor >= 0:
@@ -147,6 +151,7 @@ class ClientsMatrix(LineView):
     def show_message(self, text: str) -> None:
         self.model = None
         self.message = text
+        self.sticky = 0
         self.set_shape(1, cell_len(text) + 2)
         self.set_reactive(LineView.cursor, -1)
         self.invalidate()
@@ -198,26 +203,7 @@ class ClientsMatrix(LineView):
     # -- rendering -----------------------------------------------------------------------
 
     def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(name, partial=True) if name else Style()
-
-    def render_line(self, y: int) -> Strip:
-        # The client column is sticky: only what is right of it scrolls sideways.
-        scroll_x, scroll_y = self.scroll_offset
-        index = scroll_y + y
-        width = self.size.width
-        base = self.rich_style
-        if index < 0 or index >= self.row_count:
-            return Strip.blank(width, base)
-        segments, fill = self.render_row(index)
-        under = base + fill
-        if index == self.cursor:
-            under += self.cursor_style(fill)
-        strip = Strip([Segment(t, under + s if s else under) for t, s, _ in segments])
-        if self.model is None:
-            return strip.crop_extend(scroll_x, scroll_x + width, under)
-        head = strip.crop_extend(0, STICKY, under)
-        tail = strip.crop_extend(STICKY + scroll_x, scroll_x + width, under)
-        return Strip.join([head, tail]).crop_extend(0, width, under)
+        return self.piece_style(name)
 
     def render_row(self, index: int) -> Row:
         model = self.model
@@ -373,16 +359,27 @@ class ClientsMatrix(LineView):
             }
             if call.dropped is not None:
                 data["dropped"] = {"reason": call.dropped.reason}
+            raised = outcome.assembly.raised
+            if raised is not None and not call.delivered:
+                data["raised"] = _raised_json(raised)
             where = f"{policy.key} on call {describe_value(call.meant.wire_index)}"
         else:
             data = {
                 "client": policy.key,
                 "outcome": outcome.outcome,
-                "raised": str(outcome.assembly.raised) if outcome.assembly.raised else None,
+                "raised": (
+                    _raised_json(outcome.assembly.raised) if outcome.assembly.raised else None
+                ),
+                "error_parts": [_raised_json(e) for e in outcome.assembly.error_parts],
                 "calls": [_call_json(c) for c in outcome.assembly.calls],
             }
             where = f"{policy.key} on the whole response"
         return json.dumps(data, ensure_ascii=False, indent=2), where
+
+
+def _raised_json(error: ClientError) -> dict[str, Any]:
+    """An error the library raised (or surfaced), whole: its name, message and line."""
+    return {"name": error.name, "message": error.message, "line": error.line, "verb": error.verb}
 
 
 def _meant_json(m: MeantCall) -> dict[str, Any]:
@@ -396,6 +393,13 @@ def _call_json(c: AssembledCall) -> dict[str, Any]:
     if c.invalid:
         out["invalid"] = True
     return out
+
+
+def _frames(trace: Trace) -> list[Frame]:
+    """The clients model's one read of the trace: its payloads as the libraries see them."""
+    from ...core.clients import frames
+
+    return frames(trace)
 
 
 class _Cancelled(Exception):
@@ -472,9 +476,9 @@ class ClientsPane(Vertical):
     @work(thread=True, exclusive=True, group="clients", description="clients")
     def _assess(self, model: ClientsModel) -> None:
         worker = get_current_worker()
-        from ...core.clients import assess_frames, frames
+        from ...core.clients import assess_frames
 
-        stream = _Checked(frames(model.trace), lambda: worker.is_cancelled)
+        stream = _Checked(_frames(model.trace), lambda: worker.is_cancelled)
         try:
             for policy in model.policies:
                 outcome = assess_frames(stream, model.meant, [policy])[policy.key]

@@ -1,11 +1,15 @@
 """The compare tab: the marked trace (A) and the open one (B), their headline, the view.
 
-:class:`ComparePane` says why nothing is compared (nothing marked, the marked trace is the open
-one, B still decoding), or runs the diff in a worker — loading A from its file when it is no
-longer in the cache — and shows progress until the view has its model.
+:class:`ComparePane` is handed both traces, loaded (the app reads A when its cache let it go);
+it says why nothing is compared (nothing marked, the marked trace is the open one, A being
+read, B still decoding), or runs the diff in an exclusive worker of its own and shows progress
+until the view has its model. It never reads a file.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -15,8 +19,8 @@ from textual.message import Message
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from ...core.diff import diff_traces
-from ...core.trace import Source, Trace, load_trace
+from ...core.diff import TraceDiff, diff_traces
+from ...core.trace import Trace
 from ...core.translator import Behavior
 from ...core.visible import visible
 from .compare_model import CompareModel, build_compare_model
@@ -28,6 +32,11 @@ NOTHING_MARKED = (
     "Mark a trace with m (it becomes A), then open another (B): they are compared here —"
     " the outcome, each call's identity evolution, the payloads."
 )
+
+
+def _diff(a: Trace, b: Trace, progress: Callable[[str], None]) -> TraceDiff:
+    """The compare model's one read of the two traces."""
+    return diff_traces(a, b, progress=progress)
 
 
 # -- the header ------------------------------------------------------------------------------
@@ -80,25 +89,29 @@ class ComparePane(Vertical):
     }
     """
 
+    @dataclass
     class Progress(Message):
-        def __init__(self, token: int, stage: str) -> None:
-            super().__init__()
-            self.token = token
-            self.stage = stage
+        """The diff worker reached ``stage`` (only the latest one is worth showing)."""
 
+        token: int
+        stage: str
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, ComparePane.Progress)
+
+    @dataclass
     class Ready(Message):
-        def __init__(self, token: int, model: CompareModel | None, error: str = "") -> None:
-            super().__init__()
-            self.token = token
-            self.model = model
-            self.error = error
+        """The diff worker built the model of comparison ``token``."""
+
+        token: int
+        model: CompareModel
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.header = Static(Content(""), id="compare-header")
         self.view = CompareView(id="compare-view")
-        self.pair: tuple[object, Trace] | None = None
-        """What is shown (or being computed): A (its trace or source) and B."""
+        self.pair: tuple[Trace, Trace] | None = None
+        """What is shown (or being computed): A and B."""
         self._token = 0
         self._keep = False
 
@@ -124,61 +137,48 @@ class ComparePane(Vertical):
     def show(
         self,
         marked: str | None,
-        source_a: Source | None,
         a: Trace | None,
         b: Trace,
         *,
+        gone: bool = False,
         partial: bool = False,
         keep_position: bool = False,
     ) -> None:
-        """Compare the marked trace with ``b`` (the open one), or say why not."""
+        """Compare the marked trace ``a`` with ``b`` (the open one), or say why not."""
         if marked is None:
             self.show_message(NOTHING_MARKED)
-        elif source_a is None:
+        elif gone:
             self.show_message(f"The marked trace {visible(marked)} is gone: mark another (m).")
         elif b.address == marked:
             self.show_message(
                 f"{visible(marked)} is the marked trace (A): open another trace to compare it with."
             )
+        elif a is None:
+            self.show_message(f"Reading the marked trace {visible(marked)}…")
         elif partial:
             self.show_message(f"Waiting for {visible(b.address)} to finish decoding…")
         else:
-            self.compare(source_a, a, b, keep_position=keep_position)
+            self.compare(a, b, keep_position=keep_position)
 
-    def compare(
-        self, source_a: Source, a: Trace | None, b: Trace, *, keep_position: bool = False
-    ) -> None:
-        """Compare A (loaded from ``source_a`` unless given) with ``b``, unless already shown."""
-        key = a if a is not None else source_a
-        if self.pair is not None and self.pair[0] is key and self.pair[1] is b:
+    def compare(self, a: Trace, b: Trace, *, keep_position: bool = False) -> None:
+        """Compare ``a`` with ``b``, unless that is what is shown already."""
+        if self.pair is not None and self.pair[0] is a and self.pair[1] is b:
             return
-        self.pair = (key, b)
+        self.pair = (a, b)
         self._token += 1
         self._keep = keep_position and self.model is not None
         self.header.display = False
-        self.view.show_message(f"Comparing {visible(source_a.address)} with {visible(b.address)}…")
-        self._compare(self._token, source_a, a, b, self.view.behavior)
+        self.view.show_message(f"Comparing {visible(a.address)} with {visible(b.address)}…")
+        self._compare(self._token, a, b, self.view.behavior)
 
     @work(thread=True, exclusive=True, group="compare", description="compare")
-    def _compare(
-        self, token: int, source_a: Source, a: Trace | None, b: Trace, behavior: Behavior
-    ) -> None:
+    def _compare(self, token: int, a: Trace, b: Trace, behavior: Behavior) -> None:
         worker = get_current_worker()
 
         def progress(stage: str) -> None:
             self.post_message(self.Progress(token, stage))
 
-        if a is None:
-            progress("reading A")
-            try:
-                a = load_trace(source_a)
-            except OSError as exc:
-                reason = exc.strerror or str(exc)
-                self.post_message(
-                    self.Ready(token, None, f"{source_a.address}: cannot read: {reason}")
-                )
-                return
-        diff = diff_traces(a, b, progress=progress)
+        diff = _diff(a, b, progress)
         if worker.is_cancelled:
             return
         progress("comparing outcomes and calls")
@@ -194,9 +194,6 @@ class ComparePane(Vertical):
     @on(Ready)
     def _ready(self, message: Ready) -> None:
         if message.token != self._token:
-            return
-        if message.model is None:
-            self.show_message(visible(message.error))
             return
         model = message.model
         model.behavior = self.view.behavior

@@ -17,6 +17,7 @@ ones.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from rich.segment import Segment
@@ -29,7 +30,7 @@ from ...core.identity import DeltaRow
 from ...core.translator import Behavior
 from ...core.visible import visible
 from ...core.wire import describe_value
-from ..cells import cell_len, fit, middle_fit, show_value
+from ..cells import cell_len, finish_text, fit, middle_fit, show_value
 from .compare_model import (
     BLANK,
     CALL_DIFF,
@@ -212,7 +213,7 @@ class CompareView(LineView):
     # -- rendering -----------------------------------------------------------------------
 
     def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(name, partial=True) if name else Style()
+        return self.piece_style(name)
 
     def _width(self) -> int:
         # The region left of the scrollbar: rows never run under it.
@@ -325,9 +326,9 @@ class CompareView(LineView):
         segs = [
             Segment(" " * indent + fit(visible(d.what), what_w), style("compare-view--label")),
         ]
-        segs += self._located("A", d.a_line, d.a_text(), left)
+        segs += self._located("A", d.a_line, _text(d, d.a, d.a_text), left)
         segs.append(Segment(" │ ", style("compare-view--dim")))
-        segs += self._located("B", d.b_line, d.b_text(), right)
+        segs += self._located("B", d.b_line, _text(d, d.b, d.b_text), right)
         return segs
 
     def _located(self, side: str, line: int | None, text: str, width: int) -> list[Segment]:
@@ -695,6 +696,13 @@ class CompareView(LineView):
             return "\n".join(lines), f"the {row.status} payload row"
         headline = model.outcome.headline()
         return headline, "the outcome headline"
+
+
+def _text(d: Difference, value: Any, default: Callable[[], str]) -> str:
+    """A side of a difference; an error finish says its code as the tables do (``""``)."""
+    if d.kind == "finish" and isinstance(value, dict):
+        return finish_text(value)
+    return default()
 
 
 def _lines(lines: tuple[int, ...]) -> str:

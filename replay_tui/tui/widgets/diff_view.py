@@ -1,66 +1,115 @@
 """The diff view: the assign-always and accept-identity chunk streams side by side.
 
-Both streams come from the same payloads, so they are aligned payload by payload (chunks
-carry their payload's line); inside one payload the chunk kinds are matched in order, and
-where they differ (the fix emits no ``block-end`` when it refuses a call) one side shows a gap.
-Runs of identical rows collapse into one row that ``enter`` or a click expands.
+Both streams are read from the trace's analysis and aligned by :class:`BehaviorPairs`: until
+the end they pair chunk for chunk, and where the end differs (the fix emits no ``block-end``
+when it refuses a call) one side shows a gap.
+Runs of identical rows collapse into one row that ``enter`` or a click expands. Each side
+keeps half the view; a chunk longer than its half is not lost: ``←``/``→`` scroll the
+``key=value`` part of both sides together (the line, marker and chunk type stay put), and
+``enter`` shows a chunk pair whole.
 """
 
 from __future__ import annotations
 
-import difflib
+from array import array
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, overload
 
 import msgspec
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
+from textual.strip import Strip
 
+from ...core.stream import BehaviorPairs
 from ...core.trace import Trace
-from ...core.translator import Behavior, Chunk
+from ...core.translator import Chunk
 from ...core.visible import visible
 from ..cells import cell_len, fit
 from ..screens.payload import PayloadScreen
 from .line_view import LineView, Row
+from .model_view import ModelView
 
 __all__ = ["DiffModel", "DiffView", "build_diff_model"]
 
 MIN_RUN = 3
 """Identical rows in a run of at least this many collapse."""
+TYPE_W = 16
+"""The chunk type column of each side."""
+LEAD = 8
+"""The line number and the difference marker, left of both sides (they stay put)."""
+MAX_SIDE = 4000
+"""Cells of one side shown at most; longer chunks are cut (``enter`` shows them whole)."""
 
 Side = tuple[int | None, Chunk] | None
 
 
+class _Side(Sequence[Side]):
+    """One behavior's column of the aligned rows, made on demand (``None``: a gap)."""
+
+    __slots__ = ("_pairs", "_which")
+
+    def __init__(self, pairs: BehaviorPairs, which: int) -> None:
+        self._pairs = pairs
+        self._which = which
+
+    def __len__(self) -> int:
+        return len(self._pairs)
+
+    @overload
+    def __getitem__(self, index: int) -> Side: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Side]: ...
+
+    def __getitem__(self, index: int | slice) -> Side | list[Side]:
+        if isinstance(index, slice):
+            return [self._pairs[i][self._which] for i in range(*index.indices(len(self)))]
+        return self._pairs[index][self._which]
+
+
 @dataclass(slots=True)
 class DiffModel:
-    """The aligned chunk streams of one trace."""
+    """The aligned chunk streams of one trace, read from its analysis (:class:`BehaviorPairs`:
+    one byte per row is kept; the chunks are made when a row is drawn)."""
 
     trace: Trace
-    left: list[Side] = field(default_factory=list)
+    pairs: BehaviorPairs
+    left: _Side = field(init=False)
     """assign-always, aligned (``None``: a gap)."""
-    right: list[Side] = field(default_factory=list)
+    right: _Side = field(init=False)
     """accept-identity, aligned."""
-    same: list[bool] = field(default_factory=list)
     runs: list[tuple[int, int]] = field(default_factory=list)
     """Runs of identical rows ``[start, end)`` long enough to collapse."""
     expanded: set[int] = field(default_factory=set)
     display: list[int] = field(default_factory=list)
     """Each display row: a pair index (>= 0) or a collapsed run ``-(run + 1)``."""
-    row_of_pair: list[int] = field(default_factory=list)
-    lines: list[float] = field(default_factory=list)
+    row_of_pair: array[int] = field(default_factory=lambda: array("q"))
+    lines: array[float] = field(default_factory=lambda: array("d"))
     """The payload line of each pair (end of input: infinity), for finding a line."""
     differing: int = 0
+    side_widths: tuple[int, int] = (0, 0)
+    """The longest chunk of each side, in cells (capped at ``MAX_SIDE``)."""
+
+    def __post_init__(self) -> None:
+        self.left = _Side(self.pairs, 0)
+        self.right = _Side(self.pairs, 1)
+
+    @property
+    def same(self) -> bytearray:
+        """Per pair: are the two sides equal?"""
+        return self.pairs.same
 
     def layout(self) -> None:
         """Recompute the display rows after runs were collapsed or expanded."""
         display: list[int] = []
-        row_of = [0] * len(self.left)
+        n = len(self.pairs)
+        row_of = array("q", bytes(8 * n))
         runs = {start: (k, end) for k, (start, end) in enumerate(self.runs)}
         i = 0
-        n = len(self.left)
         while i < n:
             run = runs.get(i)
             if run is not None and run[0] not in self.expanded:
@@ -77,85 +126,45 @@ class DiffModel:
         self.row_of_pair = row_of
 
     def line_of(self, pair: int) -> int | None:
-        side = self.left[pair] or self.right[pair]
-        return side[0] if side else None
+        return self.pairs.line(pair)
 
 
-def _key(chunk: Chunk) -> tuple[Any, Any]:
-    return chunk["type"], chunk.get("index")
+def _streams(trace: Trace) -> BehaviorPairs:
+    """The diff model's one read of the trace: both behaviors' streams, aligned, from the
+    analysis (nothing is decoded again)."""
+    return BehaviorPairs(trace.analysis)
 
 
-def _groups(
-    stream: list[tuple[int | None, Chunk]],
-) -> list[tuple[int | None, list[tuple[int | None, Chunk]]]]:
-    out: list[tuple[int | None, list[tuple[int | None, Chunk]]]] = []
-    for item in stream:
-        if out and out[-1][0] == item[0]:
-            out[-1][1].append(item)
-        else:
-            out.append((item[0], [item]))
-    return out
+def side_text(chunk: Chunk) -> list[tuple[str, str]]:
+    """A chunk as the diff shows it: its type, then each ``key=value``, as ``(key, value)``."""
+    return [(f" {key}=", _value(value)) for key, value in chunk.items() if key != "type"]
 
 
-def align(
-    left: list[tuple[int | None, Chunk]], right: list[tuple[int | None, Chunk]]
-) -> tuple[list[Side], list[Side]]:
-    """Pair the chunks of two replays of one stream (gaps are ``None``)."""
-    out_l: list[Side] = []
-    out_r: list[Side] = []
-    gl, gr = _groups(left), _groups(right)
-    i = j = 0
-
-    def order(line: int | None) -> float:
-        return float("inf") if line is None else float(line)
-
-    while i < len(gl) or j < len(gr):
-        if j >= len(gr) or (i < len(gl) and order(gl[i][0]) < order(gr[j][0])):
-            out_l.extend(gl[i][1])
-            out_r.extend([None] * len(gl[i][1]))
-            i += 1
-            continue
-        if i >= len(gl) or order(gr[j][0]) < order(gl[i][0]):
-            out_r.extend(gr[j][1])
-            out_l.extend([None] * len(gr[j][1]))
-            j += 1
-            continue
-        a, b = gl[i][1], gr[j][1]
-        i += 1
-        j += 1
-        ka, kb = [_key(c) for _, c in a], [_key(c) for _, c in b]
-        if ka == kb:
-            out_l.extend(a)
-            out_r.extend(b)
-            continue
-        for tag, a0, a1, b0, b1 in difflib.SequenceMatcher(
-            None, ka, kb, autojunk=False
-        ).get_opcodes():
-            la, lb = a[a0:a1], b[b0:b1]
-            width = max(len(la), len(lb))
-            out_l.extend(la + [None] * (width - len(la)))
-            out_r.extend(lb + [None] * (width - len(lb)))
-            del tag
-    return out_l, out_r
+def _side_widths(pairs: BehaviorPairs) -> tuple[int, int]:
+    widest = [0, 0]
+    for pair in pairs:
+        for which, item in enumerate(pair):
+            if item is not None and widest[which] < MAX_SIDE:
+                width = TYPE_W + sum(cell_len(k) + cell_len(v) for k, v in side_text(item[1]))
+                widest[which] = min(MAX_SIDE, max(widest[which], width))
+        if widest[0] >= MAX_SIDE and widest[1] >= MAX_SIDE:
+            break
+    return widest[0], widest[1]
 
 
 def build_diff_model(trace: Trace) -> DiffModel:
-    """Replay ``trace`` under both behaviors and align the streams (pure: worker-safe)."""
-    left, right = align(
-        trace.replay(Behavior.ASSIGN_ALWAYS), trace.replay(Behavior.ACCEPT_IDENTITY)
+    """Both behaviors' streams of ``trace``, aligned (pure: worker-safe)."""
+    pairs = _streams(trace)
+    model = DiffModel(trace, pairs)
+    model.side_widths = _side_widths(pairs)
+    same = pairs.same
+    model.differing = same.count(0)
+    inf = float("inf")
+    model.lines = array(
+        "d", (inf if (line := pairs.line(k)) is None else float(line) for k in range(len(same)))
     )
-    model = DiffModel(trace, left, right)
-    same = [
-        a is not None and b is not None and a[1] == b[1] for a, b in zip(left, right, strict=True)
-    ]
-    model.same = same
-    model.differing = same.count(False)
-    model.lines = [
-        float("inf") if (line := model.line_of(k)) is None else float(line)
-        for k in range(len(left))
-    ]
     start = None
-    for k, s in enumerate([*same, False]):
+    for k, s in enumerate([*same, 0]):
         if s and start is None:
             start = k
         elif not s and start is not None:
@@ -170,8 +179,10 @@ def _value(value: Any) -> str:
     return visible(msgspec.json.encode(value).decode())
 
 
-class DiffView(LineView):
+class DiffView(ModelView[DiffModel]):
     """The two behaviors' chunk streams, aligned, differences marked."""
+
+    SCROLLS_INSIDE = True
 
     COMPONENT_CLASSES: ClassVar[set[str]] = LineView.COMPONENT_CLASSES | {
         "diff-view--header",
@@ -208,8 +219,13 @@ class DiffView(LineView):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.model: DiffModel | None = None
         self._width = 0
+        self.selected_line: int | None = None
+        """The payload line of the delta selected in the calls view (shown on a new model)."""
+
+    @staticmethod
+    def build(trace: Trace) -> DiffModel:
+        return build_diff_model(trace)
 
     def show(self, model: DiffModel, *, keep_position: bool = False) -> None:
         scroll = self.scroll_offset
@@ -218,26 +234,47 @@ class DiffView(LineView):
             model.expanded = {k for k in self.model.expanded if k < len(model.runs)}
             model.layout()
         self.model = model
-        self.set_shape(len(model.display) + 1, self.size.width)
+        self.set_shape(len(model.display) + 1, self._table_width())
         if keep_position:
             self.scroll_to(0, scroll.y, animate=False, immediate=True)
             self.set_reactive(DiffView.cursor, min(cursor, len(model.display)))
         else:
             self.scroll_to(0, 0, animate=False, immediate=True)
             self.set_reactive(DiffView.cursor, 1 if model.display else -1)
+            if self.selected_line is not None:
+                self.goto_line(self.selected_line)
 
     def on_resize(self, event: events.Resize) -> None:
         if self.model is not None and self._width != self.size.width:
             self._width = self.size.width
-            self.set_shape(len(self.model.display) + 1, self.size.width)
+            self.set_shape(len(self.model.display) + 1, self._table_width())
 
     def is_selectable(self, index: int) -> bool:
         return index > 0
 
     def _halves(self) -> tuple[int, int]:
-        width = max(self.size.width, 40)
-        half = (width - 8 - 3) // 2
-        return half, width - 8 - 3 - half
+        """The width of each side: half the view."""
+        width = max(self.scrollable_content_region.width or self.size.width, 40)
+        half = (width - LEAD - 3) // 2
+        return half, width - LEAD - 3 - half
+
+    def _table_width(self) -> int:
+        """The view, plus how far the longest chunk runs past its half (the sideways scroll)."""
+        left, right = self._halves()
+        over = 0
+        if self.model is not None:
+            widest = self.model.side_widths
+            over = max(widest[0] - left, widest[1] - right, 0)
+        return LEAD + left + 3 + right + (over + 1 if over else 0)
+
+    def sideways_step(self) -> int:
+        """Half of what a side shows of the values: the next part overlaps the last."""
+        return max(4, (min(self._halves()) - TYPE_W) // 2)
+
+    def watch_scroll_x(self, old: float, new: float) -> None:
+        # Rows are cut inside each side by the scroll, not as a whole: render them again.
+        self._cache.clear()
+        super().watch_scroll_x(old, new)
 
     def render_row(self, index: int) -> Row:
         model = self.model
@@ -248,7 +285,7 @@ class DiffView(LineView):
         if index == 0:
             summary = f"{model.differing:,} of {len(model.left):,} rows differ"
             head = (
-                fit("  line ", 8)
+                fit("  line ", LEAD)
                 + fit(" assign-always (old)", left_w)
                 + " │ "
                 + fit(f" accept-identity (fix) · {summary}", right_w)
@@ -262,7 +299,7 @@ class DiffView(LineView):
             text = f"  ⋯ {end - start:,} identical chunks ({span}) — enter or click to expand"
             return [Segment(text, style("diff-view--run"))], self.fill_style("diff-view--run")
         a, b = model.left[entry], model.right[entry]
-        same = model.same[entry]
+        same = bool(model.same[entry])
         line = (a or b or (None, {}))[0]
         marker = (
             " " if same else ("≠" if a is not None and b is not None else "◀" if b is None else "▶")
@@ -273,36 +310,41 @@ class DiffView(LineView):
         ]
         other_a = b[1] if b is not None else None
         other_b = a[1] if a is not None else None
-        segs += self._side(a, other_a, left_w, same)
+        shift = int(self.scroll_offset.x)
+        segs += self._side(a, other_a, left_w, same, shift)
         segs.append(Segment(" │ ", style("diff-view--line")))
-        segs += self._side(b, other_b, right_w, same)
+        segs += self._side(b, other_b, right_w, same, shift)
         return segs, Style() if same else self.fill_style("diff-view--differ-row")
 
-    def _side(self, side: Side, other: Chunk | None, width: int, same: bool) -> list[Segment]:
+    def _side(
+        self, side: Side, other: Chunk | None, width: int, same: bool, shift: int = 0
+    ) -> list[Segment]:
+        """One side of a row, ``width`` cells; the ``key=value`` part starts ``shift`` in."""
         style = self.piece_style
         if side is None:
             return [Segment(fit("  —", width), style("diff-view--gap"))]
         chunk = side[1]
         out: list[Segment] = [
-            Segment(fit(str(chunk.get("type", "?")), 16), style("diff-view--type"))
+            Segment(fit(str(chunk.get("type", "?")), TYPE_W), style("diff-view--type"))
         ]
-        used = 16
-        for key, value in chunk.items():
-            if key == "type" or used >= width:
-                continue
+        rest: list[Segment] = []
+        for (key, value), (key_text, value_text) in zip(
+            ((k, v) for k, v in chunk.items() if k != "type"), side_text(chunk), strict=True
+        ):
             changed = not same and (other is None or other.get(key, _MISSING) != value)
-            for text, name in (
-                (f" {key}=", "diff-view--key"),
-                (_value(value), "diff-view--changed" if changed else "diff-view--value"),
-            ):
-                room = width - used
-                if room <= 0:
-                    break
-                piece = text if cell_len(text) <= room else fit(text, room)
-                out.append(Segment(piece, style(name)))
-                used += cell_len(piece)
-        if used < width:
-            out.append(Segment(" " * (width - used)))
+            rest.append(Segment(key_text, style("diff-view--key")))
+            rest.append(
+                Segment(value_text, style("diff-view--changed" if changed else "diff-view--value"))
+            )
+        room = max(0, width - TYPE_W)
+        full = Strip(rest)
+        strip = full.crop_extend(shift, shift + room, None)
+        more = Strip([Segment("…", style("diff-view--key"))])
+        if room > 2 and full.cell_length > shift + room:  # more to the right: → shows it
+            strip = Strip.join([strip.crop(0, room - 1), more])
+        if room > 2 and shift and full.cell_length > shift:  # the start is scrolled away
+            strip = Strip.join([more, strip.crop(1)])
+        out += list(strip)
         return out
 
     def on_row_clicked(self, index: int) -> None:
@@ -348,7 +390,7 @@ class DiffView(LineView):
             model.expanded.discard(run)
             entry = model.runs[run][0]
         model.layout()
-        self.set_shape(len(model.display) + 1, self.size.width)
+        self.set_shape(len(model.display) + 1, self._table_width())
         self.move_cursor(model.row_of_pair[entry] + 1, user=False)
 
     def action_toggle_all_runs(self) -> None:
@@ -360,10 +402,11 @@ class DiffView(LineView):
         else:
             model.expanded = set()
         model.layout()
-        self.set_shape(len(model.display) + 1, self.size.width)
+        self.set_shape(len(model.display) + 1, self._table_width())
 
     def goto_line(self, line: int) -> None:
         """Bring the first chunk of payload ``line`` to the cursor."""
+        self.selected_line = line
         model = self.model
         if model is None or not model.left:
             return

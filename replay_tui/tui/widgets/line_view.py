@@ -3,7 +3,8 @@
 Only the rows on screen are rendered (``render_line``), each once until something changes
 (an LRU cache of strips), so a 100,000-row trace costs what a screenful costs. Subclasses say
 how many rows there are and how to render one; this class does the cursor, the keys, the
-mouse and the scrolling.
+mouse and the scrolling — sideways too, by a useful step (a column, or a third of the view),
+with the row headers (the first ``sticky`` cells of a table row) kept in place.
 """
 
 from __future__ import annotations
@@ -30,15 +31,23 @@ Row = tuple[list[Segment], Style]
 class LineView(ScrollView, can_focus=True):
     """A scrolling list of rendered rows with a selectable cursor row."""
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"line-view--cursor"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"line-view--cursor", "line-view--mark"}
 
     DEFAULT_CSS = """
     LineView {
         background: $surface;
         & > .line-view--cursor { background: $primary 15%; }
         &:focus > .line-view--cursor { background: $primary 40%; text-style: bold; }
+        & > .line-view--mark { color: $text-accent; text-style: bold; }
     }
     """
+
+    SCROLLS_INSIDE: ClassVar[bool] = False
+    """Rows are rendered already scrolled sideways (``render_row`` reads ``scroll_x``)."""
+
+    CURSOR_MARK: ClassVar[str] = ""
+    """Drawn over the first cell of the cursor row (one cell wide; "" for none): where row
+    fills carry meaning (a flagged row is red), the cursor is told apart by more than a tint."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,k", "cursor_up", "Up", show=False, id="cursor-up"),
@@ -67,6 +76,10 @@ class LineView(ScrollView, can_focus=True):
         def control(self) -> LineView:
             return self.view
 
+        def can_replace(self, message: Message) -> bool:
+            # Whoever listens wants where the cursor is now, not where it passed through.
+            return isinstance(message, LineView.CursorMoved) and message.view is self.view
+
     def __init__(
         self, *, name: str | None = None, id: str | None = None, classes: str | None = None
     ) -> None:
@@ -74,6 +87,9 @@ class LineView(ScrollView, can_focus=True):
         self._cache: LRUCache[int, Row] = LRUCache(1024)
         self._row_count = 0
         self._base: Style | None = None  # self.rich_style, which is costly to compute per line
+        self._piece_styles: dict[str, Style] = {}
+        self.sticky = 0
+        """Cells at the left of a table row that stay put while the rest scrolls sideways."""
 
     # -- what subclasses provide ------------------------------------------------------------
 
@@ -88,6 +104,18 @@ class LineView(ScrollView, can_focus=True):
     def is_selectable(self, index: int) -> bool:
         """Whether the cursor may rest on row ``index``."""
         return True
+
+    def is_table_row(self, index: int) -> bool:
+        """Whether row ``index`` keeps its first ``sticky`` cells in place when scrolled."""
+        return True
+
+    def cursor_mark_x(self) -> int:
+        """The cell of a row the cursor mark is drawn over."""
+        return 0
+
+    def column_stops(self) -> list[int]:
+        """Content x of the columns sideways scrolling stops at (none: steps of a third)."""
+        return []
 
     # -- content changes ---------------------------------------------------------------------
 
@@ -108,6 +136,7 @@ class LineView(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._cache.clear()
+        self._piece_styles.clear()
         self._base = None
 
     # -- rendering ---------------------------------------------------------------------------
@@ -130,11 +159,37 @@ class LineView(ScrollView, can_focus=True):
         if index == self.cursor:
             under += self.cursor_style(fill)
         strip = Strip([Segment(t, under + s if s else under) for t, s, _ in segments])
+        if index == self.cursor and self.CURSOR_MARK:
+            x = self.cursor_mark_x()
+            mark = Segment(self.CURSOR_MARK, under + self.piece_style("line-view--mark"))
+            strip = Strip.join([strip.crop(0, x), Strip([mark]), strip.crop(x + 1)])
+        if self.SCROLLS_INSIDE:
+            return strip.crop_extend(0, width, under)
+        sticky = self.sticky
+        if sticky and scroll_x and self.is_table_row(index):
+            head = strip.crop_extend(0, sticky, under)
+            tail = strip.crop_extend(sticky + scroll_x, scroll_x + width, under)
+            return Strip.join([head, tail]).crop_extend(0, width, under)
         return strip.crop_extend(scroll_x, scroll_x + width, under)
 
     def piece_style(self, name: str) -> Style:
-        """The text style of component ``name`` ("" for none), to lay over a row's fill."""
-        return self.get_component_rich_style(name, partial=True) if name else Style()
+        """The text style of component ``name`` ("" for none), to lay over a row's fill.
+
+        Colours with an alpha (``$text-muted`` is the foreground at 60%) are blended over the
+        widget's background: a partial style alone would paint them at full strength, so a
+        "dimmed" line would come out brighter than normal text."""
+        if not name:
+            return Style()
+        style = self._piece_styles.get(name)
+        if style is None:
+            full = self.get_component_rich_style(name)
+            partial = self.get_component_rich_style(name, partial=True)
+            style = partial.without_color + Style(
+                color=full.color if partial.color is not None else None,
+                bgcolor=full.bgcolor if partial.bgcolor is not None else None,
+            )
+            self._piece_styles[name] = style
+        return style
 
     def cursor_style(self, fill: Style) -> Style:
         """The cursor over a row whose own fill is ``fill`` (subclasses keep meaningful fills)."""
@@ -201,6 +256,30 @@ class LineView(ScrollView, can_focus=True):
     def action_page_down(self) -> None:
         height = max(1, self.scrollable_content_region.height - 1)
         self.move_cursor(min(self._row_count - 1, max(self.cursor, 0) + height))
+
+    def action_scroll_left(self) -> None:
+        self._scroll_sideways(-1)
+
+    def action_scroll_right(self) -> None:
+        self._scroll_sideways(1)
+
+    def sideways_step(self) -> int:
+        """Cells one ``←``/``→`` moves where there are no column stops: a third of the view."""
+        room = (self.scrollable_content_region.width or self.size.width) - self.sticky
+        return max(8, room // 3)
+
+    def _scroll_sideways(self, direction: int) -> None:
+        """One column (or a third of the view) left or right; the sticky cells stay."""
+        x = int(self.scroll_offset.x)
+        step = self.sideways_step()
+        offsets = [s - self.sticky for s in self.column_stops() if s >= self.sticky]
+        if direction > 0:
+            target = next((o for o in offsets if o > x), x + step)
+            target = min(target, int(self.max_scroll_x))
+        else:
+            target = next((o for o in reversed(offsets) if o < x), x - step)
+            target = max(target, 0)
+        self.scroll_to(x=target, animate=False, immediate=True)
 
     def action_first(self) -> None:
         self.move_cursor(0)

@@ -9,7 +9,9 @@ as an escape.
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -20,6 +22,7 @@ from ...core.trace import Trace
 from ...core.visible import visible
 from ..screens.payload import PayloadScreen
 from .line_view import LineView, Row
+from .model_view import ModelView
 
 __all__ = ["RawModel", "RawView", "build_raw_model"]
 
@@ -31,8 +34,9 @@ MAX_WIDTH = 4000
 @dataclass(slots=True)
 class RawModel:
     trace: Trace
-    starts: list[int] = field(default_factory=list)
-    ends: list[int] = field(default_factory=list)
+    starts: array[int] = field(default_factory=lambda: array("q"))
+    """Byte offset of each line (compact: a capture can have 200,000 lines)."""
+    ends: array[int] = field(default_factory=lambda: array("q"))
     error_lines: list[int] = field(default_factory=list)
     error_rows: list[int] = field(default_factory=list)
     messages: dict[int, str] = field(default_factory=dict)
@@ -64,11 +68,66 @@ class RawModel:
         return raw.decode("utf-8", "replace")
 
 
+LINELESS = ("har-body", "truncated-head")
+"""Problems of the capture as a whole, shown above its first line."""
+MAX_UTF8_LINES = 1000
+"""Lines with invalid UTF-8 marked at most (Details notes the first anyway)."""
+
+
+def _problems(trace: Trace, starts: Sequence[int]) -> dict[int, str]:
+    """The raw model's one read of the trace's decode problems: the message under each line.
+
+    Invalid JSON (and chunks the harness cannot walk), invalid UTF-8, an event cut off before
+    its blank line, a HAR entry saved without its body; line 0 is above the first line."""
+    out: dict[int, list[str]] = {}
+    malformed = trace.malformed_lines
+    for line, error in trace.errors.items():
+        out.setdefault(line, []).append(("not valid JSON: " if line in malformed else "") + error)
+    for line in _invalid_utf8_lines(trace.raw, starts):
+        out.setdefault(line, []).append(
+            "invalid UTF-8: shown (and replayed, as the harness does) as U+FFFD �"
+        )
+    for note in trace.notes:
+        if note.kind == "truncated-event" and note.line is not None:
+            out.setdefault(note.line, []).append(
+                "unterminated event: the capture ends before the blank line that would close it,"
+                " so it is not replayed (truncation)"
+            )
+        elif note.kind in LINELESS:
+            out.setdefault(0, []).append(note.message)
+    return {line: "; ".join(messages) for line, messages in out.items()}
+
+
+def _invalid_utf8_lines(raw: bytes | bytearray, starts: Sequence[int]) -> list[int]:
+    """The (1-based) lines holding bytes that are not UTF-8 (one pass over the bytes)."""
+    if raw.isascii():
+        return []
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        first = bisect_right(starts, exc.start)
+    else:
+        return []
+    lines: list[int] = []
+    bounds = [*starts, len(raw)]
+    for line in range(first, len(starts) + 1):
+        chunk = raw[bounds[line - 1] : bounds[line]]
+        if chunk.isascii():
+            continue
+        try:
+            chunk.decode("utf-8")
+        except UnicodeDecodeError:
+            lines.append(line)
+            if len(lines) >= MAX_UTF8_LINES:
+                break
+    return lines
+
+
 def build_raw_model(trace: Trace) -> RawModel:
     """Index the lines of ``trace.raw`` (pure: worker-safe)."""
     raw = trace.raw
-    starts = [0]
-    ends: list[int] = []
+    starts = array("q", [0])
+    ends = array("q")
     for m in _EOL.finditer(raw):
         ends.append(m.start())
         starts.append(m.end())
@@ -77,19 +136,11 @@ def build_raw_model(trace: Trace) -> RawModel:
     else:
         ends.append(len(raw))
     if not raw:
-        starts, ends = [], []
+        starts, ends = array("q"), array("q")
     model = RawModel(trace, starts, ends)
-    model.error_lines = sorted(trace.errors)
+    model.messages = _problems(trace, starts)
+    model.error_lines = sorted(model.messages)
     model.error_rows = [line + k for k, line in enumerate(model.error_lines)]
-    malformed = {
-        p.line
-        for p, d in zip(trace.payloads, trace.decoded, strict=True)
-        if d is not None and d.malformed is not None and p.line in trace.errors
-    }
-    model.messages = {
-        line: ("not valid JSON: " if line in malformed else "") + trace.errors[line]
-        for line in model.error_lines
-    }
     longest = max((e - s for s, e in zip(starts, ends, strict=True)), default=0)
     gutter = len(str(len(starts))) + 3
     model.width = min(longest, MAX_WIDTH) + gutter + 24
@@ -98,8 +149,10 @@ def build_raw_model(trace: Trace) -> RawModel:
     return model
 
 
-class RawView(LineView):
+class RawView(ModelView[RawModel]):
     """The capture with line numbers (see the module docstring)."""
+
+    CURSOR_MARK = "▶"
 
     COMPONENT_CLASSES: ClassVar[set[str]] = LineView.COMPONENT_CLASSES | {
         "raw-view--number",
@@ -131,14 +184,18 @@ class RawView(LineView):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.model: RawModel | None = None
         self.selected: tuple[int, int] | None = None
         """First and last line of the selected delta's payload."""
+
+    @staticmethod
+    def build(trace: Trace) -> RawModel:
+        return build_raw_model(trace)
 
     def show(self, model: RawModel, *, keep_position: bool = False) -> None:
         scroll = self.scroll_offset
         cursor = self.cursor
         self.model = model
+        self.sticky = self._digits() + 3  # the line numbers stay when long lines scroll
         self.set_shape(model.rows, model.width)
         if keep_position:
             self.scroll_to(scroll.x, scroll.y, animate=False, immediate=True)
@@ -148,6 +205,13 @@ class RawView(LineView):
             self.set_reactive(RawView.cursor, 0 if model.rows else -1)
             if self.selected is not None:
                 self.select_lines(*self.selected)
+
+    def _digits(self) -> int:
+        return len(str(self.model.lines)) if self.model is not None else 1
+
+    def cursor_mark_x(self) -> int:
+        # Over the mark column (▌ selected, ⚠ problem): the number stays readable.
+        return self._digits() + 1
 
     def select_lines(self, first: int, last: int) -> None:
         """Highlight lines ``first``–``last`` (a delta's payload) and bring them into view."""
@@ -171,12 +235,13 @@ class RawView(LineView):
             )
         selected = self.selected is not None and self.selected[0] <= line <= self.selected[1]
         fill = self.fill_style("raw-view--selected") if selected else Style()
-        if line in trace.errors:
+        problem = line in model.messages
+        if problem:
             fill = self.fill_style("raw-view--error-line")
         number = Segment(f"{line:>{digits}} ", style("raw-view--number"))
         mark = Segment(
-            "▌" if selected else "⚠" if line in trace.errors else " ",
-            style("raw-view--error") if line in trace.errors else style("raw-view--field"),
+            "▌" if selected else "⚠" if problem else " ",
+            style("raw-view--error") if problem else style("raw-view--field"),
         )
         content = model.text(line)
         more = ""

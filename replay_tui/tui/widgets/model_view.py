@@ -1,0 +1,113 @@
+"""A Line-API view that owns its model: it is handed a trace and builds what it shows.
+
+The app routes a trace (or a new state of it) to a view with :meth:`ModelView.show_trace`;
+the view builds its model — on the spot when the trace is small, in an exclusive thread
+worker of its own when it is big, so a newer trace cancels the build of an older one — and
+shows it, keeping its place when it is a new state of the trace it already shows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from textual import on, work
+from textual.message import Message
+from textual.worker import get_current_worker
+
+from ...core.trace import Trace
+from .line_view import LineView
+
+__all__ = ["SMALL_BYTES", "SMALL_DELTAS", "ModelBuilt", "ModelShown", "ModelView", "small"]
+
+SMALL_DELTAS = 3000
+SMALL_BYTES = 512 * 1024
+
+M = TypeVar("M")
+
+
+def small(trace: Trace) -> bool:
+    """Cheap enough to build a view's model on the UI thread (no thread hop, no flash)."""
+    return trace.analysis.deltas <= SMALL_DELTAS and len(trace.raw) <= SMALL_BYTES
+
+
+@dataclass
+class ModelBuilt(Message):
+    """A view's worker built the model of ``trace`` (a newer one for the same view wins)."""
+
+    view: ModelView[Any]
+    trace: Trace
+    model: Any
+    keep: bool
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, ModelBuilt) and message.view is self.view
+
+
+@dataclass
+class ModelShown(Message):
+    """A view put a new model on screen (the app notes its first screen)."""
+
+    view: ModelView[Any]
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, ModelShown) and message.view is self.view
+
+
+class ModelView(LineView, Generic[M]):
+    """A view that builds its model from the trace it is given (see the module docstring)."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.model: M | None = None
+        self.source: Trace | None = None
+        """The trace this view shows (or is building the model of)."""
+
+    # -- what subclasses provide ------------------------------------------------------------
+
+    @staticmethod
+    def build(trace: Trace) -> M:
+        """The model of ``trace`` (pure: it runs in a worker thread)."""
+        raise NotImplementedError
+
+    def show(self, model: M, *, keep_position: bool = False) -> None:
+        """Put ``model`` on screen; with ``keep_position`` the cursor and scroll stay."""
+        raise NotImplementedError
+
+    # -- routing -------------------------------------------------------------------------
+
+    def show_trace(self, trace: Trace, *, keep: bool | None = None) -> None:
+        """Show ``trace``; a new state of the shown trace keeps the cursor and the scroll
+        (unless ``keep`` says otherwise: the app knows when the eye must move)."""
+        if trace is self.source:
+            return
+        if keep is None:
+            keep = self.source is not None and self.source.address == trace.address
+        self.source = trace
+        if small(trace):
+            self.workers.cancel_group(self, "model")
+            self.loading = False
+            self._show_built(trace, self.build(trace), keep)
+            return
+        if not keep or self.model is None:
+            self.loading = True
+        self._build(trace, keep)
+
+    @work(thread=True, exclusive=True, group="model", description="build a view's model")
+    def _build(self, trace: Trace, keep: bool) -> None:
+        model = self.build(trace)
+        if not get_current_worker().is_cancelled:
+            self.post_message(ModelBuilt(self, trace, model, keep))
+
+    @on(ModelBuilt)
+    def _built(self, message: ModelBuilt) -> None:
+        message.stop()
+        if message.view is self:
+            self._show_built(message.trace, message.model, message.keep)
+
+    def _show_built(self, trace: Trace, model: M, keep: bool) -> None:
+        if trace is not self.source:  # a newer trace was routed here meanwhile
+            return
+        self.loading = False
+        self.show(model, keep_position=keep)
+        self.post_message(ModelShown(self))

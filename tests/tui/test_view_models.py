@@ -1,0 +1,309 @@
+"""What each view shows, from its model alone: no app is started (fast, and the spec).
+
+The views render rows from their models (``render_row``); here a view is made without an app,
+its styles stubbed, and the row texts read back. Keys, focus and interaction are pilot tests
+(``test_calls.py``, ``test_keys.py`` …); looks are SVG snapshots.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, TypeVar
+
+from rich.style import Style
+
+from replay_tui.core.discovery import discover
+from replay_tui.core.trace import Trace, load_trace
+from replay_tui.tui.widgets.calls_view import HEAD, CallsView, build_calls_model
+from replay_tui.tui.widgets.client_detail import detail_lines, wrap_pieces
+from replay_tui.tui.widgets.clients_model import start_model
+from replay_tui.tui.widgets.diff_view import DiffView, build_diff_model
+from replay_tui.tui.widgets.line_view import LineView
+from replay_tui.tui.widgets.model_view import small
+from replay_tui.tui.widgets.raw_view import RawView, build_raw_model
+
+from .conftest import TRACES
+
+V = TypeVar("V", bound=LineView)
+
+
+def load(path: Path | str, address: str | None = None) -> Trace:
+    sources = discover([path]).sources
+    return load_trace(next(s for s in sources if address is None or s.address == address))
+
+
+def offline(view: V, model: Any) -> V:
+    """``view`` showing ``model`` without an app: plain styles, nothing mounted."""
+    view.piece_style = lambda name: Style()  # type: ignore[method-assign]
+    view.fill_style = lambda name: Style()  # type: ignore[method-assign]
+    view.model = model  # type: ignore[attr-defined]
+    return view
+
+
+def texts(view: LineView, rows: range | None = None, *, count: int | None = None) -> list[str]:
+    total = count if count is not None else view.row_count
+    out = []
+    for index in rows if rows is not None else range(total):
+        segments, _ = view.render_row(index)
+        out.append("".join(s.text for s in segments))
+    return out
+
+
+def calls_text(trace: Trace) -> list[str]:
+    model = build_calls_model(trace)
+    return texts(offline(CallsView(), model), count=model.total)
+
+
+# -- calls --------------------------------------------------------------------------------------
+
+
+def test_each_delta_shows_raw_identity_and_identity_under_both_behaviors() -> None:
+    model = build_calls_model(load(TRACES / "envoy" / "vertex-anthropic-parallel.sse"))
+    assert len(model.sections) == 2
+    rows = texts(offline(CallsView(), model), count=model.total)
+    title, groups, columns = rows[0], rows[1], rows[2]
+    assert title.startswith("▸ call 0") and "3 deltas" in title
+    assert "✗ erased id, erased name (2 flags)" in title
+    for group in ("as sent", "assign-always (old)", "accept-identity (fix)"):
+        assert group in groups
+    for name in ("Δ", "line", "flag", "id", "name", "arguments fragment"):
+        assert name in columns
+    first, erasing = rows[HEAD : HEAD + 2]
+    # Delta 2 on line 3 erased both: the raw values are null and "", the label says so.
+    assert erasing.split()[:3] == ["▌", "2", "3"]
+    assert "erased id · erased name" in erasing
+    raw_id, raw_name = erasing.split("erased name", 1)[1].split()[:2]
+    assert (raw_id, raw_name) == ("null", '""')
+    # Under accept-identity the id from delta 1 stays in force; under assign-always it is null.
+    assert erasing.count('"read_file"') == 1
+    assert "absent" not in first.split("│")[0]
+
+
+def test_cells_say_absent_null_empty_and_how_each_call_closes() -> None:
+    cells = " ".join(calls_text(load(TRACES / "captures" / "name-never-sent.sse"))[HEAD:])
+    assert "null" in cells and "absent" in cells and '"call_' in cells
+
+    text = "\n".join(calls_text(load(TRACES / "ollama" / "qwen3-no-id.sse")))
+    assert "accept-identity  ✗ refused: the call never got a non-empty id" in text
+    assert "MALFORMED_TOOL_CALL: model streamed a tool call with no id" in text
+    assert 'assign-always    id ""  name "get_weather"' in text
+    assert "✗ an empty callId" in text
+    assert '"city": "Lisbon"' in text  # arguments, pretty-printed
+
+    text = "\n".join(calls_text(load(TRACES / "openai" / "gpt-4.1-text-then-call.sse")))
+    assert text.count("✓ identified") == 2 and "erased" not in text
+
+    first = calls_text(load(TRACES / "openrouter" / "error-midstream.sse"))[0]
+    assert first == "No tool calls in this trace: no identity to erase."
+
+
+def test_a_repaired_erasure_is_marked(repaired_trace: Path) -> None:
+    rows = calls_text(load(repaired_trace))
+    assert "1 repaired" in rows[0]
+    assert "erased id (repaired l.5)" in rows[HEAD + 1]
+
+
+def test_row_headers_line_up_across_calls_and_stay_put_sideways() -> None:
+    """Δ, line and flag have one width in every call: they are the sticky row headers."""
+    model = build_calls_model(load(TRACES / "envoy" / "vertex-anthropic-parallel.sse"))
+    heads = [s.columns[:3] for s in model.sections]
+    assert all(h == heads[0] for h in heads)
+    assert model.sticky == 2 + sum(c.width for c in heads[0]) + 2 * 2
+    view = offline(CallsView(), model)
+    stops = view.column_stops()
+    assert stops == sorted(stops) and stops[0] == 2
+    assert model.sticky in stops  # → first stops where the "as sent" id starts
+    assert view.is_table_row(HEAD) and not view.is_table_row(0)  # the title scrolls whole
+
+
+# -- diff ---------------------------------------------------------------------------------------
+
+
+def diff_view(trace: Trace, half: int = 70) -> DiffView:
+    view = offline(DiffView(), build_diff_model(trace))
+    view._halves = lambda: (half, half)  # type: ignore[method-assign]
+    return view
+
+
+def test_diff_aligns_both_streams_and_marks_differences() -> None:
+    view = diff_view(load(TRACES / "envoy" / "vertex-anthropic-parallel.sse"))
+    model = view.model
+    assert model is not None
+    rows = texts(view, count=len(model.display) + 1)
+    assert "assign-always (old)" in rows[0] and "accept-identity (fix)" in rows[0]
+    assert "6 of 12 rows differ" in rows[0]
+    differing = [r for r in rows[1:] if r[6] == "≠"]
+    assert len(differing) == 6
+    assert all("tool-call-delta" in r or "block-end" in r for r in differing)
+    assert any("block-start" in r for r in rows[1:] if r[6] == " ")
+
+
+def test_identical_chunks_fold_into_one_run() -> None:
+    model = build_diff_model(load(TRACES / "azure" / "gpt-4o-mini-usage-tail.sse"))
+    assert model.differing == 0 and len(model.display) == 1
+    row = texts(offline(DiffView(), model), range(1, 2))[0]
+    assert "identical chunks" in row and "enter or click to expand" in row
+
+
+def test_alignment_leaves_a_gap_where_the_fix_emits_no_block_end() -> None:
+    model = build_diff_model(load(TRACES / "ollama" / "qwen3-no-id.sse"))
+    gaps = [(a, b) for a, b in zip(model.left, model.right, strict=True) if b is None and a]
+    assert [a[1]["type"] for a, _ in gaps] == ["block-end"]
+    last = model.left[-1], model.right[-1]
+    assert last[0] is not None and last[1] is not None
+    assert last[0][1]["type"] == last[1][1]["type"] == "finish"
+
+
+def test_a_long_chunk_is_cut_with_an_ellipsis_and_scrolls_into_view() -> None:
+    """No cell is cut for good: … says there is more, and a sideways shift shows it."""
+    view = diff_view(load(TRACES / "envoy" / "vertex-anthropic-parallel.sse"), half=50)
+    model = view.model
+    assert model is not None and max(model.side_widths) > 50
+    pair = next(k for k, a in enumerate(model.left) if a and a[1]["type"] == "block-end")
+    side = model.right[pair]
+    whole = "".join(k + v for k, v in _side_text(side))
+    shown = "".join(s.text for s in view._side(side, None, 50, True))
+    assert len(shown) == 50 and shown.endswith("…")
+    assert whole.startswith(shown[16:-1])
+    shifted = "".join(s.text for s in view._side(side, None, 50, True, shift=40))
+    assert shifted[16] == "…" and whole[41:70] in shifted
+
+
+def _side_text(side: Any) -> list[tuple[str, str]]:
+    from replay_tui.tui.widgets.diff_view import side_text
+
+    return side_text(side[1])
+
+
+# -- raw ----------------------------------------------------------------------------------------
+
+
+def raw_text(trace: Trace) -> list[str]:
+    model = build_raw_model(trace)
+    return texts(offline(RawView(), model), count=model.rows)
+
+
+def test_raw_numbers_lines_marks_what_follows_done_and_shows_curl_heads() -> None:
+    rows = raw_text(load(TRACES / "opencode" / "zen-null-identity-data-after-done.sse"))
+    assert rows[0].split()[0] == "1"
+    assert rows[12].split()[0] == "13"
+    assert 'data: {"choices":[],"cost":"0"}' in rows[12]
+    assert "after [DONE]: not replayed" in rows[12]
+    rows = raw_text(load(TRACES / "litellm" / "proxy-curl-i.txt"))
+    assert "HTTP/1.1 200 OK" in rows[0]
+    assert "content-type: text/event-stream" in rows[3]
+
+
+def test_invalid_json_is_shown_under_its_line(broken_json_trace: Path) -> None:
+    rows = raw_text(load(broken_json_trace))
+    assert rows[2].split()[:2] == ["3", "⚠"]
+    assert rows[3].strip() == "⚠ not valid JSON: Expecting value at line 1, column 14"
+    assert rows[4].split()[0] == "4"  # numbering resumes after the message row
+
+
+def test_invalid_utf8_and_an_unterminated_event_are_shown_under_their_line(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "errors.sse"
+    path.write_bytes(
+        b'data: {"choices":[{"index":0,"delta":{"content":"caf\xe9"}}]}\n\n'
+        b'data: {"choices":[{"index":0,"delta":{"content":"ok"}}]}\n\n'
+        b'data: {"choices":[{"index":0,"delta":{"content":"\xff"}}]}\n\n'
+        b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}'
+    )
+    rows = raw_text(load(path))
+    assert rows[0].split()[:2] == ["1", "⚠"]
+    assert "⚠ invalid UTF-8" in rows[1] and "U+FFFD" in rows[1]
+    assert rows[2].split()[0] == "2"
+    assert rows[5].split()[:2] == ["5", "⚠"] and "⚠ invalid UTF-8" in rows[6]
+    last = rows.index(next(r for r in rows if r.split()[:1] == ["7"]))
+    assert "⚠ unterminated event" in rows[last + 1] and "not replayed" in rows[last + 1]
+
+
+def test_a_har_entry_without_its_body_says_so_in_place(tmp_path: Path) -> None:
+    entry = {
+        "request": {"method": "POST", "url": "http://gw/v1/chat/completions"},
+        "response": {
+            "status": 200,
+            "headers": [{"name": "content-type", "value": "text/event-stream"}],
+            "content": {"mimeType": "text/event-stream", "size": 0},
+        },
+    }
+    path = tmp_path / "empty.har"
+    path.write_text(json.dumps({"log": {"entries": [entry]}}))
+    rows = raw_text(load(path))
+    assert len(rows) == 1
+    assert rows[0].strip() == "⚠ the exporter saved no response body for this stream"
+
+
+# -- clients ------------------------------------------------------------------------------------
+
+
+def test_a_long_exception_is_whole_in_the_detail() -> None:
+    from replay_tui.core.clients import POLICIES, assess_frames, frames
+
+    trace = load(TRACES / "litellm" / "proxy-curl-i.txt")
+    model = start_model(trace)
+    policy = POLICIES["openai-node-strict"]
+    model.outcomes.update(assess_frames(frames(trace), model.meant, [policy]))
+    message = "Error: Chat completion stream contains a changed tool call identity"
+    for column in (0, 1):  # the call it did not deliver, and the whole response
+        lines = detail_lines(model, policy, column)
+        text = " ".join(
+            "".join(t for t, _ in [*ln.pieces, *(ln.left or []), *(ln.right or [])]) for ln in lines
+        )
+        assert message in text
+
+
+def test_wrapping_breaks_at_spaces_and_keeps_each_piece_style() -> None:
+    pieces = [("✗ throws ", "bad"), ("Error: a b c stream contains a changed identity", "dim")]
+    lines = wrap_pieces(pieces, 20)
+    assert ["".join(t for t, _ in line) for line in lines] == [
+        "✗ throws Error: a b ",
+        "c stream contains a ",
+        "changed identity",
+    ]
+    assert lines[0] == [("✗ throws ", "bad"), ("Error: a b ", "dim")]
+    assert wrap_pieces(pieces, 200) == [pieces]
+    assert [len(line[0][0]) for line in wrap_pieces([("x" * 45, "")], 20)] == [20, 20, 5]
+
+
+# -- compare ------------------------------------------------------------------------------------
+
+
+def test_an_empty_finish_code_reads_as_quotes_in_the_compare_view(tmp_path: Path) -> None:
+    from replay_tui.core.diff import diff_traces
+    from replay_tui.core.translator import Behavior
+    from replay_tui.tui.widgets.compare_model import build_compare_model
+    from replay_tui.tui.widgets.compare_view import _text
+
+    text = (TRACES / "captures" / "empty-finish-reason.sse").read_text()
+    (tmp_path / "a.sse").write_text(text)
+    (tmp_path / "b.sse").write_text(text.replace('"finish_reason":""', '"finish_reason":"stop"'))
+    diff = diff_traces(load(tmp_path / "a.sse"), load(tmp_path / "b.sse"))
+    model = build_compare_model(diff, Behavior.ACCEPT_IDENTITY)
+    finish = next(d for d in model.outcome.differences if d.kind == "finish")
+    assert _text(finish, finish.a, finish.a_text) == 'error ""'
+    assert _text(finish, finish.b, finish.b_text) == "stop"
+
+
+# -- the views build in a worker only when it pays ----------------------------------------------
+
+
+def test_small_traces_are_built_on_the_spot_big_ones_in_a_worker(tmp_path: Path) -> None:
+    from .conftest import write_big_trace
+
+    assert small(load(TRACES / "envoy" / "vertex-anthropic-parallel.sse"))
+    assert not small(load(write_big_trace(tmp_path / "big.sse", 4000)))
+
+
+def test_an_empty_finish_reason_reads_as_quotes_wherever_a_finish_is_said() -> None:
+    from replay_tui.tui.cells import failure_text, finish_text
+
+    empty = {"kind": "error", "failure": {"code": "", "message": "model stopped: "}}
+    assert finish_text(empty) == 'error ""'
+    assert failure_text(empty["failure"]) == '"": model stopped: ""'  # type: ignore[arg-type]
+    assert finish_text({"kind": "tool-calls"}) == "tool-calls"
+    stopped = {"code": "CONTENT_FILTER", "message": "model stopped: content_filter"}
+    assert failure_text(stopped) == "CONTENT_FILTER: model stopped: content_filter"

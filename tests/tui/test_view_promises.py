@@ -1,0 +1,177 @@
+"""The views keep their promises (issue 12 item 5), by key and by picture at three sizes.
+
+Diff: ←/→ scroll, nothing is cut for good. Calls: sideways by a column, row headers stay;
+the cursor row is told from a flagged one at a glance. Raw: decode errors under their line;
+comments and what follows [DONE] darker than normal text. Clients: a long exception whole in
+the detail and behind enter. Snapshots: ``pytest --snapshot-update``, then look at them.
+"""
+
+from __future__ import annotations
+
+import pytest
+from rich.color import Color
+from syrupy.assertion import SnapshotAssertion
+
+from replay_tui.tui.app import ReplayApp, make_app
+from replay_tui.tui.screens.payload import PayloadScreen
+from replay_tui.tui.widgets.calls_view import HEAD
+from replay_tui.tui.widgets.line_view import LineView
+
+from .conftest import ROOT, settle
+
+SIZES = [(80, 24), (120, 40), (200, 60)]
+PARALLEL = "traces/envoy/vertex-anthropic-parallel.sse"
+ERRORS = "tests/data/tui/decode-errors.sse"
+
+
+@pytest.fixture(autouse=True)
+def _at_repository_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+
+
+def line_text(view: LineView, y: int) -> str:
+    """What row ``y`` of the view shows on screen (scrolled, with its sticky cells)."""
+    return "".join(s.text for s in view.render_line(y))
+
+
+async def shots_at_every_size(app: ReplayApp, pilot: object, snapshot: SnapshotAssertion) -> None:
+    from textual.pilot import Pilot
+
+    assert isinstance(pilot, Pilot)
+    for width, height in SIZES:
+        await pilot.resize_terminal(width, height)
+        await pilot.pause()
+        app.clear_notifications()
+        await pilot.pause()
+        assert app.export_screenshot(title="replay-tui") == snapshot(name=f"{width}x{height}")
+
+
+def luminance(style_color: Color | None) -> float:
+    assert style_color is not None
+    r, g, b = style_color.get_truecolor()
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+async def test_diff_scrolls_sideways_and_shows_what_runs_past_its_half(
+    svg_snapshot: SnapshotAssertion,
+) -> None:
+    app = make_app([PARALLEL])
+    async with app.run_test(size=SIZES[0]) as pilot:
+        await settle(app, pilot)
+        await pilot.press("2")
+        await settle(app, pilot)
+        view = app.diff_view
+        assert app.focused is view
+        first = line_text(view, 2)  # line 1, the delta that sends the id
+        assert first.rstrip().endswith("…")
+        await pilot.press("right")
+        assert view.scroll_offset.x > 0
+        shifted = line_text(view, 2)
+        assert shifted[:6] == first[:6]  # the line number stays put
+        assert "…" in shifted[8:30]  # the start of the values is scrolled away, and says so
+        assert "read_file" not in first
+        for _ in range(8):  # what was cut comes on screen
+            if "read_file" in line_text(view, 2):
+                break
+            await pilot.press("right")
+        assert "read_file" in line_text(view, 2)
+        await shots_at_every_size(app, pilot, svg_snapshot)
+        for _ in range(9):
+            await pilot.press("left")
+        assert view.scroll_offset.x == 0
+        assert line_text(view, 2).startswith("1       tool-call-delta  index=0 id=")
+
+
+async def test_calls_scroll_by_a_column_keeping_the_row_headers_and_mark_the_cursor(
+    svg_snapshot: SnapshotAssertion,
+) -> None:
+    app = make_app([PARALLEL])
+    async with app.run_test(size=SIZES[0]) as pilot:
+        await settle(app, pilot)
+        view = app.calls_view
+        model = view.model
+        assert model is not None
+        # Opening selects the first flag (call 0, delta 2): ▶ marks the cursor, ▌ the other flag.
+        flagged = sorted({r for f in model.trace.analysis.flags if (r := model.flag_row(f))})
+        assert view.cursor == flagged[0]
+        view.scroll_to(y=0, animate=False, immediate=True)
+        await pilot.pause()
+        assert line_text(view, flagged[0]).startswith("▶ 2")
+        other = model.sections[1].start + HEAD + 1
+        view.scroll_to(y=other - 2, animate=False, immediate=True)
+        await pilot.pause()
+        assert line_text(view, other - int(view.scroll_y)).startswith("▌ 2")
+        view.move_cursor(flagged[0])
+        await pilot.pause()
+        header = line_text(view, view.cursor - int(view.scroll_y))
+        await pilot.press("right")
+        step = int(view.scroll_offset.x)
+        assert step >= 8  # a column, not a cell
+        moved = line_text(view, view.cursor - int(view.scroll_y))
+        assert moved[: model.sticky] == header[: model.sticky]  # Δ, line, flag stay put
+        assert moved[model.sticky :] != header[model.sticky :]
+        await pilot.press("right")
+        assert int(view.scroll_offset.x) > step
+        await shots_at_every_size(app, pilot, svg_snapshot)
+        await pilot.press("left", "left")
+        assert view.scroll_offset.x == 0
+
+
+async def test_raw_shows_decode_errors_in_place_and_dims_comments_and_after_done(
+    svg_snapshot: SnapshotAssertion,
+) -> None:
+    app = make_app([ERRORS])
+    async with app.run_test(size=SIZES[0]) as pilot:
+        await settle(app, pilot)
+        await pilot.press("3")
+        await settle(app, pilot)
+        view = app.raw_view
+        assert app.focused is view
+        model = view.model
+        assert model is not None and sorted(model.messages) == [3, 7]
+        # Dimmed means darker than normal text on the screen, not only another style name.
+        normal = luminance(view.rich_style.color)
+        for name in ("raw-view--comment", "raw-view--after-done"):
+            assert luminance(view.piece_style(name).color) < 0.8 * normal, name
+        await pilot.press("home", "down", "down", "down")  # the message row under line 3
+        assert view.copy_text() == (model.messages[3], "the error on line 3")
+        await pilot.press("home")
+        # The cursor (▶) and the selected delta's lines (▌) are told apart at a glance.
+        assert view.selected is not None
+        selected_row = model.row_of(view.selected[0])
+        assert line_text(view, 0).startswith(" 1 ▶ : a comment")
+        assert line_text(view, selected_row)[3] == "▌"
+        # Sideways, the line numbers stay put.
+        await pilot.press("right")
+        assert view.scroll_offset.x > 0
+        assert line_text(view, selected_row).startswith(f"{view.selected[0]:>2} ▌ ")
+        await pilot.press("left")
+        await shots_at_every_size(app, pilot, svg_snapshot)
+
+
+async def test_clients_show_a_long_exception_whole(svg_snapshot: SnapshotAssertion) -> None:
+    app = make_app(["traces/litellm/proxy-curl-i.txt"])
+    async with app.run_test(size=SIZES[1]) as pilot:
+        await settle(app, pilot)
+        await pilot.press("4")
+        await settle(app, pilot)
+        pane = app.clients_pane
+        assert pane.model is not None
+        pane.matrix.select(pane.model.row_of("openai-node-strict"), 0)
+        await pilot.pause()
+        message = "Error: Chat completion stream contains a changed tool call identity"
+        rows = [line_text(pane.detail, y) for y in range(pane.detail.row_count)]
+        assert message.split()[-1] in " ".join(rows)  # wrapped onto a second row, not cut
+        assert message in " ".join(" ".join(r.split()) for r in _right_side(rows))
+        await pilot.press("enter")
+        assert isinstance(app.screen, PayloadScreen)
+        assert "raised" in [h for h, _ in app.screen.sections]
+        assert any(message.split(": ", 1)[1] in body for _, body in app.screen.sections)
+        await pilot.press("escape")
+        await pilot.press("right")  # the whole response: the exception again, whole
+        assert message in pane.detail.plain()
+        await shots_at_every_size(app, pilot, svg_snapshot)
+
+
+def _right_side(rows: list[str]) -> list[str]:
+    return [r.split("│", 1)[1] for r in rows if "│" in r]
