@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from replay_tui.cli import main
-from replay_tui.core.clients import LIBRARIES, POLICIES
+from replay_tui.clientlibs import LIBRARIES, POLICIES
 
 TRACES = Path(__file__).resolve().parent.parent.parent / "traces"
 
@@ -124,7 +124,7 @@ def test_table_has_a_clients_column(capsys: pytest.CaptureFixture[str]) -> None:
 def test_plain_check_does_not_import_the_clients_package() -> None:
     code = (
         "import sys; from replay_tui.cli import main; main(['check', '--json', sys.argv[1]]);"
-        " print('replay_tui.core.clients' in sys.modules)"
+        " print('replay_tui.clientlibs' in sys.modules)"
     )
     done = subprocess.run(
         [sys.executable, "-c", code, str(TRACES / "openai")],

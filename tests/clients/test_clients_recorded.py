@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from recordings import DATA, SECTIONS, Recorded, load
 
-from replay_tui.core.clients import LIBRARIES, POLICIES, Assembly, frames
+from replay_tui.clientlibs import LIBRARIES, POLICIES, Assembly, frames
 from replay_tui.core.discovery import discover
 from replay_tui.core.trace import Trace, load_trace
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from replay_tui.core.clients import assess
+from replay_tui.clientlibs import assess
 from replay_tui.core.discovery import discover
 from replay_tui.core.trace import load_trace
 
@@ -101,6 +101,18 @@ def test_a_changed_id_splits_or_renames(tmp_path: Path) -> None:
 
 
 def test_the_clients_package_does_not_import_textual() -> None:
-    code = "import sys, replay_tui.core.clients; print('textual' in sys.modules)"
+    code = "import sys, replay_tui.clientlibs; print('textual' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_the_core_does_not_import_the_client_library_models() -> None:
+    # The models are a plug-in layer beside the core: importing every core module leaves them out.
+    code = (
+        "import sys, pkgutil, importlib, replay_tui.core as core\n"
+        "for m in pkgutil.iter_modules(core.__path__):\n"
+        "    importlib.import_module('replay_tui.core.' + m.name)\n"
+        "print('replay_tui.clientlibs' in sys.modules, len(sys.modules) > 0)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False True"

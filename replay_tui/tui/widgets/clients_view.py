@@ -44,7 +44,7 @@ from .clients_model import (
 from .line_view import LineView, Row
 
 if TYPE_CHECKING:  # the policies are imported when the view is first shown, not at start-up
-    from ...core.clients import (
+    from ...clientlibs import (
         AssembledCall,
         ClientOutcome,
         Frame,
@@ -472,7 +472,7 @@ class ClientsPane(Vertical):
     @work(thread=True, exclusive=True, group="clients", description="clients")
     def _assess(self, model: ClientsModel) -> None:
         worker = get_current_worker()
-        from ...core.clients import assess_frames, frames
+        from ...clientlibs import assess_frames, frames
 
         stream = _Checked(frames(model.trace), lambda: worker.is_cancelled)
         try:

@@ -19,13 +19,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..translator import index_key
-from ..wire import UNSET, describe_value
+from ..core.translator import index_key
+from ..core.wire import UNSET, describe_value
 from .base import AssembledCall, Assembly, DroppedCall, Frame, Policy, frames
 
 if TYPE_CHECKING:
-    from ..identity import CallTrace
-    from ..trace import Trace
+    from ..core.identity import CallTrace
+    from ..core.trace import Trace
 
 __all__ = [
     "CallOutcome",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..wire import UNSET, Function, ToolCall
+from ..core.wire import UNSET, Function, ToolCall
 from .base import (
     AssembledCall,
     Assembler,

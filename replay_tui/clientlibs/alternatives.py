@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..translator import index_key, is_identity
-from ..wire import UNSET, Function, js_string
+from ..core.translator import index_key, is_identity
+from ..core.wire import UNSET, Function, js_string
 from .base import AssembledCall, Assembler, Assembly, Frame, Policy, Raise, choices, tool_deltas
 
 __all__ = ["CONCATENATE", "REFUSE_CONFLICT", "REFUSE_FIRST_WITHOUT_ID"]

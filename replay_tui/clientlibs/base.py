@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ..wire import UNSET, Choice, Function, ToolCall, WireChunk
+from ..core.wire import UNSET, Choice, Function, ToolCall, WireChunk
 
 if TYPE_CHECKING:
-    from ..trace import Trace
+    from ..core.trace import Trace
 
 __all__ = [
     "AssembledCall",

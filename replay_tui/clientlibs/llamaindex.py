@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..wire import UNSET, ToolCall, js_string
+from ..core.wire import UNSET, ToolCall, js_string
 from .base import (
     AssembledCall,
     Assembler,

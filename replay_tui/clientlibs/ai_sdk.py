@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..wire import UNSET, ToolCall
+from ..core.wire import UNSET, ToolCall
 from .base import (
     AssembledCall,
     Assembler,

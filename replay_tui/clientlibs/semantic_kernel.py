@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..wire import UNSET, Function, js_string
+from ..core.wire import UNSET, Function, js_string
 from .base import (
     AssembledCall,
     Assembler,

@@ -19,7 +19,7 @@ from bisect import bisect_right
 from itertools import accumulate
 from typing import Any
 
-from ..wire import UNSET, Function
+from ..core.wire import UNSET, Function
 from .base import (
     AssembledCall,
     Assembler,

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..wire import UNSET, Function, ToolCall
+from ..core.wire import UNSET, Function, ToolCall
 from .base import (
     AssembledCall,
     Assembler,
