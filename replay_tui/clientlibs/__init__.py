@@ -27,6 +27,7 @@ from . import (
 )
 from .assess import CallOutcome, ClientOutcome, MeantCall, assess, assess_frames, breaking
 from .base import AssembledCall, Assembly, ClientError, DroppedCall, Frame, Policy, frames
+from .compact import compact_frames
 
 __all__ = [
     "LIBRARIES",
@@ -43,6 +44,7 @@ __all__ = [
     "assess",
     "assess_frames",
     "breaking",
+    "compact_frames",
     "frames",
 ]
 

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.translator import index_key
 from ..core.wire import UNSET, describe_value
-from .base import AssembledCall, Assembly, DroppedCall, Frame, Policy, frames
+from .base import AssembledCall, Assembly, DroppedCall, Frame, Policy
+from .compact import compact_frames
 
 if TYPE_CHECKING:
     from ..core.identity import CallTrace
@@ -100,7 +101,7 @@ def meant_calls(calls: Iterable[CallTrace]) -> list[MeantCall]:
 
 def assess(trace: Trace, policies: Iterable[Policy] | None = None) -> dict[str, ClientOutcome]:
     """Run ``trace`` through every policy (default: all of them, in display order)."""
-    return assess_frames(frames(trace), meant_calls(trace.analysis.calls), policies)
+    return assess_frames(compact_frames(trace), meant_calls(trace.analysis.calls), policies)
 
 
 def assess_frames(

@@ -472,9 +472,9 @@ class ClientsPane(Vertical):
     @work(thread=True, exclusive=True, group="clients", description="clients")
     def _assess(self, model: ClientsModel) -> None:
         worker = get_current_worker()
-        from ...clientlibs import assess_frames, frames
+        from ...clientlibs import assess_frames, compact_frames
 
-        stream = _Checked(frames(model.trace), lambda: worker.is_cancelled)
+        stream = _Checked(compact_frames(model.trace), lambda: worker.is_cancelled)
         try:
             for policy in model.policies:
                 outcome = assess_frames(stream, model.meant, [policy])[policy.key]
