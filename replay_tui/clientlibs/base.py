@@ -169,19 +169,24 @@ class ClientError:
     """Line of the payload being handled when it happened (``None``: at the end of the stream)."""
     verb: str = "throws"
     """How the outcome says it: ``throws`` for a library, ``refuses`` for a harness design."""
+    layer: str = ""
+    """Which of the library's layers failed (``ChoiceDeltaToolCall``, ``parseChatCompletion``…),
+    when the modelled source names one: the outcome says it in parentheses."""
 
     def __str__(self) -> str:
-        return f"{self.name}: {self.message}" if self.message else self.name
+        text = f"{self.name}: {self.message}" if self.message else self.name
+        return f"{text} ({self.layer})" if self.layer else text
 
 
 class Raise(Exception):
     """Raised inside a policy to stop the replay the way the library would stop."""
 
-    def __init__(self, name: str, message: str = "", verb: str = "throws") -> None:
+    def __init__(self, name: str, message: str = "", verb: str = "throws", layer: str = "") -> None:
         super().__init__(message)
         self.name = name
         self.message = message
         self.verb = verb
+        self.layer = layer
 
 
 @dataclass(slots=True)
@@ -254,7 +259,7 @@ class Policy:
             return state.finish()
         except Raise as exc:
             return Assembly(
-                raised=ClientError(exc.name, exc.message, line, exc.verb),
+                raised=ClientError(exc.name, exc.message, line, exc.verb, exc.layer),
                 error_parts=state.error_parts(),
             )
 

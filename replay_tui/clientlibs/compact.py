@@ -182,6 +182,8 @@ def compact_frames(trace: Trace) -> list[Frame]:
                 and type(fn.arguments) is str
                 and (cid is UNSET or cid is None or cid == "")
                 and (fn.name is UNSET or fn.name is None or fn.name == "")
+                and call.index is not UNSET  # LangChain appends each index-less delta
+                and call.index is not None
                 and ct.lines[k] == payload.line
             ):
                 try:

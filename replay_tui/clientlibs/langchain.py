@@ -164,6 +164,14 @@ class LangChainAssembler(Assembler):
             fn = call.function
             if not isinstance(fn, Function):
                 raise Raise("AttributeError", "'NoneType' object has no attribute 'get'")
+            for fld, value in (("id", call.id), ("name", fn.name), ("args", fn.arguments)):
+                # the chunk's tool_call_chunks are validated by pydantic: str or None
+                if value is not UNSET and value is not None and not isinstance(value, str):
+                    raise Raise(
+                        "ValidationError",
+                        "1 validation error for AIMessageChunk",
+                        layer=f"AIMessageChunk: tool_call_chunks {fld} must be a string",
+                    )
             entries.append(
                 {
                     "name": none_if_unset(fn.name),

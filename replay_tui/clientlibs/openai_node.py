@@ -139,8 +139,12 @@ class OpenAINodeAssembler(Assembler):
             try:
                 json.loads(snap.arguments)
             except ValueError:
+                # parser.mjs throws a SyntaxError; the stream re-throws it as an OpenAIError
+                # (name "Error") with the same message, as recorded
                 raise Raise(
-                    "SyntaxError", "Error reading response: invalid structured output JSON."
+                    "Error",
+                    "Error reading response: invalid structured output JSON.",
+                    layer="strict tool arguments parsed when the call is done",
                 ) from None
         if self.finished:
             self.done.add(index)
@@ -165,6 +169,18 @@ class OpenAINodeAssembler(Assembler):
                     id_generated=generated,
                 )
             )
+        if self.strict:
+            # finalChatCompletion() → parseChatCompletion (lib/parser.mjs): every tool call of
+            # the final message must be a `function` or `custom` one
+            for index in sorted(self.calls):
+                kind = self.calls[index].type
+                if kind not in ("function", "custom"):
+                    raise Raise(
+                        "Error",
+                        "Currently only `function` and `custom` tool calls are supported;"
+                        f" Received `{js_string(kind)}`",
+                        layer="parseChatCompletion",
+                    )
         return out
 
 
