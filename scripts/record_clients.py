@@ -157,7 +157,7 @@ async function langchainJs(name) {
                                  configuration: { baseURL: base } }).bindTools(tools);
   let acc;
   for await (const chunk of await model.stream('hi')) acc = acc ? acc.concat(chunk) : chunk;
-  let out = show(acc.tool_calls.map((c) => [c.id, c.name, JSON.stringify(c.args)]));
+  let out = show((acc.tool_calls ?? []).map((c) => [c.id, c.name, JSON.stringify(c.args)]));
   if (acc.invalid_tool_calls?.length)
     out += ' | invalid: ' + show(acc.invalid_tool_calls.map((c) => [c.id, c.name, c.args]));
   return out;

@@ -25,6 +25,7 @@ def _trace(tmp_path: Path, *calls: dict[str, Any]) -> Trace:
         {**env, "choices": [{"index": 0, "delta": {"tool_calls": [c]}, "finish_reason": None}]}
         for c in calls
     ]
+    chunks[0]["choices"][0]["delta"]["role"] = "assistant"
     chunks.append({**env, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
     path = tmp_path / "t.sse"
     path.write_text("".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n")

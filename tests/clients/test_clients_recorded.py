@@ -43,11 +43,27 @@ def _run(key: str, scenario: str) -> Assembly:
     return POLICIES[key].run(frames(_trace(SCENARIOS / f"{scenario}.sse")))
 
 
+LAYERS = {"id_number", "id_number_cont", "type_null_first", "type_upper", "parallel_blank"}
+LAYERS |= {"string_null", "index_missing", "index_missing_cont", "no_role"}
+"""scenarios_layers.py's scenarios (recorded for the most-used libraries and the JS ones)."""
+
+
 def test_every_library_and_scenario_is_recorded() -> None:
     assert sorted(RECORDED) == sorted(LIBRARIES) == sorted(SECTIONS.values())
-    sixteen = {p.stem for p in SCENARIOS.glob("*.sse")} - {"late_name_args"}
+    shared = {p.stem for p in SCENARIOS.glob("*.sse")} - {"late_name_args"} - LAYERS
+    assert len(shared) == 16
     for key, scenarios in RECORDED.items():
-        assert sixteen <= set(scenarios), key
+        assert shared <= set(scenarios), key
+    layered = {k for k, scenarios in RECORDED.items() if set(scenarios) >= LAYERS}
+    assert layered == {
+        "openai-python",
+        "langchain",
+        "litellm",
+        "openai-node",
+        "openai-node-strict",
+        "langchain-js",
+        "openai-agents-js",
+    }
 
 
 @pytest.mark.parametrize(("key", "scenario"), CASES)

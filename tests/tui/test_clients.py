@@ -18,7 +18,7 @@ from replay_tui.tui.widgets.clients_view import NAME_W, STICKY, ClientsMatrix
 from .conftest import SIZE, TRACES, rendered, settle, write_big_trace
 
 LITELLM = TRACES / "litellm" / "proxy-curl-i.txt"
-"""10 of 13 libraries break on it, each its own way."""
+"""13 of 15 libraries break on it, each its own way."""
 MIDSTREAM = TRACES / "openrouter" / "error-midstream.sse"
 """No tool call at all; an error object mid-stream makes the SDKs throw."""
 
@@ -41,7 +41,7 @@ async def test_clients_tab_shows_each_library_on_each_call_and_the_cell_in_detai
         assert app.tabs.active == "clients" and app.focused is matrix
         text = "\n".join(rendered(matrix))
         # Libraries and the seed record's rejected designs are grouped apart, with a count.
-        assert "client libraries (13) · 11 of 13 break" in text
+        assert "client libraries (15) · 13 of 15 break" in text
         assert "designs the seed record rejected (3) · 3 of 3 go wrong" in text
         assert (
             text.index("semantic-kernel")

@@ -62,6 +62,8 @@ SCENARIOS = {
     # no index anywhere / only on the first delta
     "index_missing": [first(index=...)] + [cont(a, index=...) for a in ARGS],
     "index_missing_cont": [first()] + [cont(a, index=...) for a in ARGS],
+    # the canonical stream, but no chunk names the role
+    "no_role": [first()] + [cont(a) for a in ARGS],
 }
 
 
@@ -72,7 +74,7 @@ def sse(name):
     out = []
     for i, tc in enumerate(tcs):
         delta = {"tool_calls": [tc]}
-        if i == 0:
+        if i == 0 and name != "no_role":
             delta["role"] = "assistant"
             delta["content"] = None
         out.append({**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]})
