@@ -55,7 +55,7 @@ def serve(module: ModuleType) -> ThreadingHTTPServer:
     """A server on 127.0.0.1 (a free port) streaming the scenario the request's model names."""
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+
             body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
             data = module.sse(body["model"].removeprefix("openai/")).encode()
             self.send_response(200)

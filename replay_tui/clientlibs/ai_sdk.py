@@ -248,9 +248,13 @@ class ToolCallTracker:
 
     def _new(self, d: _Delta, wire_id: str | None, name: str | None) -> _Tracked:
         if self.type_validation == "if-present" and d.type is not None and d.type != "function":
-            raise Raise("AI_InvalidResponseDataError", "Expected 'function' type.")
+            raise Raise(
+                "AI_InvalidResponseDataError",
+                "Expected 'function' type.",
+                layer="StreamingToolCallTracker",
+            )
         if name is None:
-            raise Raise("AI_InvalidResponseDataError", NO_NAME)
+            raise Raise("AI_InvalidResponseDataError", NO_NAME, layer="StreamingToolCallTracker")
         generated = wire_id is None or wire_id in self.used_ids
         if generated:
             self.generated += 1

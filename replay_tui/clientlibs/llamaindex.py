@@ -69,7 +69,9 @@ class LlamaIndexAssembler(Assembler):
             return
         t = self.calls[-1]
         if not t.has_function or not has_fn:
-            raise Raise("AssertionError")
+            raise Raise(
+                "AssertionError", layer="OpenAI.stream_chat: a tool-call delta has function"
+            )
         t.arguments = _text(t.arguments) + _text(args)
         t.name = _text(t.name) + _text(name)
         t.id = _text(t.id) + _text(d.id)

@@ -117,7 +117,7 @@ class OpenAINodeAssembler(Assembler):
                     (call.type is not UNSET and call.type != bound.type)
                     or (name is not UNSET and name != bound.name)
                 ):
-                    raise Raise("Error", CHANGED)
+                    raise Raise("Error", CHANGED, layer="ChatCompletionStream, strict tool")
                 if js_truthy(call.id):
                     snap.id = call.id
                 if js_truthy(call.type):
