@@ -110,10 +110,15 @@ def _same(a: Any, b: Any) -> bool:
     return a is b or (type(a) is type(b) and type(a) not in (list, dict) and a == b)
 
 
-class _Run:
-    __slots__ = ("call", "env", "first", "last", "pieces", "trace_call")
+_encode = msgspec.json.encode
 
-    def __init__(self, position: int, trace_call: CallTrace, call: ToolCall, env: _Envelope):
+
+class _Run:
+    __slots__ = ("call", "env", "first", "last", "pieces", "prefix", "suffix", "trace_call")
+
+    def __init__(
+        self, position: int, trace_call: CallTrace, call: ToolCall, env: _Envelope, data: bytes
+    ):
         self.first = self.last = position
         self.trace_call = trace_call
         self.call = call
@@ -121,6 +126,15 @@ class _Run:
         fn = call.function
         assert isinstance(fn, Function)
         self.pieces: list[str] = [fn.arguments]
+        # The payload's bytes around its arguments token, when that token is found once as
+        # the canonical encoding: a next payload that is the same bytes around its own
+        # arguments is the same chunk with other arguments, and joins without a decode.
+        self.prefix: bytes | None = None
+        self.suffix = b""
+        token = _encode(fn.arguments)
+        at = data.find(token)
+        if at >= 0 and data.find(token, at + 1) < 0:
+            self.prefix, self.suffix = data[:at], data[at + len(token) :]
 
 
 def _run_frame(trace: Trace, run: _Run) -> Frame:
@@ -177,6 +191,23 @@ def compact_frames(trace: Trace) -> list[Frame]:
             call = ct.calls[k]
             fn = call.function
             cid = call.id
+            data = payload.data
+            if (
+                run is not None
+                and run.prefix is not None
+                and run.last == i - 1
+                and run.trace_call is ct
+                and type(fn) is Function
+                and type(fn.arguments) is str
+                and ct.lines[k] == payload.line
+                and data.startswith(run.prefix)
+                and data.endswith(run.suffix)
+                and data[len(run.prefix) : len(data) - len(run.suffix)] == _encode(fn.arguments)
+            ):
+                # the previous payload's bytes with other arguments: the same plain chunk
+                run.last = i
+                run.pieces.append(fn.arguments)
+                continue
             if (
                 type(fn) is Function
                 and type(fn.arguments) is str
@@ -187,7 +218,7 @@ def compact_frames(trace: Trace) -> list[Frame]:
                 and ct.lines[k] == payload.line
             ):
                 try:
-                    env: _Envelope | None = _envelope(payload.data)
+                    env: _Envelope | None = _envelope(data)
                 except (msgspec.DecodeError, RecursionError):
                     env = None
                 if env is not None:
@@ -212,7 +243,7 @@ def compact_frames(trace: Trace) -> list[Frame]:
                                 continue
                         if run is not None:
                             out.append(_run_frame(trace, run))
-                        run = _Run(i, ct, call, env)
+                        run = _Run(i, ct, call, env, data)
                         continue
         if run is not None:
             out.append(_run_frame(trace, run))

@@ -107,3 +107,30 @@ def test_a_run_of_blank_continuations_is_one_frame(tmp_path: Path) -> None:
         stream[1].raw["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] == '{"a": 1}'
     )
     assert set(POLICIES)  # every policy reads the same folded stream
+
+
+@pytest.mark.parametrize("ensure_ascii", [True, False])
+def test_pieces_that_look_like_other_fields_fold_the_same(
+    tmp_path: Path, ensure_ascii: bool
+) -> None:
+    # pieces whose JSON token also occurs elsewhere in the payload (a key, the type), is
+    # escaped differently from msgspec's encoding (\u00e9), or is empty
+    pieces = ["function", "index", "é", "", "\\", '"', "function", "{", "x", "}", "", "arguments"]
+    first = {"index": 0, "id": "call_1", "type": "function"}
+    deltas = [{**first, "function": {"name": "f", "arguments": ""}}] + [
+        {"index": 0, "id": "", "type": "function", "function": {"arguments": p}} for p in pieces
+    ]
+    chunks = [
+        {"id": "c", "choices": [{"index": 0, "delta": {"tool_calls": [d]}, "finish_reason": None}]}
+        for d in deltas
+    ]
+    chunks.append(
+        {"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}
+    )
+    path = tmp_path / "t.sse"
+    body = "".join(f"data: {json.dumps(c, ensure_ascii=ensure_ascii)}\n\n" for c in chunks)
+    path.write_text(body + "data: [DONE]\n\n", encoding="utf-8")
+    trace = _traces(path)[0]
+    full, compact = _both(trace)
+    assert compact == full
+    assert len(compact_frames(trace)) < len(frames(trace))
