@@ -14,7 +14,8 @@ The throwaway environments (nothing here installs into the project's):
     python -m venv /tmp/rec-py && /tmp/rec-py/bin/pip install openai==3.57.0 \\
         langchain-openai==1.7.4 langchain-core==1.8.3 litellm==1.110.2
     mkdir /tmp/rec-js && cd /tmp/rec-js && npm init -y && npm install openai@7.59.0 \\
-        @langchain/openai@1.6.0 @langchain/core @openai/agents@0.20.0 zod
+        @langchain/openai@1.6.0 @langchain/core @openai/agents@0.20.0 zod ai \\
+        @ai-sdk/openai-compatible@3.0.92 @ai-sdk/openai@4.0.118 @ai-sdk/provider-utils@5.0.81
 
 ``--scenarios layers`` (default) records ``scenarios_layers.py``; ``--scenarios shared`` the
 shared notes' ``scenarios.py`` (the JS additions were recorded on both).
@@ -40,6 +41,7 @@ DATA = ROOT / "tests" / "data" / "clients"
 
 PY_LIBS = ["openai-python", "langchain", "litellm"]
 JS_LIBS = ["openai-node", "openai-node-strict", "langchain-js", "agents-js"]
+JS_LIBS += ["ai-sdk-compat", "ai-sdk-openai"]
 
 
 def _scenarios(which: str) -> ModuleType:
@@ -55,7 +57,7 @@ def serve(module: ModuleType) -> ThreadingHTTPServer:
     """A server on 127.0.0.1 (a free port) streaming the scenario the request's model names."""
 
     class Handler(BaseHTTPRequestHandler):
-
+        def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
             data = module.sse(body["model"].removeprefix("openai/")).encode()
             self.send_response(200)
@@ -72,7 +74,7 @@ def serve(module: ModuleType) -> ThreadingHTTPServer:
     return server
 
 
-PY_HARNESS = r'''
+PY_HARNESS = r"""
 import json, sys, traceback
 lib, base, *names = sys.argv[1:]
 TOOLS = [
@@ -123,7 +125,7 @@ for name in names:
     except Exception as e:
         line = f"ERR {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
     print(f"  {name:<19} {line}", flush=True)
-'''
+"""
 
 JS_HARNESS = r"""
 import OpenAI from 'openai';
@@ -177,8 +179,39 @@ async function agentsJs(name) {
   return show(calls.map((c) => [c.callId, c.name, c.arguments]));
 }
 
+async function aiSdk(name) {
+  const model =
+    lib === 'ai-sdk-compat'
+      ? (await import('@ai-sdk/openai-compatible'))
+          .createOpenAICompatible({ name: 'gw', baseURL: base, apiKey: 'x' }).chatModel(name)
+      : (await import('@ai-sdk/openai')).createOpenAI({ baseURL: base, apiKey: 'x' }).chat(name);
+  const { stream } = await model.doStream({
+    prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    tools: tools.map((t) => ({ type: 'function', name: t.function.name,
+                               inputSchema: t.function.parameters })),
+  });
+  const calls = [];
+  const extra = [];
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (value.type === 'tool-call') calls.push([value.toolCallId, value.toolName, value.input]);
+      if (value.type === 'error') {
+        const e = value.error;
+        extra.push(`error-part ${e?.name ?? 'Error'}: ${String(e?.message ?? e).split('\n')[0]}`);
+      }
+    }
+  } catch (e) {
+    extra.push(`THROWN ${e?.name ?? 'Error'}: ${String(e?.message ?? e).split('\n')[0]}`);
+  }
+  return [calls.length ? show(calls) : '(no tool calls)', ...extra].join(' | ');
+}
+
 const run = { 'openai-node': openaiNode, 'openai-node-strict': openaiNode,
-              'langchain-js': langchainJs, 'agents-js': agentsJs }[lib];
+              'langchain-js': langchainJs, 'agents-js': agentsJs,
+              'ai-sdk-compat': aiSdk, 'ai-sdk-openai': aiSdk }[lib];
 for (const name of names) {
   let line;
   try {

@@ -63,6 +63,8 @@ def test_every_library_and_scenario_is_recorded() -> None:
         "openai-node-strict",
         "langchain-js",
         "openai-agents-js",
+        "ai-sdk-openai-compatible",
+        "ai-sdk-openai",
     }
 
 
