@@ -12,7 +12,8 @@ reads it): ``id=… name=… args=…`` (Python ``repr`` / ``JSON.stringify``), 
 The throwaway environments (nothing here installs into the project's):
 
     python -m venv /tmp/rec-py && /tmp/rec-py/bin/pip install openai==3.57.0 \\
-        langchain-openai==1.7.4 langchain-core==1.8.3 litellm==1.110.2
+        langchain-openai==1.7.4 langchain-core==1.8.3 litellm==1.110.2 \\
+        'pydantic-ai-slim[openai]==2.68.0' openai-agents==0.24.0
     mkdir /tmp/rec-js && cd /tmp/rec-js && npm init -y && npm install openai@7.59.0 \\
         @langchain/openai@1.6.0 @langchain/core @openai/agents@0.20.0 zod ai \\
         @ai-sdk/openai-compatible@3.0.92 @ai-sdk/openai@4.0.118 @ai-sdk/provider-utils@5.0.81
@@ -39,7 +40,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "clients"
 
-PY_LIBS = ["openai-python", "langchain", "litellm"]
+PY_LIBS = ["openai-python", "langchain", "litellm", "pydantic-ai", "agents", "agents-buffered"]
 JS_LIBS = ["openai-node", "openai-node-strict", "langchain-js", "agents-js"]
 JS_LIBS += ["ai-sdk-compat", "ai-sdk-openai"]
 
@@ -118,7 +119,51 @@ def litellm(name):
     calls = resp.choices[0].message.tool_calls or []
     return show([(c.id, c.function.name, c.function.arguments) for c in calls])
 
-run = {"openai-python": openai_python, "langchain": langchain, "litellm": litellm}[lib]
+def agents(name, buffered=False):
+    import asyncio
+    from openai import AsyncOpenAI
+    from agents import ModelSettings
+    from agents.models.interface import ModelTracing
+    from agents.models.openai_chatcompletions import OpenAIChatCompletionsModel
+
+    async def go():
+        client = AsyncOpenAI(base_url=base, api_key="x", max_retries=0)
+        model = OpenAIChatCompletionsModel(
+            model=name, openai_client=client, buffer_streamed_tool_calls=buffered)
+        out = []
+        async for ev in model.stream_response(
+                None, "hi", ModelSettings(), [], None, [], ModelTracing.DISABLED):
+            if ev.type == "response.completed":
+                out = [(i.call_id, i.name, i.arguments)
+                       for i in ev.response.output if i.type == "function_call"]
+        return show(out)
+
+    return asyncio.run(go())
+
+def pydantic_ai(name):
+    from pydantic_ai import ModelRequest
+    from pydantic_ai.direct import model_request_stream_sync
+    from pydantic_ai.models import ModelRequestParameters
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+    from pydantic_ai.tools import ToolDefinition
+    model = OpenAIChatModel(name, provider=OpenAIProvider(base_url=base, api_key="x"))
+    params = ModelRequestParameters(function_tools=[
+        ToolDefinition(name=t["function"]["name"],
+                       parameters_json_schema=t["function"]["parameters"]) for t in TOOLS])
+    with model_request_stream_sync(model, [ModelRequest.user_text_prompt("hi")],
+                                   model_request_parameters=params) as stream:
+        for _ in stream:
+            pass
+        response = stream.response
+    calls = [p for p in response.parts if p.part_kind == "tool-call"]
+    return show([(p.tool_call_id, p.tool_name,
+                  p.args if isinstance(p.args, str) or p.args is None else json.dumps(p.args))
+                 for p in calls])
+
+run = {"openai-python": openai_python, "langchain": langchain, "litellm": litellm,
+       "agents": agents, "agents-buffered": lambda n: agents(n, True),
+       "pydantic-ai": pydantic_ai}[lib]
 for name in names:
     try:
         line = run(name)

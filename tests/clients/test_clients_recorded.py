@@ -65,6 +65,9 @@ def test_every_library_and_scenario_is_recorded() -> None:
         "openai-agents-js",
         "ai-sdk-openai-compatible",
         "ai-sdk-openai",
+        "pydantic-ai",
+        "openai-agents",
+        "openai-agents-buffered",
     }
 
 
