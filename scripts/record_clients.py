@@ -14,11 +14,14 @@ The throwaway environments (nothing here installs into the project's):
     python -m venv /tmp/rec-py && /tmp/rec-py/bin/pip install openai==3.57.0 \\
         langchain-openai==1.7.4 langchain-core==1.8.3 litellm==1.110.2 \\
         'pydantic-ai-slim[openai]==2.68.0' openai-agents==0.24.0
+    python -m venv /tmp/rec-py3 && /tmp/rec-py3/bin/pip install \\
+        llama-index-llms-openai==0.8.3 haystack-ai==3.4.1 semantic-kernel==1.45.0
     mkdir /tmp/rec-js && cd /tmp/rec-js && npm init -y && npm install openai@7.59.0 \\
         @langchain/openai@1.6.0 @langchain/core @openai/agents@0.20.0 zod ai \\
         @ai-sdk/openai-compatible@3.0.92 @ai-sdk/openai@4.0.118 @ai-sdk/provider-utils@5.0.81
 
-``--scenarios layers`` (default) records ``scenarios_layers.py``; ``--scenarios shared`` the
+Run it once per environment, naming its libraries with ``--libs`` (``--python /tmp/rec-py3/bin/python
+--libs llamaindex,haystack,semantic-kernel``). ``--scenarios layers`` (default) records ``scenarios_layers.py``; ``--scenarios shared`` the
 shared notes' ``scenarios.py`` (the JS additions were recorded on both).
 """
 
@@ -41,6 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "clients"
 
 PY_LIBS = ["openai-python", "langchain", "litellm", "pydantic-ai", "agents", "agents-buffered"]
+PY_LIBS += ["llamaindex", "haystack", "semantic-kernel"]
 JS_LIBS = ["openai-node", "openai-node-strict", "langchain-js", "agents-js"]
 JS_LIBS += ["ai-sdk-compat", "ai-sdk-openai"]
 
@@ -161,7 +165,53 @@ def pydantic_ai(name):
                   p.args if isinstance(p.args, str) or p.args is None else json.dumps(p.args))
                  for p in calls])
 
+def llamaindex(name):
+    from llama_index.core.llms import ChatMessage
+    from llama_index.llms.openai import OpenAI
+    llm = OpenAI(model=name, api_base=base, api_key="x", max_retries=0)
+    last = None
+    for last in llm.stream_chat([ChatMessage(role="user", content="hi")], tools=TOOLS):
+        pass
+    calls = last.message.additional_kwargs.get("tool_calls", []) if last else []
+    return show([(c.id, c.function.name, c.function.arguments) for c in calls])
+
+def haystack(name):
+    from haystack.components.generators.chat import OpenAIChatGenerator
+    from haystack.dataclasses import ChatMessage
+    from haystack.tools import Tool
+    from haystack.utils import Secret
+    tools = [Tool(name=t["function"]["name"], description="", parameters=t["function"]["parameters"],
+                  function=lambda **k: None) for t in TOOLS]
+    gen = OpenAIChatGenerator(api_key=Secret.from_token("x"), model=name, api_base_url=base,
+                              streaming_callback=lambda chunk: None, tools=tools, max_retries=0)
+    reply = gen.run([ChatMessage.from_user("hi")])["replies"][0]
+    return show([(c.id, c.tool_name, json.dumps(c.arguments)) for c in reply.tool_calls])
+
+def semantic_kernel(name):
+    import asyncio
+    from functools import reduce
+    from openai import AsyncOpenAI
+    from semantic_kernel.connectors.ai.open_ai import (
+        OpenAIChatCompletion, OpenAIChatPromptExecutionSettings)
+    from semantic_kernel.contents import ChatHistory, FunctionCallContent
+
+    async def go():
+        service = OpenAIChatCompletion(
+            ai_model_id=name, async_client=AsyncOpenAI(base_url=base, api_key="x", max_retries=0))
+        settings = OpenAIChatPromptExecutionSettings(tools=TOOLS)
+        history = ChatHistory()
+        history.add_user_message("hi")
+        chunks = []
+        async for batch in service.get_streaming_chat_message_contents(history, settings):
+            chunks.extend(batch)
+        full = reduce(lambda a, b: a + b, chunks)
+        calls = [i for i in full.items if isinstance(i, FunctionCallContent)]
+        return show([(c.id, c.function_name, c.arguments) for c in calls])
+
+    return asyncio.run(go())
+
 run = {"openai-python": openai_python, "langchain": langchain, "litellm": litellm,
+       "llamaindex": llamaindex, "haystack": haystack, "semantic-kernel": semantic_kernel,
        "agents": agents, "agents-buffered": lambda n: agents(n, True),
        "pydantic-ai": pydantic_ai}[lib]
 for name in names:
