@@ -20,9 +20,10 @@ The throwaway environments (nothing here installs into the project's):
         @langchain/openai@1.6.0 @langchain/core @openai/agents@0.20.0 zod ai \\
         @ai-sdk/openai-compatible@3.0.92 @ai-sdk/openai@4.0.118 @ai-sdk/provider-utils@5.0.81
 
-Run it once per environment, naming its libraries with ``--libs`` (``--python /tmp/rec-py3/bin/python
---libs llamaindex,haystack,semantic-kernel``). ``--scenarios layers`` (default) records ``scenarios_layers.py``; ``--scenarios shared`` the
-shared notes' ``scenarios.py`` (the JS additions were recorded on both).
+Run it once per environment, naming its libraries with ``--libs`` (``--python
+/tmp/rec-py3/bin/python --libs llamaindex,haystack,semantic-kernel``). ``--scenarios layers``
+(default) records ``scenarios_layers.py``; ``--scenarios shared`` the shared notes'
+``scenarios.py`` (how the harnesses were checked against the shared notes' runs).
 """
 
 from __future__ import annotations
@@ -64,7 +65,10 @@ def serve(module: ModuleType) -> ThreadingHTTPServer:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
-            data = module.sse(body["model"].removeprefix("openai/")).encode()
+            name = body["model"].removeprefix("openai/")
+            if self.path.startswith("/s/"):  # a library that checks model names: in the path
+                name = self.path.split("/")[2]
+            data = module.sse(name).encode()
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
             self.send_header("content-length", str(len(data)))
@@ -168,7 +172,9 @@ def pydantic_ai(name):
 def llamaindex(name):
     from llama_index.core.llms import ChatMessage
     from llama_index.llms.openai import OpenAI
-    llm = OpenAI(model=name, api_base=base, api_key="x", max_retries=0)
+    # it refuses model names it does not know: the scenario goes in the path instead
+    api_base = base.removesuffix("/v1") + f"/s/{name}/v1"
+    llm = OpenAI(model="gpt-4o-mini", api_base=api_base, api_key="x", max_retries=0)
     last = None
     for last in llm.stream_chat([ChatMessage(role="user", content="hi")], tools=TOOLS):
         pass
@@ -180,8 +186,9 @@ def haystack(name):
     from haystack.dataclasses import ChatMessage
     from haystack.tools import Tool
     from haystack.utils import Secret
-    tools = [Tool(name=t["function"]["name"], description="", parameters=t["function"]["parameters"],
-                  function=lambda **k: None) for t in TOOLS]
+    tools = [Tool(name=t["function"]["name"], description="",
+                  parameters=t["function"]["parameters"], function=lambda **k: None)
+             for t in TOOLS]
     gen = OpenAIChatGenerator(api_key=Secret.from_token("x"), model=name, api_base_url=base,
                               streaming_callback=lambda chunk: None, tools=tools, max_retries=0)
     reply = gen.run([ChatMessage.from_user("hi")])["replies"][0]
@@ -206,7 +213,7 @@ def semantic_kernel(name):
             chunks.extend(batch)
         full = reduce(lambda a, b: a + b, chunks)
         calls = [i for i in full.items if isinstance(i, FunctionCallContent)]
-        return show([(c.id, c.function_name, c.arguments) for c in calls])
+        return show([(c.id, c.name, c.arguments) for c in calls])
 
     return asyncio.run(go())
 
