@@ -23,7 +23,7 @@ from .core.visible import visible
 from .core.wire import describe_value
 
 if TYPE_CHECKING:
-    from .core.clients import ClientOutcome
+    from .clientlibs import ClientOutcome
 
 __all__ = ["main"]
 
@@ -216,7 +216,7 @@ def _check(ns: argparse.Namespace) -> int:
     _report_skipped(report.skipped)
     clients: list[dict[str, ClientOutcome]] | None = None
     if ns.clients:
-        from .core.clients import assess  # only now: a plain `check` never pays for it
+        from .clientlibs import assess  # only now: a plain `check` never pays for it
 
         clients = [assess(t) for t in report.traces]
     if ns.json:

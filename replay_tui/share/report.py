@@ -493,7 +493,7 @@ def _excerpts(trace: Trace, flags: list[Flag], limits: Limits) -> tuple[list[Exc
 def _clients(trace: Trace) -> list[ClientRow]:
     # The one import of the client-library layer in this package (it is being renamed to
     # replay_tui.clientlibs): change it here and only here.
-    from ..core.clients import assess
+    from ..clientlibs import assess
 
     return [
         ClientRow(visible(o.policy.library), o.policy.kind, o.ok, _cut(visible(o.outcome), 300))

@@ -33,9 +33,13 @@ SECTIONS = {
     "llamaindex": "llamaindex",
     "haystack": "haystack",
     "semantic-kernel": "semantic-kernel",
+    "langchain-js": "langchain-js",
+    "agents-js": "openai-agents-js",
 }
 
-_FIELD = re.compile(r"""(id|name|args)=(None|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
+_FIELD = re.compile(
+    r"""(id|name|args)=(None|undefined|null|-?\d+(?:\.\d+)?|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")"""
+)
 
 
 @dataclass
@@ -48,7 +52,7 @@ class Recorded:
 
 
 def _value(text: str) -> Any:
-    if text == "None":
+    if text in ("None", "null", "undefined"):
         return None
     if text.startswith('"'):
         return json.loads(text)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from replay_tui.cli import main
-from replay_tui.core.clients import LIBRARIES, POLICIES
+from replay_tui.clientlibs import LIBRARIES, POLICIES
 
 TRACES = Path(__file__).resolve().parent.parent.parent / "traces"
 
@@ -51,8 +51,12 @@ EXPECTED = {
     (
         "mistral/glm-5.2-name-empty.sse",
         "openai-node-strict",
-    ): "throws Error: Chat completion stream contains a changed tool call identity",
-    ("writer/palmyra-x5-all-null.sse", "openai-python"): "throws AssertionError",
+    ): "throws Error: Chat completion stream contains a changed tool call identity"
+    " (ChatCompletionStream, strict tool)",
+    (
+        "writer/palmyra-x5-all-null.sse",
+        "openai-python",
+    ): "throws AssertionError (ChatCompletionStreamState: a call's type stays function)",
     ("captures/late-id.sse", "ai-sdk-openai-compatible"): "id generated",
     (
         "captures/late-id.sse",
@@ -61,7 +65,8 @@ EXPECTED = {
     (
         "nvidia-nim/glm-4.7-name-null-then-real.sse",
         "ai-sdk-openai",
-    ): "throws AI_InvalidResponseDataError: Expected 'function.name' to be a string.",
+    ): "throws AI_InvalidResponseDataError: Expected 'function.name' to be a string."
+    " (StreamingToolCallTracker)",
     ("nvidia-nim/glm-4.7-name-null-then-real.sse", "ai-sdk-openai-compatible"): "ok",
     ("ollama/qwen3-no-id.sse", "litellm"): "call dropped (no id: not built)",
     ("ollama/qwen3-no-id.sse", "pydantic-ai"): "id generated",
@@ -124,7 +129,7 @@ def test_table_has_a_clients_column(capsys: pytest.CaptureFixture[str]) -> None:
 def test_plain_check_does_not_import_the_clients_package() -> None:
     code = (
         "import sys; from replay_tui.cli import main; main(['check', '--json', sys.argv[1]]);"
-        " print('replay_tui.core.clients' in sys.modules)"
+        " print('replay_tui.clientlibs' in sys.modules)"
     )
     done = subprocess.run(
         [sys.executable, "-c", code, str(TRACES / "openai")],

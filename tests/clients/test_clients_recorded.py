@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from recordings import DATA, SECTIONS, Recorded, load
 
-from replay_tui.core.clients import LIBRARIES, POLICIES, Assembly, frames
+from replay_tui.clientlibs import LIBRARIES, POLICIES, Assembly, frames
 from replay_tui.core.discovery import discover
 from replay_tui.core.trace import Trace, load_trace
 
@@ -43,11 +43,19 @@ def _run(key: str, scenario: str) -> Assembly:
     return POLICIES[key].run(frames(_trace(SCENARIOS / f"{scenario}.sse")))
 
 
+LAYERS = {"id_number", "id_number_cont", "type_null_first", "type_upper", "parallel_blank"}
+LAYERS |= {"string_null", "index_missing", "index_missing_cont", "no_role"}
+"""scenarios_layers.py's scenarios (recorded for every library)."""
+
+
 def test_every_library_and_scenario_is_recorded() -> None:
     assert sorted(RECORDED) == sorted(LIBRARIES) == sorted(SECTIONS.values())
-    sixteen = {p.stem for p in SCENARIOS.glob("*.sse")} - {"late_name_args"}
+    shared = {p.stem for p in SCENARIOS.glob("*.sse")} - {"late_name_args"} - LAYERS
+    assert len(shared) == 16
     for key, scenarios in RECORDED.items():
-        assert sixteen <= set(scenarios), key
+        assert shared <= set(scenarios), key
+    layered = {k for k, scenarios in RECORDED.items() if set(scenarios) >= LAYERS}
+    assert layered == set(LIBRARIES)  # every library also ran the layer scenarios
 
 
 @pytest.mark.parametrize(("key", "scenario"), CASES)

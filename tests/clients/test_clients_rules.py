@@ -8,13 +8,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from replay_tui.core.clients import assess
+from replay_tui.clientlibs import assess
 from replay_tui.core.discovery import discover
 from replay_tui.core.trace import load_trace
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "data" / "clients" / "scenarios"
 
 
 def _sse(tmp_path: Path, *deltas: dict[str, Any], finish: str = "tool_calls") -> Path:
     chunks = [{"choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
+    if chunks:  # the first delta names the role, as every OpenAI-compatible server does
+        chunks[0]["choices"][0]["delta"] = {"role": "assistant", **deltas[0]}
     chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
     body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
     path = tmp_path / "t.sse"
@@ -101,6 +105,29 @@ def test_a_changed_id_splits_or_renames(tmp_path: Path) -> None:
 
 
 def test_the_clients_package_does_not_import_textual() -> None:
-    code = "import sys, replay_tui.core.clients; print('textual' in sys.modules)"
+    code = "import sys, replay_tui.clientlibs; print('textual' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_the_core_does_not_import_the_client_library_models() -> None:
+    # The models are a plug-in layer beside the core: importing every core module leaves them out.
+    code = (
+        "import sys, pkgutil, importlib, replay_tui.core as core\n"
+        "for m in pkgutil.iter_modules(core.__path__):\n"
+        "    importlib.import_module('replay_tui.core.' + m.name)\n"
+        "print('replay_tui.clientlibs' in sys.modules, len(sys.modules) > 0)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False True"
+
+
+def test_a_stream_that_never_names_the_role(tmp_path: Path) -> None:
+    # recorded as no_role: openai-node's finalChatCompletion throws, LangChain.js reads the
+    # chunks as a ChatMessageChunk without tool calls, the Python libraries do not care
+    path = tmp_path / "t.sse"
+    path.write_text((SCENARIOS / "no_role.sse").read_text())
+    out = _outcomes(path)
+    assert out["openai-node"] == "throws Error: missing role for choice 0 (finalChatCompletion)"
+    assert out["langchain-js"] == "call dropped"
+    assert out["openai-python"] == out["openai-agents-js"] == "ok"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from replay_tui.core.clients import Frame
+from replay_tui.clientlibs import Frame
 from replay_tui.core.trace import Trace
 from replay_tui.tui.app import make_app
 from replay_tui.tui.screens.payload import PayloadScreen
@@ -16,7 +16,7 @@ from replay_tui.tui.widgets.clients_view import NAME_W, STICKY, ClientsMatrix
 from .conftest import SIZE, TRACES, rendered, settle, write_big_trace
 
 LITELLM = TRACES / "litellm" / "proxy-curl-i.txt"
-"""10 of 13 libraries break on it, each its own way."""
+"""13 of 15 libraries break on it, each its own way."""
 MIDSTREAM = TRACES / "openrouter" / "error-midstream.sse"
 """No tool call at all; an error object mid-stream makes the SDKs throw."""
 
@@ -39,17 +39,20 @@ async def test_clients_tab_shows_each_library_on_each_call_and_the_cell_in_detai
         assert app.tabs.active == "clients" and app.focused is matrix
         text = "\n".join(rendered(matrix))
         # Libraries and the seed record's rejected designs are grouped apart, with a count.
-        assert "client libraries (13) · 10 of 13 break" in text
-        assert "designs the seed record rejected (3) · 2 of 3 go wrong" in text
+        assert "client libraries (15) · 13 of 15 break" in text
+        assert "designs the seed record rejected (3) · 3 of 3 go wrong" in text
         assert (
             text.index("semantic-kernel")
             < text.index("designs the seed")
             < text.index("concatenate-identity")
         )
-        assert "call 0 · null" in text  # the call's column, headed by the name it meant
+        # the call's column, headed by the name it meant: the "null" strings after the real
+        # name are a gateway's stringified nulls (CLIENTS.md), so not the name
+        assert "call 0 · get_weather" in text
         assert "✗ not delivered (AssertionError)" in _row(matrix, "openai-python")
         assert "✗ throws AssertionError" in _row(matrix, "openai-python")
-        assert "✓ ok" in _row(matrix, "openai-node")
+        assert '✗ name "null" instead of get_weath' in _row(matrix, "openai-node")
+        assert "✓ ok" in _row(matrix, "semantic-kernel")  # the first name wins there
         assert "✗ name concatenated: get_weather" in _row(matrix, "langchain")
 
         # The first broken cell is selected: what the stream meant beside what the app gets.
@@ -61,7 +64,7 @@ async def test_clients_tab_shows_each_library_on_each_call_and_the_cell_in_detai
         assert '"call_0XWzWzu9s9SbobQqp8U1lrwB"' in detail and "throws AssertionError" in detail
         assert '"city": "Nairobi"' in detail  # arguments pretty-printed
 
-        # Down to a library that delivers the call as meant: the same id on both sides.
+        # Down to a library that keeps the id as meant: the same id on both sides.
         await pilot.press("down")
         assert matrix.selected()[0].key == "openai-node"  # type: ignore[index]
         id_line = next(line for line in pane.detail.plain().splitlines() if line.startswith("id"))
@@ -131,7 +134,7 @@ async def test_the_libraries_are_assessed_in_the_background_with_progress(
         await pilot.pause()
         matrix = app.clients_pane.matrix
         assert matrix.model is not None and not matrix.model.done
-        assert "assessing… 0 of 16 policies" in rendered(matrix, range(2, 3))[0]
+        assert "assessing… 0 of 18 policies" in rendered(matrix, range(2, 3))[0]
         before = matrix.cursor
         await pilot.press("down")  # the UI answers while the worker is busy
         assert matrix.cursor == before + 1 and not matrix.model.done

@@ -21,7 +21,7 @@ def _at_repository_root(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
 
 
-async def test_clients_view_of_a_trace_ten_libraries_break_on(
+async def test_clients_view_of_a_trace_thirteen_libraries_break_on(
     svg_snapshot: SnapshotAssertion,
 ) -> None:
     """litellm/proxy-curl-i.txt: the matrix, and the first broken cell side by side."""

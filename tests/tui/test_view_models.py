@@ -241,12 +241,12 @@ def test_a_har_entry_without_its_body_says_so_in_place(tmp_path: Path) -> None:
 
 
 def test_a_long_exception_is_whole_in_the_detail() -> None:
-    from replay_tui.core.clients import POLICIES, assess_frames, frames
+    from replay_tui.clientlibs import POLICIES, assess_frames, compact_frames
 
     trace = load(TRACES / "litellm" / "proxy-curl-i.txt")
     model = start_model(trace)
     policy = POLICIES["openai-node-strict"]
-    model.outcomes.update(assess_frames(frames(trace), model.meant, [policy]))
+    model.outcomes.update(assess_frames(compact_frames(trace), model.meant, [policy]))
     message = "Error: Chat completion stream contains a changed tool call identity"
     for column in (0, 1):  # the call it did not deliver, and the whole response
         lines = detail_lines(model, policy, column)

@@ -25,7 +25,7 @@ from .clients_model import ClientsModel, Piece, call_cell, plain, response_cell
 from .line_view import LineView, Row
 
 if TYPE_CHECKING:
-    from ...core.clients import (
+    from ...clientlibs import (
         AssembledCall,
         ClientOutcome,
         MeantCall,

@@ -12,7 +12,7 @@ from ...core.visible import visible
 from ...core.wire import UNSET, describe_value
 
 if TYPE_CHECKING:  # the policies are imported when the view is first shown, not at start-up
-    from ...core.clients import (
+    from ...clientlibs import (
         CallOutcome,
         ClientOutcome,
         MeantCall,
@@ -87,8 +87,8 @@ class ClientsModel:
 
 def start_model(trace: Trace) -> ClientsModel:
     """The model before any policy ran (cheap: the meant calls are the analysis's)."""
-    from ...core.clients import POLICIES
-    from ...core.clients.assess import meant_calls
+    from ...clientlibs import POLICIES
+    from ...clientlibs.assess import meant_calls
 
     return ClientsModel(trace, meant_calls(trace.analysis.calls), list(POLICIES.values()))
 

@@ -43,7 +43,7 @@ from .clients_model import (
 from .line_view import LineView, Row
 
 if TYPE_CHECKING:  # the policies are imported when the view is first shown, not at start-up
-    from ...core.clients import (
+    from ...clientlibs import (
         AssembledCall,
         ClientError,
         ClientOutcome,
@@ -396,10 +396,11 @@ def _call_json(c: AssembledCall) -> dict[str, Any]:
 
 
 def _frames(trace: Trace) -> list[Frame]:
-    """The clients model's one read of the trace: its payloads as the libraries see them."""
-    from ...core.clients import frames
+    """The clients model's one read of the trace: its tool-call deltas as the libraries see
+    them, folded from the analysis' per-call record (nothing is decoded again)."""
+    from ...clientlibs import compact_frames
 
-    return frames(trace)
+    return compact_frames(trace)
 
 
 class _Cancelled(Exception):
@@ -476,7 +477,7 @@ class ClientsPane(Vertical):
     @work(thread=True, exclusive=True, group="clients", description="clients")
     def _assess(self, model: ClientsModel) -> None:
         worker = get_current_worker()
-        from ...core.clients import assess_frames
+        from ...clientlibs import assess_frames
 
         stream = _Checked(_frames(model.trace), lambda: worker.is_cancelled)
         try:

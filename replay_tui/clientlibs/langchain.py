@@ -15,11 +15,10 @@ other string — a repeated ``name`` doubles. At the end ``init_tool_calls`` par
 from __future__ import annotations
 
 import json
-from bisect import bisect_right
-from itertools import accumulate
+import re
 from typing import Any
 
-from ..wire import UNSET, Function
+from ..core.wire import UNSET, Function
 from .base import (
     AssembledCall,
     Assembler,
@@ -37,22 +36,44 @@ __all__ = ["POLICY", "parse_partial_json"]
 
 
 def parse_partial_json(s: str) -> Any:
-    """A port of ``langchain_core.utils.json.parse_partial_json`` (MIT, LangChain)."""
+    """A port of ``langchain_core.utils.json.parse_partial_json`` (MIT, LangChain).
+
+    The library walks ``s`` character by character; this port jumps from one character that
+    matters to the next (a call's arguments can be megabytes), and keeps the positions where it
+    wrote a two-character ``\\n`` for a raw newline, so that trimming after a failed parse
+    removes the same characters the library's list of characters does.
+    """
     try:
         return json.loads(s, strict=False)
     except json.JSONDecodeError:
         pass
-    new_chars: list[str] = []
+    parts: list[str] = []
+    size = 0
+    newlines: set[int] = set()  # where a raw newline inside a string became "\\n"
     stack: list[str] = []
     inside = False
     escaped = False
-    for char in s:
-        new_char = char
+    i, n = 0, len(s)
+    while i < n:
+        m = (_IN_STRING if inside else _OUTSIDE).search(s, i)
+        stop = n if m is None else m.start()
+        if stop > i:
+            parts.append(s[i:stop])
+            size += stop - i
+            if inside:
+                escaped = False
+        if m is None:
+            break
+        char = m.group()
+        i = stop + 1
         if inside:
             if char == '"' and not escaped:
                 inside = False
             elif char == "\n" and not escaped:
-                new_char = "\\n"
+                newlines.add(size)
+                parts.append("\\n")
+                size += 2
+                continue
             elif char == "\\":
                 escaped = not escaped
             else:
@@ -64,30 +85,32 @@ def parse_partial_json(s: str) -> Any:
             stack.append("}")
         elif char == "[":
             stack.append("]")
-        elif char in "}]":
-            if stack and stack[-1] == char:
-                stack.pop()
-            else:
-                return None
-        new_chars.append(new_char)
+        elif stack and stack[-1] == char:
+            stack.pop()
+        else:
+            return None
+        parts.append(char)
+        size += 1
+    text = "".join(parts)
     if inside:
         if escaped:
-            new_chars.pop()
-        new_chars.append('"')
-    stack.reverse()
-    ends = list(accumulate(map(len, new_chars)))
-    while new_chars:
+            text = text[:-1]
+        text += '"'
+    closers = "".join(reversed(stack))
+    while text:
         try:
-            return json.loads("".join(new_chars + stack), strict=False)
+            return json.loads(text + closers, strict=False)
         except json.JSONDecodeError as e:
-            idx = bisect_right(ends, e.pos)
-            if idx < len(new_chars):
-                del new_chars[idx:]
-                del ends[idx:]
+            if e.pos < len(text):
+                cut = e.pos - 1 if e.pos - 1 in newlines else e.pos
             else:
-                new_chars.pop()
-                ends.pop()
+                cut = len(text) - (2 if len(text) - 2 in newlines else 1)
+            text = text[:cut]
     return json.loads(s, strict=False)
+
+
+_IN_STRING = re.compile(r'["\\\n]')
+_OUTSIDE = re.compile(r'["{}\[\]]')
 
 
 def _merge_into(left: dict[str, Any], right: dict[str, Any]) -> None:
@@ -141,6 +164,14 @@ class LangChainAssembler(Assembler):
             fn = call.function
             if not isinstance(fn, Function):
                 raise Raise("AttributeError", "'NoneType' object has no attribute 'get'")
+            for fld, value in (("id", call.id), ("name", fn.name), ("args", fn.arguments)):
+                # the chunk's tool_call_chunks are validated by pydantic: str or None
+                if value is not UNSET and value is not None and not isinstance(value, str):
+                    raise Raise(
+                        "ValidationError",
+                        "1 validation error for AIMessageChunk",
+                        layer=f"AIMessageChunk: tool_call_chunks {fld} must be a string",
+                    )
             entries.append(
                 {
                     "name": none_if_unset(fn.name),

@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..wire import UNSET, Function, js_string
+from ..core.wire import UNSET, Function, js_string
 from .base import (
     AssembledCall,
     Assembler,
@@ -62,6 +62,12 @@ def _safe_index(value: Any) -> int | None:
     return index if 0 <= index < MAX_STREAM_TOOL_CALLS else None
 
 
+def _raw_choices(frame: Frame) -> list[dict[str, Any]]:
+    raw = frame.raw
+    cs = raw.get("choices") if isinstance(raw, dict) else None
+    return [c for c in cs if isinstance(c, dict)] if isinstance(cs, list) else []
+
+
 @dataclass
 class OpenAINodeAssembler(Assembler):
     strict: bool = False
@@ -71,6 +77,10 @@ class OpenAINodeAssembler(Assembler):
     finished: bool = False
     done: set[int] = field(default_factory=set)
     chunks: int = 0
+    choice: Any = None
+    """The first choice's ``index`` (the snapshot's choice 0), once a choice arrived."""
+    finish_reason: bool = False
+    role: bool = False
 
     def feed(self, frame: Frame) -> None:
         raise_sdk_stream_error(frame, node=True)
@@ -78,9 +88,17 @@ class OpenAINodeAssembler(Assembler):
         if not isinstance(chunk.choices, list):
             raise Raise("TypeError", "chunk.choices is not iterable")
         self.chunks += 1
+        if chunk.choices and not self.role:
+            # the role is not a field of the wire chunk: read it from the JSON until it came
+            for raw in _raw_choices(frame):
+                if isinstance(raw.get("delta"), dict) and js_truthy(raw["delta"].get("role")):
+                    self.role = True
         for choice in chunk.choices:
+            if self.choice is None:
+                self.choice = 0
             if js_truthy(choice.finish_reason):
                 self.finished = True
+                self.finish_reason = True
             deltas = tool_deltas(choice)
             touched: list[int] = []
             for call in deltas:
@@ -99,7 +117,7 @@ class OpenAINodeAssembler(Assembler):
                     (call.type is not UNSET and call.type != bound.type)
                     or (name is not UNSET and name != bound.name)
                 ):
-                    raise Raise("Error", CHANGED)
+                    raise Raise("Error", CHANGED, layer="ChatCompletionStream, strict tool")
                 if js_truthy(call.id):
                     snap.id = call.id
                 if js_truthy(call.type):
@@ -139,8 +157,12 @@ class OpenAINodeAssembler(Assembler):
             try:
                 json.loads(snap.arguments)
             except ValueError:
+                # parser.mjs throws a SyntaxError; the stream re-throws it as an OpenAIError
+                # (name "Error") with the same message, as recorded
                 raise Raise(
-                    "SyntaxError", "Error reading response: invalid structured output JSON."
+                    "Error",
+                    "Error reading response: invalid structured output JSON.",
+                    layer="strict tool arguments parsed when the call is done",
                 ) from None
         if self.finished:
             self.done.add(index)
@@ -148,6 +170,14 @@ class OpenAINodeAssembler(Assembler):
     def finish(self) -> Assembly:
         if not self.chunks:
             raise Raise("Error", "request ended without sending any chunks")
+        if self.choice is not None:
+            # finalizeChatCompletion, per choice, before its tool calls
+            if not self.finish_reason:
+                raise Raise(
+                    "Error", "missing finish_reason for choice 0", layer="finalChatCompletion"
+                )
+            if not self.role:
+                raise Raise("Error", "missing role for choice 0", layer="finalChatCompletion")
         out = Assembly()
         for index in sorted(self.calls):
             snap = self.calls[index]
@@ -165,6 +195,18 @@ class OpenAINodeAssembler(Assembler):
                     id_generated=generated,
                 )
             )
+        if self.strict:
+            # finalChatCompletion() → parseChatCompletion (lib/parser.mjs): every tool call of
+            # the final message must be a `function` or `custom` one
+            for index in sorted(self.calls):
+                kind = self.calls[index].type
+                if kind not in ("function", "custom"):
+                    raise Raise(
+                        "Error",
+                        "Currently only `function` and `custom` tool calls are supported;"
+                        f" Received `{js_string(kind)}`",
+                        layer="parseChatCompletion",
+                    )
         return out
 
 

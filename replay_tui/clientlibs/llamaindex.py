@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..wire import UNSET, ToolCall, js_string
+from ..core.wire import UNSET, ToolCall, js_string
 from .base import (
     AssembledCall,
     Assembler,
@@ -35,6 +35,35 @@ __all__ = ["POLICY"]
 
 def _text(value: Any) -> str:
     return "" if value is UNSET or value is None or value == "" else js_string(value)
+
+
+def _py_type(value: Any) -> str:
+    return {bool: "bool", int: "int", float: "float", list: "list", dict: "dict"}.get(
+        type(value), "str"
+    )
+
+
+def _cat(acc: Any, value: Any) -> Any:
+    """``acc += value or ""`` in Python: a falsy value adds nothing; a number, list or object
+    beside a string raises ``TypeError``."""
+    acc = None if acc is UNSET else acc
+    value = "" if value is UNSET or not value else value
+    if acc is None:
+        acc = ""
+    if isinstance(acc, str) and isinstance(value, str):
+        return acc + value
+    if value == "":
+        return acc
+    if isinstance(acc, int | float) and isinstance(value, int | float):
+        return acc + value
+    if acc == "":
+        raise Raise("TypeError", f'can only concatenate str (not "{_py_type(value)}") to str')
+    raise Raise(
+        "TypeError",
+        f"unsupported operand type(s) for +=: '{_py_type(acc)}' and '{_py_type(value)}'"
+        if not isinstance(acc, str)
+        else f'can only concatenate str (not "{_py_type(value)}") to str',
+    )
 
 
 @dataclass
@@ -69,14 +98,25 @@ class LlamaIndexAssembler(Assembler):
             return
         t = self.calls[-1]
         if not t.has_function or not has_fn:
-            raise Raise("AssertionError")
-        t.arguments = _text(t.arguments) + _text(args)
-        t.name = _text(t.name) + _text(name)
-        t.id = _text(t.id) + _text(d.id)
+            raise Raise(
+                "AssertionError", layer="OpenAI.stream_chat: a tool-call delta has function"
+            )
+        t.arguments = _cat(t.arguments, args)
+        t.name = _cat(t.name, name)
+        t.id = _cat(t.id, d.id)
 
     def finish(self) -> Assembly:
         out = Assembly()
         for t in self.calls:
+            if t.has_function and not (
+                isinstance(t.id, str | None) and isinstance(t.name, str | None)
+            ):
+                # the message's blocks are pydantic models: ToolCallBlock wants strings
+                raise Raise(
+                    "ValidationError",
+                    "1 validation error for ToolCallBlock",
+                    layer="ToolCallBlock: tool_call_id and tool_name must be strings",
+                )
             if not t.has_function:
                 out.dropped.append(DroppedCall(t.index, t.id, None, None, "no function object"))
                 continue

@@ -19,13 +19,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..translator import index_key
-from ..wire import UNSET, describe_value
-from .base import AssembledCall, Assembly, DroppedCall, Frame, Policy, frames
+from ..core.translator import index_key
+from ..core.wire import UNSET, describe_value, js_string
+from .base import AssembledCall, Assembly, DroppedCall, Frame, Policy
+from .compact import compact_frames
 
 if TYPE_CHECKING:
-    from ..identity import CallTrace
-    from ..trace import Trace
+    from ..core.identity import CallTrace
+    from ..core.trace import Trace
 
 __all__ = [
     "CallOutcome",
@@ -49,6 +50,8 @@ class MeantCall:
     arguments: str
     line: int
     """Line of the call's first delta."""
+    part: int = 0
+    """Which of the calls meant at this wire index (a reused index carries several)."""
 
 
 @dataclass(slots=True)
@@ -91,16 +94,68 @@ class ClientOutcome:
 
 
 def meant_calls(calls: Iterable[CallTrace]) -> list[MeantCall]:
-    out = []
+    """The calls the stream meant (CLIENTS.md, "What 'ok' means for a library").
+
+    Per wire index, the accept-identity assembly (the last non-empty string ``id`` and
+    ``name``), except that the string ``"null"`` arriving after a real id or name is a
+    gateway's stringified null and means null; and a new non-empty id arriving where the call
+    already has an id and complete JSON arguments starts a new call (the ``index-reused``
+    note). Only deltas that carry a non-empty string id or name are looked at closely, so a
+    100,000-delta call costs one cheap test per delta.
+    """
+    out: list[MeantCall] = []
     for ct in calls:
-        cid, name = ct.id_accept, ct.name_accept
-        out.append(MeantCall(ct.wire_index, cid, name, ct.arguments, ct.first_line))
+        if ct.id_accept is UNSET and ct.name_accept is UNSET:
+            out.append(MeantCall(ct.wire_index, UNSET, UNSET, ct.arguments, ct.first_line))
+            continue
+        current = MeantCall(ct.wire_index, UNSET, UNSET, "", ct.first_line)
+        pieces: list[str] = []
+        for line, call in zip(ct.lines, ct.calls, strict=True):
+            fn = call.function
+            cid = call.id
+            name = fn.name if fn else UNSET
+            if type(cid) is str and cid and cid != current.id:
+                if cid == "null" and current.id is not UNSET:
+                    pass  # a stringified null after a real id
+                elif current.id is not UNSET and _complete_json(pieces):
+                    current.arguments = "".join(pieces)
+                    out.append(current)
+                    current = MeantCall(ct.wire_index, cid, UNSET, "", line, current.part + 1)
+                    pieces = []
+                else:
+                    current.id = cid
+            if (
+                type(name) is str
+                and name
+                and name != current.name
+                and not (name == "null" and current.name is not UNSET)
+            ):
+                current.name = name
+            if fn:
+                args = fn.arguments
+                if type(args) is str:
+                    pieces.append(args)
+                elif args is not UNSET and args is not None:
+                    pieces.append(js_string(args))
+        current.arguments = "".join(pieces)
+        out.append(current)
     return out
+
+
+def _complete_json(pieces: list[str]) -> bool:
+    text = "".join(pieces)
+    if not text.strip():
+        return False
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def assess(trace: Trace, policies: Iterable[Policy] | None = None) -> dict[str, ClientOutcome]:
     """Run ``trace`` through every policy (default: all of them, in display order)."""
-    return assess_frames(frames(trace), meant_calls(trace.analysis.calls), policies)
+    return assess_frames(compact_frames(trace), meant_calls(trace.analysis.calls), policies)
 
 
 def assess_frames(
@@ -134,25 +189,40 @@ def _judge(policy: Policy, assembly: Assembly, meant: list[MeantCall]) -> Client
         return ClientOutcome(policy, assembly, lost, [], False, f"{err.verb} {err}")
 
     pending = list(assembly.calls)
-    groups: list[list[AssembledCall]] = []
-    for m in meant:
-        key = _key(m.wire_index)
+    groups: list[list[AssembledCall]] = [[] for _ in meant]
+    merged: dict[int, int] = {}  # meant call -> how many later meant calls the library merged in
+    absorbed: set[int] = set()  # meant calls merged into the one before
+    sharing: dict[Any, list[int]] = {}
+    for i, m in enumerate(meant):
+        sharing.setdefault(_key(m.wire_index), []).append(i)
+    for key, share in sharing.items():
         mine = [c for c in pending if _key(c.wire_index) == key]
         for c in mine:
             pending.remove(c)
-        groups.append(mine)
+        # the library's calls at an index go to the calls meant there, in order; the last
+        # meant one takes what is left over (a split), or the last call covers several (merged)
+        for j, i in enumerate(share):
+            if j < len(mine):
+                groups[i] = mine[j : j + 1] if j < len(share) - 1 else mine[j:]
+            elif mine:
+                absorbed.add(i)
+        if mine and len(mine) < len(share):
+            merged[share[len(mine) - 1]] = len(share) - len(mine)
     # a library that files calls under another index (a missing index read as 0): pair the
     # leftovers in order
     for i, mine in enumerate(groups):
         if not mine and pending:
             groups[i] = [pending.pop(0)]
+            absorbed.discard(i)
 
     calls: list[CallOutcome] = []
     dropped = list(assembly.dropped)
-    for m, got in zip(meant, groups, strict=True):
+    for i, (m, got) in enumerate(zip(meant, groups, strict=True)):
         co = CallOutcome(m, got)
         valid = [c for c in got if not c.invalid]
-        if not valid:
+        if not got and i in absorbed:
+            co.problems.append("merged into the call before")
+        elif not valid:
             drop = next((d for d in dropped if _key(d.wire_index) == _key(m.wire_index)), None)
             if drop is None and dropped and not got:
                 drop = dropped[0]
@@ -167,12 +237,20 @@ def _judge(policy: Policy, assembly: Assembly, meant: list[MeantCall]) -> Client
             co.problems.append(f"split into {len(got)} calls")
         else:
             co.problems.extend(_differences(valid[0], m))
+        if i in merged and len(valid) == 1:
+            # what differs is the merge's doing: say what the one call came out as
+            n = merged[i]
+            one = valid[0]
+            co.problems = [
+                ("merged with the next call" if n == 1 else f"merged with the next {n} calls")
+                + f" into one ({_show(one.id)} {_show(one.name)})"
+            ]
         calls.append(co)
 
     problems: list[str] = []
     for co in calls:
         if co.problems:
-            prefix = f"call {describe_value(co.meant.wire_index)}: " if many else ""
+            prefix = f"call {_label(co.meant)}: " if many else ""
             problems.append(prefix + co.outcome)
     for c in pending:
         problems.append(f"extra call ({_show(c.id)} {_show(c.name)})")
@@ -185,9 +263,17 @@ def _judge(policy: Policy, assembly: Assembly, meant: list[MeantCall]) -> Client
     return ClientOutcome(policy, assembly, calls, pending, not problems, text)
 
 
+def _label(m: MeantCall) -> str:
+    """``0``, or ``0 #2`` for the second call meant at a reused wire index."""
+    index = describe_value(m.wire_index)
+    return f"{index} #{m.part + 1}" if m.part else index
+
+
 def _show(value: Any) -> str:
     if value is None:
         return "None"
+    if value == "null":
+        return '"null"'  # the string, not the null (shown as None)
     if isinstance(value, str):
         return (
             value

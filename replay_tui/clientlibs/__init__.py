@@ -17,9 +17,11 @@ from . import (
     alternatives,
     haystack,
     langchain,
+    langchain_js,
     litellm,
     llamaindex,
     openai_agents,
+    openai_agents_js,
     openai_node,
     openai_python,
     pydantic_ai,
@@ -27,6 +29,7 @@ from . import (
 )
 from .assess import CallOutcome, ClientOutcome, MeantCall, assess, assess_frames, breaking
 from .base import AssembledCall, Assembly, ClientError, DroppedCall, Frame, Policy, frames
+from .compact import compact_frames
 
 __all__ = [
     "LIBRARIES",
@@ -43,6 +46,7 @@ __all__ = [
     "assess",
     "assess_frames",
     "breaking",
+    "compact_frames",
     "frames",
 ]
 
@@ -53,10 +57,12 @@ _ORDER: list[Policy] = [
     ai_sdk.COMPATIBLE_POLICY,
     ai_sdk.OPENAI_POLICY,
     langchain.POLICY,
+    langchain_js.POLICY,
     litellm.POLICY,
     pydantic_ai.POLICY,
     openai_agents.POLICY,
     openai_agents.BUFFERED_POLICY,
+    openai_agents_js.POLICY,
     llamaindex.POLICY,
     haystack.POLICY,
     semantic_kernel.POLICY,
@@ -66,7 +72,7 @@ _ORDER: list[Policy] = [
 ]
 
 POLICIES: dict[str, Policy] = {p.key: p for p in _ORDER}
-"""Every policy by key, in display order: the 13 libraries, then the seed's alternatives."""
+"""Every policy by key, in display order: the 15 libraries, then the seed's alternatives."""
 
 LIBRARIES: tuple[str, ...] = tuple(p.key for p in _ORDER if p.kind == "library")
-"""Keys of the client-library policies (what ``N/13 break`` counts)."""
+"""Keys of the client-library policies (what ``N/15 break`` counts)."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..wire import UNSET, Function, ToolCall
+from ..core.wire import UNSET, Function, ToolCall
 from .base import (
     AssembledCall,
     Assembler,
@@ -164,7 +164,10 @@ class OpenAIPythonAssembler(Assembler):
                 after = self.message.get("tool_calls") or []
                 for i, t in enumerate(before):
                     if t == "function" and _type_of(after[i]) != "function":
-                        raise Raise("AssertionError")
+                        raise Raise(
+                            "AssertionError",
+                            layer="ChatCompletionStreamState: a call's type stays function",
+                        )
             if not first:
                 for call in deltas:
                     _lookup(self.message.get("tool_calls"), none_if_unset(call.index))
@@ -172,11 +175,14 @@ class OpenAIPythonAssembler(Assembler):
             if deltas:
                 calls = self.message.get("tool_calls")
                 if calls is None:
-                    raise Raise("AssertionError")
+                    raise Raise("AssertionError", layer="ChatCompletionStreamState: tool_calls")
                 for call in deltas:
                     entry = _lookup(calls, none_if_unset(call.index))
                     if _type_of(entry) == "function" and not isinstance(call.function, Function):
-                        raise Raise("AssertionError")
+                        raise Raise(
+                            "AssertionError",
+                            layer="ChatCompletionStreamState: a function delta has function",
+                        )
 
     def finish(self) -> Assembly:
         out = Assembly()

@@ -5,6 +5,12 @@ without a ``function`` object is skipped. A truthy ``id``, ``type`` or ``functio
 overwrites the one before (last non-empty wins); argument fragments are joined per key, and
 empty arguments become ``"{}"``. Only a call that ends with both an id and a name is built: any
 other is silently dropped.
+
+Before that, ``CustomStreamWrapper.chunk_creator`` rebuilds each chunk's delta as a pydantic
+``Delta``; a tool-call delta without an ``index`` gets its position among the chunk's
+index-less deltas, and one that ``ChatCompletionDeltaToolCall`` rejects (an ``id``, ``type`` or
+``function.name`` that is not a string, an ``index`` that is not an integer, no ``function``)
+makes the whole delta empty — the chunk's tool calls are dropped with a logged exception.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..wire import UNSET, Function
+from ..core.wire import UNSET, Function, ToolCall
 from .base import (
     AssembledCall,
     Assembler,
@@ -42,6 +48,32 @@ class _Acc:
     arguments: list[str] = field(default_factory=list)
 
 
+def _str_or_none(value: Any) -> bool:
+    return value is UNSET or value is None or isinstance(value, str)
+
+
+def _valid_delta(call: ToolCall) -> bool:
+    """Whether ``ChatCompletionDeltaToolCall(**tool_call)`` (pydantic, lax) accepts the delta."""
+    fn = call.function
+    if not isinstance(fn, Function) or not _str_or_none(fn.name):
+        return False
+    if not (fn.arguments is UNSET or fn.arguments is None or isinstance(fn.arguments, str | dict)):
+        return False
+    if not (_str_or_none(call.id) and _str_or_none(call.type)):
+        return False
+    index = call.index
+    if index is UNSET or index is None or isinstance(index, bool | int):
+        return True
+    if isinstance(index, float):
+        return index.is_integer()
+    if isinstance(index, str):
+        try:
+            return float(index.strip()).is_integer()
+        except ValueError:
+            return False
+    return False
+
+
 class LiteLLMAssembler(Assembler):
     def __init__(self) -> None:
         self.calls: dict[Any, _Acc] = {}
@@ -49,8 +81,16 @@ class LiteLLMAssembler(Assembler):
     def feed(self, frame: Frame) -> None:
         raise_sdk_stream_error(frame)
         for choice in choices(frame.chunk):
-            for call in tool_deltas(choice):
-                index = 0 if call.index is UNSET or call.index is None else call.index
+            deltas = tool_deltas(choice)
+            if not all(_valid_delta(call) for call in deltas):
+                continue  # Delta(**…) raised: chunk_creator substitutes an empty Delta()
+            missing = 0
+            for call in deltas:
+                index = call.index
+                if index is UNSET or index is None:
+                    index, missing = missing, missing + 1
+                elif not isinstance(index, int) or isinstance(index, bool):
+                    index = int(float(index)) if not isinstance(index, bool) else int(index)
                 fn = call.function
                 if not isinstance(fn, Function):
                     continue

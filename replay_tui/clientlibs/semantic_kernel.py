@@ -13,13 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..wire import UNSET, Function, js_string
+from ..core.wire import UNSET, Function, js_string
 from .base import (
     AssembledCall,
     Assembler,
     Assembly,
     Frame,
     Policy,
+    Raise,
     choices,
     raise_sdk_stream_error,
     tool_deltas,
@@ -64,6 +65,12 @@ class SemanticKernelAssembler(Assembler):
                 fn = d.function
                 if not isinstance(fn, Function):
                     continue
+                if not all(v is UNSET or v is None or isinstance(v, str) for v in (d.id, fn.name)):
+                    raise Raise(
+                        "ValidationError",
+                        "1 validation error for FunctionCallContent",
+                        layer="FunctionCallContent: id and name must be strings",
+                    )
                 new.append(
                     _Item(
                         None if d.id is UNSET else d.id,

@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..translator import index_key, is_identity
-from ..wire import UNSET, Function, js_string
+from ..core.translator import index_key, is_identity
+from ..core.wire import UNSET, Function, js_string
 from .base import AssembledCall, Assembler, Assembly, Frame, Policy, Raise, choices, tool_deltas
 
 __all__ = ["CONCATENATE", "REFUSE_CONFLICT", "REFUSE_FIRST_WITHOUT_ID"]
@@ -54,10 +54,11 @@ class AlternativeAssembler(Assembler):
                 args = fn.arguments if isinstance(fn, Function) else UNSET
                 call.arguments.append("" if args is UNSET or args is None else js_string(args))
                 if self.mode == "concatenate":
+                    n = frame.count  # a folded run repeats its identity fields n times
                     if d.id is not UNSET:
-                        call.id = ("" if call.id is UNSET else call.id) + js_string(d.id)
+                        call.id = ("" if call.id is UNSET else call.id) + js_string(d.id) * n
                     if name is not UNSET:
-                        call.name = ("" if call.name is UNSET else call.name) + js_string(name)
+                        call.name = ("" if call.name is UNSET else call.name) + js_string(name) * n
                     continue
                 if first and self.mode == "first-id" and not is_identity(d.id):
                     raise Raise(

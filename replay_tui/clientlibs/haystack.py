@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..wire import UNSET, Function, js_string
+from ..core.wire import UNSET, Function, js_string
 from .base import (
     AssembledCall,
     Assembler,

@@ -19,10 +19,11 @@ a stricter schema (``index`` and the choice ``index`` required, ``type`` only ``
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..wire import UNSET, ToolCall
+from ..core.wire import UNSET, ToolCall
 from .base import (
     AssembledCall,
     Assembler,
@@ -72,8 +73,14 @@ class ArgumentState:
         self.append(initial)
 
     def append(self, delta: str) -> None:
-        for ch in delta:
+        """Scan ``delta`` as the library does character by character, jumping over string
+        contents and other characters that cannot change the state (a call's arguments can be
+        megabytes)."""
+        i, n = 0, len(delta)
+        while i < n:
             if self.kind == "undetermined":
+                ch = delta[i]
+                i += 1
                 if ch.isspace():
                     continue
                 if ch not in "{[":
@@ -82,26 +89,41 @@ class ArgumentState:
                 self.kind, self.stack = "structured", [ch]
                 continue
             if self.kind != "structured" or self.complete:
-                continue
+                return
             if self.in_string:
                 if self.escaped:
                     self.escaped = False
-                elif ch == "\\":
+                    i += 1
+                    continue
+                m = _STRING_STOP.search(delta, i)
+                if m is None:
+                    return
+                i = m.end()
+                if m.group() == "\\":
                     self.escaped = True
-                elif ch == '"':
+                else:
                     self.in_string = False
                 continue
+            m = _STRUCTURE.search(delta, i)
+            if m is None:
+                return
+            ch = m.group()
+            i = m.end()
             if ch == '"':
                 self.in_string = True
             elif ch in "{[":
                 self.stack.append(ch)
-            elif ch in "}]":
+            else:
                 if not self.stack or self.stack[-1] != ("{" if ch == "}" else "["):
                     self.kind = "other"
                     continue
                 self.stack.pop()
                 if not self.stack:
                     self.complete = True
+
+
+_STRING_STOP = re.compile(r'["\\]')
+_STRUCTURE = re.compile(r'["{}\[\]]')
 
 
 @dataclass(eq=False)
@@ -226,9 +248,13 @@ class ToolCallTracker:
 
     def _new(self, d: _Delta, wire_id: str | None, name: str | None) -> _Tracked:
         if self.type_validation == "if-present" and d.type is not None and d.type != "function":
-            raise Raise("AI_InvalidResponseDataError", "Expected 'function' type.")
+            raise Raise(
+                "AI_InvalidResponseDataError",
+                "Expected 'function' type.",
+                layer="StreamingToolCallTracker",
+            )
         if name is None:
-            raise Raise("AI_InvalidResponseDataError", NO_NAME)
+            raise Raise("AI_InvalidResponseDataError", NO_NAME, layer="StreamingToolCallTracker")
         generated = wire_id is None or wire_id in self.used_ids
         if generated:
             self.generated += 1
@@ -407,16 +433,16 @@ class AiSdkAssembler(Assembler):
         if not chunk_ok(raw, self.compatible):
             message = error_chunk(raw)
             if message is not None:
-                self.errors.append(ClientError("provider error", message, frame.line))
+                error = ClientError("provider error", message, frame.line)
             else:
-                self.errors.append(
-                    ClientError("AI_TypeValidationError", "Type validation failed", frame.line)
-                )
+                error = ClientError("AI_TypeValidationError", "Type validation failed", frame.line)
+            self.errors.extend([error] * frame.count)  # one part per payload folded in
             self.finish_reason = None
             return
         if self.compatible and isinstance(raw, dict) and "error" in raw:
             # its schema keeps unknown keys, so a chunk that also carries `error` is an error
-            self.errors.append(ClientError("provider error", str(error_chunk(raw)), frame.line))
+            error = ClientError("provider error", str(error_chunk(raw)), frame.line)
+            self.errors.extend([error] * frame.count)
             self.finish_reason = None
             return
         chunk = frame.chunk
@@ -428,10 +454,20 @@ class AiSdkAssembler(Assembler):
             self.finish_reason = choice.finish_reason
         for call in tool_deltas(choice):
             d = _delta_of(call)
-            if self.compatible:
-                self._buffered(d)
+            if frame.pieces is not None and len(self.tracker.by_index.get(d.index, ())) > 1:
+                # several calls share the index: which one a piece continues depends on
+                # whether the arguments before it were complete, so take the pieces one by one
+                for piece in frame.pieces:
+                    d.arguments = piece
+                    self._process(d)
             else:
-                self.tracker.process(d)
+                self._process(d)
+
+    def _process(self, d: _Delta) -> None:
+        if self.compatible:
+            self._buffered(d)
+        else:
+            self.tracker.process(d)
 
     def _buffered(self, d: _Delta) -> None:
         """openai-compatible: hold a call's deltas until a ``function.name`` arrives."""

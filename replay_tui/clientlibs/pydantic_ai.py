@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..wire import UNSET, Function
+from ..core.wire import UNSET, Function
 from .base import (
     AssembledCall,
     Assembler,

@@ -21,10 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ..wire import UNSET, Choice, Function, ToolCall, WireChunk
+from ..core.wire import UNSET, Choice, Function, ToolCall, WireChunk
 
 if TYPE_CHECKING:
-    from ..trace import Trace
+    from ..core.sse import Payload
+    from ..core.trace import Trace
+    from ..core.wire import Decoded
 
 __all__ = [
     "AssembledCall",
@@ -36,6 +38,7 @@ __all__ = [
     "Policy",
     "Raise",
     "choices",
+    "frame_of",
     "frames",
     "function_fields",
     "is_number",
@@ -58,6 +61,10 @@ class Frame:
     data: bytes
     event: str | None = None
     """The SSE ``event:`` field of the payload, when it had one."""
+    count: int = 1
+    """How many payloads this frame stands for (see :mod:`.compact`)."""
+    pieces: list[str] | None = None
+    """For a folded run of continuations: each payload's ``arguments`` piece, in order."""
     _raw: Any = UNSET
 
     @property
@@ -72,24 +79,34 @@ class Frame:
 
 
 def frames(trace: Trace) -> list[Frame]:
-    """The chunks a client library would read from ``trace``.
+    """The chunks a client library would read from ``trace``, one frame per payload.
 
     Exactly the payloads the harness replays: up to ``[DONE]`` (or the end of the capture), and
     no further than a payload the harness cannot parse or walk, so that the libraries see the
     same deltas as the "what the stream meant" analysis they are compared with. Valid JSON that
-    is not an object is skipped, as the harness skips it.
+    is not an object is skipped, as the harness skips it. :func:`.compact.compact_frames` is the
+    same stream with runs of plain continuations folded (what :func:`.assess.assess` reads).
     """
     out: list[Frame] = []
     for payload, decoded in zip(trace.payloads, trace.decoded, strict=True):
-        if payload.after_done or decoded is None or decoded.malformed is not None:
+        if payload.after_done:
             break
-        if decoded.chunk is None:
-            continue
-        event = getattr(payload, "event", None)
-        out.append(Frame(payload.line, decoded.chunk, payload.data, event))
-        if decoded.throw is not None:
+        frame, stop = frame_of(payload, decoded)
+        if frame is not None:
+            out.append(frame)
+        if stop:
             break
     return out
+
+
+def frame_of(payload: Payload, decoded: Decoded | None) -> tuple[Frame | None, bool]:
+    """One payload as a frame (``None``: the libraries skip it), and whether the stream stops."""
+    if decoded is None or decoded.malformed is not None:
+        return None, True
+    if decoded.chunk is None:
+        return None, False
+    event = getattr(payload, "event", None)
+    return Frame(payload.line, decoded.chunk, payload.data, event), decoded.throw is not None
 
 
 def choices(chunk: WireChunk) -> list[Choice]:
@@ -152,19 +169,24 @@ class ClientError:
     """Line of the payload being handled when it happened (``None``: at the end of the stream)."""
     verb: str = "throws"
     """How the outcome says it: ``throws`` for a library, ``refuses`` for a harness design."""
+    layer: str = ""
+    """Which of the library's layers failed (``ChoiceDeltaToolCall``, ``parseChatCompletion``…),
+    when the modelled source names one: the outcome says it in parentheses."""
 
     def __str__(self) -> str:
-        return f"{self.name}: {self.message}" if self.message else self.name
+        text = f"{self.name}: {self.message}" if self.message else self.name
+        return f"{text} ({self.layer})" if self.layer else text
 
 
 class Raise(Exception):
     """Raised inside a policy to stop the replay the way the library would stop."""
 
-    def __init__(self, name: str, message: str = "", verb: str = "throws") -> None:
+    def __init__(self, name: str, message: str = "", verb: str = "throws", layer: str = "") -> None:
         super().__init__(message)
         self.name = name
         self.message = message
         self.verb = verb
+        self.layer = layer
 
 
 @dataclass(slots=True)
@@ -237,7 +259,7 @@ class Policy:
             return state.finish()
         except Raise as exc:
             return Assembly(
-                raised=ClientError(exc.name, exc.message, line, exc.verb),
+                raised=ClientError(exc.name, exc.message, line, exc.verb, exc.layer),
                 error_parts=state.error_parts(),
             )
 

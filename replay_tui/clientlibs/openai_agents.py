@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..wire import UNSET, Function, ToolCall
+from ..core.wire import UNSET, Function, ToolCall
 from .base import (
     AssembledCall,
     Assembler,
@@ -99,7 +99,7 @@ class AgentsAssembler(Assembler):
 
     def _hold(self, call: ToolCall) -> None:
         held = self.held.setdefault(_key(call.index), _Call(call.index))
-        if isinstance(call.id, str) and call.id:
+        if _truthy(call.id):
             held.call_id = call.id
         fn = call.function
         if isinstance(fn, Function):
@@ -123,12 +123,16 @@ class AgentsAssembler(Assembler):
                 call.arguments += fn.arguments
             if isinstance(fn.name, str) and fn.name:
                 call.name = fn.name
-        if isinstance(call_id, str) and call_id:
+        if _truthy(call_id):
             call.call_id = call_id
 
     def finish(self) -> Assembly:
         if self.held:
-            for key in sorted(self.held, key=_sort_key):
+            try:  # sorted(buffered_calls.items()): the keys are the wire indexes as sent
+                keys = sorted(self.held)
+            except TypeError as exc:
+                raise Raise("TypeError", str(exc), layer="buffered tool calls, sorted") from None
+            for key in keys:
                 held = self.held[key]
                 if not held.call_id:
                     raise Raise(
@@ -140,13 +144,26 @@ class AgentsAssembler(Assembler):
                         "ModelBehaviorError",
                         "Buffered Chat Completions tool call stream ended without a function name.",
                     )
-            for key in sorted(self.held, key=_sort_key):
+                if not _pydantic_ok(held.index, held.call_id, held.name):
+                    raise Raise(
+                        "ValidationError",
+                        "1 validation error for ChoiceDeltaToolCall",
+                        layer="ChoiceDeltaToolCall: index must be an integer, id a string",
+                    )
+            for key in keys:
                 held = self.held[key]
                 self._handle(
                     held.index,
                     "function",
                     held.call_id,
                     Function(name=held.name, arguments=held.arguments),
+                )
+        for c in self.calls.values():
+            if not (isinstance(c.call_id, str) and isinstance(c.name, str)):
+                raise Raise(
+                    "ValidationError",
+                    "1 validation error for ResponseFunctionToolCall",
+                    layer="ResponseFunctionToolCall: call_id and name must be strings",
                 )
         return Assembly(
             calls=[
@@ -156,8 +173,16 @@ class AgentsAssembler(Assembler):
         )
 
 
-def _sort_key(key: Any) -> tuple[int, Any]:
-    return (0, key) if isinstance(key, int | float) else (1, str(key))
+def _truthy(value: Any) -> bool:
+    return value is not UNSET and bool(value)
+
+
+def _pydantic_ok(index: Any, call_id: Any, name: Any) -> bool:
+    """``ChoiceDeltaToolCall(index=…, id=…, function=…)`` (pydantic, lax) accepts them."""
+    index_ok = (isinstance(index, int) and not isinstance(index, bool)) or (
+        isinstance(index, float) and index.is_integer()
+    )
+    return index_ok and isinstance(call_id, str) and isinstance(name, str)
 
 
 POLICY = Policy(

@@ -1,0 +1,136 @@
+"""The folded stream the models read (``compact_frames``) gives every library the outcome the
+payload-by-payload stream gives, on every capture the project has and on long streams made from
+the recorded scenarios by cutting their arguments into one-character pieces."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from replay_tui.clientlibs import POLICIES, assess_frames, compact_frames, frames
+from replay_tui.clientlibs.assess import meant_calls
+from replay_tui.core.discovery import discover
+from replay_tui.core.trace import Trace, load_trace
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIOS = ROOT / "tests" / "data" / "clients" / "scenarios"
+CAPTURES = sorted(
+    [*(ROOT / "tests" / "data" / "corpus").glob("*.sse"), *SCENARIOS.glob("*.sse")]
+    + [p for p in (ROOT / "traces").rglob("*") if p.is_file()]
+)
+
+
+def _traces(path: Path) -> list[Trace]:
+    return [load_trace(s) for s in discover([path]).sources]
+
+
+def _both(trace: Trace) -> tuple[dict[str, Any], dict[str, Any]]:
+    meant = meant_calls(trace.analysis.calls)
+    full = assess_frames(frames(trace), meant)
+    folded = assess_frames(compact_frames(trace), meant)
+
+    def shown(outcomes: dict[str, Any]) -> dict[str, Any]:
+        return {
+            k: (o.outcome, [(c.id, c.name, c.arguments) for c in o.assembly.calls])
+            for k, o in outcomes.items()
+        }
+
+    return shown(full), shown(folded)
+
+
+@pytest.mark.parametrize("path", CAPTURES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_folding_changes_no_outcome_on_the_captures(path: Path) -> None:
+    for trace in _traces(path):
+        full, folded = _both(trace)
+        assert folded == full
+
+
+def _exploded(text: str) -> str:
+    """The capture with every tool-call delta's arguments cut into one-character deltas."""
+    out = []
+    for block in text.split("\n\n"):
+        if not block.startswith("data: {"):
+            out.append(block)
+            continue
+        chunk = json.loads(block[6:])
+        tcs = (chunk.get("choices") or [{}])[0].get("delta", {}).get("tool_calls") or []
+        fn = tcs[0].get("function") if len(tcs) == 1 else None
+        args = fn.get("arguments") if isinstance(fn, dict) else None
+        if not isinstance(args, str) or len(args) < 2:
+            out.append(block)
+            continue
+        for k, ch in enumerate(args):
+            piece = json.loads(json.dumps(chunk))
+            piece_fn = piece["choices"][0]["delta"]["tool_calls"][0]["function"]
+            piece_fn["arguments"] = ch
+            if k:  # the later pieces repeat the delta's identity fields as they are
+                piece["choices"][0].pop("finish_reason", None)
+            out.append("data: " + json.dumps(piece))
+    return "\n\n".join(out)
+
+
+@pytest.mark.parametrize("path", sorted(SCENARIOS.glob("*.sse")), ids=lambda p: p.stem)
+def test_folding_changes_no_outcome_on_long_streams(path: Path, tmp_path: Path) -> None:
+    long = tmp_path / path.name
+    long.write_text(_exploded(path.read_text()))
+    trace = _traces(long)[0]
+    folded = compact_frames(trace)
+    assert len(folded) <= len(frames(trace))
+    full, compact = _both(trace)
+    assert compact == full
+
+
+def test_a_run_of_blank_continuations_is_one_frame(tmp_path: Path) -> None:
+    first = {
+        "index": 0,
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "f", "arguments": ""},
+    }
+    chunks = [first] + [{"index": 0, "id": "", "function": {"arguments": c}} for c in '{"a": 1}']
+    body = "".join(
+        "data: " + json.dumps({"choices": [{"index": 0, "delta": {"tool_calls": [tc]}}]}) + "\n\n"
+        for tc in chunks
+    )
+    path = tmp_path / "t.sse"
+    path.write_text(
+        body
+        + 'data: {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}\n\ndata: [DONE]\n\n'
+    )
+    stream = compact_frames(_traces(path)[0])
+    assert [f.count for f in stream] == [1, 8, 1]
+    assert stream[1].pieces == list('{"a": 1}')
+    assert (
+        stream[1].raw["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] == '{"a": 1}'
+    )
+    assert set(POLICIES)  # every policy reads the same folded stream
+
+
+@pytest.mark.parametrize("ensure_ascii", [True, False])
+def test_pieces_that_look_like_other_fields_fold_the_same(
+    tmp_path: Path, ensure_ascii: bool
+) -> None:
+    # pieces whose JSON token also occurs elsewhere in the payload (a key, the type), is
+    # escaped differently from msgspec's encoding (\u00e9), or is empty
+    pieces = ["function", "index", "é", "", "\\", '"', "function", "{", "x", "}", "", "arguments"]
+    first = {"index": 0, "id": "call_1", "type": "function"}
+    deltas = [{**first, "function": {"name": "f", "arguments": ""}}] + [
+        {"index": 0, "id": "", "type": "function", "function": {"arguments": p}} for p in pieces
+    ]
+    chunks = [
+        {"id": "c", "choices": [{"index": 0, "delta": {"tool_calls": [d]}, "finish_reason": None}]}
+        for d in deltas
+    ]
+    chunks.append(
+        {"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}
+    )
+    path = tmp_path / "t.sse"
+    body = "".join(f"data: {json.dumps(c, ensure_ascii=ensure_ascii)}\n\n" for c in chunks)
+    path.write_text(body + "data: [DONE]\n\n", encoding="utf-8")
+    trace = _traces(path)[0]
+    full, compact = _both(trace)
+    assert compact == full
+    assert len(compact_frames(trace)) < len(frames(trace))
