@@ -183,8 +183,9 @@ def classify(path: Path, address: str, out: Discovery) -> None:
 def sniff(name: str, size: int, head: bytes) -> Form | str:
     """What a file called ``name`` of ``size`` bytes that starts with ``head`` (its first
     :data:`SNIFF_BYTES` bytes, or all of it when shorter) holds: a trace :class:`Form`, or
-    (any other ``str``) why it holds none. Pure: the local scan and the archive scan (``replay_tui.scale.archive``) share it.
-    A HAR document is only recognised here; :func:`har_sources` reads its entries."""
+    (any other ``str``) why it holds none. Pure: the local scan and the archive scan
+    (``replay_tui.scale.archive``) share it. A HAR document is only recognised here;
+    :func:`har_sources` reads its entries."""
     suffix = PurePosixPath(name).suffix.lower()
     if size > MAX_TRACE_BYTES:
         return f"too large: {size:,} bytes (traces are read up to {_limit()})"

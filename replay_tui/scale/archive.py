@@ -1,0 +1,288 @@
+"""Captures in an archive: listed and read through fsspec URLs, judged in batches.
+
+``s3://bucket/prefix/``, ``gs://bucket/prefix/``, ``file:///srv/captures/`` (or any protocol
+fsspec knows and has installed) are scanned like a local folder: the same recognition
+(:func:`replay_tui.core.discovery.sniff`: by suffix and by the first bytes, HAR entries as
+``#N``, hidden files, temporaries and sidecars passed over, files over the size limit skipped
+unread), addresses relative to the URL given, and the same order as the local scan. The
+storage library finds credentials and the endpoint where it always does (for S3: the
+``AWS_*`` environment variables, ``AWS_ENDPOINT_URL`` included, ``~/.aws``, an instance role).
+
+Recorder sidecars (``<capture>.meta.json``) are not fetched: they only add lines to the TUI's
+metadata pane, nothing that ``check`` reports.
+
+fsspec (and s3fs, gcsfs...) are optional: ``pip install 'replay-tui[archive]'``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from ..core.discovery import MAX_TRACE_BYTES, SNIFF_BYTES, Skipped, har_sources, is_ignored_name
+from ..core.discovery import sniff as sniff_form
+from ..core.result import TraceResult, trace_result
+from ..core.trace import Form, Source, load_trace
+
+if TYPE_CHECKING:
+    from fsspec import AbstractFileSystem
+
+__all__ = [
+    "EXTRA_HINT",
+    "Listed",
+    "ScaleError",
+    "Unit",
+    "batches",
+    "is_url",
+    "iter_results",
+    "judge_batch",
+    "list_url",
+    "order_key",
+]
+
+EXTRA_HINT = "pip install 'replay-tui[archive]'"
+BATCH_FILES = 256
+"""Captures per task: a million captures are some four thousand tasks, not a million."""
+BATCH_BYTES = 64 << 20
+"""...and at most this many bytes per task (a larger capture is a task of its own)."""
+_WHOLE = 1 << 20
+"""Captures up to this size are fetched whole in one request; larger ones are sniffed from
+their first bytes first, so a big file that is not a trace costs one small read."""
+_URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*::)*[A-Za-z][A-Za-z0-9+.-]*://")
+"""``s3://…``, or a chain such as ``simplecache::s3://…``."""
+
+
+class ScaleError(Exception):
+    """A problem with the scan as a whole (no such protocol, extra not installed, scheduler
+    unreachable): the CLI prints ``replay-tui: <message>`` and exits with status 2."""
+
+
+class Listed(msgspec.Struct, array_like=True, frozen=True):
+    """An object found by a listing: what a task needs to read and name it."""
+
+    path: str
+    """The path on its filesystem, as fsspec names it (``bucket/prefix/a.sse``)."""
+    address: str
+    """Relative to the URL given, as a local scan names the file."""
+    size: int
+
+
+def is_url(arg: str) -> bool:
+    """Whether a ``check`` argument is an fsspec URL (``s3://…``) rather than a local path."""
+    return _URL.match(arg) is not None
+
+
+def _filesystem(url: str) -> tuple[AbstractFileSystem, str]:
+    try:
+        import fsspec.core
+    except ImportError:
+        raise ScaleError(f"{url}: reading archives needs fsspec: {EXTRA_HINT}") from None
+    try:
+        fs, root = fsspec.core.url_to_fs(url)
+    except ImportError as exc:  # fsspec knows the protocol; its package is not installed
+        raise ScaleError(f"{url}: {exc}") from None
+    except ValueError as exc:  # "Protocol not known"
+        raise ScaleError(f"{url}: {exc}") from None
+    return fs, str(root)
+
+
+def order_key(address: str) -> tuple[tuple[int, str], ...]:
+    """Sort key that puts addresses in the local scan's order: a folder's files by name, then
+    its subfolders by name, each searched the same way."""
+    parts = address.split("/")
+    return (*((1, p) for p in parts[:-1]), (0, parts[-1]))
+
+
+def _ignored(address: str) -> bool:
+    return any(is_ignored_name(p) or p == "__pycache__" for p in address.split("/"))
+
+
+def _reason(exc: BaseException) -> str:
+    """Why an object could not be listed or read, in the user's terms."""
+    if isinstance(exc, FileNotFoundError):
+        return "vanished before it could be read"
+    if isinstance(exc, OSError):
+        return f"cannot read: {exc.strerror or exc}"
+    return f"cannot read: {type(exc).__name__}: {exc}"
+
+
+def list_url(url: str) -> tuple[list[Listed], list[Skipped]]:
+    """The objects under ``url`` (a folder-like prefix or one object), in the local scan's
+    order, and what could not be listed.
+
+    The listing is held in memory (about 200 bytes an object): a million captures are a
+    few hundred megabytes on the machine that runs ``check``, none on the workers.
+    """
+    fs, root = _filesystem(url)
+    root = root.rstrip("/") or root
+    try:
+        found: dict[str, dict[str, Any]] = fs.find(root, detail=True, withdirs=False)
+    except FileNotFoundError:
+        return [], [Skipped(url, "no such file or folder")]
+    except Exception as exc:  # storage clients raise their own kinds; the scan goes on
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return [], [Skipped(url, f"cannot list: {reason or type(exc).__name__}")]
+    if not found:
+        try:
+            exists = fs.exists(root)
+        except Exception:
+            exists = False
+        return [], [] if exists else [Skipped(url, "no such file or folder")]
+    if len(found) == 1 and next(iter(found)).rstrip("/") == root:
+        info = next(iter(found.values()))
+        return [Listed(root, url, int(info.get("size") or 0))], []
+    prefix = root + "/"
+    out = []
+    for path, info in found.items():
+        address = path[len(prefix) :] if path.startswith(prefix) else path
+        if address and not _ignored(address):
+            out.append(Listed(path, address, int(info.get("size") or 0)))
+    out.sort(key=lambda item: order_key(item.address))
+    return out, []
+
+
+def batches(
+    items: Sequence[Listed], *, files: int = BATCH_FILES, size: int = BATCH_BYTES
+) -> Iterator[list[Listed]]:
+    """Consecutive runs of ``items`` of at most ``files`` objects and ``size`` bytes (an
+    object larger than ``size``, or skipped for its size unread, is a batch of its own)."""
+    batch: list[Listed] = []
+    total = 0
+    for item in items:
+        weight = item.size if item.size <= MAX_TRACE_BYTES else 0
+        if batch and (len(batch) >= files or total + weight > size):
+            yield batch
+            batch, total = [], 0
+        batch.append(item)
+        total += weight
+    if batch:
+        yield batch
+
+
+def judge_batch(
+    url: str, items: Sequence[Listed], clients: bool = False
+) -> list[TraceResult | Skipped]:
+    """Read, recognise and judge ``items`` (listed under ``url``), one result per trace in
+    order (a HAR file gives one per SSE entry). This is the task a Dask worker runs: it opens
+    the storage itself, and only the results travel back. An object that cannot be read is
+    one :class:`Skipped` with the reason; the batch goes on."""
+    fs, _ = _filesystem(url)
+    small = [i for i in items if i.size <= _WHOLE]
+    data: dict[str, bytes | BaseException] = {}
+    if small:
+        got = fs.cat_ranges([i.path for i in small], None, None, on_error="return")
+        data = {i.path: d for i, d in zip(small, got, strict=True)}
+    out: list[TraceResult | Skipped] = []
+    for item in items:
+        body = data.get(item.path)
+        out += _judge_object(item, _read_large(fs, item) if body is None else body, clients)
+    return out
+
+
+def _read_large(fs: AbstractFileSystem, item: Listed) -> bytes | BaseException | str:
+    """A large object's bytes, or why it is not read (a reason string), or the exception."""
+    if item.size > MAX_TRACE_BYTES:
+        return str(sniff_form(item.path, item.size, b""))
+    try:
+        head = fs.cat_file(item.path, 0, SNIFF_BYTES)
+        form = sniff_form(item.path, item.size, head)
+        if not isinstance(form, Form):
+            return str(form)
+        return bytes(fs.cat_file(item.path))
+    except Exception as exc:  # the storage client's own errors included
+        return exc
+
+
+def _judge_object(
+    item: Listed, body: bytes | BaseException | str, clients: bool
+) -> list[TraceResult | Skipped]:
+    if isinstance(body, str):
+        return [Skipped(item.address, body)]
+    if isinstance(body, BaseException):
+        return [Skipped(item.address, _reason(body))]
+    name = PurePosixPath(item.path).name
+    form = sniff_form(name, len(body), body[:SNIFF_BYTES])
+    if not isinstance(form, Form):  # a Form is a str too: test for it first
+        return [Skipped(item.address, form)]
+    path = Path(item.path)
+    if form is Form.HAR:
+        found = har_sources(path, item.address, body)
+        if isinstance(found, Skipped):
+            return [found]
+        return [_judge(source, None, clients) for source in found]
+    return [_judge(Source(path, item.address, form), body, clients)]
+
+
+def _judge(source: Source, data: bytes | None, clients: bool) -> TraceResult | Skipped:
+    try:
+        # One-shot: keep the decoded chunks rather than pay for freeing them mid-load.
+        trace = load_trace(source, data, keep_decoded=True)
+    except MemoryError:
+        return Skipped(source.address, "too large to load into memory")
+    outcomes = None
+    if clients:
+        from ..core.clients import assess  # only now: a plain scan never pays for it
+
+        outcomes = {k: o.json() for k, o in assess(trace).items()}
+    return trace_result(trace, outcomes)
+
+
+def iter_results(
+    urls: Sequence[str],
+    *,
+    dask: str | None = None,
+    clients: bool = False,
+    batch_files: int = BATCH_FILES,
+    batch_bytes: int = BATCH_BYTES,
+    window: int | None = None,
+) -> Iterator[TraceResult | Skipped]:
+    """Every trace under ``urls``, judged, as ``check`` reports it: one
+    :class:`~replay_tui.core.result.TraceResult` per trace, one
+    :class:`~replay_tui.core.discovery.Skipped` per object that is not a trace or could not
+    be listed, read or judged (its ``reason`` says why; a dead worker is one of them).
+
+    The contract, whatever runs the judging:
+
+    - Order: the URLs in the order given; under each, the local scan's order
+      (:func:`order_key`), HAR entries in entry order. ``check`` on a local copy of the same
+      captures yields the same traces and the same skipped entries in the same order, so the
+      table, the JSON document, the JSONL lines and the summary are identical. (Skipped
+      entries come where their object is, not all first; a caller that writes a JSON document
+      collects them for its ``skipped`` array, as local ``check`` does.)
+    - ``dask=None``: judged in this process, batch by batch. ``dask="tcp://host:8786"``:
+      batches become tasks on that Dask cluster; each worker reads its objects straight from
+      storage (with its own credentials) and sends back only results. At most ``window``
+      tasks (default: twice the cluster's threads) are out at once, so memory here stays flat.
+    - ``clients``: each result carries ``check --clients``'s outcomes
+      (``{policy key: {"ok": bool, "outcome": str}}``).
+    - Raises :class:`ScaleError` (a one-line message) when the scan cannot start: fsspec or
+      the protocol's package missing, an unknown protocol, the scheduler unreachable or without
+      workers. Once started the scan completes: problems become ``Skipped`` entries.
+    """
+    units = _units(urls, batch_files, batch_bytes)
+    if dask is None:
+        for unit in units:
+            if isinstance(unit, Skipped):
+                yield unit
+            else:
+                yield from judge_batch(*unit, clients)
+    else:
+        from .cluster import judge_on_cluster
+
+        yield from judge_on_cluster(dask, units, clients=clients, window=window)
+
+
+Unit = tuple[str, list[Listed]] | Skipped
+"""A batch to judge (the URL it was listed under, its objects), or a listing failure."""
+
+
+def _units(urls: Sequence[str], files: int, size: int) -> Iterator[Unit]:
+    for url in urls:
+        items, skipped = list_url(url)
+        yield from skipped
+        for group in batches(items, files=files, size=size):
+            yield url, group
