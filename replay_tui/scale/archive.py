@@ -40,8 +40,10 @@ __all__ = [
     "is_url",
     "iter_results",
     "judge_batch",
+    "judge_unit",
     "list_url",
     "order_key",
+    "plan",
 ]
 
 EXTRA_HINT = "pip install 'replay-tui[archive]'"
@@ -263,13 +265,10 @@ def iter_results(
       the protocol's package missing, an unknown protocol, the scheduler unreachable or without
       workers. Once started the scan completes: problems become ``Skipped`` entries.
     """
-    units = _units(urls, batch_files, batch_bytes)
+    units = plan(urls, files=batch_files, size=batch_bytes)
     if dask is None:
         for unit in units:
-            if isinstance(unit, Skipped):
-                yield unit
-            else:
-                yield from judge_batch(*unit, clients)
+            yield from judge_unit(unit, clients)
     else:
         from .cluster import judge_on_cluster
 
@@ -280,9 +279,22 @@ Unit = tuple[str, list[Listed]] | Skipped
 """A batch to judge (the URL it was listed under, its objects), or a listing failure."""
 
 
-def _units(urls: Sequence[str], files: int, size: int) -> Iterator[Unit]:
+def plan(
+    urls: Sequence[str], *, files: int = BATCH_FILES, size: int = BATCH_BYTES
+) -> Iterator[Unit]:
+    """The scan of ``urls`` as work units, in output order: each URL is listed when its turn
+    comes. A local process pool (``check --jobs``) can map :func:`judge_unit` over these in
+    order (``Pool.imap``) and get what :func:`iter_results` yields."""
     for url in urls:
         items, skipped = list_url(url)
         yield from skipped
         for group in batches(items, files=files, size=size):
             yield url, group
+
+
+def judge_unit(unit: Unit, clients: bool = False) -> list[TraceResult | Skipped]:
+    """One unit's results: a listing failure as it is, a batch judged (:func:`judge_batch`)."""
+    if isinstance(unit, Skipped):
+        return [unit]
+    url, batch = unit
+    return judge_batch(url, batch, clients)

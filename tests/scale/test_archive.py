@@ -21,8 +21,10 @@ from replay_tui.scale.archive import (
     is_url,
     iter_results,
     judge_batch,
+    judge_unit,
     list_url,
     order_key,
+    plan,
 )
 
 from .conftest import BUCKET, REPO, results_json
@@ -173,3 +175,26 @@ def test_s3_in_process_equals_local_with_clients(s3_env: dict[str, str]) -> None
 def test_s3_missing_bucket_and_prefix(s3_env: dict[str, str]) -> None:
     for url in (f"s3://{BUCKET}/no-such-prefix/", "s3://no-such-bucket/x/"):
         assert list(iter_results([url])) == [Skipped(url, "no such file or folder")]
+
+
+def test_plain_paths_mixed_with_urls_equal_a_local_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI may pass every argument here once one is a URL (or --dask is given)."""
+    monkeypatch.chdir(REPO)
+    one = "tests/data/corpus/avian__kimi__parallel-2-calls.sse"
+    expected = local_json([Path("traces"), Path(one), Path("tests/data/diff")])
+    got = iter_results(["traces", one, file_url(REPO / "tests/data/diff")])
+    assert results_json(got) == expected
+
+
+def test_units_and_results_cross_a_process_boundary_for_a_pool(tmp_path: Path) -> None:
+    """``check --jobs`` over URLs can map judge_unit over plan() in a process pool: both the
+    units and the results pickle, and in order they are what iter_results yields."""
+    import pickle
+
+    _hostile_tree(tmp_path)
+    urls = [file_url(tmp_path), file_url(tmp_path / "missing")]
+    units = [pickle.loads(pickle.dumps(u)) for u in plan(urls, files=3)]
+    assert len(units) > 3
+    got = [pickle.loads(pickle.dumps(r)) for u in units for r in judge_unit(u)]
+    assert got == list(iter_results(urls))
+    assert got[-1] == Skipped(urls[-1], "no such file or folder")
