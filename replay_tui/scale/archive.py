@@ -71,6 +71,9 @@ class Listed(msgspec.Struct, array_like=True, frozen=True):
     address: str
     """Relative to the URL given, as a local scan names the file."""
     size: int
+    skip: str | None = None
+    """Why it is not read at all (a link the URL scan does not follow), known from the
+    listing; it keeps its place in the order."""
 
 
 def is_url(arg: str) -> bool:
@@ -142,9 +145,24 @@ def list_url(url: str) -> tuple[list[Listed], list[Skipped]]:
     for path, info in found.items():
         address = path[len(prefix) :] if path.startswith(prefix) else path
         if address and not _ignored(address):
-            out.append(Listed(path, address, int(info.get("size") or 0)))
+            skip = _link_problem(fs, path) if info.get("islink") else None
+            out.append(Listed(path, address, int(info.get("size") or 0), skip))
     out.sort(key=lambda item: order_key(item.address))
     return out, []
+
+
+def _link_problem(fs: AbstractFileSystem, path: str) -> str | None:
+    """A symbolic link (``file://`` only): a link to a file is read through; a dangling one
+    and one to a folder are skipped (fsspec does not descend into linked folders; give the
+    folder as a plain path, which the local scan follows, loops excluded)."""
+    try:
+        if fs.isdir(path):
+            return "link to a folder: not followed in a URL scan (give it as a plain path)"
+        if not fs.exists(path):
+            return "dangling symlink (its target does not exist)"
+    except OSError as exc:
+        return f"cannot read: {exc.strerror or exc}"
+    return None
 
 
 def batches(
@@ -173,7 +191,7 @@ def judge_batch(
     the storage itself, and only the results travel back. An object that cannot be read is
     one :class:`Skipped` with the reason; the batch goes on."""
     fs, _ = _filesystem(url)
-    small = [i for i in items if i.size <= _WHOLE]
+    small = [i for i in items if i.size <= _WHOLE and i.skip is None]
     data: dict[str, bytes | BaseException] = {}
     if small:
         got = fs.cat_ranges([i.path for i in small], None, None, on_error="return")
@@ -187,6 +205,8 @@ def judge_batch(
 
 def _read_large(fs: AbstractFileSystem, item: Listed) -> bytes | BaseException | str:
     """A large object's bytes, or why it is not read (a reason string), or the exception."""
+    if item.skip is not None:
+        return item.skip
     if item.size > MAX_TRACE_BYTES:
         return str(sniff_form(item.path, item.size, b""))
     try:
@@ -202,6 +222,8 @@ def _read_large(fs: AbstractFileSystem, item: Listed) -> bytes | BaseException |
 def _judge_object(
     item: Listed, body: bytes | BaseException | str, clients: bool
 ) -> list[TraceResult | Skipped]:
+    if item.skip is not None:
+        return [Skipped(item.address, item.skip)]
     if isinstance(body, str):
         return [Skipped(item.address, body)]
     if isinstance(body, BaseException):

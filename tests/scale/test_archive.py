@@ -198,3 +198,22 @@ def test_units_and_results_cross_a_process_boundary_for_a_pool(tmp_path: Path) -
     got = [pickle.loads(pickle.dumps(r)) for u in units for r in judge_unit(u)]
     assert got == list(iter_results(urls))
     assert got[-1] == Skipped(urls[-1], "no such file or folder")
+
+
+def test_links_in_a_file_url(tmp_path: Path) -> None:
+    """A link to a file is read through and a dangling one skipped, as locally; a link to a
+    folder is not followed (fsspec does not) and says so."""
+    src = REPO / "tests/data/corpus/avian__kimi__parallel-2-calls.sse"
+    (tmp_path / "a").mkdir()
+    shutil.copy(src, tmp_path / "a/x.sse")
+    (tmp_path / "link.sse").symlink_to("a/x.sse")
+    (tmp_path / "dangling.sse").symlink_to("nowhere")
+    expected = local_json([tmp_path])
+    assert results_json(iter_results([file_url(tmp_path)])) == expected
+    (tmp_path / "a/up").symlink_to("..")  # the local scan follows it into a loop and stops
+    got = list(iter_results([file_url(tmp_path)]))
+    assert (
+        Skipped("a/up", "link to a folder: not followed in a URL scan (give it as a plain path)")
+        in got
+    )
+    assert results_json(g for g in got if g.path != "a/up") == local_json([tmp_path])
