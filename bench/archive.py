@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -102,6 +103,15 @@ def main() -> None:
         list_url(url)
         took = time.perf_counter() - start
         print(f"{'S3 listing alone (part of each s3:// scan)':<48} {took:7.2f} s")
+        tracemalloc.start()
+        listed, _ = list_url(url)
+        kept, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        print(
+            f"{'S3 listing memory per object':<48} {kept / count:7.0f} B kept,"
+            f" {peak / count:.0f} B at the peak"
+        )
+        del listed
         timed("s3:// (moto) in this process", lambda: iter_results([url]), count)
 
         dask = shutil.which("dask", path=str(Path(sys.executable).parent)) or "dask"

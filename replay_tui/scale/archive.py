@@ -17,7 +17,7 @@ fsspec (and s3fs, gcsfs...) are optional: ``pip install 'replay-tui[archive]'``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -64,16 +64,22 @@ class ScaleError(Exception):
 
 
 class Listed(msgspec.Struct, array_like=True, frozen=True):
-    """An object found by a listing: what a task needs to read and name it."""
+    """An object found by a listing: what a task needs to read and name it (kept small: a
+    million of them are held while a scan runs)."""
 
-    path: str
-    """The path on its filesystem, as fsspec names it (``bucket/prefix/a.sse``)."""
     address: str
-    """Relative to the URL given, as a local scan names the file."""
+    """Relative to the URL given, as a local scan names the file; the URL itself for a URL
+    that names one object."""
     size: int
     skip: str | None = None
     """Why it is not read at all (a link the URL scan does not follow), known from the
     listing; it keeps its place in the order."""
+    path: str | None = None
+    """The path on its filesystem when it is not ``<root>/<address>``."""
+
+    def where(self, root: str) -> str:
+        """The path on its filesystem, as fsspec names it (``bucket/prefix/a.sse``)."""
+        return self.path if self.path is not None else f"{root}/{self.address}"
 
 
 def is_url(arg: str) -> bool:
@@ -92,7 +98,8 @@ def _filesystem(url: str) -> tuple[AbstractFileSystem, str]:
         raise ScaleError(f"{url}: {exc}") from None
     except ValueError as exc:  # "Protocol not known"
         raise ScaleError(f"{url}: {exc}") from None
-    return fs, str(root)
+    root = str(root)
+    return fs, root.rstrip("/") or root
 
 
 def order_key(address: str) -> tuple[tuple[int, str], ...]:
@@ -119,36 +126,75 @@ def list_url(url: str) -> tuple[list[Listed], list[Skipped]]:
     """The objects under ``url`` (a folder-like prefix or one object), in the local scan's
     order, and what could not be listed.
 
-    The listing is held in memory (about 200 bytes an object): a million captures are a
-    few hundred megabytes on the machine that runs ``check``, none on the workers.
+    The listing is held in memory, about 250 bytes an object (a million captures: some
+    250 MB on the machine that runs ``check``, nothing on the workers). S3 is listed page by
+    page; other stores through fsspec's ``find``, which holds every object's full
+    description at once (about 1.5 KB each) until the listing is done.
     """
     fs, root = _filesystem(url)
-    root = root.rstrip("/") or root
+    prefix = root + "/"
+    links: list[str] = []
+
+    def make(path: str, info: dict[str, Any]) -> Listed | None:
+        address = path[len(prefix) :] if path.startswith(prefix) else path
+        if not address or _ignored(address):
+            return None
+        if info.get("islink"):
+            links.append(address)
+        return Listed(address, int(info.get("size") or 0))
+
     try:
-        found: dict[str, dict[str, Any]] = fs.find(root, detail=True, withdirs=False)
+        found = _find(fs, root, make)
+        if not found:
+            info = fs.info(root)
+            if info.get("type") == "file":
+                return [Listed(url, int(info.get("size") or 0), path=root)], []
+            return [], []
     except FileNotFoundError:
         return [], [Skipped(url, "no such file or folder")]
     except Exception as exc:  # storage clients raise their own kinds; the scan goes on
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return [], [Skipped(url, f"cannot list: {reason or type(exc).__name__}")]
-    if not found:
-        try:
-            exists = fs.exists(root)
-        except Exception:
-            exists = False
-        return [], [] if exists else [Skipped(url, "no such file or folder")]
+    if links:  # file:// only: a link is checked where it points
+        problems = {a: _link_problem(fs, f"{root}/{a}") for a in links}
+        found = [
+            Listed(i.address, i.size, problems[i.address]) if problems.get(i.address) else i
+            for i in found
+        ]
+    found.sort(key=lambda item: order_key(item.address))
+    return found, []
+
+
+def _find(
+    fs: AbstractFileSystem, root: str, make: Callable[[str, dict[str, Any]], Listed | None]
+) -> list[Listed]:
+    """Every file below ``root`` through ``make``; nothing when ``root`` is no folder."""
+    iterdir = getattr(fs, "_iterdir", None)
+    if "s3" in _protocols(fs) and iterdir is not None:
+        from fsspec.asyn import sync
+
+        bucket, _, key = root.partition("/")
+
+        async def collect() -> list[Listed]:
+            out = []
+            async for info in iterdir(bucket, delimiter="", prefix=f"{key}/" if key else ""):
+                if info.get("type") == "file":
+                    made = make(str(info["name"]), info)
+                    if made is not None:
+                        out.append(made)
+            return out
+
+        result: list[Listed] = sync(fs.loop, collect)
+        return result
+    found: dict[str, dict[str, Any]] = fs.find(root, detail=True, withdirs=False)
     if len(found) == 1 and next(iter(found)).rstrip("/") == root:
-        info = next(iter(found.values()))
-        return [Listed(root, url, int(info.get("size") or 0))], []
-    prefix = root + "/"
-    out = []
-    for path, info in found.items():
-        address = path[len(prefix) :] if path.startswith(prefix) else path
-        if address and not _ignored(address):
-            skip = _link_problem(fs, path) if info.get("islink") else None
-            out.append(Listed(path, address, int(info.get("size") or 0), skip))
-    out.sort(key=lambda item: order_key(item.address))
-    return out, []
+        return []  # root is one object: the caller asks for its info
+    return [m for path, info in found.items() if (m := make(path, info)) is not None]
+
+
+def _protocols(fs: AbstractFileSystem) -> tuple[str, ...]:
+    protocol = fs.protocol
+    return (protocol,) if isinstance(protocol, str) else tuple(protocol)
 
 
 def _link_problem(fs: AbstractFileSystem, path: str) -> str | None:
@@ -190,37 +236,39 @@ def judge_batch(
     order (a HAR file gives one per SSE entry). This is the task a Dask worker runs: it opens
     the storage itself, and only the results travel back. An object that cannot be read is
     one :class:`Skipped` with the reason; the batch goes on."""
-    fs, _ = _filesystem(url)
+    fs, root = _filesystem(url)
     small = [i for i in items if i.size <= _WHOLE and i.skip is None]
     data: dict[str, bytes | BaseException] = {}
     if small:
-        got = fs.cat_ranges([i.path for i in small], None, None, on_error="return")
-        data = {i.path: d for i, d in zip(small, got, strict=True)}
+        got = fs.cat_ranges([i.where(root) for i in small], None, None, on_error="return")
+        data = {i.address: d for i, d in zip(small, got, strict=True)}
     out: list[TraceResult | Skipped] = []
     for item in items:
-        body = data.get(item.path)
-        out += _judge_object(item, _read_large(fs, item) if body is None else body, clients)
+        path = item.where(root)
+        fetched = data.get(item.address)
+        body = _read_large(fs, path, item) if fetched is None else fetched
+        out += _judge_object(item, path, body, clients)
     return out
 
 
-def _read_large(fs: AbstractFileSystem, item: Listed) -> bytes | BaseException | str:
+def _read_large(fs: AbstractFileSystem, path: str, item: Listed) -> bytes | BaseException | str:
     """A large object's bytes, or why it is not read (a reason string), or the exception."""
     if item.skip is not None:
         return item.skip
     if item.size > MAX_TRACE_BYTES:
-        return str(sniff_form(item.path, item.size, b""))
+        return str(sniff_form(path, item.size, b""))
     try:
-        head = fs.cat_file(item.path, 0, SNIFF_BYTES)
-        form = sniff_form(item.path, item.size, head)
+        head = fs.cat_file(path, 0, SNIFF_BYTES)
+        form = sniff_form(path, item.size, head)
         if not isinstance(form, Form):
             return str(form)
-        return bytes(fs.cat_file(item.path))
+        return bytes(fs.cat_file(path))
     except Exception as exc:  # the storage client's own errors included
         return exc
 
 
 def _judge_object(
-    item: Listed, body: bytes | BaseException | str, clients: bool
+    item: Listed, where: str, body: bytes | BaseException | str, clients: bool
 ) -> list[TraceResult | Skipped]:
     if item.skip is not None:
         return [Skipped(item.address, item.skip)]
@@ -228,11 +276,11 @@ def _judge_object(
         return [Skipped(item.address, body)]
     if isinstance(body, BaseException):
         return [Skipped(item.address, _reason(body))]
-    name = PurePosixPath(item.path).name
+    name = PurePosixPath(where).name
     form = sniff_form(name, len(body), body[:SNIFF_BYTES])
     if not isinstance(form, Form):  # a Form is a str too: test for it first
         return [Skipped(item.address, form)]
-    path = Path(item.path)
+    path = Path(where)
     if form is Form.HAR:
         found = har_sources(path, item.address, body)
         if isinstance(found, Skipped):
