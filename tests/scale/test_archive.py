@@ -217,3 +217,17 @@ def test_links_in_a_file_url(tmp_path: Path) -> None:
         in got
     )
     assert results_json(g for g in got if g.path != "a/up") == local_json([tmp_path])
+
+
+def test_read_errors_in_the_users_terms() -> None:
+    """What a storage client raises becomes the skipped entry's reason (as root in a
+    container, a real permission error cannot be provoked on the local disk)."""
+
+    class ClientError(Exception):
+        pass
+
+    reason = archive._reason
+    assert reason(PermissionError(13, "Permission denied")) == "cannot read: Permission denied"
+    assert reason(FileNotFoundError(2, "gone")) == "vanished before it could be read"
+    assert reason(OSError("Access Denied")) == "cannot read: Access Denied"
+    assert reason(ClientError("SlowDown")) == "cannot read: ClientError: SlowDown"
