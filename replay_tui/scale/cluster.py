@@ -14,9 +14,11 @@ their own environment (docs/scale.md).
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
+from concurrent.futures import CancelledError
 from typing import TYPE_CHECKING, Any
 
 from ..core.discovery import Skipped
@@ -67,6 +69,15 @@ def judge_on_cluster(
     once, so neither this process nor the cluster holds more than that many batches' results.
     """
     client = connect(address)
+    # The client logs lost connections and dead workers with tracebacks; every one of them
+    # reaches the user here as a ScaleError or a skipped entry instead, in one line.
+    quiet = {
+        name: logging.getLogger(name).level
+        for name in ["distributed", *logging.root.manager.loggerDict]
+        if name.startswith("distributed")
+    }
+    for name in quiet:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
         if window is None:
             window = max(4, 2 * sum(client.nthreads().values()))
@@ -83,8 +94,14 @@ def judge_on_cluster(
                 yield from _resolve(client, *pending.popleft(), clients)
         while pending:
             yield from _resolve(client, *pending.popleft(), clients)
+    except CancelledError:  # distributed's FutureCancelledError: the scheduler is gone
+        raise ScaleError(
+            f"lost the Dask scheduler at {address} mid-scan; the scan cannot finish"
+        ) from None
     finally:
         client.close()
+        for name, level in quiet.items():
+            logging.getLogger(name).setLevel(level)
 
 
 def _submit(client: Client, url: str, batch: list[Listed], clients: bool) -> Future:

@@ -78,6 +78,24 @@ def test_a_worker_killed_mid_scan_loses_nothing(
     assert got == local_json(ROOTS)
 
 
+def test_a_scheduler_lost_mid_scan_is_one_clear_error(
+    cluster_env: dict[str, str], tmp_path: Path
+) -> None:
+    own = Cluster(tmp_path, cluster_env)
+    try:
+        own.add_worker("w")
+        own.wait_workers(["w"])
+        scan = iter_results(URLS, dask=own.address, batch_files=1, window=2)
+        next(scan)
+        scheduler = own.procs[0]
+        scheduler.kill()
+        scheduler.wait(timeout=30)
+        with pytest.raises(ScaleError, match=f"lost the Dask scheduler at {own.address} mid-scan"):
+            list(scan)
+    finally:
+        own.close()
+
+
 def test_no_scheduler_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     import socket
 
