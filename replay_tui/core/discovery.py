@@ -11,7 +11,7 @@ from __future__ import annotations
 import errno
 import os
 from collections.abc import Iterable, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import msgspec
 
@@ -19,13 +19,23 @@ from .har import HarError, parse_har
 from .http import looks_like_http
 from .trace import Form, Source, read_sidecar
 
-__all__ = ["MAX_TRACE_BYTES", "Discovery", "Skipped", "classify", "discover", "is_ignored_name"]
+__all__ = [
+    "MAX_TRACE_BYTES",
+    "SNIFF_BYTES",
+    "Discovery",
+    "Skipped",
+    "classify",
+    "discover",
+    "har_sources",
+    "is_ignored_name",
+    "sniff",
+]
 
 SSE_SUFFIXES = frozenset({".sse", ".txt", ".log", ".stream", ".bin"})
 JSONL_SUFFIXES = frozenset({".jsonl", ".ndjson"})
 HAR_SUFFIXES = frozenset({".har"})
 SIDECAR_SUFFIX = ".meta.json"
-_SNIFF = 4096
+SNIFF_BYTES = 4096
 MAX_TRACE_BYTES = 1 << 30
 """Larger files are listed as skipped, not read: a loaded trace takes about 5x its size in
 memory (docs/robustness.md), and a runaway file (a log grown for weeks, /proc/kcore through a
@@ -152,47 +162,51 @@ def _rel(path: Path, root: Path) -> str:
 
 def classify(path: Path, address: str, out: Discovery) -> None:
     """Add the trace(s) ``path`` holds to ``out``, or say why it holds none."""
-    suffix = path.suffix.lower()
     try:
         with path.open("rb") as fh:
             size = os.fstat(fh.fileno()).st_size
-            head = fh.read(_SNIFF)
+            head = fh.read(SNIFF_BYTES)
     except OSError as exc:
         out.skipped.append(Skipped(address, _unreadable(path, exc)))
         return
-    if size > MAX_TRACE_BYTES:
-        out.skipped.append(
-            Skipped(address, f"too large: {size:,} bytes (traces are read up to {_limit()})")
-        )
-        return
-    if suffix in HAR_SUFFIXES:
+    form = sniff(path.name, size, head)
+    if not isinstance(form, Form):  # a Form is a str too: test for it first
+        out.skipped.append(Skipped(address, form))
+    elif form is Form.HAR:
         _classify_har(path, address, out)
-        return
-    if not head:
-        out.skipped.append(Skipped(address, "empty file"))
-        return
-    if suffix in JSONL_SUFFIXES:
+    elif form is Form.JSONL:
         out.sources.append(Source(path, address, Form.JSONL))
-        return
+    else:
+        out.sources.append(Source(path, address, form, sidecar=read_sidecar(path)))
+
+
+def sniff(name: str, size: int, head: bytes) -> Form | str:
+    """What a file called ``name`` of ``size`` bytes that starts with ``head`` (its first
+    :data:`SNIFF_BYTES` bytes, or all of it when shorter) holds: a trace :class:`Form`, or
+    (any other ``str``) why it holds none. Pure: the local scan and the archive scan
+    (``replay_tui.scale.archive``) share it. A HAR document is only recognised here;
+    :func:`har_sources` reads its entries."""
+    suffix = PurePosixPath(name).suffix.lower()
+    if size > MAX_TRACE_BYTES:
+        return f"too large: {size:,} bytes (traces are read up to {_limit()})"
+    if suffix in HAR_SUFFIXES:
+        return Form.HAR
+    if not head:
+        return "empty file"
+    if suffix in JSONL_SUFFIXES:
+        return Form.JSONL
     if looks_like_http(head):
-        out.sources.append(Source(path, address, Form.HTTP, sidecar=read_sidecar(path)))
-        return
+        return Form.HTTP
     stripped = head.removeprefix(b"\xef\xbb\xbf")
     if stripped.lstrip(b"\r\n").startswith(_SSE_STARTS):
-        out.sources.append(Source(path, address, Form.SSE, sidecar=read_sidecar(path)))
-        return
+        return Form.SSE
     if suffix in SSE_SUFFIXES:
         if b"\x00" in head:
-            out.skipped.append(Skipped(address, "binary file (NUL bytes), not an SSE body"))
-            return
+            return "binary file (NUL bytes), not an SSE body"
         if b"\ndata:" in head or b"\rdata:" in head:
-            out.sources.append(Source(path, address, Form.SSE, sidecar=read_sidecar(path)))
-            return
-        out.skipped.append(
-            Skipped(address, "no SSE field in its first 4 KB (expected lines like 'data: {...}')")
-        )
-        return
-    out.skipped.append(Skipped(address, _not_a_trace(suffix, head)))
+            return Form.SSE
+        return "no SSE field in its first 4 KB (expected lines like 'data: {...}')"
+    return _not_a_trace(suffix, head)
 
 
 def _not_a_trace(suffix: str, head: bytes) -> str:
@@ -214,21 +228,25 @@ def _classify_har(path: Path, address: str, out: Discovery) -> None:
     except OSError as exc:
         out.skipped.append(Skipped(address, f"cannot read: {exc.strerror or exc}"))
         return
+    found = har_sources(path, address, data)
+    if isinstance(found, Skipped):
+        out.skipped.append(found)
+    else:
+        out.sources += found
+
+
+def har_sources(path: Path, address: str, data: bytes) -> list[Source] | Skipped:
+    """The SSE entries of the HAR document ``data`` (read from ``path``, found at
+    ``address``) as sources addressed ``address#N``, or why it has none."""
     if not data.strip():
-        out.skipped.append(Skipped(address, "empty file"))
-        return
+        return Skipped(address, "empty file")
     try:
         entries, total = parse_har(data)
     except HarError as exc:
-        out.skipped.append(Skipped(address, str(exc)))
-        return
+        return Skipped(address, str(exc))
     if not entries:
-        out.skipped.append(
-            Skipped(
-                address,
-                f"HAR with {total} entr{'y' if total == 1 else 'ies'}, none of them an SSE stream",
-            )
+        return Skipped(
+            address,
+            f"HAR with {total} entr{'y' if total == 1 else 'ies'}, none of them an SSE stream",
         )
-        return
-    for entry in entries:
-        out.sources.append(Source(path, f"{address}#{entry.number}", Form.HAR, entry))
+    return [Source(path, f"{address}#{entry.number}", Form.HAR, entry) for entry in entries]

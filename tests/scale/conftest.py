@@ -1,0 +1,215 @@
+"""Real services on loopback for the archive tests: moto's S3 server, a Dask scheduler and
+workers as subprocesses. Every process is started on a free port, waited for with a bound, and
+stopped even when the test fails. Under xdist each worker process gets its own services."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("distributed", reason="the archive extra is not installed")
+pytest.importorskip("s3fs", reason="the archive extra is not installed")
+pytest.importorskip("moto.server", reason="moto[server] (the test extra) is not installed")
+
+REPO = Path(__file__).resolve().parents[2]
+BUCKET = "captures"
+START_TIMEOUT = 60.0
+"""Seconds a service may take to come up on a busy 2-core machine."""
+
+AWS_ENV = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_SESSION_TOKEN": "testing",
+    "AWS_DEFAULT_REGION": "us-east-1",
+}
+
+
+def wait_for(what: str, ready: Callable[[], bool], procs: list[subprocess.Popen[bytes]]) -> None:
+    """Poll ``ready`` until true; fail at once if one of ``procs`` exits, or after the bound."""
+    deadline = time.monotonic() + START_TIMEOUT
+    while not ready():
+        for proc in procs:
+            if proc.poll() is not None:
+                raise RuntimeError(f"{what}: {proc.args!r} exited with {proc.returncode}")
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{what}: not ready after {START_TIMEOUT:g} s")
+        time.sleep(0.05)
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+class Cluster:
+    """``dask scheduler`` and ``dask worker`` processes on 127.0.0.1."""
+
+    def __init__(self, folder: Path, env: dict[str, str]) -> None:
+        self.folder = folder
+        self.env = env
+        self.procs: list[subprocess.Popen[bytes]] = []
+        self.workers: dict[str, subprocess.Popen[bytes]] = {}
+        dask = shutil.which("dask", path=str(Path(sys.executable).parent)) or "dask"
+        self.dask = dask
+        info = folder / "scheduler.json"
+        sched = self._spawn(
+            "scheduler",
+            [
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--no-dashboard",
+                "--scheduler-file",
+                str(info),
+            ],
+        )
+        wait_for("dask scheduler", lambda: _address(info) is not None, [sched])
+        address = _address(info)
+        assert address is not None
+        self.address = address
+
+    def _spawn(self, name: str, args: list[str]) -> subprocess.Popen[bytes]:
+        log = (self.folder / f"{name}.log").open("wb")
+        proc = subprocess.Popen(
+            [self.dask, *args], stdout=log, stderr=subprocess.STDOUT, env=self.env, cwd=self.folder
+        )
+        log.close()
+        self.procs.append(proc)
+        return proc
+
+    def add_worker(self, name: str) -> subprocess.Popen[bytes]:
+        proc = self._spawn(
+            name,
+            [
+                "worker",
+                self.address,
+                "--name",
+                name,
+                "--nthreads",
+                "1",
+                "--no-nanny",
+                "--no-dashboard",
+                "--host",
+                "127.0.0.1",
+                "--death-timeout",
+                "60",
+            ],
+        )
+        self.workers[name] = proc
+        return proc
+
+    def wait_workers(self, names: list[str]) -> None:
+        from distributed import Client
+
+        with Client(self.address, timeout=START_TIMEOUT, set_as_default=False) as client:
+
+            def present() -> bool:
+                info = client.scheduler_info(n_workers=-1)["workers"].values()
+                return set(names) <= {w["name"] for w in info}
+
+            wait_for(f"dask workers {names}", present, [self.workers[n] for n in names])
+
+    def log(self) -> str:
+        return "\n".join(
+            f"--- {p.name}\n{p.read_text(errors='replace')[-3000:]}"
+            for p in sorted(self.folder.glob("*.log"))
+        )
+
+    def close(self) -> None:
+        for proc in reversed(self.procs):
+            stop(proc)
+
+
+def _address(info: Path) -> str | None:
+    try:
+        value = json.loads(info.read_text())
+    except (OSError, ValueError):
+        return None
+    address = value.get("address")
+    return address if isinstance(address, str) else None
+
+
+@pytest.fixture(scope="session")
+def s3_env() -> Iterator[dict[str, str]]:
+    """moto's S3 server on a free loopback port; this process's AWS environment points at it
+    for the session (and is restored after); the returned mapping is for subprocesses."""
+    from moto.server import ThreadedMotoServer
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    try:
+        host, port = server.get_host_and_port()
+        env = {**AWS_ENV, "AWS_ENDPOINT_URL": f"http://{host}:{port}"}
+        with pytest.MonkeyPatch.context() as mp:
+            for key, value in env.items():
+                mp.setenv(key, value)
+            import s3fs
+
+            s3fs.S3FileSystem.clear_instance_cache()
+            fs = s3fs.S3FileSystem()
+            fs.mkdir(BUCKET)
+            fs.put(str(REPO / "tests/data/corpus"), f"{BUCKET}/corpus", recursive=True)
+            fs.put(str(REPO / "traces"), f"{BUCKET}/traces", recursive=True)
+            yield env
+            s3fs.S3FileSystem.clear_instance_cache()
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def cluster_env(s3_env: dict[str, str]) -> dict[str, str]:
+    """The environment of the Dask processes: the S3 endpoint and credentials; a task whose
+    worker dies fails at once (KilledWorker), so the split-and-retry path is the one taken."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DASK_", "AWS_"))}
+    env.update(s3_env)
+    env["DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES"] = "0"
+    return env
+
+
+@pytest.fixture(scope="session")
+def cluster(
+    cluster_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Cluster]:
+    """A scheduler and two single-thread workers, shared by the tests that do not kill one."""
+    folder = tmp_path_factory.mktemp("dask")
+    made = Cluster(folder, cluster_env)
+    try:
+        made.add_worker("w1")
+        made.add_worker("w2")
+        made.wait_workers(["w1", "w2"])
+        yield made
+    except BaseException:
+        print(made.log(), file=sys.stderr)
+        raise
+    finally:
+        made.close()
+
+
+def results_json(items: Any) -> dict[str, list[dict[str, Any]]]:
+    """A ``check --json`` document built from streamed results, as the CLI will build it."""
+    from replay_tui.core.discovery import Skipped
+    from replay_tui.core.result import skipped_json
+
+    items = list(items)
+    return {
+        "traces": [i.json() for i in items if not isinstance(i, Skipped)],
+        "skipped": [skipped_json(i) for i in items if isinstance(i, Skipped)],
+    }

@@ -1,0 +1,114 @@
+"""``--dask``: a real scheduler and workers on 127.0.0.1 read captures from moto's S3 server;
+the results equal a local check of the same files, through a dead worker and a vanished
+object too."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from replay_tui.core.discovery import Skipped
+from replay_tui.scale import cluster as cluster_mod
+from replay_tui.scale.archive import ScaleError, iter_results, list_url
+
+from .conftest import BUCKET, REPO, Cluster, results_json
+from .test_archive import local_json
+
+pytestmark = pytest.mark.xdist_group("scale")
+
+URLS = [f"s3://{BUCKET}/corpus/", f"s3://{BUCKET}/traces/"]
+ROOTS = [REPO / "tests/data/corpus", REPO / "traces"]
+
+
+def test_a_cluster_scan_equals_the_local_check(cluster: Cluster) -> None:
+    expected = local_json(ROOTS)
+    assert results_json(iter_results(URLS, dask=cluster.address)) == expected
+
+
+def test_many_small_batches_with_clients_equal_the_local_check(cluster: Cluster) -> None:
+    expected = local_json(ROOTS, clients=True)
+    got = iter_results(URLS, dask=cluster.address, clients=True, batch_files=3, window=4)
+    assert results_json(got) == expected
+
+
+def test_an_object_deleted_mid_scan_is_one_skipped_entry(
+    cluster: Cluster, s3_env: dict[str, str]
+) -> None:
+    import s3fs
+
+    fs = s3fs.S3FileSystem()
+    fs.put(str(REPO / "tests/data/corpus"), f"{BUCKET}/vanish", recursive=True)
+    url = f"s3://{BUCKET}/vanish/"
+    last = list_url(url)[0][-1]
+    scan = iter_results([url], dask=cluster.address, batch_files=1, window=2)
+    first = next(scan)
+    fs.rm(
+        f"{BUCKET}/vanish/{last.address}"
+    )  # not read yet: at most two single-object tasks are out
+    got = results_json([first, *scan])
+    expected = local_json([REPO / "tests/data/corpus"])
+    assert [t["path"] for t in expected["traces"]][-1] == last.address
+    expected["traces"].pop()
+    expected["skipped"].append({"path": last.address, "reason": "vanished before it could be read"})
+    assert got == expected
+
+
+def test_a_worker_killed_mid_scan_loses_nothing(
+    cluster_env: dict[str, str], tmp_path: Path
+) -> None:
+    """The only worker dies with tasks on it (the scheduler allows no retries, so they fail
+    with KilledWorker and the scan resubmits them one object each); a new worker finishes."""
+    own = Cluster(tmp_path, cluster_env)
+    try:
+        victim = own.add_worker("victim")
+        own.wait_workers(["victim"])
+        scan = iter_results(URLS, dask=own.address, batch_files=1, window=4)
+        first = next(scan)
+        victim.kill()
+        victim.wait(timeout=30)
+        own.add_worker("survivor")
+        got = results_json([first, *scan])
+    except BaseException:
+        print(own.log())
+        raise
+    finally:
+        own.close()
+    assert victim.returncode is not None
+    assert got == local_json(ROOTS)
+
+
+def test_a_scheduler_lost_mid_scan_is_one_clear_error(
+    cluster_env: dict[str, str], tmp_path: Path
+) -> None:
+    own = Cluster(tmp_path, cluster_env)
+    try:
+        own.add_worker("w")
+        own.wait_workers(["w"])
+        scan = iter_results(URLS, dask=own.address, batch_files=1, window=2)
+        next(scan)
+        scheduler = own.procs[0]
+        scheduler.kill()
+        scheduler.wait(timeout=30)
+        with pytest.raises(ScaleError, match=f"lost the Dask scheduler at {own.address} mid-scan"):
+            list(scan)
+    finally:
+        own.close()
+
+
+def test_no_scheduler_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port that nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setattr(cluster_mod, "CONNECT_TIMEOUT", 1.0)
+    address = f"tcp://127.0.0.1:{port}"
+    with pytest.raises(ScaleError, match=f"cannot reach the Dask scheduler at {address}"):
+        list(iter_results([str(REPO / "traces")], dask=address))
+
+
+def test_skipped_results_are_the_local_ones(cluster: Cluster) -> None:
+    got = list(iter_results([f"s3://{BUCKET}/corpus/"], dask=cluster.address))
+    skipped = [g for g in got if isinstance(g, Skipped)]
+    assert {s.path for s in skipped} == {"LICENSE-NOTICE.md", "MANIFEST.tsv"}
