@@ -124,6 +124,13 @@ class LiveFolder:
             self._pair_renames(out)
         return out
 
+    def in_progress(self) -> bool:
+        """Whether some followed stream is still being written (so :meth:`settle` may judge it)."""
+        with self._lock:
+            return any(
+                live.trace is not None and live.trace.in_progress for live in self._live.values()
+            )
+
     def settle(self) -> FolderUpdate:
         """Re-judge streams that stopped growing without ``[DONE]`` once they are quiet."""
         out = FolderUpdate()

@@ -27,12 +27,14 @@ from ..core.check import load_all
 from ..core.discovery import Skipped, discover
 from ..core.trace import Trace, load_trace
 from ..core.visible import visible
+from ..live.folder import FolderUpdate
 from .commands import ReplayCommands
 from .config import keymap_path, keymap_problems, load_keymap
 from .live_reload import LiveReload
 from .loading import load_in_steps
 from .messages import (
     DiscoveryDone,
+    FolderChanged,
     LoadProgress,
     MarkedLoaded,
     TraceAdded,
@@ -40,6 +42,7 @@ from .messages import (
     TraceRemoved,
     TracesJudged,
     TraceUpdated,
+    WatchState,
 )
 from .screens.help import HelpScreen
 from .screens.payload import PayloadScreen
@@ -616,34 +619,99 @@ class ReplayApp(App[int]):
 
     @on(TraceUpdated)
     def _trace_updated(self, message: TraceUpdated) -> None:
-        trace = message.trace
-        self.store.put(trace)
-        self.trace_list.refresh_traces([trace.address])
-        self._update_counts()
-        if self.current is not None and self.current.address == trace.address:
-            self.show_trace(trace)
-        elif trace.address == self.marked:  # A changed: the compare view follows it
-            self._refresh_active_view(keep=True)
+        self._apply_folder(FolderUpdate(updated=[message.trace]))
 
     @on(TraceAdded)
     def _trace_added(self, message: TraceAdded) -> None:
-        trace = message.trace
-        self.store.put(trace)
-        self.trace_list.add_trace(trace.source)
-        self._update_counts()
-        if self.current is None:
-            self._auto_open(trace.address)
+        self._apply_folder(FolderUpdate(added=[message.trace]))
 
     @on(TraceRemoved)
     def _trace_removed(self, message: TraceRemoved) -> None:
-        self.store.remove(message.address)
-        self.trace_list.remove_trace(message.address)
+        self._apply_folder(FolderUpdate(removed=[message.address]))
+
+    @on(FolderChanged)
+    def _folder_changed(self, message: FolderChanged) -> None:
+        update = message.update
+        if update.skipped or update.unskipped:
+            assert self.live is not None
+            self.store.skipped = list(self.live.folder.skipped.values())
+            self.trace_list.set_skipped(self.store.skipped)
+        for problem in update.problems:
+            self.notify(visible(problem), severity="warning", timeout=4, markup=False)
+        self._apply_folder(update)
+        if message.gone_roots:
+            roots = ", ".join(visible(r) for r in message.gone_roots)
+            self.trace_list.say_empty(f"{roots} was deleted: waiting for it to come back")
+            if self.current is not None and self.current.address not in self.store.sources:
+                self.details.show_message(f"{roots} was deleted.")
+        else:
+            self.trace_list.say_empty(None)
+
+    @on(WatchState)
+    def _watch_state(self, message: WatchState) -> None:
+        self.counts_bar.set_watch_state(message.text, on=True)
+
+    # -- what the palette asks of the app (commands.PaletteHost) ------------------------------
+
+    def binding_sections(self) -> list[tuple[str, list[BindingType]]]:
+        return binding_sections()
+
+    def trace_addresses(self) -> list[str]:
+        return list(self.store.sources)
+
+    def run_binding(self, binding: Binding, section: str) -> None:
+        """Run ``binding``'s action where it lives: on the app, or on the open view."""
+        target: LineView | None = None
+        if section == "Compare view":
+            target = self.compare_pane.view
+        elif section != "Everywhere":
+            view = self.query_one(f"#{self.tabs.active}-view")
+            if not isinstance(view, LineView) or not hasattr(view, f"action_{binding.action}"):
+                if section != "Diff view":
+                    self.notify("Nothing here to do that on.", timeout=2, markup=False)
+                    return
+                self.action_show_tab("diff")
+                view = self.diff_view
+            target = view
+        self.call_later(self.run_action, binding.action, target)
+
+    def _apply_folder(self, update: FolderUpdate) -> None:
+        """Traces added, changed, renamed and removed: the store, the list (redrawn once) and
+        the open views follow; the selection and every view's position stay."""
+        for trace in [*update.added, *update.updated, *(t for _, t in update.renamed)]:
+            self.store.put(trace)
+        for address in update.removed:
+            self.store.remove(address)
+        for old, _ in update.renamed:
+            self.store.remove(old)
+        self.trace_list.apply_changes(
+            [t.source for t in update.added],
+            update.removed,
+            [(old, t.source) for old, t in update.renamed],
+        )
+        if update.updated:
+            self.trace_list.refresh_traces([t.address for t in update.updated])
         self._update_counts()
-        if self.current is not None and self.current.address == message.address:
-            self.details.show_message(visible(f"{message.address} was deleted."))
+        current = self.current
+        for trace in update.updated:
+            if current is not None and current.address == trace.address:
+                self.show_trace(trace)
+            elif trace.address == self.marked:  # A changed: the compare view follows it
+                self._refresh_active_view(keep=True)
+        for old, trace in update.renamed:
+            if self.marked == old:
+                self.marked = trace.address
+            if current is not None and current.address == old:
+                self.current = None  # the same capture under its new name: shown afresh
+                self.show_trace(trace)
+        if current is not None and current.address in update.removed:
+            address = current.address
+            self.details.show_message(visible(f"{address} was deleted."))
             self.trace_header.show_text(
-                Content.assemble((visible(message.address), "bold"), ("  deleted", "$text-error"))
+                Content.assemble((visible(address), "bold"), ("  deleted", "$text-error"))
             )
+        if self.current is None and update.added:
+            self._auto_open(update.added[0].address)
 
     # -- widget messages ---------------------------------------------------------------------
 

@@ -6,23 +6,19 @@ now (the user's keymap applied), so the palette also teaches the keys.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.markup import escape
 
 from ..core.visible import visible
 from .screens.help import pretty_keys
-from .widgets.line_view import LineView
 
-if TYPE_CHECKING:
-    from .app import ReplayApp
-
-__all__ = ["PALETTE_NAMES", "ReplayCommands"]
+__all__ = ["PALETTE_NAMES", "PaletteHost", "ReplayCommands"]
 
 Command = tuple[str, str, Callable[[], object]]
 
@@ -50,45 +46,41 @@ PALETTE_NAMES: dict[str, str] = {
 Keys that only move (cursor, scroll, panes) are left to the keyboard."""
 
 
+class PaletteHost(Protocol):
+    """What the palette needs of the app (so this module does not import it)."""
+
+    keymap_overrides: dict[str, str]
+
+    def binding_sections(self) -> list[tuple[str, list[BindingType]]]: ...
+
+    def run_binding(self, binding: Binding, section: str) -> None: ...
+
+    def filter_badge(self, badge: str | None) -> None: ...
+
+    def action_change_theme(self) -> None: ...
+
+    def trace_addresses(self) -> Iterable[str]: ...
+
+    def badge_text(self, address: str) -> str: ...
+
+    def choose_trace(self, address: str) -> None: ...
+
+
 class ReplayCommands(Provider):
     """The app's actions and its traces, for ``ctrl+p``."""
 
     @property
-    def _app(self) -> ReplayApp:
+    def _app(self) -> PaletteHost:
         return self.app  # type: ignore[return-value]
 
     def _bindings(self) -> dict[str, tuple[Binding, str]]:
         """Binding id → (binding, the section it belongs to), for the ids the palette lists."""
-        from .app import binding_sections
-
         found: dict[str, tuple[Binding, str]] = {}
-        for title, bindings in binding_sections():
+        for title, bindings in self._app.binding_sections():
             for b in bindings:
                 if isinstance(b, Binding) and b.id in PALETTE_NAMES and b.id not in found:
                     found[b.id] = (b, title)
         return found
-
-    def _run(self, binding: Binding, section: str) -> Callable[[], object]:
-        """Run ``binding``'s action where it lives: on the app, or on the open view."""
-        app = self._app
-
-        def run() -> None:
-            target: LineView | None = None
-            if section == "Compare view":
-                target = app.compare_pane.view
-            elif section != "Everywhere":
-                view = app.query_one(f"#{app.tabs.active}-view")
-                if not isinstance(view, LineView) or not hasattr(view, f"action_{binding.action}"):
-                    if section == "Diff view":
-                        app.action_show_tab("diff")
-                        view = app.diff_view
-                    else:
-                        app.notify("Nothing here to do that on.", timeout=2, markup=False)
-                        return
-                target = view
-            app.call_later(app.run_action, binding.action, target)
-
-        return run
 
     def _actions(self) -> list[Command]:
         app = self._app
@@ -100,7 +92,8 @@ class ReplayCommands(Provider):
             binding, section = bindings[binding_id]
             keys = app.keymap_overrides.get(binding_id, binding.key)
             help_text = binding.tooltip or binding.description
-            out.append((name, f"{help_text} ({pretty_keys(keys)})", self._run(binding, section)))
+            run = partial(app.run_binding, binding, section)
+            out.append((name, f"{help_text} ({pretty_keys(keys)})", run))
         out.append(("Show all traces", "Clear the verdict filter", lambda: app.filter_badge(None)))
         for badge in ("erasing", "refused", "broken", "in progress", "clean"):
             out.append(
@@ -121,7 +114,7 @@ class ReplayCommands(Provider):
                 escape(visible(app.badge_text(address))),
                 partial(app.choose_trace, address),
             )
-            for address in app.store.sources
+            for address in app.trace_addresses()
         ]
 
     async def discover(self) -> Hits:

@@ -1,26 +1,23 @@
-"""Live reload for the app: the watcher worker and applying folder updates to the screen.
+"""Live reload for the app: the watcher worker, and folder updates as messages.
 
-watchfiles' batches (``replay_tui.live.watch``) go to the core's :class:`LiveFolder` in a thread,
-which answers with traces added, updated and removed; :class:`LiveReload` posts those as the
-app's trace messages (whose handlers keep the selection and every view's position), re-judges
-streams that went quiet without ``[DONE]``, and keeps the header's watch state (on/off, when
-the last change arrived) current.
+watchfiles' batches (``replay_tui.live.watch``) go to :class:`LiveFolder` in a thread, which
+answers with traces added, updated, renamed and removed; :class:`LiveReload` posts each batch
+as one :class:`FolderChanged` (whose handler keeps the selection and every view's position),
+re-judges streams that went quiet without ``[DONE]``, and says how watching goes
+(:class:`WatchState`). It talks to the app only through messages and workers.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import time
-from typing import TYPE_CHECKING
 
-from ..core.trace import Badge
-from ..core.visible import visible
+from textual.app import App
+
 from ..live.folder import FolderUpdate, LiveFolder
 from ..live.watch import watch_traces
-from .messages import TraceAdded, TraceRemoved, TraceUpdated
-
-if TYPE_CHECKING:
-    from .app import ReplayApp
+from .messages import FolderChanged, WatchState
 
 __all__ = ["LiveReload"]
 
@@ -29,14 +26,14 @@ SETTLE_EVERY = 1.0
 
 
 class LiveReload:
-    """The app's live reload: owns the :class:`LiveFolder`, runs the watcher, applies updates."""
+    """The app's live reload: owns the :class:`LiveFolder`, runs the watcher, posts updates."""
 
-    def __init__(self, app: ReplayApp, paths: list[str]) -> None:
+    def __init__(self, app: App[int], paths: list[str]) -> None:
         self.app = app
         self.paths = paths
         self.folder = LiveFolder(paths)
         self.last_change: float | None = None
-        """``time.time()`` of the last change that reached the screen (None: none yet)."""
+        """``time.time()`` of the last file change that reached the screen (None: none yet)."""
         self._started = False
 
     def start(self) -> None:
@@ -56,12 +53,12 @@ class LiveReload:
         try:
             async for batch in watch_traces(self.paths, stop):
                 update = await asyncio.to_thread(self.folder.apply, batch)
-                self.apply(update)
+                self.post(update)
         finally:
             stop.set()
 
     def _settle_quiet_streams(self) -> None:
-        if not any(s.badge is Badge.IN_PROGRESS for s in self.app.store.summaries.values()):
+        if not self.folder.in_progress():
             return
         self.app.run_worker(
             self._settle, thread=True, group="settle", exclusive=True, description="settle"
@@ -72,25 +69,14 @@ class LiveReload:
         if update:
             # Judging a quiet stream is not a change to the folder: the header's "last change"
             # stays the last write.
-            self.app.call_from_thread(self.apply, update, written=False)
+            self.post(update, written=False)
 
-    def apply(self, update: FolderUpdate, *, written: bool = True) -> None:
-        """Put a folder update on screen (the app's trace messages do the list and views);
-        ``written``: it comes from files that changed (not from judging a quiet stream)."""
-        if not update:
+    def post(self, update: FolderUpdate, *, written: bool = True) -> None:
+        """Send a folder update to the app (from any thread)."""
+        gone = [p for p in self.paths if not os.path.exists(p)]
+        if not update and not gone:
             return
-        app = self.app
-        for trace in update.added:
-            app.post_message(TraceAdded(trace))
-        for trace in update.updated:
-            app.post_message(TraceUpdated(trace))
-        for address in update.removed:
-            app.post_message(TraceRemoved(address))
-        if update.skipped or update.unskipped:
-            app.store.skipped = list(self.folder.skipped.values())
-            app.trace_list.set_skipped(app.store.skipped)
-        for problem in update.problems:
-            app.notify(visible(problem), severity="warning", timeout=4, markup=False)
+        self.app.post_message(FolderChanged(update, written=written, gone_roots=gone))
         if written:
             self.last_change = time.time()
         self.show_state()
@@ -99,4 +85,4 @@ class LiveReload:
         text = "● watching"
         if self.last_change is not None:
             text += " · last change " + time.strftime("%H:%M:%S", time.localtime(self.last_change))
-        self.app.counts_bar.set_watch_state(text, on=True)
+        self.app.post_message(WatchState(text))

@@ -14,9 +14,11 @@ from textual.message import Message
 
 from ..core.discovery import Discovery, Skipped
 from ..core.trace import Trace
+from ..live.folder import FolderUpdate
 
 __all__ = [
     "DiscoveryDone",
+    "FolderChanged",
     "LoadProgress",
     "MarkedLoaded",
     "TraceAdded",
@@ -24,6 +26,7 @@ __all__ = [
     "TraceRemoved",
     "TraceUpdated",
     "TracesJudged",
+    "WatchState",
 ]
 
 
@@ -99,3 +102,24 @@ class MarkedLoaded(Message):
     address: str
     trace: Trace | None
     error: str = ""
+
+
+@dataclass
+class FolderChanged(Message):
+    """A batch of changes to the watched folders, applied to the list and views at once."""
+
+    update: FolderUpdate
+    written: bool = True
+    """From files that changed (not from judging a stream that went quiet)."""
+    gone_roots: list[str] = field(default_factory=list)
+    """Watched folders that no longer exist (deleted: the list says so until they return)."""
+
+
+@dataclass
+class WatchState(Message):
+    """What the header says about watching (on, and when the last change arrived)."""
+
+    text: str
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, WatchState)

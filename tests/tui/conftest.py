@@ -33,10 +33,14 @@ async def settle(app: ReplayApp, pilot: Pilot[int], *, limit: float = 20.0) -> N
 
     deadline = time.monotonic() + limit
     await pilot.pause()
+    idle = 0
     while time.monotonic() < deadline:
-        busy = app.judging or app.partial or any(w.is_running for w in loading())
+        busy = app.judging or app.partial or any(not w.is_finished for w in loading())
         ready = app.discovered and (app.current is not None or not app.store.sources)
-        if not busy and ready:
+        # Idle three looks in a row: a worker that posts a message whose handler starts the
+        # next worker (a model built, then assessed) leaves a moment with nothing running.
+        idle = idle + 1 if not busy and ready else 0
+        if idle >= 3:
             break
         await pilot.pause(0.01)
     pending = loading()

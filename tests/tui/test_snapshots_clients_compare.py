@@ -31,6 +31,7 @@ async def test_clients_view_of_a_trace_thirteen_libraries_break_on(
         await pilot.press("4")
         await settle(app, pilot)
         await pilot.press("down", "down", "down")  # ai-sdk-openai-compatible splits the call
+        await settle(app, pilot)  # the detail pane follows the cursor through a message
         app.clear_notifications()
         await pilot.pause()
         assert app.export_screenshot(title="replay-tui") == svg_snapshot(name="clients")

@@ -40,7 +40,7 @@ async def shots_at_every_size(app: ReplayApp, pilot: object, snapshot: SnapshotA
     assert isinstance(pilot, Pilot)
     for width, height in SIZES:
         await pilot.resize_terminal(width, height)
-        await pilot.pause()
+        await settle(app, pilot)  # a resize re-lays out the panes, and views re-measure
         app.clear_notifications()
         await pilot.pause()
         assert app.export_screenshot(title="replay-tui") == snapshot(name=f"{width}x{height}")

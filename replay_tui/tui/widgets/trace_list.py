@@ -7,6 +7,7 @@ replacing or removing one trace (live reload) keeps the selection and the scroll
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 from urllib.parse import urlsplit
@@ -240,6 +241,7 @@ class TraceList(Vertical):
         self.text_filter = ""
         self.badge_filter: str | None = None
         self.selected: str | None = None
+        self._empty_reason: str | None = None
         self._entered = False
         self.file_roots: tuple[str, ...] = ()
         """Folders of the files named on the command line: left out of the tree, so that
@@ -275,7 +277,7 @@ class TraceList(Vertical):
             what = f"{self.badge_filter} trace" if self.badge_filter else "trace"
             text = f"no {what} matches `{needle}`" if needle else f"no {what} here"
         elif not self._sources and self._entered:
-            text = "no trace found"
+            text = self._empty_reason or "no trace found"
         note.update(Content(text))
         note.set_class(bool(text), "-shown")
 
@@ -290,6 +292,39 @@ class TraceList(Vertical):
     def set_skipped(self, skipped: list[Skipped]) -> None:
         """The files that are not traces changed (live reload)."""
         self._skipped = sorted(skipped, key=lambda s: _sort_key(s.path))
+        self.rebuild()
+
+    def say_empty(self, reason: str | None) -> None:
+        """Why the list is empty when it is (a watched folder was deleted); None: the default."""
+        if reason != self._empty_reason:
+            self._empty_reason = reason
+            self._show_empty(len(self._sources))
+
+    def apply_changes(
+        self,
+        added: Sequence[Source],
+        removed: Sequence[str],
+        renamed: Sequence[tuple[str, Source]] = (),
+    ) -> None:
+        """A batch of live changes, with one rebuild: a burst of 200 new captures into a
+        3,000-trace folder redraws the list once, not 200 times. A renamed trace keeps the
+        selection if it had it."""
+        gone = set(removed) | {old for old, _ in renamed}
+        known = {s.address for s in self._sources}
+        fresh = [s for s in added if s.address not in known]
+        fresh += [s for _, s in renamed]
+        refreshed = [s.address for s in added if s.address in known]
+        if not gone and not fresh:
+            if refreshed:
+                self.refresh_traces(refreshed)
+            return
+        self._sources = [s for s in self._sources if s.address not in gone] + fresh
+        self._sources.sort(key=lambda s: _sort_key(s.address))
+        for old, source in renamed:
+            if self.selected == old:
+                self.selected = source.address
+        if self.selected in gone:
+            self.selected = None
         self.rebuild()
 
     def add_trace(self, source: Source) -> None:
