@@ -72,3 +72,27 @@ async def test_added_and_removed_traces_keep_the_selection(tmp_path: Path) -> No
         app.post_message(TraceRemoved("b.sse"))
         await settle(app, pilot)
         assert "deleted" in app.details._main.plain
+
+
+async def test_a_renamed_open_trace_follows_its_new_name_and_a_deleted_root_is_said(
+    tmp_path: Path,
+) -> None:
+    from replay_tui.live.folder import FolderUpdate
+    from replay_tui.tui.messages import FolderChanged
+
+    shutil.copy(TRACES / "dashscope" / "qwen3-max-id-empty.sse", tmp_path / "a.sse")
+    app = make_app([str(tmp_path)], watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.current is not None and app.current.address == "a.sse"
+        (tmp_path / "a.sse").rename(tmp_path / "b.sse")
+        moved = FolderUpdate(renamed=[("a.sse", _load(tmp_path, "b.sse"))])
+        app.post_message(FolderChanged(moved))
+        await settle(app, pilot)
+        assert app.current is not None and app.current.address == "b.sse"
+        assert app.trace_list.selected == "b.sse"
+        assert list(app.store.sources) == ["b.sse"]
+        app.post_message(FolderChanged(FolderUpdate(removed=["b.sse"]), gone_roots=["traces/"]))
+        await settle(app, pilot)
+        note = str(app.trace_list.query_one("#list-empty").render())
+        assert "traces/ was deleted" in note
