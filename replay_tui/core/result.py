@@ -8,6 +8,7 @@ operator's summary all read this record, so they agree by construction.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -62,16 +63,22 @@ def trace_result(trace: Trace, clients: dict[str, Any] | None = None) -> TraceRe
     )
 
 
-def judge_source(source: Source, data: bytes | None = None) -> TraceResult | Skipped:
+def judge_source(
+    source: Source,
+    data: bytes | None = None,
+    *,
+    clients: Callable[[Trace], dict[str, Any]] | None = None,
+) -> TraceResult | Skipped:
     """Load (unless ``data`` is given), judge and reduce one trace; a file that cannot be read
-    becomes a :class:`Skipped` with the reason."""
+    becomes a :class:`Skipped` with the reason. ``clients`` (``check --clients``) assesses the
+    trace's client libraries: the analysis then keeps the per-call record they read."""
     try:
-        trace = load_trace(source, data, lean=True)
+        trace = load_trace(source, data, lean=clients is None)
     except OSError as exc:
         return Skipped(source.address, f"cannot read: {exc.strerror or exc}")
     except MemoryError:
         return Skipped(source.address, "too large to load into memory")
-    return trace_result(trace)
+    return trace_result(trace, clients(trace) if clients is not None else None)
 
 
 def _json_value(value: Any) -> Any:

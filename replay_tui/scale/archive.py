@@ -25,8 +25,8 @@ import msgspec
 
 from ..core.discovery import MAX_TRACE_BYTES, SNIFF_BYTES, Skipped, har_sources, is_ignored_name
 from ..core.discovery import sniff as sniff_form
-from ..core.result import TraceResult, trace_result
-from ..core.trace import Form, Source, load_trace
+from ..core.result import TraceResult, judge_source
+from ..core.trace import Form, Source, Trace
 
 if TYPE_CHECKING:
     from fsspec import AbstractFileSystem
@@ -290,17 +290,13 @@ def _judge_object(
 
 
 def _judge(source: Source, data: bytes | None, clients: bool) -> TraceResult | Skipped:
-    try:
-        # One-shot: keep the decoded chunks rather than pay for freeing them mid-load.
-        trace = load_trace(source, data, keep_decoded=True)
-    except MemoryError:
-        return Skipped(source.address, "too large to load into memory")
-    outcomes = None
-    if clients:
-        from ..clientlibs import assess  # only now: a plain scan never pays for it
+    return judge_source(source, data, clients=_assess_json if clients else None)
 
-        outcomes = {k: o.json() for k, o in assess(trace).items()}
-    return trace_result(trace, outcomes)
+
+def _assess_json(trace: Trace) -> dict[str, Any]:
+    from ..clientlibs import assess  # only now: a plain scan never pays for it
+
+    return {k: o.json() for k, o in assess(trace).items()}
 
 
 def iter_results(
