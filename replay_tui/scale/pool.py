@@ -1,0 +1,235 @@
+"""All cores of one machine: a function mapped over work items in worker processes, in order.
+
+``check --jobs N`` judges files in ``N`` processes. Three properties matter more than the
+last percent of speed, and shape this module:
+
+- **Order.** Results come out in the order the items went in, whatever order the workers
+  finish in, so the output is the same for any ``N`` (and for ``N = 1``, which runs in
+  this process: a pool for one trace is waste).
+- **Flat memory.** Only a bounded window of items is in flight or waiting to be written; the
+  input is consumed lazily and each result is handed on and dropped.
+- **A dead worker costs one item.** Each worker holds one batch at a time, so when a process
+  dies (killed, out of memory, a crash in an extension) its batch is known: the batch is
+  retried one item at a time in a fresh process, and an item that kills a worker on its own
+  becomes ``lost(item, reason)`` — one entry, and the scan goes on.
+"""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import os
+import signal
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
+from multiprocessing.connection import Connection, wait
+from typing import Any, Generic, TypeVar
+
+__all__ = ["BATCH", "SMALL", "default_jobs", "ordered_map"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+BATCH = 16
+"""Items sent to a worker at once: enough to amortise the pipe, few enough to balance."""
+SMALL = 2 * BATCH
+"""Fewer items than this are judged in this process: starting workers would cost more."""
+_WINDOW = 4
+"""Batches per worker that may be in flight or finished-but-not-yet-written."""
+
+
+def default_jobs() -> int:
+    """The cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def ordered_map(
+    fn: Callable[[T], R],
+    items: Iterable[T],
+    jobs: int,
+    lost: Callable[[T, str], R],
+) -> Iterator[R]:
+    """``fn(item)`` for each item, in order, computed in ``jobs`` worker processes.
+
+    ``fn`` must not raise (it turns its own failures into results); ``lost`` gives the result
+    for an item whose worker process died on it. With ``jobs <= 1``, or fewer than
+    :data:`SMALL` items, everything runs in this process.
+    """
+    it = iter(items)
+    if jobs <= 1:
+        yield from map(fn, it)
+        return
+    head = list(islice(it, SMALL))
+    if len(head) < SMALL:
+        yield from map(fn, head)
+        return
+    pool = _Pool(fn, jobs, lost)
+    try:
+        yield from pool.run(_chain(head, it))
+    finally:
+        pool.close()
+
+
+def _chain(head: list[T], rest: Iterator[T]) -> Iterator[T]:
+    yield from head
+    head.clear()
+    yield from rest
+
+
+_Job = tuple[int, int, list[Any]]
+"""(batch number, offset of the first item in the batch, items)."""
+
+
+class _Worker:
+    __slots__ = ("conn", "job", "process")
+
+    def __init__(self, process: Any, conn: Connection) -> None:
+        self.process = process
+        self.conn = conn
+        self.job: _Job | None = None
+
+
+class _Pool(Generic[T, R]):
+    def __init__(self, fn: Callable[[T], R], jobs: int, lost: Callable[[T, str], R]) -> None:
+        self._fn = fn
+        self._lost = lost
+        self._jobs = jobs
+        self._context = _context()
+        self._workers = [self._start() for _ in range(jobs)]
+
+    def _start(self) -> _Worker:
+        parent, child = self._context.Pipe()
+        process = self._context.Process(target=_serve, args=(child, self._fn), daemon=True)
+        process.start()
+        child.close()
+        return _Worker(process, parent)
+
+    def run(self, items: Iterator[T]) -> Iterator[R]:
+        pending: deque[_Job] = deque()
+        slots: dict[int, list[Any]] = {}  # batch number -> one result per item (_EMPTY: not yet)
+        made = written = 0
+        exhausted = False
+        window = _WINDOW * self._jobs
+        while True:
+            while not exhausted and len(pending) < self._jobs and made < written + window:
+                batch = list(islice(items, BATCH))
+                if not batch:
+                    exhausted = True
+                    break
+                slots[made] = [_EMPTY] * len(batch)
+                pending.append((made, 0, batch))
+                made += 1
+            for i, worker in enumerate(self._workers):
+                while worker.job is None and pending:
+                    job = pending.popleft()
+                    try:
+                        worker.conn.send(job)
+                    except OSError:  # died while idle: replace it, send the job again
+                        pending.appendleft(job)
+                        self._replace(i)
+                        worker = self._workers[i]
+                        continue
+                    worker.job = job
+            while written in slots and _EMPTY not in slots[written]:
+                yield from slots.pop(written)
+                written += 1
+            if exhausted and written == made:
+                return
+            busy = [w for w in self._workers if w.job is not None]
+            ready = set(wait([w.conn for w in busy] + [w.process.sentinel for w in busy]))
+            for worker in busy:
+                if worker.conn not in ready and worker.process.sentinel not in ready:
+                    continue
+                job = worker.job
+                assert job is not None
+                try:
+                    if not worker.conn.poll():
+                        raise EOFError
+                    number, start, results = worker.conn.recv()
+                except (EOFError, OSError):
+                    self._died(worker, job, pending, slots)
+                    continue
+                slots[number][start : start + len(results)] = results
+                worker.job = None
+
+    def _died(
+        self, worker: _Worker, job: _Job, pending: deque[_Job], slots: dict[int, list[Any]]
+    ) -> None:
+        number, start, batch = job
+        reason = _death(worker.process)
+        self._replace(self._workers.index(worker))
+        if len(batch) == 1:
+            slots[number][start] = self._lost(batch[0], reason)
+            return
+        # Which item did it? Each one again, alone, first in line.
+        for k in reversed(range(len(batch))):
+            pending.appendleft((number, start + k, [batch[k]]))
+
+    def _replace(self, index: int) -> None:
+        old = self._workers[index]
+        old.conn.close()
+        old.process.join(timeout=1)
+        if old.process.is_alive():
+            old.process.kill()
+            old.process.join()
+        self._workers[index] = self._start()
+
+    def close(self) -> None:
+        for worker in self._workers:
+            try:
+                worker.conn.send(None)
+            except OSError:
+                pass
+        for worker in self._workers:
+            worker.process.join(timeout=2)
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join()
+            worker.conn.close()
+        self._workers = []
+
+
+_EMPTY: Any = object()
+
+
+def _death(process: Any) -> str:
+    process.join(timeout=1)
+    code = process.exitcode
+    if code is None:
+        return "the worker process judging it stopped answering"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"the worker process judging it died ({name})"
+    return f"the worker process judging it exited with status {code}"
+
+
+def _context() -> Any:
+    """``fork`` where it is safe (no other threads to inherit half-held locks): workers start
+    in milliseconds with everything already imported; else the platform's default."""
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()
+
+
+def _serve(conn: Connection, fn: Callable[[Any], Any]) -> None:
+    """A worker: batches in, results out, until told to stop or the parent goes away."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    gc.disable()  # judging builds no reference cycles; the collector's passes only cost
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
+        number, start, batch = job
+        conn.send((number, start, [fn(item) for item in batch]))
