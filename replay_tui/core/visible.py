@@ -18,7 +18,9 @@ __all__ = ["visible"]
 # can be sent: writing one raises UnicodeEncodeError.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _CONTROL_ALL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-_NAMES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e"}
+# One style everywhere, JSON's: what ``replay --json`` and ``check --json`` write for the same
+# character (``\u001b``), so a value reads the same in the table, the TUI and the JSON.
+_NAMES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def _escape(m: re.Match[str]) -> str:
@@ -26,12 +28,12 @@ def _escape(m: re.Match[str]) -> str:
     named = _NAMES.get(ch)
     if named is not None:
         return named
-    code = ord(ch)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    return f"\\u{ord(ch):04x}"
 
 
 def visible(text: str, *, keep_layout: bool = False) -> str:
-    """``text`` with every control character shown as an escape (``\\e``, ``\\x07``, ``\\n``).
+    """``text`` with every control character shown as a JSON-style escape (``\\u001b``,
+    ``\\u0007``, ``\\n``).
 
     ``keep_layout`` leaves tabs and newlines alone (for multi-line views).
     """

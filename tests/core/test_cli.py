@@ -111,7 +111,7 @@ def test_human_output_never_passes_terminal_escapes(tmp_path: Path, capsys: pyte
     path = write(tmp_path, "evil\x1b[31m.sse", hostile)
     _, out, err = run(capsys, "check", "-v", str(tmp_path))
     assert "\x1b" not in out + err and "\x07" not in out + err
-    assert "evil\\e[31m.sse" in out
+    assert "evil\\u001b[31m.sse" in out
     _, out, _ = run(capsys, "replay", str(path))
     assert "\x1b" not in out
     assert "\\u001b]52;c;cHduZWQ=\\u0007[bold red]x" in out  # shown JSON-escaped

@@ -123,4 +123,4 @@ def test_untrusted_content_is_escaped(capsys: pytest.CaptureFixture[str], tmp_pa
     assert "\x1b" not in out and "\x07" not in out and "\x1b" not in err
     # Values are shown as JSON strings (control characters as \u escapes), names via visible().
     assert "\\u001b]52;c;Zm9v\\u0007" in out
-    assert "b\\e[2Jname.sse" in out
+    assert "b\\u001b[2Jname.sse" in out

@@ -185,7 +185,7 @@ def test_a_file_name_that_is_not_utf8_is_shown_escaped(tmp_path: Path) -> None:
     assert code == 0
     [path] = _traces(doc)
     assert path == "bad-\udcff-\x1b[2J.sse"  # JSON carries it as escapes
-    assert "bad-\\udcff-\\e[2J.sse" in table
+    assert "bad-\\udcff-\\u001b[2J.sse" in table
 
 
 def test_a_five_megabyte_line_is_judged_quickly(tmp_path: Path) -> None:

@@ -17,15 +17,15 @@ import pytest
 from .helpers import RAW_CONTROL, run_cli
 
 HOSTILE = {
-    "escape": ("\x1b[31mred", "\\e[31mred"),
-    "osc52": ("\x1b]52;c;cHduZWQ=\x07", "\\e]52;c;cHduZWQ=\\x07"),
-    "cursor": ("\x1b[2J\x1b[H\x1b[10A", "\\e[2J\\e[H\\e[10A"),
+    "escape": ("\x1b[31mred", "\\u001b[31mred"),
+    "osc52": ("\x1b]52;c;cHduZWQ=\x07", "\\u001b]52;c;cHduZWQ=\\u0007"),
+    "cursor": ("\x1b[2J\x1b[H\x1b[10A", "\\u001b[2J\\u001b[H\\u001b[10A"),
     "osc8": (
         "\x1b]8;;https://evil.example\x1b\\x\x1b]8;;\x1b\\",
-        "\\e]8;;https://evil.example\\e\\x",
+        "\\u001b]8;;https://evil.example\\u001b\\x",
     ),
-    "c1": ("\x9b2J", "\\x9b2J"),
-    "bell": ("\x07\x08", "\\x07\\x08"),
+    "c1": ("\x9b2J", "\\u009b2J"),
+    "bell": ("\x07\x08", "\\u0007\\u0008"),
     "bidi": ("\u202eevil", "\\u202eevil"),
     "rich": ("[bold red]markup[/]", "[bold red]markup[/]"),
     "link": ("[link=https://evil.example]x[/link]", "[link=https://evil.example]x[/link]"),

@@ -77,7 +77,7 @@ async def test_record_tui_shows_the_proxy_address_and_live_request_count(
         assert recorder.running and out.is_dir()  # started before the screen, folder made
         status = app.query_one(RecorderStatus)
         assert status.status_text == (
-            f"● REC  {recorder.address} → {upstream}  ·  0 requests  ·  0 captures in {out}/"
+            f"● REC  {recorder.url} → {upstream}  ·  0 requests  ·  0 captures in {out}/"
         )
         assert recorder.port != 0
         async with (

@@ -8,7 +8,7 @@ from replay_tui.tui.app import make_app
 
 from .conftest import HOSTILE_CONTENT, HOSTILE_FILE, HOSTILE_NAME, SIZE, rendered, settle
 
-SHOWN_FILE = "[bold]evil\\e[7m.sse"  # the ESC in the name made visible
+SHOWN_FILE = "[bold]evil\\u001b[7m.sse"  # the ESC in the name made visible
 CONTROL = ("\x1b", "\x07", "\x9b")
 
 
