@@ -16,6 +16,7 @@ last percent of speed, and shape this module:
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import multiprocessing
 import os
@@ -100,11 +101,21 @@ class _Pool(Generic[T, R]):
         self._lost = lost
         self._jobs = jobs
         self._context = _context()
-        self._workers = [self._start() for _ in range(jobs)]
+        self._workers: list[_Worker] = []
+        for _ in range(jobs):
+            self._workers.append(self._start())
 
     def _start(self) -> _Worker:
         parent, child = self._context.Pipe()
-        process = self._context.Process(target=_serve, args=(child, self._fn), daemon=True)
+        # A forked worker inherits this process's ends of its siblings' pipes (and its own):
+        # it closes them, or a sibling would never see its parent go away.
+        inherited = []
+        if self._context.get_start_method() == "fork":
+            inherited = [w.conn.fileno() for w in self._workers if not w.conn.closed]
+            inherited.append(parent.fileno())
+        process = self._context.Process(
+            target=_serve, args=(child, self._fn, inherited), daemon=True
+        )
         process.start()
         child.close()
         return _Worker(process, parent)
@@ -116,6 +127,12 @@ class _Pool(Generic[T, R]):
         exhausted = False
         window = _WINDOW * self._jobs
         while True:
+            # Write what is complete first: that opens the window for more input.
+            while written in slots and _EMPTY not in slots[written]:
+                yield from slots.pop(written)
+                written += 1
+            if exhausted and written == made:
+                return
             while not exhausted and len(pending) < self._jobs and made < written + window:
                 batch = list(islice(items, BATCH))
                 if not batch:
@@ -135,12 +152,11 @@ class _Pool(Generic[T, R]):
                         worker = self._workers[i]
                         continue
                     worker.job = job
-            while written in slots and _EMPTY not in slots[written]:
-                yield from slots.pop(written)
-                written += 1
             if exhausted and written == made:
                 return
             busy = [w for w in self._workers if w.job is not None]
+            if not busy:  # cannot happen: every unwritten item is pending or in flight
+                raise RuntimeError("process pool: results missing with no work in flight")
             ready = set(wait([w.conn for w in busy] + [w.process.sentinel for w in busy]))
             for worker in busy:
                 if worker.conn not in ready and worker.process.sentinel not in ready:
@@ -220,8 +236,11 @@ def _context() -> Any:
     return multiprocessing.get_context()
 
 
-def _serve(conn: Connection, fn: Callable[[Any], Any]) -> None:
+def _serve(conn: Connection, fn: Callable[[Any], Any], inherited: list[int]) -> None:
     """A worker: batches in, results out, until told to stop or the parent goes away."""
+    for fd in inherited:
+        with contextlib.suppress(OSError):
+            os.close(fd)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     gc.disable()  # judging builds no reference cycles; the collector's passes only cost
     while True:
