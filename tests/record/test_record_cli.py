@@ -93,6 +93,16 @@ def test_address_in_use_and_unwritable_out(
     err = capsys.readouterr().err
     assert err.startswith(f"replay-tui: cannot listen on 127.0.0.1:{port}: ")
     assert err.count("\n") == 1
+    assert not (tmp_path / "t").exists()  # the failed start left no empty --out folder
+
+    nested = tmp_path / "made" / "for" / "this"
+    argv = ["record", "--upstream", "http://x", "--listen", f"127.0.0.1:{port}", "--out"]
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", port))
+        busy.listen()
+        assert main([*argv, str(nested)]) == 2
+    assert not (tmp_path / "made").exists()
+    capsys.readouterr()
 
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
