@@ -54,7 +54,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="one JSON object per trace per line (as in --json's traces), then a summary line",
     )
-    parser.add_argument("-v", "--verbose", action="store_true", help="list each trace's flags and notes")
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="list each trace's flags and notes"
+    )
     parser.add_argument(
         "--summary",
         action="store_true",
@@ -389,4 +391,3 @@ def write_table(
         state.add(r)
         table.trace(r)
     table.close()
-

@@ -92,7 +92,8 @@ def address_key(address: str) -> tuple[tuple[str, ...], int]:
 
 
 def split_entry(given: str) -> tuple[str, int | None]:
-    """``("x.har", 3)`` for ``x.har#3`` when no file is literally named so; else ``(given, None)``."""
+    """``("x.har", 3)`` for ``x.har#3`` (unless a file is literally named so), else
+    ``(given, None)``."""
     match = _ENTRY.match(given)
     if match is None or os.path.lexists(given):
         return given, None

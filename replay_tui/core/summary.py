@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from .discovery import Skipped
+from .discovery import Skipped, address_key
 from .result import TraceResult
 
 __all__ = ["Group", "Summary"]
@@ -53,8 +53,6 @@ class Group(msgspec.Struct):
 
 
 def _before(a: str, b: str) -> bool:
-    from .discovery import address_key
-
     return address_key(a) < address_key(b)
 
 
@@ -85,7 +83,10 @@ class Summary:
         self.models.setdefault((result.model, result.gateway), Group()).add(result, shapes)
         for message in notes:
             self.patterns.setdefault(message, Group()).add(result, [])
-        pair = (result.verdicts.get("assign-always", ""), result.verdicts.get("accept-identity", ""))
+        pair = (
+            result.verdicts.get("assign-always", ""),
+            result.verdicts.get("accept-identity", ""),
+        )
         self.verdicts.setdefault(pair, Group()).add(result, [])
 
     def add_skipped(self, skipped: Skipped) -> None:
@@ -129,7 +130,9 @@ class Summary:
             out.append("  none seen")
         for message, grp in _largest(self.patterns):
             out.append(f"  {pattern_shape(message)}: {_share(grp)}  e.g. {grp.example}")
-        out.append(f"by verdicts, assign-always / accept-identity ({_n(len(self.verdicts), 'group')}):")
+        out.append(
+            f"by verdicts, assign-always / accept-identity ({_n(len(self.verdicts), 'group')}):"
+        )
         for (a, b), grp in _largest(self.verdicts):
             out.append(f"  {a} / {b}: {_share(grp)}  e.g. {grp.example}")
         return out

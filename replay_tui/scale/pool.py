@@ -161,14 +161,14 @@ class _Pool(Generic[T, R]):
             for worker in busy:
                 if worker.conn not in ready and worker.process.sentinel not in ready:
                     continue
-                job = worker.job
-                assert job is not None
+                held = worker.job
+                assert held is not None
                 try:
                     if not worker.conn.poll():
                         raise EOFError
                     number, start, results = worker.conn.recv()
                 except (EOFError, OSError):
-                    self._died(worker, job, pending, slots)
+                    self._died(worker, held, pending, slots)
                     continue
                 slots[number][start : start + len(results)] = results
                 worker.job = None
@@ -197,10 +197,8 @@ class _Pool(Generic[T, R]):
 
     def close(self) -> None:
         for worker in self._workers:
-            try:
+            with contextlib.suppress(OSError):
                 worker.conn.send(None)
-            except OSError:
-                pass
         for worker in self._workers:
             worker.process.join(timeout=2)
             if worker.process.is_alive():

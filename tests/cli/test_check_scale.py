@@ -33,7 +33,7 @@ def test_every_form_is_the_same_for_any_number_of_jobs(many: Path) -> None:
 
 
 def test_results_are_in_address_order(many: Path) -> None:
-    code, out, _ = _run("check", str(many), "--json", "--jobs", "2")
+    _code, out, _ = _run("check", str(many), "--json", "--jobs", "2")
     paths = [t["path"] for t in json.loads(out)["traces"]]
     assert len(paths) == 120
     assert paths == sorted(paths, key=address_key)
@@ -59,20 +59,26 @@ def test_jsonl_is_one_traces_element_per_line_then_the_summary(many: Path) -> No
     summary = lines[-1]["summary"]
     assert list(lines[-1]) == ["summary"]
     assert summary["traces"] == 120 and summary["skipped"] == 1
-    assert summary["skipped_files"] == [{"path": "junk.json", "reason": json.loads(doc)["skipped"][0]["reason"]}]
+    assert summary["skipped_files"] == [
+        {"path": "junk.json", "reason": json.loads(doc)["skipped"][0]["reason"]}
+    ]
     assert err.count("\n") == 1 and "junk.json" in err
     assert code == 1
 
 
-def test_summary_groups_by_model_pattern_and_verdicts(tmp_path: Path, corpus_files: list[Path]) -> None:
-    [kimi] = [p for p in corpus_files if p.name.startswith("openrouter__kimi")][:1] or [corpus_files[0]]
+def test_summary_groups_by_model_pattern_and_verdicts(
+    tmp_path: Path, corpus_files: list[Path]
+) -> None:
+    [kimi] = [p for p in corpus_files if p.name.startswith("openrouter__kimi")][:1] or [
+        corpus_files[0]
+    ]
     clean = next(p for p in corpus_files if "text-only" in p.name)
     root = tmp_path / "caps"
     (root / "openrouter").mkdir(parents=True)
     for i in range(3):
         (root / "openrouter" / f"k{i}.sse").write_bytes(kimi.read_bytes())
     (root / "openrouter" / "t.sse").write_bytes(clean.read_bytes())
-    code, out, _ = _run("check", str(root), "--json", "--summary")
+    _code, out, _ = _run("check", str(root), "--json", "--summary")
     doc = json.loads(out)
     summary = doc["summary"]
     assert summary["traces"] == 4
@@ -89,7 +95,10 @@ def test_summary_groups_by_model_pattern_and_verdicts(tmp_path: Path, corpus_fil
     assert lines[0].startswith("by model (")
     assert lines[-1].startswith("4 traces: ")
     for group in erasing:
-        assert f"{group['model']} via openrouter: {group['erasing']:,} of {group['traces']:,} erasing" in text
+        assert (
+            f"{group['model']} via openrouter: {group['erasing']:,} of {group['traces']:,} erasing"
+            in text
+        )
 
 
 def test_summary_line_reads_like_an_operator_line() -> None:
@@ -98,12 +107,18 @@ def test_summary_line_reads_like_an_operator_line() -> None:
     from replay_tui.core.summary import Summary
 
     summary = Summary()
-    note = Note("gateway-pattern", "looks like the Writer / vLLM / OpenCode pattern: continuations send id:null, name:null")
+    note = Note(
+        "gateway-pattern",
+        "looks like the Writer / vLLM / OpenCode pattern: continuations send id:null, name:null",
+    )
     for i in range(1310):
         summary.add(
             TraceResult(
                 path=f"openrouter/{i:05d}.sse",
-                verdicts={"assign-always": "unidentified-call" if i < 1204 else "ok", "accept-identity": "ok"},
+                verdicts={
+                    "assign-always": "unidentified-call" if i < 1204 else "ok",
+                    "accept-identity": "ok",
+                },
                 flags=[],
                 notes=[note] if i < 1204 else [],
                 badge="erasing" if i < 1204 else "clean",
@@ -112,11 +127,16 @@ def test_summary_line_reads_like_an_operator_line() -> None:
             )
         )
     lines = summary.lines()
-    assert lines[1] == "  kimi-k2-0905 via openrouter: 1,204 of 1,310 erasing (id:null,name:null)  e.g. openrouter/00000.sse"
+    assert (
+        lines[1]
+        == "  kimi-k2-0905 via openrouter: 1,204 of 1,310 erasing (id:null,name:null)  e.g. openrouter/00000.sse"
+    )
     assert "  id:null,name:null: 1,204 of 1,204 erasing  e.g. openrouter/00000.sse" in lines
 
 
-def test_the_table_streams_rows_as_results_come(monkeypatch: pytest.MonkeyPatch, many: Path) -> None:
+def test_the_table_streams_rows_as_results_come(
+    monkeypatch: pytest.MonkeyPatch, many: Path
+) -> None:
     """With more results than the width sample, rows are on stdout before the scan ends."""
     monkeypatch.setattr(check_command, "WIDTH_SAMPLE", 10)
     seen: list[int] = []
@@ -125,11 +145,21 @@ def test_the_table_streams_rows_as_results_come(monkeypatch: pytest.MonkeyPatch,
     judged = check_command.judge([str(many)], jobs=1)
 
     def watched() -> Any:
-        for i, item in enumerate(judged):
+        for _i, item in enumerate(judged):
             seen.append(out.getvalue().count("\n"))
             yield item
 
-    ns = type("NS", (), {"jsonl": False, "json": False, "summary": False, "verbose": False, "fail_on_clients": False})()
+    ns = type(
+        "NS",
+        (),
+        {
+            "jsonl": False,
+            "json": False,
+            "summary": False,
+            "verbose": False,
+            "fail_on_clients": False,
+        },
+    )()
     assert check_command.report(watched(), ns) == 1  # type: ignore[arg-type]
     assert seen[5] == 0  # still sizing the first column
     assert seen[50] > 30  # header and rows already written, mid-scan
@@ -151,7 +181,17 @@ def test_the_json_document_streams_its_array(monkeypatch: pytest.MonkeyPatch, ma
             seen.append(len(buffer.getvalue()))
             yield item
 
-    ns = type("NS", (), {"jsonl": False, "json": True, "summary": False, "verbose": False, "fail_on_clients": False})()
+    ns = type(
+        "NS",
+        (),
+        {
+            "jsonl": False,
+            "json": True,
+            "summary": False,
+            "verbose": False,
+            "fail_on_clients": False,
+        },
+    )()
     check_command.report(watched(), ns)  # type: ignore[arg-type]
     assert seen[0] == len(b'{"traces":[')
     assert seen[-1] > len(buffer.getvalue()) // 2

@@ -152,7 +152,10 @@ def test_nothing_a_user_sees_cites_the_spec() -> None:
 
 def test_python_m_record_still_runs_the_record_command() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "replay_tui.record", "--help"], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "replay_tui.record", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 0 and done.stdout.startswith("usage: replay-tui record")
 
@@ -176,8 +179,14 @@ def test_command_modules_import_no_other_command_module() -> None:
                 imported = {node.module or ""} | {a.name for a in node.names if not node.module}
                 assert not imported & commands, (path.name, imported)
                 assert path.stem == "__init__" or node.module, (path.name, "imports the package")
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("replay_tui.cli"):
-                assert node.module.split(".")[2:3] == [] or node.module.split(".")[2] not in commands
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module
+                and node.module.startswith("replay_tui.cli")
+            ):
+                assert (
+                    node.module.split(".")[2:3] == [] or node.module.split(".")[2] not in commands
+                )
 
 
 def test_check_imports_neither_textual_nor_aiohttp(tmp_path: Path) -> None:
@@ -186,5 +195,7 @@ def test_check_imports_neither_textual_nor_aiohttp(tmp_path: Path) -> None:
         "import sys; from replay_tui.cli import main; main(['check', sys.argv[1]]);"
         " print(sorted(m for m in ('textual', 'aiohttp', 'replay_tui.tui') if m in sys.modules))"
     )
-    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60
+    )
     assert done.stdout.splitlines()[-1] == "[]"

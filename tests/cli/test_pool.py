@@ -103,7 +103,9 @@ def test_workers_leave_when_their_parent_dies() -> None:
     if not os.path.isdir("/proc"):
         pytest.skip("reads process states from /proc")
 
-    done = subprocess.run([sys.executable, "-c", _ORPHAN], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", _ORPHAN], capture_output=True, text=True, timeout=60
+    )
     pids = [int(p) for p in done.stdout.split()]
     assert len(pids) == 2, done.stderr
     deadline = time.monotonic() + 30
