@@ -246,3 +246,14 @@ def test_jobs_must_be_positive(many: Path) -> None:
     code, out, err = _run("check", str(many), "--jobs", "0")
     assert (code, out) == (2, "")
     assert err == "replay-tui: --jobs: expected 1 or more, got 0\n"
+
+
+def test_clients_are_judged_in_the_workers_too(many: Path) -> None:
+    one = _run("check", str(many), "--clients", "--json", "--jobs", "1")
+    two = _run("check", str(many), "--clients", "--json", "--jobs", "2")
+    assert one == two
+    doc = json.loads(one[1])
+    assert all("clients" in t for t in doc["traces"])
+    table = _run("check", str(many), "--clients", "--jobs", "2")[1]
+    assert "CLIENTS" in table.splitlines()[0]
+    assert table.splitlines()[-1].endswith("break some client library")
