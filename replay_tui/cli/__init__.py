@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import textwrap
 from collections.abc import Sequence
 from types import ModuleType
 
@@ -55,8 +56,10 @@ def _module(name: str) -> ModuleType:
 
 
 def _summary(help_text: str) -> str:
-    """The first sentence of a command's HELP, for the list in ``replay-tui --help``."""
+    """The first clause of a command's HELP, for the list in ``replay-tui --help``."""
     first = help_text.split(". ")[0].rstrip(".")
+    for stop in (": ", " ("):
+        first = first.split(stop)[0]
     return first[0].lower() + first[1:] if first else first
 
 
@@ -65,7 +68,7 @@ def _parser(name: str, module: ModuleType) -> argparse.ArgumentParser:
         commands = "\n".join(f"  {c:<9} {_summary(_module(c).HELP)}" for c in COMMANDS)
         parser = _Parser(
             prog=PROG,
-            description=module.HELP,
+            description="\n".join(textwrap.wrap(module.HELP, 78)),
             epilog=f"commands:\n{commands}\n\n'{PROG} COMMAND --help' for each one's options.",
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
