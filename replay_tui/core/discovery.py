@@ -358,7 +358,8 @@ def _classify_har(path: Path, address: str, out: Discovery) -> None:
         out.skipped.append(
             Skipped(
                 address,
-                f"HAR with {total:,} entr{'y' if total == 1 else 'ies'}, none of them an SSE stream",
+                f"HAR with {total:,} entr{'y' if total == 1 else 'ies'},"
+                " none of them an SSE stream",
             )
         )
         return

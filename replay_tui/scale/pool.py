@@ -33,8 +33,11 @@ __all__ = ["BATCH", "SMALL", "default_jobs", "ordered_map"]
 T = TypeVar("T")
 R = TypeVar("R")
 
-BATCH = 16
+BATCH = 32
 """Items sent to a worker at once: enough to amortise the pipe, few enough to balance."""
+_DEPTH = 2
+"""Jobs sent ahead to each worker: it starts the next at once, even while this process waits
+for a turn on a busy machine."""
 SMALL = 2 * BATCH
 """Fewer items than this are judged in this process: starting workers would cost more."""
 _WINDOW = 4
@@ -87,12 +90,13 @@ _Job = tuple[int, int, list[Any]]
 
 
 class _Worker:
-    __slots__ = ("conn", "job", "process")
+    __slots__ = ("conn", "jobs", "process")
 
     def __init__(self, process: Any, conn: Connection) -> None:
         self.process = process
         self.conn = conn
-        self.job: _Job | None = None
+        self.jobs: deque[_Job] = deque()
+        """Sent and not yet answered, in the order the worker takes them."""
 
 
 class _Pool(Generic[T, R]):
@@ -133,7 +137,8 @@ class _Pool(Generic[T, R]):
                 written += 1
             if exhausted and written == made:
                 return
-            while not exhausted and len(pending) < self._jobs and made < written + window:
+            wanted = _DEPTH * self._jobs
+            while not exhausted and len(pending) < wanted and made < written + window:
                 batch = list(islice(items, BATCH))
                 if not batch:
                     exhausted = True
@@ -141,48 +146,54 @@ class _Pool(Generic[T, R]):
                 slots[made] = [_EMPTY] * len(batch)
                 pending.append((made, 0, batch))
                 made += 1
-            for i, worker in enumerate(self._workers):
-                while worker.job is None and pending:
-                    job = pending.popleft()
-                    try:
-                        worker.conn.send(job)
-                    except OSError:  # died while idle: replace it, send the job again
-                        pending.appendleft(job)
-                        self._replace(i)
-                        worker = self._workers[i]
-                        continue
-                    worker.job = job
-            if exhausted and written == made:
-                return
-            busy = [w for w in self._workers if w.job is not None]
+            self._dispatch(pending, slots)
+            busy = [w for w in self._workers if w.jobs]
             if not busy:  # cannot happen: every unwritten item is pending or in flight
                 raise RuntimeError("process pool: results missing with no work in flight")
             ready = set(wait([w.conn for w in busy] + [w.process.sentinel for w in busy]))
             for worker in busy:
                 if worker.conn not in ready and worker.process.sentinel not in ready:
                     continue
-                held = worker.job
-                assert held is not None
                 try:
-                    if not worker.conn.poll():
+                    while worker.jobs and worker.conn.poll():
+                        number, start, results = worker.conn.recv()
+                        worker.jobs.popleft()
+                        slots[number][start : start + len(results)] = results
+                    if worker.jobs and not worker.process.is_alive():
                         raise EOFError
-                    number, start, results = worker.conn.recv()
                 except (EOFError, OSError):
-                    self._died(worker, held, pending, slots)
-                    continue
-                slots[number][start : start + len(results)] = results
-                worker.job = None
+                    self._died(worker, pending, slots)
 
-    def _died(
-        self, worker: _Worker, job: _Job, pending: deque[_Job], slots: dict[int, list[Any]]
-    ) -> None:
-        number, start, batch = job
+    def _dispatch(self, pending: deque[_Job], slots: dict[int, list[Any]]) -> None:
+        """Keep each worker :data:`_DEPTH` jobs ahead, so it never waits for this process."""
+        for i in range(len(self._workers)):
+            worker = self._workers[i]
+            while len(worker.jobs) < _DEPTH and pending:
+                job = pending.popleft()
+                try:
+                    worker.conn.send(job)
+                except OSError:  # it died: its jobs go back in line, this one first
+                    pending.appendleft(job)
+                    self._died(worker, pending, slots)
+                    worker = self._workers[i]
+                    continue
+                worker.jobs.append(job)
+
+    def _died(self, worker: _Worker, pending: deque[_Job], slots: dict[int, list[Any]]) -> None:
+        """Replace a dead worker. The job it was working on (its oldest) did it: a single item
+        is lost, a batch is retried one item at a time; the jobs behind it go back in line."""
         reason = _death(worker.process)
+        outstanding = list(worker.jobs)
         self._replace(self._workers.index(worker))
+        if not outstanding:
+            return
+        culprit, rest = outstanding[0], outstanding[1:]
+        for job in reversed(rest):
+            pending.appendleft(job)
+        number, start, batch = culprit
         if len(batch) == 1:
             slots[number][start] = self._lost(batch[0], reason)
             return
-        # Which item did it? Each one again, alone, first in line.
         for k in reversed(range(len(batch))):
             pending.appendleft((number, start + k, [batch[k]]))
 
