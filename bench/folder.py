@@ -96,6 +96,7 @@ def main() -> None:
     print(f"cores: {os.cpu_count()}; load average: {os.getloadavg()[0]:.1f}")
     peaks: dict[tuple[int, int], float] = {}
     walls: dict[tuple[int, int], float] = {}
+    mins: dict[tuple[int, int], float] = {}
     for size in ns.sizes:
         with tempfile.TemporaryDirectory(prefix="replay-folder-bench-") as tmp:
             root = Path(tmp)
@@ -114,6 +115,7 @@ def main() -> None:
                 cpu = statistics.median(r["cpu"] for r in runs[jobs])
                 peak = max(r["peak"] for r in runs[jobs]) / 2**20
                 walls[size, jobs] = statistics.median(wall)
+                mins[size, jobs] = min(wall)
                 peaks[size, jobs] = peak
                 rate = size / statistics.median(wall)
                 print(
@@ -123,7 +125,11 @@ def main() -> None:
                 )
             if 1 in ns.jobs and 2 in ns.jobs:
                 ratio = walls[size, 2] / walls[size, 1]
-                print(f"  --jobs 2 / --jobs 1: {ratio:.2f}x   (budget at 20,000: 0.65x)")
+                best = mins[size, 2] / mins[size, 1]
+                print(
+                    f"  --jobs 2 / --jobs 1: {ratio:.2f}x median, {best:.2f}x min"
+                    "   (budget at 20,000: 0.65x)"
+                )
     small, large = min(ns.sizes), max(ns.sizes)
     if small != large:
         for jobs in ns.jobs:
