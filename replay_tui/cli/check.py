@@ -12,9 +12,11 @@ address order; :func:`report` writes any such stream and returns the exit status
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
+from types import ModuleType
 from typing import IO, Any
 
 from replay_tui.core import jsontext
@@ -116,19 +118,20 @@ def _lost(item: Candidate | Skipped, reason: str) -> list[TraceResult | Skipped]
     return [Skipped(item.address, reason)]
 
 
-# The one place the client-library models are imported (``check --clients`` only).
+def _clientlibs() -> ModuleType:
+    """The client-library models: imported here and nowhere else in the CLI, and only for
+    ``check --clients`` (a plain ``check`` never pays for them)."""
+    return importlib.import_module("replay_tui.core.clients")
 
 
 def _client_outcomes(trace: Any) -> dict[str, Any]:
-    from replay_tui.core.clients import assess
-
-    return {key: outcome.json() for key, outcome in assess(trace).items()}
+    outcomes = _clientlibs().assess(trace)
+    return {key: outcome.json() for key, outcome in outcomes.items()}
 
 
 def _library_keys() -> tuple[str, ...]:
-    from replay_tui.core.clients import LIBRARIES
-
-    return LIBRARIES
+    keys: tuple[str, ...] = _clientlibs().LIBRARIES
+    return keys
 
 
 # --- writing ----------------------------------------------------------------------------------

@@ -135,7 +135,7 @@ def walk(paths: Sequence[str | os.PathLike[str]]) -> Iterator[Candidate | Skippe
             for path, address in _walk(root, out):
                 yield from out.skipped
                 out.skipped.clear()
-                yield Candidate(str(path), address)
+                yield Candidate(path, address)
             yield from out.skipped
         elif root.is_file():
             yield Candidate(str(root), Path(name).as_posix(), entry)
@@ -186,42 +186,45 @@ def _missing_reason(path: Path) -> str:
     return "not a regular file"
 
 
-def _walk(root: Path, out: Discovery) -> Iterable[tuple[Path, str]]:
-    """Files below ``root`` with their addresses, in address order (a folder's entries by name,
+def _walk(root: Path, out: Discovery) -> Iterable[tuple[str, str]]:
+    """Files below ``root`` (path, address), in address order (a folder's entries by name,
     subfolders where their name sorts), following folder symlinks without looping.
 
     Problems are appended to ``out.skipped`` as they are met, before the next file is yielded.
+    Paths are joined as strings: for a folder of 100,000 captures, ``pathlib`` would cost the
+    scan more than listing the folders does.
     """
     seen: set[tuple[int, int]] = set()
     # Depth-first over sorted listings, one per open level; a listing holds only (name, kind),
     # so a folder of 100,000 captures costs a few MB while it is walked.
-    levels: list[tuple[Path, Iterator[tuple[str, int]]]] = []
-    opened = _list_folder(root, root, seen, out)
+    levels: list[tuple[str, str, Iterator[tuple[str, int]]]] = []
+    opened = _list_folder(root, _rel(root, root), seen, out)
     if opened is not None:
-        levels.append((root, opened))
+        levels.append((os.fspath(root), "", opened))
     while levels:
-        folder, listing = levels[-1]
+        folder, prefix, listing = levels[-1]
         item = next(listing, None)
         if item is None:
             levels.pop()
             continue
         name, kind = item
-        path = folder / name
+        path = os.path.join(folder, name)
+        address = prefix + name
         if kind == _FOLDER:
-            sub = _list_folder(path, root, seen, out)
+            sub = _list_folder(Path(path), address, seen, out)
             if sub is not None:
-                levels.append((path, sub))
+                levels.append((path, address + "/", sub))
         elif kind == _FILE:
-            yield path, _rel(path, root)
+            yield path, address
         else:
-            out.skipped.append(Skipped(_rel(path, root), _missing_reason(path)))
+            out.skipped.append(Skipped(address, _missing_reason(Path(path))))
 
 
 _FOLDER, _FILE, _OTHER = 0, 1, 2
 
 
 def _list_folder(
-    folder: Path, root: Path, seen: set[tuple[int, int]], out: Discovery
+    folder: Path, address: str, seen: set[tuple[int, int]], out: Discovery
 ) -> Iterator[tuple[str, int]] | None:
     """The entries of ``folder`` sorted by name, each with its kind; ``None`` when the folder
     was seen before (a symlink loop) or cannot be listed (noted in ``out``)."""
@@ -230,7 +233,7 @@ def _list_folder(
     except OSError as exc:
         out.skipped.append(
             Skipped(
-                _rel(folder, root) + "/",
+                address + "/",
                 _missing_reason(folder)
                 if exc.errno in (errno.ELOOP, errno.ENOENT)
                 else exc.strerror or str(exc),
@@ -254,9 +257,7 @@ def _list_folder(
                     kind = _OTHER
                 entries.append((name, kind))
     except OSError as exc:
-        out.skipped.append(
-            Skipped(_rel(folder, root) + "/", f"cannot list folder: {exc.strerror or exc}")
-        )
+        out.skipped.append(Skipped(address + "/", f"cannot list folder: {exc.strerror or exc}"))
         return None
     entries.sort()
     return iter(entries)

@@ -29,10 +29,12 @@ class Group(msgspec.Struct):
     erasing: int = 0
     example: str = ""
     patterns: dict[str, int] = msgspec.field(default_factory=dict)
+    _key: tuple[tuple[str, ...], int] | None = None
 
-    def add(self, result: TraceResult, patterns: list[str]) -> None:
-        if not self.traces or _before(result.path, self.example):
-            self.example = result.path
+    def add(self, result: TraceResult, patterns: list[str], key: Any) -> None:
+        # The first address in address order, whatever order results arrive in.
+        if self._key is None or key < self._key:
+            self.example, self._key = result.path, key
         self.traces += 1
         if result.badge == "erasing":
             self.erasing += 1
@@ -50,10 +52,6 @@ class Group(msgspec.Struct):
             "share_erasing": round(self.share, 4),
             "example": self.example,
         }
-
-
-def _before(a: str, b: str) -> bool:
-    return address_key(a) < address_key(b)
 
 
 def pattern_shape(message: str) -> str:
@@ -78,16 +76,17 @@ class Summary:
     def add(self, result: TraceResult) -> None:
         self.traces += 1
         self.badges[result.badge] = self.badges.get(result.badge, 0) + 1
+        key = address_key(result.path)
         notes = [n.message for n in result.notes if n.kind == "gateway-pattern"]
         shapes = [pattern_shape(m) for m in notes]
-        self.models.setdefault((result.model, result.gateway), Group()).add(result, shapes)
+        self.models.setdefault((result.model, result.gateway), Group()).add(result, shapes, key)
         for message in notes:
-            self.patterns.setdefault(message, Group()).add(result, [])
+            self.patterns.setdefault(message, Group()).add(result, [], key)
         pair = (
             result.verdicts.get("assign-always", ""),
             result.verdicts.get("accept-identity", ""),
         )
-        self.verdicts.setdefault(pair, Group()).add(result, [])
+        self.verdicts.setdefault(pair, Group()).add(result, [], key)
 
     def add_skipped(self, skipped: Skipped) -> None:
         self.skipped += 1
