@@ -3,15 +3,22 @@
 Forms are recognised as SPEC §2 says: by extension (``.sse .txt .log .stream .bin``,
 ``.jsonl .ndjson``, ``.har``) and, for anything else, by content (an SSE field or an HTTP
 status line at the start). Hidden files and folders, editor and download temporaries, and a
-recorder's ``.meta.json`` sidecars are not traces and are passed over silently.
+recorder's side files (``.meta.json`` sidecars, the ``.body`` files of ``record --all``) are not
+traces and are passed over silently.
+
+:func:`walk` lists candidate files lazily, in address order, without opening them: ``check`` on
+a hundred thousand captures holds one file at a time (:func:`discover` collects everything, for
+callers that want the whole list). ``FILE.har#N`` names one entry of a HAR file.
 """
 
 from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
 import msgspec
 
@@ -22,19 +29,25 @@ from .trace import Form, Source, read_sidecar
 __all__ = [
     "MAX_TRACE_BYTES",
     "SNIFF_BYTES",
+    "Candidate",
     "Discovery",
     "Skipped",
+    "address_key",
     "classify",
+    "classify_candidate",
     "discover",
     "har_sources",
     "is_ignored_name",
     "sniff",
+    "walk",
 ]
 
 SSE_SUFFIXES = frozenset({".sse", ".txt", ".log", ".stream", ".bin"})
 JSONL_SUFFIXES = frozenset({".jsonl", ".ndjson"})
 HAR_SUFFIXES = frozenset({".har"})
 SIDECAR_SUFFIX = ".meta.json"
+RECORDER_BODY_SUFFIX = ".body"
+"""What ``record --all`` writes for a response that is not a stream: never listed as a problem."""
 SNIFF_BYTES = 4096
 MAX_TRACE_BYTES = 1 << 30
 """Larger files are listed as skipped, not read: a loaded trace takes about 5x its size in
@@ -57,6 +70,39 @@ class Discovery(msgspec.Struct):
     skipped: list[Skipped] = msgspec.field(default_factory=list)
 
 
+class Candidate(NamedTuple):
+    """A file the walk found, not yet opened (cheap to hold, to pickle, to send to a worker)."""
+
+    path: str
+    address: str
+    entry: int | None = None
+    """``FILE.har#N`` on the command line: only that entry of the file."""
+
+
+_ENTRY = re.compile(r"^(?P<file>.+)#(?P<number>[0-9]+)$")
+
+
+def address_key(address: str) -> tuple[tuple[str, ...], int]:
+    """The order traces are listed in: by path component, then a HAR file's entries by number.
+
+    :func:`walk` yields files in this order; a pool or a cluster that judges them out of order
+    sorts its results back with it.
+    """
+    match = _ENTRY.match(address)
+    if match is not None:
+        return tuple(match["file"].split("/")), int(match["number"])
+    return tuple(address.split("/")), 0
+
+
+def split_entry(given: str) -> tuple[str, int | None]:
+    """``("x.har", 3)`` for ``x.har#3`` (unless a file is literally named so), else
+    ``(given, None)``."""
+    match = _ENTRY.match(given)
+    if match is None or os.path.lexists(given):
+        return given, None
+    return match["file"], int(match["number"])
+
+
 def is_ignored_name(name: str) -> bool:
     """Hidden files, temporaries and sidecars: never traces, never worth a message."""
     return (
@@ -69,16 +115,64 @@ def is_ignored_name(name: str) -> bool:
 def discover(paths: Sequence[str | os.PathLike[str]]) -> Discovery:
     """Every trace under ``paths`` (folders are searched recursively), in a stable order."""
     out = Discovery()
-    for given in paths:
-        root = Path(given)
-        if root.is_dir():
-            for path, address in _walk(root, out):
-                classify(path, address, out)
-        elif root.is_file():
-            classify(root, Path(given).as_posix(), out)
+    for item in walk(paths):
+        if isinstance(item, Skipped):
+            out.skipped.append(item)
         else:
-            out.skipped.append(Skipped(str(given), _missing_reason(root)))
+            classify_candidate(item, out)
     return out
+
+
+def walk(paths: Sequence[str | os.PathLike[str]]) -> Iterator[Candidate | Skipped]:
+    """The files under ``paths``, lazily and in :func:`address_key` order per path given.
+
+    A path that is neither a file nor a folder, and a folder that cannot be listed, come out
+    as :class:`Skipped` where they are met.
+    """
+    for given in paths:
+        text = os.fspath(given)
+        name, entry = split_entry(text) if isinstance(text, str) else (text, None)
+        root = Path(name)
+        if entry is None and root.is_dir():
+            out = Discovery()
+            for path, address in _walk(root, out):
+                yield from out.skipped
+                out.skipped.clear()
+                yield Candidate(path, address)
+            yield from out.skipped
+        elif root.is_file():
+            yield Candidate(str(root), Path(name).as_posix(), entry)
+        else:
+            yield Skipped(text if isinstance(text, str) else str(given), _missing_reason(root))
+
+
+def missing_reason(given: str) -> str | None:
+    """Why a path named on the command line names nothing (``None`` when it names something)."""
+    name, _ = split_entry(given)
+    root = Path(name)
+    if root.is_dir() or root.is_file():
+        return None
+    if not os.path.lexists(name) and not root.parent.exists():
+        return "no such file or folder"
+    return _missing_reason(root)
+
+
+def classify_candidate(candidate: Candidate, out: Discovery) -> None:
+    """:func:`classify` for one walked file, keeping only the entry ``FILE.har#N`` names."""
+    path = Path(candidate.path)
+    if candidate.entry is None:
+        classify(path, candidate.address, out)
+        return
+    found = Discovery()
+    classify(path, candidate.address, found)
+    wanted = f"{candidate.address}#{candidate.entry}"
+    picked = [s for s in found.sources if s.address == wanted]
+    if picked:
+        out.sources.extend(picked)
+    elif found.skipped:
+        out.skipped.extend(found.skipped)
+    else:
+        out.skipped.append(Skipped(wanted, f"no SSE stream at entry #{candidate.entry}"))
 
 
 def _missing_reason(path: Path) -> str:
@@ -95,52 +189,81 @@ def _missing_reason(path: Path) -> str:
     return "not a regular file"
 
 
-def _walk(root: Path, out: Discovery) -> Iterable[tuple[Path, str]]:
-    """Files below ``root`` with their addresses, following folder symlinks without looping."""
+def _walk(root: Path, out: Discovery) -> Iterable[tuple[str, str]]:
+    """Files below ``root`` (path, address), in address order (a folder's entries by name,
+    subfolders where their name sorts), following folder symlinks without looping.
+
+    Problems are appended to ``out.skipped`` as they are met, before the next file is yielded.
+    Paths are joined as strings: for a folder of 100,000 captures, ``pathlib`` would cost the
+    scan more than listing the folders does.
+    """
     seen: set[tuple[int, int]] = set()
-    stack = [root]
-    while stack:
-        folder = stack.pop()
-        try:
-            st = folder.stat()
-        except OSError as exc:
-            out.skipped.append(
-                Skipped(
-                    _rel(folder, root) + "/",
-                    _missing_reason(folder)
-                    if exc.errno in (errno.ELOOP, errno.ENOENT)
-                    else exc.strerror or str(exc),
-                )
+    # Depth-first over sorted listings, one per open level; a listing holds only (name, kind),
+    # so a folder of 100,000 captures costs a few MB while it is walked.
+    levels: list[tuple[str, str, Iterator[tuple[str, int]]]] = []
+    opened = _list_folder(root, _rel(root, root), seen, out)
+    if opened is not None:
+        levels.append((os.fspath(root), "", opened))
+    while levels:
+        folder, prefix, listing = levels[-1]
+        item = next(listing, None)
+        if item is None:
+            levels.pop()
+            continue
+        name, kind = item
+        path = os.path.join(folder, name)
+        address = prefix + name
+        if kind == _FOLDER:
+            sub = _list_folder(Path(path), address, seen, out)
+            if sub is not None:
+                levels.append((path, address + "/", sub))
+        elif kind == _FILE:
+            yield path, address
+        else:
+            out.skipped.append(Skipped(address, _missing_reason(Path(path))))
+
+
+_FOLDER, _FILE, _OTHER = 0, 1, 2
+
+
+def _list_folder(
+    folder: Path, address: str, seen: set[tuple[int, int]], out: Discovery
+) -> Iterator[tuple[str, int]] | None:
+    """The entries of ``folder`` sorted by name, each with its kind; ``None`` when the folder
+    was seen before (a symlink loop) or cannot be listed (noted in ``out``)."""
+    try:
+        st = folder.stat()
+    except OSError as exc:
+        out.skipped.append(
+            Skipped(
+                address + "/",
+                _missing_reason(folder)
+                if exc.errno in (errno.ELOOP, errno.ENOENT)
+                else exc.strerror or str(exc),
             )
-            continue
-        key = (st.st_dev, st.st_ino)
-        if key in seen:
-            continue
-        seen.add(key)
-        try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
-        except OSError as exc:
-            out.skipped.append(
-                Skipped(_rel(folder, root) + "/", f"cannot list folder: {exc.strerror or exc}")
-            )
-            continue
-        subfolders = []
-        for entry in entries:
-            if is_ignored_name(entry.name) or entry.name == "__pycache__":
-                continue
-            path = Path(entry.path)
-            try:
-                is_dir = entry.is_dir()
-                is_file = entry.is_file()
-            except OSError:
-                is_dir = is_file = False
-            if is_dir:
-                subfolders.append(path)
-            elif is_file:
-                yield path, _rel(path, root)
-            else:
-                out.skipped.append(Skipped(_rel(path, root), _missing_reason(path)))
-        stack.extend(reversed(subfolders))
+        )
+        return None
+    key = (st.st_dev, st.st_ino)
+    if key in seen:
+        return None
+    seen.add(key)
+    entries: list[tuple[str, int]] = []
+    try:
+        with os.scandir(folder) as listing:
+            for entry in listing:
+                name = entry.name
+                if is_ignored_name(name) or name == "__pycache__":
+                    continue
+                try:
+                    kind = _FOLDER if entry.is_dir() else _FILE if entry.is_file() else _OTHER
+                except OSError:
+                    kind = _OTHER
+                entries.append((name, kind))
+    except OSError as exc:
+        out.skipped.append(Skipped(address + "/", f"cannot list folder: {exc.strerror or exc}"))
+        return None
+    entries.sort()
+    return iter(entries)
 
 
 def _unreadable(path: Path, exc: OSError) -> str:
@@ -171,7 +294,8 @@ def classify(path: Path, address: str, out: Discovery) -> None:
         return
     form = sniff(path.name, size, head)
     if not isinstance(form, Form):  # a Form is a str too: test for it first
-        out.skipped.append(Skipped(address, form))
+        if not is_recorder_body(path.name):
+            out.skipped.append(Skipped(address, form))
     elif form is Form.HAR:
         _classify_har(path, address, out)
     elif form is Form.JSONL:
@@ -207,6 +331,11 @@ def sniff(name: str, size: int, head: bytes) -> Form | str:
             return Form.SSE
         return "no SSE field in its first 4 KB (expected lines like 'data: {...}')"
     return _not_a_trace(suffix, head)
+
+
+def is_recorder_body(name: str) -> bool:
+    """A response ``record --all`` saved: when it is not a trace, that is no problem to list."""
+    return name.endswith(RECORDER_BODY_SUFFIX)
 
 
 def _not_a_trace(suffix: str, head: bytes) -> str:
@@ -247,6 +376,6 @@ def har_sources(path: Path, address: str, data: bytes) -> list[Source] | Skipped
     if not entries:
         return Skipped(
             address,
-            f"HAR with {total} entr{'y' if total == 1 else 'ies'}, none of them an SSE stream",
+            f"HAR with {total:,} entr{'y' if total == 1 else 'ies'}, none of them an SSE stream",
         )
     return [Source(path, f"{address}#{entry.number}", Form.HAR, entry) for entry in entries]

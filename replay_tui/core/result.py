@@ -10,15 +10,30 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 import msgspec
 
-from .discovery import Skipped
+from .discovery import Candidate, Discovery, Skipped, classify_candidate
 from .identity import Flag, Note
 from .trace import Source, Trace, load_trace
 from .wire import UNSET
 
-__all__ = ["TraceResult", "flag_json", "judge_source", "note_json", "skipped_json", "trace_result"]
+__all__ = [
+    "Assess",
+    "TraceResult",
+    "flag_json",
+    "gateway_of",
+    "judge_candidate",
+    "judge_source",
+    "note_json",
+    "skipped_json",
+    "trace_result",
+]
+
+Assess = Callable[[Trace], dict[str, Any]]
+"""``check --clients``: a trace's client-library outcomes, ``{policy key: {"ok", "outcome"}}``.
+Passed in by the caller, so the core never imports the client-library models itself."""
 
 
 class TraceResult(msgspec.Struct):
@@ -30,6 +45,9 @@ class TraceResult(msgspec.Struct):
     notes: list[Note]
     badge: str
     model: str | None = None
+    gateway: str | None = None
+    """Where the stream came through: the host of a HAR entry's or a recorded request's URL,
+    else the first folder of the address (captures are usually filed by gateway)."""
     clients: dict[str, Any] | None = None
     """``check --clients``: ``{policy key: {"ok": bool, "outcome": str}}``."""
 
@@ -59,26 +77,69 @@ def trace_result(trace: Trace, clients: dict[str, Any] | None = None) -> TraceRe
         notes=trace.notes,
         badge=trace.badge.value,
         model=trace.analysis.model,
+        gateway=gateway_of(trace.source),
         clients=clients,
     )
 
 
+def gateway_of(source: Source) -> str | None:
+    """The gateway a trace came through, as far as its source says (see ``TraceResult``)."""
+    url: Any = None
+    if source.entry is not None:
+        url = source.entry.url
+    elif source.sidecar is not None:
+        request = source.sidecar.get("request")
+        url = request.get("url") if isinstance(request, dict) else None
+    if isinstance(url, str) and "://" in url:
+        try:
+            host = urlsplit(url).hostname
+        except ValueError:  # a malformed URL in an untrusted capture: no host to name
+            host = None
+        if host:
+            return host
+    folder, sep, _ = source.address.partition("/")
+    return folder if sep and folder not in ("", ".", "..") else None
+
+
 def judge_source(
-    source: Source,
-    data: bytes | None = None,
-    *,
-    clients: Callable[[Trace], dict[str, Any]] | None = None,
+    source: Source, data: bytes | None = None, assess: Assess | None = None
 ) -> TraceResult | Skipped:
     """Load (unless ``data`` is given), judge and reduce one trace; a file that cannot be read
-    becomes a :class:`Skipped` with the reason. ``clients`` (``check --clients``) assesses the
-    trace's client libraries: the analysis then keeps the per-call record they read."""
+    becomes a :class:`Skipped` with the reason. ``assess`` (``check --clients``) assesses the
+    trace's client libraries: the analysis then keeps the per-call record they read; without
+    it the judgement is lean."""
     try:
-        trace = load_trace(source, data, lean=clients is None)
+        trace = load_trace(source, data, lean=assess is None)
+        return trace_result(trace, assess(trace) if assess is not None else None)
     except OSError as exc:
         return Skipped(source.address, f"cannot read: {exc.strerror or exc}")
     except MemoryError:
         return Skipped(source.address, "too large to load into memory")
-    return trace_result(trace, clients(trace) if clients is not None else None)
+    except Exception as exc:  # a scan of 10^5 captures completes; this one is named, not lost
+        return Skipped(source.address, f"could not be judged: {type(exc).__name__}: {exc}")
+
+
+def judge_candidate(
+    item: Candidate | Skipped, assess: Assess | None = None
+) -> list[TraceResult | Skipped]:
+    """Everything one walked file yields: its traces' results (a HAR file holds several), or
+    why it holds none. A :class:`Skipped` from the walk passes through unchanged.
+
+    The unit of work of ``check``: small to send to a worker process, small to send back.
+    """
+    if isinstance(item, Skipped):
+        return [item]
+    found = Discovery()
+    try:
+        classify_candidate(item, found)
+    except Exception as exc:  # as in judge_source: the scan goes on
+        return [Skipped(item.address, f"could not be read: {type(exc).__name__}: {exc}")]
+    out: list[TraceResult | Skipped] = list(found.skipped)
+    found.sources.reverse()
+    while found.sources:
+        # Dropped as soon as judged: a HAR file's entries each hold their body.
+        out.append(judge_source(found.sources.pop(), assess=assess))
+    return out
 
 
 def _json_value(value: Any) -> Any:

@@ -379,9 +379,13 @@ class Recorder:
         """
         if self._runner is not None:
             raise RecorderError("recorder already started")
+        # The folders this start creates, outermost first: a start that fails removes them
+        # again, so a mistyped --listen leaves no empty --out folder behind.
+        created = [p for p in (self.out_dir, *self.out_dir.parents) if not p.exists()][::-1]
         try:
             self.out_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
+            _remove_empty(created)
             raise RecorderError(f"--out: cannot create {self.out_dir}: {exc.strerror}") from None
 
         self._stopping = False
@@ -408,6 +412,7 @@ class Recorder:
             await runner.cleanup()
             await self._session.close()
             self._session = None
+            _remove_empty(created)
             reason = exc.strerror or str(exc)
             raise RecorderError(f"cannot listen on {self.address}: {reason}") from None
         self._runner = runner
@@ -501,8 +506,9 @@ class Recorder:
             log.warning("%s %s: upstream timeout", request.method, request.raw_path)
             return _error_response(504, "upstream timeout")
         except (aiohttp.ClientError, OSError, ValueError) as exc:
-            log.warning("%s %s: upstream error: %s", request.method, request.raw_path, exc)
-            return _error_response(502, f"upstream error: {exc}")
+            problem = upstream_problem(exc, target)
+            log.warning("%s %s: upstream error: %s", request.method, request.raw_path, problem)
+            return _error_response(502, f"upstream error: {problem}")
 
         completed = False
         try:
@@ -695,6 +701,34 @@ class Recorder:
                 self.on_capture_end(capture.path, complete, reason)
             except Exception:
                 log.exception("on_capture_end hook failed for %s", capture.path)
+
+
+def upstream_problem(exc: BaseException, target: URL) -> str:
+    """Why the upstream could not be reached, in words that fit its scheme.
+
+    aiohttp names the TLS setting in every connection error ("… ssl:default [Connection
+    refused]"), which misleads for a plain ``http://`` upstream: say what failed instead.
+    """
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        err = exc.os_error
+        # asyncio's "Connect call failed ('10.0.0.1', 80)" repeats the address: the errno's
+        # own words ("Connection refused") say more.
+        reason = (os.strerror(err.errno) if err.errno else err.strerror or str(err)) if err else ""
+        reason = reason or str(exc)
+        where = f"{exc.host}:{exc.port}"
+        if target.scheme == "https" and isinstance(exc, aiohttp.ClientSSLError):
+            return f"cannot connect to {where} over TLS: {reason}"
+        return f"cannot connect to {where}: {reason}"
+    return str(exc) or type(exc).__name__
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove ``folders`` (innermost last in the list) if they are still empty."""
+    for folder in reversed(folders):
+        try:
+            folder.rmdir()
+        except OSError:
+            return
 
 
 def _error_response(status: int, message: str) -> web.Response:

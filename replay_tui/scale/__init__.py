@@ -1,1 +1,1 @@
-"""Judging captures at scale: a local process pool, object-storage archives, a Dask cluster."""
+"""Judging captures at scale: a process pool, object-storage archives, a Dask cluster."""

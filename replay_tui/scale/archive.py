@@ -23,7 +23,15 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ..core.discovery import MAX_TRACE_BYTES, SNIFF_BYTES, Skipped, har_sources, is_ignored_name
+from ..core.discovery import (
+    MAX_TRACE_BYTES,
+    SNIFF_BYTES,
+    Skipped,
+    address_key,
+    har_sources,
+    is_ignored_name,
+    is_recorder_body,
+)
 from ..core.discovery import sniff as sniff_form
 from ..core.result import TraceResult, judge_source
 from ..core.trace import Form, Source, Trace
@@ -38,7 +46,6 @@ __all__ = [
     "Unit",
     "batches",
     "is_url",
-    "iter_results",
     "judge_batch",
     "judge_unit",
     "list_url",
@@ -102,11 +109,10 @@ def _filesystem(url: str) -> tuple[AbstractFileSystem, str]:
     return fs, root.rstrip("/") or root
 
 
-def order_key(address: str) -> tuple[tuple[int, str], ...]:
-    """Sort key that puts addresses in the local scan's order: a folder's files by name, then
-    its subfolders by name, each searched the same way."""
-    parts = address.split("/")
-    return (*((1, p) for p in parts[:-1]), (0, parts[-1]))
+def order_key(address: str) -> tuple[tuple[str, ...], int]:
+    """Sort key that puts addresses in the local scan's order (a folder's entries by name,
+    a subfolder searched where its name sorts): the walk's own :func:`address_key`."""
+    return address_key(address)
 
 
 def _ignored(address: str) -> bool:
@@ -279,7 +285,7 @@ def _judge_object(
     name = PurePosixPath(where).name
     form = sniff_form(name, len(body), body[:SNIFF_BYTES])
     if not isinstance(form, Form):  # a Form is a str too: test for it first
-        return [Skipped(item.address, form)]
+        return [] if is_recorder_body(name) else [Skipped(item.address, form)]
     path = Path(where)
     if form is Form.HAR:
         found = har_sources(path, item.address, body)
@@ -290,55 +296,13 @@ def _judge_object(
 
 
 def _judge(source: Source, data: bytes | None, clients: bool) -> TraceResult | Skipped:
-    return judge_source(source, data, clients=_assess_json if clients else None)
+    return judge_source(source, data, _assess_json if clients else None)
 
 
 def _assess_json(trace: Trace) -> dict[str, Any]:
     from ..clientlibs import assess  # only now: a plain scan never pays for it
 
     return {k: o.json() for k, o in assess(trace).items()}
-
-
-def iter_results(
-    urls: Sequence[str],
-    *,
-    dask: str | None = None,
-    clients: bool = False,
-    batch_files: int = BATCH_FILES,
-    batch_bytes: int = BATCH_BYTES,
-    window: int | None = None,
-) -> Iterator[TraceResult | Skipped]:
-    """Every trace under ``urls``, judged, as ``check`` reports it: one
-    :class:`~replay_tui.core.result.TraceResult` per trace, one
-    :class:`~replay_tui.core.discovery.Skipped` per object that is not a trace or could not
-    be listed, read or judged (its ``reason`` says why; a dead worker is one of them).
-
-    The contract, whatever runs the judging:
-
-    - Order: the URLs in the order given; under each, the local scan's order
-      (:func:`order_key`), HAR entries in entry order. ``check`` on a local copy of the same
-      captures yields the same traces and the same skipped entries in the same order, so the
-      table, the JSON document, the JSONL lines and the summary are identical. (Skipped
-      entries come where their object is, not all first; a caller that writes a JSON document
-      collects them for its ``skipped`` array, as local ``check`` does.)
-    - ``dask=None``: judged in this process, batch by batch. ``dask="tcp://host:8786"``:
-      batches become tasks on that Dask cluster; each worker reads its objects straight from
-      storage (with its own credentials) and sends back only results. At most ``window``
-      tasks (default: twice the cluster's threads) are out at once, so memory here stays flat.
-    - ``clients``: each result carries ``check --clients``'s outcomes
-      (``{policy key: {"ok": bool, "outcome": str}}``).
-    - Raises :class:`ScaleError` (a one-line message) when the scan cannot start: fsspec or
-      the protocol's package missing, an unknown protocol, the scheduler unreachable or without
-      workers. Once started the scan completes: problems become ``Skipped`` entries.
-    """
-    units = plan(urls, files=batch_files, size=batch_bytes)
-    if dask is None:
-        for unit in units:
-            yield from judge_unit(unit, clients)
-    else:
-        from .cluster import judge_on_cluster
-
-        yield from judge_on_cluster(dask, units, clients=clients, window=window)
 
 
 Unit = tuple[str, list[Listed]] | Skipped

@@ -61,7 +61,7 @@ class RecorderStatus(Static):
 
     def refresh_status(self) -> None:
         r = self.recorder
-        state = (r.running, r.address, r.request_count, r.active_streams, r.capture_count)
+        state = (r.running, r.url, r.request_count, r.active_streams, r.capture_count)
         if state == self._shown:
             return
         self._shown = state

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from replay_tui.cli import resolve_trace
+from replay_tui.cli.traces import resolve_trace
 from replay_tui.core.diff import TraceDiff, diff_traces
 from replay_tui.core.trace import Form, Source, Trace, load_trace
 

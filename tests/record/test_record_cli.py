@@ -15,7 +15,8 @@ import aiohttp
 import pytest
 from record_helpers import DASHSCOPE_EVENTS, WAIT, FakeUpstream, Script, captures, load_meta
 
-from replay_tui.record.cli import add_arguments, recorder_from_args, run
+from replay_tui.cli import main
+from replay_tui.cli.record import configure, recorder_from_args
 
 REPO = Path(__file__).resolve().parents[2]
 CHAT = "/v1/chat/completions"
@@ -23,7 +24,7 @@ CHAT = "/v1/chat/completions"
 
 def parse(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="replay-tui record")
-    add_arguments(parser)
+    configure(parser)
     return parser.parse_args(list(argv))
 
 
@@ -70,7 +71,7 @@ def test_defaults_and_options() -> None:
 def test_usage_errors_are_one_line(
     argv: tuple[str, ...], message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert run(parse(*argv)) == 2
+    assert main(["record", *argv]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1, err
     assert err.startswith("replay-tui: ")
@@ -86,16 +87,27 @@ def test_address_in_use_and_unwritable_out(
         port = busy.getsockname()[1]
         out = str(tmp_path / "t")
         assert (
-            run(parse("--upstream", "http://x", "--listen", f"127.0.0.1:{port}", "--out", out)) == 2
+            main(["record", "--upstream", "http://x", "--listen", f"127.0.0.1:{port}", "--out", out])
+            == 2
         )
     err = capsys.readouterr().err
     assert err.startswith(f"replay-tui: cannot listen on 127.0.0.1:{port}: ")
     assert err.count("\n") == 1
+    assert not (tmp_path / "t").exists()  # the failed start left no empty --out folder
+
+    nested = tmp_path / "made" / "for" / "this"
+    argv = ["record", "--upstream", "http://x", "--listen", f"127.0.0.1:{port}", "--out"]
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", port))
+        busy.listen()
+        assert main([*argv, str(nested)]) == 2
+    assert not (tmp_path / "made").exists()
+    capsys.readouterr()
 
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     out = str(blocker / "traces")
-    assert run(parse("--upstream", "http://x", "--listen", "127.0.0.1:0", "--out", out)) == 2
+    assert main(["record", "--upstream", "http://x", "--listen", "127.0.0.1:0", "--out", out]) == 2
     err = capsys.readouterr().err
     assert err.startswith("replay-tui: --out: cannot create ")
     assert err.count("\n") == 1

@@ -8,9 +8,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from replay_tui.cli import _print_table
+from replay_tui.cli.check import write_table
 from replay_tui.core import jsontext
 from replay_tui.core.check import Report, report_json
+from replay_tui.core.result import trace_result
 from replay_tui.core.trace import Form, Source, Trace, TraceBuilder
 
 SUFFIX = {Form.SSE: ".sse", Form.HTTP: ".txt", Form.JSONL: ".jsonl", Form.HAR: ".har"}
@@ -43,7 +44,7 @@ def check_json(traces: list[Trace]) -> Any:
 def check_table(traces: list[Trace]) -> str:
     """The ``check -v`` human table for ``traces``."""
     out = io.StringIO()
-    _print_table(Report(traces=traces), out, verbose=True)
+    write_table([trace_result(t) for t in traces], out, verbose=True)
     return out.getvalue()
 
 

@@ -148,11 +148,12 @@ def test_nothing_readable_is_exit_status_2(tmp_path: Path) -> None:
     assert err.splitlines()[-1] == "replay-tui: no readable trace found"
 
 
-def test_a_missing_path_is_named(tmp_path: Path) -> None:
-    code, doc, _, err = _check(tmp_path / "gone", tmp_path)
-    assert code == 2
-    assert _skipped(doc) == {str(tmp_path / "gone"): "no such file or folder"}
-    _once_on_stderr(err, str(tmp_path / "gone"))
+def test_a_missing_path_is_a_usage_error_named_on_one_line(tmp_path: Path) -> None:
+    (tmp_path / "good.sse").write_bytes(GOOD)
+    for form in ("--json", "-v"):
+        code, out, err = run_cli(["check", str(tmp_path / "gone"), str(tmp_path), form])
+        assert code == 2 and out == b""  # nothing judged: the command line was wrong
+        assert err == f"replay-tui: {tmp_path / 'gone'}: no such file or folder\n"
 
 
 # ---- content problems ------------------------------------------------------------------------

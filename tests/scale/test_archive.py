@@ -19,13 +19,13 @@ from replay_tui.scale.archive import (
     ScaleError,
     batches,
     is_url,
-    iter_results,
     judge_batch,
     judge_unit,
     list_url,
     order_key,
     plan,
 )
+from replay_tui.scale.scan import iter_results
 
 from .conftest import BUCKET, REPO, results_json
 
@@ -96,9 +96,9 @@ def test_a_hostile_tree_is_recognised_and_ordered_as_the_local_scan_does(tmp_pat
     assert archive_order == list(dict.fromkeys(local_order))
 
 
-def test_order_key_puts_a_folders_files_before_its_subfolders() -> None:
+def test_order_key_is_the_walks_order_a_folder_where_its_name_sorts() -> None:
     names = ["a/b/c", "b", "a/z", "a/b.x", "a-b/x", "c/a"]
-    assert sorted(names, key=order_key) == ["b", "a/b.x", "a/z", "a/b/c", "a-b/x", "c/a"]
+    assert sorted(names, key=order_key) == ["a/b/c", "a/b.x", "a/z", "a-b/x", "b", "c/a"]
 
 
 def test_one_object_is_addressed_by_the_url_given() -> None:

@@ -10,7 +10,8 @@ import pytest
 
 from replay_tui.core.discovery import Skipped
 from replay_tui.scale import cluster as cluster_mod
-from replay_tui.scale.archive import ScaleError, iter_results, list_url
+from replay_tui.scale.archive import ScaleError, list_url
+from replay_tui.scale.scan import iter_results
 
 from .conftest import BUCKET, REPO, Cluster, results_json
 from .test_archive import local_json
@@ -112,3 +113,16 @@ def test_skipped_results_are_the_local_ones(cluster: Cluster) -> None:
     got = list(iter_results([f"s3://{BUCKET}/corpus/"], dask=cluster.address))
     skipped = [g for g in got if isinstance(g, Skipped)]
     assert {s.path for s in skipped} == {"LICENSE-NOTICE.md", "MANIFEST.tsv"}
+
+
+def test_check_dask_prints_what_a_local_check_prints(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The command line, end to end: ``check --json --dask`` over s3:// URLs is byte for byte
+    the document a local ``check --json`` of the same folders writes."""
+    from replay_tui.cli import main
+
+    assert main(["check", "--json", "--jobs", "1", *map(str, ROOTS)]) == 1
+    local = capsys.readouterr().out
+    assert main(["check", "--json", "--dask", cluster.address, *URLS]) == 1
+    assert capsys.readouterr().out == local

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replay_tui.cli import resolve_trace
+from replay_tui.cli.traces import resolve_trace
 from replay_tui.core.discovery import discover
 from replay_tui.core.sse import SseFramer
 from replay_tui.core.trace import Form

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
-from replay_tui.cli import resolve_trace
+from replay_tui.cli.traces import resolve_trace
 from replay_tui.share.export import render
 from replay_tui.share.markdown import GITHUB_LIMIT, code
 from replay_tui.share.report import Gap, build_report

@@ -19,7 +19,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from replay_tui.record.cli import add_arguments, recorder_from_args
+from replay_tui.cli.record import configure, recorder_from_args
 from replay_tui.tui.app import make_app
 from replay_tui.tui.recording import RecorderStatus
 
@@ -61,7 +61,7 @@ async def upstream() -> AsyncIterator[str]:
 
 def _args(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
-    add_arguments(parser)
+    configure(parser)
     return parser.parse_args(list(argv))
 
 
@@ -77,7 +77,7 @@ async def test_record_tui_shows_the_proxy_address_and_live_request_count(
         assert recorder.running and out.is_dir()  # started before the screen, folder made
         status = app.query_one(RecorderStatus)
         assert status.status_text == (
-            f"● REC  {recorder.address} → {upstream}  ·  0 requests  ·  0 captures in {out}/"
+            f"● REC  {recorder.url} → {upstream}  ·  0 requests  ·  0 captures in {out}/"
         )
         assert recorder.port != 0
         async with (

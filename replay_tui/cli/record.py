@@ -1,8 +1,7 @@
-"""The ``record`` subcommand: arguments, and running the recorder until Ctrl-C.
+"""``replay-tui record --upstream URL``: the recording proxy, until Ctrl-C (or in the TUI).
 
-The main command line owns the parser; it calls :func:`add_arguments` on the ``record``
-subparser and :func:`run` with the parsed arguments (``--tui`` is its business: it can build
-the recorder with :func:`recorder_from_args` and run it inside the TUI's event loop).
+aiohttp is imported only when the recorder is built, so the rest of the command line never
+pays for it.
 """
 
 from __future__ import annotations
@@ -12,15 +11,28 @@ import asyncio
 import contextlib
 import logging
 import signal
+import socket
 import sys
+from typing import TYPE_CHECKING
 
-from replay_tui.record.proxy import DEFAULT_LISTEN, Recorder, RecorderError
+from .errors import EXIT_OK, EXIT_USAGE, UsageError, error, plural
+from .terminal import require_terminal
 
+if TYPE_CHECKING:
+    from replay_tui.record.proxy import Recorder
+
+__all__ = ["HELP", "configure", "recorder_from_args", "run"]
+
+HELP = (
+    "A recording reverse proxy: forwards to the upstream gateway, streams every response back"
+    " untouched, and writes each streaming response into the trace folder as it arrives."
+)
 _LOGGER = "replay_tui.record"
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the ``record`` options to a (sub)parser."""
+def configure(parser: argparse.ArgumentParser) -> None:
+    from replay_tui.record.proxy import DEFAULT_LISTEN
+
     parser.add_argument(
         "--upstream",
         metavar="URL",
@@ -72,33 +84,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def recorder_from_args(args: argparse.Namespace) -> Recorder:
-    """A :class:`Recorder` configured from parsed ``record`` arguments.
+    """A :class:`~replay_tui.record.proxy.Recorder` configured from parsed ``record`` options.
 
-    Raises :class:`RecorderError` (one-line message) for a missing or bad option.
+    Raises :class:`UsageError` (one-line message) for a missing or bad option.
     """
+    from replay_tui.record.proxy import DEFAULT_LISTEN, Recorder, RecorderError
+
     if not getattr(args, "upstream", None):
-        raise RecorderError("record: --upstream URL is required")
+        raise UsageError("record: --upstream URL is required")
     timeout = float(getattr(args, "timeout", 300.0))
     if not timeout > 0:
-        raise RecorderError(f"--timeout: expected a positive number of seconds, got {timeout}")
-    return Recorder(
-        args.upstream,
-        getattr(args, "out", "traces"),
-        listen=getattr(args, "listen", DEFAULT_LISTEN),
-        save_all=bool(getattr(args, "save_all", False)),
-        save_bodies=bool(getattr(args, "save_bodies", False)),
-        redact=list(getattr(args, "redact", None) or []),
-        read_timeout=timeout,
-    )
+        raise UsageError(f"--timeout: expected a positive number of seconds, got {timeout}")
+    try:
+        return Recorder(
+            args.upstream,
+            getattr(args, "out", "traces"),
+            listen=getattr(args, "listen", DEFAULT_LISTEN),
+            save_all=bool(getattr(args, "save_all", False)),
+            save_bodies=bool(getattr(args, "save_bodies", False)),
+            redact=list(getattr(args, "redact", None) or []),
+            read_timeout=timeout,
+        )
+    except RecorderError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def run(args: argparse.Namespace) -> int:
     """Record until Ctrl-C (or SIGTERM); 0 after a clean stop, 2 for a usage error."""
-    try:
-        recorder = recorder_from_args(args)
-    except RecorderError as exc:
-        print(f"replay-tui: {exc}", file=sys.stderr)
-        return 2
+    recorder = recorder_from_args(args)
+    if args.tui:
+        return _in_tui(recorder)
 
     # One line per capture (and per upstream problem) on stderr while recording.
     logger = logging.getLogger(_LOGGER)
@@ -112,18 +127,45 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         # Ctrl-C before the signal handlers were installed (or where they cannot be):
         # asyncio.run has already cancelled _serve, whose finally stopped the recorder.
-        return 0
+        return EXIT_OK
     finally:
         logger.removeHandler(handler)
         logger.setLevel(previous_level)
 
 
+def _in_tui(recorder: Recorder) -> int:
+    """``record --tui``: the TUI on the output folder, the recorder running inside it."""
+    _require_free_address(recorder)  # a busy port is the first thing to say
+    require_terminal()
+    from replay_tui.tui.app import run_app
+
+    code: int = run_app([str(recorder.out_dir)], watch=True, recorder=recorder)
+    return code
+
+
+def _require_free_address(recorder: Recorder) -> None:
+    """Raise :class:`UsageError` when the listening address cannot be bound right now."""
+    try:
+        infos = socket.getaddrinfo(
+            recorder.host, recorder.port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+        family, kind, proto, _, address = infos[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise UsageError(f"cannot listen on {recorder.address}: {reason}") from None
+
+
 async def _serve(recorder: Recorder) -> int:
+    from replay_tui.record.proxy import RecorderError
+
     try:
         await recorder.start()
     except RecorderError as exc:
-        print(f"replay-tui: {exc}", file=sys.stderr)
-        return 2
+        error(str(exc))
+        return EXIT_USAGE
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     installed: list[signal.Signals] = []
@@ -132,11 +174,9 @@ async def _serve(recorder: Recorder) -> int:
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(sig, stop.set)
             installed.append(sig)
-    print(
-        f"replay-tui: recording on {recorder.url} -> {recorder.upstream}; "
-        f"captures in {recorder.out_dir}/ (Ctrl-C to stop)",
-        file=sys.stderr,
-        flush=True,
+    error(
+        f"recording on {recorder.url} -> {recorder.upstream}; "
+        f"captures in {recorder.out_dir}/ (Ctrl-C to stop)"
     )
     try:
         await stop.wait()
@@ -144,10 +184,8 @@ async def _serve(recorder: Recorder) -> int:
         for sig in installed:
             loop.remove_signal_handler(sig)
         await recorder.stop()
-        print(
-            f"replay-tui: stopped; {recorder.request_count} requests, "
-            f"{recorder.capture_count} captures in {recorder.out_dir}/",
-            file=sys.stderr,
-            flush=True,
+        error(
+            f"stopped; {plural(recorder.request_count, 'request')}, "
+            f"{plural(recorder.capture_count, 'capture')} in {recorder.out_dir}/"
         )
-    return 0
+    return EXIT_OK

@@ -7,10 +7,12 @@ import os
 import sys
 from pathlib import Path
 
-from replay_tui.cli import UsageError, resolve_trace
 from replay_tui.core.trace import Form
 from replay_tui.core.visible import visible
 from replay_tui.share.minimize import Minimized, minimize, output_form
+
+from .errors import UsageError
+from .traces import resolve_trace
 
 HELP = "cut a trace to the fewest events and fields that still show the same finding"
 

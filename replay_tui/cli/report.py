@@ -6,11 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from replay_tui.cli import UsageError, resolve_trace
 from replay_tui.core.check import load_all
 from replay_tui.core.discovery import Skipped, discover
 from replay_tui.core.trace import Trace
 from replay_tui.share.export import render
+
+from .errors import UsageError
+from .traces import resolve_trace
 
 HELP = "write a self-contained HTML page or a GitHub-ready Markdown report of a trace or folder"
 

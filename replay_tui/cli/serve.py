@@ -6,9 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from replay_tui.cli import UsageError
 from replay_tui.core.visible import visible
 from replay_tui.share.serve import ServeError, is_loopback, serve
+
+from .errors import UsageError
 
 HELP = "serve the TUI to a browser through textual-serve (loopback only unless told otherwise)"
 

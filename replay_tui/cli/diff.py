@@ -14,8 +14,7 @@ from typing import IO, Any, TypeVar
 
 import msgspec
 
-from .cli import EXIT_ERROR, EXIT_FOUND, EXIT_OK, PROG, UsageError, _error, _Parser, resolve_trace
-from .core.diff import (
+from replay_tui.core.diff import (
     ROW_ATTRIBUTES,
     VOLATILE_KEYS,
     CallDiff,
@@ -27,85 +26,71 @@ from .core.diff import (
     diff_traces,
     render_value,
 )
-from .core.identity import DeltaRow
-from .core.translator import Behavior
-from .core.visible import visible
+from replay_tui.core.identity import DeltaRow
+from replay_tui.core.translator import Behavior
+from replay_tui.core.visible import visible
 
-__all__ = ["run_diff"]
+from .errors import EXIT_FINDINGS, EXIT_OK, UsageError, plural
+from .traces import resolve_trace
 
+__all__ = ["HELP", "configure", "run", "write_report"]
+
+HELP = (
+    "Compare two captures of the same request (directly from the provider and through"
+    " a gateway, or before and after a gateway upgrade) at three levels: the outcome the"
+    " agent receives, each tool call's identity evolution, and the payloads, aligned on"
+    " content. Exit status: 0 when the outcomes are the same under the chosen behavior,"
+    " 1 when they differ, 2 on error."
+)
 _DEFAULT_LIMIT = 20
 T = TypeVar("T")
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = _Parser(
-        prog=f"{PROG} diff",
-        description=(
-            "Compare two captures of the same request (directly from the provider and through"
-            " a gateway, or before and after a gateway upgrade) at three levels: the outcome the"
-            " agent receives, each tool call's identity evolution, and the payloads, aligned on"
-            " content. Exit status: 0 when the outcomes are the same under the chosen behavior,"
-            " 1 when they differ, 2 on error."
-        ),
-    )
-    p.add_argument("a", metavar="A", help="the first trace (FILE or FILE.har#N)")
-    p.add_argument("b", metavar="B", help="the second trace")
-    p.add_argument(
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("a", metavar="A", help="the first trace (FILE or FILE.har#N)")
+    parser.add_argument("b", metavar="B", help="the second trace")
+    parser.add_argument(
         "--behavior",
         choices=[b.value for b in Behavior],
         default=Behavior.ACCEPT_IDENTITY.value,
         help="identity handling the outcome is judged under (default: accept-identity, the fix)",
     )
-    p.add_argument("--json", action="store_true", help="print one JSON document (see docs/diff.md)")
-    p.add_argument(
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON document (see docs/diff.md)"
+    )
+    parser.add_argument(
         "--include-volatile",
         action="store_true",
         help=f"also compare the per-request values ({', '.join(VOLATILE_KEYS)} of each chunk)",
     )
-    p.add_argument(
+    parser.add_argument(
         "--limit",
         type=int,
         default=_DEFAULT_LIMIT,
         metavar="N",
         help=f"list at most N differences per section (default {_DEFAULT_LIMIT}; 0: all)",
     )
-    return p
 
 
-def run_diff(argv: list[str]) -> int:
-    """Run ``replay-tui diff``; returns the exit status."""
-    # The console script already runs one-shot commands with the cyclic collector off
-    # (replay_tui.cli.run), and the core pauses it while diffing: nothing to do here, and
-    # nothing left switched off for a caller that runs this in-process.
+def run(args: argparse.Namespace) -> int:
+    """Compare the two traces; 0 same outcome, 1 different (the core pauses the collector)."""
+    if args.limit < 0:
+        raise UsageError("--limit must be 0 or more")
+    a = resolve_trace(args.a)
+    b = resolve_trace(args.b)
     try:
-        ns = _parser().parse_args(argv)
-        if ns.limit < 0:
-            raise UsageError("--limit must be 0 or more")
-        a = resolve_trace(ns.a)
-        b = resolve_trace(ns.b)
-        diff = diff_traces(a, b, include_volatile=ns.include_volatile)
-        same = diff.outcome(ns.behavior).same
-        if ns.json:
-            out = sys.stdout.buffer
-            out.write(msgspec.json.encode(diff_json(diff, ns.behavior)))
-            out.write(b"\n")
-            out.flush()
-        else:
-            write_report(diff, Behavior(ns.behavior), sys.stdout, limit=ns.limit)
-        return EXIT_OK if same else EXIT_FOUND
-    except UsageError as exc:
-        _error(str(exc))
-        return EXIT_ERROR
-    except SystemExit as exc:  # --help
-        return exc.code if isinstance(exc.code, int) else 0
+        diff = diff_traces(a, b, include_volatile=args.include_volatile)
     except MemoryError:
-        _error("diff: the traces are too large to compare in memory")
-        return EXIT_ERROR
-    except BrokenPipeError:
-        raise
-    except Exception as exc:  # never a traceback: one line, exit 2
-        _error(f"diff failed: {type(exc).__name__}: {exc}")
-        return EXIT_ERROR
+        raise UsageError("diff: the traces are too large to compare in memory") from None
+    same = diff.outcome(args.behavior).same
+    if args.json:
+        out = sys.stdout.buffer
+        out.write(msgspec.json.encode(diff_json(diff, args.behavior)))
+        out.write(b"\n")
+        out.flush()
+    else:
+        write_report(diff, Behavior(args.behavior), sys.stdout, limit=args.limit)
+    return EXIT_OK if same else EXIT_FINDINGS
 
 
 # --- the human report --------------------------------------------------------------------------
@@ -121,7 +106,7 @@ def write_report(diff: TraceDiff, behavior: Behavior, out: IO[str], *, limit: in
 
     lines.append("")
     n = len(od.differences)
-    lines.append(f"outcome under {behavior.value}: " + (f"{n} difference{_s(n)}" if n else "same"))
+    lines.append(f"outcome under {behavior.value}: " + (plural(n, "difference") if n else "same"))
     lines += _limited(od.differences, _difference_line, limit)
 
     changed = diff.changed_calls
@@ -131,7 +116,7 @@ def write_report(diff: TraceDiff, behavior: Behavior, out: IO[str], *, limit: in
         lines.append("calls: none in either trace")
     else:
         lines.append(
-            f"calls: {len(changed)} of {total} differ" if changed else f"calls: {total} same"
+            f"calls: {len(changed):,} of {total:,} differ" if changed else f"calls: {total:,} same"
         )
     for c in changed:
         lines += _call_lines(c, limit)
@@ -145,17 +130,13 @@ def write_report(diff: TraceDiff, behavior: Behavior, out: IO[str], *, limit: in
         else "per-request values ignored; --include-volatile compares them"
     )
     lines.append(
-        f"events: {len(differing)} of {len(rows)} rows differ ({volatile})"
+        f"events: {len(differing):,} of {plural(len(rows), 'row')} differ ({volatile})"
         if differing
-        else f"events: {len(rows)} rows, all same ({volatile})"
+        else f"events: {plural(len(rows), 'row')}, all same ({volatile})"
     )
     lines += _limited(differing, _event_line, limit)
     out.write("\n".join(lines) + "\n")
     out.flush()
-
-
-def _s(n: int) -> str:
-    return "" if n == 1 else "s"
 
 
 def _limited(items: Sequence[T], render: Callable[[T], str], limit: int) -> list[str]:
@@ -163,7 +144,7 @@ def _limited(items: Sequence[T], render: Callable[[T], str], limit: int) -> list
     if limit and len(items) > limit:
         return [
             *map(render, items[:limit]),
-            f"  … {len(items) - limit} more (--limit 0 lists all, --json has all)",
+            f"  … {len(items) - limit:,} more (--limit 0 lists all, --json has all)",
         ]
     return list(map(render, items))
 

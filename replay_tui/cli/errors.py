@@ -1,0 +1,38 @@
+"""What every command shares: the exit statuses, the usage error, the one error printer.
+
+A command module raises :class:`UsageError` for a problem with what was asked; the dispatcher
+in :mod:`replay_tui.cli` prints it with :func:`error` and exits 2. Trace content and file names
+reach the terminal only through :func:`~replay_tui.core.visible.visible`.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from replay_tui.core.visible import visible
+
+__all__ = ["EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "PROG", "UsageError", "error", "plural"]
+
+PROG = "replay-tui"
+EXIT_OK = 0
+"""Nothing found (``check``: every trace clean; ``diff``: the same outcome)."""
+EXIT_FINDINGS = 1
+"""Something found: a trace flagged or not ``ok``, a different outcome."""
+EXIT_USAGE = 2
+"""A usage error, a path that names nothing, or nothing readable."""
+
+
+class UsageError(Exception):
+    """A problem with what was asked: one line on stderr, exit status 2."""
+
+
+def error(message: str) -> None:
+    """The one way a command reports a problem: ``replay-tui: <message>`` on one line."""
+    text = visible(message)
+    print(f"{PROG}: {text}", file=sys.stderr, flush=True)
+
+
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """``1 trace``, ``1,204 traces``, ``2 entries`` (``many`` for irregular plurals)."""
+    word = noun if count == 1 else many or noun + "s"
+    return f"{count:,} {word}"

@@ -1,0 +1,36 @@
+"""``replay-tui [PATH ...]``: the TUI on folders and files (the command when none is named)."""
+
+from __future__ import annotations
+
+import argparse
+
+from .errors import EXIT_OK
+from .terminal import require_terminal
+from .traces import require_paths
+
+__all__ = ["HELP", "configure", "run"]
+
+HELP = (
+    "Replay captured LLM-gateway SSE traces through the harness translator and show"
+    " where tool-call identity was erased. Without a command, opens the TUI."
+)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="folders, files or FILE.har#N (default: the current folder)",
+    )
+    parser.add_argument("--no-watch", action="store_true", help="a frozen snapshot: no live reload")
+
+
+def run(args: argparse.Namespace) -> int:
+    paths: list[str] = args.paths or ["."]
+    require_paths(paths)
+    require_terminal()
+    from replay_tui.tui.app import run_app  # only now: Textual is the TUI's business
+
+    code: int = run_app(paths, watch=not args.no_watch)
+    return code if isinstance(code, int) else EXIT_OK

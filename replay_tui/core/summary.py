@@ -1,0 +1,153 @@
+"""The operator's summary of a scan: traces grouped by model, by gateway pattern, by verdicts.
+
+``check --summary`` prints it and the last ``--jsonl`` line carries it. It reads only
+:class:`~.result.TraceResult` records, one at a time, and keeps one counter and one example
+address per group, so it costs the same for ten captures as for a million — and a cluster
+that sends results back in any order builds the same summary.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+
+from .discovery import Skipped, address_key
+from .result import TraceResult
+
+__all__ = ["Group", "Summary"]
+
+_BADGES = ("clean", "erasing", "refused", "broken", "in progress")
+_SHAPE = re.compile(r"continuations (?:send|repeat) (.+?)(?: \(.*\))?$")
+
+
+class Group(msgspec.Struct):
+    """Traces that share a key: how many, how many erasing, and the first one's address."""
+
+    traces: int = 0
+    erasing: int = 0
+    example: str = ""
+    patterns: dict[str, int] = msgspec.field(default_factory=dict)
+    _key: tuple[tuple[str, ...], int] | None = None
+
+    def add(self, result: TraceResult, patterns: list[str], key: Any) -> None:
+        # The first address in address order, whatever order results arrive in.
+        if self._key is None or key < self._key:
+            self.example, self._key = result.path, key
+        self.traces += 1
+        if result.badge == "erasing":
+            self.erasing += 1
+        for p in patterns:
+            self.patterns[p] = self.patterns.get(p, 0) + 1
+
+    @property
+    def share(self) -> float:
+        return self.erasing / self.traces if self.traces else 0.0
+
+    def json(self) -> dict[str, Any]:
+        return {
+            "traces": self.traces,
+            "erasing": self.erasing,
+            "share_erasing": round(self.share, 4),
+            "example": self.example,
+        }
+
+
+def pattern_shape(message: str) -> str:
+    """``id:null,name:null`` for the note "… continuations send id:null, name:null"."""
+    match = _SHAPE.search(message)
+    if match is None:
+        return message
+    return match.group(1).replace(" and ", ",").replace(", ", ",")
+
+
+class Summary:
+    """Accumulates results (in any order) into the groups an operator reads."""
+
+    def __init__(self) -> None:
+        self.traces = 0
+        self.skipped = 0
+        self.badges: dict[str, int] = {}
+        self.models: dict[tuple[str | None, str | None], Group] = {}
+        self.patterns: dict[str, Group] = {}
+        self.verdicts: dict[tuple[str, str], Group] = {}
+
+    def add(self, result: TraceResult) -> None:
+        self.traces += 1
+        self.badges[result.badge] = self.badges.get(result.badge, 0) + 1
+        key = address_key(result.path)
+        notes = [n.message for n in result.notes if n.kind == "gateway-pattern"]
+        shapes = [pattern_shape(m) for m in notes]
+        self.models.setdefault((result.model, result.gateway), Group()).add(result, shapes, key)
+        for message in notes:
+            self.patterns.setdefault(message, Group()).add(result, [], key)
+        pair = (
+            result.verdicts.get("assign-always", ""),
+            result.verdicts.get("accept-identity", ""),
+        )
+        self.verdicts.setdefault(pair, Group()).add(result, [], key)
+
+    def add_skipped(self, skipped: Skipped) -> None:
+        self.skipped += 1
+
+    @property
+    def erasing(self) -> int:
+        return self.badges.get("erasing", 0)
+
+    def json(self) -> dict[str, Any]:
+        """The summary as JSON: totals, then the groups, largest first."""
+        return {
+            "traces": self.traces,
+            "skipped": self.skipped,
+            "erasing": self.erasing,
+            "badges": {b: self.badges[b] for b in _BADGES if self.badges.get(b)},
+            "models": [
+                {"model": m, "gateway": g, **grp.json(), "patterns": _ranked(grp.patterns)}
+                for (m, g), grp in _largest(self.models)
+            ],
+            "patterns": [{"pattern": p, **grp.json()} for p, grp in _largest(self.patterns)],
+            "verdicts": [
+                {"assign-always": a, "accept-identity": b, **grp.json()}
+                for (a, b), grp in _largest(self.verdicts)
+            ],
+        }
+
+    def lines(self) -> list[str]:
+        """The summary for people, e.g. ``kimi-k2-0905 via openrouter: 1,204 of 1,310
+        erasing (id:null,name:null)``, each group with one example address."""
+        out = [f"by model ({_n(len(self.models), 'group')}):"]
+        for (model, gateway), grp in _largest(self.models):
+            name = model or "(no model named)"
+            if gateway:
+                name += f" via {gateway}"
+            shapes = _ranked(grp.patterns)
+            tail = f" ({'; '.join(shapes)})" if shapes else ""
+            out.append(f"  {name}: {_share(grp)}{tail}  e.g. {grp.example}")
+        out.append(f"by gateway pattern ({_n(len(self.patterns), 'group')}):")
+        if not self.patterns:
+            out.append("  none seen")
+        for message, grp in _largest(self.patterns):
+            out.append(f"  {pattern_shape(message)}: {_share(grp)}  e.g. {grp.example}")
+        out.append(
+            f"by verdicts, assign-always / accept-identity ({_n(len(self.verdicts), 'group')}):"
+        )
+        for (a, b), grp in _largest(self.verdicts):
+            out.append(f"  {a} / {b}: {_share(grp)}  e.g. {grp.example}")
+        return out
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+def _share(grp: Group) -> str:
+    return f"{grp.erasing:,} of {grp.traces:,} erasing"
+
+
+def _largest(groups: dict[Any, Group]) -> list[tuple[Any, Group]]:
+    return sorted(groups.items(), key=lambda kv: (-kv[1].traces, repr(kv[0])))
+
+
+def _ranked(counts: dict[str, int]) -> list[str]:
+    return [k for k, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]

@@ -1,0 +1,259 @@
+"""``check`` at scale: the same output for any --jobs, streamed JSON and JSONL, the summary,
+and bad input that costs one skipped entry each."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from replay_tui.cli import check as check_command
+from replay_tui.core import discovery
+from replay_tui.core.discovery import Skipped, address_key
+
+from .helpers import run_cli
+
+
+def _run(*argv: str) -> tuple[int, str, str]:
+    return run_cli(list(argv))
+
+
+def test_every_form_is_the_same_for_any_number_of_jobs(many: Path) -> None:
+    for form in ([], ["--json"], ["--jsonl"], ["-v"], ["--summary"], ["--json", "--summary"]):
+        one = _run("check", str(many), "--jobs", "1", *form)
+        two = _run("check", str(many), "--jobs", "2", *form)
+        three = _run("check", str(many), "--jobs", "3", *form)
+        assert one == two == three, form
+        assert one[0] == 1
+
+
+def test_results_are_in_address_order(many: Path) -> None:
+    _code, out, _ = _run("check", str(many), "--json", "--jobs", "2")
+    paths = [t["path"] for t in json.loads(out)["traces"]]
+    assert len(paths) == 120
+    assert paths == sorted(paths, key=address_key)
+    assert paths[0].startswith("g0/") and not paths[0].startswith("g0/s")  # files sort by name
+
+
+def test_the_json_document_is_the_old_one_byte_for_byte(many: Path) -> None:
+    from replay_tui.core import jsontext
+    from replay_tui.core.check import check_paths, report_json
+
+    _, out, _ = _run("check", str(many), "--json", "--jobs", "2")
+    report = check_paths([many])
+    report.traces.sort(key=lambda t: address_key(t.address))
+    assert out.encode() == jsontext.encode(report_json(report)) + b"\n"
+
+
+def test_jsonl_is_one_traces_element_per_line_then_the_summary(many: Path) -> None:
+    (many / "junk.json").write_text("{}")
+    code, out, err = _run("check", str(many), "--jsonl")
+    _, doc, _ = _run("check", str(many), "--json")
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert lines[:-1] == json.loads(doc)["traces"]
+    summary = lines[-1]["summary"]
+    assert list(lines[-1]) == ["summary"]
+    assert summary["traces"] == 120 and summary["skipped"] == 1
+    assert summary["skipped_files"] == [
+        {"path": "junk.json", "reason": json.loads(doc)["skipped"][0]["reason"]}
+    ]
+    assert err.count("\n") == 1 and "junk.json" in err
+    assert code == 1
+
+
+def test_summary_groups_by_model_pattern_and_verdicts(
+    tmp_path: Path, corpus_files: list[Path]
+) -> None:
+    [kimi] = [p for p in corpus_files if p.name.startswith("openrouter__kimi")][:1] or [
+        corpus_files[0]
+    ]
+    clean = next(p for p in corpus_files if "text-only" in p.name)
+    root = tmp_path / "caps"
+    (root / "openrouter").mkdir(parents=True)
+    for i in range(3):
+        (root / "openrouter" / f"k{i}.sse").write_bytes(kimi.read_bytes())
+    (root / "openrouter" / "t.sse").write_bytes(clean.read_bytes())
+    _code, out, _ = _run("check", str(root), "--json", "--summary")
+    doc = json.loads(out)
+    summary = doc["summary"]
+    assert summary["traces"] == 4
+    by_model = {(m["model"], m["gateway"]): m for m in summary["models"]}
+    erasing = [m for m in by_model.values() if m["erasing"]]
+    for group in by_model.values():
+        assert group["example"].startswith("openrouter/")
+        assert group["share_erasing"] == round(group["erasing"] / group["traces"], 4)
+    assert sum(m["traces"] for m in summary["models"]) == 4
+    pairs = {(v["assign-always"], v["accept-identity"]): v["traces"] for v in summary["verdicts"]}
+    assert sum(pairs.values()) == 4
+    _, text, _ = _run("check", str(root), "--summary")
+    lines = text.splitlines()
+    assert lines[0].startswith("by model (")
+    assert lines[-1].startswith("4 traces: ")
+    for group in erasing:
+        assert (
+            f"{group['model']} via openrouter: {group['erasing']:,} of {group['traces']:,} erasing"
+            in text
+        )
+
+
+def test_summary_line_reads_like_an_operator_line() -> None:
+    from replay_tui.core.identity import Note
+    from replay_tui.core.result import TraceResult
+    from replay_tui.core.summary import Summary
+
+    summary = Summary()
+    note = Note(
+        "gateway-pattern",
+        "looks like the Writer / vLLM / OpenCode pattern: continuations send id:null, name:null",
+    )
+    for i in range(1310):
+        summary.add(
+            TraceResult(
+                path=f"openrouter/{i:05d}.sse",
+                verdicts={
+                    "assign-always": "unidentified-call" if i < 1204 else "ok",
+                    "accept-identity": "ok",
+                },
+                flags=[],
+                notes=[note] if i < 1204 else [],
+                badge="erasing" if i < 1204 else "clean",
+                model="kimi-k2-0905",
+                gateway="openrouter",
+            )
+        )
+    lines = summary.lines()
+    assert (
+        lines[1]
+        == "  kimi-k2-0905 via openrouter: 1,204 of 1,310 erasing (id:null,name:null)  e.g. openrouter/00000.sse"
+    )
+    assert "  id:null,name:null: 1,204 of 1,204 erasing  e.g. openrouter/00000.sse" in lines
+
+
+def test_the_table_streams_rows_as_results_come(
+    monkeypatch: pytest.MonkeyPatch, many: Path
+) -> None:
+    """With more results than the width sample, rows are on stdout before the scan ends."""
+    monkeypatch.setattr(check_command, "WIDTH_SAMPLE", 10)
+    seen: list[int] = []
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    judged = check_command.judge([str(many)], jobs=1)
+
+    def watched() -> Any:
+        for _i, item in enumerate(judged):
+            seen.append(out.getvalue().count("\n"))
+            yield item
+
+    ns = type(
+        "NS",
+        (),
+        {
+            "jsonl": False,
+            "json": False,
+            "summary": False,
+            "verbose": False,
+            "fail_on_clients": False,
+        },
+    )()
+    assert check_command.report(watched(), ns) == 1  # type: ignore[arg-type]
+    assert seen[5] == 0  # still sizing the first column
+    assert seen[50] > 30  # header and rows already written, mid-scan
+    assert out.getvalue().splitlines()[-1].startswith("120 traces:")
+
+
+def test_the_json_document_streams_its_array(monkeypatch: pytest.MonkeyPatch, many: Path) -> None:
+    buffer = io.BytesIO()
+    seen: list[int] = []
+
+    class Out:
+        def __init__(self) -> None:
+            self.buffer = buffer
+
+    monkeypatch.setattr(sys, "stdout", Out())
+
+    def watched() -> Any:
+        for item in check_command.judge([str(many)], jobs=1):
+            seen.append(len(buffer.getvalue()))
+            yield item
+
+    ns = type(
+        "NS",
+        (),
+        {
+            "jsonl": False,
+            "json": True,
+            "summary": False,
+            "verbose": False,
+            "fail_on_clients": False,
+        },
+    )()
+    check_command.report(watched(), ns)  # type: ignore[arg-type]
+    assert seen[0] == len(b'{"traces":[')
+    assert seen[-1] > len(buffer.getvalue()) // 2
+    assert len(json.loads(buffer.getvalue())["traces"]) == 120
+
+
+# ---- bad input at scale: one skipped entry each, the scan completes ---------------------------
+
+
+def test_unreadable_vanishing_and_killing_files_are_one_skipped_entry_each(
+    monkeypatch: pytest.MonkeyPatch, many: Path
+) -> None:
+    denied = "g1/s1/001"
+    gone = "g2/005"
+    killer = "g0/s1/003"
+    real_open = Path.open
+
+    def fake_open(self: Path, *args: Any, **kwargs: Any) -> Any:
+        if self.name.startswith(denied.split("/")[-1]):
+            raise PermissionError(13, "Permission denied")
+        if self.name.startswith(killer.split("/")[-1]):
+            os._exit(9)  # the worker process dies judging it
+        return real_open(self, *args, **kwargs)
+
+    walk = discovery.walk
+
+    def vanishing_walk(paths: Any) -> Any:
+        for item in walk(paths):
+            if not isinstance(item, Skipped) and item.address.startswith(gone):
+                Path(item.path).unlink()  # listed, then deleted before it is read
+            yield item
+
+    monkeypatch.setattr(Path, "open", fake_open)  # inherited by the forked workers
+    monkeypatch.setattr(check_command, "walk", vanishing_walk)
+    code, out, err = _run("check", str(many), "--json", "--jobs", "2")
+    doc = json.loads(out)
+    skipped = {s["path"].split("-")[0]: s["reason"] for s in doc["skipped"]}
+    assert skipped == {
+        denied: "cannot read: Permission denied",
+        gone: "vanished before it could be read",
+        killer: "the worker process judging it exited with status 9",
+    }
+    assert len(doc["traces"]) == 117
+    assert err.count("\n") == 3
+    assert code == 1
+    _, table, _ = _run("check", str(many), "--jobs", "2")  # the vanished file is gone for good
+    last = table.splitlines()[-1]
+    assert last.startswith("117 traces: ") and last.endswith("; 2 skipped")
+
+
+def test_jobs_must_be_positive(many: Path) -> None:
+    code, out, err = _run("check", str(many), "--jobs", "0")
+    assert (code, out) == (2, "")
+    assert err == "replay-tui: --jobs: expected 1 or more, got 0\n"
+
+
+def test_clients_are_judged_in_the_workers_too(many: Path) -> None:
+    one = _run("check", str(many), "--clients", "--json", "--jobs", "1")
+    two = _run("check", str(many), "--clients", "--json", "--jobs", "2")
+    assert one == two
+    doc = json.loads(one[1])
+    assert all("clients" in t for t in doc["traces"])
+    table = _run("check", str(many), "--clients", "--jobs", "2")[1]
+    assert "CLIENTS" in table.splitlines()[0]
+    assert table.splitlines()[-1].endswith("break some client library")

@@ -1,0 +1,201 @@
+"""The command line as a user meets it: paths that name nothing, FILE.har#N, no terminal,
+the recorder's side files, words, and the package's own shape (one module per command)."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from replay_tui.cli import COMMANDS
+from replay_tui.core.discovery import discover
+
+from .helpers import run_cli
+
+CLI = Path(__file__).resolve().parents[2] / "replay_tui" / "cli"
+CORPUS = Path(__file__).resolve().parent.parent / "data" / "corpus"
+STREAM = (CORPUS / "dashscope__qwen3-max__single-call__id-empty-string.sse").read_bytes()
+CLEAN = next(p for p in sorted(CORPUS.glob("*text-only*.sse"))).read_bytes()
+
+
+def _har(tmp_path: Path, bodies: list[bytes | None]) -> Path:
+    def entry(body: bytes | None) -> dict[str, object]:
+        if body is None:  # not a stream: a JSON response
+            content = {"mimeType": "application/json", "text": "{}"}
+        else:
+            content = {"mimeType": "text/event-stream", "text": body.decode()}
+        return {
+            "request": {"method": "POST", "url": "https://gw.example/v1/chat/completions"},
+            "response": {"status": 200, "content": content},
+        }
+
+    path = tmp_path / "x.har"
+    path.write_text(json.dumps({"log": {"entries": [entry(b) for b in bodies]}}))
+    return path
+
+
+# ---- a path that names nothing ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", "{missing}"],
+        ["check", "{here}", "{missing}", "--json"],
+        ["replay", "{missing}"],
+        ["diff", "{here}/a.sse", "{missing}"],
+        ["{missing}"],  # the TUI
+        ["{here}", "{missing}", "--no-watch"],
+    ],
+)
+def test_a_path_that_names_nothing_is_exit_2_on_one_line(tmp_path: Path, argv: list[str]) -> None:
+    (tmp_path / "a.sse").write_bytes(STREAM)
+    missing = tmp_path / "traces" / "opena1"
+    args = [a.format(missing=missing, here=tmp_path) for a in argv]
+    code, out, err = run_cli(args)
+    assert (code, out) == (2, "")
+    assert err == f"replay-tui: {missing}: no such file or folder\n"
+
+
+# ---- FILE.har#N wherever a trace is -----------------------------------------------------------
+
+
+def test_discover_names_one_har_entry(tmp_path: Path) -> None:
+    har = _har(tmp_path, [STREAM, None, CLEAN])
+    found = discover([f"{har}#3"])
+    assert [s.address for s in found.sources] == [f"{har}#3"]
+    assert found.skipped == []
+    found = discover([f"{har}#2"])
+    assert found.sources == [] and found.skipped[0].reason == "no SSE stream at entry #2"
+
+
+def test_check_replay_and_diff_take_a_har_entry(tmp_path: Path) -> None:
+    har = _har(tmp_path, [STREAM, None, CLEAN])
+    code, out, _ = run_cli(["check", f"{har}#3", "--json"])
+    assert code == 0 and [t["path"] for t in json.loads(out)["traces"]] == [f"{har}#3"]
+    code, out, _ = run_cli(["check", f"{har}#1", "--json"])
+    assert code == 1 and [t["path"] for t in json.loads(out)["traces"]] == [f"{har}#1"]
+    code, out, _ = run_cli(["replay", f"{har}#3", "--json"])
+    assert code == 0 and json.loads(out.splitlines()[-1])["type"] == "finish"
+    code, out, _ = run_cli(["diff", f"{har}#1", f"{har}#3"])
+    assert code in (0, 1) and f"{har}#1" in out and f"{har}#3" in out
+    code, out, err = run_cli(["check", f"{har}#2"])
+    assert code == 2 and f"{har}#2: no SSE stream at entry #2" in err
+
+
+def test_a_file_with_many_streams_asks_for_one_in_one_line(tmp_path: Path) -> None:
+    har = _har(tmp_path, [CLEAN] * 3601)
+    code, out, err = run_cli(["replay", str(har)])
+    assert (code, out) == (2, "")
+    assert err == f"replay-tui: {har}: holds 3,601 streams; name one as {har}#N\n"
+
+
+# ---- no terminal -----------------------------------------------------------------------------
+
+
+def test_the_tui_without_a_terminal_exits_2_with_a_message(tmp_path: Path) -> None:
+    (tmp_path / "a.sse").write_bytes(STREAM)
+    done = subprocess.run(
+        [sys.executable, "-m", "replay_tui.cli", str(tmp_path)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "replay-tui: the TUI needs a terminal (stdin and stdout are not one);"
+        " 'replay-tui check PATH' prints a report instead\n"
+    )
+
+
+# ---- the recorder's side files ---------------------------------------------------------------
+
+
+def test_recorder_side_files_are_never_listed_as_bad_traces(tmp_path: Path) -> None:
+    (tmp_path / "qwen-1.sse").write_bytes(STREAM)
+    (tmp_path / "qwen-1.sse.meta.json").write_text('{"complete": true}')
+    (tmp_path / "models-2.body").write_text('{"data": []}')
+    (tmp_path / "models-2.body.meta.json").write_text('{"complete": true}')
+    (tmp_path / "empty-3.body").write_bytes(b"")
+    code, out, err = run_cli(["check", str(tmp_path), "--json"])
+    doc = json.loads(out)
+    assert [t["path"] for t in doc["traces"]] == ["qwen-1.sse"]
+    assert doc["skipped"] == [] and err == ""
+    assert code == 1
+
+
+# ---- words -----------------------------------------------------------------------------------
+
+
+def test_counts_are_plural_aware_with_thousands_separators() -> None:
+    from replay_tui.cli.errors import plural
+
+    assert plural(1, "request") == "1 request"
+    assert plural(0, "capture") == "0 captures"
+    assert plural(1204, "trace") == "1,204 traces"
+    assert plural(2, "entry", "entries") == "2 entries"
+
+
+def test_nothing_a_user_sees_cites_the_spec() -> None:
+    for name in (*COMMANDS, "tui"):
+        module = importlib.import_module(f"replay_tui.cli.{name}")
+        assert "SPEC" not in module.HELP
+        code, out, _ = run_cli([name, "--help"] if name != "tui" else ["--help"])
+        assert code == 0 and "SPEC" not in out and "§" not in out
+
+
+def test_python_m_record_still_runs_the_record_command() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "replay_tui.record", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0 and done.stdout.startswith("usage: replay-tui record")
+
+
+# ---- the package's shape ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", [*COMMANDS, "tui"])
+def test_each_command_module_keeps_the_contract(name: str) -> None:
+    module = importlib.import_module(f"replay_tui.cli.{name}")
+    assert isinstance(module.HELP, str) and module.HELP
+    assert callable(module.configure) and callable(module.run)
+
+
+def test_command_modules_import_no_other_command_module() -> None:
+    commands = {*COMMANDS, "tui"}
+    for path in CLI.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                imported = {node.module or ""} | {a.name for a in node.names if not node.module}
+                assert not imported & commands, (path.name, imported)
+                assert path.stem == "__init__" or node.module, (path.name, "imports the package")
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module
+                and node.module.startswith("replay_tui.cli")
+            ):
+                assert (
+                    node.module.split(".")[2:3] == [] or node.module.split(".")[2] not in commands
+                )
+
+
+def test_check_imports_neither_textual_nor_aiohttp(tmp_path: Path) -> None:
+    (tmp_path / "a.sse").write_bytes(STREAM)
+    code = (
+        "import sys; from replay_tui.cli import main; main(['check', sys.argv[1]]);"
+        " print(sorted(m for m in ('textual', 'aiohttp', 'replay_tui.tui') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.splitlines()[-1] == "[]"

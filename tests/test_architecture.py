@@ -1,0 +1,119 @@
+"""The design, as tests: the core is a library that knows nothing of its shells, and the
+package has no import cycles (each module can be read knowing only what it imports)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "replay_tui"
+
+SHELL_LIBRARIES = ("textual", "rich", "aiohttp", "textual_serve", "watchfiles", "dask", "fsspec")
+"""What the core must never import: the TUI's, the recorder's, the watcher's, the cluster's."""
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module ``path`` imports, absolute, TYPE_CHECKING blocks and function bodies
+    included (a cycle through either is still a cycle in the design)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            out.add(target)
+            for alias in node.names:  # `from . import x` imports the module x
+                out.add(f"{target}.{alias.name}")
+    return out
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        graph[name] = {m for m in _imports(path) if m in modules and m != name}
+    return graph
+
+
+GRAPH = _graph()
+
+
+def _under(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+@pytest.mark.parametrize("module", sorted(m for m in GRAPH if _under(m, "replay_tui.core")))
+def test_the_core_imports_no_shell(module: str) -> None:
+    path = next(p for p in PACKAGE.rglob("*.py") if _module_name(p) == module)
+    imported = _imports(path)
+    libraries = sorted(m for m in imported if m.split(".")[0] in SHELL_LIBRARIES)
+    assert not libraries, f"{module} imports {libraries}"
+    above = sorted(m for m in GRAPH[module] if not _under(m, "replay_tui.core"))
+    assert not above, f"{module} imports {above}: the core depends on nothing above it"
+
+
+def test_only_the_tui_and_its_launchers_import_the_tui() -> None:
+    launchers = ("replay_tui.cli", "replay_tui.share.serve", "replay_tui.record")
+    offenders = sorted(
+        (m, t)
+        for m, targets in GRAPH.items()
+        if not _under(m, "replay_tui.tui") and not any(_under(m, lau) for lau in launchers)
+        for t in targets
+        if _under(t, "replay_tui.tui")
+    )
+    assert not offenders
+
+
+def test_no_import_cycles() -> None:
+    """Tarjan's strongly connected components over the package's import graph."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(GRAPH[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            # A package's __init__ re-exporting its own modules is not a cycle of design.
+            real = [m for m in component if not any(_under(o, m) and o != m for o in component)]
+            if len(real) > 1:
+                cycles.append(sorted(component))
+
+    for v in sorted(GRAPH):
+        if v not in index:
+            visit(v)
+    assert not cycles, cycles
