@@ -53,7 +53,9 @@ def check_vs_floor(trace: Path, runs: int) -> tuple[float, float, float]:
         [py, str(HERE / "floor.py"), str(trace)],
         [py, "-m", "replay_tui.cli", "check", str(trace)],
     )
-    print(f"  typed msgspec floor   median {statistics.median(floor):.3f} s   min {min(floor):.3f} s")
+    print(
+        f"  typed msgspec floor   median {statistics.median(floor):.3f} s   min {min(floor):.3f} s"
+    )
     print(
         f"  replay-tui check      median {statistics.median(check):.3f} s   min {min(check):.3f} s"
     )

@@ -26,26 +26,27 @@ def iter_results(
 ) -> Iterator[TraceResult | Skipped]:
     """Every trace under ``urls``, judged, as ``check`` reports it: one
     :class:`~replay_tui.core.result.TraceResult` per trace, one
-    :class:`~replay_tui.core.discovery.Skipped` per object that is not a trace or could not
-    be listed, read or judged (its ``reason`` says why; a dead worker is one of them).
+    :class:`~replay_tui.core.discovery.Skipped` per object that is not a trace or could not be
+    listed, read or judged (its ``reason`` says why; a dead worker is one of them).
 
     The contract, whatever runs the judging:
 
     - Order: the URLs in the order given; under each, the local scan's order
       (:func:`~.archive.order_key`), HAR entries in entry order. ``check`` on a local copy of
-      the same captures yields the same traces and the same skipped entries in the same order, so the
-      table, the JSON document, the JSONL lines and the summary are identical. (Skipped
+      the same captures yields the same traces and the same skipped entries in the same order,
+      so the table, the JSON document, the JSONL lines and the summary are identical. (Skipped
       entries come where their object is, not all first; a caller that writes a JSON document
       collects them for its ``skipped`` array, as local ``check`` does.)
-    - ``dask=None``: judged in this process, batch by batch (:func:`~.archive.judge_unit`). ``dask="tcp://host:8786"``:
-      batches become tasks on that Dask cluster; each worker reads its objects straight from
-      storage (with its own credentials) and sends back only results. At most ``window``
-      tasks (default: twice the cluster's threads) are out at once, so memory here stays flat.
-    - ``clients``: each result carries ``check --clients``'s outcomes
-      (``{policy key: {"ok": bool, "outcome": str}}``).
+    - ``dask=None``: judged in this process, batch by batch (:func:`~.archive.judge_unit`).
+      ``dask="tcp://host:8786"``: batches become tasks on that Dask cluster; each worker reads
+      its objects straight from storage (with its own credentials) and sends back only results.
+      At most ``window`` tasks (default: twice the cluster's threads) are out at once, so memory
+      here stays flat.
+    - ``clients``: each result carries ``check --clients``'s outcomes (``{policy key: {"ok":
+      bool, "outcome": str}}``).
     - Raises :class:`~.archive.ScaleError` (a one-line message) when the scan cannot start:
-      fsspec or the protocol's package missing, an unknown protocol, the scheduler unreachable or without
-      workers. Once started the scan completes: problems become ``Skipped`` entries.
+      fsspec or the protocol's package missing, an unknown protocol, the scheduler unreachable
+      or without workers. Once started the scan completes: problems become ``Skipped`` entries.
     """
     units = plan(urls, files=batch_files, size=batch_bytes)
     if dask is None:
