@@ -235,6 +235,9 @@ class LineView(ScrollView, can_focus=True):
         # ignore the scroll (a 20,000-delta trace opened on row 1, not on its first flag).
         if center:
             y = max(0, index - height // 3)
+            # Shown before the first layout, the height may not be the final one yet: centre
+            # again once laid out, so where the eye lands does not depend on timing.
+            self.call_after_refresh(self._recenter, index)
         elif index < top:
             y = index
         elif index >= top + height:
@@ -242,6 +245,13 @@ class LineView(ScrollView, can_focus=True):
         else:
             return
         self.scroll_to(y=y, animate=False, immediate=True, force=True)
+
+    def _recenter(self, index: int) -> None:
+        if self.cursor == index:
+            height = self.scrollable_content_region.height or self.size.height
+            y = max(0, index - height // 3)
+            if y != int(self.scroll_offset.y):
+                self.scroll_to(y=y, animate=False, immediate=True, force=True)
 
     def action_cursor_up(self) -> None:
         self.move_cursor(self._step(max(self.cursor, 0), -1))
