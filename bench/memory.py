@@ -6,8 +6,10 @@ a fresh process, two ways:
 - ``whole``: ``load_trace`` on the file, as ``check`` and ``replay`` do;
 - ``steps``: the TUI's loader (``tui/loading.py``): a first-screen snapshot of the start, then
   the whole capture decoded with progress reports;
-- ``views``: as ``steps``, then every view's model built and kept, as after a visit to each
-  (calls, diff, raw, clients, compare — the budget's "every view visited").
+- ``views``: as ``steps``, then the calls, diff, raw and clients views' models built and kept,
+  as after a visit to each;
+- ``compare``: as ``views``, plus the compare view of the trace against itself (the budget's
+  "every view visited").
 
 For each it prints, as multiples of the file size: the peak RSS above the baseline measured
 just before loading (``ru_maxrss``, in a process of its own), the memory the loaded trace
@@ -62,9 +64,10 @@ def _load(path: Path, mode: str) -> Any:
     return load_in_steps(source, on_partial=lambda _t: None, on_progress=lambda _d, _t: None)
 
 
-def _visit_views(trace: Any) -> list[Any]:
+def _visit_views(trace: Any, compare: bool) -> list[Any]:
     """Every view's model of ``trace``, as the TUI keeps them once each view was shown: calls,
-    diff, raw, clients (every library assessed) and compare (the trace against itself)."""
+    diff, raw, clients (every library assessed) and, with ``compare``, the compare view (the
+    trace against itself)."""
     from replay_tui.clientlibs import assess_frames, compact_frames
     from replay_tui.core.diff import diff_traces
     from replay_tui.core.translator import Behavior
@@ -76,21 +79,17 @@ def _visit_views(trace: Any) -> list[Any]:
 
     clients = start_model(trace)
     clients.outcomes.update(assess_frames(compact_frames(trace), clients.meant, clients.policies))
-    compare = build_compare_model(diff_traces(trace, trace), Behavior.ACCEPT_IDENTITY)
-    return [
-        build_calls_model(trace),
-        build_diff_model(trace),
-        build_raw_model(trace),
-        clients,
-        compare,
-    ]
+    models = [build_calls_model(trace), build_diff_model(trace), build_raw_model(trace), clients]
+    if compare:
+        models.append(build_compare_model(diff_traces(trace, trace), Behavior.ACCEPT_IDENTITY))
+    return models
 
 
 def measure(path: Path, mode: str, traced: bool, breakdown: bool) -> dict[str, Any]:
     """Load ``path`` in this process and measure; meant to run in a fresh interpreter."""
     import replay_tui.core.check  # imports are the baseline, not the trace
 
-    if mode == "views":  # the TUI's modules are part of the baseline too
+    if mode in ("views", "compare"):  # the TUI's modules are part of the baseline too
         import replay_tui.clientlibs
         import replay_tui.core.diff
         import replay_tui.tui.app  # noqa: F401
@@ -100,8 +99,8 @@ def measure(path: Path, mode: str, traced: bool, breakdown: bool) -> dict[str, A
     baseline = _rss()
     if traced:
         tracemalloc.start(2 if breakdown else 1)
-    trace = _load(path, "steps" if mode == "views" else mode)
-    models = _visit_views(trace) if mode == "views" else []
+    trace = _load(path, "steps" if mode in ("views", "compare") else mode)
+    models = _visit_views(trace, mode == "compare") if mode in ("views", "compare") else []
     out: dict[str, Any] = {"size": size, "models": len(models)}
     if traced:
         current, peak = tracemalloc.get_traced_memory()
@@ -145,7 +144,7 @@ def main() -> int:
         print(
             f"trace: {ns.deltas:,} deltas, {size / 1e6:.1f} MB; budget {BUDGET:.0f}x above baseline"
         )
-        for mode in ("whole", "steps", "views"):
+        for mode in ("whole", "steps", "views", "compare"):
             result = _child(path, mode)
             result.update(_child(path, mode, "--traced", *(["--breakdown"] * ns.breakdown)))
             ok = result["rss_peak"] <= BUDGET and result["traced_peak"] <= BUDGET
