@@ -21,6 +21,7 @@ from ...core.translator import Behavior
 from ...core.verdicts import describe
 from ...core.visible import visible
 from ...core.wire import describe_value
+from ..cells import failure_text
 
 __all__ = ["Details", "details_text", "meta_text"]
 
@@ -59,7 +60,7 @@ def details_text(trace: Trace, *, loading: str | None = None) -> Content:
         if reason.get("kind") == "error":
             failure = reason.get("failure", {})
             parts.append(("  finish ", "$text-muted"))
-            parts.append(visible(f"{failure.get('code', '')}: {failure.get('message', '')}") + "\n")
+            parts.append(failure_text(failure) + "\n")
     flags = trace.analysis.flags
     parts.append((f"\nFlags ({len(flags):,})\n", "bold $text-primary"))
     if not flags:
