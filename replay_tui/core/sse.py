@@ -13,13 +13,14 @@ every payload can be traced back to the capture.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable
 from contextlib import suppress
 from itertools import accumulate, repeat
 from operator import add
-from typing import overload
 
 import msgspec
+
+from .indexed import Indexed
 
 __all__ = ["DONE", "Framing", "Payload", "PayloadTable", "SseFramer", "frame"]
 
@@ -88,7 +89,7 @@ class Payload(msgspec.Struct, gc=False):
         )
 
 
-class PayloadTable(Sequence[Payload]):
+class PayloadTable(Indexed[Payload]):
     """A stream's payloads in compact arrays: 40 bytes each instead of a 170-byte object.
 
     Payload bytes are not stored: they are the capture's own bytes (``raw``, as fed to the
@@ -164,21 +165,6 @@ class PayloadTable(Sequence[Payload]):
     def after_done(self, index: int) -> bool:
         return bool(self._after[index])
 
-    @overload
-    def __getitem__(self, index: int) -> Payload: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Payload]: ...
-
-    def __getitem__(self, index: int | slice) -> Payload | list[Payload]:
-        if isinstance(index, slice):
-            return [self._at(i) for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(index)
-        return self._at(index)
-
     def _at(self, i: int) -> Payload:
         return Payload(
             self.data(i),
@@ -189,9 +175,6 @@ class PayloadTable(Sequence[Payload]):
             self._events.get(i),
             bool(self._after[i]),
         )
-
-    def __iter__(self) -> Iterator[Payload]:
-        return map(self._at, range(len(self)))
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, PayloadTable | list):

@@ -10,10 +10,9 @@ this to the translator run over the decoded payloads.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator, Sequence
-from typing import overload
 
 from .identity import Analysis, EventLog
+from .indexed import Indexed
 from .translator import (
     STREAM_CLOSED_MESSAGE,
     Behavior,
@@ -35,7 +34,7 @@ Located = tuple[int | None, Chunk]
 """A chunk with the line of the payload it came from (``None``: emitted at end of input)."""
 
 
-class ChunkStream(Sequence[Located]):
+class ChunkStream(Indexed[Located]):
     """The chunks ``behavior`` emits for the analysed stream, each with its payload's line."""
 
     __slots__ = ("_analysis", "_behavior", "_body", "_end")
@@ -53,24 +52,6 @@ class ChunkStream(Sequence[Located]):
 
     def __len__(self) -> int:
         return self._body + len(self._end)
-
-    @overload
-    def __getitem__(self, index: int) -> Located: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Located]: ...
-
-    def __getitem__(self, index: int | slice) -> Located | list[Located]:
-        if isinstance(index, slice):
-            return [self._at(i) for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(index)
-        return self._at(index)
-
-    def __iter__(self) -> Iterator[Located]:
-        return map(self._at, range(len(self)))
 
     def _at(self, k: int) -> Located:
         if k >= self._body:
@@ -133,7 +114,7 @@ Pair = tuple[Located | None, Located | None]
 """One row of the two behaviors side by side: assign-always, accept-identity (None: a gap)."""
 
 
-class BehaviorPairs(Sequence[Pair]):
+class BehaviorPairs(Indexed[Pair]):
     """Both behaviors' chunk streams of one trace, aligned row by row.
 
     Until the end of the stream both behaviors emit the same kinds of chunk in the same order,
@@ -170,22 +151,7 @@ class BehaviorPairs(Sequence[Pair]):
     def __len__(self) -> int:
         return len(self.same)
 
-    @overload
-    def __getitem__(self, index: int) -> Pair: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Pair]: ...
-
-    def __getitem__(self, index: int | slice) -> Pair | list[Pair]:
-        if isinstance(index, slice):
-            return [self._pair(i) for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(index)
-        return self._pair(index)
-
-    def _pair(self, row: int) -> Pair:
+    def _at(self, row: int) -> Pair:
         body = self.assign.body
         if row < body:
             return self.assign[row], self.accept[row]
@@ -197,7 +163,7 @@ class BehaviorPairs(Sequence[Pair]):
 
     def line(self, row: int) -> int | None:
         """The payload line of a row (``None``: end of input)."""
-        left, right = self._pair(row)
+        left, right = self._at(row)
         side = left or right
         return side[0] if side is not None else None
 

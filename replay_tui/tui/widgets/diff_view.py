@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, overload
+from typing import Any, ClassVar
 
 import msgspec
 from rich.segment import Segment
@@ -24,6 +23,7 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.strip import Strip
 
+from ...core.indexed import Indexed
 from ...core.stream import BehaviorPairs
 from ...core.trace import Trace
 from ...core.translator import Chunk
@@ -47,7 +47,7 @@ MAX_SIDE = 4000
 Side = tuple[int | None, Chunk] | None
 
 
-class _Side(Sequence[Side]):
+class _Side(Indexed[Side]):
     """One behavior's column of the aligned rows, made on demand (``None``: a gap)."""
 
     __slots__ = ("_pairs", "_which")
@@ -59,15 +59,7 @@ class _Side(Sequence[Side]):
     def __len__(self) -> int:
         return len(self._pairs)
 
-    @overload
-    def __getitem__(self, index: int) -> Side: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Side]: ...
-
-    def __getitem__(self, index: int | slice) -> Side | list[Side]:
-        if isinstance(index, slice):
-            return [self._pairs[i][self._which] for i in range(*index.indices(len(self)))]
+    def _at(self, index: int) -> Side:
         return self._pairs[index][self._which]
 
 
