@@ -39,6 +39,7 @@ __all__ = [
     "har_sources",
     "is_ignored_name",
     "sniff",
+    "split_entry",
     "walk",
 ]
 

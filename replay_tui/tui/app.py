@@ -24,7 +24,7 @@ from textual.widgets import ProgressBar, TabbedContent, TabPane, Tabs
 from textual.worker import get_current_worker
 
 from ..core.check import load_all
-from ..core.discovery import Skipped, discover
+from ..core.discovery import Skipped, discover, split_entry
 from ..core.trace import Trace, load_trace
 from ..core.visible import visible
 from ..live.folder import FolderUpdate
@@ -341,9 +341,8 @@ class ReplayApp(App[int]):
         found = message.discovery
         self.discovered = True
         self.store.set_sources(found.sources, found.skipped)
-        self.trace_list.file_roots = tuple(
-            p.rstrip("/").rpartition("/")[0] for p in self.paths if Path(p).is_file()
-        )
+        files = [name for name, _ in map(split_entry, self.paths) if Path(name).is_file()]
+        self.trace_list.file_roots = tuple(p.rstrip("/").rpartition("/")[0] for p in files)
         self.trace_list.set_entries(found.sources, found.skipped)
         self._update_counts()
         if self.live is not None:
@@ -354,7 +353,8 @@ class ReplayApp(App[int]):
             lines += [f"  {s.path}: {s.reason}" for s in found.skipped[:50]]
             self.details.show_message(visible("\n".join(lines), keep_layout=True))
             return
-        single = len(self.paths) == 1 and Path(self.paths[0]).is_file() and len(found.sources) == 1
+        # One file named (or one HAR entry, FILE.har#N): shown directly, the list hidden.
+        single = len(self.paths) == 1 and len(files) == 1 and len(found.sources) == 1
         if single:
             self.trace_list.display = False
             self.user_navigated = True

@@ -166,6 +166,16 @@ async def test_one_file_by_absolute_path_is_listed_without_its_folders(tmp_path:
         assert len(top[0].children) == 3
 
 
+async def test_one_har_entry_named_as_file_har_n_is_shown_directly(tmp_path: Path) -> None:
+    har = tmp_path / "export.har"
+    shutil.copy(TRACES / "captures" / "mitmproxy-export.har", har)
+    app = make_app([f"{har}#4"])
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(app, pilot)
+        assert not app.trace_list.display  # one trace named: no list to pick from
+        assert app.current is not None and app.current.address.endswith("export.har#4")
+
+
 def test_keymap_problems_are_named() -> None:
     assert check_keymap({}) == []
     assert check_keymap({"next-flag": "f", "previous-flag": "F"}) == []
