@@ -76,6 +76,9 @@ class LiveFolder:
         self._live: dict[str, LiveTrace] = {}
         self._reported: set[str] = set()
         self._dropped: dict[tuple[int, int], str] = {}  # inode → address, within one batch
+        self._at_path: dict[Path, set[str]] = {}
+        """The addresses of each file's traces (a HAR file has several): a change to one file
+        in a 3,000-trace folder is looked up, not searched for."""
         # The app judges the list in one worker while the watcher applies changes in another.
         self._lock = threading.RLock()
 
@@ -86,6 +89,9 @@ class LiveFolder:
         found = discover([given for given, _ in self.roots])
         with self._lock:
             self.sources = {s.address: s for s in found.sources}
+            self._at_path = {}
+            for source in found.sources:
+                self._at_path.setdefault(_abs(source.path), set()).add(source.address)
             self.skipped = {s.path: s for s in found.skipped}
         return found
 
@@ -125,11 +131,17 @@ class LiveFolder:
         return out
 
     def in_progress(self) -> bool:
-        """Whether some followed stream is still being written (so :meth:`settle` may judge it)."""
-        with self._lock:
+        """Whether some followed stream may still be being written (so :meth:`settle` may judge
+        it). Asked from the UI thread: it never waits for the lock a worker holds (busy: say
+        yes, and let the settling worker wait for it)."""
+        if not self._lock.acquire(blocking=False):
+            return True
+        try:
             return any(
                 live.trace is not None and live.trace.in_progress for live in self._live.values()
             )
+        finally:
+            self._lock.release()
 
     def settle(self) -> FolderUpdate:
         """Re-judge streams that stopped growing without ``[DONE]`` once they are quiet."""
@@ -200,7 +212,9 @@ class LiveFolder:
                 out.renamed.append((old, trace))
 
     def _drop(self, address: str, out: FolderUpdate) -> None:
-        self.sources.pop(address, None)
+        source = self.sources.pop(address, None)
+        if source is not None:
+            self._at_path.get(_abs(source.path), set()).discard(address)
         live = self._live.pop(address, None)
         if live is not None and live.inode is not None:
             self._dropped[live.inode] = address
@@ -241,9 +255,8 @@ class LiveFolder:
         found = Discovery()
         classify(path, address, found)
         fresh = {s.address for s in found.sources}
-        for old, source in list(self.sources.items()):
-            if self._source_path(source) == path and old not in fresh:
-                self._drop(old, out)  # a HAR entry gone, or the file is no longer a trace
+        for old in sorted(self._at_path.get(path, set()) - fresh):
+            self._drop(old, out)  # a HAR entry gone, or the file is no longer a trace
         if found.sources and address in self.skipped:
             del self.skipped[address]
             out.unskipped.append(address)
@@ -262,6 +275,7 @@ class LiveFolder:
         address = source.address
         known = address in self.sources
         self.sources[address] = source
+        self._at_path.setdefault(_abs(source.path), set()).add(address)
         if source.form is Form.HAR:
             trace = load_trace(source)
         else:
