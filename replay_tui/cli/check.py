@@ -150,8 +150,8 @@ def _clientlibs() -> ModuleType:
 
 
 def _client_outcomes(trace: Any) -> dict[str, Any]:
-    outcomes = _clientlibs().assess(trace)
-    return {key: outcome.json() for key, outcome in outcomes.items()}
+    outcomes: dict[str, Any] = _clientlibs().assess_json(trace)
+    return outcomes
 
 
 def _library_keys() -> tuple[str, ...]:

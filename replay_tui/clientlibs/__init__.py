@@ -27,7 +27,15 @@ from . import (
     pydantic_ai,
     semantic_kernel,
 )
-from .assess import CallOutcome, ClientOutcome, MeantCall, assess, assess_frames, breaking
+from .assess import (
+    CallOutcome,
+    ClientOutcome,
+    MeantCall,
+    assess,
+    assess_frames,
+    assess_json,
+    breaking,
+)
 from .base import AssembledCall, Assembly, ClientError, DroppedCall, Frame, Policy, frames
 from .compact import compact_frames
 
@@ -45,6 +53,7 @@ __all__ = [
     "Policy",
     "assess",
     "assess_frames",
+    "assess_json",
     "breaking",
     "compact_frames",
     "frames",

@@ -158,6 +158,12 @@ def assess(trace: Trace, policies: Iterable[Policy] | None = None) -> dict[str, 
     return assess_frames(compact_frames(trace), meant_calls(trace.analysis.calls), policies)
 
 
+def assess_json(trace: Trace) -> dict[str, Any]:
+    """:func:`assess`, as ``check --clients`` reports it: ``{policy key: {"ok", "outcome"}}``
+    (picklable, for a worker process or a cluster to send back)."""
+    return {key: outcome.json() for key, outcome in assess(trace).items()}
+
+
 def assess_frames(
     stream: list[Frame], meant: list[MeantCall], policies: Iterable[Policy] | None = None
 ) -> dict[str, ClientOutcome]:

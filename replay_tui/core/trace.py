@@ -12,13 +12,14 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, overload
+from typing import Any
 
 import msgspec
 
 from .har import HarEntry
 from .http import HttpHead, looks_like_http, may_start_head, parse_head
 from .identity import Analysis, Analyzer, Note
+from .indexed import Indexed
 from .jsonl import JsonlFramer
 from .sse import Framing, Payload, PayloadTable, SseFramer
 from .stream import ChunkStream
@@ -158,7 +159,7 @@ _BATCH = 4096
 """Payloads decoded before the analyzer takes them (and their decoded chunks are freed)."""
 
 
-class DecodedPayloads(Sequence[Decoded | None]):
+class DecodedPayloads(Indexed[Decoded | None]):
     """Each payload as the harness sees it, aligned with ``Trace.payloads``; ``None`` is
     the ``[DONE]`` sentinel.
 
@@ -176,22 +177,6 @@ class DecodedPayloads(Sequence[Decoded | None]):
     def __len__(self) -> int:
         return len(self._payloads)
 
-    @overload
-    def __getitem__(self, index: int) -> Decoded | None: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Decoded | None]: ...
-
-    def __getitem__(self, index: int | slice) -> Decoded | list[Decoded | None] | None:
-        if isinstance(index, slice):
-            return [self._decode(i) for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        return self._decode(index)
-
-    def __iter__(self) -> Iterator[Decoded | None]:
-        return map(self._decode, range(len(self._payloads)))
-
     def __eq__(self, other: object) -> bool:
         if isinstance(other, DecodedPayloads | list):
             return list(self) == list(other)
@@ -199,7 +184,7 @@ class DecodedPayloads(Sequence[Decoded | None]):
 
     __hash__ = None  # type: ignore[assignment]  # mutable-looking, compared by content
 
-    def _decode(self, index: int) -> Decoded | None:
+    def _at(self, index: int) -> Decoded | None:
         special = self._unusual.get(index)
         if special is not None:
             return special
@@ -276,9 +261,6 @@ class TraceBuilder:
         """Every byte fed so far."""
         return self._raw
 
-    def _joined(self) -> bytes | bytearray:
-        return self._raw
-
     def feed(self, data: bytes) -> None:
         """Take the next bytes of the capture."""
         if not data:
@@ -295,7 +277,7 @@ class TraceBuilder:
             self._raw += data
         self._size += len(data)
         if self._framer is None:  # curl -i: wait for the end of the head
-            raw = bytes(self._joined())
+            raw = bytes(self._raw)
             if not looks_like_http(raw):
                 if len(raw) < 16:
                     return  # too little to tell yet
@@ -322,7 +304,7 @@ class TraceBuilder:
 
     def _close(self) -> None:
         if self._framer is None:
-            raw = bytes(self._joined())  # not framed yet: the head is all there is
+            raw = bytes(self._raw)  # not framed yet: the head is all there is
             self._head = parse_head(raw) if looks_like_http(raw) else None
             self._framer = SseFramer()
             head = self._head
@@ -423,7 +405,7 @@ class TraceBuilder:
                     None,
                 )
             )
-        raw = self._joined()
+        raw = self._raw
         table = self._payloads.view(raw)
         if not raw.isascii():
             try:

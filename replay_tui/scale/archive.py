@@ -300,9 +300,9 @@ def _judge(source: Source, data: bytes | None, clients: bool) -> TraceResult | S
 
 
 def _assess_json(trace: Trace) -> dict[str, Any]:
-    from ..clientlibs import assess  # only now: a plain scan never pays for it
+    from ..clientlibs import assess_json  # only now: a plain scan never pays for it
 
-    return {k: o.json() for k, o in assess(trace).items()}
+    return assess_json(trace)
 
 
 Unit = tuple[str, list[Listed]] | Skipped

@@ -327,22 +327,6 @@ class TraceList(Vertical):
             self.selected = None
         self.rebuild()
 
-    def add_trace(self, source: Source) -> None:
-        """A new trace (live reload): insert it in path order and keep the selection."""
-        if any(s.address == source.address for s in self._sources):
-            self.refresh_traces([source.address])
-            return
-        self._sources.append(source)
-        self._sources.sort(key=lambda s: _sort_key(s.address))
-        self.rebuild()
-
-    def remove_trace(self, address: str) -> None:
-        """A trace went away (live reload)."""
-        self._sources = [s for s in self._sources if s.address != address]
-        if self.selected == address:
-            self.selected = None
-        self.rebuild()
-
     def refresh_traces(self, addresses: list[str]) -> None:
         """Summaries of these traces changed: redraw their rows (and rebuild if filtered)."""
         if self.badge_filter is not None or self.text_filter:
