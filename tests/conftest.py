@@ -9,8 +9,18 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import settings
 
 if os.environ.get("CI"):
     settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
     settings.load_profile("ci")
+
+
+@pytest.fixture(autouse=True)
+def _own_cache_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The TUI's judgement cache goes to a folder of the test's own (never ~/.cache): each test
+    starts with no cache unless it writes one."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .errors import EXIT_OK
+from .errors import EXIT_OK, UsageError
 from .terminal import require_terminal
 from .traces import require_paths
 
@@ -24,13 +24,28 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="folders, files or FILE.har#N (default: the current folder)",
     )
     parser.add_argument("--no-watch", action="store_true", help="a frozen snapshot: no live reload")
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="judge every file again: neither read nor write the judgement cache"
+        " ($XDG_CACHE_HOME/replay-tui, else ~/.cache/replay-tui)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="processes that judge the listed files (default: one per core)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     paths: list[str] = args.paths or ["."]
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError(f"--jobs: expected 1 or more, got {args.jobs}")
     require_paths(paths)
     require_terminal()
     from replay_tui.tui.app import run_app  # only now: Textual is the TUI's business
 
-    code: int = run_app(paths, watch=not args.no_watch)
+    code: int = run_app(paths, watch=not args.no_watch, jobs=args.jobs, cache=not args.no_cache)
     return code if isinstance(code, int) else EXIT_OK

@@ -36,6 +36,7 @@ __all__ = [
     "classify",
     "classify_candidate",
     "discover",
+    "entry_of",
     "har_sources",
     "is_ignored_name",
     "sniff",
@@ -93,6 +94,15 @@ def address_key(address: str) -> tuple[tuple[str, ...], int]:
     if match is not None:
         return tuple(match["file"].split("/")), int(match["number"])
     return tuple(address.split("/")), 0
+
+
+def entry_of(address: str) -> tuple[str, int | None]:
+    """``("d/x.har", 3)`` for the address of a HAR file's entry ``d/x.har#3``, else
+    ``(address, None)`` (pure: by the address alone)."""
+    match = _ENTRY.match(address)
+    if match is None:
+        return address, None
+    return match["file"], int(match["number"])
 
 
 def split_entry(given: str) -> tuple[str, int | None]:

@@ -15,17 +15,23 @@ from urllib.parse import urlsplit
 import msgspec
 
 from .discovery import Candidate, Discovery, Skipped, classify_candidate
+from .har import HarEntry
 from .identity import Flag, Note
-from .trace import Source, Trace, load_trace
+from .trace import Badge, Source, Trace, load_trace
 from .wire import UNSET
 
 __all__ = [
     "Assess",
+    "Judgement",
+    "Listed",
     "TraceResult",
+    "entry_label",
     "flag_json",
     "gateway_of",
     "judge_candidate",
+    "judge_listed",
     "judge_source",
+    "judgement_of",
     "note_json",
     "skipped_json",
     "trace_result",
@@ -80,6 +86,78 @@ def trace_result(trace: Trace, clients: dict[str, Any] | None = None) -> TraceRe
         gateway=gateway_of(trace.source),
         clients=clients,
     )
+
+
+class Judgement(msgspec.Struct, frozen=True, array_like=True):
+    """What a list of traces shows of one judged trace, and what its filter reads.
+
+    Small and flat (a tuple on the wire): the TUI keeps one per trace of a 100,000-capture
+    folder, worker processes send them back, and the judgement cache stores them.
+    """
+
+    badge: Badge
+    verdicts: tuple[tuple[str, str], ...]
+    flags: int
+    models: tuple[str, ...] = ()
+    """The model the stream names and the one its request asked for (the filter finds both)."""
+    label: str | None = None
+    """How a HAR entry is named in a list (``#3 12:00:01 POST /v1/chat/completions``)."""
+    words: tuple[str, ...] = ()
+    """More text the filter finds the trace by (a HAR entry's method and URL)."""
+
+
+def judgement_of(trace: Trace) -> Judgement:
+    """The list's record of ``trace``."""
+    models = [trace.analysis.model or ""]
+    models += [value for key, value in trace.meta if key == "model"]
+    entry = trace.source.entry
+    return Judgement(
+        trace.badge,
+        tuple(trace.verdicts.items()),
+        len(trace.analysis.flags),
+        tuple(m for m in dict.fromkeys(models) if m),
+        entry_label(entry) if entry is not None else None,
+        (entry.method, entry.url, entry.model or "") if entry is not None else (),
+    )
+
+
+def entry_label(entry: HarEntry) -> str:
+    """A HAR entry as a list names it: number, time of day, method and where it went."""
+    parts = urlsplit(entry.url)
+    where = parts.path or entry.url
+    if parts.query:
+        where += "?" + parts.query
+    started = entry.started
+    time = started[11:19] if len(started) >= 19 and started[10] in "T " else started
+    return f"#{entry.number} {time} {entry.method} {where}".replace("  ", " ")
+
+
+Listed = list[tuple[str, Judgement] | Skipped]
+"""What one listed file turned out to hold: its traces' judgements by address (a HAR file has
+several), or why it holds none."""
+
+
+def judge_listed(item: Candidate) -> Listed:
+    """Classify and judge one file the walk found, for a list (the TUI's unit of work: small
+    to send to a worker process, small to send back, small to cache)."""
+    found = Discovery()
+    try:
+        classify_candidate(item, found)
+    except Exception as exc:  # a scan of 10^5 captures completes; this one is named, not lost
+        return [Skipped(item.address, f"could not be read: {type(exc).__name__}: {exc}")]
+    out: Listed = list(found.skipped)
+    found.sources.reverse()
+    while found.sources:
+        source = found.sources.pop()
+        try:
+            out.append((source.address, judgement_of(load_trace(source, lean=True))))
+        except OSError as exc:
+            out.append(Skipped(source.address, f"cannot read: {exc.strerror or exc}"))
+        except MemoryError:
+            out.append(Skipped(source.address, "too large to load into memory"))
+        except Exception as exc:
+            out.append(Skipped(source.address, f"could not be judged: {type(exc).__name__}: {exc}"))
+    return out
 
 
 def gateway_of(source: Source) -> str | None:

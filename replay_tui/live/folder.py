@@ -18,7 +18,7 @@ from pathlib import Path
 
 import msgspec
 
-from ..core.discovery import Discovery, Skipped, classify, discover, is_ignored_name
+from ..core.discovery import Candidate, Discovery, Skipped, classify, discover, is_ignored_name
 from ..core.trace import Form, Source, Trace, load_trace
 from .follow import LiveTrace
 from .watch import FileChange, Kind
@@ -71,14 +71,16 @@ class LiveFolder:
         self.quiet = quiet
         self.opened_at = time.time()
         """Captures already written when the folder was opened are judged as they stand."""
-        self.sources: dict[str, Source] = {}
+        self.known: dict[str, str] = {}
+        """The absolute path of each trace (a HAR entry: of its file) by address, or of each
+        file listed and not yet read (by the file's address)."""
         self.skipped: dict[str, Skipped] = {}
         self._live: dict[str, LiveTrace] = {}
         self._reported: set[str] = set()
         self._dropped: dict[tuple[int, int], str] = {}  # inode → address, within one batch
-        self._at_path: dict[Path, set[str]] = {}
-        """The addresses of each file's traces (a HAR file has several): a change to one file
-        in a 3,000-trace folder is looked up, not searched for."""
+        self._entries: dict[str, set[str]] = {}
+        """The addresses of a HAR file's entries, by the file's absolute path: a change to one
+        file in a 100,000-trace folder is looked up, not searched for."""
         # The app judges the list in one worker while the watcher applies changes in another.
         self._lock = threading.RLock()
 
@@ -88,12 +90,39 @@ class LiveFolder:
         """Discover everything under the roots (the list's first content)."""
         found = discover([given for given, _ in self.roots])
         with self._lock:
-            self.sources = {s.address: s for s in found.sources}
-            self._at_path = {}
+            self.known = {}
+            self._entries = {}
             for source in found.sources:
-                self._at_path.setdefault(_abs(source.path), set()).add(source.address)
+                self._know(source.address, str(_abs(source.path)), source.entry is not None)
             self.skipped = {s.path: s for s in found.skipped}
         return found
+
+    def track(self, files: Sequence[Candidate], skipped: Sequence[Skipped]) -> None:
+        """Start from a walk of the roots (the list's first content, not yet read): each file
+        is known by its own address until :meth:`learn` says what it holds."""
+        with self._lock:
+            self.known = {c.address: os.path.abspath(c.path) for c in files}
+            self._entries = {}
+            self.skipped = {s.path: s for s in skipped}
+
+    def learn(self, address: str, traces: Sequence[str], skipped: Sequence[Skipped]) -> None:
+        """What the listed file at ``address`` turned out to hold (its traces' addresses, or why
+        it holds none), once judged."""
+        with self._lock:
+            path = self.known.get(address)
+            if path is None:
+                return
+            if address not in traces:
+                del self.known[address]
+            for trace in traces:
+                self._know(trace, path, trace != address)
+            for item in skipped:
+                self.skipped[item.path] = item
+
+    def _know(self, address: str, path: str, entry: bool) -> None:
+        self.known[address] = path
+        if entry:
+            self._entries.setdefault(path, set()).add(address)
 
     def load(self, source: Source) -> Trace:
         """Judge a trace as it stands now; a file still being written stays "in progress".
@@ -174,13 +203,11 @@ class LiveFolder:
             return rel.as_posix()
         return None
 
-    def _source_path(self, source: Source) -> Path:
-        return _abs(source.path)
-
     def _forget_under(self, path: Path, out: FolderUpdate) -> None:
-        for address, source in list(self.sources.items()):
-            sp = self._source_path(source)
-            if sp == path or path in sp.parents:
+        gone = str(path)
+        below = gone.rstrip(os.sep) + os.sep
+        for address, at in list(self.known.items()):
+            if at == gone or at.startswith(below):
                 self._drop(address, out)
         for key in list(self.skipped):
             skipped_at = self._skipped_path(key)
@@ -212,9 +239,9 @@ class LiveFolder:
                 out.renamed.append((old, trace))
 
     def _drop(self, address: str, out: FolderUpdate) -> None:
-        source = self.sources.pop(address, None)
-        if source is not None:
-            self._at_path.get(_abs(source.path), set()).discard(address)
+        path = self.known.pop(address, None)
+        if path is not None and path in self._entries:
+            self._entries[path].discard(address)
         live = self._live.pop(address, None)
         if live is not None and live.inode is not None:
             self._dropped[live.inode] = address
@@ -243,9 +270,9 @@ class LiveFolder:
             key = skipped.path if root_match else f"{prefix}/{skipped.path}"
             self._skip(Skipped(key, skipped.reason, skipped.line), out)
         # Traces that were under this folder and are not any more.
-        for address, source in list(self.sources.items()):
-            sp = self._source_path(source)
-            if folder in sp.parents and address not in seen:
+        below = str(folder).rstrip(os.sep) + os.sep
+        for address, at in list(self.known.items()):
+            if at.startswith(below) and address not in seen:
                 self._drop(address, out)
 
     def _refresh_file(self, path: Path, out: FolderUpdate) -> None:
@@ -255,7 +282,10 @@ class LiveFolder:
         found = Discovery()
         classify(path, address, found)
         fresh = {s.address for s in found.sources}
-        for old in sorted(self._at_path.get(path, set()) - fresh):
+        had = set(self._entries.get(str(path), ()))
+        if address in self.known:
+            had.add(address)
+        for old in sorted(had - fresh):
             self._drop(old, out)  # a HAR entry gone, or the file is no longer a trace
         if found.sources and address in self.skipped:
             del self.skipped[address]
@@ -273,9 +303,8 @@ class LiveFolder:
 
     def _take(self, source: Source, out: FolderUpdate) -> None:
         address = source.address
-        known = address in self.sources
-        self.sources[address] = source
-        self._at_path.setdefault(_abs(source.path), set()).add(address)
+        known = address in self.known
+        self._know(address, str(_abs(source.path)), source.entry is not None)
         if source.form is Form.HAR:
             trace = load_trace(source)
         else:

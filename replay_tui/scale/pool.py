@@ -21,9 +21,10 @@ import gc
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from itertools import islice
 from multiprocessing.connection import Connection, wait
 from typing import Any, Generic, TypeVar
@@ -57,7 +58,7 @@ def ordered_map(
     items: Iterable[T],
     jobs: int,
     lost: Callable[[T, str], R],
-) -> Iterator[R]:
+) -> Generator[R, None, None]:
     """``fn(item)`` for each item, in order, computed in ``jobs`` worker processes.
 
     ``fn`` must not raise (it turns its own failures into results); ``lost`` gives the result
@@ -106,8 +107,9 @@ class _Pool(Generic[T, R]):
         self._jobs = jobs
         self._context = _context()
         self._workers: list[_Worker] = []
-        for _ in range(jobs):
-            self._workers.append(self._start())
+        with _stderr_with_fd():
+            for _ in range(jobs):
+                self._workers.append(self._start())
 
     def _start(self) -> _Worker:
         parent, child = self._context.Pipe()
@@ -204,7 +206,8 @@ class _Pool(Generic[T, R]):
         if old.process.is_alive():
             old.process.kill()
             old.process.join()
-        self._workers[index] = self._start()
+        with _stderr_with_fd():
+            self._workers[index] = self._start()
 
     def close(self) -> None:
         for worker in self._workers:
@@ -236,12 +239,38 @@ def _death(process: Any) -> str:
     return f"the worker process judging it exited with status {code}"
 
 
+@contextlib.contextmanager
+def _stderr_with_fd() -> Iterator[None]:
+    """Starting the first worker of a ``forkserver`` context starts helper processes that are
+    handed ``sys.stderr``'s file descriptor. A TUI has replaced ``sys.stderr`` with an object
+    that has none: for that moment, the process's real one stands in."""
+    try:
+        usable = sys.stderr.fileno() >= 0
+    except (AttributeError, OSError, ValueError):
+        usable = False
+    real, replaced = sys.__stderr__, sys.stderr
+    if usable or real is None:
+        yield
+        return
+    sys.stderr = real
+    try:
+        yield
+    finally:
+        sys.stderr = replaced
+
+
 def _context() -> Any:
     """``fork`` where it is safe (no other threads to inherit half-held locks): workers start
-    in milliseconds with everything already imported; else the platform's default."""
+    in milliseconds with everything already imported. In a process with threads (the TUI),
+    ``forkserver``: workers are forked from a clean single-threaded server, which imports the
+    core once. Else the platform's default."""
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
+    if "forkserver" in methods:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["replay_tui.core.result"])
+        return context
     return multiprocessing.get_context()
 
 

@@ -23,13 +23,14 @@ from textual.widget import Widget
 from textual.widgets import ProgressBar, TabbedContent, TabPane, Tabs
 from textual.worker import get_current_worker
 
-from ..core.check import load_all
-from ..core.discovery import Skipped, discover, split_entry
+from ..core.discovery import Candidate, Discovery, Skipped, classify_candidate, split_entry, walk
+from ..core.result import Listed, judge_listed, judgement_of
 from ..core.trace import Trace, load_trace
 from ..core.visible import visible
 from ..live.folder import FolderUpdate
 from .commands import ReplayCommands
 from .config import keymap_path, keymap_problems, load_keymap
+from .listing import hay_of
 from .live_reload import LiveReload
 from .loading import load_in_steps
 from .messages import (
@@ -68,6 +69,9 @@ if TYPE_CHECKING:
 __all__ = ["ReplayApp", "make_app", "run_app"]
 
 VIEWS = ("calls", "diff", "raw", "clients", "compare")
+FRESH = 1.0
+"""Seconds before the folder was opened within which a capture may still be being written:
+judged here and followed ("in progress"), not by the pool as ended."""
 BADGE_CYCLE: tuple[str | None, ...] = (None, "erasing", "refused", "broken", "in progress", "clean")
 
 
@@ -218,8 +222,14 @@ class ReplayApp(App[int]):
         keymap: dict[str, str] | None = None,
         first_slice: int | None = None,
         recorder: Recorder | None = None,
+        jobs: int | None = None,
+        cache: bool = True,
     ) -> None:
         super().__init__()
+        self.jobs = jobs
+        """Processes that judge the list (None: one per core)."""
+        self.use_cache = cache
+        """Judgements are kept in, and read from, the judgement cache (``--no-cache``: not)."""
         self.recorder = recorder
         """``record --tui``: the recording proxy, run in this app's event loop."""
         self.fatal: str | None = None
@@ -256,7 +266,7 @@ class ReplayApp(App[int]):
         # The widgets are kept as attributes: handlers reach them without a query, also while
         # late worker messages arrive during shutdown.
         self.counts_bar = CountsBar(", ".join(self.paths), self.watching)
-        self.trace_list = TraceList(self.store.summaries, id="trace-list")
+        self.trace_list = TraceList(self.store.judgements, self.store.by_badge, id="trace-list")
         self.trace_header = TraceHeader(Content("Scanning…"), id="trace-header")
         # A total from the start: an indeterminate bar animates (15 fps) even while hidden.
         self.progress_bar = ProgressBar(total=1, id="load-progress", show_eta=False)
@@ -333,75 +343,174 @@ class ReplayApp(App[int]):
 
     @work(thread=True, exclusive=True, group="discover", description="discover")
     def _discover(self, paths: list[str]) -> None:
-        found = self.live.folder.scan() if self.live is not None else discover(paths)
-        self.post_message(DiscoveryDone(found))
+        # The walk only: a folder of 100,000 captures is listed in half a second, and read
+        # by the judging afterwards. One file named is read at once (it is shown directly).
+        files: list[Candidate] = []
+        skipped: list[Skipped] = []
+        for item in walk(paths):
+            if isinstance(item, Skipped):
+                skipped.append(item)
+            else:
+                files.append(item)
+        judged: list[tuple[str, Listed]] = []
+        if len(paths) == 1 and len(files) == 1 and Path(split_entry(paths[0])[0]).is_file():
+            judged = [(files[0].address, judge_listed(files[0]))]
+        if self.live is not None:
+            self.live.folder.track(files, skipped)
+            for address, listed in judged:
+                self._learn(address, listed)
+        self.post_message(DiscoveryDone(files, skipped, judged))
+
+    def _learn(self, address: str, listed: Listed) -> None:
+        """Tell the followed folder what a listed file holds (in a worker: it takes a lock)."""
+        if self.live is not None:
+            traces = [item[0] for item in listed if not isinstance(item, Skipped)]
+            skipped = [item for item in listed if isinstance(item, Skipped)]
+            self.live.folder.learn(address, traces, skipped)
 
     @on(DiscoveryDone)
     def _discovered(self, message: DiscoveryDone) -> None:
-        found = message.discovery
         self.discovered = True
-        self.store.set_sources(found.sources, found.skipped)
+        self.store.set_files(((c.address, c.path) for c in message.files), message.skipped)
         files = [name for name, _ in map(split_entry, self.paths) if Path(name).is_file()]
         self.trace_list.file_roots = tuple(p.rstrip("/").rpartition("/")[0] for p in files)
-        self.trace_list.set_entries(found.sources, found.skipped)
+        self.trace_list.set_entries([c.address for c in message.files], message.skipped)
+        self._resolve(message.judged)
         self._update_counts()
         if self.live is not None:
             self.live.start()
-        if not found.sources:
-            self.trace_header.show_text(Content("No traces found"))
-            lines = [f"No trace found under {', '.join(self.paths)}."]
-            lines += [f"  {s.path}: {s.reason}" for s in found.skipped[:50]]
-            self.details.show_message(visible("\n".join(lines), keep_layout=True))
+        if not self.store.paths:
+            self._say_no_traces()
             return
         # One file named (or one HAR entry, FILE.har#N): shown directly, the list hidden.
-        single = len(self.paths) == 1 and len(files) == 1 and len(found.sources) == 1
-        if single:
+        if message.judged and len(self.store.paths) == 1:
             self.trace_list.display = False
             self.user_navigated = True
-            self.open_trace(found.sources[0].address)
+            self.open_trace(next(iter(self.store.paths)))
             self.calls_view.focus()
             return
         self.trace_list.trace_tree.focus()
+        if message.judged:
+            self._auto_open(self._first_flagged(message.judged) or self._fallback_address())
+            return
         self.judging = True
-        self._judge([s.address for s in found.sources])
+        self._judge(message.files)
+
+    def _say_no_traces(self) -> None:
+        self.trace_header.show_text(Content("No traces found"))
+        lines = [f"No trace found under {', '.join(self.paths)}."]
+        lines += [f"  {s.path}: {s.reason}" for s in self.store.skipped[:50]]
+        self.details.show_message(visible("\n".join(lines), keep_layout=True))
+
+    def _resolve(
+        self, judged: list[tuple[str, Listed]], hays: dict[str, str] | None = None
+    ) -> None:
+        """Judged files into the store and the list (100,000 from the cache in one go: the
+        common case, a file that is one trace, is a store update and nothing more)."""
+        results = []
+        single: list[str] = []
+        store = self.store
+        for address, listed in judged:
+            if len(listed) == 1:
+                only = listed[0]
+                if not isinstance(only, Skipped) and only[0] == address:
+                    store.judge(address, only[1])
+                    single.append(address)
+                    continue
+            traces, skipped = store.resolve(address, listed)
+            results.append((address, traces, skipped))
+        if results or single:
+            self.trace_list.resolve(results, single, hays)
+
+    @staticmethod
+    def _first_flagged(judged: list[tuple[str, Listed]]) -> str | None:
+        for _, listed in judged:
+            for item in listed:
+                if not isinstance(item, Skipped) and item[1].flags:
+                    return item[0]
+        return None
+
+    def _fresh(self, item: Candidate, stamp: tuple[int, int]) -> bool:
+        """A capture that may still be being written: followed here, not judged as ended."""
+        live = self.live
+        return live is not None and stamp[1] / 1e9 >= live.folder.opened_at - FRESH
 
     @work(thread=True, exclusive=True, group="judge", description="judge")
-    def _judge(self, addresses: list[str]) -> None:
-        worker = get_current_worker()
-        batch: list[Trace] = []
-        failed: list[Skipped] = []
-        last = time.monotonic()
-        from ..core.discovery import Discovery
+    def _judge(self, files: list[Candidate]) -> None:
+        from ..scale.judgements import JudgementCache, judge_files
+        from ..scale.pool import default_jobs
 
-        sources = [self.store.sources[a] for a in addresses if a in self.store.sources]
-        load = self.live.folder.load if self.live is not None else load_trace
-        for item in load_all(Discovery(sources=sources), load=load):
-            if worker.is_cancelled:
-                return
-            if isinstance(item, Skipped):
-                failed.append(item)
-            else:
-                batch.append(item)
+        worker = get_current_worker()
+        cache: JudgementCache | None = None
+        if self.use_cache:
+            cache = JudgementCache(self.paths)
+            cache.load()
+        judged: list[tuple[str, Listed]] = []
+        traces: list[Trace] = []
+        hays: dict[str, str] = {}
+        last = time.monotonic()
+        for item, listed in judge_files(
+            files,
+            jobs=self.jobs or default_jobs(),
+            cache=cache,
+            here=self._fresh,
+            cancelled=lambda: worker.is_cancelled,
+        ):
+            if listed is None:
+                listed = self._follow(item, traces)
+            self._learn(item.address, listed)
+            judged.append((item.address, listed))
+            for entry in listed:
+                if not isinstance(entry, Skipped):
+                    hays[entry[0]] = hay_of(*entry)
             if time.monotonic() - last > 0.05:
-                self.post_message(TracesJudged(batch, failed))
-                batch, failed = [], []
+                self.post_message(TracesJudged(judged, traces, hays))
+                judged, traces, hays = [], [], {}
                 last = time.monotonic()
-        self.post_message(TracesJudged(batch, failed, finished=True))
+        if worker.is_cancelled:
+            return
+        self.post_message(TracesJudged(judged, traces, hays, finished=True))
+        if cache is not None and cache.problem is not None:
+            self.call_from_thread(
+                self.notify,
+                visible(f"judgement cache not used: {cache.problem}"),
+                severity="warning",
+                markup=False,
+            )
+
+    def _follow(self, item: Candidate, traces: list[Trace]) -> Listed:
+        """Judge a capture that may still be being written here, as the folder follows it."""
+        assert self.live is not None
+        found = Discovery()
+        classify_candidate(item, found)
+        listed: Listed = list(found.skipped)
+        for source in found.sources:
+            try:
+                trace = self.live.folder.load(source)
+            except OSError as exc:
+                listed.append(Skipped(source.address, f"cannot read: {exc.strerror or exc}"))
+                continue
+            traces.append(trace)
+            listed.append((source.address, judgement_of(trace)))
+        return listed
 
     @on(TracesJudged)
     def _judged(self, message: TracesJudged) -> None:
+        self._resolve(message.judged, message.hays)
         for trace in message.traces:
             self.store.put(trace)
-        if message.failed:
-            self.store.skipped.extend(message.failed)
-        self.trace_list.refresh_traces([t.address for t in message.traces])
         if message.finished:
             self.judging = False
         self._update_counts()
-        if self.current is None and not self.user_navigated:
-            flagged = next((t for t in message.traces if t.analysis.flags), None)
+        if message.finished and not self.store.paths:
+            self._say_no_traces()
+            return
+        if self.current is None and not self.user_navigated and self.trace_list.selected is None:
+            # Nothing open nor opening yet: the first flagged trace, else (at the end) the
+            # first that is not clean.
+            flagged = self._first_flagged(message.judged)
             if flagged is not None:
-                self._auto_open(flagged.address)
+                self._auto_open(flagged)
             elif message.finished:
                 self._auto_open(self._fallback_address())
         elif self.current is not None and not self.partial:
@@ -416,8 +525,8 @@ class ReplayApp(App[int]):
     def _fallback_address(self) -> str | None:
         addresses = self.trace_list.addresses
         for address in addresses:
-            summary = self.store.summaries.get(address)
-            if summary is not None and summary.badge.value != "clean":
+            judgement = self.store.judgements.get(address)
+            if judgement is not None and judgement.badge.value != "clean":
                 return address
         return addresses[0] if addresses else None
 
@@ -430,7 +539,7 @@ class ReplayApp(App[int]):
     def _update_counts(self) -> None:
         state = (
             self.store.counts(),
-            len(self.store.sources),
+            len(self.store.paths),
             len(self.store.skipped),
             self.trace_list.badge_filter,
         )
@@ -439,11 +548,11 @@ class ReplayApp(App[int]):
             self.counts_bar.set_counts(*state)
 
     def badge_text(self, address: str) -> str:
-        summary = self.store.summaries.get(address)
-        if summary is None:
+        judgement = self.store.judgements.get(address)
+        if judgement is None:
             return "not judged yet"
-        verdicts = ", ".join(f"{b}: {v}" for b, v in summary.verdicts)
-        return f"{summary.badge.value} · {verdicts}"
+        verdicts = ", ".join(f"{b}: {v}" for b, v in judgement.verdicts)
+        return f"{judgement.badge.value} · {verdicts}"
 
     # -- opening a trace ---------------------------------------------------------------------
 
@@ -457,8 +566,7 @@ class ReplayApp(App[int]):
             self._set_progress(None)
             self.show_trace(cached)
             return
-        source = self.store.sources.get(address)
-        if source is None:
+        if address not in self.store.paths:
             return
         self.details.show_message(f"Loading {visible(address)} …")
         self.trace_header.show_text(Content.assemble((visible(address), "bold"), "  loading…"))
@@ -474,7 +582,10 @@ class ReplayApp(App[int]):
     @work(thread=True, exclusive=True, group="open", description="open")
     def _load(self, address: str) -> None:
         worker = get_current_worker()
-        source = self.store.sources[address]
+        source = self.store.source(address)
+        if source is None:
+            self.call_from_thread(self._load_failed, address, "no longer holds this trace")
+            return
         kwargs: dict[str, int] = {} if self._first_slice is None else {"first": self._first_slice}
 
         def partial(trace: Trace) -> None:
@@ -582,7 +693,7 @@ class ReplayApp(App[int]):
         """The compare pane gets both traces loaded: A is read here when the cache let it go."""
         marked = self.marked
         a = self.store.get(marked) if marked else None
-        gone = marked is not None and marked not in self.store.sources
+        gone = marked is not None and marked not in self.store.paths
         if marked is not None and a is None and not gone:
             self._load_marked(marked)
         self.compare_pane.show(
@@ -591,7 +702,7 @@ class ReplayApp(App[int]):
 
     @work(thread=True, exclusive=True, group="marked", description="read the marked trace")
     def _load_marked(self, address: str) -> None:
-        source = self.store.sources.get(address)
+        source = self.store.source(address)
         if source is None:
             return
         load = self.live.folder.load if self.live is not None else load_trace
@@ -642,7 +753,7 @@ class ReplayApp(App[int]):
         if message.gone_roots:
             roots = ", ".join(visible(r) for r in message.gone_roots)
             self.trace_list.say_empty(f"{roots} was deleted: waiting for it to come back")
-            if self.current is not None and self.current.address not in self.store.sources:
+            if self.current is not None and self.current.address not in self.store.paths:
                 self.details.show_message(f"{roots} was deleted.")
         else:
             self.trace_list.say_empty(None)
@@ -657,7 +768,7 @@ class ReplayApp(App[int]):
         return binding_sections()
 
     def trace_addresses(self) -> list[str]:
-        return list(self.store.sources)
+        return self.trace_list.addresses
 
     def run_binding(self, binding: Binding, section: str) -> None:
         """Run ``binding``'s action where it lives: on the app, or on the open view."""
@@ -685,9 +796,9 @@ class ReplayApp(App[int]):
         for old, _ in update.renamed:
             self.store.remove(old)
         self.trace_list.apply_changes(
-            [t.source for t in update.added],
+            [t.address for t in update.added],
             update.removed,
-            [(old, t.source) for old, t in update.renamed],
+            [(old, t.address) for old, t in update.renamed],
         )
         if update.updated:
             self.trace_list.refresh_traces([t.address for t in update.updated])
@@ -1020,18 +1131,27 @@ def make_app(
     watch: bool = False,
     keymap: dict[str, str] | None = None,
     recorder: Recorder | None = None,
+    jobs: int | None = None,
+    cache: bool = True,
 ) -> ReplayApp:
     """The app over ``paths``, as the CLI runs it and the tests drive it.
 
     With ``recorder`` (``record --tui``), the app starts it before taking the terminal, shows
     its address and request count on a line at the bottom, and stops it on exit."""
-    return ReplayApp(paths, watch=watch, keymap=keymap, recorder=recorder)
+    return ReplayApp(paths, watch=watch, keymap=keymap, recorder=recorder, jobs=jobs, cache=cache)
 
 
-def run_app(paths: list[str], watch: bool, recorder: Recorder | None = None) -> int:
+def run_app(
+    paths: list[str],
+    watch: bool,
+    recorder: Recorder | None = None,
+    *,
+    jobs: int | None = None,
+    cache: bool = True,
+) -> int:
     """Run the TUI (called by the CLI); returns the exit status."""
     keymap, problem = load_keymap()
-    app = make_app(paths, watch=watch, keymap=keymap, recorder=recorder)
+    app = make_app(paths, watch=watch, keymap=keymap, recorder=recorder, jobs=jobs, cache=cache)
     # Said once: on stderr (still there when the screen closes) and as a toast (on mount).
     if problem:
         app.keymap_problems.insert(0, problem)

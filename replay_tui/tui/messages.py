@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 from textual.message import Message
 
-from ..core.discovery import Discovery, Skipped
+from ..core.discovery import Candidate, Skipped
+from ..core.result import Listed
 from ..core.trace import Trace
 from ..live.folder import FolderUpdate
 
@@ -32,19 +33,26 @@ __all__ = [
 
 @dataclass
 class DiscoveryDone(Message):
-    """The paths were scanned: these sources are traces, these files are not."""
+    """The paths were walked: these files are listed (not read yet), these are not traces.
+    ``judged``: files already judged (one file named: read at once)."""
 
-    discovery: Discovery
+    files: list[Candidate]
+    skipped: list[Skipped]
+    judged: list[tuple[str, Listed]] = field(default_factory=list)
 
 
 @dataclass
 class TracesJudged(Message):
-    """A batch of traces was loaded and judged in the background (list badges fill in)."""
+    """A batch of listed files was judged in the background (list badges fill in)."""
 
-    traces: list[Trace]
-    failed: list[Skipped] = field(default_factory=list)
+    judged: list[tuple[str, Listed]]
+    """Each file's address and what it holds: its traces' judgements, or why it holds none."""
+    traces: list[Trace] = field(default_factory=list)
+    """Traces judged in this process (captures still being written, followed as they grow)."""
+    hays: dict[str, str] = field(default_factory=dict)
+    """What the list's filter reads of each trace judged, made in the worker."""
     finished: bool = False
-    """The last batch: every source was judged."""
+    """The last batch: every file was judged."""
 
 
 @dataclass

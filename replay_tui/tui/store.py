@@ -1,19 +1,24 @@
-"""What the TUI knows about the traces it lists: sources, summaries, and a bounded cache.
+"""What the TUI knows about the traces it lists: where they are, their judgements, a cache.
 
-Summaries (badge, verdicts, flag count) are tiny and kept for every trace; whole traces are
-kept in an LRU cache bounded by their size, so a folder of big captures does not fill memory
-(SPEC §7), while the trace under the cursor and its neighbours open instantly.
+A folder is listed before it is read: each file the walk found is known by its address and
+path, "pending" until judged. Judging (the process pool, the judgement cache, or a trace
+loaded here) gives each trace a :class:`~replay_tui.core.result.Judgement` — tiny, kept for
+every trace; a file that holds no trace becomes a skipped entry, a HAR file its entries.
+Whole traces are kept in an LRU cache bounded by their size, so a folder of big captures does
+not fill memory (SPEC §7), while the trace under the cursor and its neighbours open instantly.
+Counts per badge are kept as judgements come and go, never recounted.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
+from collections.abc import Iterable
 
-from ..core.discovery import Skipped
+from ..core.discovery import Discovery, Skipped, classify, entry_of
+from ..core.result import Judgement, Listed, judgement_of
 from ..core.trace import Badge, Source, Trace
 
-__all__ = ["BADGE_ORDER", "Summary", "TraceStore"]
+__all__ = ["BADGE_ORDER", "TraceStore"]
 
 BADGE_ORDER: tuple[Badge, ...] = (
     Badge.ERASING,
@@ -24,52 +29,61 @@ BADGE_ORDER: tuple[Badge, ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Summary:
-    """What the list shows for a judged trace."""
-
-    badge: Badge
-    verdicts: tuple[tuple[str, str], ...]
-    flags: int
-    models: tuple[str, ...] = ()
-    """The model the stream names and the one its request asked for (the filter finds both)."""
-
-    @classmethod
-    def of(cls, trace: Trace) -> Summary:
-        models = [trace.analysis.model or ""]
-        models += [value for key, value in trace.meta if key == "model"]
-        return cls(
-            trace.badge,
-            tuple(trace.verdicts.items()),
-            len(trace.analysis.flags),
-            tuple(m for m in dict.fromkeys(models) if m),
-        )
-
-
 class TraceStore:
-    """Sources in list order, their summaries once judged, and recently loaded traces."""
+    """Traces by address: their file, their judgement once judged, recently loaded ones."""
 
     def __init__(self, cache_bytes: int = 256 * 1024 * 1024) -> None:
-        self.sources: dict[str, Source] = {}
+        self.paths: dict[str, str] = {}
+        """The file of each trace (a HAR entry: its HAR file), and of each listed file not yet
+        judged (by the file's address): every row of the list that is not a skipped file."""
         self.skipped: list[Skipped] = []
-        self.summaries: dict[str, Summary] = {}
+        self.judgements: dict[str, Judgement] = {}
+        self.by_badge: dict[str, set[str]] = {b: set() for b in Badge}
+        """The judged traces of each badge (the list's verdict filter and folder counts);
+        keyed by :class:`Badge`, which is its value as a ``str`` too."""
         self._cache: OrderedDict[str, Trace] = OrderedDict()
         self._cache_bytes = cache_bytes
         self._cached = 0
 
-    def set_sources(self, sources: list[Source], skipped: list[Skipped]) -> None:
-        self.sources = {s.address: s for s in sources}
+    def set_files(self, files: Iterable[tuple[str, str]], skipped: list[Skipped]) -> None:
+        """The listing: ``(address, path)`` per file, and the paths that are no trace."""
+        self.paths = dict(files)
         self.skipped = list(skipped)
 
-    def add_source(self, source: Source) -> None:
-        self.sources[source.address] = source
+    def judge(self, address: str, judgement: Judgement) -> None:
+        old = self.judgements.get(address)
+        if old is not None:
+            self.by_badge[old.badge].discard(address)
+        self.judgements[address] = judgement
+        self.by_badge[judgement.badge].add(address)
 
-    def put(self, trace: Trace) -> Summary:
-        """Remember ``trace`` (the newest state of its address) and return its summary."""
+    def resolve(self, address: str, listed: Listed) -> tuple[list[str], list[Skipped]]:
+        """The file listed at ``address`` was judged: its traces (their addresses, in order)
+        take its place, or it is skipped."""
+        path = self.paths.get(address)
+        traces: list[str] = []
+        skipped: list[Skipped] = []
+        for item in listed:
+            if isinstance(item, Skipped):
+                skipped.append(item)
+            else:
+                traces.append(item[0])
+        if address not in traces:
+            self.forget(address)
+        for item in listed:
+            if not isinstance(item, Skipped):
+                if path is not None:
+                    self.paths[item[0]] = path
+                self.judge(*item)
+        self.skipped.extend(skipped)
+        return traces, skipped
+
+    def put(self, trace: Trace) -> Judgement:
+        """Remember ``trace`` (the newest state of its address) and return its judgement."""
         address = trace.address
-        self.sources.setdefault(address, trace.source)
-        summary = Summary.of(trace)
-        self.summaries[address] = summary
+        self.paths[address] = str(trace.source.path)
+        judgement = judgement_of(trace)
+        self.judge(address, judgement)
         old = self._cache.pop(address, None)
         if old is not None:
             self._cached -= len(old.raw)
@@ -78,7 +92,7 @@ class TraceStore:
         while self._cached > self._cache_bytes and len(self._cache) > 1:
             _, dropped = self._cache.popitem(last=False)
             self._cached -= len(dropped.raw)
-        return summary
+        return judgement
 
     def get(self, address: str) -> Trace | None:
         trace = self._cache.get(address)
@@ -86,18 +100,36 @@ class TraceStore:
             self._cache.move_to_end(address)
         return trace
 
-    def remove(self, address: str) -> None:
-        self.sources.pop(address, None)
-        self.summaries.pop(address, None)
+    def source(self, address: str) -> Source | None:
+        """Where the trace at ``address`` is read from, found again from its file (so a HAR
+        entry's body is not kept while it is not open). Reads the file: call it off the UI
+        thread. ``None``: the file no longer holds that trace."""
+        trace = self._cache.get(address)
+        if trace is not None:
+            return trace.source
+        path = self.paths.get(address)
+        if path is None:
+            return None
+        from pathlib import Path
+
+        file_address, _ = entry_of(address)
+        found = Discovery()
+        classify(Path(path), file_address, found)
+        return next((s for s in found.sources if s.address == address), None)
+
+    def forget(self, address: str) -> None:
+        self.paths.pop(address, None)
+        old = self.judgements.pop(address, None)
+        if old is not None:
+            self.by_badge[old.badge].discard(address)
         trace = self._cache.pop(address, None)
         if trace is not None:
             self._cached -= len(trace.raw)
 
+    remove = forget
+
     def counts(self) -> dict[str, int]:
         """Traces per badge (judged ones), plus ``pending`` for those not judged yet."""
-        counts = {b.value: 0 for b in BADGE_ORDER}
-        for address in self.sources:
-            summary = self.summaries.get(address)
-            key = summary.badge.value if summary is not None else "pending"
-            counts[key] = counts.get(key, 0) + 1
+        counts = {b.value: len(self.by_badge[b]) for b in BADGE_ORDER}
+        counts["pending"] = len(self.paths) - len(self.judgements)
         return counts

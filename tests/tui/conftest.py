@@ -36,7 +36,7 @@ async def settle(app: ReplayApp, pilot: Pilot[int], *, limit: float = 20.0) -> N
     idle = 0
     while time.monotonic() < deadline:
         busy = app.judging or app.partial or any(not w.is_finished for w in loading())
-        ready = app.discovered and (app.current is not None or not app.store.sources)
+        ready = app.discovered and (app.current is not None or not app.store.paths)
         # Idle three looks in a row: a worker that posts a message whose handler starts the
         # next worker (a model built, then assessed) leaves a moment with nothing running.
         idle = idle + 1 if not busy and ready else 0

@@ -30,7 +30,7 @@ async def test_a_100k_delta_trace_opens_and_scrolls(big_trace: Path) -> None:
         await settle(app, pilot, limit=60)
         model = app.calls_view.model
         assert model is not None and model.trace.analysis.deltas == 100_000
-        assert app.store.summaries[model.trace.address].badge.value == "erasing"
+        assert app.store.judgements[model.trace.address].badge.value == "erasing"
         view = app.calls_view
         view.focus()
         await pilot.press("end")

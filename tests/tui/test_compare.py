@@ -36,9 +36,8 @@ async def test_mark_a_har_entry_open_another_and_compare_at_three_levels() -> No
         await pilot.press("m")
         assert app.marked == a
         # The list shows which trace is A.
-        node = app.trace_list._node_of[a]
-        tree = app.trace_list.trace_tree
-        assert "◆A" in tree.render_label(node, tree.rich_style, tree.rich_style).plain
+        label = app.trace_list.trace_tree.label_of(a)
+        assert label is not None and "◆A" in label.plain
         await pilot.press("5")
         assert "is the marked trace (A)" in rendered(app.compare_pane.view)[1]
 

@@ -60,7 +60,7 @@ async def test_filter_is_visible_keeps_the_open_trace_and_escape_leaves_then_cle
         await pilot.press("slash", *"dash")
         assert app.focused is box and box.value == "dash"
         assert box.content_region.height == 1  # the text has a row to be seen in
-        assert sorted(app.trace_list._node_of) == [
+        assert sorted(app.trace_list.visible_addresses()) == [
             "dashscope/glm-5.2-id-and-name-empty.sse",
             "dashscope/qwen3-max-id-empty.sse",
         ]
@@ -69,11 +69,11 @@ async def test_filter_is_visible_keeps_the_open_trace_and_escape_leaves_then_cle
         await pilot.press("escape")
         assert app.focused is tree and box.value == "dash"  # left, filter kept
         await pilot.press("escape")
-        assert box.value == "" and len(app.trace_list._node_of) == 26  # cleared
+        assert box.value == "" and len(app.trace_list.visible_addresses()) == 26  # cleared
         # The filter reads the model every form names: raw SSE chunks, a HAR request.
         await pilot.press("slash", *"claude", "enter")
         assert app.focused is tree
-        assert sorted(app.trace_list._node_of) == [
+        assert sorted(app.trace_list.visible_addresses()) == [
             "captures/empty-finish-reason.sse",
             "captures/late-id.sse",
             "envoy/bedrock-parallel-unterminated-done.sse",
@@ -161,9 +161,12 @@ async def test_one_file_by_absolute_path_is_listed_without_its_folders(tmp_path:
     app = make_app([str(har.resolve())])
     async with app.run_test(size=SMALL) as pilot:
         await settle(app, pilot)
-        top = app.trace_list.trace_tree.root.children
-        assert [n.data.name for n in top if n.data] == ["export.har"]
-        assert len(top[0].children) == 3
+        listing = app.trace_list.listing
+        rows = [listing.row(n) for n in range(len(listing.rows))]
+        assert [(r.kind, r.name, r.depth) for r in rows if r.depth == 0] == [
+            ("folder", "export.har", 0)
+        ]
+        assert [r.kind for r in rows[1:]] == ["trace"] * 3
 
 
 async def test_one_har_entry_named_as_file_har_n_is_shown_directly(tmp_path: Path) -> None:

@@ -20,10 +20,10 @@ async def test_folder_lists_badges_counts_and_har_entries_and_selects_the_first_
         assert app.current is not None
         assert app.current.address == "captures/crlf-framed.sse"
         tree = app.trace_list.trace_tree
-        assert tree.cursor_node is not None and tree.cursor_node.data is not None
-        assert tree.cursor_node.data.key == "captures/crlf-framed.sse"
+        assert tree.cursor_row is not None
+        assert tree.cursor_row.key == "captures/crlf-framed.sse"
 
-        badges = {a: s.badge.value for a, s in app.store.summaries.items()}
+        badges = {a: s.badge.value for a, s in app.store.judgements.items()}
         assert len(badges) == 26
         assert badges["dashscope/qwen3-max-id-empty.sse"] == "erasing"
         assert badges["ollama/qwen3-no-id.sse"] == "refused"
@@ -36,20 +36,20 @@ async def test_folder_lists_badges_counts_and_har_entries_and_selects_the_first_
         assert chips["broken"] == "! 4 broken"
         assert chips["clean"] == "✓ 8 clean"
         assert chips["skipped"] == "– 2 skipped"
-        labels = []
-        for n in range(tree.last_line + 1):
-            node = tree.get_node_at_line(n)
-            assert node is not None
-            labels.append(tree.render_label(node, tree.rich_style, tree.rich_style).plain)
-        assert any(t.startswith("✗ erasing") and "qwen3-max-id-empty.sse" in t for t in labels)
-        assert any(t.startswith("– skipped") and "request-body.json" in t for t in labels)
-        assert any(t.startswith("▾ captures/") and "· 3 erasing" in t for t in labels)
+        labels = tree.lines()
+        assert any(t.lstrip().startswith("✗ erasing") and "qwen3-max-id-empty.sse" in t for t in labels)
+        assert any(t.lstrip().startswith("– skipped") and "request-body.json" in t for t in labels)
+        assert any(t.lstrip().startswith("▾ captures/") and "· 3 erasing" in t for t in labels)
 
         # HAR streams sit under their file, with method, URL and time.
-        node = app.trace_list._node_of["captures/mitmproxy-export.har#4"]
-        assert node.parent is not None and node.parent.data is not None
-        assert (node.parent.data.kind, node.parent.data.name) == ("file", "mitmproxy-export.har")
-        label = str(node.label)
+        listing = app.trace_list.listing
+        n = listing.row_of("captures/mitmproxy-export.har#4")
+        assert n is not None
+        row, parent = listing.row(n), listing.row(n - 2)
+        assert parent.folder is not None and parent.folder.is_file
+        assert (parent.kind, parent.name, parent.depth) == ("folder", "mitmproxy-export.har", 1)
+        assert row.depth == 2
+        label = row.name
         assert label.startswith("#4 ")
         assert " POST /v1/chat/completions" in label
         assert ":" in label.split()[1]  # HH:MM:SS
@@ -63,14 +63,14 @@ async def test_text_filter_keeps_matching_traces_and_their_folders() -> None:
         assert app.focused is app.query_one("#trace-filter", Input)
         await pilot.press(*"dash")
         await pilot.pause()
-        assert sorted(app.trace_list._node_of) == [
+        assert sorted(app.trace_list.visible_addresses()) == [
             "dashscope/glm-5.2-id-and-name-empty.sse",
             "dashscope/qwen3-max-id-empty.sse",
         ]
         # The filter also reads verdicts: "malformed-tool-call" is the fix refusing a call.
         app.query_one("#trace-filter", Input).value = "malformed-tool-call"
         await pilot.pause()
-        assert sorted(app.trace_list._node_of) == [
+        assert sorted(app.trace_list.visible_addresses()) == [
             "captures/name-never-sent.sse",
             "ollama/qwen3-no-id.sse",
         ]
@@ -82,7 +82,7 @@ async def test_text_filter_keeps_matching_traces_and_their_folders() -> None:
         assert app.query_one("#trace-filter", Input).value == "malformed-tool-call"
         await pilot.press("escape")
         assert app.query_one("#trace-filter", Input).value == ""
-        assert len(app.trace_list._node_of) == 26
+        assert len(app.trace_list.visible_addresses()) == 26
 
 
 async def test_verdict_filter_by_key_and_by_clicking_a_count() -> None:
@@ -91,20 +91,20 @@ async def test_verdict_filter_by_key_and_by_clicking_a_count() -> None:
         await settle(app, pilot)
         await pilot.press("v")
         assert app.trace_list.badge_filter == "erasing"
-        assert len(app.trace_list._node_of) == 12
+        assert len(app.trace_list.visible_addresses()) == 12
         await pilot.press("v")
         assert app.trace_list.badge_filter == "refused"
-        assert sorted(app.trace_list._node_of) == [
+        assert sorted(app.trace_list.visible_addresses()) == [
             "captures/name-never-sent.sse",
             "ollama/qwen3-no-id.sse",
         ]
         await pilot.click("#chip-broken")
         assert app.trace_list.badge_filter == "broken"
-        assert len(app.trace_list._node_of) == 4
+        assert len(app.trace_list.visible_addresses()) == 4
         assert app.query_one("#chip-broken").has_class("-active")
         await pilot.click("#chip-broken")  # clicking the active count clears it
         assert app.trace_list.badge_filter is None
-        assert len(app.trace_list._node_of) == 26
+        assert len(app.trace_list.visible_addresses()) == 26
 
 
 async def test_single_file_opens_directly_without_the_list(tmp_path: Path) -> None:
@@ -137,7 +137,10 @@ async def test_clicking_a_trace_opens_it() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         tree = app.trace_list.trace_tree
-        line = app.trace_list._node_of["mistral/glm-5.2-name-empty.sse"].line
+        line = app.trace_list.listing.row_of("mistral/glm-5.2-name-empty.sse")
+        assert line is not None
+        tree.scroll_to_show(line)
+        await pilot.pause()
         await pilot.click(tree, offset=(20, line - int(tree.scroll_offset.y)))
         await settle(app, pilot)
         assert app.current is not None
@@ -160,14 +163,14 @@ async def test_a_thousand_files_list_at_once_and_fill_in_progressively(tmp_path:
         (tmp_path / f"t{n:04}.sse").write_bytes(sample)
     app = make_app([str(tmp_path)])
     async with app.run_test(size=SIZE) as pilot:
-        while not app.trace_list._node_of:
+        while not app.trace_list.visible_addresses():
             await pilot.pause(0.01)
         # Listed before judging finished: the list did not wait for the verdicts.
-        assert len(app.trace_list._node_of) == 1000
-        assert len(app.store.summaries) < 1000
+        assert len(app.trace_list.visible_addresses()) == 1000
+        assert len(app.store.judgements) < 1000
         # Input is handled while judging goes on.
         await pilot.press("slash", "t", "0", "9")
         assert app.query_one("#trace-filter", Input).value == "t09"
         await settle(app, pilot, limit=60)
-        assert len(app.store.summaries) == 1000
-        assert {s.badge.value for s in app.store.summaries.values()} == {"erasing"}
+        assert len(app.store.judgements) == 1000
+        assert {s.badge.value for s in app.store.judgements.values()} == {"erasing"}

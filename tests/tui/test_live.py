@@ -42,11 +42,11 @@ async def test_an_updated_badge_shows_in_the_list(tmp_path: Path) -> None:
     app = make_app([str(tmp_path)])
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        assert app.store.summaries["b.sse"].badge.value == "clean"
+        assert app.store.judgements["b.sse"].badge.value == "clean"
         shutil.copy(TRACES / "dashscope" / "qwen3-max-id-empty.sse", tmp_path / "b.sse")
         app.post_message(TraceUpdated(_load(tmp_path, "b.sse")))
         await settle(app, pilot)
-        assert app.store.summaries["b.sse"].badge.value == "erasing"
+        assert app.store.judgements["b.sse"].badge.value == "erasing"
         assert app.trace_list.trace_tree.badge_of("b.sse") == "erasing"
         assert str(app.query_one("#chip-erasing").render()) == "✗ 1 erasing"
 
@@ -63,12 +63,12 @@ async def test_added_and_removed_traces_keep_the_selection(tmp_path: Path) -> No
         assert app.trace_list.addresses == ["a.sse", "b.sse"]
         assert app.trace_list.selected == "b.sse"
         await pilot.pause()  # the tree moves its cursor after the refresh the add caused
-        node = app.trace_list.trace_tree.cursor_node
-        assert node is not None and node.data is not None and node.data.key == "b.sse"
+        row = app.trace_list.trace_tree.cursor_row
+        assert row is not None and row.key == "b.sse"
         app.post_message(TraceRemoved("a.sse"))
         await settle(app, pilot)
         assert app.trace_list.addresses == ["b.sse"]
-        assert "a.sse" not in app.store.summaries
+        assert "a.sse" not in app.store.judgements
         app.post_message(TraceRemoved("b.sse"))
         await settle(app, pilot)
         assert "deleted" in app.details._main.plain
@@ -91,7 +91,7 @@ async def test_a_renamed_open_trace_follows_its_new_name_and_a_deleted_root_is_s
         await settle(app, pilot)
         assert app.current is not None and app.current.address == "b.sse"
         assert app.trace_list.selected == "b.sse"
-        assert list(app.store.sources) == ["b.sse"]
+        assert list(app.store.paths) == ["b.sse"]
         app.post_message(FolderChanged(FolderUpdate(removed=["b.sse"]), gone_roots=["traces/"]))
         await settle(app, pilot)
         note = str(app.trace_list.query_one("#list-empty").render())

@@ -109,16 +109,16 @@ async def test_record_tui_lists_each_new_capture_as_it_is_written(
         while not app.discovered:
             assert time.monotonic() < deadline
             await pilot.pause(0.05)
-        assert not app.store.sources
+        assert not app.store.paths
         async with (
             aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=WAIT)) as client,
             client.post(f"{recorder.url}/v1/chat/completions", json={"stream": True}) as resp,
         ):
             await resp.read()
-        while not app.store.sources:
+        while not app.store.paths:
             assert time.monotonic() < deadline, "the capture never appeared in the list"
             await pilot.pause(0.05)
-        [address] = app.store.sources
+        [address] = app.store.paths
         assert address.endswith(".sse")
 
 

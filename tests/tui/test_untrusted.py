@@ -26,9 +26,8 @@ async def test_markup_and_escapes_stay_literal_in_every_view(hostile_trace: Path
 
         # The list: the file name is not markup.
         tree = app.trace_list.trace_tree
-        node = app.trace_list._node_of[HOSTILE_FILE]
-        label = tree.render_label(node, tree.rich_style, tree.rich_style)
-        assert SHOWN_FILE in label.plain
+        label = tree.label_of(HOSTILE_FILE)
+        assert label is not None and SHOWN_FILE in label.plain
 
         # The header line.
         assert SHOWN_FILE in str(app.trace_header.render())

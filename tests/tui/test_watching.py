@@ -26,7 +26,7 @@ async def settle(app: ReplayApp, pilot: Pilot[int], *, limit: float = 20.0) -> N
 
     while time.monotonic() < deadline:
         busy = app.judging or app.partial or any(w.is_running for w in others())  # type: ignore[attr-defined]
-        if not busy and app.discovered and (app.current is not None or not app.store.sources):
+        if not busy and app.discovered and (app.current is not None or not app.store.paths):
             break
         await pilot.pause(0.01)
     pending = others()
@@ -48,7 +48,7 @@ async def until(pilot: Pilot[int], cond: Callable[[], bool], limit: float = 10.0
 
 
 def badge(app: ReplayApp, address: str) -> Badge | None:
-    summary = app.store.summaries.get(address)
+    summary = app.store.judgements.get(address)
     return summary.badge if summary is not None else None
 
 
@@ -130,7 +130,7 @@ async def test_a_burst_of_a_hundred_files(tmp_path: Path) -> None:
         data = ERASING.read_bytes()
         for i in range(100):
             (tmp_path / f"burst-{i:03}.sse").write_bytes(data)
-        await until(pilot, lambda: len(app.store.summaries) == 101, limit=20)
+        await until(pilot, lambda: len(app.store.judgements) == 101, limit=20)
         assert all(badge(app, f"burst-{i:03}.sse") is Badge.ERASING for i in range(100))
 
 

@@ -1,34 +1,36 @@
-"""The trace list: a tree of folders and files, a badge per trace, a text and verdict filter.
+"""The trace list: folders and files, a badge per trace, a text and verdict filter.
 
-Entries are listed as soon as discovery finds them and show ``pending`` until a background
-worker has judged them; badges then fill in node by node, without rebuilding the tree. Adding,
-replacing or removing one trace (live reload) keeps the selection and the scroll position.
+Files are listed as soon as the walk finds them and show ``pending`` until judged; badges
+then fill in. The list is virtual (a :class:`~textual.scroll_view.ScrollView` drawing only the
+rows on screen from a :class:`~replay_tui.tui.listing.Listing`), so a folder of 100,000
+captures lists at once and filters as fast as it is typed. Adding, replacing or removing
+traces (live reload) keeps the selection and the scroll position.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from typing import ClassVar, Literal
-from urllib.parse import urlsplit
 
 from rich.style import Style
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
+from textual.geometry import Region, Size
 from textual.message import Message
-from textual.widgets import Input, Static, Tree
-from textual.widgets.tree import TreeNode
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widgets import Input, Static
 
 from ...core.discovery import Skipped
-from ...core.trace import Source
+from ...core.result import Judgement
 from ...core.visible import visible
-from ..store import Summary
+from ..listing import Listing, Row
 
-__all__ = ["BADGE_GLYPHS", "Entry", "TraceList", "TraceTree"]
+__all__ = ["BADGE_GLYPHS", "TraceList", "TraceTree"]
 
 BADGE_GLYPHS: dict[str, str] = {
     "erasing": "✗",
@@ -43,37 +45,11 @@ BADGE_WIDTH = 14
 """Cells of a badge and its word (the longest, ``◌ in progress``, then one space)."""
 
 
-@dataclass(slots=True)
-class Entry:
-    """What a node of the tree stands for."""
+class TraceTree(ScrollView, can_focus=True):
+    """The list itself, virtual: only the rows on screen are drawn, from the
+    :class:`~replay_tui.tui.listing.Listing`, so 100,000 traces cost no widget each."""
 
-    kind: Literal["folder", "file", "trace", "skipped"]
-    key: str
-    """Trace address, or the path of a folder, file or skipped file."""
-    name: str
-    source: Source | None = None
-    skipped: Skipped | None = None
-    traces: list[str] = field(default_factory=list)
-    """For folders and files: the addresses of the traces below."""
-
-
-def _har_label(source: Source) -> str:
-    entry = source.entry
-    if entry is None:
-        return source.address.rpartition("/")[2]
-    parts = urlsplit(entry.url)
-    where = parts.path or entry.url
-    if parts.query:
-        where += "?" + parts.query
-    started = entry.started
-    time = started[11:19] if len(started) >= 19 and started[10] in "T " else started
-    return f"#{entry.number} {time} {entry.method} {where}".replace("  ", " ")
-
-
-class TraceTree(Tree[Entry]):
-    """The tree itself; labels are drawn from node data, so a badge change is one refresh."""
-
-    COMPONENT_CLASSES: ClassVar[set[str]] = Tree.COMPONENT_CLASSES | {
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
         "trace-tree--erasing",
         "trace-tree--refused",
         "trace-tree--broken",
@@ -84,12 +60,16 @@ class TraceTree(Tree[Entry]):
         "trace-tree--count",
         "trace-tree--alarm",
         "trace-tree--marked",
+        "trace-tree--folder",
+        "trace-tree--cursor",
     }
 
     DEFAULT_CSS = """
     TraceTree {
         background: $surface;
+        color: $foreground;
         scrollbar-gutter: stable;
+        overflow-x: hidden;
         & > .trace-tree--erasing { color: $text-error; text-style: bold; }
         & > .trace-tree--refused { color: $text-warning; text-style: bold; }
         & > .trace-tree--broken { color: $text-secondary; text-style: bold; }
@@ -100,6 +80,19 @@ class TraceTree(Tree[Entry]):
         & > .trace-tree--count { color: $text-muted; }
         & > .trace-tree--alarm { color: $text-error; }
         & > .trace-tree--marked { color: $text-accent; text-style: bold; }
+        & > .trace-tree--folder { }
+        & > .trace-tree--cursor {
+            background: $block-cursor-blurred-background;
+            text-style: $block-cursor-blurred-text-style;
+        }
+        &:focus {
+            background-tint: $foreground 5%;
+            & > .trace-tree--cursor {
+                background: $block-cursor-background;
+                color: $block-cursor-foreground;
+                text-style: $block-cursor-text-style;
+            }
+        }
     }
     """
 
@@ -108,58 +101,112 @@ class TraceTree(Tree[Entry]):
         Binding("space", "toggle_node", "Fold", show=False, id="toggle-folder"),
         Binding("up,k", "cursor_up", "Up", show=False, id="list-up"),
         Binding("down,j", "cursor_down", "Down", show=False, id="list-down"),
+        Binding("pageup", "page_up", "Page up", show=False, id="list-page-up"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="list-page-down"),
+        Binding("home", "first", "First", show=False, id="list-first"),
+        Binding("end", "last", "Last", show=False, id="list-last"),
+        Binding("left", "fold", "Fold", show=False, id="list-fold"),
+        Binding("right", "unfold", "Unfold", show=False, id="list-unfold"),
     ]
 
-    def __init__(self, summaries: dict[str, Summary], *, id: str | None = None) -> None:
-        super().__init__("traces", id=id)
-        self.show_root = False
-        self.guide_depth = 3
-        self.summaries = summaries
+    class Moved(Message):
+        """The user moved the cursor onto ``row``."""
+
+        def __init__(self, row: Row) -> None:
+            super().__init__()
+            self.row = row
+
+    class Chosen(Message):
+        """The user chose ``row`` (enter, click)."""
+
+        def __init__(self, row: Row) -> None:
+            super().__init__()
+            self.row = row
+
+    def __init__(self, listing: Listing, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.listing = listing
+        self.cursor = -1
+        """The row under the cursor (-1: none)."""
         self.marked: str | None = None
         """The trace marked as A for the compare view."""
-
-    def _s(self, name: str) -> Style:
-        return self.get_component_rich_style(name, partial=True)
-
-    def badge_of(self, address: str) -> str:
-        summary = self.summaries.get(address)
-        return summary.badge.value if summary is not None else "pending"
 
     compact = False
     """Badges as glyphs only (a narrow list): ``✗ name`` instead of ``✗ erasing    name``."""
 
-    def render_label(self, node: TreeNode[Entry], base_style: Style, style: Style) -> Text:
-        entry = node.data
-        if entry is None:
-            return super().render_label(node, base_style, style)
-        head = Text()
+    # -- what the list shows -----------------------------------------------------------------
+
+    def badge_of(self, address: str) -> str:
+        return self.listing.badge_of(address)
+
+    @property
+    def cursor_row(self) -> Row | None:
+        """What the cursor is on (None: nothing)."""
+        if 0 <= self.cursor < len(self.listing.rows):
+            return self.listing.row(self.cursor)
+        return None
+
+    @property
+    def line_count(self) -> int:
+        return len(self.listing.rows)
+
+    def lines(self) -> list[str]:
+        """Every row as plain text, top to bottom (what scrolling through would show)."""
+        return [self.label(n).plain for n in range(len(self.listing.rows))]
+
+    def label_of(self, key: str) -> Text | None:
+        """The row showing the trace (or folder) ``key`` as text; None: it has no row now."""
+        n = self.listing.row_of(key)
+        if n is None:
+            n = self.listing.folder_row(key)
+        return self.label(n) if n is not None else None
+
+    def rows_changed(self) -> None:
+        """The listing's rows were rebuilt: a new virtual size, every line redrawn."""
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self.listing.rows))
+        if self.cursor >= len(self.listing.rows):
+            self.cursor = len(self.listing.rows) - 1
+        self.refresh()
+
+    def _s(self, name: str) -> Style:
+        return self.get_component_rich_style(name, partial=True)
+
+    def label(self, n: int) -> Text:
+        """Row ``n`` as a line of text, cut to the width (0 before the first layout: uncut)."""
+        row = self.listing.row(n)
+        head = Text("  " * row.depth)
         tail = Text()
-        if entry.kind == "trace":
-            badge = self.badge_of(entry.key)
+        if row.kind == "trace":
+            badge = self.badge_of(row.key)
             glyph = BADGE_GLYPHS.get(badge, "?")
             head.append(
                 f"{glyph} " if self.compact else f"{glyph} {badge}".ljust(BADGE_WIDTH),
                 self._s("trace-tree--" + badge.replace(" ", "-")),
             )
-            if entry.key == self.marked:
+            if row.key == self.marked:
                 head.append("◆A ", self._s("trace-tree--marked"))
-            name = Text(visible(entry.name), style)
-        elif entry.kind == "skipped":
+            name = Text(visible(row.name))
+        elif row.kind == "skipped":
             head.append(
                 "– " if self.compact else "– skipped".ljust(BADGE_WIDTH),
                 self._s("trace-tree--skipped"),
             )
-            name = Text(visible(entry.name), self._s("trace-tree--skipped"))
+            name = Text(visible(row.name), self._s("trace-tree--skipped"))
         else:
-            icon = ("▾ " if node.is_expanded else "▸ ") if node.allow_expand else "  "
-            head.append(icon, base_style)
-            name = Text(visible(entry.name) + ("/" if entry.kind == "folder" else ""), style)
-            flagged = sum(1 for a in entry.traces if self.badge_of(a) == "erasing")
-            tail.append(f"  {len(entry.traces):,}", self._s("trace-tree--count"))
-            if flagged:
-                alarm = f" {flagged:,}✗" if self.compact else f" · {flagged:,} erasing"
+            folder = row.folder
+            assert folder is not None
+            head.append("▸ " if folder.collapsed else "▾ ")
+            name = Text(
+                visible(row.name) + ("" if folder.is_file else "/"),
+                self._s("trace-tree--folder"),
+            )
+            tail.append(f"  {folder.count:,}", self._s("trace-tree--count"))
+            if folder.erasing:
+                alarm = (
+                    f" {folder.erasing:,}✗" if self.compact else f" · {folder.erasing:,} erasing"
+                )
                 tail.append(alarm, self._s("trace-tree--alarm"))
-        room = self._room(node) - head.cell_len
+        room = self.scrollable_content_region.width - head.cell_len
         if room > 0 and name.cell_len + tail.cell_len > room:
             # A name that does not fit is cut with "…" (the counts go first, then the name's end).
             if name.cell_len + min(tail.cell_len, 4) > room:
@@ -168,26 +215,137 @@ class TraceTree(Tree[Entry]):
                 name.truncate(max(1, room - tail.cell_len), overflow="ellipsis")
         return Text.assemble(head, name, tail)
 
-    def _room(self, node: TreeNode[Entry]) -> int:
-        """Cells left for ``node``'s label beside its guides (0 before the first layout)."""
-        width = self.scrollable_content_region.width  # the scrollbar's gutter is kept
-        if width <= 0:
-            return 0
-        depth = 0
-        parent = node.parent
-        while parent is not None and parent is not self.root:
-            depth += 1
-            parent = parent.parent
-        return width - depth * self.guide_depth
+    def render_line(self, y: int) -> Strip:
+        n = self.scroll_offset.y + y
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        if not 0 <= n < len(self.listing.rows):
+            return Strip.blank(width, base)
+        text = self.label(n)
+        strip = Strip(list(text.render(self.app.console)), text.cell_len)
+        strip = strip.extend_cell_length(width).crop(0, width)
+        if n == self.cursor:
+            return strip.apply_style(base + self._s("trace-tree--cursor"))
+        return strip.apply_style(base)
 
     def on_resize(self) -> None:
-        # Labels are cut to the width: a new width means new labels (and a new virtual width).
-        self._clear_line_cache()
-        self.refresh()
+        # Labels are cut to the width: a new width means new labels.
+        self.rows_changed()
+
+    # -- the cursor --------------------------------------------------------------------------
+
+    def move_to(self, n: int, *, announce: bool = True) -> None:
+        """Put the cursor on row ``n`` (clamped) and scroll it into view; ``announce``: tell
+        the list (a move by the user, not by the program)."""
+        count = len(self.listing.rows)
+        if count == 0:
+            self.cursor = -1
+            self.refresh()
+            return
+        n = max(0, min(n, count - 1))
+        old, self.cursor = self.cursor, n
+        self._refresh_row(old)
+        self._refresh_row(n)
+        self.scroll_to_show(n)
+        if announce:
+            self.post_message(self.Moved(self.listing.row(n)))
+
+    def scroll_to_show(self, n: int, *, center: bool = False) -> None:
+        self.scroll_to_region(
+            Region(0, n, max(1, self.scrollable_content_region.width), 1),
+            animate=False,
+            center=center,
+            force=True,
+        )
+
+    def _refresh_row(self, n: int) -> None:
+        if n >= 0:
+            self.refresh(Region(0, n - self.scroll_offset.y, self.size.width, 1))
+
+    def action_cursor_up(self) -> None:
+        self.move_to(self.cursor - 1 if self.cursor > 0 else 0)
+
+    def action_cursor_down(self) -> None:
+        self.move_to(self.cursor + 1)
+
+    def action_page_up(self) -> None:
+        self.move_to(self.cursor - max(1, self.scrollable_content_region.height - 1))
+
+    def action_page_down(self) -> None:
+        self.move_to(self.cursor + max(1, self.scrollable_content_region.height - 1))
+
+    def action_first(self) -> None:
+        self.move_to(0)
+
+    def action_last(self) -> None:
+        self.move_to(len(self.listing.rows) - 1)
+
+    def action_select_cursor(self) -> None:
+        row = self.cursor_row
+        if row is None:
+            return
+        if row.kind == "folder":
+            self.toggle(row.key)
+        else:
+            self.post_message(self.Chosen(row))
+
+    def action_toggle_node(self) -> None:
+        row = self.cursor_row
+        if row is not None and row.kind == "folder":
+            self.toggle(row.key)
+
+    def action_fold(self) -> None:
+        """Fold the folder under the cursor, or go to the folder a trace is in."""
+        row = self.cursor_row
+        if row is None:
+            return
+        if row.kind == "folder" and row.folder is not None and not row.folder.collapsed:
+            self.toggle(row.key)
+            return
+        for n in range(self.cursor - 1, -1, -1):
+            above = self.listing.row(n)
+            if above.kind == "folder" and above.depth < row.depth:
+                self.move_to(n)
+                return
+
+    def action_unfold(self) -> None:
+        row = self.cursor_row
+        if row is not None and row.folder is not None and row.folder.collapsed:
+            self.toggle(row.key)
+
+    def toggle(self, key: str) -> None:
+        """Fold or unfold a folder; the cursor stays on it."""
+        collapsed = self.listing.collapsed
+        if key in collapsed:
+            collapsed.discard(key)
+        else:
+            collapsed.add(key)
+        self.listing.build()
+        self.rows_changed()
+        n = self.listing.folder_row(key)
+        if n is not None:
+            self.move_to(n, announce=False)
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        n = self.scroll_offset.y + offset.y
+        if not 0 <= n < len(self.listing.rows):
+            return
+        self.focus()
+        self.move_to(n, announce=False)
+        row = self.listing.row(n)
+        if row.kind == "folder":
+            self.toggle(row.key)
+        elif row.kind == "trace":
+            self.post_message(self.Chosen(row))
+        else:
+            self.post_message(self.Moved(row))
 
 
 class TraceList(Vertical):
-    """The list pane: the filter box and the tree."""
+    """The list pane: the filter box and the list."""
 
     DEFAULT_CSS = """
     TraceList {
@@ -201,6 +359,11 @@ class TraceList(Vertical):
 
     COMPACT_BELOW = 36
     """A list narrower than this shows badges as glyphs only."""
+
+    REBUILD_NOW_BELOW = 5000
+    """A list with fewer items is rebuilt at once when judgements arrive; a bigger one at most
+    every :attr:`REBUILD_EVERY` seconds (its badges on screen are redrawn at once)."""
+    REBUILD_EVERY = 0.3
 
     class TraceHighlighted(Message):
         """The cursor is on a trace (open it for preview)."""
@@ -228,24 +391,41 @@ class TraceList(Vertical):
             super().__init__()
             self.visible_traces = visible_traces
 
-    def __init__(self, summaries: dict[str, Summary], *, id: str | None = None) -> None:
+    def __init__(
+        self,
+        judgements: Mapping[str, Judgement],
+        by_badge: Mapping[str, set[str]] | None = None,
+        *,
+        id: str | None = None,
+    ) -> None:
         super().__init__(id=id)
-        self.summaries = summaries
-        self.trace_tree = TraceTree(summaries, id="trace-tree")
+        self.listing = Listing(judgements, by_badge or {})
+        self.trace_tree = TraceTree(self.listing, id="trace-tree")
         self.filter_input = Input(
             placeholder="/ filter: name, verdict, model, URL", id="trace-filter"
         )
-        self._sources: list[Source] = []
-        self._skipped: list[Skipped] = []
-        self._node_of: dict[str, TreeNode[Entry]] = {}
-        self.text_filter = ""
-        self.badge_filter: str | None = None
         self.selected: str | None = None
         self._empty_reason: str | None = None
         self._entered = False
-        self.file_roots: tuple[str, ...] = ()
-        """Folders of the files named on the command line: left out of the tree, so that
+        self._rebuild_due = False
+
+    @property
+    def text_filter(self) -> str:
+        return self.listing.text
+
+    @property
+    def badge_filter(self) -> str | None:
+        return self.listing.badge
+
+    @property
+    def file_roots(self) -> tuple[str, ...]:
+        """Folders of the files named on the command line: left out of the list, so that
         ``/tmp/rt/x.har`` lists ``x.har`` and its entries, not ``tmp/ → rt/ → x.har``."""
+        return self.listing.file_roots
+
+    @file_roots.setter
+    def file_roots(self, roots: tuple[str, ...]) -> None:
+        self.listing.file_roots = roots
 
     def compose(self) -> ComposeResult:
         yield self.filter_input
@@ -261,97 +441,127 @@ class TraceList(Vertical):
         compact = self.size.width < self.COMPACT_BELOW
         if compact != self.trace_tree.compact:
             self.trace_tree.compact = compact
-            self.trace_tree.on_resize()
+            self.trace_tree.refresh()
 
     @property
     def filtering(self) -> bool:
         """A text or verdict filter is in force."""
-        return bool(self.text_filter.strip()) or self.badge_filter is not None
+        return self.listing.filtering
 
     def _show_empty(self, shown: int) -> None:
         """Say why the list is empty: nothing matches the filter, or nothing was found."""
         note = self.query_one("#list-empty", Static)
         text = ""
-        if shown == 0 and self._sources and self.filtering:
+        has_traces = len(self.listing.items) > len(self.listing.skipped)
+        if shown == 0 and has_traces and self.filtering:
             needle = self.text_filter.strip()
             what = f"{self.badge_filter} trace" if self.badge_filter else "trace"
             text = f"no {what} matches `{needle}`" if needle else f"no {what} here"
-        elif not self._sources and self._entered:
+        elif not has_traces and self._entered:
             text = self._empty_reason or "no trace found"
         note.update(Content(text))
         note.set_class(bool(text), "-shown")
 
     # -- content -----------------------------------------------------------------------------
 
-    def set_entries(self, sources: list[Source], skipped: list[Skipped]) -> None:
-        self._sources = list(sources)
-        self._skipped = list(skipped)
+    def set_entries(self, addresses: Sequence[str], skipped: Sequence[Skipped]) -> None:
+        """The list's content: traces (or files not judged yet) in list order, and the files
+        that hold no trace."""
+        self.listing.set_items(addresses, skipped)
         self._entered = True
         self.rebuild()
 
-    def set_skipped(self, skipped: list[Skipped]) -> None:
+    def set_skipped(self, skipped: Sequence[Skipped]) -> None:
         """The files that are not traces changed (live reload)."""
-        self._skipped = sorted(skipped, key=lambda s: _sort_key(s.path))
+        self.listing.set_skipped(skipped)
         self.rebuild()
 
     def say_empty(self, reason: str | None) -> None:
         """Why the list is empty when it is (a watched folder was deleted); None: the default."""
         if reason != self._empty_reason:
             self._empty_reason = reason
-            self._show_empty(len(self._sources))
+            self._show_empty(self.listing.shown)
 
     def apply_changes(
         self,
-        added: Sequence[Source],
+        added: Sequence[str],
         removed: Sequence[str],
-        renamed: Sequence[tuple[str, Source]] = (),
+        renamed: Sequence[tuple[str, str]] = (),
     ) -> None:
         """A batch of live changes, with one rebuild: a burst of 200 new captures into a
         3,000-trace folder redraws the list once, not 200 times. A renamed trace keeps the
         selection if it had it."""
-        gone = set(removed) | {old for old, _ in renamed}
-        known = {s.address for s in self._sources}
-        fresh = [s for s in added if s.address not in known]
-        fresh += [s for _, s in renamed]
-        refreshed = [s.address for s in added if s.address in known]
+        index = self.listing.index
+        gone = [a for a in [*removed, *(old for old, _ in renamed)] if a in index]
+        fresh = [a for a in [*added, *(new for _, new in renamed)] if a not in index]
+        refreshed = [a for a in added if a in index]
+        for old, new in renamed:
+            if self.selected == old:
+                self.selected = new
+        if self.selected in gone:
+            self.selected = None
         if not gone and not fresh:
             if refreshed:
                 self.refresh_traces(refreshed)
             return
-        self._sources = [s for s in self._sources if s.address not in gone] + fresh
-        self._sources.sort(key=lambda s: _sort_key(s.address))
-        for old, source in renamed:
-            if self.selected == old:
-                self.selected = source.address
-        if self.selected in gone:
-            self.selected = None
+        self.listing.remove(gone)
+        self.listing.add(fresh)
+        self.listing.judged(refreshed)
         self.rebuild()
 
-    def refresh_traces(self, addresses: list[str]) -> None:
-        """Summaries of these traces changed: redraw their rows (and rebuild if filtered)."""
-        if self.badge_filter is not None or self.text_filter:
+    def resolve(
+        self,
+        results: Sequence[tuple[str, Sequence[str], Sequence[Skipped]]],
+        judged: Sequence[str] = (),
+        hays: Mapping[str, str] | None = None,
+    ) -> None:
+        """Listed files were judged: each ``(address, traces, skipped)`` puts the traces it
+        holds (a HAR file: its entries), or why it holds none, in its place; ``judged``: files
+        that turned out to be one trace each (their rows stay). ``hays``: what the filter
+        reads of them, if made already."""
+        for address, traces, skipped in results:
+            self.listing.replace(address, traces, skipped)
+            self.listing.judged(traces, hays)
+            if self.selected == address and traces and address not in traces:
+                self.selected = traces[0]
+        self.listing.judged(judged, hays)
+        self._rebuild_soon()
+
+    def refresh_traces(self, addresses: Sequence[str]) -> None:
+        """Judgements of these traces changed: their rows are redrawn, the counts and the
+        filter follow."""
+        self.listing.judged(addresses)
+        self._rebuild_soon()
+
+    def _rebuild_soon(self) -> None:
+        if len(self.listing.items) < self.REBUILD_NOW_BELOW:
             self.rebuild()
             return
-        seen: set[int] = set()
-        for address in addresses:
-            node: TreeNode[Entry] | None = self._node_of.get(address)
-            while node is not None and id(node) not in seen:
-                seen.add(id(node))
-                node.refresh()
-                node = node.parent
+        self.trace_tree.refresh()  # badges on screen now; counts and order with the rebuild
+        if not self._rebuild_due:
+            self._rebuild_due = True
+            self.set_timer(self.REBUILD_EVERY, self._rebuild_when_due)
+
+    def _rebuild_when_due(self) -> None:
+        if self._rebuild_due:
+            self.rebuild()
 
     def set_marked(self, address: str | None) -> None:
         """Show ``address`` (or nothing) as the trace marked for comparison."""
-        old, self.trace_tree.marked = self.trace_tree.marked, address
-        self.refresh_traces([a for a in (old, address) if a is not None])
+        self.trace_tree.marked = address
+        self.trace_tree.refresh()
 
     @property
     def addresses(self) -> list[str]:
         """Traces in list order (all of them, filtered or not)."""
-        return [s.address for s in self._sources]
+        return self.listing.traces
 
     def visible_addresses(self) -> list[str]:
-        return [s.address for s in self._sources if self._match(s)]
+        return self.listing.visible()
+
+    def is_shown(self, address: str) -> bool:
+        """Whether ``address`` has a row now (not filtered out, not in a folded folder)."""
+        return self.listing.row_of(address) is not None
 
     # -- filtering ---------------------------------------------------------------------------
 
@@ -360,146 +570,70 @@ class TraceList(Vertical):
     ) -> None:
         """Filter by ``text`` and/or by ``badge`` (``None`` clears it; ``False`` leaves it)."""
         if text is not None:
-            self.text_filter = text
+            self.listing.text = text
         if badge is not False:
-            self.badge_filter = badge
+            self.listing.badge = badge
         self.rebuild()
 
-    def _match(self, source: Source) -> bool:
-        summary = self.summaries.get(source.address)
-        badge = summary.badge.value if summary is not None else "pending"
-        if self.badge_filter is not None and badge != self.badge_filter:
-            return False
-        needle = self.text_filter.strip().lower()
-        if not needle:
-            return True
-        hay = [source.address, badge]
-        if summary is not None:
-            hay += [v for _, v in summary.verdicts]
-            hay += summary.models
-        if source.entry is not None:
-            hay += [source.entry.method, source.entry.url, source.entry.model or ""]
-        text = " ".join(hay).lower()
-        return all(word in text for word in needle.split())
-
-    # -- the tree ----------------------------------------------------------------------------
+    # -- the rows ----------------------------------------------------------------------------
 
     def rebuild(self) -> None:
-        """Rebuild the tree for the filter; the cursor stays on its trace (if still listed).
+        """Rebuild the rows for the filter; the cursor stays on its trace (if still listed).
 
-        Quietly: a rebuild never highlights a node, so filtering never opens another trace."""
-        with self.prevent(Tree.NodeHighlighted):
-            self._rebuild()
-
-    def _rebuild(self) -> None:
+        Quietly: a rebuild never announces a move, so filtering never opens another trace."""
+        self._rebuild_due = False
         tree = self.trace_tree
+        self.listing.build()
+        tree.rows_changed()
         keep = self.selected
-        scroll_y = tree.scroll_y
-        tree.cursor_line = -1
-        tree.clear()
-        self._node_of = {}
-        folders: dict[str, TreeNode[Entry]] = {}
-        shown = 0
+        n = self.listing.row_of(keep) if keep is not None else None
+        if n is not None:
+            tree.cursor = n
+            self.call_after_refresh(self._show_cursor)
+        elif keep is not None:
+            tree.cursor = -1
+        self._show_empty(self.listing.shown)
+        self.post_message(self.FilterChanged(self.listing.shown))
 
-        def folder(path: str) -> TreeNode[Entry]:
-            if not path:
-                return tree.root
-            node = folders.get(path)
-            if node is None:
-                parent_path, _, name = path.rpartition("/")
-                parent = folder(parent_path)
-                node = parent.add(Text(visible(name)), Entry("folder", path, name), expand=True)
-                folders[path] = node
-            return node
-
-        for source in self._sources:
-            if not self._match(source):
-                continue
-            shown += 1
-            file_part, hash_, _ = source.address.partition("#")
-            dir_path, _, name = file_part.rpartition("/")
-            if dir_path in self.file_roots:
-                dir_path = ""
-            parent = folder(dir_path)
-            if hash_:
-                key = "file:" + file_part
-                file_node = folders.get(key)
-                if file_node is None:
-                    file_node = parent.add(
-                        Text(visible(name)), Entry("file", file_part, name), expand=True
-                    )
-                    folders[key] = file_node
-                parent, name = file_node, _har_label(source)
-            self._count(parent, source.address)
-            node = parent.add_leaf(
-                Text(visible(name)), Entry("trace", source.address, name, source=source)
-            )
-            self._node_of[source.address] = node
-        if self.badge_filter is None and not self.text_filter.strip():
-            for skipped in self._skipped:
-                dir_path, _, name = skipped.path.rstrip("/").rpartition("/")
-                parent = folder(dir_path) if dir_path else tree.root
-                parent.add_leaf(
-                    Text(visible(name)), Entry("skipped", skipped.path, name, skipped=skipped)
-                )
-        if keep is not None and keep in self._node_of:
-            self._restore(self._node_of[keep], scroll_y)
-        self._show_empty(shown)
-        self.post_message(self.FilterChanged(shown))
-
-    def _restore(self, node: TreeNode[Entry], scroll_y: float) -> None:
-        def restore() -> None:
-            self.trace_tree.scroll_to(y=scroll_y, animate=False)
-            with self.prevent(Tree.NodeHighlighted):
-                self.trace_tree.move_cursor(node, animate=False)
-
-        self.call_after_refresh(restore)
-
-    @staticmethod
-    def _count(node: TreeNode[Entry], address: str) -> None:
-        current: TreeNode[Entry] | None = node
-        while current is not None:
-            if current.data is not None:
-                current.data.traces.append(address)
-            current = current.parent
+    def _show_cursor(self) -> None:
+        tree = self.trace_tree
+        if tree.cursor < 0:
+            return
+        top = tree.scroll_offset.y
+        height = tree.scrollable_content_region.height
+        if not top <= tree.cursor < top + height:
+            tree.scroll_to_show(tree.cursor, center=True)
 
     def select(self, address: str, *, focus: bool = False) -> None:
         """Put the cursor on ``address`` (quietly: no highlight message)."""
         self.selected = address
-        node = self._node_of.get(address)
-        if node is None:
-            return
-
-        def move() -> None:
-            with self.prevent(Tree.NodeHighlighted):
-                self.trace_tree.move_cursor(node, animate=False)
-            self.trace_tree.scroll_to_node(node, animate=False)
-
-        self.call_after_refresh(move)
+        n = self.listing.row_of(address)
+        if n is not None:
+            self.trace_tree.cursor = n
+            self.trace_tree.refresh()
+            self.call_after_refresh(self._show_cursor)
         if focus:
             self.trace_tree.focus()
 
     # -- events ------------------------------------------------------------------------------
 
-    @on(Tree.NodeHighlighted)
-    def _highlighted(self, event: Tree.NodeHighlighted[Entry]) -> None:
+    @on(TraceTree.Moved)
+    def _moved(self, event: TraceTree.Moved) -> None:
         event.stop()
-        entry = event.node.data
-        if entry is None:
-            return
-        if entry.kind == "trace":
-            self.selected = entry.key
-            self.post_message(self.TraceHighlighted(entry.key))
-        elif entry.kind == "skipped" and entry.skipped is not None:
-            self.post_message(self.SkippedHighlighted(entry.skipped))
+        row = event.row
+        if row.kind == "trace":
+            self.selected = row.key
+            self.post_message(self.TraceHighlighted(row.key))
+        elif row.kind == "skipped" and row.skipped is not None:
+            self.post_message(self.SkippedHighlighted(row.skipped))
 
-    @on(Tree.NodeSelected)
-    def _selected(self, event: Tree.NodeSelected[Entry]) -> None:
+    @on(TraceTree.Chosen)
+    def _chosen(self, event: TraceTree.Chosen) -> None:
         event.stop()
-        entry = event.node.data
-        if entry is not None and entry.kind == "trace":
-            self.selected = entry.key
-            self.post_message(self.TraceChosen(entry.key))
+        row = event.row
+        if row.kind == "trace":
+            self.selected = row.key
+            self.post_message(self.TraceChosen(row.key))
 
     @on(Input.Changed, "#trace-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
@@ -515,7 +649,3 @@ class TraceList(Vertical):
         visible_traces = self.visible_addresses()
         if visible_traces and self.selected not in visible_traces:
             self.select(visible_traces[0])
-
-
-def _sort_key(address: str) -> tuple[str, ...]:
-    return tuple(address.split("/"))

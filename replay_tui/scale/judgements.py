@@ -1,0 +1,255 @@
+"""Judging a listed folder for the TUI: the process pool, and a cache of judgements on disk.
+
+A folder of 100,000 captures is listed at once (the walk) and judged afterwards, file by file:
+
+- a file whose path, size and modification time match the **judgement cache** is judged by it,
+  at once (a re-opened folder shows every badge in well under a second);
+- the others go through the process pool (:func:`~.pool.ordered_map`, as ``check --jobs``):
+  each worker classifies and judges a batch of files and sends back only their
+  :class:`~replay_tui.core.result.Judgement` records.
+
+The cache is one small file per folder opened, under ``$XDG_CACHE_HOME/replay-tui`` (else
+``~/.cache/replay-tui``), written as the judging goes and read at the next start. An entry
+counts only while the file's path, size and modification time (in nanoseconds) and this
+version of the tool are what they were when it was judged; anything else is judged again.
+A cache that cannot be read or written is ignored: it only ever saves time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+
+import msgspec
+
+from .. import __version__
+from ..core.discovery import Candidate, Skipped
+from ..core.result import Judgement, Listed, judge_listed
+
+__all__ = ["JudgementCache", "cache_dir", "judge_files"]
+
+_Stamp = tuple[int, int]
+"""A file's size and modification time in nanoseconds."""
+
+
+def tool_version() -> str:
+    """This tool's version, and a fingerprint of the code that judges: a judgement made by
+    other code (an upgrade, a checkout of another commit) is not used."""
+    core = Path(__file__).resolve().parent.parent / "core"
+    digest = hashlib.sha256(__version__.encode())
+    for path in sorted(core.glob("*.py")):
+        with contextlib.suppress(OSError):
+            st = path.stat()
+            digest.update(f"{path.name}:{st.st_size}:{st.st_mtime_ns};".encode())
+    return f"{__version__}+{digest.hexdigest()[:12]}"
+
+
+class _File(msgspec.Struct):
+    """The cache file, in columns: 100,000 files are a few lists of numbers and names, and
+    the judgements they share are written once."""
+
+    version: str
+    roots: list[str]
+    table: list[Judgement]
+    """The distinct judgements (most captures share theirs with many others)."""
+    files: list[str]
+    """The address of each file judged (its path under the roots; the file's name says which
+    roots)."""
+    sizes: list[int]
+    mtimes: list[int]
+    codes: list[int]
+    """Per file: ``n >= 0``, the file is one trace judged ``table[n]``; ``-1``: see
+    ``others``."""
+    others: dict[str, list[tuple[str, Judgement] | Skipped]]
+    """What the other files hold: a HAR file's entries, or why a file holds no trace."""
+
+
+def cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/replay-tui``, else ``~/.cache/replay-tui``."""
+    base = os.environ.get("XDG_CACHE_HOME") or ""
+    root = Path(base) if os.path.isabs(base) else Path.home() / ".cache"
+    return root / "replay-tui"
+
+
+class JudgementCache:
+    """The judgements of the files under some roots, by address, size and mtime."""
+
+    def __init__(self, roots: Sequence[str], *, directory: Path | None = None) -> None:
+        self.roots = sorted(os.path.abspath(r) for r in roots)
+        key = hashlib.sha256("\0".join(self.roots).encode("utf-8", "surrogateescape"))
+        self.path = (directory or cache_dir()) / f"judgements-{key.hexdigest()[:20]}.msgpack"
+        self._stamps: dict[str, tuple[int, int, int]] = {}
+        """Per file address: size, mtime (ns), and code (see :class:`_File`)."""
+        self._table: list[Judgement] = []
+        self._codes: dict[Judgement, int] = {}
+        self._others: dict[str, Listed] = {}
+        self._dirty = False
+        self.problem: str | None = None
+        """Why the cache could not be read or written (it is then simply not used)."""
+
+    def load(self) -> None:
+        """Read the cache file (a missing, stale or unreadable one: an empty cache)."""
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            self.problem = f"{self.path}: {exc.strerror or exc}"
+            return
+        try:
+            saved = msgspec.msgpack.decode(data, type=_File)
+        except msgspec.DecodeError:
+            return  # written by another version, or torn: judged again, and rewritten
+        if saved.version != tool_version() or saved.roots != self.roots:
+            return
+        if not len(saved.files) == len(saved.sizes) == len(saved.mtimes) == len(saved.codes):
+            return
+        if any(code >= len(saved.table) for code in saved.codes):
+            return
+        self._table = saved.table
+        self._codes = {j: n for n, j in enumerate(saved.table)}
+        columns = zip(saved.sizes, saved.mtimes, saved.codes, strict=True)
+        self._stamps = dict(zip(saved.files, columns, strict=True))
+        self._others = dict(saved.others)
+
+    def __len__(self) -> int:
+        return len(self._stamps)
+
+    def get(self, address: str, stamp: _Stamp) -> Listed | None:
+        known = self._stamps.get(address)
+        if known is None or known[0] != stamp[0] or known[1] != stamp[1]:
+            return None
+        code = known[2]
+        if code >= 0:
+            return [(address, self._table[code])]
+        return self._others.get(address)
+
+    def put(self, address: str, stamp: _Stamp, results: Listed) -> None:
+        code = -1
+        if len(results) == 1:
+            only = results[0]
+            if not isinstance(only, Skipped) and only[0] == address:
+                code = self._codes.get(only[1], -1)
+                if code < 0:
+                    code = self._codes[only[1]] = len(self._table)
+                    self._table.append(only[1])
+        if code < 0:
+            self._others[address] = results
+        else:
+            self._others.pop(address, None)
+        self._stamps[address] = (stamp[0], stamp[1], code)
+        self._dirty = True
+
+    def forget_missing(self, addresses: Iterable[str]) -> None:
+        """Keep only the entries of ``addresses`` (the files listed now)."""
+        keep = set(addresses)
+        if any(address not in keep for address in self._stamps):
+            self._stamps = {a: e for a, e in self._stamps.items() if a in keep}
+            self._others = {a: e for a, e in self._others.items() if a in keep}
+            self._dirty = True
+
+    def save(self) -> None:
+        """Write the cache if it changed: to a temporary file renamed over the old one, so a
+        reader never sees half of it."""
+        if not self._dirty:
+            return
+        stamps = list(self._stamps.values())
+        used = sorted({code for _, _, code in stamps if code >= 0})
+        renumber = {old: new for new, old in enumerate(used)}
+        saved = _File(
+            version=tool_version(),
+            roots=self.roots,
+            table=[self._table[n] for n in used],
+            files=list(self._stamps),
+            sizes=[size for size, _, _ in stamps],
+            mtimes=[mtime for _, mtime, _ in stamps],
+            codes=[renumber.get(code, -1) for _, _, code in stamps],
+            others={a: r for a, r in self._others.items() if a in self._stamps},
+        )
+        data = msgspec.msgpack.encode(saved)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".judgements-", dir=self.path.parent)
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                os.replace(tmp, self.path)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
+        except OSError as exc:
+            self.problem = f"{self.path}: {exc.strerror or exc}"
+            return
+        self._dirty = False
+
+
+def stamp_of(path: str) -> _Stamp | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+def _lost(item: Candidate, reason: str) -> Listed:
+    return [Skipped(item.address, reason)]
+
+
+SAVE_EVERY = 5.0
+"""Seconds between writes of the cache while a big folder is judged (a quit keeps most)."""
+
+
+def judge_files(
+    items: Sequence[Candidate],
+    *,
+    jobs: int,
+    cache: JudgementCache | None = None,
+    here: Callable[[Candidate, _Stamp], bool] = lambda item, stamp: False,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> Iterator[tuple[Candidate, Listed | None]]:
+    """Each file's judgements, as they come: first every file the cache knows, then the rest
+    from the process pool, in list order.
+
+    ``here(item, stamp)``: a file to leave to the caller, which judges it itself (a capture
+    still being written, which the caller follows as it grows): it comes out with ``None``.
+    The cache is saved now and then, and at the end (also when the caller stops early).
+    """
+    todo: list[tuple[Candidate, _Stamp | None]] = []
+    for n, item in enumerate(items):
+        if n % 1024 == 0 and cancelled():
+            return
+        stamp = stamp_of(item.path)
+        if stamp is not None and here(item, stamp):
+            yield item, None
+            continue
+        known = cache.get(item.address, stamp) if cache is not None and stamp else None
+        if known is not None:
+            yield item, known
+        else:
+            todo.append((item, stamp))
+    if cache is not None:
+        cache.forget_missing(item.address for item in items)
+    saved = time.monotonic()
+    from .pool import ordered_map  # only now: a folder the cache knows starts no process
+
+    results = ordered_map(judge_listed, [item for item, _ in todo], jobs, _lost)
+    try:
+        for (item, stamp), listed in zip(todo, results, strict=True):
+            if cache is not None and stamp is not None:
+                cache.put(item.address, stamp, listed)
+            yield item, listed
+            if cancelled():
+                return
+            if cache is not None and time.monotonic() - saved > SAVE_EVERY:
+                cache.save()
+                saved = time.monotonic()
+    finally:
+        results.close()  # stops the pool's processes when the caller stops early
+        if cache is not None:
+            cache.save()
