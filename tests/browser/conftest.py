@@ -37,7 +37,9 @@ def browser() -> Iterator[Any]:
         pytest.skip(
             "no Chromium binary found (apt-get install chromium-headless-shell; .ci/run does)"
         )
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the [test] extra")
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="playwright is in the [test] extra"
+    )
     with sync_api.sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=binary, args=["--no-sandbox"])
         yield b

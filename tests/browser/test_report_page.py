@@ -36,7 +36,9 @@ def _report(tmp_path: Path, trace: Path) -> Path:
     return out
 
 
-def test_report_renders_the_erasing_row_and_requests_nothing_else(browser: Any, tmp_path: Path) -> None:
+def test_report_renders_the_erasing_row_and_requests_nothing_else(
+    browser: Any, tmp_path: Path
+) -> None:
     ctx, page, requests, dialogs = _open(browser, _report(tmp_path, QWEN))
     row = page.locator("tr.erasing")
     assert row.count() == 1 and row.is_visible()
@@ -52,7 +54,9 @@ def test_hostile_tool_name_stays_text_and_runs_no_script(browser: Any, tmp_path:
     trace.write_bytes(hostile_sse())
     ctx, page, requests, dialogs = _open(browser, _report(tmp_path, trace))
     page.wait_for_load_state("load")
-    assert page.evaluate("document.querySelectorAll('script, img, iframe, object, embed').length") == 0
+    assert (
+        page.evaluate("document.querySelectorAll('script, img, iframe, object, embed').length") == 0
+    )
     text = page.locator("body").inner_text()
     assert HOSTILE_NAME in text and HOSTILE_ID in text
     assert dialogs == [] and requests == [page.url]

@@ -43,12 +43,19 @@ def test_served_tui_shows_the_trace_list(browser: Any, served: str) -> None:
     foreign: list[str] = []
     page.on(
         "request",
-        lambda r: None if r.url.startswith(("http://127.0.0.1", "ws://127.0.0.1")) else foreign.append(r.url),
+        lambda r: (
+            None
+            if r.url.startswith(("http://127.0.0.1", "ws://127.0.0.1"))
+            else foreign.append(r.url)
+        ),
     )
     received: list[str] = []
 
     def websocket(ws: Any) -> None:
-        ws.on("framereceived", lambda f: received.append(f if isinstance(f, str) else f.decode("utf-8", "replace")))
+        ws.on(
+            "framereceived",
+            lambda f: received.append(f if isinstance(f, str) else f.decode("utf-8", "replace")),
+        )
 
     page.on("websocket", websocket)
     page.goto(served)

@@ -62,6 +62,13 @@ def test_a_path_that_names_nothing_is_exit_2_on_one_line(tmp_path: Path, argv: l
     assert err == f"replay-tui: {missing}: no such file or folder\n"
 
 
+def test_the_tui_takes_jobs_and_no_cache_and_refuses_zero_jobs(tmp_path: Path) -> None:
+    (tmp_path / "a.sse").write_bytes(STREAM)
+    code, out, err = run_cli([str(tmp_path), "--jobs", "0", "--no-cache"])
+    assert (code, out) == (2, "")
+    assert err == "replay-tui: --jobs: expected 1 or more, got 0\n"
+
+
 # ---- FILE.har#N wherever a trace is -----------------------------------------------------------
 
 

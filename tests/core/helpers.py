@@ -13,7 +13,9 @@ from replay_tui.core.translator import Chunk
 ENVELOPE = {"id": "chatcmpl-t", "object": "chat.completion.chunk", "created": 1, "model": "m"}
 
 
-def chunk(delta: dict[str, Any] | None = None, finish: str | None = None, **top: Any) -> dict[str, Any]:
+def chunk(
+    delta: dict[str, Any] | None = None, finish: str | None = None, **top: Any
+) -> dict[str, Any]:
     """A wire chunk with one choice."""
     choice: dict[str, Any] = {"index": 0, "delta": delta or {}, "finish_reason": finish}
     return {**ENVELOPE, "choices": [choice], **top}

@@ -13,7 +13,11 @@ from replay_tui.cli import main
 from .helpers import call, chunk, sse, tools, write
 
 CLEAN = sse(chunk({"content": "hello"}, finish="stop"))
-ERASING = sse(tools(call(0, id="call_1", name="f", arguments="")), tools(call(0, id="", arguments="{}")), chunk(finish="tool_calls"))
+ERASING = sse(
+    tools(call(0, id="call_1", name="f", arguments="")),
+    tools(call(0, id="", arguments="{}")),
+    chunk(finish="tool_calls"),
+)
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -29,20 +33,45 @@ def test_check_clean_folder_exits_0(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert out.splitlines()[-1] == "1 trace: 1 clean"
 
 
-def test_check_flagged_folder_exits_1_with_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_flagged_folder_exits_1_with_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     write(tmp_path, "a.sse", CLEAN)
     write(tmp_path, "sub/b.sse", ERASING)
     write(tmp_path, "junk.json", b"{}")
     code, out, err = run(capsys, "check", str(tmp_path))
     assert code == 1
     lines = out.splitlines()
-    assert lines[0].split() == ["TRACE", "ASSIGN-ALWAYS", "ACCEPT-IDENTITY", "FLAGS", "FIRST", "FLAG"]
-    assert lines[2].split() == ["sub/b.sse", "unidentified-call", "ok", "1", "line", "3", "(erased", "id,", "call", "0)"]
+    assert lines[0].split() == [
+        "TRACE",
+        "ASSIGN-ALWAYS",
+        "ACCEPT-IDENTITY",
+        "FLAGS",
+        "FIRST",
+        "FLAG",
+    ]
+    assert lines[2].split() == [
+        "sub/b.sse",
+        "unidentified-call",
+        "ok",
+        "1",
+        "line",
+        "3",
+        "(erased",
+        "id,",
+        "call",
+        "0)",
+    ]
     assert lines[-1] == "2 traces: 1 clean, 1 erasing; 1 skipped"
-    assert err == "replay-tui: junk.json: JSON that is not a trace (a chunk log needs .jsonl; a HAR export needs .har)\n"
+    assert (
+        err
+        == "replay-tui: junk.json: JSON that is not a trace (a chunk log needs .jsonl; a HAR export needs .har)\n"
+    )
 
 
-def test_check_json_document_is_exactly_the_spec_shape(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_json_document_is_exactly_the_spec_shape(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     write(tmp_path, "b.sse", ERASING)
     write(tmp_path, "c.txt", b"hello")
     code, out, _ = run(capsys, "check", "--json", str(tmp_path))
@@ -55,7 +84,12 @@ def test_check_json_document_is_exactly_the_spec_shape(tmp_path: Path, capsys: p
     assert trace["verdicts"] == {"assign-always": "unidentified-call", "accept-identity": "ok"}
     assert trace["flags"] == [{"kind": "erased-id", "line": 3, "call": 0, "value": ""}]
     assert all({"kind", "message"} <= set(n) for n in trace["notes"])
-    assert doc["skipped"] == [{"path": "c.txt", "reason": "no SSE field in its first 4 KB (expected lines like 'data: {...}')"}]
+    assert doc["skipped"] == [
+        {
+            "path": "c.txt",
+            "reason": "no SSE field in its first 4 KB (expected lines like 'data: {...}')",
+        }
+    ]
 
 
 def test_check_nothing_readable_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -65,7 +99,9 @@ def test_check_nothing_readable_exits_2(tmp_path: Path, capsys: pytest.CaptureFi
     assert err.splitlines()[-1] == "replay-tui: no readable trace found"
 
 
-def test_check_missing_path_and_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_missing_path_and_usage_errors_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, _, err = run(capsys, "check", str(tmp_path / "nope"))
     assert code == 2 and "no such file or folder" in err
     code, _, err = run(capsys, "check")
@@ -74,13 +110,19 @@ def test_check_missing_path_and_usage_errors_exit_2(tmp_path: Path, capsys: pyte
     assert "Traceback" not in err
 
 
-def test_replay_json_streams_one_chunk_per_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_replay_json_streams_one_chunk_per_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = write(tmp_path, "b.sse", ERASING)
     code, out, _ = run(capsys, "replay", str(path), "--json", "--behavior", "assign-always")
     chunks = [json.loads(line) for line in out.splitlines()]
     assert code == 0
     assert chunks[-2:] == [
-        {"type": "block-end", "index": 0, "block": {"type": "tool-call", "id": "", "name": "f", "arguments": "{}"}},
+        {
+            "type": "block-end",
+            "index": 0,
+            "block": {"type": "tool-call", "id": "", "name": "f", "arguments": "{}"},
+        },
         {"type": "finish", "reason": {"kind": "tool-calls"}},
     ]
     code, out, _ = run(capsys, "replay", str(path))
@@ -88,7 +130,13 @@ def test_replay_json_streams_one_chunk_per_line(tmp_path: Path, capsys: pytest.C
 
 
 def test_replay_names_one_har_stream(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    entry = {"request": {"method": "POST", "url": "u"}, "response": {"status": 200, "content": {"mimeType": "text/event-stream", "text": CLEAN.decode()}}}
+    entry = {
+        "request": {"method": "POST", "url": "u"},
+        "response": {
+            "status": 200,
+            "content": {"mimeType": "text/event-stream", "text": CLEAN.decode()},
+        },
+    }
     path = write(tmp_path, "x.har", json.dumps({"log": {"entries": [entry, entry]}}))
     code, _, err = run(capsys, "replay", str(path))
     assert code == 2 and "holds 2 streams" in err
@@ -106,8 +154,13 @@ def test_version_and_help(capsys: pytest.CaptureFixture[str]) -> None:
         assert code == 0 and out.startswith(f"usage: replay-tui {command}")
 
 
-def test_human_output_never_passes_terminal_escapes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    hostile = sse(tools(call(0, id="c", name="\x1b]52;c;cHduZWQ=\x07[bold red]x", arguments="\x1b[2J")), chunk(finish="tool_calls"))
+def test_human_output_never_passes_terminal_escapes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hostile = sse(
+        tools(call(0, id="c", name="\x1b]52;c;cHduZWQ=\x07[bold red]x", arguments="\x1b[2J")),
+        chunk(finish="tool_calls"),
+    )
     path = write(tmp_path, "evil\x1b[31m.sse", hostile)
     _, out, err = run(capsys, "check", "-v", str(tmp_path))
     assert "\x1b" not in out + err and "\x07" not in out + err

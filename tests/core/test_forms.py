@@ -14,7 +14,11 @@ from replay_tui.core.trace import Form, load_trace
 
 from .helpers import call, chunk, only_trace, sse, tools, write
 
-ERASING = sse(tools(call(0, id="call_1", name="f", arguments="")), tools(call(0, id="", arguments="{}")), chunk(finish="tool_calls"))
+ERASING = sse(
+    tools(call(0, id="call_1", name="f", arguments="")),
+    tools(call(0, id="", arguments="{}")),
+    chunk(finish="tool_calls"),
+)
 
 
 def test_curl_i_capture_keeps_status_and_headers_and_file_line_numbers(tmp_path: Path) -> None:
@@ -29,12 +33,19 @@ def test_curl_i_capture_keeps_status_and_headers_and_file_line_numbers(tmp_path:
 
 
 def test_chunk_log_with_implied_done(tmp_path: Path) -> None:
-    lines = [json.dumps(tools(call(0, id="c", name="f", arguments="{}"))), "", json.dumps(chunk(finish="tool_calls"))]
+    lines = [
+        json.dumps(tools(call(0, id="c", name="f", arguments="{}"))),
+        "",
+        json.dumps(chunk(finish="tool_calls")),
+    ]
     trace = only_trace(write(tmp_path, "log.jsonl", "\n".join(lines) + "\n"))
     assert trace.verdicts == {"assign-always": "ok", "accept-identity": "ok"}
     assert [p.line for p in trace.payloads] == [1, 3]
     assert "done-implied" in {n.kind for n in trace.notes}
-    assert trace.replay("accept-identity")[-1][1] == {"type": "finish", "reason": {"kind": "tool-calls"}}
+    assert trace.replay("accept-identity")[-1][1] == {
+        "type": "finish",
+        "reason": {"kind": "tool-calls"},
+    }
 
 
 def test_chunk_log_with_done_line_and_data_prefixes(tmp_path: Path) -> None:
@@ -49,7 +60,12 @@ def har(*entries: dict[str, object]) -> bytes:
     return json.dumps({"log": {"version": "1.2", "entries": list(entries)}}).encode()
 
 
-def entry(body: bytes, mime: str = "text/event-stream", b64: bool = False, url: str = "https://gw/v1/chat/completions") -> dict[str, object]:
+def entry(
+    body: bytes,
+    mime: str = "text/event-stream",
+    b64: bool = False,
+    url: str = "https://gw/v1/chat/completions",
+) -> dict[str, object]:
     content: dict[str, object] = {"mimeType": mime, "size": len(body)}
     if b64:
         content.update(text=base64.b64encode(body).decode(), encoding="base64")
@@ -57,15 +73,29 @@ def entry(body: bytes, mime: str = "text/event-stream", b64: bool = False, url: 
         content["text"] = body.decode()
     return {
         "startedDateTime": "2026-09-01T10:00:00Z",
-        "request": {"method": "POST", "url": url, "headers": [],
-                    "postData": {"mimeType": "application/json", "text": json.dumps({"model": "qwen3-max", "tools": [{"type": "function", "function": {"name": "f"}}]})}},
+        "request": {
+            "method": "POST",
+            "url": url,
+            "headers": [],
+            "postData": {
+                "mimeType": "application/json",
+                "text": json.dumps(
+                    {
+                        "model": "qwen3-max",
+                        "tools": [{"type": "function", "function": {"name": "f"}}],
+                    }
+                ),
+            },
+        },
         "response": {"status": 200, "statusText": "OK", "headers": [], "content": content},
     }
 
 
 def test_har_streams_are_addressed_by_entry_position(tmp_path: Path) -> None:
     models = entry(b'{"data": []}', mime="application/json", url="https://gw/v1/models")
-    data = har(models, entry(ERASING), entry(ERASING, b64=True), entry(b"data: x\n\n", mime="text/plain"))
+    data = har(
+        models, entry(ERASING), entry(ERASING, b64=True), entry(b"data: x\n\n", mime="text/plain")
+    )
     write(tmp_path, "cap.har", data)
     found = discover([tmp_path])
     assert [s.address for s in found.sources] == ["cap.har#2", "cap.har#3", "cap.har#4"]
@@ -79,12 +109,20 @@ def test_har_streams_are_addressed_by_entry_position(tmp_path: Path) -> None:
     ("data", "reason"),
     [
         (b'{"log": {"entries": [}', "not valid JSON at line 1, column 22"),
-        (b'{\n  "log": {"entries": {}}\n}', "not a HAR 1.2 document: Expected `array`, got `object` - at `$.log.entries`"),
+        (
+            b'{\n  "log": {"entries": {}}\n}',
+            "not a HAR 1.2 document: Expected `array`, got `object` - at `$.log.entries`",
+        ),
         (b"", "empty file"),
-        (har(entry(b"{}", mime="application/json")), "HAR with 1 entry, none of them an SSE stream"),
+        (
+            har(entry(b"{}", mime="application/json")),
+            "HAR with 1 entry, none of them an SSE stream",
+        ),
     ],
 )
-def test_bad_har_files_are_skipped_with_a_located_reason(tmp_path: Path, data: bytes, reason: str) -> None:
+def test_bad_har_files_are_skipped_with_a_located_reason(
+    tmp_path: Path, data: bytes, reason: str
+) -> None:
     write(tmp_path, "bad.har", data)
     write(tmp_path, "good.sse", ERASING)
     found = discover([tmp_path])
@@ -129,7 +167,10 @@ def test_a_file_given_directly_keeps_its_given_path(tmp_path: Path) -> None:
 def test_invalid_utf8_is_replaced_as_the_harness_does_and_noted(tmp_path: Path) -> None:
     body = sse(chunk({"content": "cafX"})).replace(b"cafX", b"caf\xe9")
     trace = only_trace(write(tmp_path, "x.sse", body))
-    assert next(c for _, c in trace.replay("accept-identity") if c["type"] == "text-delta")["text"] == "caf\ufffd"
+    assert (
+        next(c for _, c in trace.replay("accept-identity") if c["type"] == "text-delta")["text"]
+        == "caf\ufffd"
+    )
     assert any(n.kind == "invalid-utf8" and "line 1" in n.message for n in trace.notes)
 
 
@@ -151,5 +192,7 @@ def test_deep_nesting_is_parsed_like_json_parse(tmp_path: Path) -> None:
 
 
 def test_a_five_megabyte_line(tmp_path: Path) -> None:
-    trace = only_trace(write(tmp_path, "x.sse", sse(chunk({"content": "x" * 5_000_000}, finish="stop"))))
+    trace = only_trace(
+        write(tmp_path, "x.sse", sse(chunk({"content": "x" * 5_000_000}, finish="stop")))
+    )
     assert trace.verdicts["accept-identity"] == "ok"

@@ -63,7 +63,10 @@ def test_the_erasing_shapes_are_flagged() -> None:
     ]
     writer = flagged["writer__palmyra-x-004__parallel-2-calls__all-null"]
     assert {(k, c) for k, _, c in writer} == {
-        ("erased-id", 0), ("erased-name", 0), ("erased-id", 1), ("erased-name", 1),
+        ("erased-id", 0),
+        ("erased-name", 0),
+        ("erased-id", 1),
+        ("erased-name", 1),
     }
     clean = [name for name, flags in flagged.items() if not flags]
     assert len(clean) == 35 - 5
@@ -71,7 +74,9 @@ def test_the_erasing_shapes_are_flagged() -> None:
 
 def test_analyzer_is_incremental() -> None:
     """Feeding payloads one at a time gives the same result as feeding them all at once."""
-    trace = trace_of((CORPUS / "writer__palmyra-x-004__parallel-2-calls__all-null.sse").read_bytes())
+    trace = trace_of(
+        (CORPUS / "writer__palmyra-x-004__parallel-2-calls__all-null.sse").read_bytes()
+    )
     one = Analyzer()
     for p, d in zip(trace.payloads, trace.decoded, strict=True):
         one.payload(p.line, d)

@@ -30,7 +30,12 @@ def test_each_erasing_delta_is_flagged_with_its_line_call_and_value() -> None:
 
 
 def test_an_erasure_later_repaired_is_still_flagged_and_marked_repaired() -> None:
-    body = sse(tools(call(0, id="c", name="f")), tools(call(0, name="")), tools(call(0, name="f")), chunk(finish="tool_calls"))
+    body = sse(
+        tools(call(0, id="c", name="f")),
+        tools(call(0, name="")),
+        tools(call(0, name="f")),
+        chunk(finish="tool_calls"),
+    )
     trace = trace_of(body)
     (flag,) = trace.analysis.flags
     assert (flag.kind, flag.line, flag.repaired_line) == ("erased-name", 3, 5)
@@ -47,7 +52,10 @@ def test_parallel_calls_keep_separate_identities_and_flags() -> None:
     )
     assert flags(body) == [("erased-id", 3, 1, ""), ("erased-id", 5, 0, "")]
     trace = trace_of(body)
-    assert [c.final(Behavior.ACCEPT_IDENTITY) for c in trace.analysis.calls] == [("a", "f"), ("b", "g")]
+    assert [c.final(Behavior.ACCEPT_IDENTITY) for c in trace.analysis.calls] == [
+        ("a", "f"),
+        ("b", "g"),
+    ]
     assert [c.final(Behavior.ASSIGN_ALWAYS) for c in trace.analysis.calls] == [("", "f"), ("", "g")]
 
 
@@ -55,33 +63,74 @@ def test_a_call_never_identified_is_refused_not_flagged() -> None:
     body = sse(tools(call(0, arguments="{}")), chunk(finish="tool_calls"))
     trace = trace_of(body)
     assert trace.analysis.flags == []
-    assert trace.verdicts == {"assign-always": "unidentified-call", "accept-identity": "malformed-tool-call"}
+    assert trace.verdicts == {
+        "assign-always": "unidentified-call",
+        "accept-identity": "malformed-tool-call",
+    }
     assert trace.badge.value == "refused"
 
 
 def test_rows_show_raw_values_and_identity_in_force_under_each_behavior() -> None:
-    body = sse(tools(call(0, id="c", name="f", arguments="")), tools(call(0, id="", name=None, arguments="{}")), chunk(finish="tool_calls"))
+    body = sse(
+        tools(call(0, id="c", name="f", arguments="")),
+        tools(call(0, id="", name=None, arguments="{}")),
+        chunk(finish="tool_calls"),
+    )
     rows = trace_of(body).analysis.calls[0].rows()
     assert [(r.raw_id, r.raw_name) for r in rows] == [("c", "f"), ("", None)]
-    assert [(r.id_accept, r.name_accept, r.id_assign, r.name_assign) for r in rows] == [("c", "f", "c", "f"), ("c", "f", "", None)]
+    assert [(r.id_accept, r.name_accept, r.id_assign, r.name_assign) for r in rows] == [
+        ("c", "f", "c", "f"),
+        ("c", "f", "", None),
+    ]
     assert [f.label for f in rows[1].flags] == ["erased id", "erased name"]
-    assert [describe_value(v) for v in (UNSET, None, "", 7, "x")] == ["absent", "null", '""', "7", '"x"']
+    assert [describe_value(v) for v in (UNSET, None, "", 7, "x")] == [
+        "absent",
+        "null",
+        '""',
+        "7",
+        '"x"',
+    ]
 
 
 @pytest.mark.parametrize(
     ("body", "kind"),
     [
-        (sse(tools(call(0, name="f")), tools(call(0, id="late")), chunk(finish="tool_calls")), "late-identity"),
-        (sse(tools(call(0, id="a", name="f")), tools(call(0, id="b")), chunk(finish="tool_calls")), "identity-changed"),
-        (sse(tools(call(0, id="a", name="f")), tools(call(0, id="b", name="g")), chunk(finish="tool_calls")), "index-reused"),
+        (
+            sse(tools(call(0, name="f")), tools(call(0, id="late")), chunk(finish="tool_calls")),
+            "late-identity",
+        ),
+        (
+            sse(
+                tools(call(0, id="a", name="f")), tools(call(0, id="b")), chunk(finish="tool_calls")
+            ),
+            "identity-changed",
+        ),
+        (
+            sse(
+                tools(call(0, id="a", name="f")),
+                tools(call(0, id="b", name="g")),
+                chunk(finish="tool_calls"),
+            ),
+            "index-reused",
+        ),
         (sse(tools(call(0, id=7, name="f")), chunk(finish="tool_calls")), "non-string-identity"),
         (sse(tools(call(0, id="c", name="null")), chunk(finish="tool_calls")), "name-string-null"),
-        (sse(tools(call(0, id="c", name="f", arguments="{}{}")), chunk(finish="tool_calls")), "arguments-not-json"),
+        (
+            sse(tools(call(0, id="c", name="f", arguments="{}{}")), chunk(finish="tool_calls")),
+            "arguments-not-json",
+        ),
         (sse(chunk({"content": "x"}), done=False), "no-done"),
         (sse(chunk({"content": "x"}, finish="stop")) + b"data: {}\n\n", "data-after-done"),
         (sse(chunk({"content": "x"}, finish="")), "empty-finish-reason"),
         (sse({**chunk({"content": "x"}), "error": {"code": 400}}), "error-object"),
-        (sse(tools(call(0, id="c", name="f")), tools(call(0, id="", type="function")), chunk(finish="tool_calls")), "gateway-pattern"),
+        (
+            sse(
+                tools(call(0, id="c", name="f")),
+                tools(call(0, id="", type="function")),
+                chunk(finish="tool_calls"),
+            ),
+            "gateway-pattern",
+        ),
     ],
 )
 def test_notes(body: bytes, kind: str) -> None:
@@ -89,7 +138,10 @@ def test_notes(body: bytes, kind: str) -> None:
 
 
 def test_per_call_notes_are_made_once_not_per_delta() -> None:
-    body = sse(*[tools(call(0, id="c", name="null", arguments="")) for _ in range(5)], chunk(finish="tool_calls"))
+    body = sse(
+        *[tools(call(0, id="c", name="null", arguments="")) for _ in range(5)],
+        chunk(finish="tool_calls"),
+    )
     assert [n.kind for n in trace_of(body).notes].count("name-string-null") == 1
 
 
@@ -97,12 +149,26 @@ def test_per_call_notes_are_made_once_not_per_delta() -> None:
     ("body", "verdicts", "badge"),
     [
         (sse(chunk({"content": "x"}, finish="stop")), ("ok", "ok"), "clean"),
-        (sse(tools(call(0, id="c", name="f")), tools(call(0, id="")), chunk(finish="tool_calls")), ("unidentified-call", "ok"), "erasing"),
-        (sse(tools(call(0, name="f")), chunk(finish="tool_calls")), ("unidentified-call", "malformed-tool-call"), "refused"),
+        (
+            sse(
+                tools(call(0, id="c", name="f")), tools(call(0, id="")), chunk(finish="tool_calls")
+            ),
+            ("unidentified-call", "ok"),
+            "erasing",
+        ),
+        (
+            sse(tools(call(0, name="f")), chunk(finish="tool_calls")),
+            ("unidentified-call", "malformed-tool-call"),
+            "refused",
+        ),
         (sse(chunk(finish="stop")), ("empty-response", "empty-response"), "broken"),
         (sse("{nope"), ("malformed-response", "malformed-response"), "broken"),
         (sse(chunk({"content": "x"}), done=False), ("stream-closed", "stream-closed"), "broken"),
-        (sse(chunk({"content": "x"}, finish="content_filter")), ("model-error", "model-error"), "broken"),
+        (
+            sse(chunk({"content": "x"}, finish="content_filter")),
+            ("model-error", "model-error"),
+            "broken",
+        ),
         (sse("null"), ("model-error", "model-error"), "broken"),
     ],
 )

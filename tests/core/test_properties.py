@@ -14,7 +14,9 @@ from replay_tui.core.verdicts import verdict_of_chunks
 from .helpers import ENVELOPE, chunks, trace_of
 
 ABSENT = object()
-IDENTITY = st.sampled_from([ABSENT, None, "", "call_a", "call_b", "get_weather", 7, {"x": 1}, "null"])
+IDENTITY = st.sampled_from(
+    [ABSENT, None, "", "call_a", "call_b", "get_weather", 7, {"x": 1}, "null"]
+)
 ARGS = st.sampled_from([ABSENT, None, "", "{", '"a":1', "}"])
 
 
@@ -41,23 +43,31 @@ def tool_call(draw: st.DrawFn) -> dict[str, Any]:
 def wire_chunk(draw: st.DrawFn) -> dict[str, Any] | str:
     kind = draw(st.sampled_from(["tools", "tools", "tools", "text", "finish", "usage", "odd"]))
     if kind == "odd":
-        return draw(st.sampled_from(["{bad json", "null", "[1]", '{"choices": [null]}', '{"choices": 3}']))
+        return draw(
+            st.sampled_from(["{bad json", "null", "[1]", '{"choices": [null]}', '{"choices": 3}'])
+        )
     delta: dict[str, Any] = {}
     choice: dict[str, Any] = {"index": 0, "delta": delta}
     top: dict[str, Any] = {}
     if kind == "tools":
         delta["tool_calls"] = draw(st.lists(tool_call(), min_size=1, max_size=2))
     elif kind == "text":
-        delta[draw(st.sampled_from(["content", "reasoning_content"]))] = draw(st.sampled_from(["", "x", None]))
+        delta[draw(st.sampled_from(["content", "reasoning_content"]))] = draw(
+            st.sampled_from(["", "x", None])
+        )
     elif kind == "finish":
-        choice["finish_reason"] = draw(st.sampled_from(["stop", "tool_calls", "length", "", "content_filter", None]))
+        choice["finish_reason"] = draw(
+            st.sampled_from(["stop", "tool_calls", "length", "", "content_filter", None])
+        )
     else:
         top["usage"] = draw(st.sampled_from([None, {"prompt_tokens": 5, "completion_tokens": 2}]))
     return {**ENVELOPE, "choices": [choice], **top}
 
 
 def body_of(payloads: list[dict[str, Any] | str], done: bool) -> bytes:
-    text = "".join("data: " + (p if isinstance(p, str) else json.dumps(p)) + "\n\n" for p in payloads)
+    text = "".join(
+        "data: " + (p if isinstance(p, str) else json.dumps(p)) + "\n\n" for p in payloads
+    )
     return (text + ("data: [DONE]\n\n" if done else "")).encode()
 
 
@@ -87,7 +97,9 @@ def test_usage_comes_before_an_error_finish(stream: tuple[list[Any], bool]) -> N
 
 @SETTINGS
 @given(STREAMS)
-def test_accept_identity_never_loses_an_established_identity(stream: tuple[list[Any], bool]) -> None:
+def test_accept_identity_never_loses_an_established_identity(
+    stream: tuple[list[Any], bool],
+) -> None:
     seen: dict[int, tuple[Any, Any]] = {}
     for c in chunks(body_of(*stream), "accept-identity"):
         if c["type"] != "tool-call-delta":
@@ -121,7 +133,9 @@ def _all_identity_is_proper(payloads: list[Any]) -> bool:
 
 @SETTINGS
 @given(STREAMS)
-def test_behaviors_differ_only_when_identity_fields_are_not_non_empty_strings(stream: tuple[list[Any], bool]) -> None:
+def test_behaviors_differ_only_when_identity_fields_are_not_non_empty_strings(
+    stream: tuple[list[Any], bool],
+) -> None:
     body = body_of(*stream)
     if _all_identity_is_proper(stream[0]):
         assert chunks(body, "assign-always") == chunks(body, "accept-identity")

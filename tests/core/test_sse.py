@@ -69,7 +69,9 @@ def test_a_final_done_without_its_blank_line_is_truncation() -> None:
 def test_payloads_after_done_are_kept_and_marked() -> None:
     fr = frame(b'data: x\n\ndata: [DONE]\n\ndata: {"cost":"0"}\n\n')
     assert [(p.data, p.after_done) for p in fr.payloads] == [
-        (b"x", False), (b"[DONE]", False), (b'{"cost":"0"}', True),
+        (b"x", False),
+        (b"[DONE]", False),
+        (b'{"cost":"0"}', True),
     ]
     assert fr.done_line == 3
 
@@ -82,7 +84,11 @@ def test_byte_offsets_point_at_the_data_lines() -> None:
 
 @pytest.mark.parametrize("size", [1, 2, 3, 7, 64])
 def test_feeding_in_pieces_equals_feeding_whole(size: int) -> None:
-    body = b"\xef\xbb\xbf: c\r\ndata: a\r\n\r\nevent: e\ndata: b\rdata: c\r\r" + b"data: x\n\n" * 100 + b"data: [DONE]\n\n"
+    body = (
+        b"\xef\xbb\xbf: c\r\ndata: a\r\n\r\nevent: e\ndata: b\rdata: c\r\r"
+        + b"data: x\n\n" * 100
+        + b"data: [DONE]\n\n"
+    )
     whole = frame(body)
     framer = SseFramer()
     payloads = []
@@ -91,11 +97,17 @@ def test_feeding_in_pieces_equals_feeding_whole(size: int) -> None:
     payloads += framer.close()
     pieces = framer.framing
     assert payloads == whole.payloads
-    assert (pieces.lines, pieces.done_line, pieces.comments) == (whole.lines, whole.done_line, whole.comments)
+    assert (pieces.lines, pieces.done_line, pieces.comments) == (
+        whole.lines,
+        whole.done_line,
+        whole.comments,
+    )
 
 
 def test_uniform_fast_path_matches_the_general_path() -> None:
-    events = b"".join(b'data: {"n":%d}\n\n' % i for i in range(200)) + b"data: [DONE]\n\ndata: {}\n\n"
+    events = (
+        b"".join(b'data: {"n":%d}\n\n' % i for i in range(200)) + b"data: [DONE]\n\ndata: {}\n\n"
+    )
     fast = frame(events)
     slow = frame(events.replace(b"\n", b"\r\n"))  # CR forces the general path
     assert [(p.data, p.line, p.after_done) for p in fast.payloads] == [

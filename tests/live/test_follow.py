@@ -58,7 +58,9 @@ def test_a_quiet_stream_without_done_settles_as_stream_closed(tmp_path: Path) ->
     assert not follower2.update(now=time_now + 1).changed
     settled = follower2.update(now=time_now + 6)
     assert settled.changed and settled.settled
-    assert settled.trace is not None and settled.trace.verdicts["accept-identity"] == "stream-closed"
+    assert (
+        settled.trace is not None and settled.trace.verdicts["accept-identity"] == "stream-closed"
+    )
 
 
 def test_an_old_capture_is_judged_at_once(tmp_path: Path) -> None:
@@ -103,7 +105,9 @@ def test_a_vanished_file_is_reported_once_and_can_come_back(tmp_path: Path) -> N
 
 
 def test_a_growing_chunk_log_settles_with_done_implied(tmp_path: Path) -> None:
-    path = write(tmp_path, "x.jsonl", b'{"choices":[{"delta":{"content":"x"},"finish_reason":"stop"}]}\n')
+    path = write(
+        tmp_path, "x.jsonl", b'{"choices":[{"delta":{"content":"x"},"finish_reason":"stop"}]}\n'
+    )
     os.utime(path, (1, 1))
     trace = LiveTrace(Source(path, "x.jsonl", Form.JSONL)).update().trace
     assert trace is not None and trace.verdicts["accept-identity"] == "ok"

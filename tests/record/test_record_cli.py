@@ -87,7 +87,9 @@ def test_address_in_use_and_unwritable_out(
         port = busy.getsockname()[1]
         out = str(tmp_path / "t")
         assert (
-            main(["record", "--upstream", "http://x", "--listen", f"127.0.0.1:{port}", "--out", out])
+            main(
+                ["record", "--upstream", "http://x", "--listen", f"127.0.0.1:{port}", "--out", out]
+            )
             == 2
         )
     err = capsys.readouterr().err

@@ -13,6 +13,7 @@ from .samples import CORPUS, HOSTILE_ARGS, HOSTILE_ID, HOSTILE_NAME, QWEN, TRACE
 
 __all__ = ["CORPUS", "HOSTILE_ARGS", "HOSTILE_ID", "HOSTILE_NAME", "QWEN", "TRACES", "hostile_sse"]
 
+
 @pytest.fixture
 def hostile(tmp_path: Path) -> Path:
     path = tmp_path / "<b>hostile<i>.sse"

@@ -13,14 +13,20 @@ QWEN = TRACES / "dashscope" / "qwen3-max-id-empty.sse"
 
 HOSTILE_NAME = "<script>alert(1)</script>"
 HOSTILE_ID = '"><img src=x onerror=alert(2)>'
-HOSTILE_ARGS = "```\n| x | [click](http://evil.example) www.evil.example ![i](http://evil.example/i.png) `"
+HOSTILE_ARGS = (
+    "```\n| x | [click](http://evil.example) www.evil.example ![i](http://evil.example/i.png) `"
+)
 
 
 def hostile_sse() -> bytes:
     """A DashScope-style erasure whose name, id and arguments try to escape their cell."""
 
     def data(delta_call: dict[str, Any], finish: str | None = None) -> bytes:
-        chunk = {"choices": [{"index": 0, "delta": {"tool_calls": [delta_call]}, "finish_reason": finish}]}
+        chunk = {
+            "choices": [
+                {"index": 0, "delta": {"tool_calls": [delta_call]}, "finish_reason": finish}
+            ]
+        }
         return b"data: " + json.dumps(chunk).encode() + b"\n\n"
 
     return (

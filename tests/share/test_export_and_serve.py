@@ -54,8 +54,17 @@ def test_serve_checks_its_paths_first(cli: Cli, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("host", "loopback"),
-    [("127.0.0.1", True), ("localhost", True), ("::1", True), ("[::1]", True), ("127.8.0.1", True),
-     ("0.0.0.0", False), ("192.168.1.5", False), ("::", False), ("example.org", False)],
+    [
+        ("127.0.0.1", True),
+        ("localhost", True),
+        ("::1", True),
+        ("[::1]", True),
+        ("127.8.0.1", True),
+        ("0.0.0.0", False),
+        ("192.168.1.5", False),
+        ("::", False),
+        ("example.org", False),
+    ],
 )
 def test_loopback_addresses(host: str, loopback: bool) -> None:
     assert is_loopback(host) is loopback
@@ -78,9 +87,18 @@ def test_serve_on_a_busy_port_is_one_line_and_exit_2() -> None:
         busy.listen()
         port = busy.getsockname()[1]
         done = subprocess.run(
-            [sys.executable, "-c", "import sys; from replay_tui.cli import main; sys.exit(main())",
-             "serve", str(TRACES), "--port", str(port)],
-            capture_output=True, text=True, timeout=30,
+            [
+                sys.executable,
+                "-c",
+                "import sys; from replay_tui.cli import main; sys.exit(main())",
+                "serve",
+                str(TRACES),
+                "--port",
+                str(port),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=30,
         )
     assert done.returncode == 2
     assert done.stderr.startswith(f"replay-tui: cannot listen on 127.0.0.1:{port}")

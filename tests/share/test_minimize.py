@@ -69,7 +69,11 @@ def test_real_capture_minimizes_to_a_one_minimal_trace_with_the_same_finding(add
 
 def test_dashscope_reproducer_is_two_deltas_and_done() -> None:
     result = minimize(resolve_trace(str(TRACES / "dashscope" / "qwen3-max-id-empty.sse")))
-    lines = [json.loads(x[6:]) if x != "data: [DONE]" else x for x in result.data.decode().split("\n\n") if x]
+    lines = [
+        json.loads(x[6:]) if x != "data: [DONE]" else x
+        for x in result.data.decode().split("\n\n")
+        if x
+    ]
     assert len(lines) == 3 and lines[2] == "data: [DONE]"
     first, second = (d["choices"][0]["delta"]["tool_calls"][0] for d in lines[:2])
     assert first["index"] == second["index"] == 0
@@ -84,7 +88,9 @@ def test_curl_i_keeps_its_head_and_jsonl_stays_a_chunk_log() -> None:
     assert log.form is Form.JSONL and not log.data.startswith(b"data:")
 
 
-def test_cli_writes_beside_and_check_agrees(cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_writes_beside_and_check_agrees(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     har = str(TRACES / "captures" / "mitmproxy-export.har") + "#4"
     code, out, _ = cli("minimize", har)
@@ -98,7 +104,9 @@ def test_cli_writes_beside_and_check_agrees(cli: Cli, tmp_path: Path, monkeypatc
     (b,) = [t for t in json.loads(before)["traces"] if t["path"].endswith("#4")]
     a = json.loads(after)["traces"][0]
     assert a["verdicts"] == b["verdicts"]
-    assert [(f["kind"], f["call"]) for f in a["flags"]] == [(f["kind"], f["call"]) for f in b["flags"]]
+    assert [(f["kind"], f["call"]) for f in a["flags"]] == [
+        (f["kind"], f["call"]) for f in b["flags"]
+    ]
     code, replayed, _ = cli("replay", str(written), "--json", "--behavior", "assign-always")
     assert code == 0 and '"id":""' in replayed
 
@@ -120,9 +128,13 @@ def test_cli_refuses_to_overwrite_its_input(cli: Cli, tmp_path: Path) -> None:
 
 def test_a_large_trace_is_bounded_and_reports_progress(tmp_path: Path) -> None:
     head = '{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"call_1","function":{"name":"f","arguments":""}}]}}]}'
-    cont = '{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"","function":{"arguments":"x"}}]}}]}'
+    cont = (
+        '{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"","function":{"arguments":"x"}}]}}]}'
+    )
     path = tmp_path / "big.sse"
-    path.write_text("".join(f"data: {p}\n\n" for p in [head] + [cont] * 20_000) + "data: [DONE]\n\n")
+    path.write_text(
+        "".join(f"data: {p}\n\n" for p in [head] + [cont] * 20_000) + "data: [DONE]\n\n"
+    )
     trace = resolve_trace(str(path))
     seen: list[str] = []
     stopped = minimize(trace, seconds=1e-9, on_progress=seen.append)

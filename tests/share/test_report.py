@@ -72,7 +72,9 @@ def test_hostile_trace_content_stays_literal_in_markdown(hostile: Path, cli: Cli
     assert html.count("<details") == html.count("</details>") == 5  # "</details>" stayed code
     # the tables still have their columns: no cell was split by a | from the trace
     for table in re.findall(r"<table>.*?</table>", html, re.S):
-        widths = {len(re.findall(r"<t[dh]", row)) for row in re.findall(r"<tr>.*?</tr>", table, re.S)}
+        widths = {
+            len(re.findall(r"<t[dh]", row)) for row in re.findall(r"<tr>.*?</tr>", table, re.S)
+        }
         assert len(widths) == 1
     assert HOSTILE_ID not in html
 
@@ -82,9 +84,14 @@ def test_code_spans_survive_backticks_and_pipes() -> None:
         rendered = GFM.render("| " + code(text, cell=True) + " |\n|---|\n")
         inner = re.search(r"<th><code>(.*?)</code></th>", rendered, re.S)
         assert inner is not None, text
-        assert inner.group(1) == text.replace("&", "&amp;").replace("<", "&lt;").replace(
-            ">", "&gt;"
-        ).replace('"', "&quot;") or text.strip() == ""
+        assert (
+            inner.group(1)
+            == text.replace("&", "&amp;")
+            .replace("<", "&lt;")
+            .replace(">", "&gt;")
+            .replace('"', "&quot;")
+            or text.strip() == ""
+        )
 
 
 def test_markdown_of_the_bundled_folder_fits_a_github_issue(cli: Cli) -> None:
@@ -115,7 +122,9 @@ def test_markdown_too_long_is_cut_with_a_note(tmp_path: Path, cli: Cli) -> None:
 def test_a_long_call_is_cut_around_its_flags(tmp_path: Path) -> None:
     head = '{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"call_1","function":{"name":"f","arguments":""}}]}}]}'
     cont = '{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"x"}}]}}]}'
-    erase = '{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"","function":{"arguments":"x"}}]}}]}'
+    erase = (
+        '{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"","function":{"arguments":"x"}}]}}]}'
+    )
     body = [head] + [cont] * 5000 + [erase] + [cont] * 5000
     path = tmp_path / "long.sse"
     path.write_text("".join(f"data: {p}\n\n" for p in body) + "data: [DONE]\n\n")
@@ -125,9 +134,12 @@ def test_a_long_call_is_cut_around_its_flags(tmp_path: Path) -> None:
     assert len(call.rows) < 20
     flagged = [r for r in call.rows if not isinstance(r, Gap) and r.flags]
     assert [r.delta for r in flagged] == [5002]
-    assert sum(r.count for r in call.rows if isinstance(r, Gap)) + len(call.rows) - sum(
-        1 for r in call.rows if isinstance(r, Gap)
-    ) == 10_002
+    assert (
+        sum(r.count for r in call.rows if isinstance(r, Gap))
+        + len(call.rows)
+        - sum(1 for r in call.rows if isinstance(r, Gap))
+        == 10_002
+    )
 
 
 def test_report_of_a_folder_links_each_trace_section(cli: Cli, tmp_path: Path) -> None:
@@ -164,7 +176,8 @@ def test_credentials_in_the_capture_metadata_are_not_shared(tmp_path: Path, cli:
     capture = tmp_path / "curl.txt"
     capture.write_bytes(
         b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nset-cookie: session=s3cr3t\r\n"
-        b"x-api-key: sk-live-123\r\n\r\n" + (TRACES / "dashscope" / "qwen3-max-id-empty.sse").read_bytes()
+        b"x-api-key: sk-live-123\r\n\r\n"
+        + (TRACES / "dashscope" / "qwen3-max-id-empty.sse").read_bytes()
     )
     (tmp_path / "curl.txt.meta.json").write_text(
         '{"request": {"method": "POST", "url": "https://gw.example/v1/chat?api_key=sk-q&model=m",'

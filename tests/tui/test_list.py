@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from textual.widgets import Input
@@ -37,7 +38,9 @@ async def test_folder_lists_badges_counts_and_har_entries_and_selects_the_first_
         assert chips["clean"] == "✓ 8 clean"
         assert chips["skipped"] == "– 2 skipped"
         labels = tree.lines()
-        assert any(t.lstrip().startswith("✗ erasing") and "qwen3-max-id-empty.sse" in t for t in labels)
+        assert any(
+            t.lstrip().startswith("✗ erasing") and "qwen3-max-id-empty.sse" in t for t in labels
+        )
         assert any(t.lstrip().startswith("– skipped") and "request-body.json" in t for t in labels)
         assert any(t.lstrip().startswith("▾ captures/") and "· 3 erasing" in t for t in labels)
 
@@ -174,3 +177,74 @@ async def test_a_thousand_files_list_at_once_and_fill_in_progressively(tmp_path:
         await settle(app, pilot, limit=60)
         assert len(app.store.judgements) == 1000
         assert {s.badge.value for s in app.store.judgements.values()} == {"erasing"}
+
+
+async def test_folders_fold_and_unfold_and_the_cursor_keys_walk_the_rows() -> None:
+    app = make_app([str(TRACES)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        tree = app.trace_list.trace_tree
+        assert app.focused is tree
+        await pilot.press("home")
+        assert tree.cursor == 0
+        await pilot.press("end")
+        assert tree.cursor == tree.line_count - 1
+        # To the captures folder, fold it with left, unfold with right, and with space.
+        captures = app.trace_list.listing.folder_row("captures")
+        assert captures is not None
+        tree.move_to(captures, announce=False)
+        rows = tree.line_count
+        await pilot.press("left")
+        assert tree.line_count == rows - 12  # its 10 traces, a skipped file, the HAR file
+        label = tree.label_of("captures")
+        assert label is not None and label.plain.startswith("▸ captures/  10 · 3 erasing")
+        await pilot.press("right")
+        assert tree.line_count == rows
+        await pilot.press("space")
+        assert tree.line_count == rows - 12
+        await pilot.press("space")
+        # From a trace, left goes to its folder.
+        await pilot.press("down", "down", "left")
+        assert tree.cursor == captures
+        await pilot.press("pagedown")
+        assert tree.cursor > captures + 10
+        # Clicking a folder folds it.
+        await pilot.click(tree, offset=(3, captures - int(tree.scroll_offset.y)))
+        assert tree.line_count == rows - 12
+
+
+async def test_a_reopened_folder_takes_its_badges_from_the_judgement_cache(
+    tmp_path: Path,
+) -> None:
+    import shutil
+
+    folder = tmp_path / "traces"
+    shutil.copytree(TRACES, folder)
+    first = make_app([str(folder)])
+    async with first.run_test(size=SIZE) as pilot:
+        await settle(first, pilot)
+    judged = dict(first.store.judgements)
+    [cache] = list((Path(os.environ["XDG_CACHE_HOME"]) / "replay-tui").glob("judgements-*"))
+    written = cache.stat().st_mtime_ns
+
+    shutil.copy(TRACES / "openai" / "gpt-4.1-text-then-call.sse", folder / "envoy" / "x.sse")
+    again = make_app([str(folder)])
+    async with again.run_test(size=SIZE) as pilot:
+        await settle(again, pilot)
+    assert again.store.judgements["envoy/x.sse"].badge.value == "clean"  # new: judged
+    del again.store.judgements["envoy/x.sse"]
+    assert again.store.judgements == judged
+    assert cache.stat().st_mtime_ns != written  # the new file was added to it
+
+    os.utime(cache, ns=(written, written))
+    unchanged = make_app([str(folder)])
+    async with unchanged.run_test(size=SIZE) as pilot:
+        await settle(unchanged, pilot)
+    assert cache.stat().st_mtime_ns == written  # every answer came from it: nothing to write
+
+    bypassed = make_app([str(folder)], cache=False)
+    cache.unlink()
+    async with bypassed.run_test(size=SIZE) as pilot:
+        await settle(bypassed, pilot)
+    assert len(bypassed.store.judgements) == len(judged) + 1
+    assert not cache.exists()  # --no-cache: neither read nor written

@@ -1,0 +1,167 @@
+"""The trace list's model (no app): rows, folder counts, folds, the filter, positions."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from replay_tui.core.discovery import Skipped, address_key
+from replay_tui.core.result import Judgement
+from replay_tui.core.trace import Badge
+from replay_tui.tui.listing import Listing
+
+VERDICTS = (("assign-always", "ok"), ("accept-identity", "ok"))
+
+
+def judged(badge: Badge, *models: str) -> Judgement:
+    return Judgement(badge, VERDICTS, 1 if badge is Badge.ERASING else 0, models)
+
+
+def shown(listing: Listing) -> list[tuple[str, int, str]]:
+    rows = [listing.row(n) for n in range(len(listing.rows))]
+    return [(r.kind, r.depth, r.name) for r in rows]
+
+
+def test_folders_sit_above_their_traces_with_counts_that_add_up() -> None:
+    judgements = {
+        "a/x.sse": judged(Badge.ERASING),
+        "a/b/y.sse": judged(Badge.CLEAN),
+        "a/b/z.sse": judged(Badge.ERASING),
+        "top.sse": judged(Badge.CLEAN),
+    }
+    listing = Listing(judgements)
+    listing.set_items(sorted([*judgements, "a/c.sse"], key=address_key))
+    listing.build()
+    assert shown(listing) == [
+        ("folder", 0, "a"),
+        ("folder", 1, "b"),
+        ("trace", 2, "y.sse"),
+        ("trace", 2, "z.sse"),
+        ("trace", 1, "c.sse"),
+        ("trace", 1, "x.sse"),
+        ("trace", 0, "top.sse"),
+    ]
+    a, b = listing.folders
+    assert (a.count, a.erasing) == (4, 2)  # c.sse is not judged yet: counted, not erasing
+    assert (b.count, b.erasing) == (2, 1)
+
+
+def test_a_folded_folder_keeps_its_row_and_counts_and_hides_what_is_below() -> None:
+    listing = Listing({})
+    listing.set_items(["a/b/x.sse", "a/y.sse", "z.sse"])
+    listing.collapsed.add("a/b")
+    listing.build()
+    assert shown(listing) == [
+        ("folder", 0, "a"),
+        ("folder", 1, "b"),
+        ("trace", 1, "y.sse"),
+        ("trace", 0, "z.sse"),
+    ]
+    assert listing.folders[1].count == 1 and listing.folders[0].count == 2
+    assert listing.row_of("a/b/x.sse") is None and listing.row_of("a/y.sse") == 2
+    listing.collapsed = {"a"}
+    listing.build()
+    assert shown(listing) == [("folder", 0, "a"), ("trace", 0, "z.sse")]
+    assert listing.visible() == ["a/b/x.sse", "a/y.sse", "z.sse"]  # folded, not filtered
+
+
+def test_a_har_file_becomes_its_entries_and_a_file_with_no_trace_is_skipped() -> None:
+    judgements: dict[str, Judgement] = {}
+    listing = Listing(judgements)
+    listing.set_items(["d/a.sse", "d/x.har", "d/z.txt"])
+    listing.build()
+    assert [r[0] for r in shown(listing)] == ["folder", "trace", "trace", "trace"]
+    judgements["d/x.har#2"] = Judgement(Badge.CLEAN, VERDICTS, 0, (), "#2 12:00:01 POST /v1")
+    judgements["d/x.har#10"] = judged(Badge.ERASING)
+    listing.replace("d/x.har", ["d/x.har#10", "d/x.har#2"], [])
+    listing.replace("d/z.txt", [], [Skipped("d/z.txt", "not a trace")])
+    listing.build()
+    assert shown(listing) == [
+        ("folder", 0, "d"),
+        ("trace", 1, "a.sse"),
+        ("folder", 1, "x.har"),
+        ("trace", 2, "#2 12:00:01 POST /v1"),  # entries by number, named by their label
+        ("trace", 2, "#10"),
+        ("skipped", 1, "z.txt"),
+    ]
+    assert listing.folders[0].count == 3  # the skipped file is no trace
+    assert listing.traces == ["d/a.sse", "d/x.har#2", "d/x.har#10"]
+    listing.text = "x"
+    listing.build()
+    assert [r[0] for r in shown(listing)] == ["folder", "folder", "trace", "trace"]
+
+
+def test_the_filter_reads_badges_verdicts_models_and_har_words() -> None:
+    judgements = {
+        "g/a.sse": judged(Badge.ERASING, "kimi-k2"),
+        "g/b.sse": judged(Badge.CLEAN, "qwen3-max"),
+        "g/c.har#1": Judgement(
+            Badge.CLEAN, VERDICTS, 0, (), "#1", ("POST", "https://gw.example/v1/chat", "")
+        ),
+    }
+    listing = Listing(judgements)
+    listing.set_items(list(judgements))
+    for text, badge, expected in [
+        ("KIMI", None, ["g/a.sse"]),
+        ("erasing", None, ["g/a.sse"]),
+        ("gw.example post", None, ["g/c.har#1"]),
+        ("", "clean", ["g/b.sse", "g/c.har#1"]),
+        ("qwen", "clean", ["g/b.sse"]),
+        ("qwen", "erasing", []),
+    ]:
+        listing.text, listing.badge = text, badge
+        listing.build()
+        assert listing.visible() == expected, (text, badge)
+
+
+ADDRESSES = st.lists(
+    st.tuples(
+        st.lists(st.sampled_from(["a", "b", "ab", "c.har"]), max_size=3),
+        st.sampled_from(["x.sse", "y.sse", "xy.txt", "c.har#1", "c.har#12"]),
+    ).map(lambda t: "/".join([*t[0], t[1]])),
+    unique=True,
+    max_size=25,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    ADDRESSES,
+    st.lists(st.sampled_from([Badge.CLEAN, Badge.ERASING, None]), min_size=25, max_size=25),
+    st.lists(st.text(alphabet="abxy.s /", max_size=4), max_size=6),
+    st.sampled_from([None, "erasing", "clean", "pending"]),
+)
+def test_typing_a_filter_shows_what_a_fresh_filter_shows_and_every_row_is_found(
+    addresses: list[str], badges: list[Badge | None], typed: list[str], badge: str | None
+) -> None:
+    """Narrowing reuses the previous matches: it must agree with filtering from scratch, and
+    each shown trace's row must be where :meth:`row_of` says."""
+    items = sorted(addresses, key=address_key)
+    judgements = {a: judged(b) for a, b in zip(items, badges, strict=False) if b is not None}
+    typing = Listing(judgements)
+    typing.set_items(items)
+    typing.badge = badge
+    text = ""
+    for piece in typed:
+        text += piece
+        typing.text = text
+        typing.build()
+        fresh = Listing(judgements)
+        fresh.set_items(items)
+        fresh.text, fresh.badge = text, badge
+        fresh.build()
+        assert typing.visible() == fresh.visible()
+        assert typing.rows == fresh.rows
+        needles = text.lower().split()
+        for address in items:
+            hay = typing.hay(address)
+            wanted = all(n in hay for n in needles) and (
+                badge is None or typing.badge_of(address) == badge
+            )
+            assert (address in typing.visible()) == wanted
+        for n, i in enumerate(typing.rows):
+            if i >= 0:
+                assert typing.row_of(typing.items[i]) == n
+        counted = sum(f.count for f in typing.folders if f.depth == 0)
+        top_level = sum(1 for a in typing.visible() if not typing.parsed(a).container)
+        assert counted + top_level == typing.shown
