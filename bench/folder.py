@@ -1,8 +1,16 @@
-"""The folder benchmark: ``check`` on N captures, with ``--jobs 1`` and ``--jobs 2``.
+"""The folder benchmark: ``check`` on N captures, with ``--jobs 1`` and ``--jobs 2``; the TUI.
 
     python bench/folder.py                          # N = 1,000, 20,000, 100,000
     python bench/folder.py --sizes 1000 20000 --runs 3
     python bench/folder.py --copy                   # real copies instead of hard links
+    python bench/folder.py --tui --sizes 100000     # the TUI on N captures
+
+``--tui`` runs the app headless (120x40) on the folder, in a process of its own, twice: with an
+empty judgement cache, then again with the cache it wrote. Per run: the list on screen (the
+walk), every badge filled in (the judging: the process pool, or the cache), peak RSS of the
+app's process, and the filter: a word typed letter by letter and erased, each keystroke's
+handling (the list rebuilt for the filter) and keystroke-to-idle time. Budgets (issue 13):
+memory under 600 MB, a keystroke under 100 ms, every badge from the cache in under 1 s.
 
 It generates N captures shaped like the corpus (tests/data/corpus: 37 real streams from 20-odd
 gateways, cycled), 1,000 to a folder, and times ``replay-tui check FOLDER --jobs J`` as a whole
@@ -75,6 +83,78 @@ def generate(root: Path, count: int, *, copy: bool) -> None:
             os.link(src, dst)
 
 
+# The TUI on a folder, headless, in a process of its own: prints one JSON line of figures.
+_TUI = """
+import asyncio, json, resource, statistics, sys, time
+from replay_tui.tui.app import ReplayApp
+
+async def main(path):
+    start = time.perf_counter()
+    app = ReplayApp([path], watch=True)
+    out = {}
+    async with app.run_test(size=(120, 40)) as pilot:
+        while not (app.discovered and app.trace_list.trace_tree.line_count):
+            await asyncio.sleep(0.005)
+        await pilot.pause()
+        out["listed"] = time.perf_counter() - start
+        while app.judging:
+            await asyncio.sleep(0.02)
+        out["judged"] = time.perf_counter() - start
+        await pilot.pause(0.5)
+        tl = app.trace_list
+        rebuild = tl.rebuild
+        spent = []
+        def timed():
+            t = time.perf_counter(); rebuild(); spent.append(time.perf_counter() - t)
+        tl.rebuild = timed
+        await pilot.press("slash")
+        keys, idle = [*"day-0042/000", *["backspace"] * 12], []
+        for key in keys:
+            t = time.perf_counter()
+            await pilot.press(key)
+            await pilot.pause()
+            idle.append(time.perf_counter() - t)
+        out["key_median"] = statistics.median(spent)
+        out["key_max"] = max(spent)
+        out["key_idle_median"] = statistics.median(idle)
+        out["shown"] = len(tl.visible_addresses())
+    out["peak"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(json.dumps(out))
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1]))
+"""
+
+
+def measure_tui(root: Path, cache: Path) -> dict[str, float]:
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    done = subprocess.run(
+        [sys.executable, "-c", _TUI, str(root)], capture_output=True, text=True, env=env
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"the TUI failed: {done.stderr[-2000:]}")
+    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
+
+
+def tui(sizes: list[int], copy: bool) -> None:
+    for size in sizes:
+        with tempfile.TemporaryDirectory(prefix="replay-folder-bench-") as tmp:
+            root = Path(tmp) / "captures"
+            root.mkdir()
+            generate(root, size, copy=copy)
+            cache = Path(tmp) / "cache"
+            print(f"\nthe TUI on {size:,} captures (load average {os.getloadavg()[0]:.1f})")
+            for label in ("first open (empty cache)", "re-open (cache)"):
+                r = measure_tui(root, cache)
+                print(
+                    f"  {label:25}  listed {r['listed']:5.2f} s   every badge {r['judged']:6.2f} s"
+                    f"   peak RSS {r['peak'] / 2**20:5.0f} MB   filter keystroke"
+                    f" {r['key_median'] * 1000:4.0f} ms median, {r['key_max'] * 1000:4.0f} ms max"
+                    f" (to idle {r['key_idle_median'] * 1000:4.0f} ms)"
+                )
+
+
 def measure(root: Path, jobs: int) -> dict[str, float]:
     cmd = [sys.executable, "-m", "replay_tui.cli", "check", str(root), "--jobs", str(jobs)]
     done = subprocess.run(
@@ -92,8 +172,12 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--copy", action="store_true", help="real copies, not hard links")
+    parser.add_argument("--tui", action="store_true", help="measure the TUI, not check")
     ns = parser.parse_args()
     print(f"cores: {os.cpu_count()}; load average: {os.getloadavg()[0]:.1f}")
+    if ns.tui:
+        tui(ns.sizes, ns.copy)
+        return
     peaks: dict[tuple[int, int], float] = {}
     walls: dict[tuple[int, int], float] = {}
     mins: dict[tuple[int, int], float] = {}

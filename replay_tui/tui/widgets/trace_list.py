@@ -404,6 +404,8 @@ class TraceList(Vertical):
         self.filter_input = Input(
             placeholder="/ filter: name, verdict, model, URL", id="trace-filter"
         )
+        self.empty_note = Static(id="list-empty")
+        """Why the list is empty (kept: late worker messages reach it during shutdown too)."""
         self.selected: str | None = None
         self._empty_reason: str | None = None
         self._entered = False
@@ -429,7 +431,7 @@ class TraceList(Vertical):
 
     def compose(self) -> ComposeResult:
         yield self.filter_input
-        yield Static(id="list-empty")
+        yield self.empty_note
         yield self.trace_tree
 
     def on_resize(self) -> None:
@@ -450,7 +452,7 @@ class TraceList(Vertical):
 
     def _show_empty(self, shown: int) -> None:
         """Say why the list is empty: nothing matches the filter, or nothing was found."""
-        note = self.query_one("#list-empty", Static)
+        note = self.empty_note
         text = ""
         has_traces = len(self.listing.items) > len(self.listing.skipped)
         if shown == 0 and has_traces and self.filtering:
