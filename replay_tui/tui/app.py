@@ -389,7 +389,9 @@ class ReplayApp(App[int]):
             self.open_trace(next(iter(self.store.paths)))
             self.calls_view.focus()
             return
-        self.trace_list.trace_tree.focus()
+        if self.focused is not self.trace_list.filter_input:
+            # (a filter typed while the folder was being walked keeps its keys)
+            self.trace_list.trace_tree.focus()
         if message.judged:
             self._auto_open(self._first_flagged(message.judged) or self._fallback_address())
             return

@@ -12,8 +12,10 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections.abc import Callable
 
 from textual.app import App
+from textual.worker import get_current_worker
 
 from ..live.folder import FolderUpdate, LiveFolder
 from ..live.watch import watch_traces
@@ -43,19 +45,39 @@ class LiveReload:
         self._started = True
         app = self.app
         app.run_worker(
-            self._watch(), group="watch", exclusive=True, description="watch", exit_on_error=False
+            self._watch_in_thread,
+            thread=True,
+            group="watch",
+            exclusive=True,
+            description="watch",
+            exit_on_error=False,
         )
         app.set_interval(SETTLE_EVERY, self._settle_quiet_streams)
         self.show_state()
 
-    async def _watch(self) -> None:
+    def _watch_in_thread(self) -> None:
+        """The watcher in a thread with an event loop of its own: setting up the watches of a
+        folder of 100,000 captures takes a moment that the UI's loop must not wait for."""
+        worker = get_current_worker()
+        asyncio.run(self._watch(lambda: worker.is_cancelled))
+
+    async def _watch(self, cancelled: Callable[[], bool]) -> None:
         stop = asyncio.Event()
+
+        async def stop_when_cancelled() -> None:
+            while not cancelled():
+                await asyncio.sleep(0.1)
+            stop.set()
+
+        guard = asyncio.create_task(stop_when_cancelled())
         try:
             async for batch in watch_traces(self.paths, stop):
-                update = await asyncio.to_thread(self.folder.apply, batch)
-                self.post(update)
+                self.post(self.folder.apply(batch))  # this thread is not the UI's
+                if cancelled():
+                    break
         finally:
             stop.set()
+            guard.cancel()
 
     def _settle_quiet_streams(self) -> None:
         if not self.folder.in_progress():

@@ -232,3 +232,32 @@ def test_long_metadata_values_wrap_between_their_parts() -> None:
         "chat/completions",
     ]
     assert fold("abcdefghijklmnopqrstuvwxyz", 10) == ["abcdefghij", "klmnopqrst", "uvwxyz"]
+
+
+async def test_a_filter_typed_while_the_folder_is_walked_keeps_its_keys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from replay_tui.tui import app as app_module
+
+    for n in range(300):
+        shutil.copy(TRACES / "dashscope" / "qwen3-max-id-empty.sse", tmp_path / f"t{n:03}.sse")
+    typed = threading.Event()
+    walk = app_module.walk
+
+    def slow_walk(paths):  # type: ignore[no-untyped-def]
+        typed.wait(10)  # the walk of a big folder: the user types meanwhile
+        return walk(paths)
+
+    monkeypatch.setattr(app_module, "walk", slow_walk)
+    app = make_app([str(tmp_path)])
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("slash", *"t29")
+        assert not app.discovered
+        typed.set()
+        await settle(app, pilot)
+        assert app.trace_list.filter_input.value == "t29"
+        assert app.focused is app.trace_list.filter_input
+        assert app.trace_list.visible_addresses() == [f"t{n}.sse" for n in range(290, 300)]
+        assert app.details.display  # `d` went into the box, not to the details toggle
