@@ -364,6 +364,8 @@ class ReplayApp(App[int]):
     def _learn(self, address: str, listed: Listed) -> None:
         """Tell the followed folder what a listed file holds (in a worker: it takes a lock)."""
         if self.live is not None:
+            if len(listed) == 1 and not isinstance(listed[0], Skipped) and listed[0][0] == address:
+                return  # one trace under the file's own address: the folder knows it already
             traces = [item[0] for item in listed if not isinstance(item, Skipped)]
             skipped = [item for item in listed if isinstance(item, Skipped)]
             self.live.folder.learn(address, traces, skipped)
