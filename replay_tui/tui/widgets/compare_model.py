@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...core.diff import EventRow, OutcomeDiff, TraceDiff
+from ...core.diff import EventRows, OutcomeDiff, TraceDiff
 from ...core.trace import Trace
 from ...core.translator import Behavior
 
@@ -30,20 +30,6 @@ Entry = tuple[int, int, int]
 
 EVENTS = -1
 """The key of the events section in ``CompareModel.expanded`` (calls use their number)."""
-
-
-def _runs(same: list[bool]) -> list[tuple[int, int]]:
-    """``[start, end)`` of every run of at least ``MIN_RUN`` identical rows."""
-    runs: list[tuple[int, int]] = []
-    start = None
-    for k, s in enumerate([*same, False]):
-        if s and start is None:
-            start = k
-        elif not s and start is not None:
-            if k - start >= MIN_RUN:
-                runs.append((start, k))
-            start = None
-    return runs
 
 
 @dataclass(slots=True)
@@ -82,7 +68,7 @@ class CompareModel:
         return self.diff.outcome(self.behavior)
 
     @property
-    def event_rows(self) -> list[EventRow]:
+    def event_rows(self) -> EventRows:
         return self.diff.events.rows
 
     def layout(self, *, calls: bool = True, events: bool = True) -> None:
@@ -131,19 +117,17 @@ class CompareModel:
 
     def _lay_events(self) -> list[Entry]:
         out: list[Entry] = [(SECTION, 2, 0), (EV_HEAD, 0, 0)]
-        rows = self.event_rows
+        events = self.diff.events
         runs = {start: (k, end) for k, (start, end) in enumerate(self.event_runs)}
         i = 0
-        while i < len(rows):
+        while i < len(events.rows):
             run = runs.get(i)
             if run is not None and (EVENTS, run[0]) not in self.expanded:
                 out.append((EV_RUN, run[0], 0))
                 i = run[1]
                 continue
-            row = rows[i]
-            lines = 1 if row.kind == "comment" else max(len(row.a), len(row.b), 1)
-            out += [(EV_ROW, i, sub) for sub in range(lines)]
-            if row.status == "changed":
+            out += [(EV_ROW, i, sub) for sub in range(events.height(i))]
+            if events.status(i) == "changed":
                 out.append((EV_FIELDS, i, 0))
             i += 1
         return out
@@ -173,7 +157,7 @@ class CompareModel:
         if kind == CALL_ROW:
             return self.diff.calls[x].rows[y].changed
         if kind == EV_ROW:
-            return y == 0 and self.event_rows[x].changed
+            return y == 0 and self.diff.events.status(x) != "same"
         return False
 
 
@@ -182,10 +166,10 @@ def build_compare_model(diff: TraceDiff, behavior: Behavior) -> CompareModel:
     for b in Behavior:
         diff.outcome(b)
     model = CompareModel(diff, behavior)
-    model.call_runs = [_runs([r.status == "same" for r in cd.rows]) for cd in diff.calls]
-    model.event_runs = _runs([r.status == "same" for r in diff.events.rows])
-    model.changed_rows = [sum(1 for r in cd.rows if r.changed) for cd in diff.calls]
-    model.events_differ = sum(1 for r in diff.events.rows if r.changed)
+    model.call_runs = [cd.rows.same_runs(MIN_RUN) for cd in diff.calls]
+    model.event_runs = diff.events.same_runs(MIN_RUN)
+    model.changed_rows = [cd.changed_count for cd in diff.calls]
+    model.events_differ = diff.events.changed_count
     deltas = max((len(c.deltas) for t in (diff.a, diff.b) for c in t.analysis.calls), default=0)
     lines = max(
         (c.deltas[-1][1] for t in (diff.a, diff.b) for c in t.analysis.calls if c.deltas), default=0
