@@ -75,8 +75,7 @@ _DONE_MARK: Channel = ("done",)
 _FIELD_LIMIT = 16
 _JOIN = 512
 """Text pieces of a run held apart before they are joined."""
-_CHUNK, _INERT = 1, 2
-"""Event flag bits: the payload is a chunk the harness reads; it contributes nothing."""
+_INERT_PIECES: list[Piece] = [(INERT, None)]
 
 _decode = msgspec.json.Decoder().decode
 _top = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode
@@ -95,32 +94,109 @@ class TextRun:
 
     A text channel is one run whatever the payload boundaries and whatever comes between its
     pieces, so a stream split or interleaved differently still has the same runs. Segment
-    ``k`` is event ``events[k]``'s contribution, characters ``[ends[k - 1], ends[k])``.
+    ``k`` is one piece: the event that sent it and the characters ``[start, end)`` of ``text``.
+
+    The segments are packed, about two bytes each: per segment one byte for the step from the
+    previous event and one for its length (``_FAR`` when the step does not fit, the step then
+    in a dict), and every ``_EVERY`` segments the event and offsets in full, to start from.
     """
 
-    __slots__ = ("channel", "ends", "events", "text")
+    __slots__ = (
+        "_cp_end",
+        "_cp_event",
+        "_cp_start",
+        "_far_event",
+        "_far_len",
+        "_last",
+        "_lens",
+        "_steps",
+        "channel",
+        "count",
+        "text",
+    )
 
     def __init__(self, channel: Channel, code: str = "q") -> None:
         self.channel = channel
         self.text = ""
-        self.events: array[int] = array(code)
-        self.ends: array[int] = array(code)
+        self.count = 0
+        self._steps = bytearray()
+        self._lens = bytearray()
+        self._far_event: dict[int, int] = {}
+        self._far_len: dict[int, int] = {}
+        self._cp_event: array[int] = array(code)
+        self._cp_start: array[int] = array(code)
+        self._cp_end: array[int] = array(code)
+        self._last = (0, 0)  # the last segment's event and end
 
     @property
     def key(self) -> Hashable:
         return (self.channel, self.text)
 
-    def segs(self) -> Iterator[tuple[int, int, int]]:
-        """``(event, start, end)`` of each segment, in event order."""
-        start = 0
-        for ev, end in zip(self.events, self.ends, strict=True):
-            yield ev, start, end
-            start = end
+    def add(self, event: int, length: int) -> None:
+        """The next piece: ``length`` characters from ``event``."""
+        k = self.count
+        last_event, end = self._last
+        if k % _EVERY == 0:
+            self._cp_event.append(event)
+            self._cp_start.append(end)
+            self._cp_end.append(end + length)
+            self._steps.append(0)
+            self._lens.append(0)
+        else:
+            step = event - last_event
+            if step < _FAR:
+                self._steps.append(step)
+            else:
+                self._steps.append(_FAR)
+                self._far_event[k] = step
+            if length < _FAR:
+                self._lens.append(length)
+            else:
+                self._lens.append(_FAR)
+                self._far_len[k] = length
+        self._last = (event, end + length)
+        self.count = k + 1
+
+    @property
+    def first_event(self) -> int:
+        return self._cp_event[0]
+
+    def segs(self, checkpoint: int = 0) -> Iterator[tuple[int, int, int]]:
+        """``(event, start, end)`` of each segment from checkpoint ``checkpoint`` on."""
+        steps, lens = self._steps, self._lens
+        far_event, far_len = self._far_event, self._far_len
+        cp_event, cp_start, cp_end = self._cp_event, self._cp_start, self._cp_end
+        event = end = 0
+        for k in range(checkpoint * _EVERY, self.count):
+            if k % _EVERY == 0:
+                c = k // _EVERY
+                event, start, end = cp_event[c], cp_start[c], cp_end[c]
+            else:
+                step = steps[k]
+                event += far_event[k] if step == _FAR else step
+                length = lens[k]
+                start = end
+                end += far_len[k] if length == _FAR else length
+            yield event, start, end
+
+    def segs_after(self, offset: int) -> Iterator[tuple[int, int, int]]:
+        """The segments from the first one ending after ``offset``."""
+        c = max(bisect_right(self._cp_end, offset) - 1, 0)
+        for seg in self.segs(c):
+            if seg[2] > offset:
+                yield seg
 
     def text_before(self, event: int) -> str:
         """The text contributed by events before ``event`` (the replayed part)."""
-        k = bisect_left(self.events, event)
-        return self.text[: self.ends[k - 1]] if k else ""
+        c = bisect_left(self._cp_event, event) - 1
+        if c < 0:
+            return ""
+        end = 0
+        for ev, _, e in self.segs(c):
+            if ev >= event:
+                break
+            end = e
+        return self.text[:end]
 
     def event_at(self, offset: int, before: int | None = None) -> int | None:
         """The event that contributed the character at ``offset`` (else the last one before)."""
@@ -134,6 +210,10 @@ class TextRun:
                 break
             last = ev
         return last
+
+
+_EVERY = 64
+_FAR = 255
 
 
 class Streams:
@@ -162,7 +242,8 @@ class Streams:
         self.call_wire: list[Any] = []
         self.call_first: list[int] = []
         """The event that opened each call (its first appearance)."""
-        self.flags = bytearray(self.count)
+        self.chunks = bytearray((self.count + 7) // 8)
+        """A bit per event: the payload is a chunk the harness reads."""
         self.texts: list[TextRun] = []
         self.channels: dict[Channel, TextRun] = {}
         """The text runs by channel (``TEXT``, ``REASONING``, ``("args", k)``)."""
@@ -210,11 +291,7 @@ class Streams:
 
     def chunk(self, event: int) -> bool:
         """The payload is a chunk the harness reads (decoded again only when two differ)."""
-        return bool(self.flags[event] & _CHUNK)
-
-    def inert(self, event: int) -> bool:
-        """The payload contributes nothing the harness reads."""
-        return bool(self.flags[event] & _INERT)
+        return bool(self.chunks[event >> 3] >> (event & 7) & 1)
 
     def pieces(self, event: int) -> list[Piece]:
         """What ``event`` contributes (its payload decoded again)."""
@@ -311,22 +388,18 @@ class Streams:
                 chunks.append(text)
                 if len(chunks) >= _JOIN:  # a few strings at a time, not one per payload
                     chunks[:] = ["".join(chunks)]
-                run.events.append(i)
-                run.ends.append((run.ends[-1] if run.ends else 0) + len(text))
+                run.add(i, len(text))
         for channel, run in channels.items():
             run.text = "".join(parts.pop(channel))
 
     def _cut(self) -> Iterator[tuple[int, bool, list[Piece]]]:
         """Each event's pieces, once, with whether it came after ``[DONE]``."""
-        flags = self.flags
+        chunks = self.chunks
         for i, d in enumerate(self.trace.decoded):
             after = self.after_done(i)
-            pieces = self._pieces(i, after, d)
             if d is not None and d.chunk is not None:
-                flags[i] = _CHUNK
-            if pieces == [(INERT, None)]:
-                flags[i] |= _INERT
-            yield i, after, pieces
+                chunks[i >> 3] |= 1 << (i & 7)
+            yield i, after, self._pieces(i, after, d)
         if self.count > self.payload_count:
             yield self.payload_count, False, [(_DONE_MARK, None)]
 
@@ -672,8 +745,9 @@ def _group_status(na: int, nb: int) -> str:
 
 
 def _only(status: str, streams: Streams, e: int) -> EventRow:
-    inert = streams.inert(e)
-    note = "contributes nothing the harness reads" if inert else _summary(streams.pieces(e))
+    pieces = streams.pieces(e)
+    inert = pieces == _INERT_PIECES
+    note = "contributes nothing the harness reads" if inert else _summary(pieces)
     side = ((e,), (), (streams.line(e),), ())
     a, b, a_lines, b_lines = side if status == "only-a" else (side[1], side[0], side[3], side[2])
     return EventRow(
@@ -798,7 +872,7 @@ def _link_runs(sa: Streams, x: int, sb: Streams, y: int, links: array[int]) -> N
 
 def _first_event(streams: Streams, r: int) -> int:
     kind = streams.run_kind[r]
-    return streams.texts[-1 - kind].events[0] if kind < 0 else streams.run_event[r]
+    return streams.texts[-1 - kind].first_event if kind < 0 else streams.run_event[r]
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -835,16 +909,11 @@ def _clip(run: TextRun, lo: int, hi: int, shift: int) -> Iterator[tuple[int, int
     """Non-empty segments cut to ``[lo, hi)``, moved by ``shift``."""
     if hi <= lo:
         return
-    ends = run.ends
-    k = bisect_right(ends, lo)  # the first segment ending after lo
-    while k < len(ends):
-        s = ends[k - 1] if k else 0
-        e = ends[k]
+    for ev, s, e in run.segs_after(lo):
         if s >= hi:
             break
         if s != e:
-            yield run.events[k], max(s, lo) + shift, min(e, hi) + shift
-        k += 1
+            yield ev, max(s, lo) + shift, min(e, hi) + shift
 
 
 def _zero(run: TextRun, mid_lo: int, mid_hi: int, shift: int) -> list[tuple[int, int]]:

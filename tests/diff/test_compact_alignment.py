@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from replay_tui.core.diff import TraceDiff, diff_traces
+from replay_tui.core.diff_events import TextRun
 from replay_tui.core.discovery import discover
 from replay_tui.core.trace import Trace, load_trace
 from replay_tui.core.translator import Behavior
@@ -287,3 +288,68 @@ def test_rechunked_arguments_align_as_the_reference_does(
         return ("".join(events) + _delta({}, "tool_calls") + "data: [DONE]\n\n").encode()
 
     assert_same_as_reference(trace_of(body(fragments)), trace_of(body(pieces)))
+
+
+# --- the packed segments of a text run -----------------------------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from([0, 0, 1, 1, 2, 254, 255, 256, 70_000]), st.integers(0, 600)),
+        min_size=1,
+        max_size=300,
+    ),
+    st.integers(-1, 100_000),
+    st.integers(-1, 2_000),
+)
+def test_a_text_runs_packed_segments_read_back_as_added(
+    pieces: list[tuple[int, int]], event: int, offset: int
+) -> None:
+    run = TextRun(("args", 0), "i")
+    plain: list[tuple[int, int, int]] = []
+    ev = end = 0
+    for step, length in pieces:
+        ev += step
+        plain.append((ev, end, end + length))
+        run.add(ev, length)
+        end += length
+    run.text = "x" * end
+    assert list(run.segs()) == plain
+    assert run.first_event == plain[0][0]
+    assert list(run.segs_after(offset)) == [s for s in plain if s[2] > offset]
+    before = max((e for ev_, _, e in plain if ev_ < event), default=0)
+    assert run.text_before(event) == run.text[:before]
+    last = None
+    found = None
+    for ev_, s, e in plain:
+        if s <= offset < e:
+            found = ev_
+            break
+        if s > offset:
+            break
+        last = ev_
+    assert run.event_at(offset) == (found if found is not None else last)
+
+
+def test_long_rechunked_streams_align_as_the_reference_does() -> None:
+    # Hundreds of segments per run: the packed segments' checkpoints are crossed.
+    first = {"index": 0, "id": "call_1", "function": {"name": "f", "arguments": ""}}
+    fragments = [f"part{k}/" + "y" * (k % 300) for k in range(400)]
+
+    def body(parts: list[str], keepalive: int) -> bytes:
+        events = [_delta({"tool_calls": [first]})]
+        for k, p in enumerate(parts):
+            if keepalive and k % keepalive == 0:
+                events.append(_chunk([]))
+            events.append(_delta({"tool_calls": [{"index": 0, "function": {"arguments": p}}]}))
+        return ("".join(events) + _delta({}, "tool_calls") + "data: [DONE]\n\n").encode()
+
+    text = "".join(fragments)
+    rechunked = [text[k : k + 97] for k in range(0, len(text), 97)]
+    edited = list(fragments)
+    edited[200] = "changed/"
+    a = trace_of(body(fragments, 0))
+    for b in (trace_of(body(rechunked, 7)), trace_of(body(edited, 0)), a):
+        d = assert_same_as_reference(a, b)
+        assert d.events.rows
