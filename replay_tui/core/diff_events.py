@@ -950,24 +950,27 @@ def _link_overlaps(
 
 
 class _Groups:
-    """Groups ``[a_lo, a_hi] x [b_lo, b_hi]`` of linked events, as four arrays."""
+    """Groups ``[a_lo, a_hi] x [b_lo, b_hi]`` of linked events: the low ends in two arrays,
+    the high ends only of the groups wider than one payload a side."""
 
-    __slots__ = ("a_hi", "a_lo", "b_hi", "b_lo")
+    __slots__ = ("a_lo", "b_lo", "wide")
 
     def __init__(self, code: str) -> None:
         self.a_lo: array[int] = array(code)
-        self.a_hi: array[int] = array(code)
         self.b_lo: array[int] = array(code)
-        self.b_hi: array[int] = array(code)
+        self.wide: dict[int, tuple[int, int]] = {}
 
     def __len__(self) -> int:
         return len(self.a_lo)
 
-    def append(self, a_lo: int, a_hi: int, b_lo: int, b_hi: int) -> None:
-        self.a_lo.append(a_lo)
-        self.a_hi.append(a_hi)
-        self.b_lo.append(b_lo)
-        self.b_hi.append(b_hi)
+    def high(self, k: int) -> tuple[int, int]:
+        """``(a_hi, b_hi)`` of group ``k``."""
+        found = self.wide.get(k)
+        return found if found is not None else (self.a_lo[k], self.b_lo[k])
+
+    def __getitem__(self, k: int) -> tuple[int, int, int, int]:
+        a_hi, b_hi = self.high(k)
+        return self.a_lo[k], a_hi, self.b_lo[k], b_hi
 
 
 def _sorted(links: array[int]) -> Iterable[int]:
@@ -980,7 +983,7 @@ def _sorted(links: array[int]) -> Iterable[int]:
     if len(starts) > _MERGED_RUNS:
         return sorted(links)
     bounds = [0, *starts, len(links)]
-    return heapq.merge(*(links[lo:hi] for lo, hi in pairwise(bounds)))
+    return heapq.merge(*(map(links.__getitem__, range(lo, hi)) for lo, hi in pairwise(bounds)))
 
 
 _MERGED_RUNS = 64
@@ -989,21 +992,32 @@ _MERGED_RUNS = 64
 def _groups(links: array[int], code: str) -> _Groups:
     """Connected, order-preserving groups of linked events."""
     g = _Groups(code)
-    a_lo, a_hi, b_lo, b_hi = g.a_lo, g.a_hi, g.b_lo, g.b_hi
+    a_lo, b_lo, wide = g.a_lo, g.b_lo, g.wide
     for link in _sorted(links):
         pa, pb = link >> _SHIFT, link & _MASK
-        if a_lo and (pa <= a_hi[-1] or pb <= b_hi[-1]):
-            a_hi[-1] = max(a_hi[-1], pa)
-            b_lo[-1] = min(b_lo[-1], pb)
-            b_hi[-1] = max(b_hi[-1], pb)
-            while len(a_lo) > 1 and b_lo[-1] <= b_hi[-2]:
-                a_lo.pop()
-                ha, lb, hb = a_hi.pop(), b_lo.pop(), b_hi.pop()
-                a_hi[-1] = max(a_hi[-1], ha)
-                b_lo[-1] = min(b_lo[-1], lb)
-                b_hi[-1] = max(b_hi[-1], hb)
-        else:
-            g.append(pa, pa, pb, pb)
+        t = len(a_lo) - 1
+        if t >= 0:
+            ha, hb = g.high(t)
+            if pa <= ha or pb <= hb:
+                ha, lb, hb = max(ha, pa), min(b_lo[t], pb), max(hb, pb)
+                b_lo[t] = lb
+                while t > 0:  # the group now reaches back into the one before: merged
+                    prev_ha, prev_hb = g.high(t - 1)
+                    if lb > prev_hb:
+                        break
+                    a_lo.pop()
+                    b_lo.pop()
+                    wide.pop(t, None)
+                    t -= 1
+                    ha, lb, hb = max(prev_ha, ha), min(b_lo[t], lb), max(prev_hb, hb)
+                    b_lo[t] = lb
+                if ha != a_lo[t] or hb != lb:
+                    wide[t] = (ha, hb)
+                else:
+                    wide.pop(t, None)
+                continue
+        a_lo.append(pa)
+        b_lo.append(pb)
     return g
 
 
@@ -1017,10 +1031,7 @@ def _pair_gaps(sa: Streams, sb: Streams, groups: _Groups) -> Iterator[Group]:
     na, nb = sa.count, sb.count
     prev_a = prev_b = -1
     for k in range(len(groups) + 1):
-        if k < len(groups):
-            g = (groups.a_lo[k], groups.a_hi[k], groups.b_lo[k], groups.b_hi[k])
-        else:
-            g = (na, na, nb, nb)
+        g = groups[k] if k < len(groups) else (na, na, nb, nb)
         ga = range(prev_a + 1, g[0])
         gb = range(prev_b + 1, g[2])
         if ga and gb:

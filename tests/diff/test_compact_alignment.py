@@ -12,6 +12,7 @@ and the same outcomes.
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -353,3 +354,41 @@ def test_long_rechunked_streams_align_as_the_reference_does() -> None:
     for b in (trace_of(body(rechunked, 7)), trace_of(body(edited, 0)), a):
         d = assert_same_as_reference(a, b)
         assert d.events.rows
+
+
+@st.composite
+def _interleaved(draw: st.DrawFn) -> bytes:
+    """Text, reasoning and two calls' arguments, each cut at drawn places and interleaved in
+    a drawn order: two draws of one content make crossing links, groups that merge."""
+    texts = {
+        "content": "hello there",
+        "reasoning_content": "thinking…",
+        0: '{"a": 1}',
+        1: '{"b": [2, 3]}',
+    }
+    queues: list[list[tuple[Any, str]]] = []
+    for channel, text in texts.items():
+        cuts = sorted(draw(st.sets(st.integers(1, len(text) - 1), max_size=4)))
+        bounds = [0, *cuts, len(text)]
+        queues.append([(channel, text[i:j]) for i, j in pairwise(bounds)])
+    events: list[str] = []
+    opened: set[Any] = set()
+    while any(queues):
+        q = draw(st.sampled_from([q for q in queues if q]))
+        channel, piece = q.pop(0)
+        if isinstance(channel, str):
+            events.append(_delta({channel: piece}))
+            continue
+        call: dict[str, Any] = {"index": channel, "function": {"arguments": piece}}
+        if channel not in opened:
+            opened.add(channel)
+            call.update(id=f"call_{channel}", type="function")
+            call["function"]["name"] = "f"
+        events.append(_delta({"tool_calls": [call]}))
+    return ("".join(events) + _delta({}, "tool_calls") + "data: [DONE]\n\n").encode()
+
+
+@settings(max_examples=150, deadline=None)
+@given(_interleaved(), _interleaved())
+def test_interleaved_rechunked_channels_align_as_the_reference_does(a: bytes, b: bytes) -> None:
+    assert_same_as_reference(trace_of(a), trace_of(b))
