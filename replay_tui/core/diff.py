@@ -734,9 +734,6 @@ def _erasure(f: Flag) -> dict[str, Any]:
     return out
 
 
-_ONE_TO_ONE = ("same", "changed")
-
-
 def _row_values(r: DeltaRow) -> tuple[Any, ...]:
     """A row's values in ``_ROW_FIELDS`` order."""
     return (
@@ -784,7 +781,7 @@ def _call_rows(
             if vx == vy and all(type(v) in _STRICT_EQ_TYPES for v in vx):
                 continue
             # In a split or merged event row the argument fragments differ by construction.
-            skip = -1 if events.status(ka) in _ONE_TO_ONE else _ARGUMENTS
+            skip = -1 if events.one_to_one(ka) else _ARGUMENTS
             changes = tuple(
                 _LABELS[n]
                 for n, (u, v) in enumerate(zip(vx, vy, strict=True))

@@ -524,6 +524,7 @@ class EventDiff:
         "_by_b",
         "_groups",
         "_kind",
+        "_last",
         "_na",
         "_nb",
         "_row0",
@@ -563,6 +564,7 @@ class EventDiff:
         self._by_b: array[int] = array("q")
         self._seg_b: array[int] = array("q")
         self._groups: dict[int, tuple[bool, str]] = {}
+        self._last = 0  # the stretch found last: rows are mostly asked for in order
         row = 0
         for s, (kind, a0, b0, na, nb) in enumerate(stretches):
             self._kind.append(kind)
@@ -584,7 +586,12 @@ class EventDiff:
     # -- where things are ---------------------------------------------------------------------
 
     def _stretch(self, row: int) -> int:
-        return bisect_right(self._row0, row) - 1
+        row0 = self._row0
+        s = self._last
+        if row0[s] <= row and (s + 1 == len(row0) or row < row0[s + 1]):
+            return s
+        s = self._last = bisect_right(row0, row) - 1
+        return s
 
     def row_of_a(self, event: int) -> int:
         """The row A's event ``event`` is in."""
@@ -615,6 +622,10 @@ class EventDiff:
         if kind == _GROUP:
             return _group_status(self._na[s], self._nb[s])
         return self.comments[self._a0[s]].status
+
+    def one_to_one(self, row: int) -> bool:
+        """Row ``row`` pairs one payload of A with one of B (``same`` or ``changed``)."""
+        return self._kind[self._stretch(row)] == _ONE
 
     def height(self, row: int) -> int:
         """Lines the row takes side by side: one per payload of its longer side."""
@@ -1056,7 +1067,7 @@ def _stretches(
     """The rows, as stretches, and the A events whose 1:1 row differs."""
     out: list[Stretch] = []
     changed: array[int] = array("q")
-    same_trace = sa is sb
+    same_trace = sa.trace is sb.trace  # the same payload on both sides: the same
     ia = ib = 0
 
     def only(kind: int, lo: int, hi: int) -> None:
