@@ -2,8 +2,8 @@
 
 The alignment keeps index arrays and makes rows when asked (a 100,000-payload pair would
 otherwise hold a copy of every payload and its pieces); :mod:`.reference_events` is the
-object-per-payload version it replaced, kept as the oracle. Every pair of golden traces, the
-diff fixtures, and hypothesis-made pairs of streams (re-chunked, edited, with keep-alives,
+object-per-payload version it replaced, kept as the oracle. The golden traces and the diff
+fixtures (each against itself and a few others), and hypothesis-made pairs of streams (re-chunked, edited, with keep-alives,
 comments, text, reasoning, several calls, errors, malformed lines, data after ``[DONE]``, a
 missing ``[DONE]``) must give the same rows, the same event-to-row maps, the same call rows
 and the same outcomes.
@@ -12,6 +12,7 @@ and the same outcomes.
 from __future__ import annotations
 
 import json
+import random
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -178,15 +179,21 @@ def _reference_outcome(trace: Trace, streams: ref.Streams, behavior: Behavior) -
 # --- the golden traces ---------------------------------------------------------------------
 
 
+PARTNERS = 4
+
+
 @pytest.mark.parametrize("a", TRACES, ids=[t.address for t in TRACES])
-def test_every_golden_pair_aligns_as_the_reference_does(a: Trace) -> None:
-    for b in TRACES:
+def test_golden_pairs_align_as_the_reference_does(a: Trace) -> None:
+    # Each trace against itself and a few others (drawn, the same every run): every pair of
+    # the ~75 would take minutes and find nothing more.
+    rng = random.Random(a.address)
+    for b in [a, *rng.sample(TRACES, PARTNERS)]:
         assert_same_as_reference(a, b)
 
 
 def test_volatile_keys_included_align_as_the_reference_does() -> None:
-    for a in TRACES[:12]:
-        for b in TRACES[:12]:
+    for a in TRACES[:6]:
+        for b in TRACES[:6]:
             assert_same_as_reference(a, b, include_volatile=True)
 
 
