@@ -536,11 +536,11 @@ class CallRows(Indexed[CallRow]):
         self._ra = DeltaRows(xa) if xa is not None else None
         self._rb = DeltaRows(xb) if xb is not None else None
         self._kind = array("b")
-        self._row0: array[int] = array("q")
-        self._i0: array[int] = array("q")
-        self._j0: array[int] = array("q")
+        self._row0: array[int] = array("i")  # rows and deltas: a call's, far below 2**31
+        self._i0: array[int] = array("i")
+        self._j0: array[int] = array("i")
         self._size = 0
-        self.changed_indexes: array[int] = array("q")
+        self.changed_indexes: array[int] = array("i")
         """The rows that differ, in order."""
         self._changes = array("h")
         """For each of ``changed_indexes``: its ``_labels`` entry (-1: a one-sided row)."""

@@ -1066,7 +1066,7 @@ def _stretches(
 ) -> tuple[list[Stretch], array[int]]:
     """The rows, as stretches, and the A events whose 1:1 row differs."""
     out: list[Stretch] = []
-    changed: array[int] = array("q")
+    changed: array[int] = array(sa.code)  # A event indexes
     same_trace = sa.trace is sb.trace  # the same payload on both sides: the same
     ia = ib = 0
 
