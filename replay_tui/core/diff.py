@@ -16,7 +16,9 @@ control characters escaped, for the CLI and the TUI alike.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from array import array
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,13 +30,15 @@ from .diff_events import (
     VOLATILE_KEYS,
     EventDiff,
     EventRow,
+    EventRows,
     FieldDiff,
     Streams,
     align_events,
     event_text,
     no_gc,
 )
-from .identity import CallTrace, DeltaRow, Flag
+from .identity import CallTrace, DeltaRow, DeltaRows, Flag
+from .indexed import Indexed
 from .trace import Trace
 from .translator import Behavior, index_key, takes_identity, usage_chunk
 from .visible import visible
@@ -47,9 +51,11 @@ __all__ = [
     "Block",
     "CallDiff",
     "CallRow",
+    "CallRows",
     "Difference",
     "EventDiff",
     "EventRow",
+    "EventRows",
     "FieldDiff",
     "OutcomeDiff",
     "TraceDiff",
@@ -213,43 +219,29 @@ class AgentOutcome:
 def _outcome(trace: Trace, streams: Streams, behavior: Behavior) -> AgentOutcome:
     analysis = trace.analysis
     result = analysis.outcomes[behavior]
-    cut = streams.cut
-    events = streams.events
     closed = analysis.done and result.verdict != "malformed-tool-call"
     blocks: list[Block] = []
-    seen: set[Any] = set()
-    usage_event = finish_event = None
-    for ev in events[:cut]:
-        if not ev.replayed:
-            break
-        for channel, _ in ev.pieces:
-            kind = channel[0]
-            if kind in ("text", "reasoning", "call") and channel not in seen:
-                seen.add(channel)
-                blocks.append(
-                    _block(trace, streams, channel, len(blocks), ev.line, behavior, closed)
-                )
-            elif kind == "usage":
-                usage_event = ev
-            elif kind == "finish":
-                finish_event = ev
+    for channel, event in streams.opened:
+        line = streams.line(event)
+        blocks.append(_block(trace, streams, channel, len(blocks), line, behavior, closed))
     usage = None
     usage_line = None
+    usage_event, finish_event = streams.usage_event, streams.finish_event
     if analysis.done and usage_event is not None:
-        decoded = trace.decoded[usage_event.index]
+        decoded = trace.decoded[usage_event]
         if decoded is not None and decoded.chunk is not None:
             usage = usage_chunk(decoded.chunk.usage)["usage"]
-            usage_line = usage_event.line
+            usage_line = streams.line(usage_event)
     finish = result.finish
     code = finish.get("failure", {}).get("code") if finish.get("kind") == "error" else None
     if code == "STREAM_CLOSED":
         finish_line = None
     elif code in ("MALFORMED_RESPONSE", "UNKNOWN") and result.position is not None:
-        finish_line = events[result.position].line
+        finish_line = streams.line(result.position)
     elif finish_event is not None and code != "MALFORMED_TOOL_CALL":
-        finish_line = finish_event.line
+        finish_line = streams.line(finish_event)
     else:
-        finish_line = events[result.position].line if result.position is not None else None
+        finish_line = streams.line(result.position) if result.position is not None else None
     return AgentOutcome(behavior, result.verdict, blocks, usage, usage_line, finish, finish_line)
 
 
@@ -272,7 +264,7 @@ def _block(
     if closed:  # block-end turns a missing (or null) identity into ""
         cid = "" if cid is UNSET or cid is None else cid
         name = "" if name is UNSET or name is None else name
-    return Block("tool-call", index, line, closed, ct.arguments, k, cid, name)
+    return Block("tool-call", index, line, closed, streams.arguments(k), k, cid, name)
 
 
 @dataclass(slots=True)
@@ -406,7 +398,7 @@ def _line_at(streams: Streams, channel: tuple[Any, ...], offset: int) -> int | N
     if ch is None:
         return None
     ev = ch.event_at(offset, streams.cut)
-    return streams.events[ev].line if ev is not None else None
+    return streams.line(ev) if ev is not None else None
 
 
 def _identity_line(ct: CallTrace, fld: str, behavior: Behavior) -> int | None:
@@ -477,32 +469,155 @@ class CallDiff:
     b: CallTrace | None
     differences: list[Difference]
     events: EventDiff = field(repr=False)
-    _rows: list[CallRow] | None = field(default=None, repr=False)
+    _rows: CallRows | None = field(default=None, repr=False)
     _same_rows: bool | None = field(default=None, repr=False)
 
     @property
-    def rows(self) -> list[CallRow]:
+    def rows(self) -> CallRows:
         """Every delta of both sides, aligned (same rows included), for a side-by-side view.
 
-        Built on first use: a 100,000-delta call costs a second or so."""
+        Worked out on first use (a 100,000-delta call costs a second or so), kept compact:
+        each row is made when read."""
         if self._rows is None:
             with no_gc():
-                self._rows = _call_rows(self.a, self.b, self.events)
+                self._rows = _call_rows(self.a, self.b, self.events, self._identical())
         return self._rows
+
+    def _identical(self) -> bool:
+        if self._same_rows is None:
+            self._same_rows = _rows_identical(self.a, self.b, self.events)
+        return self._same_rows
 
     @property
     def changed(self) -> bool:
         if self.differences:
             return True
-        if self._rows is None and self._same_rows is None:
-            self._same_rows = _rows_identical(self.a, self.b, self.events)
-        if self._same_rows:
+        if self._rows is None and self._identical():
             return False
-        return any(r.changed for r in self.rows)
+        return self.rows.changed_count > 0
+
+    @property
+    def changed_count(self) -> int:
+        """How many delta rows differ."""
+        if self._rows is None and self._identical():
+            return 0
+        return self.rows.changed_count
 
     @property
     def changed_rows(self) -> list[CallRow]:
-        return [r for r in self.rows if r.changed] if self.changed else []
+        if not self.changed:
+            return []
+        rows = self.rows
+        return [rows[r] for r in rows.changed_indexes]
+
+
+class CallRows(Indexed[CallRow]):
+    """A call's delta rows, kept as stretches and made when read.
+
+    A stretch is ``_PAIR`` (A's delta ``i0 + k`` against B's ``j0 + k``), ``_ONLY_A`` or
+    ``_ONLY_B``; the rows that differ are listed (``changed_indexes``) with, for a pair, what
+    differs (an index into a few distinct ``changes`` tuples).
+    """
+
+    __slots__ = (
+        "_changes",
+        "_i0",
+        "_j0",
+        "_kind",
+        "_labels",
+        "_ra",
+        "_rb",
+        "_row0",
+        "_size",
+        "changed_indexes",
+    )
+
+    def __init__(self, xa: CallTrace | None, xb: CallTrace | None) -> None:
+        self._ra = DeltaRows(xa) if xa is not None else None
+        self._rb = DeltaRows(xb) if xb is not None else None
+        self._kind = array("b")
+        self._row0: array[int] = array("i")  # rows and deltas: a call's, far below 2**31
+        self._i0: array[int] = array("i")
+        self._j0: array[int] = array("i")
+        self._size = 0
+        self.changed_indexes: array[int] = array("i")
+        """The rows that differ, in order."""
+        self._changes = array("h")
+        """For each of ``changed_indexes``: its ``_labels`` entry (-1: a one-sided row)."""
+        self._labels: dict[tuple[str, ...], int] = {}
+
+    def _add(self, kind: int, i: int, j: int, rows: int = 1) -> None:
+        if self._kind and self._kind[-1] == kind:
+            self._size += rows
+            return
+        self._kind.append(kind)
+        self._row0.append(self._size)
+        self._i0.append(i)
+        self._j0.append(j)
+        self._size += rows
+
+    def _mark(self, row: int, changes: tuple[str, ...] | None) -> None:
+        self.changed_indexes.append(row)
+        if changes is None:
+            self._changes.append(-1)
+        else:
+            self._changes.append(self._labels.setdefault(changes, len(self._labels)))
+
+    @property
+    def changed_count(self) -> int:
+        return len(self.changed_indexes)
+
+    def __len__(self) -> int:
+        return self._size
+
+    def _at(self, index: int) -> CallRow:
+        s = bisect_right(self._row0, index) - 1
+        kind, off = self._kind[s], index - self._row0[s]
+        if kind == _ONLY_A:
+            assert self._ra is not None
+            return CallRow("only-a", self._ra[self._i0[s] + off], None)
+        if kind == _ONLY_B:
+            assert self._rb is not None
+            return CallRow("only-b", None, self._rb[self._j0[s] + off])
+        assert self._ra is not None and self._rb is not None
+        x, y = self._ra[self._i0[s] + off], self._rb[self._j0[s] + off]
+        k = bisect_left(self.changed_indexes, index)
+        if k < len(self.changed_indexes) and self.changed_indexes[k] == index:
+            changes = next(c for c, n in self._labels.items() if n == self._changes[k])
+            return CallRow("changed", x, y, changes)
+        return CallRow("same", x, y)
+
+    def same_runs(self, least: int) -> list[tuple[int, int]]:
+        """``[start, end)`` of every run of at least ``least`` consecutive ``same`` rows."""
+        runs: list[tuple[int, int]] = []
+        marked = self.changed_indexes
+        for s in range(len(self._kind)):
+            if self._kind[s] != _PAIR:
+                continue
+            lo = self._row0[s]
+            end = self._row0[s + 1] if s + 1 < len(self._kind) else self._size
+            k = bisect_left(marked, lo)
+            for at in [*marked[k : bisect_left(marked, end)], end]:
+                if at - lo >= least:
+                    runs.append((lo, at))
+                lo = at + 1
+        return runs
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, CallRows | list):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # compared by content
+
+    def __iter__(self) -> Iterator[CallRow]:
+        return map(self._at, range(self._size))
+
+    def __repr__(self) -> str:
+        return f"CallRows({len(self)} rows)"
+
+
+_PAIR, _ONLY_A, _ONLY_B = 0, 1, 2
 
 
 def _rows_identical(xa: CallTrace | None, xb: CallTrace | None, events: EventDiff) -> bool:
@@ -511,12 +626,13 @@ def _rows_identical(xa: CallTrace | None, xb: CallTrace | None, events: EventDif
         return False
     row_a, row_b = events.row_of_a, events.row_of_b
     for (pa, _, ca), (pb, _, cb) in zip(xa.deltas, xb.deltas, strict=True):
-        if row_a[pa] != row_b[pb] or ca != cb:
+        if ca != cb or row_a(pa) != row_b(pb):
             return False
         fn = ca.function
         name = fn.name if fn else None
+        args = fn.arguments if fn else None
         # == is not strict for numbers and booleans; let the full comparison judge those.
-        for v in (ca.id, name):
+        for v in (ca.id, name, args):
             if v is not None and v is not UNSET and type(v) is not str:
                 return False
     return True
@@ -618,9 +734,6 @@ def _erasure(f: Flag) -> dict[str, Any]:
     return out
 
 
-_ONE_TO_ONE = ("same", "changed")
-
-
 def _row_values(r: DeltaRow) -> tuple[Any, ...]:
     """A row's values in ``_ROW_FIELDS`` order."""
     return (
@@ -639,40 +752,63 @@ _ARGUMENTS = 2
 _STRICT_EQ_TYPES = (str, type(UNSET), type(None))
 
 
-def _call_rows(xa: CallTrace | None, xb: CallTrace | None, events: EventDiff) -> list[CallRow]:
-    ra = xa.rows() if xa is not None else []
-    rb = xb.rows() if xb is not None else []
+def _call_rows(
+    xa: CallTrace | None, xb: CallTrace | None, events: EventDiff, identical: bool
+) -> CallRows:
+    out = CallRows(xa, xb)
+    na = len(xa.positions) if xa is not None else 0
+    nb = len(xb.positions) if xb is not None else 0
+    if identical:  # every delta pairs with its twin, and they are the same
+        if na:
+            out._add(_PAIR, 0, 0, na)
+        return out
+    ra = DeltaRows(xa) if xa is not None else None
+    rb = DeltaRows(xb) if xb is not None else None
     row_a, row_b = events.row_of_a, events.row_of_b
-    rows = events.rows
-    out: list[CallRow] = []
     i = j = 0
-    end = len(rows) + 1
-    while i < len(ra) or j < len(rb):
-        ka = row_a[ra[i].position] if i < len(ra) else end
-        kb = row_b[rb[j].position] if j < len(rb) else end
+    end = len(events.rows) + 1
+    while i < na or j < nb:
+        ka = row_a(xa.positions[i]) if xa is not None and i < na else end
+        kb = row_b(xb.positions[j]) if xb is not None and j < nb else end
+        row = len(out)
         if ka == kb:
+            assert ra is not None and rb is not None
             x, y = ra[i], rb[j]
+            out._add(_PAIR, i, j)
             i += 1
             j += 1
             vx, vy = _row_values(x), _row_values(y)
             if vx == vy and all(type(v) in _STRICT_EQ_TYPES for v in vx):
-                out.append(CallRow("same", x, y))
                 continue
             # In a split or merged event row the argument fragments differ by construction.
-            skip = -1 if rows[ka].status in _ONE_TO_ONE else _ARGUMENTS
+            skip = -1 if events.one_to_one(ka) else _ARGUMENTS
             changes = tuple(
                 _LABELS[n]
                 for n, (u, v) in enumerate(zip(vx, vy, strict=True))
                 if n != skip and not _same(u, v)
             )
-            out.append(CallRow("changed" if changes else "same", x, y, changes))
+            if changes:
+                out._mark(row, changes)
         elif ka < kb:
-            out.append(CallRow("only-a", ra[i], None))
+            assert xa is not None
+            out._add(_ONLY_A, i, j)
+            if _touches_identity(xa, i):
+                out._mark(row, None)
             i += 1
         else:
-            out.append(CallRow("only-b", None, rb[j]))
+            assert xb is not None
+            out._add(_ONLY_B, i, j)
+            if _touches_identity(xb, j):
+                out._mark(row, None)
             j += 1
     return out
+
+
+def _touches_identity(ct: CallTrace, delta: int) -> bool:
+    """The delta sent an ``id`` or a ``name`` (a one-sided row that is not neutral)."""
+    call = ct.calls[delta]
+    fn = call.function
+    return call.id is not UNSET or (fn is not None and fn.name is not UNSET)
 
 
 # --- the whole diff ------------------------------------------------------------------------
@@ -851,5 +987,5 @@ def diff_json(
         "verdicts": {"a": od.a.verdict, "b": od.b.verdict},
         "outcome": [_difference_json(d, a, b) for d in od.differences],
         "calls": calls,
-        "events": [_row_json(r, a, b) for r in diff.events.rows if r.status != "same"],
+        "events": [_row_json(r, a, b) for r in diff.events.differences],
     }

@@ -21,29 +21,41 @@ alignment works on what each payload *contributes* to the response, as the harne
 
 Comment lines (``: OPENROUTER PROCESSING``, ``: keep-alive``) carry no data; those one trace has
 and the other lacks are rows of their own, placed where they occur.
+
+What is kept is compact, for two 100,000-payload captures: per payload one flag byte, per text
+run its text and two index arrays (which payload contributed up to which character), and the
+rows as stretches of payload indexes (a stretch of 1:1 rows is four numbers). A payload's bytes
+stay in the trace; its pieces are cut again (one decode) only when a row that shows them is
+made, and rows are made when asked for (:class:`EventRows`): a view asks for the rows on screen.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from collections.abc import Hashable
+import heapq
+from array import array
+from bisect import bisect_left, bisect_right
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 import msgspec
 
 from .align import align
-from .sse import DONE
+from .indexed import Indexed
+from .sse import DONE, PayloadTable
 from .trace import Trace, gc_paused
 from .translator import index_key, truthy
-from .wire import UNSET, decode_payload, js_string
+from .wire import UNSET, Decoded, decode_payload, js_string
 
 __all__ = [
     "VOLATILE_KEYS",
     "EventDiff",
     "EventRow",
+    "EventRows",
     "FieldDiff",
     "Streams",
+    "TextRun",
     "align_events",
     "event_text",
     "field_diffs",
@@ -61,6 +73,9 @@ Piece = tuple[Channel, str | None]
 TEXT, REASONING, INERT = ("text",), ("reasoning",), ("inert",)
 _DONE_MARK: Channel = ("done",)
 _FIELD_LIMIT = 16
+_JOIN = 512
+"""Text pieces of a run held apart before they are joined."""
+_INERT_PIECES: list[Piece] = [(INERT, None)]
 
 _decode = msgspec.json.Decoder().decode
 _top = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode
@@ -74,47 +89,110 @@ no_gc = gc_paused
 # --- what each payload contributes -----------------------------------------------------------
 
 
-@dataclass(slots=True)
-class Event:
-    """One payload of a trace, as the event diff sees it."""
+class TextRun:
+    """Everything one text channel received, over the whole stream.
 
-    index: int
-    """Position in ``trace.payloads``; ``len(trace.payloads)`` for an implied ``[DONE]``."""
-    line: int
-    data: bytes
-    replayed: bool
-    pieces: list[Piece]
-    chunk: bool = False
-    """The payload is a chunk the harness reads (decoded again only when two differ: keeping
-    every decoded chunk of two 100,000-payload traces cost thirteen times their size)."""
+    A text channel is one run whatever the payload boundaries and whatever comes between its
+    pieces, so a stream split or interleaved differently still has the same runs. Segment
+    ``k`` is one piece: the event that sent it and the characters ``[start, end)`` of ``text``.
 
-    @property
-    def inert(self) -> bool:
-        return self.pieces == [(INERT, None)]
-
-
-@dataclass(slots=True)
-class Run:
-    """A unit of alignment: one mark, or everything one text channel received.
-
-    A text channel is one run over the whole stream, whatever the payload boundaries and
-    whatever comes between its pieces, so a stream split or interleaved differently still has
-    the same runs; ``segs`` says which event contributed which characters.
+    The segments are packed, about two bytes each: per segment one byte for the step from the
+    previous event and one for its length (``_FAR`` when the step does not fit, the step then
+    in a dict), and every ``_EVERY`` segments the event and offsets in full, to start from.
     """
 
-    channel: Channel
-    is_text: bool
-    parts: list[str] = field(default_factory=list)
-    segs: list[tuple[int, int, int]] = field(default_factory=list)
-    """``(event, start, end)``, in event order."""
-    length: int = 0
-    text: str = ""
-    key: Hashable = None
+    __slots__ = (
+        "_cp_end",
+        "_cp_event",
+        "_cp_start",
+        "_far_event",
+        "_far_len",
+        "_last",
+        "_lens",
+        "_steps",
+        "channel",
+        "count",
+        "text",
+    )
+
+    def __init__(self, channel: Channel, code: str = "q") -> None:
+        self.channel = channel
+        self.text = ""
+        self.count = 0
+        self._steps = bytearray()
+        self._lens = bytearray()
+        self._far_event: dict[int, int] = {}
+        self._far_len: dict[int, int] = {}
+        self._cp_event: array[int] = array(code)
+        self._cp_start: array[int] = array(code)
+        self._cp_end: array[int] = array(code)
+        self._last = (0, 0)  # the last segment's event and end
+
+    @property
+    def key(self) -> Hashable:
+        return (self.channel, self.text)
+
+    def add(self, event: int, length: int) -> None:
+        """The next piece: ``length`` characters from ``event``."""
+        k = self.count
+        last_event, end = self._last
+        if k % _EVERY == 0:
+            self._cp_event.append(event)
+            self._cp_start.append(end)
+            self._cp_end.append(end + length)
+            self._steps.append(0)
+            self._lens.append(0)
+        else:
+            step = event - last_event
+            if step < _FAR:
+                self._steps.append(step)
+            else:
+                self._steps.append(_FAR)
+                self._far_event[k] = step
+            if length < _FAR:
+                self._lens.append(length)
+            else:
+                self._lens.append(_FAR)
+                self._far_len[k] = length
+        self._last = (event, end + length)
+        self.count = k + 1
+
+    @property
+    def first_event(self) -> int:
+        return self._cp_event[0]
+
+    def segs(self, checkpoint: int = 0) -> Iterator[tuple[int, int, int]]:
+        """``(event, start, end)`` of each segment from checkpoint ``checkpoint`` on."""
+        steps, lens = self._steps, self._lens
+        far_event, far_len = self._far_event, self._far_len
+        cp_event, cp_start, cp_end = self._cp_event, self._cp_start, self._cp_end
+        event = end = 0
+        for k in range(checkpoint * _EVERY, self.count):
+            if k % _EVERY == 0:
+                c = k // _EVERY
+                event, start, end = cp_event[c], cp_start[c], cp_end[c]
+            else:
+                step = steps[k]
+                event += far_event[k] if step == _FAR else step
+                length = lens[k]
+                start = end
+                end += far_len[k] if length == _FAR else length
+            yield event, start, end
+
+    def segs_after(self, offset: int) -> Iterator[tuple[int, int, int]]:
+        """The segments from the first one ending after ``offset``."""
+        c = max(bisect_right(self._cp_end, offset) - 1, 0)
+        for seg in self.segs(c):
+            if seg[2] > offset:
+                yield seg
 
     def text_before(self, event: int) -> str:
         """The text contributed by events before ``event`` (the replayed part)."""
+        c = bisect_left(self._cp_event, event) - 1
+        if c < 0:
+            return ""
         end = 0
-        for ev, _, e in self.segs:
+        for ev, _, e in self.segs(c):
             if ev >= event:
                 break
             end = e
@@ -123,7 +201,7 @@ class Run:
     def event_at(self, offset: int, before: int | None = None) -> int | None:
         """The event that contributed the character at ``offset`` (else the last one before)."""
         last: int | None = None
-        for ev, start, end in self.segs:
+        for ev, start, end in self.segs():
             if before is not None and ev >= before:
                 break
             if start <= offset < end:
@@ -134,32 +212,94 @@ class Run:
         return last
 
 
+_EVERY = 64
+_FAR = 255
+
+
 class Streams:
-    """One trace cut into events, pieces, runs and channels (computed once, read by the diff)."""
+    """One trace cut into pieces and runs (computed once, read by the diff).
+
+    Nothing is kept per payload but a flag byte: a payload's pieces are cut again from its
+    decoded chunk when asked for (:meth:`pieces`). The runs are the text runs (``TextRun``,
+    by channel) and the marks, in stream order: ``run_kind[r]`` is ``-1 - t`` for text run
+    ``t`` of ``texts``, else the mark's channel (an index into ``marks``) of event
+    ``run_event[r]``.
+    """
 
     def __init__(self, trace: Trace) -> None:
         self.trace = trace
+        self.code = _code(len(trace.raw))
+        """Typecode of the index arrays: 4 bytes while offsets into the capture fit."""
         payloads = trace.payloads
+        self._table = payloads if isinstance(payloads, PayloadTable) else None
         outcome = next(iter(trace.analysis.outcomes.values()))
-        n = len(payloads)
+        n = self.payload_count = len(payloads)
+        self.count = n + 1 if trace.implied_done else n
+        """Events: the payloads, and an implied ``[DONE]`` (event ``payload_count``)."""
         # Replay stops at [DONE] or at the payload that made the harness fail.
         self.cut = n + 1 if outcome.position is None else outcome.position + 1
         self.calls: dict[Any, int] = {}
         self.call_wire: list[Any] = []
-        events: list[Event] = []
-        for i, (p, d) in enumerate(zip(payloads, trace.decoded, strict=True)):
-            replayed = i < self.cut and not p.after_done
-            chunk = d is not None and d.chunk is not None
-            events.append(Event(i, p.line, p.data, replayed, self._pieces(p.after_done, d), chunk))
-        if trace.implied_done:
-            events.append(Event(n, trace.framing.lines, DONE, True, [(_DONE_MARK, None)]))
-        self.events = events
-        self.runs: list[Run] = []
-        self.channels: dict[Channel, Run] = {}
+        self.call_first: list[int] = []
+        """The event that opened each call (its first appearance)."""
+        self.chunks = bytearray((self.count + 7) // 8)
+        """A bit per event: the payload is a chunk the harness reads."""
+        self.texts: list[TextRun] = []
+        self.channels: dict[Channel, TextRun] = {}
         """The text runs by channel (``TEXT``, ``REASONING``, ``("args", k)``)."""
+        self.marks: list[Channel] = []
+        self.run_kind: array[int] = array("q")
+        self.run_event: array[int] = array("q")
+        self.opened: list[tuple[Channel, int]] = []
+        """Text, reasoning and call channels in order of first appearance in the replayed
+        part, each with the event that opened it."""
+        self._arguments: dict[int, str] = {}
+        self.usage_event: int | None = None
+        """The last replayed event carrying a truthy ``usage``."""
+        self.finish_event: int | None = None
+        """The last replayed event carrying a string ``finish_reason``."""
         self._cut_runs()
 
-    def _pieces(self, after_done: bool, d: Any) -> list[Piece]:
+    # -- per event ----------------------------------------------------------------------------
+
+    def line(self, event: int) -> int:
+        if event >= self.payload_count:
+            return self.trace.framing.lines
+        if self._table is not None:
+            return self._table.line(event)
+        return self.trace.payloads[event].line
+
+    def data(self, event: int) -> bytes:
+        if event >= self.payload_count:
+            return DONE
+        if self._table is not None:
+            return self._table.data(event)
+        return self.trace.payloads[event].data
+
+    def after_done(self, event: int) -> bool:
+        if event >= self.payload_count:
+            return False
+        if self._table is not None:
+            return self._table.after_done(event)
+        return self.trace.payloads[event].after_done
+
+    def replayed(self, event: int) -> bool:
+        """False for payloads after ``[DONE]`` or after the one that made the harness fail."""
+        if event >= self.payload_count:
+            return True
+        return event < self.cut and not self.after_done(event)
+
+    def chunk(self, event: int) -> bool:
+        """The payload is a chunk the harness reads (decoded again only when two differ)."""
+        return bool(self.chunks[event >> 3] >> (event & 7) & 1)
+
+    def pieces(self, event: int) -> list[Piece]:
+        """What ``event`` contributes (its payload decoded again)."""
+        if event >= self.payload_count:
+            return [(_DONE_MARK, None)]
+        return self._pieces(event, self.after_done(event), self.trace.decoded[event])
+
+    def _pieces(self, event: int, after_done: bool, d: Decoded | None) -> list[Piece]:
         if after_done:
             return [(("after-done",), None)]
         if d is None:
@@ -179,14 +319,22 @@ class Streams:
                 c = delta.content
                 if type(c) is str and c:
                     out.append((TEXT, c))
-                for call in delta.tool_calls or ():
+                calls = delta.tool_calls
+                opened: set[int] | None = None
+                for call in calls or ():
                     idx = call.index
                     key = idx if type(idx) is int else index_key(idx)
                     k = self.calls.get(key)
-                    if k is None:
+                    if k is None:  # only while cutting: afterwards every call is known
                         k = self.calls[key] = len(self.call_wire)
                         self.call_wire.append(call.index)
-                        out.append((("call", k), None))
+                        self.call_first.append(event)
+                    if self.call_first[k] == event:
+                        if opened is None:
+                            opened = set()
+                        if k not in opened:
+                            opened.add(k)
+                            out.append((("call", k), None))
                     fn = call.function
                     args = fn.arguments if fn else UNSET
                     frag = "" if args is UNSET or args is None else js_string(args)
@@ -202,28 +350,90 @@ class Streams:
             out.append((("throw",), None))
         return out or [(INERT, None)]
 
+    # -- the runs -----------------------------------------------------------------------------
+
     def _cut_runs(self) -> None:
-        runs = self.runs
         channels = self.channels
-        for ev in self.events:
-            for channel, text in ev.pieces:
+        parts: dict[Channel, list[str]] = {}
+        marks: dict[Channel, int] = {}
+        run_kind, run_event = self.run_kind, self.run_event
+        cut = self.cut
+        replaying = True
+        seen: set[Channel] = set()
+        for i, after, pieces in self._cut():
+            if replaying and i < cut:
+                if not after:
+                    self._opening(i, pieces, seen)
+                else:
+                    replaying = False
+            for channel, text in pieces:
                 if text is None:
                     # Payloads that contribute nothing are paired afterwards, by place.
                     if channel != INERT:
-                        runs.append(Run(channel, False, segs=[(ev.index, 0, 0)], key=channel))
+                        m = marks.get(channel)
+                        if m is None:
+                            m = marks[channel] = len(self.marks)
+                            self.marks.append(channel)
+                        run_kind.append(m)
+                        run_event.append(i)
                     continue
                 run = channels.get(channel)
                 if run is None:
-                    run = channels[channel] = Run(channel, True)
-                    runs.append(run)
-                end = run.length + len(text)
-                run.parts.append(text)
-                run.segs.append((ev.index, run.length, end))
-                run.length = end
-        for run in channels.values():
-            run.text = "".join(run.parts)
-            run.key = (run.channel, run.text)
-            run.parts = []
+                    run = channels[channel] = TextRun(channel, self.code)
+                    run_kind.append(-1 - len(self.texts))
+                    run_event.append(i)
+                    self.texts.append(run)
+                    parts[channel] = []
+                chunks = parts[channel]
+                chunks.append(text)
+                if len(chunks) >= _JOIN:  # a few strings at a time, not one per payload
+                    chunks[:] = ["".join(chunks)]
+                run.add(i, len(text))
+        for channel, run in channels.items():
+            run.text = "".join(parts.pop(channel))
+
+    def _cut(self) -> Iterator[tuple[int, bool, list[Piece]]]:
+        """Each event's pieces, once, with whether it came after ``[DONE]``."""
+        chunks = self.chunks
+        for i, d in enumerate(self.trace.decoded):
+            after = self.after_done(i)
+            if d is not None and d.chunk is not None:
+                chunks[i >> 3] |= 1 << (i & 7)
+            yield i, after, self._pieces(i, after, d)
+        if self.count > self.payload_count:
+            yield self.payload_count, False, [(_DONE_MARK, None)]
+
+    def _opening(self, event: int, pieces: list[Piece], seen: set[Channel]) -> None:
+        for channel, _ in pieces:
+            kind = channel[0]
+            if kind in ("text", "reasoning", "call") and channel not in seen:
+                seen.add(channel)
+                self.opened.append((channel, event))
+            elif kind == "usage":
+                self.usage_event = event
+            elif kind == "finish":
+                self.finish_event = event
+
+    def arguments(self, call: int) -> str:
+        """Call ``call``'s whole arguments as the analysis has them: one string, whoever asks
+        (the same as its text run's when they agree)."""
+        found = self._arguments.get(call)
+        if found is None:
+            found = self.trace.analysis.calls[call].arguments
+            run = self.channels.get(("args", call))
+            if run is not None and run.text == found:
+                found = run.text
+            self._arguments[call] = found
+        return found
+
+    def run_key(self, r: int) -> Hashable:
+        kind = self.run_kind[r]
+        return self.texts[-1 - kind].key if kind < 0 else self.marks[kind]
+
+
+def _code(size: int) -> str:
+    """The array typecode for indexes and offsets into ``size`` bytes of captures."""
+    return "i" if size < 1 << 31 else "q"
 
 
 # --- the rows ----------------------------------------------------------------------------------
@@ -268,7 +478,9 @@ class EventRow:
 
     pair: tuple[bytes, bytes, tuple[str, ...]] | None = field(default=None, repr=False)
     """For a ``changed`` row: both payloads and the keys left out (to compare on demand)."""
-    _fields: tuple[tuple[FieldDiff, ...], int] | None = field(default=None, repr=False)
+    _fields: tuple[tuple[FieldDiff, ...], int] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @property
     def changed(self) -> bool:
@@ -291,104 +503,387 @@ class EventRow:
         return self._fields
 
 
-@dataclass(slots=True)
-class EventDiff:
-    """Aligned rows covering every payload (and differing comment line) of both traces."""
+# Stretch kinds: each stretch is a run of rows of one shape.
+_ONE, _ONLY_A, _ONLY_B, _GROUP, _COMMENT = 0, 1, 2, 3, 4
+_GROUP_STATUS = ("split", "merged", "regrouped")
 
-    rows: list[EventRow]
-    row_of_a: list[int]
-    """For each A event index, the row it is in."""
-    row_of_b: list[int]
+
+class EventDiff:
+    """Aligned rows covering every payload (and differing comment line) of both traces.
+
+    Kept as stretches of rows: ``_ONE`` (1:1 rows, A from ``a0`` and B from ``b0``, one each
+    per row; ``changed`` lists the A events whose row differs), ``_ONLY_A`` / ``_ONLY_B`` (one
+    payload per row), ``_GROUP`` (one split, merged or regrouped row of ``na`` and ``nb``
+    payloads) and ``_COMMENT`` (one row of comment lines, kept whole in ``comments``).
+    """
+
+    __slots__ = (
+        "_a0",
+        "_b0",
+        "_by_a",
+        "_by_b",
+        "_groups",
+        "_kind",
+        "_last",
+        "_na",
+        "_nb",
+        "_row0",
+        "_seg_a",
+        "_seg_b",
+        "changed",
+        "comments",
+        "drop",
+        "rows",
+        "sa",
+        "sb",
+        "size",
+    )
+
+    def __init__(
+        self,
+        sa: Streams,
+        sb: Streams,
+        stretches: list[tuple[int, int, int, int, int]],
+        changed: array[int],
+        comments: list[EventRow],
+        drop: tuple[str, ...],
+    ) -> None:
+        self.sa, self.sb = sa, sb
+        self.changed = changed
+        """A events whose 1:1 row differs, in order."""
+        self.comments = comments
+        self.drop = drop
+        self._kind = array("b")
+        self._row0: array[int] = array("q")
+        self._a0: array[int] = array("q")
+        self._b0: array[int] = array("q")
+        self._na: array[int] = array("q")
+        self._nb: array[int] = array("q")
+        self._by_a: array[int] = array("q")  # first A event of each stretch holding A events
+        self._seg_a: array[int] = array("q")
+        self._by_b: array[int] = array("q")
+        self._seg_b: array[int] = array("q")
+        self._groups: dict[int, tuple[bool, str]] = {}
+        self._last = 0  # the stretch found last: rows are mostly asked for in order
+        row = 0
+        for s, (kind, a0, b0, na, nb) in enumerate(stretches):
+            self._kind.append(kind)
+            self._row0.append(row)
+            self._a0.append(a0)
+            self._b0.append(b0)
+            self._na.append(na)
+            self._nb.append(nb)
+            if na and kind != _COMMENT:
+                self._by_a.append(a0)
+                self._seg_a.append(s)
+            if nb and kind != _COMMENT:
+                self._by_b.append(b0)
+                self._seg_b.append(s)
+            row += _height(kind, na, nb)
+        self.size = row
+        self.rows = EventRows(self)
+
+    # -- where things are ---------------------------------------------------------------------
+
+    def _stretch(self, row: int) -> int:
+        row0 = self._row0
+        s = self._last
+        if row0[s] <= row and (s + 1 == len(row0) or row < row0[s + 1]):
+            return s
+        s = self._last = bisect_right(row0, row) - 1
+        return s
+
+    def row_of_a(self, event: int) -> int:
+        """The row A's event ``event`` is in."""
+        return self._row_of(event, self._by_a, self._seg_a)
+
+    def row_of_b(self, event: int) -> int:
+        return self._row_of(event, self._by_b, self._seg_b)
+
+    def _row_of(self, event: int, starts: array[int], segs: array[int]) -> int:
+        k = bisect_right(starts, event) - 1
+        if k < 0:
+            raise IndexError(event)
+        s = segs[k]
+        if self._kind[s] == _GROUP:
+            return self._row0[s]
+        return self._row0[s] + event - starts[k]
+
+    def status(self, row: int) -> str:
+        """Row ``row``'s status, without making the row."""
+        s = self._stretch(row)
+        kind = self._kind[s]
+        if kind == _ONE:
+            return "changed" if self._is_changed(self._a0[s] + row - self._row0[s]) else "same"
+        if kind == _ONLY_A:
+            return "only-a"
+        if kind == _ONLY_B:
+            return "only-b"
+        if kind == _GROUP:
+            return _group_status(self._na[s], self._nb[s])
+        return self.comments[self._a0[s]].status
+
+    def one_to_one(self, row: int) -> bool:
+        """Row ``row`` pairs one payload of A with one of B (``same`` or ``changed``)."""
+        return self._kind[self._stretch(row)] == _ONE
+
+    def height(self, row: int) -> int:
+        """Lines the row takes side by side: one per payload of its longer side."""
+        s = self._stretch(row)
+        kind = self._kind[s]
+        return max(self._na[s], self._nb[s], 1) if kind == _GROUP else 1
+
+    def _is_changed(self, a_event: int) -> bool:
+        k = bisect_left(self.changed, a_event)
+        return k < len(self.changed) and self.changed[k] == a_event
+
+    # -- summaries ----------------------------------------------------------------------------
+
+    @property
+    def changed_count(self) -> int:
+        """How many rows differ (are not ``same``)."""
+        return (
+            self.size
+            - sum(self._na[s] for s in range(len(self._kind)) if self._kind[s] == _ONE)
+            + len(self.changed)
+        )
+
+    def same_runs(self, least: int) -> list[tuple[int, int]]:
+        """``[start, end)`` of every run of at least ``least`` consecutive ``same`` rows."""
+        runs: list[tuple[int, int]] = []
+        start = end = -1  # the run being extended: rows [start, end)
+
+        def same(lo: int, hi: int) -> None:
+            nonlocal start, end
+            if lo >= hi:
+                return
+            if lo != end:
+                if end - start >= least:
+                    runs.append((start, end))
+                start = lo
+            end = hi
+
+        changed = self.changed
+        for s in range(len(self._kind)):
+            if self._kind[s] != _ONE:
+                continue
+            row0, a0, n = self._row0[s], self._a0[s], self._na[s]
+            lo = row0
+            k = bisect_left(changed, a0)
+            while k < len(changed) and changed[k] < a0 + n:
+                at = row0 + changed[k] - a0
+                same(lo, at)
+                lo = at + 1
+                k += 1
+            same(lo, row0 + n)
+        if end - start >= least:
+            runs.append((start, end))
+        return runs
 
     @property
     def differences(self) -> list[EventRow]:
-        return [r for r in self.rows if r.status != "same"]
+        return [self.rows[r] for r in self.changed_rows()]
+
+    def changed_rows(self) -> Iterator[int]:
+        """The numbers of the rows that differ, in order."""
+        changed = self.changed
+        for s in range(len(self._kind)):
+            row0 = self._row0[s]
+            if self._kind[s] != _ONE:
+                yield from range(row0, row0 + _height(self._kind[s], self._na[s], self._nb[s]))
+                continue
+            a0, n = self._a0[s], self._na[s]
+            k = bisect_left(changed, a0)
+            while k < len(changed) and changed[k] < a0 + n:
+                yield row0 + changed[k] - a0
+                k += 1
+
+    # -- one row ------------------------------------------------------------------------------
+
+    def row(self, r: int) -> EventRow:
+        sa, sb = self.sa, self.sb
+        s = self._stretch(r)
+        kind, off = self._kind[s], r - self._row0[s]
+        if kind == _ONE:
+            i, j = self._a0[s] + off, self._b0[s] + off
+            changed = self._is_changed(i)
+            return EventRow(
+                "changed" if changed else "same",
+                (i,),
+                (j,),
+                (sa.line(i),),
+                (sb.line(j),),
+                replayed=sa.replayed(i) or sb.replayed(j),
+                pair=(sa.data(i), sb.data(j), self.drop) if changed else None,
+            )
+        if kind == _ONLY_A:
+            e = self._a0[s] + off
+            return _only("only-a", sa, e)
+        if kind == _ONLY_B:
+            e = self._b0[s] + off
+            return _only("only-b", sb, e)
+        if kind == _COMMENT:
+            return self.comments[self._a0[s]]
+        a0, b0, na, nb = self._a0[s], self._b0[s], self._na[s], self._nb[s]
+        ga, gb = range(a0, a0 + na), range(b0, b0 + nb)
+        found = self._groups.get(s)
+        if found is None:
+            same = _contribution(sa, ga) == _contribution(sb, gb)
+            what = "same content" if same else "different content"
+            found = self._groups[s] = (same, f"{what}: {_payloads(na)} vs {nb}")
+        return EventRow(
+            _group_status(na, nb),
+            tuple(ga),
+            tuple(gb),
+            tuple(map(sa.line, ga)),
+            tuple(map(sb.line, gb)),
+            note=found[1],
+            same_content=found[0],
+            replayed=any(map(sa.replayed, ga)) or any(map(sb.replayed, gb)),
+        )
+
+
+def _height(kind: int, na: int, nb: int) -> int:
+    if kind in (_ONE, _ONLY_A):
+        return na
+    if kind == _ONLY_B:
+        return nb
+    return 1
+
+
+def _group_status(na: int, nb: int) -> str:
+    return "split" if na == 1 else "merged" if nb == 1 else "regrouped"
+
+
+def _only(status: str, streams: Streams, e: int) -> EventRow:
+    pieces = streams.pieces(e)
+    inert = pieces == _INERT_PIECES
+    note = "contributes nothing the harness reads" if inert else _summary(pieces)
+    side = ((e,), (), (streams.line(e),), ())
+    a, b, a_lines, b_lines = side if status == "only-a" else (side[1], side[0], side[3], side[2])
+    return EventRow(
+        status, a, b, a_lines, b_lines, note=note, inert=inert, replayed=streams.replayed(e)
+    )
+
+
+class EventRows(Indexed[EventRow]):
+    """The rows of an :class:`EventDiff`, each made when asked for."""
+
+    __slots__ = ("_diff",)
+
+    def __init__(self, diff: EventDiff) -> None:
+        self._diff = diff
+
+    def __len__(self) -> int:
+        return self._diff.size
+
+    def _at(self, index: int) -> EventRow:
+        return self._diff.row(index)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # compared by content
+
+    def __repr__(self) -> str:
+        return f"EventRows({len(self)} rows)"
+
+
+# --- the alignment -----------------------------------------------------------------------------
 
 
 def align_events(sa: Streams, sb: Streams, *, include_volatile: bool = False) -> EventDiff:
     """Align the payloads of two traces on content and compare the aligned ones."""
-    links: list[tuple[int, int]] = []
-    ra, rb = sa.runs, sb.runs
-    for tag, i1, i2, j1, j2 in align([r.key for r in ra], [r.key for r in rb]):
+    links: array[int] = array("q")
+    ka = [sa.run_key(r) for r in range(len(sa.run_kind))]
+    kb = [sb.run_key(r) for r in range(len(sb.run_kind))]
+    for tag, i1, i2, j1, j2 in align(ka, kb):
         if tag == "equal":
-            for x, y in zip(ra[i1:i2], rb[j1:j2], strict=True):
-                _link_runs(x, y, links)
+            for x, y in zip(range(i1, i2), range(j1, j2), strict=True):
+                _link_runs(sa, x, sb, y, links)
         elif tag == "replace":
-            _link_replaced(ra[i1:i2], rb[j1:j2], links)
-    groups = _pair_gaps(sa, sb, _groups(links))
-    rows, row_of_a, row_of_b = _rows(sa, sb, groups, include_volatile)
-    rows, row_of_a, row_of_b = _with_comments(sa.trace, sb.trace, rows, row_of_a, row_of_b)
-    return EventDiff(rows, row_of_a, row_of_b)
+            _link_replaced(sa, range(i1, i2), sb, range(j1, j2), links)
+    del ka, kb
+    linked = _groups(links, _code(len(sa.trace.raw) + len(sb.trace.raw)))
+    del links
+    drop = () if include_volatile else VOLATILE_KEYS
+    stretches, changed = _stretches(sa, sb, _pair_gaps(sa, sb, linked), drop)
+    del linked
+    stretches, comments = _with_comments(sa, sb, stretches)
+    return EventDiff(sa, sb, stretches, changed, comments, drop)
 
 
-def _link_replaced(xs: list[Run], ys: list[Run], links: list[tuple[int, int]]) -> None:
+_SHIFT = 32
+_MASK = (1 << _SHIFT) - 1
+
+
+def _link(links: array[int], ea: int, eb: int) -> None:
+    links.append(ea << _SHIFT | eb)
+
+
+def _link_replaced(sa: Streams, xs: range, sb: Streams, ys: range, links: array[int]) -> None:
     """Runs that differ: a channel's text against the same channel's, marks by kind."""
-    texts = {r.channel: r for r in ys if r.is_text}
+    texts = {sb.texts[-1 - sb.run_kind[r]].channel: r for r in ys if sb.run_kind[r] < 0}
     for x in xs:
-        y = texts.get(x.channel) if x.is_text else None
-        if y is not None:
-            _link_runs(x, y, links)
-    ma = [r for r in xs if not r.is_text]
-    mb = [r for r in ys if not r.is_text]
-    for tag, i1, i2, j1, j2 in align([r.channel for r in ma], [r.channel for r in mb]):
+        kind = sa.run_kind[x]
+        if kind < 0:
+            y = texts.get(sa.texts[-1 - kind].channel)
+            if y is not None:
+                _link_runs(sa, x, sb, y, links)
+    ma = [r for r in xs if sa.run_kind[r] >= 0]
+    mb = [r for r in ys if sb.run_kind[r] >= 0]
+    keys_a = [sa.marks[sa.run_kind[r]] for r in ma]
+    keys_b = [sb.marks[sb.run_kind[r]] for r in mb]
+    for tag, i1, i2, j1, j2 in align(keys_a, keys_b):
         if tag == "equal":
             for x, y in zip(ma[i1:i2], mb[j1:j2], strict=True):
-                _link_runs(x, y, links)
+                _link(links, sa.run_event[x], sb.run_event[y])
 
 
-def _pair_gaps(sa: Streams, sb: Streams, groups: list[list[int]]) -> list[list[int]]:
-    """Pair the events no content linked (keep-alives, identity-only deltas) by place: in
-    each stretch between linked groups, those contributing exactly the same pieces."""
-    ea, eb = sa.events, sb.events
-    out: list[list[int]] = []
-    prev_a = prev_b = -1
-    for g in [*groups, [len(ea), len(ea), len(eb), len(eb)]]:
-        ga = ea[prev_a + 1 : g[0]]
-        gb = eb[prev_b + 1 : g[2]]
-        if ga and gb:
-            sig_a = [tuple(e.pieces) for e in ga]
-            sig_b = [tuple(e.pieces) for e in gb]
-            for tag, i1, i2, j1, j2 in align(sig_a, sig_b):
-                if tag == "equal":
-                    for x, y in zip(ga[i1:i2], gb[j1:j2], strict=True):
-                        out.append([x.index, x.index, y.index, y.index])
-        if g[0] < len(ea) or g[2] < len(eb):
-            out.append(g)
-        prev_a, prev_b = g[1], g[3]
-    return out
-
-
-def _link_runs(x: Run, y: Run, links: list[tuple[int, int]]) -> None:
-    if not x.is_text or not y.is_text:
-        links.append((x.segs[0][0], y.segs[0][0]))
+def _link_runs(sa: Streams, x: int, sb: Streams, y: int, links: array[int]) -> None:
+    kx, ky = sa.run_kind[x], sb.run_kind[y]
+    if kx >= 0 or ky >= 0:
+        _link(links, _first_event(sa, x), _first_event(sb, y))
         return
-    ta, tb = x.text, y.text
+    rx, ry = sa.texts[-1 - kx], sb.texts[-1 - ky]
+    ta, tb = rx.text, ry.text
     la, lb = len(ta), len(tb)
-    p = _common_prefix(ta, tb)
-    s = _common_suffix(ta, tb, min(la, lb) - p)
+    if ta is tb or ta == tb:  # the common case: link segment by overlapping segment
+        p, s = la, 0
+    else:
+        p = _common_prefix(ta, tb)
+        s = _common_suffix(ta, tb, min(la, lb) - p)
     # Equal stretches: link where character ranges overlap (B offsets mapped onto A's).
-    _link_overlaps(_clip(x.segs, 0, p, 0), _clip(y.segs, 0, p, 0), links)
+    _link_overlaps(_clip(rx, 0, p, 0), _clip(ry, 0, p, 0), links)
     if s:
         shift = la - lb
-        _link_overlaps(_clip(x.segs, la - s, la, 0), _clip(y.segs, lb - s, lb, shift), links)
+        _link_overlaps(_clip(rx, la - s, la, 0), _clip(ry, lb - s, lb, shift), links)
     # The differing middle: pair payloads in order.
-    mid_a = _clip(x.segs, p, la - s, 0)
-    mid_b = _clip(y.segs, p, lb - s, 0)
-    links.extend((u[0], v[0]) for u, v in zip(mid_a, mid_b, strict=False))
+    mid_a = _clip(rx, p, la - s, 0)
+    mid_b = _clip(ry, p, lb - s, 0)
+    for u, v in zip(mid_a, mid_b, strict=False):
+        _link(links, u[0], v[0])
     # Payloads that contribute nothing to the channel (an identity-only delta): pair those at
     # the same place in the equal stretches; the others stay one-sided.
-    za = _zero(x.segs, p, la - s, la - la)
-    zb = _zero(y.segs, p, lb - s, la - lb)
+    za = _zero(rx, p, la - s, 0)
+    zb = _zero(ry, p, lb - s, la - lb)
     i = j = 0
     while i < len(za) and j < len(zb):
         if za[i][0] == zb[j][0]:
-            links.append((za[i][1], zb[j][1]))
+            _link(links, za[i][1], zb[j][1])
             i += 1
             j += 1
         elif za[i][0] < zb[j][0]:
             i += 1
         else:
             j += 1
+
+
+def _first_event(streams: Streams, r: int) -> int:
+    kind = streams.run_kind[r]
+    return streams.texts[-1 - kind].first_event if kind < 0 else streams.run_event[r]
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -421,29 +916,22 @@ def _common_suffix(a: str, b: str, limit: int) -> int:
     return lo
 
 
-def _clip(
-    segs: list[tuple[int, int, int]], lo: int, hi: int, shift: int
-) -> list[tuple[int, int, int]]:
+def _clip(run: TextRun, lo: int, hi: int, shift: int) -> Iterator[tuple[int, int, int]]:
     """Non-empty segments cut to ``[lo, hi)``, moved by ``shift``."""
-    out: list[tuple[int, int, int]] = []
     if hi <= lo:
-        return out
-    for ev, s, e in segs:
-        if e <= lo or s == e:
-            continue
+        return
+    for ev, s, e in run.segs_after(lo):
         if s >= hi:
             break
-        out.append((ev, max(s, lo) + shift, min(e, hi) + shift))
-    return out
+        if s != e:
+            yield ev, max(s, lo) + shift, min(e, hi) + shift
 
 
-def _zero(
-    segs: list[tuple[int, int, int]], mid_lo: int, mid_hi: int, shift: int
-) -> list[tuple[int, int]]:
+def _zero(run: TextRun, mid_lo: int, mid_hi: int, shift: int) -> list[tuple[int, int]]:
     """Empty segments outside the differing middle, as ``(offset, event)``; the suffix part is
     moved by ``shift`` into the other trace's coordinates."""
     out: list[tuple[int, int]] = []
-    for ev, s, e in segs:
+    for ev, s, e in run.segs():
         if s != e:
             continue
         if s <= mid_lo:
@@ -454,162 +942,191 @@ def _zero(
 
 
 def _link_overlaps(
-    a: list[tuple[int, int, int]], b: list[tuple[int, int, int]], links: list[tuple[int, int]]
+    a: Iterator[tuple[int, int, int]], b: Iterator[tuple[int, int, int]], links: array[int]
 ) -> None:
-    i = j = 0
-    while i < len(a) and j < len(b):
-        ea, sa_, xa = a[i]
-        eb, sb_, xb = b[j]
+    x = next(a, None)
+    y = next(b, None)
+    while x is not None and y is not None:
+        ea, sa_, xa = x
+        eb, sb_, xb = y
         if sa_ < xb and sb_ < xa:
-            links.append((ea, eb))
+            _link(links, ea, eb)
         if xa < xb:
-            i += 1
+            x = next(a, None)
         elif xb < xa:
-            j += 1
+            y = next(b, None)
         else:
-            i += 1
-            j += 1
+            x = next(a, None)
+            y = next(b, None)
 
 
-def _groups(links: list[tuple[int, int]]) -> list[list[int]]:
-    """Connected, order-preserving groups ``[a_lo, a_hi, b_lo, b_hi]`` of linked events."""
-    links.sort()
-    stack: list[list[int]] = []
-    for pa, pb in links:
-        if stack and (pa <= stack[-1][1] or pb <= stack[-1][3]):
-            top = stack[-1]
-            top[1] = max(top[1], pa)
-            top[2] = min(top[2], pb)
-            top[3] = max(top[3], pb)
-            while len(stack) > 1 and stack[-1][2] <= stack[-2][3]:
-                last = stack.pop()
-                prev = stack[-1]
-                prev[1] = max(prev[1], last[1])
-                prev[2] = min(prev[2], last[2])
-                prev[3] = max(prev[3], last[3])
-        else:
-            stack.append([pa, pa, pb, pb])
-    return stack
+class _Groups:
+    """Groups ``[a_lo, a_hi] x [b_lo, b_hi]`` of linked events: the low ends in two arrays,
+    the high ends only of the groups wider than one payload a side."""
+
+    __slots__ = ("a_lo", "b_lo", "wide")
+
+    def __init__(self, code: str) -> None:
+        self.a_lo: array[int] = array(code)
+        self.b_lo: array[int] = array(code)
+        self.wide: dict[int, tuple[int, int]] = {}
+
+    def __len__(self) -> int:
+        return len(self.a_lo)
+
+    def high(self, k: int) -> tuple[int, int]:
+        """``(a_hi, b_hi)`` of group ``k``."""
+        found = self.wide.get(k)
+        return found if found is not None else (self.a_lo[k], self.b_lo[k])
+
+    def __getitem__(self, k: int) -> tuple[int, int, int, int]:
+        a_hi, b_hi = self.high(k)
+        return self.a_lo[k], a_hi, self.b_lo[k], b_hi
 
 
-def _rows(
-    sa: Streams, sb: Streams, groups: list[list[int]], include_volatile: bool
-) -> tuple[list[EventRow], list[int], list[int]]:
-    ea, eb = sa.events, sb.events
-    rows: list[EventRow] = []
-    row_of_a = [0] * len(ea)
-    row_of_b = [0] * len(eb)
+def _sorted(links: array[int]) -> Iterable[int]:
+    """The links in order. They come as a few ascending runs (one per aligned text run, then
+    its empty segments), merged as they are read rather than sorted into a list of 100,000
+    numbers; in many short runs, sorted."""
+    starts = [k + 1 for k in range(len(links) - 1) if links[k] > links[k + 1]]
+    if not starts:
+        return links
+    if len(starts) > _MERGED_RUNS:
+        return sorted(links)
+    bounds = [0, *starts, len(links)]
+    return heapq.merge(*(map(links.__getitem__, range(lo, hi)) for lo, hi in pairwise(bounds)))
+
+
+_MERGED_RUNS = 64
+
+
+def _groups(links: array[int], code: str) -> _Groups:
+    """Connected, order-preserving groups of linked events."""
+    g = _Groups(code)
+    a_lo, b_lo, wide = g.a_lo, g.b_lo, g.wide
+    for link in _sorted(links):
+        pa, pb = link >> _SHIFT, link & _MASK
+        t = len(a_lo) - 1
+        if t >= 0:
+            ha, hb = g.high(t)
+            if pa <= ha or pb <= hb:
+                ha, lb, hb = max(ha, pa), min(b_lo[t], pb), max(hb, pb)
+                b_lo[t] = lb
+                while t > 0:  # the group now reaches back into the one before: merged
+                    prev_ha, prev_hb = g.high(t - 1)
+                    if lb > prev_hb:
+                        break
+                    a_lo.pop()
+                    b_lo.pop()
+                    wide.pop(t, None)
+                    t -= 1
+                    ha, lb, hb = max(prev_ha, ha), min(b_lo[t], lb), max(prev_hb, hb)
+                    b_lo[t] = lb
+                if ha != a_lo[t] or hb != lb:
+                    wide[t] = (ha, hb)
+                else:
+                    wide.pop(t, None)
+                continue
+        a_lo.append(pa)
+        b_lo.append(pb)
+    return g
+
+
+Group = tuple[int, int, int, int]
+"""``(a_lo, a_hi, b_lo, b_hi)``: linked events, inclusive."""
+
+
+def _pair_gaps(sa: Streams, sb: Streams, groups: _Groups) -> Iterator[Group]:
+    """Pair the events no content linked (keep-alives, identity-only deltas) by place: in
+    each stretch between linked groups, those contributing exactly the same pieces."""
+    na, nb = sa.count, sb.count
+    prev_a = prev_b = -1
+    for k in range(len(groups) + 1):
+        g = groups[k] if k < len(groups) else (na, na, nb, nb)
+        ga = range(prev_a + 1, g[0])
+        gb = range(prev_b + 1, g[2])
+        if ga and gb:
+            sig_a = [tuple(sa.pieces(e)) for e in ga]
+            sig_b = [tuple(sb.pieces(e)) for e in gb]
+            for tag, i1, i2, j1, j2 in align(sig_a, sig_b):
+                if tag == "equal":
+                    for x, y in zip(ga[i1:i2], gb[j1:j2], strict=True):
+                        yield x, x, y, y
+        if g[0] < na or g[2] < nb:
+            yield g
+        prev_a, prev_b = g[1], g[3]
+
+
+Stretch = tuple[int, int, int, int, int]
+"""``(kind, a0, b0, na, nb)``."""
+
+
+def _stretches(
+    sa: Streams, sb: Streams, groups: Iterator[Group], drop: tuple[str, ...]
+) -> tuple[list[Stretch], array[int]]:
+    """The rows, as stretches, and the A events whose 1:1 row differs."""
+    out: list[Stretch] = []
+    changed: array[int] = array(sa.code)  # A event indexes
+    same_trace = sa.trace is sb.trace  # the same payload on both sides: the same
     ia = ib = 0
-    drop = () if include_volatile else VOLATILE_KEYS
 
-    def only(ev: Event, side: str) -> None:
-        inert = ev.inert
-        note = "contributes nothing the harness reads" if inert else _summary(ev.pieces)
-        if side == "a":
-            row_of_a[ev.index] = len(rows)
-            rows.append(
-                EventRow(
-                    "only-a",
-                    (ev.index,),
-                    (),
-                    (ev.line,),
-                    (),
-                    note=note,
-                    inert=inert,
-                    replayed=ev.replayed,
-                )
-            )
+    def only(kind: int, lo: int, hi: int) -> None:
+        if hi <= lo:
+            return
+        if out and out[-1][0] == kind:
+            k, a0, b0, na, nb = out[-1]
+            if kind == _ONLY_A and a0 + na == lo:
+                out[-1] = (k, a0, b0, na + hi - lo, 0)
+                return
+            if kind == _ONLY_B and b0 + nb == lo:
+                out[-1] = (k, a0, b0, 0, nb + hi - lo)
+                return
+        if kind == _ONLY_A:
+            out.append((kind, lo, 0, hi - lo, 0))
         else:
-            row_of_b[ev.index] = len(rows)
-            rows.append(
-                EventRow(
-                    "only-b",
-                    (),
-                    (ev.index,),
-                    (),
-                    (ev.line,),
-                    note=note,
-                    inert=inert,
-                    replayed=ev.replayed,
-                )
-            )
+            out.append((kind, 0, lo, 0, hi - lo))
 
     for a_lo, a_hi, b_lo, b_hi in groups:
-        while ia < a_lo:
-            only(ea[ia], "a")
-            ia += 1
-        while ib < b_lo:
-            only(eb[ib], "b")
-            ib += 1
-        n = len(rows)
+        only(_ONLY_A, ia, a_lo)
+        only(_ONLY_B, ib, b_lo)
         if a_lo == a_hi and b_lo == b_hi:  # the common case, kept lean for 100,000 rows
-            x, y = ea[a_lo], eb[b_lo]
-            row_of_a[a_lo] = row_of_b[b_lo] = n
-            da, db = x.data, y.data
-            # What the harness reads differs: the payloads differ (no decoding needed).
-            same = (
-                da == db
-                or not (x.chunk and y.chunk)
-                or decode_payload(da).chunk == decode_payload(db).chunk
-            ) and same_payload(da, db, drop)
-            rows.append(
-                EventRow(
-                    "same" if same else "changed",
-                    (a_lo,),
-                    (b_lo,),
-                    (x.line,),
-                    (y.line,),
-                    replayed=x.replayed or y.replayed,
-                    pair=None if same else (da, db, drop),
-                )
-            )
-            ia, ib = a_hi + 1, b_hi + 1
-            continue
-        ga, gb = ea[a_lo : a_hi + 1], eb[b_lo : b_hi + 1]
-        for e in ga:
-            row_of_a[e.index] = n
-        for e in gb:
-            row_of_b[e.index] = n
-        replayed = any(e.replayed for e in ga) or any(e.replayed for e in gb)
-        a_idx = tuple(e.index for e in ga)
-        b_idx = tuple(e.index for e in gb)
-        a_lines = tuple(e.line for e in ga)
-        b_lines = tuple(e.line for e in gb)
-        status = "split" if len(ga) == 1 else "merged" if len(gb) == 1 else "regrouped"
-        same = _contribution(ga) == _contribution(gb)
-        what = "same content" if same else "different content"
-        note = f"{what}: {_payloads(len(ga))} vs {len(gb)}"
-        rows.append(
-            EventRow(
-                status,
-                a_idx,
-                b_idx,
-                a_lines,
-                b_lines,
-                note=note,
-                same_content=same,
-                replayed=replayed,
-            )
-        )
+            if not (same_trace and a_lo == b_lo):
+                da, db = sa.data(a_lo), sb.data(b_lo)
+                # What the harness reads differs: the payloads differ (no decoding needed).
+                same = (
+                    da == db
+                    or not (sa.chunk(a_lo) and sb.chunk(b_lo))
+                    or decode_payload(da).chunk == decode_payload(db).chunk
+                ) and same_payload(da, db, drop)
+                if not same:
+                    changed.append(a_lo)
+            last = out[-1] if out else None
+            if (
+                last is not None
+                and last[0] == _ONE
+                and last[1] + last[3] == a_lo
+                and last[2] + last[4] == b_lo
+            ):
+                out[-1] = (_ONE, last[1], last[2], last[3] + 1, last[4] + 1)
+            else:
+                out.append((_ONE, a_lo, b_lo, 1, 1))
+        else:
+            out.append((_GROUP, a_lo, b_lo, a_hi - a_lo + 1, b_hi - b_lo + 1))
         ia, ib = a_hi + 1, b_hi + 1
-    while ia < len(ea):
-        only(ea[ia], "a")
-        ia += 1
-    while ib < len(eb):
-        only(eb[ib], "b")
-        ib += 1
-    return rows, row_of_a, row_of_b
+    only(_ONLY_A, ia, sa.count)
+    only(_ONLY_B, ib, sb.count)
+    return out, changed
 
 
 def _payloads(n: int) -> str:
     return f"{n} payload{'' if n == 1 else 's'}"
 
 
-def _contribution(events: list[Event]) -> tuple[dict[Channel, str], list[Channel]]:
+def _contribution(streams: Streams, events: range) -> tuple[dict[Channel, str], list[Channel]]:
     texts: dict[Channel, list[str]] = {}
     marks: list[Channel] = []
     for ev in events:
-        for channel, text in ev.pieces:
+        for channel, text in streams.pieces(ev):
             if text is None:
                 if channel != INERT:
                     marks.append(channel)
@@ -788,12 +1305,12 @@ def _comments(trace: Trace) -> list[tuple[int, str]]:
 
 
 def _with_comments(
-    ta: Trace, tb: Trace, rows: list[EventRow], row_of_a: list[int], row_of_b: list[int]
-) -> tuple[list[EventRow], list[int], list[int]]:
+    sa: Streams, sb: Streams, stretches: list[Stretch]
+) -> tuple[list[Stretch], list[EventRow]]:
     """Insert rows for the comment lines one trace has and the other lacks."""
-    ca, cb = _comments(ta), _comments(tb)
+    ca, cb = _comments(sa.trace), _comments(sb.trace)
     if not ca and not cb:
-        return rows, row_of_a, row_of_b
+        return stretches, []
     extra_a: list[tuple[int, str]] = []
     extra_b: list[tuple[int, str]] = []
     for tag, i1, i2, j1, j2 in align([t for _, t in ca], [t for _, t in cb]):
@@ -801,19 +1318,13 @@ def _with_comments(
             extra_a.extend(ca[i1:i2])
             extra_b.extend(cb[j1:j2])
     if not extra_a and not extra_b:
-        return rows, row_of_a, row_of_b
-    # Rows are in each side's payload order, so each side's first lines increase.
-    firsts = {
-        "a": [(r, row.a_lines[0]) for r, row in enumerate(rows) if row.a_lines],
-        "b": [(r, row.b_lines[0]) for r, row in enumerate(rows) if row.b_lines],
-    }
-    first_lines = {side: [n for _, n in pairs] for side, pairs in firsts.items()}
+        return stretches, []
+    plain = EventDiff(sa, sb, stretches, array("q"), [], ())
     inserts: list[tuple[int, int, EventRow]] = []  # (before row, order, row)
     for side, extra in (("a", extra_a), ("b", extra_b)):
         for block in _blocks(extra):
             lines = tuple(n for n, _ in block)
-            at = bisect_right(first_lines[side], lines[-1])
-            before = firsts[side][at][0] if at < len(firsts[side]) else len(rows)
+            before = _row_after(plain, side, lines[-1])
             texts = [t for _, t in block]
             note = texts[0] if len(set(texts)) == 1 else " / ".join(dict.fromkeys(texts))
             if len(texts) > 1:
@@ -830,17 +1341,61 @@ def _with_comments(
             )
             inserts.append((before, 0 if side == "a" else 1, row))
     inserts.sort(key=lambda t: (t[0], t[1]))
-    out: list[EventRow] = []
-    new_index = [0] * (len(rows) + 1)
-    k = 0
-    for r in range(len(rows) + 1):
-        while k < len(inserts) and inserts[k][0] == r:
-            out.append(inserts[k][2])
+    out: list[Stretch] = []
+    comments: list[EventRow] = []
+    k = done = 0
+    for stretch in stretches:
+        height = _height(stretch[0], stretch[3], stretch[4])
+        while k < len(inserts) and inserts[k][0] < done + height:
+            at = inserts[k][0]
+            if at > done:
+                head, stretch = _split(stretch, at - done)
+                out.append(head)
+                height -= at - done
+                done = at
+            out.append((_COMMENT, len(comments), 0, 0, 0))
+            comments.append(inserts[k][2])
             k += 1
-        new_index[r] = len(out)
-        if r < len(rows):
-            out.append(rows[r])
-    return out, [new_index[r] for r in row_of_a], [new_index[r] for r in row_of_b]
+        out.append(stretch)
+        done += height
+    for _, _, comment in inserts[k:]:
+        out.append((_COMMENT, len(comments), 0, 0, 0))
+        comments.append(comment)
+    return out, comments
+
+
+def _row_after(diff: EventDiff, side: str, line: int) -> int:
+    """The first row holding ``side`` payloads whose first payload comes after ``line``
+    (the rows' number when there is none)."""
+    streams = diff.sa if side == "a" else diff.sb
+    lo, hi = 0, streams.count
+    while lo < hi:  # the first event after ``line`` (lines increase with events)
+        mid = (lo + hi) // 2
+        if streams.line(mid) <= line:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo == streams.count:
+        return diff.size
+    row = diff.row_of_a(lo) if side == "a" else diff.row_of_b(lo)
+    s = diff._stretch(row)
+    first, count = (diff._a0[s], diff._na[s]) if side == "a" else (diff._b0[s], diff._nb[s])
+    if diff._kind[s] != _GROUP or first == lo:
+        return row
+    after = first + count  # inside a group: the row after it
+    if after >= streams.count:
+        return diff.size
+    return diff.row_of_a(after) if side == "a" else diff.row_of_b(after)
+
+
+def _split(stretch: Stretch, at: int) -> tuple[Stretch, Stretch]:
+    """A stretch of one-payload rows cut before its row ``at``."""
+    kind, a0, b0, na, nb = stretch
+    if kind == _ONE:
+        return (kind, a0, b0, at, at), (kind, a0 + at, b0 + at, na - at, nb - at)
+    if kind == _ONLY_A:
+        return (kind, a0, b0, at, 0), (kind, a0 + at, b0, na - at, 0)
+    return (kind, a0, b0, 0, at), (kind, a0, b0 + at, 0, nb - at)
 
 
 def _blocks(comments: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:

@@ -5,18 +5,23 @@ list of ``(kind, x, y)`` rows — section headings, outcome differences, each ca
 and delta rows, event rows (a split or merged row takes one line per payload, a changed row a
 second line for its differing fields) — with runs of identical rows folded unless expanded.
 Laying out 100,000-row diffs costs tens of milliseconds, so folding and unfolding re-lays only
-the level that changed; the first layout, with every call's rows, is built in a worker.
+the level that changed; the first layout, with every call's rows, is built in a worker. The
+display rows are kept in three arrays (:class:`Entries`), nine bytes a row: two 100,000-delta
+captures that differ everywhere lay out 300,000 of them.
 """
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ...core.diff import EventRow, OutcomeDiff, TraceDiff
+from ...core.diff import EventRows, OutcomeDiff, TraceDiff
+from ...core.indexed import Indexed
 from ...core.trace import Trace
 from ...core.translator import Behavior
 
-__all__ = ["CompareModel", "build_compare_model", "nearest"]
+__all__ = ["CompareModel", "Display", "Entries", "build_compare_model", "nearest"]
 
 MIN_RUN = 3
 """Identical rows in a run of at least this many collapse."""
@@ -28,22 +33,74 @@ CALL_TITLE, CALL_DIFF, CALL_HEAD, CALL_ROW, CALL_RUN = 6, 7, 8, 9, 10
 EV_HEAD, EV_ROW, EV_FIELDS, EV_RUN = 11, 12, 13, 14
 Entry = tuple[int, int, int]
 
+
+class Entries(Indexed[Entry]):
+    """Display rows ``(kind, x, y)``, kept in arrays; an entry is made when read."""
+
+    __slots__ = ("_kind", "_x", "_y")
+
+    def __init__(self, entries: Iterable[Entry] = ()) -> None:
+        self._kind = array("b")
+        self._x = array("i")
+        self._y = array("i")
+        self.extend(entries)
+
+    def append(self, entry: Entry) -> None:
+        kind, x, y = entry
+        self._kind.append(kind)
+        self._x.append(x)
+        self._y.append(y)
+
+    def extend(self, entries: Iterable[Entry]) -> None:
+        for entry in entries:
+            self.append(entry)
+
+    def __iadd__(self, entries: Iterable[Entry]) -> Entries:
+        self.extend(entries)
+        return self
+
+    def __len__(self) -> int:
+        return len(self._kind)
+
+    def _at(self, index: int) -> Entry:
+        return self._kind[index], self._x[index], self._y[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Indexed | list):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # compared by content
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({len(self)} rows)"
+
+
+class Display(Indexed[Entry]):
+    """The display rows: the outcome's, the calls' and the events' entries one after the
+    other, read where they are (not copied into one)."""
+
+    __slots__ = ("_parts",)
+
+    def __init__(self, *parts: Entries) -> None:
+        self._parts = parts
+
+    def __len__(self) -> int:
+        return sum(map(len, self._parts))
+
+    def _at(self, index: int) -> Entry:
+        for part in self._parts:
+            if index < len(part):
+                return part._at(index)
+            index -= len(part)
+        raise IndexError(index)
+
+    def __repr__(self) -> str:
+        return f"Display({len(self)} rows)"
+
+
 EVENTS = -1
 """The key of the events section in ``CompareModel.expanded`` (calls use their number)."""
-
-
-def _runs(same: list[bool]) -> list[tuple[int, int]]:
-    """``[start, end)`` of every run of at least ``MIN_RUN`` identical rows."""
-    runs: list[tuple[int, int]] = []
-    start = None
-    for k, s in enumerate([*same, False]):
-        if s and start is None:
-            start = k
-        elif not s and start is not None:
-            if k - start >= MIN_RUN:
-                runs.append((start, k))
-            start = None
-    return runs
 
 
 @dataclass(slots=True)
@@ -56,7 +113,7 @@ class CompareModel:
     event_runs: list[tuple[int, int]] = field(default_factory=list)
     expanded: set[tuple[int, int]] = field(default_factory=set)
     """Expanded runs: ``(call number, run)``, or ``(EVENTS, run)``."""
-    display: list[Entry] = field(default_factory=list)
+    display: Display = field(default_factory=Display)
     sections: list[int] = field(default_factory=list)
     """Display row of each section heading."""
     delta_w: int = 3
@@ -66,8 +123,8 @@ class CompareModel:
     """Per call, how many of its delta rows differ."""
     events_differ: int = 0
     """How many event rows differ."""
-    _calls_part: list[Entry] = field(default_factory=list)
-    _events_part: list[Entry] = field(default_factory=list)
+    _calls_part: Entries = field(default_factory=Entries)
+    _events_part: Entries = field(default_factory=Entries)
 
     @property
     def a(self) -> Trace:
@@ -82,7 +139,7 @@ class CompareModel:
         return self.diff.outcome(self.behavior)
 
     @property
-    def event_rows(self) -> list[EventRow]:
+    def event_rows(self) -> EventRows:
         return self.diff.events.rows
 
     def layout(self, *, calls: bool = True, events: bool = True) -> None:
@@ -93,27 +150,27 @@ class CompareModel:
             self._events_part = self._lay_events()
         outcome = self._lay_outcome()
         self.sections = [0, len(outcome), len(outcome) + len(self._calls_part)]
-        self.display = outcome + self._calls_part + self._events_part
+        self.display = Display(outcome, self._calls_part, self._events_part)
 
-    def _lay_outcome(self) -> list[Entry]:
+    def _lay_outcome(self) -> Entries:
         od = self.outcome
-        out: list[Entry] = [(SECTION, 0, 0)]
+        out = Entries([(SECTION, 0, 0)])
         if od.same:
             out.append((OUT_SAME, 0, 0))
         else:
             out.append((OUT_HEAD, 0, 0))
-            out += [(OUT_DIFF, k, 0) for k in range(len(od.differences))]
+            out += ((OUT_DIFF, k, 0) for k in range(len(od.differences)))
         out.append((BLANK, 0, 0))
         return out
 
-    def _lay_calls(self) -> list[Entry]:
-        out: list[Entry] = [(SECTION, 1, 0)]
+    def _lay_calls(self) -> Entries:
+        out = Entries([(SECTION, 1, 0)])
         calls = self.diff.calls
         if not calls:
             out.append((NOTE, 0, 0))
         for c, cd in enumerate(calls):
             out.append((CALL_TITLE, c, 0))
-            out += [(CALL_DIFF, c, k) for k in range(len(cd.differences))]
+            out += ((CALL_DIFF, c, k) for k in range(len(cd.differences)))
             out.append((CALL_HEAD, c, 0))
             runs = {start: (k, end) for k, (start, end) in enumerate(self.call_runs[c])}
             rows = cd.rows
@@ -129,21 +186,19 @@ class CompareModel:
             out.append((BLANK, 0, 0))
         return out
 
-    def _lay_events(self) -> list[Entry]:
-        out: list[Entry] = [(SECTION, 2, 0), (EV_HEAD, 0, 0)]
-        rows = self.event_rows
+    def _lay_events(self) -> Entries:
+        out = Entries([(SECTION, 2, 0), (EV_HEAD, 0, 0)])
+        events = self.diff.events
         runs = {start: (k, end) for k, (start, end) in enumerate(self.event_runs)}
         i = 0
-        while i < len(rows):
+        while i < len(events.rows):
             run = runs.get(i)
             if run is not None and (EVENTS, run[0]) not in self.expanded:
                 out.append((EV_RUN, run[0], 0))
                 i = run[1]
                 continue
-            row = rows[i]
-            lines = 1 if row.kind == "comment" else max(len(row.a), len(row.b), 1)
-            out += [(EV_ROW, i, sub) for sub in range(lines)]
-            if row.status == "changed":
+            out += ((EV_ROW, i, sub) for sub in range(events.height(i)))
+            if events.status(i) == "changed":
                 out.append((EV_FIELDS, i, 0))
             i += 1
         return out
@@ -173,7 +228,7 @@ class CompareModel:
         if kind == CALL_ROW:
             return self.diff.calls[x].rows[y].changed
         if kind == EV_ROW:
-            return y == 0 and self.event_rows[x].changed
+            return y == 0 and self.diff.events.status(x) != "same"
         return False
 
 
@@ -182,10 +237,10 @@ def build_compare_model(diff: TraceDiff, behavior: Behavior) -> CompareModel:
     for b in Behavior:
         diff.outcome(b)
     model = CompareModel(diff, behavior)
-    model.call_runs = [_runs([r.status == "same" for r in cd.rows]) for cd in diff.calls]
-    model.event_runs = _runs([r.status == "same" for r in diff.events.rows])
-    model.changed_rows = [sum(1 for r in cd.rows if r.changed) for cd in diff.calls]
-    model.events_differ = sum(1 for r in diff.events.rows if r.changed)
+    model.call_runs = [cd.rows.same_runs(MIN_RUN) for cd in diff.calls]
+    model.event_runs = diff.events.same_runs(MIN_RUN)
+    model.changed_rows = [cd.changed_count for cd in diff.calls]
+    model.events_differ = diff.events.changed_count
     deltas = max((len(c.deltas) for t in (diff.a, diff.b) for c in t.analysis.calls), default=0)
     lines = max(
         (c.deltas[-1][1] for t in (diff.a, diff.b) for c in t.analysis.calls if c.deltas), default=0

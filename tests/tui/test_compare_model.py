@@ -1,0 +1,142 @@
+"""The compare model lays out what a layout of every row would (no app is started).
+
+The model asks the diff for runs, counts, statuses and heights without making rows, and keeps
+its display rows in arrays; here the same layout is worked out the plain way, from every event
+row and call row made, on pairs of golden traces and on pairs that differ everywhere, folded
+and with every run expanded.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from replay_tui.core.diff import TraceDiff, diff_traces
+from replay_tui.core.discovery import discover
+from replay_tui.core.trace import Form, Source, Trace, load_trace
+from replay_tui.core.translator import Behavior
+from replay_tui.tui.widgets import compare_model as cm
+from replay_tui.tui.widgets.compare_model import build_compare_model
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+FOUND = discover([ROOT / "tests" / "data" / "corpus", ROOT / "tests" / "data" / "diff"])
+TRACES = [load_trace(s) for s in FOUND.sources]
+
+
+def _runs(same: list[bool], least: int = cm.MIN_RUN) -> list[tuple[int, int]]:
+    runs: list[tuple[int, int]] = []
+    start = None
+    for k, s in enumerate([*same, False]):
+        if s and start is None:
+            start = k
+        elif not s and start is not None:
+            if k - start >= least:
+                runs.append((start, k))
+            start = None
+    return runs
+
+
+def _plain_layout(diff: TraceDiff, model: cm.CompareModel) -> list[tuple[int, int, int]]:
+    """The display rows from every row made, as the model first laid them out."""
+    rows = list(diff.events.rows)
+    call_rows = [list(cd.rows) for cd in diff.calls]
+    assert model.call_runs == [_runs([r.status == "same" for r in cr]) for cr in call_rows]
+    assert model.event_runs == _runs([r.status == "same" for r in rows])
+    assert model.changed_rows == [sum(1 for r in cr if r.changed) for cr in call_rows]
+    assert model.events_differ == sum(1 for r in rows if r.changed)
+    od = model.outcome
+    out: list[tuple[int, int, int]] = [(cm.SECTION, 0, 0)]
+    if od.same:
+        out.append((cm.OUT_SAME, 0, 0))
+    else:
+        out.append((cm.OUT_HEAD, 0, 0))
+        out += [(cm.OUT_DIFF, k, 0) for k in range(len(od.differences))]
+    out += [(cm.BLANK, 0, 0), (cm.SECTION, 1, 0)]
+    if not diff.calls:
+        out.append((cm.NOTE, 0, 0))
+    for c, cd in enumerate(diff.calls):
+        out.append((cm.CALL_TITLE, c, 0))
+        out += [(cm.CALL_DIFF, c, k) for k in range(len(cd.differences))]
+        out.append((cm.CALL_HEAD, c, 0))
+        runs = {s: (k, e) for k, (s, e) in enumerate(model.call_runs[c])}
+        i = 0
+        while i < len(call_rows[c]):
+            run = runs.get(i)
+            if run is not None and (c, run[0]) not in model.expanded:
+                out.append((cm.CALL_RUN, c, run[0]))
+                i = run[1]
+                continue
+            out.append((cm.CALL_ROW, c, i))
+            i += 1
+        out.append((cm.BLANK, 0, 0))
+    out += [(cm.SECTION, 2, 0), (cm.EV_HEAD, 0, 0)]
+    runs = {s: (k, e) for k, (s, e) in enumerate(model.event_runs)}
+    i = 0
+    while i < len(rows):
+        run = runs.get(i)
+        if run is not None and (cm.EVENTS, run[0]) not in model.expanded:
+            out.append((cm.EV_RUN, run[0], 0))
+            i = run[1]
+            continue
+        row = rows[i]
+        lines = 1 if row.kind == "comment" else max(len(row.a), len(row.b), 1)
+        out += [(cm.EV_ROW, i, sub) for sub in range(lines)]
+        if row.status == "changed":
+            out.append((cm.EV_FIELDS, i, 0))
+        i += 1
+    return out
+
+
+def _check(a: Trace, b: Trace) -> cm.CompareModel:
+    diff = diff_traces(a, b)
+    model = build_compare_model(diff, Behavior.ACCEPT_IDENTITY)
+    assert list(model.display) == _plain_layout(diff, model)
+    every: set[Any] = {(c, k) for c, runs in enumerate(model.call_runs) for k in range(len(runs))}
+    every |= {(cm.EVENTS, k) for k in range(len(model.event_runs))}
+    model.expanded = every
+    model.layout()
+    assert list(model.display) == _plain_layout(diff, model)
+    rows = list(diff.events.rows)
+    call_rows = [list(cd.rows) for cd in diff.calls]
+    for k, (kind, x, y) in enumerate(model.display):
+        if kind in (cm.OUT_DIFF, cm.CALL_DIFF):
+            expected = True
+        elif kind == cm.CALL_ROW:
+            expected = call_rows[x][y].changed
+        elif kind == cm.EV_ROW:
+            expected = y == 0 and rows[x].changed
+        else:
+            expected = False
+        assert model.is_difference((kind, x, y)) == expected, k
+    return model
+
+
+def test_golden_pairs_lay_out_as_every_row_would() -> None:
+    rng = random.Random(11)
+    for _ in range(60):
+        _check(rng.choice(TRACES), rng.choice(TRACES))
+    for t in TRACES:
+        _check(t, t)
+
+
+@pytest.mark.parametrize("deltas", [40, 700])
+def test_pairs_that_differ_everywhere_lay_out_as_every_row_would(
+    tmp_path: Path, deltas: int
+) -> None:
+    from .conftest import write_big_trace
+
+    path = write_big_trace(tmp_path / "a.sse", deltas)
+    body = path.read_bytes()
+    changed = tmp_path / "b.sse"
+    # Every continuation sends a null id instead of "" and one payload in nine is dropped.
+    lines = body.replace(b'"id":"",', b'"id":null,').split(b"\n\n")
+    changed.write_bytes(b"\n\n".join(x for k, x in enumerate(lines) if k % 9 != 4))
+    a = load_trace(Source(path, path.name, Form.SSE))
+    b = load_trace(Source(changed, changed.name, Form.SSE))
+    for model in (_check(a, b), _check(b, a)):
+        assert model.events_differ > deltas // 2
+        assert all(model.changed_rows)
+        assert any(k == cm.EV_ROW for k, _, _ in model.display)
