@@ -99,15 +99,17 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs: expected 1 or more, got {args.jobs}")
     libraries = _library_keys() if args.clients else None
-    archive = importlib.import_module("replay_tui.scale.archive")
-    if args.dask or any(archive.is_url(p) for p in args.paths):
-        # Object storage (s3://, gs://, file://…) or a cluster: the archive path, which lists
-        # and reads through fsspec and gives the same results in the same order.
-        require_paths([p for p in args.paths if not archive.is_url(p)])
-        from replay_tui.scale.scan import iter_results
+    # Only an argument with "://" can be a URL: local paths never import the archive code.
+    if args.dask or any("://" in p for p in args.paths):
+        archive = importlib.import_module("replay_tui.scale.archive")
+        if args.dask or any(archive.is_url(p) for p in args.paths):
+            # Object storage (s3://, gs://, file://…) or a cluster: the archive path, which
+            # lists and reads through fsspec and gives the same results in the same order.
+            require_paths([p for p in args.paths if not archive.is_url(p)])
+            from replay_tui.scale.scan import iter_results
 
-        items = iter_results(args.paths, dask=args.dask, clients=args.clients)
-        return report(_scale_errors(items, archive.ScaleError), args, libraries=libraries)
+            items = iter_results(args.paths, dask=args.dask, clients=args.clients)
+            return report(_scale_errors(items, archive.ScaleError), args, libraries=libraries)
     require_paths(args.paths)
     assess = _client_outcomes if args.clients else None
     return report(judge(args.paths, jobs=args.jobs, assess=assess), args, libraries=libraries)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -22,9 +22,11 @@ from .identity import Analysis, Analyzer, Note
 from .indexed import Indexed
 from .jsonl import JsonlFramer
 from .sse import Framing, Payload, PayloadRun, PayloadTable, SseFramer
-from .stream import ChunkStream
 from .translator import Behavior, Chunk
 from .wire import Decoded, WireChunk, decode_payload, fast_decoder
+
+if TYPE_CHECKING:
+    from .stream import ChunkStream
 
 __all__ = ["Badge", "Form", "Source", "Trace", "TraceBuilder", "load_trace"]
 
@@ -140,6 +142,8 @@ class Trace(msgspec.Struct):
 
         Chunks emitted because input ended (``STREAM_CLOSED``) have no line (``None``).
         """
+        from .stream import ChunkStream  # only here: check never replays, nor imports difflib
+
         return ChunkStream(self.analysis, behavior)
 
     def iter_replay(self, behavior: Behavior | str) -> Iterator[tuple[int | None, Chunk]]:

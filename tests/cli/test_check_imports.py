@@ -12,7 +12,14 @@ from replay_tui.cli import main
 code = main(["check", *sys.argv[1:]])
 print(code, " ".join(sorted(m for m in sys.modules if m.split(".")[0] in {TOP})))
 """
-_NEVER = ("multiprocessing", "replay_tui.scale.pool", "textual", "aiohttp", "replay_tui.clientlibs")
+_NEVER = (
+    "multiprocessing",
+    "replay_tui.scale",
+    "difflib",
+    "textual",
+    "aiohttp",
+    "replay_tui.clientlibs",
+)
 
 
 def _loaded(*args: str) -> tuple[int, set[str]]:
