@@ -537,7 +537,12 @@ class SseFramer:
         end = buf.rfind(b"\n\n", pos, last + 1)  # the blank line ending the last event
         if end < 0 or not buf.startswith(b"data: ", pos):
             return pos
-        datas = buf[pos + 6 : end].split(b"\n\ndata: ")
+        if pos == 0 and end == len(buf) - 2:  # the whole buffer: split it, copy nothing
+            datas = buf.split(b"\n\ndata: ")
+            datas[0] = datas[0][6:]
+            datas[-1] = datas[-1][:-2]
+        else:
+            datas = buf[pos + 6 : end].split(b"\n\ndata: ")
         n = len(datas)
         if n < self.RUN_MIN or buf.count(b"\n", pos, end) != 2 * (n - 1):
             return pos

@@ -159,6 +159,26 @@ _WINDOW = 1 << 20
 """Bytes framed at a time: framing splits what it is given, so a whole 500 MB capture would
 be split at once, doubling its memory for a moment; windows bound that to a megabyte."""
 
+
+def _windows(data: bytes) -> Iterator[bytes]:
+    """``data`` in slices of about :data:`_WINDOW` bytes, each ending at a blank line when
+    there is one (an LF capture's event boundary): the framer then starts each window with
+    no line or event left over from the last, so nothing is copied to join them."""
+    size = len(data)
+    if size <= _WINDOW:
+        yield data
+        return
+    at = 0
+    while at < size:
+        stop = at + _WINDOW
+        if stop < size:
+            blank = data.rfind(b"\n\n", at, stop)
+            if blank >= 0:
+                stop = blank + 2
+        yield data[at:stop]
+        at = stop
+
+
 _BATCH = 4096
 """Payloads decoded before the analyzer takes them (and their decoded chunks are freed)."""
 
@@ -296,8 +316,8 @@ class TraceBuilder:
             data = raw[head.body_offset :]
         framer = self._framer
         feed = framer.feed_runs if isinstance(framer, SseFramer) else framer.feed
-        for at in range(0, len(data), _WINDOW):
-            self._take(feed(data[at : at + _WINDOW]))
+        for window in _windows(data):
+            self._take(feed(window))
 
     def close(self) -> None:
         """No more bytes will come: frame what is left and judge the stream as it ended."""

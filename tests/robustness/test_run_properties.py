@@ -36,16 +36,19 @@ class EagerRunFramer(SseFramer):
 
 
 @contextmanager
-def runs(run_min: int, batch: int | None = None) -> Iterator[None]:
-    """Frame runs from ``run_min`` events on, decode ``batch`` payloads at a time."""
-    saved = SseFramer.RUN_MIN, trace_module._BATCH
+def runs(run_min: int, batch: int | None = None, window: int | None = None) -> Iterator[None]:
+    """Frame runs from ``run_min`` events on, decode ``batch`` payloads at a time, frame
+    ``window`` bytes at a time."""
+    saved = SseFramer.RUN_MIN, trace_module._BATCH, trace_module._WINDOW
     SseFramer.RUN_MIN = run_min
     if batch is not None:
         trace_module._BATCH = batch
+    if window is not None:
+        trace_module._WINDOW = window
     try:
         yield
     finally:
-        SseFramer.RUN_MIN, trace_module._BATCH = saved
+        SseFramer.RUN_MIN, trace_module._BATCH, trace_module._WINDOW = saved
 
 
 def _events(texts: list[str], ending: bytes) -> bytes:
@@ -129,18 +132,28 @@ def _shown(trace: Trace) -> tuple[object, ...]:
 
 
 @robust(scale=0.7)
-@given(st.data(), run_streams, st.integers(1, 5))
-@example(None, b'data: {"choices":[]}\n\ndata: {\n\ndata: [DONE]\n\ndata: 7\n\n', 1)
+@given(st.data(), run_streams, st.integers(1, 5), st.integers(1, 64))
+@example(None, b'data: {"choices":[]}\n\ndata: {\n\ndata: [DONE]\n\ndata: 7\n\n', 1, 9)
 def test_traces_built_from_runs_equal_traces_built_payload_by_payload(
-    data: st.DataObject | None, body: bytes, batch: int
+    data: st.DataObject | None, body: bytes, batch: int, window: int
 ) -> None:
     pieces = data.draw(splits(body)) if data is not None else [body]
     for lean, keep in ((False, False), (True, False), (False, True)):
         with runs(10**9):
             one_by_one = _built(pieces, lean=lean, keep=keep)
-        with runs(1, batch):
+        with runs(1, batch, window):
             bulk = _built(pieces, lean=lean, keep=keep)
         assert trace_result(bulk) == trace_result(one_by_one)
         assert bulk.errors == one_by_one.errors
         if not lean:
             assert _shown(bulk) == _shown(one_by_one)
+
+
+@robust()
+@given(run_streams, st.integers(1, 64))
+def test_windows_cover_the_capture_and_end_at_blank_lines(body: bytes, size: int) -> None:
+    with runs(1, window=size):
+        windows = list(trace_module._windows(body))
+    assert b"".join(windows) == body
+    for window in windows[:-1]:
+        assert window.endswith(b"\n\n") or b"\n\n" not in window[:size]
