@@ -22,7 +22,16 @@ import msgspec
 
 from .indexed import Indexed
 
-__all__ = ["DONE", "Framing", "Payload", "PayloadRun", "PayloadTable", "SseFramer", "frame"]
+__all__ = [
+    "DONE",
+    "Framing",
+    "Payload",
+    "PayloadRun",
+    "PayloadTable",
+    "SseFramer",
+    "expanded",
+    "frame",
+]
 
 DONE = b"[DONE]"
 _BOM = b"\xef\xbb\xbf"
