@@ -532,13 +532,15 @@ class SseFramer:
     def _uniform(
         self, buf: bytes, base: int, pos: int, last: int, out: list[Payload | PayloadRun]
     ) -> int:
-        """Cut out, at C speed, the run of single-line ``data: `` events starting at ``pos``
-        and taking every complete event of ``buf[pos:last + 1]``; returns where the rest
-        starts (``pos``, having done nothing, when those events are not such a run).
+        """Frame every complete event of ``buf[pos:last + 1]`` (``pos`` starting one), its
+        runs of single-line ``data: `` events cut out at C speed; returns where the rest
+        starts (``pos``, having done nothing, when they are not worth it).
 
         Splitting at ``\n\ndata: `` gives each event's data directly; one count proves the
-        run uniform: the region holds no line ending but the two between each pair of events
-        (so no event has a second line, a comment or another field).
+        whole region such a run: it holds no line ending but the two between each pair of
+        events (so no event has a second line, a comment or another field). Otherwise the
+        pieces with a line ending in them (an event with more lines, or other events before
+        the next ``data: ``) are framed line by line, and the runs between them as runs.
         """
         fr = self.framing
         if self._data or self._event is not None or fr.done_line is not None:
@@ -553,8 +555,34 @@ class SseFramer:
         else:
             datas = buf[pos + 6 : end].split(b"\n\ndata: ")
         n = len(datas)
-        if n < self.RUN_MIN or buf.count(b"\n", pos, end) != 2 * (n - 1):
+        if n < self.RUN_MIN:
             return pos
+        if buf.count(b"\n", pos, end) == 2 * (n - 1):
+            return self._run(buf, base, pos, datas, out)
+        at = pos
+        first = 0  # the first piece of the run so far
+        for i, data in enumerate(datas):
+            if b"\n" in data:
+                at = self._run(buf, base, at, datas[first:i], out)
+                after = at + len(data) + 8  # "data: ", the piece, "\n\n"
+                self._blocks(buf, base, at, after - 1, out)
+                at = after
+                first = i + 1
+        return self._run(buf, base, at, datas[first:], out)
+
+    def _run(
+        self, buf: bytes, base: int, pos: int, datas: list[bytes], out: list[Payload | PayloadRun]
+    ) -> int:
+        """Frame the single-line events at ``pos`` whose data are ``datas``: as one
+        :class:`PayloadRun` when there are :data:`RUN_MIN` of them and no ``[DONE]`` came
+        before, else event by event. Returns the offset (in ``buf``) past them."""
+        n = len(datas)
+        after = pos + sum(map(len, datas)) + 8 * n
+        fr = self.framing
+        if n < self.RUN_MIN or fr.done_line is not None:
+            if n:
+                self._blocks(buf, base, pos, after - 1, out)
+            return after
         try:
             done = datas.index(DONE)
         except ValueError:
@@ -564,7 +592,7 @@ class SseFramer:
         if done < n:
             fr.done_line = lineno + 1 + 2 * done
         out.append(PayloadRun(buf, base, base + pos, lineno + 1, datas, done))
-        return end + 2
+        return after
 
     def _general_block(self, block: bytes, start: int, out: list[Payload | PayloadRun]) -> int:
         """Frame one blank-line-terminated block line by line; returns the next offset."""

@@ -68,6 +68,8 @@ run_streams = st.builds(
 @robust()
 @given(st.data(), run_streams)
 @example(None, b"data: {}\n\n" * 3 + b"data: [DONE]\n\n" + b"data: [DONE]\n\ndata: {}\n\n")
+@example(None, b"data: a\n\ndata: [DONE]\nid: 1\n\ndata: b\n\ndata: c\n\n")
+@example(None, b"data: a\n\n: ping\n\ndata: b\n\n\ndata: c\n\ndata: d\ndata: e\n\ndata: f\n\n")
 def test_runs_frame_as_the_general_path(data: st.DataObject | None, body: bytes) -> None:
     pieces = data.draw(splits(body)) if data is not None else [body]
     general, general_out = feed_all(GeneralPathFramer(), pieces)
@@ -112,6 +114,16 @@ def test_a_uniform_stream_is_framed_as_one_run() -> None:
     assert run.end(99) == body.index(b"\n\ndata: [DONE]")
 
 
+def test_a_keep_alive_comment_costs_only_its_own_event() -> None:
+    """The events either side of an odd one still come as runs."""
+    events = [b'data: {"n":%d}\n\n' % i for i in range(200)]
+    body = b"".join(events[:100]) + b": keep-alive\n\n" + b"".join(events[100:])
+    items = SseFramer().feed_runs(body)
+    assert [type(x).__name__ for x in items] == ["PayloadRun", "Payload", "PayloadRun"]
+    assert [len(x) for x in items if isinstance(x, PayloadRun)] == [99, 100]
+    assert expanded(items) == feed_all(GeneralPathFramer(), [body])[1]
+
+
 def _built(pieces: list[bytes], *, lean: bool = False, keep: bool = False) -> Trace:
     builder = TraceBuilder(source(Form.SSE), lean=lean, keep_decoded=keep)
     for piece in pieces:
@@ -134,6 +146,7 @@ def _shown(trace: Trace) -> tuple[object, ...]:
 @robust(scale=0.7)
 @given(st.data(), run_streams, st.integers(1, 5), st.integers(1, 64))
 @example(None, b'data: {"choices":[]}\n\ndata: {\n\ndata: [DONE]\n\ndata: 7\n\n', 1, 9)
+@example(None, b"data: {}\n\ndata: [DONE]\nid: 1\n\ndata: {}\n\ndata: 1\n\n", 2, 64)
 def test_traces_built_from_runs_equal_traces_built_payload_by_payload(
     data: st.DataObject | None, body: bytes, batch: int, window: int
 ) -> None:
