@@ -532,9 +532,9 @@ class SseFramer:
     def _uniform(
         self, buf: bytes, base: int, pos: int, last: int, out: list[Payload | PayloadRun]
     ) -> int:
-        """Frame every complete event of ``buf[pos:last + 1]`` (``pos`` starting one), its
-        runs of single-line ``data: `` events cut out at C speed; returns where the rest
-        starts (``pos``, having done nothing, when they are not worth it).
+        """Frame the complete events of ``buf[pos:last + 1]`` (``pos`` starting one), their
+        runs of single-line ``data: `` events cut out at C speed; returns where the events
+        left to the block path start (``pos`` when none were worth a run).
 
         Splitting at ``\n\ndata: `` gives each event's data directly; one count proves the
         whole region such a run: it holds no line ending but the two between each pair of
@@ -545,8 +545,14 @@ class SseFramer:
         fr = self.framing
         if self._data or self._event is not None or fr.done_line is not None:
             return pos
+        if not buf.startswith(b"data: ", pos):  # odd events first (a gateway's comment)
+            head = buf.find(b"\n\ndata: ", pos, last + 1)
+            if head < 0:
+                return pos
+            self._blocks(buf, base, pos, head + 1, out)
+            return self._uniform(buf, base, head + 2, last, out)
         end = buf.rfind(b"\n\n", pos, last + 1)  # the blank line ending the last event
-        if end < 0 or not buf.startswith(b"data: ", pos):
+        if end < 0:
             return pos
         if pos == 0 and end == len(buf) - 2:  # the whole buffer: split it, copy nothing
             datas = buf.split(b"\n\ndata: ")

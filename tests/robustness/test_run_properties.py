@@ -122,6 +122,10 @@ def test_a_keep_alive_comment_costs_only_its_own_event() -> None:
     assert [type(x).__name__ for x in items] == ["PayloadRun", "Payload", "PayloadRun"]
     assert [len(x) for x in items if isinstance(x, PayloadRun)] == [99, 100]
     assert expanded(items) == feed_all(GeneralPathFramer(), [body])[1]
+    opened = b": OPENROUTER PROCESSING\n\n: OPENROUTER PROCESSING\n\n" + b"".join(events)
+    (run,) = SseFramer().feed_runs(opened)
+    assert isinstance(run, PayloadRun)
+    assert (len(run), run.line) == (200, 5)
 
 
 def _built(pieces: list[bytes], *, lean: bool = False, keep: bool = False) -> Trace:
