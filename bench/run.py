@@ -6,12 +6,19 @@
 It builds a 100,000-delta trace and times, as whole processes alternating in the same run,
 ``replay-tui check`` against the typed msgspec floor SPEC §7 defines (bench/floor.py).
 Budget: check at most 2x the floor (aim 1.5x). Each figure is the median of ``--runs`` runs (the
-minimum is printed beside it: on a busy machine it is the steadier of the two).
+minimum is printed beside it: on a busy machine it is the steadier of the two), in wall-clock
+time and in CPU time (user + system of the process: what a shared machine disturbs least).
+
+Both processes run as an installed package does, with compiled bytecode (kept in a private
+cache, written by the warm-up run): an environment with ``PYTHONDONTWRITEBYTECODE`` set would
+otherwise have ``check`` compile its own sources on every run while the floor's msgspec is
+precompiled. ``--no-bytecode`` measures that way instead.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -26,45 +33,81 @@ sys.path.insert(0, str(HERE))
 from tracegen import write_big_trace  # noqa: E402
 
 
-def timed(cmd: list[str]) -> float:
+def measured(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """Wall-clock and CPU seconds (user + system) of one run of ``cmd``."""
     start = time.perf_counter()
-    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"{cmd[2:]} failed ({done.returncode}): {done.stderr.decode()[-500:]}")
-    return elapsed
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{cmd[2:]} failed ({proc.returncode}): {err.decode()[-500:]}")
+    return elapsed, usage.ru_utime + usage.ru_stime
 
 
-def compare(runs: int, *commands: list[str]) -> list[list[float]]:
-    """Run the commands alternately ``runs`` times each (after one warm-up of each)."""
+def timed(cmd: list[str]) -> float:
+    """Wall-clock seconds of one run of ``cmd``."""
+    return measured(cmd)[0]
+
+
+def alternated(
+    runs: int, *commands: list[str], env: dict[str, str] | None = None
+) -> list[list[tuple[float, float]]]:
+    """Run the commands alternately ``runs`` times each (after one warm-up of each); each
+    run's wall-clock and CPU seconds."""
     for cmd in commands:
-        timed(cmd)
-    results: list[list[float]] = [[] for _ in commands]
+        measured(cmd, env)
+    results: list[list[tuple[float, float]]] = [[] for _ in commands]
     for _ in range(runs):
         for i, cmd in enumerate(commands):
-            results[i].append(timed(cmd))
+            results[i].append(measured(cmd, env))
     return results
 
 
-def check_vs_floor(trace: Path, runs: int) -> tuple[float, float, float]:
+def compare(runs: int, *commands: list[str]) -> list[list[float]]:
+    """:func:`alternated`, wall-clock seconds only."""
+    return [[wall for wall, _ in times] for times in alternated(runs, *commands)]
+
+
+def installed_env(cache: Path) -> dict[str, str]:
+    """The environment with compiled bytecode allowed, kept in ``cache`` (see the module
+    docstring)."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(cache)
+    return env
+
+
+def check_vs_floor(
+    trace: Path, runs: int, env: dict[str, str] | None = None
+) -> tuple[float, float, float]:
     py = sys.executable
-    floor, check = compare(
+    floor, check = alternated(
         runs,
         [py, str(HERE / "floor.py"), str(trace)],
         [py, "-m", "replay_tui.cli", "check", str(trace)],
+        env=env,
     )
+    for name, times in (("typed msgspec floor", floor), ("replay-tui check", check)):
+        wall, cpu = [t for t, _ in times], [c for _, c in times]
+        print(
+            f"  {name:<20}  median {statistics.median(wall):.3f} s   min {min(wall):.3f} s"
+            f"   cpu median {statistics.median(cpu):.3f} s   min {min(cpu):.3f} s"
+        )
+    ratio = statistics.median(t for t, _ in check) / statistics.median(t for t, _ in floor)
+    cpu_ratio = statistics.median(c for _, c in check) / statistics.median(c for _, c in floor)
     print(
-        f"  typed msgspec floor   median {statistics.median(floor):.3f} s   min {min(floor):.3f} s"
+        f"  ratio                 {ratio:.2f}x median,"
+        f" {min(t for t, _ in check) / min(t for t, _ in floor):.2f}x min;"
+        f" cpu {cpu_ratio:.2f}x median   (budget: 2x, aim 1.5x)"
     )
-    print(
-        f"  replay-tui check      median {statistics.median(check):.3f} s   min {min(check):.3f} s"
+    return (
+        statistics.median(t for t, _ in floor),
+        statistics.median(t for t, _ in check),
+        ratio,
     )
-    ratio = statistics.median(check) / statistics.median(floor)
-    print(
-        f"  ratio                 {ratio:.2f}x median, {min(check) / min(floor):.2f}x min"
-        "   (budget: 2x)"
-    )
-    return statistics.median(floor), statistics.median(check), ratio
 
 
 EXTRA: list[tuple[str, Callable[[Path, int], object]]] = []
@@ -101,13 +144,20 @@ def main() -> None:
     parser.add_argument("--deltas", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--check-only", action="store_true", help="only check vs the floor")
+    parser.add_argument(
+        "--no-bytecode",
+        action="store_true",
+        help="run check vs the floor without a bytecode cache (as the environment says)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         trace = write_big_trace(Path(tmp) / "big.sse", args.deltas)
         size = trace.stat().st_size
         print(f"trace: {args.deltas:,} tool-call deltas, {size / 1e6:.1f} MB")
-        print("check vs the typed floor (whole processes):")
-        check_vs_floor(trace, args.runs)
+        env = None if args.no_bytecode else installed_env(Path(tmp) / "pycache")
+        how = "as the environment says" if env is None else "compiled bytecode"
+        print(f"check vs the typed floor (whole processes, {how}):")
+        check_vs_floor(trace, args.runs, env)
         for name, measure in [] if args.check_only else EXTRA:
             print(f"{name}:")
             measure(trace, args.runs)

@@ -16,6 +16,7 @@ import importlib
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
+from itertools import chain, islice
 from types import ModuleType
 from typing import IO, Any
 
@@ -25,7 +26,6 @@ from replay_tui.core.result import Assess, TraceResult, judge_candidate, skipped
 from replay_tui.core.summary import Summary
 from replay_tui.core.visible import visible
 from replay_tui.core.wire import describe_value
-from replay_tui.scale.pool import default_jobs, ordered_map
 
 from .errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError, error, plural
 from .traces import require_paths
@@ -96,22 +96,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.fail_on_clients and not args.clients:
         raise UsageError("--fail-on-clients needs --clients")
-    jobs = default_jobs() if args.jobs is None else args.jobs
-    if jobs < 1:
+    if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs: expected 1 or more, got {args.jobs}")
     libraries = _library_keys() if args.clients else None
-    archive = importlib.import_module("replay_tui.scale.archive")
-    if args.dask or any(archive.is_url(p) for p in args.paths):
-        # Object storage (s3://, gs://, file://…) or a cluster: the archive path, which lists
-        # and reads through fsspec and gives the same results in the same order.
-        require_paths([p for p in args.paths if not archive.is_url(p)])
-        from replay_tui.scale.scan import iter_results
+    # Only an argument with "://" can be a URL: local paths never import the archive code.
+    if args.dask or any("://" in p for p in args.paths):
+        archive = importlib.import_module("replay_tui.scale.archive")
+        if args.dask or any(archive.is_url(p) for p in args.paths):
+            # Object storage (s3://, gs://, file://…) or a cluster: the archive path, which
+            # lists and reads through fsspec and gives the same results in the same order.
+            require_paths([p for p in args.paths if not archive.is_url(p)])
+            from replay_tui.scale.scan import iter_results
 
-        items = iter_results(args.paths, dask=args.dask, clients=args.clients)
-        return report(_scale_errors(items, archive.ScaleError), args, libraries=libraries)
+            items = iter_results(args.paths, dask=args.dask, clients=args.clients)
+            return report(_scale_errors(items, archive.ScaleError), args, libraries=libraries)
     require_paths(args.paths)
     assess = _client_outcomes if args.clients else None
-    return report(judge(args.paths, jobs=jobs, assess=assess), args, libraries=libraries)
+    return report(judge(args.paths, jobs=args.jobs, assess=assess), args, libraries=libraries)
 
 
 def _scale_errors(
@@ -128,11 +129,25 @@ def _scale_errors(
 
 
 def judge(
-    paths: Sequence[str], *, jobs: int, assess: Assess | None = None
+    paths: Sequence[str], *, jobs: int | None = None, assess: Assess | None = None
 ) -> Iterator[TraceResult | Skipped]:
-    """Every trace's result (and every file skipped), in address order per path given."""
+    """Every trace's result (and every file skipped), in address order per path given, judged
+    in ``jobs`` processes (None: one per core).
+
+    A single file is judged in this process: the process pool (and :mod:`multiprocessing`,
+    a fifth of the start-up of ``check`` on one trace) is imported only for two files or more.
+    """
     fn = partial(judge_candidate, assess=assess)
-    for results in ordered_map(fn, walk(paths), jobs, _lost):
+    items = walk(paths)
+    head = list(islice(items, 2))
+    if jobs == 1 or len(head) < 2:
+        for item in chain(head, items):
+            yield from fn(item)
+        return
+    from replay_tui.scale.pool import default_jobs, ordered_map
+
+    workers = default_jobs() if jobs is None else jobs
+    for results in ordered_map(fn, chain(head, items), workers, _lost):
         yield from results
 
 

@@ -22,7 +22,16 @@ import msgspec
 
 from .indexed import Indexed
 
-__all__ = ["DONE", "Framing", "Payload", "PayloadTable", "SseFramer", "frame"]
+__all__ = [
+    "DONE",
+    "Framing",
+    "Payload",
+    "PayloadRun",
+    "PayloadTable",
+    "SseFramer",
+    "expanded",
+    "frame",
+]
 
 DONE = b"[DONE]"
 _BOM = b"\xef\xbb\xbf"
@@ -89,6 +98,108 @@ class Payload(msgspec.Struct, gc=False):
         )
 
 
+class PayloadRun:
+    """Consecutive single-line ``data: `` events framed at once, held as columns.
+
+    That is how nearly every large capture looks (``data: {...}``, a blank line, again and
+    again). The framer cuts such a run out of its buffer with one C-level split and hands it
+    over whole (:meth:`SseFramer.feed_runs`) instead of as one :class:`Payload` per event, so
+    that a reader that wants the payloads' data in bulk (decoding, ``check``) never makes the
+    per-payload objects. :meth:`payloads` makes them, exactly as :meth:`SseFramer.feed` returns
+    them.
+
+    Payload ``i`` of the run has data ``datas[i]``; its ``data:`` line is line
+    ``line + 2 * i`` (each event is its data line and a blank line) and starts at file offset
+    ``starts()[i]``. Index ``done`` is the ``[DONE]`` sentinel (``len(run)`` when the run does
+    not reach it); the payloads after it are after ``[DONE]``.
+    """
+
+    __slots__ = ("base", "datas", "done", "line", "source", "start")
+
+    def __init__(
+        self, source: bytes, base: int, start: int, line: int, datas: list[bytes], done: int
+    ) -> None:
+        self.source = source
+        """The buffer the run was framed from (payloads made by :meth:`payloads` point into
+        it)."""
+        self.base = base
+        """File offset of ``source[0]``."""
+        self.start = start
+        """File offset of the first ``data:`` line."""
+        self.line = line
+        """Line of the first ``data:`` line."""
+        self.datas = datas
+        """Each payload's data, exactly as sent."""
+        self.done = done
+
+    def __len__(self) -> int:
+        return len(self.datas)
+
+    @property
+    def lines(self) -> range:
+        """The line of each payload."""
+        return range(self.line, self.line + 2 * len(self.datas), 2)
+
+    def starts(self) -> list[int]:
+        """File offset of each payload's ``data:`` line."""
+        # Each event is "data: ", its data, "\n\n": 8 bytes beside the data.
+        sizes = map(len, self.datas[:-1])
+        return list(accumulate(map(add, sizes, repeat(8)), initial=self.start))
+
+    def ends(self, starts: list[int]) -> list[int]:
+        """File offset just past each payload's data (``starts``: :meth:`starts`)."""
+        return list(map(add, map(add, starts, map(len, self.datas)), repeat(6)))
+
+    def end(self, index: int) -> int:
+        """File offset just past the data of payload ``index``."""
+        return self.start + sum(map(len, self.datas[: index + 1])) + 8 * index + 6
+
+    def payloads(self) -> list[Payload]:
+        """The run as the :class:`Payload` objects :meth:`SseFramer.feed` hands out."""
+        buf, base, done = self.source, self.base, self.done
+        lines = self.lines
+        starts = self.starts()
+        ends = self.ends(starts)
+        # Payloads point into buf ("data: " is 6 bytes): the data is not copied out.
+        out = list(
+            map(
+                Payload,
+                repeat(buf, done),
+                lines,
+                lines,
+                starts,
+                ends,
+                repeat(None),
+                repeat(False),
+                repeat(base),
+                repeat(6),
+            )
+        )
+        if done < len(self.datas):
+            out.append(Payload(DONE, lines[done], lines[done], starts[done], ends[done]))
+            out += [
+                Payload(buf, ln, ln, a, b, None, True, base, 6)
+                for ln, a, b in zip(
+                    lines[done + 1 :], starts[done + 1 :], ends[done + 1 :], strict=True
+                )
+            ]
+        return out
+
+    def __repr__(self) -> str:
+        return f"PayloadRun({len(self)} payloads from line {self.line})"
+
+
+def expanded(items: list[Payload | PayloadRun]) -> list[Payload]:
+    """``items`` with each run replaced by its payloads."""
+    out: list[Payload] = []
+    for item in items:
+        if isinstance(item, PayloadRun):
+            out += item.payloads()
+        else:
+            out.append(item)
+    return out
+
+
 class PayloadTable(Indexed[Payload]):
     """A stream's payloads in compact arrays: 40 bytes each instead of a 170-byte object.
 
@@ -139,6 +250,25 @@ class PayloadTable(Indexed[Payload]):
                 self._skip.append(p.skip)
             if p.event is not None:
                 self._events[i] = p.event
+
+    def extend_run(self, run: PayloadRun) -> None:
+        """Append a run's payloads, column by column (as :meth:`extend` of its payloads)."""
+        i = len(self._line)
+        n = len(run)
+        lines = run.lines
+        self._line.extend(lines)
+        self._end_line.extend(lines)
+        starts = run.starts()
+        self._start.extend(starts)
+        self._end.extend(run.ends(starts))
+        self._skip.frombytes(b"\x06" * n)  # "data: " before each value, in the capture
+        done = run.done
+        if done < n:
+            self._skip[i + done] = -1  # the sentinel keeps bytes of its own, as in extend
+            self._own[i + done] = DONE
+            self._after += bytes(done + 1) + b"\x01" * (n - done - 1)
+        else:
+            self._after += bytes(n)
 
     def view(self, raw: bytes | bytearray) -> PayloadTable:
         """A snapshot of the payloads so far, reading their bytes from ``raw``."""
@@ -246,6 +376,11 @@ class SseFramer:
 
     def feed(self, chunk: bytes) -> list[Payload]:
         """Frame ``chunk`` and return the payloads it completed."""
+        return expanded(self.feed_runs(chunk))
+
+    def feed_runs(self, chunk: bytes) -> list[Payload | PayloadRun]:
+        """:meth:`feed`, with runs of single-line events handed over as :class:`PayloadRun`
+        columns rather than one payload each."""
         if self.framing.closed:
             raise ValueError("framer is closed")
         buf = self._pending + chunk if self._pending else chunk
@@ -259,7 +394,7 @@ class SseFramer:
                 self.framing.bom = True
                 buf = buf[len(_BOM) :]
                 base += len(_BOM)
-        out: list[Payload] = []
+        out: list[Payload | PayloadRun] = []
         pos = self._split(buf, base, out, final=False)
         self._pending = buf[pos:]
         self._offset = base + pos
@@ -269,7 +404,7 @@ class SseFramer:
         """Signal end of input; returns payloads completed by the last bytes, if any."""
         if self.framing.closed:
             return []
-        out: list[Payload] = []
+        out: list[Payload | PayloadRun] = []
         buf = self._pending
         base = self._offset
         if not self._started:
@@ -286,9 +421,9 @@ class SseFramer:
         if self._data:
             self.framing.truncated_line = self._data_line
         self.framing.closed = True
-        return out
+        return expanded(out)
 
-    def _split(self, buf: bytes, base: int, out: list[Payload], *, final: bool) -> int:
+    def _split(self, buf: bytes, base: int, out: list[Payload | PayloadRun], *, final: bool) -> int:
         """Handle every complete line of ``buf``; return where the unfinished part starts."""
         if b"\r" not in buf:
             return self._split_lf(buf, base, out)
@@ -318,42 +453,51 @@ class SseFramer:
             pos = nxt
         return pos
 
-    def _split_lf(self, buf: bytes, base: int, out: list[Payload]) -> int:
+    def _split_lf(self, buf: bytes, base: int, out: list[Payload | PayloadRun]) -> int:
         """:meth:`_split` for the common LF-only buffer, an event at a time.
 
-        Cutting the buffer at blank lines (``\n\n``) yields events; an event that is one
-        ``data`` line is dispatched right here, anything else goes line by line through the
-        general path. Behaves exactly as that path (the tests hold the two to each other); it
-        exists because framing runs over captures with hundreds of thousands of events.
+        An event left open by the previous buffer is finished line by line; then a run of
+        single-line ``data:`` events is cut out at C speed (:meth:`_uniform`); whatever is left
+        is cut at blank lines (``\n\n``) into events, and an event that is one ``data`` line
+        is dispatched right there, anything else goes line by line through the general path.
+        Behaves exactly as that path (the tests hold the two to each other); it exists because
+        framing runs over captures with hundreds of thousands of events.
         """
         last = buf.rfind(b"\n")
         if last < 0:
             return 0
+        pos = 0
+        while pos <= last and (self._data or self._event is not None):
+            end = buf.find(b"\n", pos)  # an event begun in an earlier feed: line by line
+            self._line(buf[pos:end], base + pos, base + end, out)
+            pos = end + 1
+        if pos <= last:
+            pos = self._uniform(buf, base, pos, last, out)
+        if pos <= last:
+            self._blocks(buf, base, pos, last, out)
+        return last + 1
+
+    def _blocks(
+        self, buf: bytes, base: int, pos: int, last: int, out: list[Payload | PayloadRun]
+    ) -> None:
+        """Frame the complete lines of ``buf[pos:last + 1]`` (no event open at ``pos``),
+        block by block."""
         fr = self.framing
-        blocks = (buf if last == len(buf) - 1 else buf[: last + 1]).split(b"\n\n")
+        whole = pos == 0 and last == len(buf) - 1
+        blocks = (buf if whole else buf[pos : last + 1]).split(b"\n\n")
         tail = blocks.pop()  # complete lines after the last blank line
         append = out.append
-        start = base
+        start = base + pos
         lineno = fr.lines
-        # The first block may continue an event begun in an earlier feed: general path.
-        skip = 0
-        if blocks and (self._data or self._event is not None):
-            start = self._general_block(blocks[0], start, out)
-            lineno = fr.lines
-            skip = 1
-        if self._uniform(blocks, skip, buf, base, start, lineno, out):
-            self._tail(tail, base + last + 1 - len(tail), out)
-            return last + 1
         # Payloads after the first [DONE] are kept for display, marked: find it at C speed.
         done_at = len(blocks)
         if fr.done_line is None:
             for sentinel in (b"data: [DONE]", b"data:[DONE]"):
                 with suppress(ValueError):  # not there
-                    done_at = min(done_at, blocks.index(sentinel, skip))
+                    done_at = min(done_at, blocks.index(sentinel))
         else:
-            done_at = skip
-        for i in range(skip, len(blocks)):
-            block = blocks[i]
+            done_at = 0
+        for i, block in enumerate(blocks):
             if b"\n" in block or not block.startswith(b"data:"):
                 fr.lines = lineno
                 start = self._general_block(block, start, out)
@@ -373,9 +517,8 @@ class SseFramer:
             start += size + 2
         fr.lines = lineno
         self._tail(tail, start, out)
-        return last + 1
 
-    def _tail(self, tail: bytes, start: int, out: list[Payload]) -> None:
+    def _tail(self, tail: bytes, start: int, out: list[Payload | PayloadRun]) -> None:
         """Frame the complete lines after the last blank line (an event still open)."""
         if tail:
             pos = start
@@ -383,75 +526,81 @@ class SseFramer:
                 self._line(text, pos, pos + len(text), out)
                 pos += len(text) + 1
 
+    RUN_MIN = 64
+    """Events a run must have to be cut out as one (fewer are framed one by one)."""
+
     def _uniform(
-        self,
-        blocks: list[bytes],
-        skip: int,
-        buf: bytes,
-        base: int,
-        start: int,
-        lineno: int,
-        out: list[Payload],
-    ) -> bool:
-        """Frame ``blocks`` at C speed when every one is a single ``data: `` line.
+        self, buf: bytes, base: int, pos: int, last: int, out: list[Payload | PayloadRun]
+    ) -> int:
+        """Frame the complete events of ``buf[pos:last + 1]`` (``pos`` starting one), their
+        runs of single-line ``data: `` events cut out at C speed; returns where the events
+        left to the block path start (``pos`` when none were worth a run).
 
-        That is how nearly every large capture looks. Two counts prove it: each block has
-        exactly its own line end and the blank line after it (so no line inside), and each
-        starts with ``data: ``. Payloads are then built with ``map`` rather than a loop.
-        Returns False, having done nothing, when the blocks are not uniform.
+        Splitting at ``\n\ndata: `` gives each event's data directly; one count proves the
+        whole region such a run: it holds no line ending but the two between each pair of
+        events (so no event has a second line, a comment or another field). Otherwise the
+        pieces with a line ending in them (an event with more lines, or other events before
+        the next ``data: ``) are framed line by line, and the runs between them as runs.
         """
-        todo = blocks[skip:] if skip else blocks
-        n = len(todo)
-        if n < 64 or self._data or self._event is not None or self.framing.done_line is not None:
-            return False
-        sizes = list(map(len, todo))
-        begin = start - base
-        end = begin + sum(sizes) + 2 * (n - 1)  # the blocks and the blank lines between them
-        if (
-            buf.count(b"\n", begin, end) != 2 * (n - 1)
-            or not buf.startswith(b"data: ", begin)
-            or buf.count(b"\n\ndata: ", begin, end) != n - 1
-        ):
-            return False
         fr = self.framing
-        starts = list(accumulate(map(add, sizes, repeat(2)), initial=start))[:-1]
-        ends = list(map(add, starts, sizes))
-        lines = range(lineno + 1, lineno + 2 * n, 2)
-        try:
-            done_at = todo.index(b"data: " + DONE)
-        except ValueError:
-            done_at = n
-        # Payloads point into buf ("data: " is 6 bytes): the data is not copied out.
-        new = list(
-            map(
-                Payload,
-                repeat(buf, done_at),
-                lines,
-                lines,
-                starts,
-                ends,
-                repeat(None),
-                repeat(False),
-                repeat(base),
-                repeat(6),
-            )
-        )
-        if done_at < n:
-            fr.done_line = lines[done_at]
-            new.append(
-                Payload(DONE, lines[done_at], lines[done_at], starts[done_at], ends[done_at])
-            )
-            new += [
-                Payload(buf, ln, ln, a, b, None, True, base, 6)
-                for ln, a, b in zip(
-                    lines[done_at + 1 :], starts[done_at + 1 :], ends[done_at + 1 :], strict=True
-                )
-            ]
-        out += new
-        fr.lines = lineno + 2 * n
-        return True
+        if self._data or self._event is not None or fr.done_line is not None:
+            return pos
+        if not buf.startswith(b"data: ", pos):  # odd events first (a gateway's comment)
+            head = buf.find(b"\n\ndata: ", pos, last + 1)
+            if head < 0:
+                return pos
+            self._blocks(buf, base, pos, head + 1, out)
+            return self._uniform(buf, base, head + 2, last, out)
+        end = buf.rfind(b"\n\n", pos, last + 1)  # the blank line ending the last event
+        if end < 0:
+            return pos
+        if pos == 0 and end == len(buf) - 2:  # the whole buffer: split it, copy nothing
+            datas = buf.split(b"\n\ndata: ")
+            datas[0] = datas[0][6:]
+            datas[-1] = datas[-1][:-2]
+        else:
+            datas = buf[pos + 6 : end].split(b"\n\ndata: ")
+        n = len(datas)
+        if n < self.RUN_MIN:
+            return pos
+        if buf.count(b"\n", pos, end) == 2 * (n - 1):
+            return self._run(buf, base, pos, datas, out)
+        at = pos
+        first = 0  # the first piece of the run so far
+        for i, data in enumerate(datas):
+            if b"\n" in data:
+                at = self._run(buf, base, at, datas[first:i], out)
+                after = at + len(data) + 8  # "data: ", the piece, "\n\n"
+                self._blocks(buf, base, at, after - 1, out)
+                at = after
+                first = i + 1
+        return self._run(buf, base, at, datas[first:], out)
 
-    def _general_block(self, block: bytes, start: int, out: list[Payload]) -> int:
+    def _run(
+        self, buf: bytes, base: int, pos: int, datas: list[bytes], out: list[Payload | PayloadRun]
+    ) -> int:
+        """Frame the single-line events at ``pos`` whose data are ``datas``: as one
+        :class:`PayloadRun` when there are :data:`RUN_MIN` of them and no ``[DONE]`` came
+        before, else event by event. Returns the offset (in ``buf``) past them."""
+        n = len(datas)
+        after = pos + sum(map(len, datas)) + 8 * n
+        fr = self.framing
+        if n < self.RUN_MIN or fr.done_line is not None:
+            if n:
+                self._blocks(buf, base, pos, after - 1, out)
+            return after
+        try:
+            done = datas.index(DONE)
+        except ValueError:
+            done = n
+        lineno = fr.lines
+        fr.lines = lineno + 2 * n
+        if done < n:
+            fr.done_line = lineno + 1 + 2 * done
+        out.append(PayloadRun(buf, base, base + pos, lineno + 1, datas, done))
+        return after
+
+    def _general_block(self, block: bytes, start: int, out: list[Payload | PayloadRun]) -> int:
         """Frame one blank-line-terminated block line by line; returns the next offset."""
         pos = start
         for text in block.split(b"\n"):
@@ -460,7 +609,7 @@ class SseFramer:
         self._line(b"", pos, pos, out)
         return pos + 1
 
-    def _line(self, line: bytes, start: int, end: int, out: list[Payload]) -> None:
+    def _line(self, line: bytes, start: int, end: int, out: list[Payload | PayloadRun]) -> None:
         fr = self.framing
         fr.lines += 1
         lineno = fr.lines

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from replay_tui.core.jsonl import JsonlFramer
-from replay_tui.core.sse import Framing, Payload, SseFramer
+from replay_tui.core.sse import Framing, Payload, PayloadRun, SseFramer
 from replay_tui.core.translator import Chunk
 
 BOM = b"\xef\xbb\xbf"
@@ -117,8 +117,10 @@ class UniformOffFramer(SseFramer):
 
     __slots__ = ()
 
-    def _uniform(self, *args: Any) -> bool:
-        return False
+    def _uniform(
+        self, buf: bytes, base: int, pos: int, last: int, out: list[Payload | PayloadRun]
+    ) -> int:
+        return pos  # never a run: the block path takes every event
 
 
 def feed_all(framer: SseFramer | JsonlFramer, pieces: list[bytes]) -> tuple[Framing, list[Payload]]:

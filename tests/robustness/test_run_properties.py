@@ -1,0 +1,176 @@
+"""Runs of single-line events, framed and decoded in bulk, against the one-by-one path.
+
+The framer hands a run of ``data: …`` events over as columns (:class:`PayloadRun`) and the
+trace builder decodes its data with one ``map`` of the typed decoder per batch; everything
+else goes payload by payload. The two must not be told apart: same payloads, same framing
+counts, same decoded chunks, same errors at the same lines, same analysis, same ``check``
+result, however the capture arrives in pieces and wherever the batches are cut. Here runs
+are taken from a single event on (``RUN_MIN = 1``) and batches are a few payloads long, so
+that arbitrary small streams reach every seam.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from replay_tui.core import trace as trace_module
+from replay_tui.core.result import trace_result
+from replay_tui.core.sse import Payload, PayloadRun, PayloadTable, SseFramer, expanded
+from replay_tui.core.trace import Form, Trace, TraceBuilder
+
+from .helpers import source, trace_summary
+from .profile import robust
+from .reference import GeneralPathFramer, feed_all, framing_state
+from .strategies import payload_texts, splits, sse_streams
+
+
+class EagerRunFramer(SseFramer):
+    """The core framer cutting runs out from one event on."""
+
+    __slots__ = ()
+    RUN_MIN = 1
+
+
+@contextmanager
+def runs(run_min: int, batch: int | None = None, window: int | None = None) -> Iterator[None]:
+    """Frame runs from ``run_min`` events on, decode ``batch`` payloads at a time, frame
+    ``window`` bytes at a time."""
+    saved = SseFramer.RUN_MIN, trace_module._BATCH, trace_module._WINDOW
+    SseFramer.RUN_MIN = run_min
+    if batch is not None:
+        trace_module._BATCH = batch
+    if window is not None:
+        trace_module._WINDOW = window
+    try:
+        yield
+    finally:
+        SseFramer.RUN_MIN, trace_module._BATCH, trace_module._WINDOW = saved
+
+
+def _events(texts: list[str], ending: bytes) -> bytes:
+    return b"".join(b"data: " + t.encode("utf-8", "surrogatepass") + ending for t in texts)
+
+
+# A stream of single-line events, mostly: the shape runs are made of, with whatever payloads
+# (broken JSON, odd shapes, [DONE] anywhere, text with line breaks) and an odd event between.
+run_streams = st.builds(
+    lambda texts, odd, tail: _events(texts, b"\n\n") + odd + tail,
+    st.lists(payload_texts(), max_size=24),
+    st.sampled_from([b"", b": ping\n\n", b"data: x\ndata: y\n\n", b"event: error\ndata: {}\n\n"]),
+    st.lists(payload_texts(), max_size=6).map(lambda t: _events(t, b"\n\n")),
+) | st.builds(lambda a, b: a + b, sse_streams(), sse_streams())
+
+
+@robust()
+@given(st.data(), run_streams)
+@example(None, b"data: {}\n\n" * 3 + b"data: [DONE]\n\n" + b"data: [DONE]\n\ndata: {}\n\n")
+@example(None, b"data: a\n\ndata: [DONE]\nid: 1\n\ndata: b\n\ndata: c\n\n")
+@example(None, b"data: a\n\n: ping\n\ndata: b\n\n\ndata: c\n\ndata: d\ndata: e\n\ndata: f\n\n")
+def test_runs_frame_as_the_general_path(data: st.DataObject | None, body: bytes) -> None:
+    pieces = data.draw(splits(body)) if data is not None else [body]
+    general, general_out = feed_all(GeneralPathFramer(), pieces)
+    fr, out = feed_all(EagerRunFramer(), pieces)
+    assert framing_state(fr) == framing_state(general)
+    assert out == general_out
+
+
+@robust()
+@given(st.data(), run_streams)
+def test_a_payload_table_from_runs_equals_one_from_payloads(
+    data: st.DataObject, body: bytes
+) -> None:
+    pieces = data.draw(splits(body))
+    framer = EagerRunFramer()
+    columns, rows = PayloadTable(), PayloadTable()
+    for piece in [*pieces, None]:
+        items: list[Payload | PayloadRun] = (
+            list(framer.close()) if piece is None else framer.feed_runs(piece)
+        )
+        for item in items:
+            if isinstance(item, PayloadRun):
+                columns.extend_run(item)
+            else:
+                columns.extend([item])
+        rows.extend(expanded(items))
+    assert columns.view(body) == rows.view(body)
+    assert [p.after_done for p in columns.view(body)] == [p.after_done for p in rows.view(body)]
+
+
+def test_a_uniform_stream_is_framed_as_one_run() -> None:
+    """Not vacuous: the common shape does take the run path, and says where each payload is."""
+    body = b"".join(b'data: {"n":%d}\n\n' % i for i in range(100)) + b"data: [DONE]\n\n"
+    (run,) = SseFramer().feed_runs(body)
+    assert isinstance(run, PayloadRun)
+    assert (len(run), run.done, run.line, list(run.lines)[-1]) == (101, 100, 1, 201)
+    starts = run.starts()
+    assert [body[a:b] for a, b in zip(starts, run.ends(starts), strict=True)][:2] == [
+        b'data: {"n":0}',
+        b'data: {"n":1}',
+    ]
+    assert run.end(99) == body.index(b"\n\ndata: [DONE]")
+
+
+def test_a_keep_alive_comment_costs_only_its_own_event() -> None:
+    """The events either side of an odd one still come as runs."""
+    events = [b'data: {"n":%d}\n\n' % i for i in range(200)]
+    body = b"".join(events[:100]) + b": keep-alive\n\n" + b"".join(events[100:])
+    items = SseFramer().feed_runs(body)
+    assert [type(x).__name__ for x in items] == ["PayloadRun", "Payload", "PayloadRun"]
+    assert [len(x) for x in items if isinstance(x, PayloadRun)] == [99, 100]
+    assert expanded(items) == feed_all(GeneralPathFramer(), [body])[1]
+    opened = b": OPENROUTER PROCESSING\n\n: OPENROUTER PROCESSING\n\n" + b"".join(events)
+    (run,) = SseFramer().feed_runs(opened)
+    assert isinstance(run, PayloadRun)
+    assert (len(run), run.line) == (200, 5)
+
+
+def _built(pieces: list[bytes], *, lean: bool = False, keep: bool = False) -> Trace:
+    builder = TraceBuilder(source(Form.SSE), lean=lean, keep_decoded=keep)
+    for piece in pieces:
+        builder.feed(piece)
+    builder.close()
+    return builder.build()
+
+
+def _shown(trace: Trace) -> tuple[object, ...]:
+    return (
+        *trace_summary(trace),
+        list(trace.decoded),
+        trace.malformed_lines,
+        trace.framing,
+        trace.meta,
+        trace.analysis.outcomes,
+    )
+
+
+@robust(scale=0.7)
+@given(st.data(), run_streams, st.integers(1, 5), st.integers(1, 64))
+@example(None, b'data: {"choices":[]}\n\ndata: {\n\ndata: [DONE]\n\ndata: 7\n\n', 1, 9)
+@example(None, b"data: {}\n\ndata: [DONE]\nid: 1\n\ndata: {}\n\ndata: 1\n\n", 2, 64)
+def test_traces_built_from_runs_equal_traces_built_payload_by_payload(
+    data: st.DataObject | None, body: bytes, batch: int, window: int
+) -> None:
+    pieces = data.draw(splits(body)) if data is not None else [body]
+    for lean, keep in ((False, False), (True, False), (False, True)):
+        with runs(10**9):
+            one_by_one = _built(pieces, lean=lean, keep=keep)
+        with runs(1, batch, window):
+            bulk = _built(pieces, lean=lean, keep=keep)
+        assert trace_result(bulk) == trace_result(one_by_one)
+        assert bulk.errors == one_by_one.errors
+        if not lean:
+            assert _shown(bulk) == _shown(one_by_one)
+
+
+@robust()
+@given(run_streams, st.integers(1, 64))
+def test_windows_cover_the_capture_and_end_at_blank_lines(body: bytes, size: int) -> None:
+    with runs(1, window=size):
+        windows = list(trace_module._windows(body))
+    assert b"".join(windows) == body
+    for window in windows[:-1]:
+        assert window.endswith(b"\n\n") or b"\n\n" not in window[:size]
