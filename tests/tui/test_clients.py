@@ -107,6 +107,8 @@ async def test_clients_tab_shows_each_library_on_each_call_and_the_cell_in_detai
         # A trace with no tool call: only the whole-response column; the SDKs throw.
         app.choose_trace(str(MIDSTREAM))
         await settle(app, pilot)
+        await pilot.press("4")  # choosing a trace goes to its calls: back to the clients
+        await settle(app, pilot)
         assert matrix.model is not None and matrix.model.columns == 1
         assert "✗ throws APIError" in _row(matrix, "openai-python")
         assert len(_row(matrix, "openai-python")) > NAME_W
