@@ -9,7 +9,7 @@ operator's summary all read this record, so they agree by construction.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import msgspec
@@ -33,7 +33,9 @@ __all__ = [
     "judge_source",
     "judgement_of",
     "note_json",
+    "only_trace",
     "skipped_json",
+    "split_listed",
     "trace_result",
 ]
 
@@ -137,27 +139,30 @@ Listed = list[tuple[str, Judgement] | Skipped]
 several), or why it holds none."""
 
 
+def only_trace(address: str, listed: Listed) -> Judgement | None:
+    """The judgement when the file at ``address`` is one trace under its own address (the
+    common case: the list's row stays as it is), else ``None``."""
+    if len(listed) == 1:
+        only = listed[0]
+        if not isinstance(only, Skipped) and only[0] == address:
+            return only[1]
+    return None
+
+
+def split_listed(listed: Listed) -> tuple[list[str], list[Skipped]]:
+    """The addresses of the traces a file holds, and why the rest of it is not a trace."""
+    traces = [item[0] for item in listed if not isinstance(item, Skipped)]
+    return traces, [item for item in listed if isinstance(item, Skipped)]
+
+
 def judge_listed(item: Candidate) -> Listed:
     """Classify and judge one file the walk found, for a list (the TUI's unit of work: small
     to send to a worker process, small to send back, small to cache)."""
-    found = Discovery()
-    try:
-        classify_candidate(item, found)
-    except Exception as exc:  # a scan of 10^5 captures completes; this one is named, not lost
-        return [Skipped(item.address, f"could not be read: {type(exc).__name__}: {exc}")]
-    out: Listed = list(found.skipped)
-    found.sources.reverse()
-    while found.sources:
-        source = found.sources.pop()
-        try:
-            out.append((source.address, judgement_of(load_trace(source, lean=True))))
-        except OSError as exc:
-            out.append(Skipped(source.address, f"cannot read: {exc.strerror or exc}"))
-        except MemoryError:
-            out.append(Skipped(source.address, "too large to load into memory"))
-        except Exception as exc:
-            out.append(Skipped(source.address, f"could not be judged: {type(exc).__name__}: {exc}"))
-    return out
+
+    def judge(source: Source) -> tuple[str, Judgement]:
+        return source.address, judgement_of(load_trace(source, lean=True))
+
+    return _per_trace(item, lambda source: _or_skipped(source, lambda: judge(source)))
 
 
 def gateway_of(source: Source) -> str | None:
@@ -186,15 +191,43 @@ def judge_source(
     becomes a :class:`Skipped` with the reason. ``assess`` (``check --clients``) assesses the
     trace's client libraries: the analysis then keeps the per-call record they read; without
     it the judgement is lean."""
-    try:
+
+    def judge() -> TraceResult:
         trace = load_trace(source, data, lean=assess is None)
         return trace_result(trace, assess(trace) if assess is not None else None)
+
+    return _or_skipped(source, judge)
+
+
+R = TypeVar("R")
+
+
+def _or_skipped(source: Source, judge: Callable[[], R]) -> R | Skipped:
+    """``judge()``, or why ``source`` could not be judged."""
+    try:
+        return judge()
     except OSError as exc:
         return Skipped(source.address, f"cannot read: {exc.strerror or exc}")
     except MemoryError:
         return Skipped(source.address, "too large to load into memory")
     except Exception as exc:  # a scan of 10^5 captures completes; this one is named, not lost
         return Skipped(source.address, f"could not be judged: {type(exc).__name__}: {exc}")
+
+
+def _per_trace(item: Candidate, judge: Callable[[Source], R | Skipped]) -> list[R | Skipped]:
+    """What one walked file holds, each of its traces judged (a HAR file holds several), or
+    why it holds none."""
+    found = Discovery()
+    try:
+        classify_candidate(item, found)
+    except Exception as exc:  # as in _or_skipped: the scan goes on
+        return [Skipped(item.address, f"could not be read: {type(exc).__name__}: {exc}")]
+    out: list[R | Skipped] = list(found.skipped)
+    found.sources.reverse()
+    while found.sources:
+        # Dropped as soon as judged: a HAR file's entries each hold their body.
+        out.append(judge(found.sources.pop()))
+    return out
 
 
 def judge_candidate(
@@ -207,17 +240,7 @@ def judge_candidate(
     """
     if isinstance(item, Skipped):
         return [item]
-    found = Discovery()
-    try:
-        classify_candidate(item, found)
-    except Exception as exc:  # as in judge_source: the scan goes on
-        return [Skipped(item.address, f"could not be read: {type(exc).__name__}: {exc}")]
-    out: list[TraceResult | Skipped] = list(found.skipped)
-    found.sources.reverse()
-    while found.sources:
-        # Dropped as soon as judged: a HAR file's entries each hold their body.
-        out.append(judge_source(found.sources.pop(), assess=assess))
-    return out
+    return _per_trace(item, lambda source: judge_source(source, assess=assess))
 
 
 def _json_value(value: Any) -> Any:

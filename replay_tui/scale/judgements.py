@@ -29,7 +29,7 @@ import msgspec
 
 from .. import __version__
 from ..core.discovery import Candidate, Skipped
-from ..core.result import Judgement, Listed, judge_listed
+from ..core.result import Judgement, Listed, judge_listed, only_trace
 
 __all__ = ["JudgementCache", "cache_dir", "judge_files"]
 
@@ -131,13 +131,12 @@ class JudgementCache:
 
     def put(self, address: str, stamp: _Stamp, results: Listed) -> None:
         code = -1
-        if len(results) == 1:
-            only = results[0]
-            if not isinstance(only, Skipped) and only[0] == address:
-                code = self._codes.get(only[1], -1)
-                if code < 0:
-                    code = self._codes[only[1]] = len(self._table)
-                    self._table.append(only[1])
+        only = only_trace(address, results)
+        if only is not None:
+            code = self._codes.get(only, -1)
+            if code < 0:
+                code = self._codes[only] = len(self._table)
+                self._table.append(only)
         if code < 0:
             self._others[address] = results
         else:

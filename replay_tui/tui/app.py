@@ -24,7 +24,7 @@ from textual.widgets import ProgressBar, TabbedContent, TabPane, Tabs
 from textual.worker import get_current_worker
 
 from ..core.discovery import Candidate, Discovery, Skipped, classify_candidate, split_entry, walk
-from ..core.result import Listed, judge_listed, judgement_of
+from ..core.result import Listed, judge_listed, judgement_of, only_trace, split_listed
 from ..core.trace import Trace, load_trace
 from ..core.visible import visible
 from ..live.folder import FolderUpdate
@@ -364,11 +364,9 @@ class ReplayApp(App[int]):
     def _learn(self, address: str, listed: Listed) -> None:
         """Tell the followed folder what a listed file holds (in a worker: it takes a lock)."""
         if self.live is not None:
-            if len(listed) == 1 and not isinstance(listed[0], Skipped) and listed[0][0] == address:
+            if only_trace(address, listed) is not None:
                 return  # one trace under the file's own address: the folder knows it already
-            traces = [item[0] for item in listed if not isinstance(item, Skipped)]
-            skipped = [item for item in listed if isinstance(item, Skipped)]
-            self.live.folder.learn(address, traces, skipped)
+            self.live.folder.learn(address, *split_listed(listed))
 
     @on(DiscoveryDone)
     def _discovered(self, message: DiscoveryDone) -> None:
@@ -415,12 +413,11 @@ class ReplayApp(App[int]):
         single: list[str] = []
         store = self.store
         for address, listed in judged:
-            if len(listed) == 1:
-                only = listed[0]
-                if not isinstance(only, Skipped) and only[0] == address:
-                    store.judge(address, only[1])
-                    single.append(address)
-                    continue
+            only = only_trace(address, listed)
+            if only is not None:
+                store.judge(address, only)
+                single.append(address)
+                continue
             traces, skipped = store.resolve(address, listed)
             results.append((address, traces, skipped))
         if results or single:
@@ -796,9 +793,9 @@ class ReplayApp(App[int]):
         for trace in [*update.added, *update.updated, *(t for _, t in update.renamed)]:
             self.store.put(trace)
         for address in update.removed:
-            self.store.remove(address)
+            self.store.forget(address)
         for old, _ in update.renamed:
-            self.store.remove(old)
+            self.store.forget(old)
         self.trace_list.apply_changes(
             [t.address for t in update.added],
             update.removed,

@@ -15,7 +15,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 
 from ..core.discovery import Discovery, Skipped, classify, entry_of
-from ..core.result import Judgement, Listed, judgement_of
+from ..core.result import Judgement, Listed, judgement_of, split_listed
 from ..core.trace import Badge, Source, Trace
 
 __all__ = ["BADGE_ORDER", "TraceStore"]
@@ -61,13 +61,7 @@ class TraceStore:
         """The file listed at ``address`` was judged: its traces (their addresses, in order)
         take its place, or it is skipped."""
         path = self.paths.get(address)
-        traces: list[str] = []
-        skipped: list[Skipped] = []
-        for item in listed:
-            if isinstance(item, Skipped):
-                skipped.append(item)
-            else:
-                traces.append(item[0])
+        traces, skipped = split_listed(listed)
         if address not in traces:
             self.forget(address)
         for item in listed:
@@ -125,8 +119,6 @@ class TraceStore:
         trace = self._cache.pop(address, None)
         if trace is not None:
             self._cached -= len(trace.raw)
-
-    remove = forget
 
     def counts(self) -> dict[str, int]:
         """Traces per badge (judged ones), plus ``pending`` for those not judged yet."""

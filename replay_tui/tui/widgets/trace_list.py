@@ -566,10 +566,6 @@ class TraceList(Vertical):
     def visible_addresses(self) -> list[str]:
         return self.listing.visible()
 
-    def is_shown(self, address: str) -> bool:
-        """Whether ``address`` has a row now (not filtered out, not in a folded folder)."""
-        return self.listing.row_of(address) is not None
-
     # -- filtering ---------------------------------------------------------------------------
 
     def set_filter(
