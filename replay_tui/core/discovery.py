@@ -13,6 +13,7 @@ callers that want the whole list). ``FILE.har#N`` names one entry of a HAR file.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
@@ -79,6 +80,8 @@ class Candidate(NamedTuple):
     address: str
     entry: int | None = None
     """``FILE.har#N`` on the command line: only that entry of the file."""
+    stamp: tuple[int, int] | None = None
+    """Its size and modification time (ns) when walked, if asked for (``walk(stat=True)``)."""
 
 
 _ENTRY = re.compile(r"^(?P<file>.+)#(?P<number>[0-9]+)$")
@@ -134,11 +137,15 @@ def discover(paths: Sequence[str | os.PathLike[str]]) -> Discovery:
     return out
 
 
-def walk(paths: Sequence[str | os.PathLike[str]]) -> Iterator[Candidate | Skipped]:
+def walk(
+    paths: Sequence[str | os.PathLike[str]], *, stat: bool = False
+) -> Iterator[Candidate | Skipped]:
     """The files under ``paths``, lazily and in :func:`address_key` order per path given.
 
     A path that is neither a file nor a folder, and a folder that cannot be listed, come out
-    as :class:`Skipped` where they are met.
+    as :class:`Skipped` where they are met. ``stat``: each file's size and modification time
+    come with it (taken as its folder is listed, relative to the open folder: a third of
+    what a stat of each path costs afterwards).
     """
     for given in paths:
         text = os.fspath(given)
@@ -146,13 +153,18 @@ def walk(paths: Sequence[str | os.PathLike[str]]) -> Iterator[Candidate | Skippe
         root = Path(name)
         if entry is None and root.is_dir():
             out = Discovery()
-            for path, address in _walk(root, out):
+            for path, address, stamp in _walk(root, out, stat):
                 yield from out.skipped
                 out.skipped.clear()
-                yield Candidate(path, address)
+                yield Candidate(path, address, None, stamp)
             yield from out.skipped
         elif root.is_file():
-            yield Candidate(str(root), Path(name).as_posix(), entry)
+            stamp = None
+            if stat:
+                with contextlib.suppress(OSError):
+                    st = root.stat()
+                    stamp = (st.st_size, st.st_mtime_ns)
+            yield Candidate(str(root), Path(name).as_posix(), entry, stamp)
         else:
             yield Skipped(text if isinstance(text, str) else str(given), _missing_reason(root))
 
@@ -200,36 +212,40 @@ def _missing_reason(path: Path) -> str:
     return "not a regular file"
 
 
-def _walk(root: Path, out: Discovery) -> Iterable[tuple[str, str]]:
-    """Files below ``root`` (path, address), in address order (a folder's entries by name,
-    subfolders where their name sorts), following folder symlinks without looping.
+_Stamp = tuple[int, int] | None
+
+
+def _walk(root: Path, out: Discovery, stat: bool) -> Iterable[tuple[str, str, _Stamp]]:
+    """Files below ``root`` (path, address, and with ``stat`` its size and mtime), in address
+    order (a folder's entries by name, subfolders where their name sorts), following folder
+    symlinks without looping.
 
     Problems are appended to ``out.skipped`` as they are met, before the next file is yielded.
     Paths are joined as strings: for a folder of 100,000 captures, ``pathlib`` would cost the
     scan more than listing the folders does.
     """
     seen: set[tuple[int, int]] = set()
-    # Depth-first over sorted listings, one per open level; a listing holds only (name, kind),
-    # so a folder of 100,000 captures costs a few MB while it is walked.
-    levels: list[tuple[str, str, Iterator[tuple[str, int]]]] = []
-    opened = _list_folder(root, _rel(root, root), seen, out)
+    # Depth-first over sorted listings, one per open level; a listing holds only (name, kind,
+    # stamp), so a folder of 100,000 captures costs a few MB while it is walked.
+    levels: list[tuple[str, str, Iterator[tuple[str, int, _Stamp]]]] = []  # folder/, address/
+    opened = _list_folder(root, _rel(root, root), seen, out, stat)
     if opened is not None:
-        levels.append((os.fspath(root), "", opened))
+        levels.append((os.path.join(os.fspath(root), ""), "", opened))  # (ends with "/")
     while levels:
         folder, prefix, listing = levels[-1]
         item = next(listing, None)
         if item is None:
             levels.pop()
             continue
-        name, kind = item
-        path = os.path.join(folder, name)
+        name, kind, stamp = item
+        path = folder + name
         address = prefix + name
         if kind == _FOLDER:
-            sub = _list_folder(Path(path), address, seen, out)
+            sub = _list_folder(Path(path), address, seen, out, stat)
             if sub is not None:
-                levels.append((path, address + "/", sub))
+                levels.append((path + "/", address + "/", sub))
         elif kind == _FILE:
-            yield path, address
+            yield path, address, stamp
         else:
             out.skipped.append(Skipped(address, _missing_reason(Path(path))))
 
@@ -238,10 +254,11 @@ _FOLDER, _FILE, _OTHER = 0, 1, 2
 
 
 def _list_folder(
-    folder: Path, address: str, seen: set[tuple[int, int]], out: Discovery
-) -> Iterator[tuple[str, int]] | None:
-    """The entries of ``folder`` sorted by name, each with its kind; ``None`` when the folder
-    was seen before (a symlink loop) or cannot be listed (noted in ``out``)."""
+    folder: Path, address: str, seen: set[tuple[int, int]], out: Discovery, stat: bool
+) -> Iterator[tuple[str, int, _Stamp]] | None:
+    """The entries of ``folder`` sorted by name, each with its kind (and a file's size and
+    mtime, with ``stat``); ``None`` when the folder was seen before (a symlink loop) or
+    cannot be listed (noted in ``out``)."""
     try:
         st = folder.stat()
     except OSError as exc:
@@ -258,18 +275,29 @@ def _list_folder(
     if key in seen:
         return None
     seen.add(key)
-    entries: list[tuple[str, int]] = []
+    entries: list[tuple[str, int, _Stamp]] = []
     try:
-        with os.scandir(folder) as listing:
-            for entry in listing:
-                name = entry.name
-                if is_ignored_name(name) or name == "__pycache__":
-                    continue
-                try:
-                    kind = _FOLDER if entry.is_dir() else _FILE if entry.is_file() else _OTHER
-                except OSError:
-                    kind = _OTHER
-                entries.append((name, kind))
+        # Listed through an open folder: a file's stat is then relative to it (fstatat).
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY) if stat else None
+        try:
+            with os.scandir(folder if fd is None else fd) as listing:
+                for entry in listing:
+                    name = entry.name
+                    if is_ignored_name(name) or name == "__pycache__":
+                        continue
+                    try:
+                        kind = _FOLDER if entry.is_dir() else _FILE if entry.is_file() else _OTHER
+                    except OSError:
+                        kind = _OTHER
+                    stamp: _Stamp = None
+                    if kind == _FILE and fd is not None:
+                        with contextlib.suppress(OSError):  # gone already: said when judged
+                            found = entry.stat()
+                            stamp = (found.st_size, found.st_mtime_ns)
+                    entries.append((name, kind, stamp))
+        finally:
+            if fd is not None:
+                os.close(fd)
     except OSError as exc:
         out.skipped.append(Skipped(address + "/", f"cannot list folder: {exc.strerror or exc}"))
         return None

@@ -23,6 +23,7 @@ import os
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
@@ -31,7 +32,7 @@ from .. import __version__
 from ..core.discovery import Candidate, Skipped
 from ..core.result import Judgement, Listed, judge_listed, only_trace
 
-__all__ = ["JudgementCache", "cache_dir", "judge_files"]
+__all__ = ["JudgementCache", "Known", "cache_dir", "judge_files"]
 
 _Stamp = tuple[int, int]
 """A file's size and modification time in nanoseconds."""
@@ -67,6 +68,18 @@ class _File(msgspec.Struct):
     ``others``."""
     others: dict[str, list[tuple[str, Judgement] | Skipped]]
     """What the other files hold: a HAR file's entries, or why a file holds no trace."""
+
+
+@dataclass
+class Known:
+    """A listed folder sorted out by the judgement cache (:meth:`JudgementCache.sort_out`)."""
+
+    single: list[tuple[str, Judgement]] = field(default_factory=list)
+    """Files that are one trace each (the common case): address and judgement."""
+    other: list[tuple[str, Listed]] = field(default_factory=list)
+    """Files that hold something else: a HAR file's entries, or why a file holds no trace."""
+    todo: list[Candidate] = field(default_factory=list)
+    """The files to judge: new, changed, or unknown to the cache."""
 
 
 def cache_dir() -> Path:
@@ -119,6 +132,50 @@ class JudgementCache:
 
     def __len__(self) -> int:
         return len(self._stamps)
+
+    def sort_out(self, items: Sequence[Candidate], *, fresh_from: int | None = None) -> Known:
+        """What the cache knows of the files listed now, and which files are left to judge,
+        each in list order: one stat per file (none when the walk took it:
+        ``walk(stat=True)``) and a lookup, so a re-opened folder of 100,000 captures is sorted
+        out in a fraction of a second. ``items`` are all the files listed: the cache forgets
+        the others. A file modified at or after ``fresh_from`` (ns since the epoch: it may
+        still be being written) is left to judge."""
+        known = Known()
+        single, other, todo = known.single, known.other, known.todo
+        stamps, table, others = self._stamps, self._table, self._others
+        latest = fresh_from if fresh_from is not None else 1 << 64
+        stat = os.stat
+        matched = 0
+        for item in items:
+            address = item.address
+            entry = stamps.get(address)
+            if entry is None:
+                todo.append(item)
+                continue
+            matched += 1
+            stamp = item.stamp
+            if stamp is None:
+                try:
+                    st = stat(item.path)
+                except OSError:
+                    todo.append(item)  # judged next, where why it cannot be read is said
+                    continue
+                stamp = (st.st_size, st.st_mtime_ns)
+            if entry[0] != stamp[0] or entry[1] != stamp[1] or stamp[1] >= latest:
+                todo.append(item)
+                continue
+            code = entry[2]
+            if code >= 0:
+                single.append((address, table[code]))
+                continue
+            listed = others.get(address)
+            if listed is None:
+                todo.append(item)
+            else:
+                other.append((address, listed))
+        if matched < len(stamps):  # entries of files no longer listed
+            self.forget_missing(item.address for item in items)
+        return known
 
     def get(self, address: str, stamp: _Stamp) -> Listed | None:
         known = self._stamps.get(address)
@@ -212,34 +269,28 @@ def judge_files(
     here: Callable[[Candidate, _Stamp], bool] = lambda item, stamp: False,
     cancelled: Callable[[], bool] = lambda: False,
 ) -> Iterator[tuple[Candidate, Listed | None]]:
-    """Each file's judgements, as they come: first every file the cache knows, then the rest
-    from the process pool, in list order.
+    """Each file's judgements from the process pool, as they come, in list order (the files
+    :meth:`JudgementCache.sort_out` left to judge; their judgements go into ``cache``).
 
     ``here(item, stamp)``: a file to leave to the caller, which judges it itself (a capture
-    still being written, which the caller follows as it grows): it comes out with ``None``.
-    The cache is saved now and then, and at the end (also when the caller stops early).
+    still being written, which the caller follows as it grows): it comes out with ``None``,
+    first. The cache is saved now and then, and at the end (also when the caller stops early).
     """
-    todo: list[tuple[Candidate, _Stamp | None]] = []
+    pooled: list[tuple[Candidate, _Stamp | None]] = []
     for n, item in enumerate(items):
         if n % 1024 == 0 and cancelled():
             return
-        stamp = stamp_of(item.path)
+        stamp = item.stamp or stamp_of(item.path)  # (taken before the file is read)
         if stamp is not None and here(item, stamp):
             yield item, None
-            continue
-        known = cache.get(item.address, stamp) if cache is not None and stamp else None
-        if known is not None:
-            yield item, known
         else:
-            todo.append((item, stamp))
-    if cache is not None:
-        cache.forget_missing(item.address for item in items)
+            pooled.append((item, stamp))
     saved = time.monotonic()
     from .pool import ordered_map  # only now: a folder the cache knows starts no process
 
-    results = ordered_map(judge_listed, [item for item, _ in todo], jobs, _lost)
+    results = ordered_map(judge_listed, [item for item, _ in pooled], jobs, _lost)
     try:
-        for (item, stamp), listed in zip(todo, results, strict=True):
+        for (item, stamp), listed in zip(pooled, results, strict=True):
             if cache is not None and stamp is not None:
                 cache.put(item.address, stamp, listed)
             yield item, listed

@@ -23,14 +23,22 @@ from textual.widget import Widget
 from textual.widgets import ProgressBar, TabbedContent, TabPane, Tabs
 from textual.worker import get_current_worker
 
-from ..core.discovery import Candidate, Discovery, Skipped, classify_candidate, split_entry, walk
-from ..core.result import Listed, judge_listed, judgement_of, only_trace, split_listed
+from ..core.discovery import (
+    Candidate,
+    Discovery,
+    Skipped,
+    address_key,
+    classify_candidate,
+    split_entry,
+    walk,
+)
+from ..core.result import Judgement, Listed, judge_listed, judgement_of, only_trace, split_listed
 from ..core.trace import Trace, load_trace
 from ..core.visible import visible
 from ..live.folder import FolderUpdate
 from .commands import ReplayCommands
 from .config import keymap_path, keymap_problems, load_keymap
-from .listing import hay_of
+from .listing import hays_of, single_hays
 from .live_reload import LiveReload
 from .loading import load_in_steps
 from .messages import (
@@ -65,6 +73,7 @@ if TYPE_CHECKING:
     import logging
 
     from ..record import Recorder
+    from ..scale.judgements import JudgementCache
 
 __all__ = ["ReplayApp", "make_app", "run_app"]
 
@@ -343,23 +352,37 @@ class ReplayApp(App[int]):
 
     @work(thread=True, exclusive=True, group="discover", description="discover")
     def _discover(self, paths: list[str]) -> None:
-        # The walk only: a folder of 100,000 captures is listed in half a second, and read
+        # The walk (each file's size and mtime with it, for the judgement cache), and what
+        # the cache knows: a folder of 100,000 captures is listed in half a second, and read
         # by the judging afterwards. One file named is read at once (it is shown directly).
         files: list[Candidate] = []
         skipped: list[Skipped] = []
-        for item in walk(paths):
+        for item in walk(paths, stat=self.use_cache):
             if isinstance(item, Skipped):
                 skipped.append(item)
             else:
                 files.append(item)
-        judged: list[tuple[str, Listed]] = []
+        done = DiscoveryDone(files, skipped, todo=files)
         if len(paths) == 1 and len(files) == 1 and Path(split_entry(paths[0])[0]).is_file():
-            judged = [(files[0].address, judge_listed(files[0]))]
+            done.judged, done.todo = [(files[0].address, judge_listed(files[0]))], []
+        elif self.use_cache and files:
+            # What the judgement cache knows is shown with the list: a folder re-opened is
+            # listed judged, in one go; only the files it does not know are judged after.
+            from ..scale.judgements import JudgementCache
+
+            cache = done.cache = JudgementCache(self.paths)
+            cache.load()
+            known = cache.sort_out(files, fresh_from=self._fresh_from())
+            done.judged, done.single, done.todo = known.other, known.single, known.todo
+            done.hays = hays_of(known.other)
+            done.hays.update(single_hays(known.single))
+            if not known.todo:
+                cache.save()  # (files gone since: their entries go)
         if self.live is not None:
             self.live.folder.track(files, skipped)
-            for address, listed in judged:
+            for address, listed in done.judged:
                 self._learn(address, listed)
-        self.post_message(DiscoveryDone(files, skipped, judged))
+        self.post_message(done)
 
     def _learn(self, address: str, listed: Listed) -> None:
         """Tell the followed folder what a listed file holds (in a worker: it takes a lock)."""
@@ -374,16 +397,21 @@ class ReplayApp(App[int]):
         self.store.set_files(((c.address, c.path) for c in message.files), message.skipped)
         files = [name for name, _ in map(split_entry, self.paths) if Path(name).is_file()]
         self.trace_list.file_roots = tuple(p.rstrip("/").rpartition("/")[0] for p in files)
-        self.trace_list.set_entries([c.address for c in message.files], message.skipped)
-        self._resolve(message.judged)
+        results, single = self._into_store(message.judged)
+        self.store.judge_all(message.single)
+        single += [address for address, _ in message.single]
+        self.trace_list.set_entries(
+            [c.address for c in message.files], message.skipped, results, single, message.hays
+        )
         self._update_counts()
         if self.live is not None:
             self.live.start()
         if not self.store.paths:
             self._say_no_traces()
             return
-        # One file named (or one HAR entry, FILE.har#N): shown directly, the list hidden.
-        if message.judged and len(self.store.paths) == 1:
+        named = not message.todo and message.cache is None and message.judged
+        if named and len(self.store.paths) == 1:
+            # One file named (or one HAR entry, FILE.har#N): shown directly, the list hidden.
             self.trace_list.display = False
             self.user_navigated = True
             self.open_trace(next(iter(self.store.paths)))
@@ -392,11 +420,16 @@ class ReplayApp(App[int]):
         if self.focused is not self.trace_list.filter_input:
             # (a filter typed while the folder was being walked keeps its keys)
             self.trace_list.trace_tree.focus()
-        if message.judged:
-            self._auto_open(self._first_flagged(message.judged) or self._fallback_address())
-            return
-        self.judging = True
-        self._judge(message.files)
+        if message.todo:
+            self.judging = True
+            self._judge(message.todo, message.cache)
+        flagged = (self._first_flagged(message.judged), self._first_flagged(message.single))
+        first = min((a for a in flagged if a is not None), key=address_key, default=None)
+        if first is None and not message.todo:
+            first = self._fallback_address()
+        self._auto_open(first)
+        if message.cache is not None and message.cache.problem is not None and not message.todo:
+            self._say_cache_problem(message.cache.problem)
 
     def _say_no_traces(self) -> None:
         self.trace_header.show_text(Content("No traces found"))
@@ -407,8 +440,18 @@ class ReplayApp(App[int]):
     def _resolve(
         self, judged: list[tuple[str, Listed]], hays: dict[str, str] | None = None
     ) -> None:
-        """Judged files into the store and the list (100,000 from the cache in one go: the
-        common case, a file that is one trace, is a store update and nothing more)."""
+        """Judged files into the store and the list."""
+        results, single = self._into_store(judged)
+        if results or single:
+            self.trace_list.resolve(results, single, hays)
+
+    def _into_store(
+        self, judged: list[tuple[str, Listed]]
+    ) -> tuple[list[tuple[str, list[str], list[Skipped]]], list[str]]:
+        """Judged files into the store (100,000 from the cache in one go: the common case, a
+        file that is one trace, is a store update and nothing more). Returns what the list
+        is told: the files that became other items (``(address, traces, skipped)``), and
+        those that are one trace each."""
         results = []
         single: list[str] = []
         store = self.store
@@ -420,32 +463,38 @@ class ReplayApp(App[int]):
                 continue
             traces, skipped = store.resolve(address, listed)
             results.append((address, traces, skipped))
-        if results or single:
-            self.trace_list.resolve(results, single, hays)
+        return results, single
 
     @staticmethod
-    def _first_flagged(judged: list[tuple[str, Listed]]) -> str | None:
-        for _, listed in judged:
+    def _first_flagged(judged: Sequence[tuple[str, Listed | Judgement]]) -> str | None:
+        """The first trace with flags among files judged (or traces: ``(address, judgement)``)."""
+        for address, listed in judged:
+            if isinstance(listed, Judgement):
+                if listed.flags:
+                    return address
+                continue
             for item in listed:
                 if not isinstance(item, Skipped) and item[1].flags:
                     return item[0]
         return None
 
-    def _fresh(self, item: Candidate, stamp: tuple[int, int]) -> bool:
-        """A capture that may still be being written: followed here, not judged as ended."""
+    def _fresh_from(self) -> int | None:
+        """Captures modified since (ns since the epoch) may still be being written: they are
+        followed here, not judged as ended (``None``: not following the folder)."""
         live = self.live
-        return live is not None and stamp[1] / 1e9 >= live.folder.opened_at - FRESH
+        return None if live is None else int((live.folder.opened_at - FRESH) * 1e9)
+
+    def _fresh(self, item: Candidate, stamp: tuple[int, int]) -> bool:
+        fresh_from = self._fresh_from()
+        return fresh_from is not None and stamp[1] >= fresh_from
 
     @work(thread=True, exclusive=True, group="judge", description="judge")
-    def _judge(self, files: list[Candidate]) -> None:
-        from ..scale.judgements import JudgementCache, judge_files
+    def _judge(self, files: list[Candidate], cache: JudgementCache | None) -> None:
+        """Judge the files the cache did not know (``cache``: sorted out already)."""
+        from ..scale.judgements import judge_files
         from ..scale.pool import default_jobs
 
         worker = get_current_worker()
-        cache: JudgementCache | None = None
-        if self.use_cache:
-            cache = JudgementCache(self.paths)
-            cache.load()
         judged: list[tuple[str, Listed]] = []
         traces: list[Trace] = []
         hays: dict[str, str] = {}
@@ -461,9 +510,7 @@ class ReplayApp(App[int]):
                 listed = self._follow(item, traces)
             self._learn(item.address, listed)
             judged.append((item.address, listed))
-            for entry in listed:
-                if not isinstance(entry, Skipped):
-                    hays[entry[0]] = hay_of(*entry)
+            hays.update(hays_of([(item.address, listed)]))
             if time.monotonic() - last > 0.05:
                 self.post_message(TracesJudged(judged, traces, hays))
                 judged, traces, hays = [], [], {}
@@ -472,12 +519,12 @@ class ReplayApp(App[int]):
             return
         self.post_message(TracesJudged(judged, traces, hays, finished=True))
         if cache is not None and cache.problem is not None:
-            self.call_from_thread(
-                self.notify,
-                visible(f"judgement cache not used: {cache.problem}"),
-                severity="warning",
-                markup=False,
-            )
+            self.call_from_thread(self._say_cache_problem, cache.problem)
+
+    def _say_cache_problem(self, problem: str) -> None:
+        self.notify(
+            visible(f"judgement cache not used: {problem}"), severity="warning", markup=False
+        )
 
     def _follow(self, item: Candidate, traces: list[Trace]) -> Listed:
         """Judge a capture that may still be being written here, as the folder follows it."""

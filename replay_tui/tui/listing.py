@@ -11,13 +11,14 @@ longer filter only looks again at what matched the shorter one.
 from __future__ import annotations
 
 import bisect
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..core.discovery import Skipped, address_key, entry_of
-from ..core.result import Judgement
+from ..core.result import Judgement, Listed
 
-__all__ = ["Folder", "Listing", "Row", "hay_of"]
+__all__ = ["Folder", "Listing", "Row", "hay_of", "hays_of", "single_hays"]
 
 
 @dataclass(slots=True)
@@ -160,11 +161,13 @@ class Listing:
         """These items' judgements changed (what the filter reads of them too); ``hays``:
         what the filter reads of them, made already (off the UI thread, by :func:`hay_of`)."""
         hay = self._hay
-        for address in addresses:
-            made = hays.get(address) if hays else None
-            if made is not None:
-                hay[address] = made
-            elif hay.pop(address, None) is not None:
+        if hays:
+            missing = [a for a in addresses if a not in hays]
+            hay.update(hays)  # (made for these addresses: what a batch judged)
+        else:
+            missing = list(addresses)
+        for address in missing:
+            if hay.pop(address, None) is not None:
                 self._hay_missing = True
         self._matched_for = None
 
@@ -294,8 +297,16 @@ class Listing:
             runs: list[tuple[int, int, Container, int]] = []
             skipped = self.skipped
             start, current, holes = 0, None, 0
+            folder = ""  # the folder part ("a/b/") of the last plain address seen
             for i, address in enumerate(self.items):
-                container = self.container_of(address)
+                # A run of captures in one folder: one container lookup, not one per item.
+                cut = address.rfind("/") + 1
+                plain = "#" not in address and cut < len(address)  # a file in a folder
+                if plain and folder and cut == len(folder) and address.startswith(folder):
+                    container = current
+                else:
+                    container = self.container_of(address)
+                    folder = address[:cut] if plain else ""
                 if container is not current:
                     if current is not None:
                         runs.append((start, i, current, holes))
@@ -436,11 +447,40 @@ def hay_of(address: str, judgement: Judgement | None) -> str:
     verdicts, the models it names, a HAR entry's method and URL."""
     if judgement is None:
         return f"{address} pending".lower()
-    words = [address, judgement.badge.value]
+    return f"{address.lower()} {_words_of(judgement)}"
+
+
+@functools.lru_cache(maxsize=4096)
+def _words_of(judgement: Judgement) -> str:
+    # Captures share their judgements (the judgement cache hands out the same one for each):
+    # 100,000 hays are one join per distinct judgement and a concatenation per address.
+    words = [judgement.badge.value]
     words += [v for _, v in judgement.verdicts]
     words += judgement.models
     words += judgement.words
     return " ".join(words).lower()
+
+
+def single_hays(judged: Iterable[tuple[str, Judgement]]) -> dict[str, str]:
+    """The hay (see :func:`hay_of`) of each trace, by address."""
+    words: dict[int, str] = {}  # by judgement (the judgement cache hands out shared ones)
+    hays = {}
+    for address, judgement in judged:
+        said = words.get(id(judgement))
+        if said is None:
+            said = words[id(judgement)] = _words_of(judgement)
+        hays[address] = f"{address.lower()} {said}"
+    return hays
+
+
+def hays_of(judged: Iterable[tuple[str, Listed]]) -> dict[str, str]:
+    """The hay (see :func:`hay_of`) of each trace judged files hold, by address."""
+    return {
+        item[0]: hay_of(*item)
+        for _, listed in judged
+        for item in listed
+        if not isinstance(item, Skipped)
+    }
 
 
 def _narrows(before: str, after: str) -> bool:

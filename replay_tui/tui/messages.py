@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 from ..core.discovery import Candidate, Skipped
-from ..core.result import Listed
+from ..core.result import Judgement, Listed
 from ..core.trace import Trace
 from ..live.folder import FolderUpdate
+
+if TYPE_CHECKING:
+    from ..scale.judgements import JudgementCache
 
 __all__ = [
     "DiscoveryDone",
@@ -34,11 +38,19 @@ __all__ = [
 @dataclass
 class DiscoveryDone(Message):
     """The paths were walked: these files are listed (not read yet), these are not traces.
-    ``judged``: files already judged (one file named: read at once)."""
+    ``judged``: files already judged (one file named: read at once; or known to the
+    judgement cache), ``todo``: the files still to judge."""
 
     files: list[Candidate]
     skipped: list[Skipped]
     judged: list[tuple[str, Listed]] = field(default_factory=list)
+    single: list[tuple[str, Judgement]] = field(default_factory=list)
+    """Files known to be one trace each (the cache's common case): address and judgement."""
+    todo: list[Candidate] = field(default_factory=list)
+    hays: dict[str, str] = field(default_factory=dict)
+    """What the list's filter reads of each trace judged, made in the worker."""
+    cache: JudgementCache | None = None
+    """The judgement cache, read already (the judging goes on with it)."""
 
 
 @dataclass

@@ -51,11 +51,17 @@ class TraceStore:
         self.skipped = list(skipped)
 
     def judge(self, address: str, judgement: Judgement) -> None:
-        old = self.judgements.get(address)
-        if old is not None:
-            self.by_badge[old.badge].discard(address)
-        self.judgements[address] = judgement
-        self.by_badge[judgement.badge].add(address)
+        self.judge_all(((address, judgement),))
+
+    def judge_all(self, judged: Iterable[tuple[str, Judgement]]) -> None:
+        """:meth:`judge` each (100,000 from the judgement cache: a bulk update)."""
+        judgements, by_badge = self.judgements, self.by_badge
+        for address, judgement in judged:
+            old = judgements.get(address)
+            if old is not None:
+                by_badge[old.badge].discard(address)
+            judgements[address] = judgement
+            by_badge[judgement.badge].add(address)
 
     def resolve(self, address: str, listed: Listed) -> tuple[list[str], list[Skipped]]:
         """The file listed at ``address`` was judged: its traces (their addresses, in order)

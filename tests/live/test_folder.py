@@ -7,8 +7,12 @@ import os
 import time
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
+
+from replay_tui.core.discovery import Candidate
 from replay_tui.core.trace import Badge
-from replay_tui.live.folder import LiveFolder
+from replay_tui.live.folder import LiveFolder, _abspaths
 from replay_tui.live.watch import FileChange, Kind
 from tests.core.helpers import call, chunk, sse, tools, write
 
@@ -171,3 +175,24 @@ def test_a_renamed_capture_moves_instead_of_dying(tmp_path: Path) -> None:
     )
     assert upd.removed == ["b.sse"] and [t.address for t in upd.added] == ["c.sse"]
     assert upd.renamed == []
+
+
+_NAME = st.text(st.sampled_from("ab.-_ é"), min_size=1, max_size=4)
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["", "/", "./", "../", "/tmp/", "rel/../x/", "a//b/", "/."]),
+            st.lists(_NAME, max_size=3),
+            _NAME,
+        ),
+        max_size=8,
+    )
+)
+def test_files_absolute_paths_are_what_abspath_says(
+    parts: list[tuple[str, list[str], str]],
+) -> None:
+    paths = [start + "".join(f"{d}/" for d in dirs) + name for start, dirs, name in parts]
+    files = [Candidate(p, p) for p in paths]
+    assert list(_abspaths(files)) == [os.path.abspath(p) for p in paths]

@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 
 from replay_tui.core.discovery import Candidate, Skipped, walk
-from replay_tui.core.result import judge_listed
+from replay_tui.core.result import judge_listed, only_trace
 from replay_tui.scale import judgements as judging
-from replay_tui.scale.judgements import JudgementCache, cache_dir, judge_files
+from replay_tui.scale.judgements import JudgementCache, Known, cache_dir, judge_files
 
 TRACES = Path(__file__).resolve().parents[2] / "traces"
 
 
-def _files(root: Path) -> list[Candidate]:
-    return [c for c in walk([str(root)]) if isinstance(c, Candidate)]
+def _files(root: Path, *, stat: bool = False) -> list[Candidate]:
+    return [c for c in walk([str(root)], stat=stat) if isinstance(c, Candidate)]
 
 
 @pytest.fixture
@@ -37,10 +37,20 @@ def test_the_cache_lives_under_xdg_cache_home_else_home(
     assert cache_dir() == tmp_path / "home" / ".cache" / "replay-tui"
 
 
-def test_a_judged_folder_is_answered_by_the_cache_until_a_file_changes(folder: Path) -> None:
+def _answers(known: Known) -> dict[str, list]:  # type: ignore[type-arg]
+    """What the cache answered, as :func:`judge_files` would have: each file's listing."""
+    return {a: [(a, j)] for a, j in known.single} | dict(known.other)
+
+
+@pytest.mark.parametrize("stat", [False, True], ids=["stat-here", "stat-in-walk"])
+def test_a_judged_folder_is_answered_by_the_cache_until_a_file_changes(
+    folder: Path, stat: bool
+) -> None:
+    (folder / "notes.txt").write_text("not a trace")  # a file that holds none is known too
     files = _files(folder)
     first = JudgementCache([str(folder)])
     first.load()
+    assert first.sort_out(files).todo == files  # nothing known yet
     judged = dict((c.address, r) for c, r in judge_files(files, jobs=1, cache=first))
     assert judged == {c.address: judge_listed(c) for c in files}  # as judged one by one
     assert first.path.parent == cache_dir() and first.path.exists()
@@ -48,30 +58,46 @@ def test_a_judged_folder_is_answered_by_the_cache_until_a_file_changes(folder: P
     again = JudgementCache([str(folder)])
     again.load()
     assert len(again) == len(files)
-    for c in files:
-        stamp = judging.stamp_of(c.path)
-        assert stamp is not None and again.get(c.address, stamp) == judged[c.address]
+    listed = _files(folder, stat=stat)
+    known = again.sort_out(listed)
+    assert known.todo == [] and _answers(known) == judged
+    # In list order, files that are one trace each apart from the others.
+    single = [c.address for c in files if only_trace(c.address, judged[c.address])]
+    assert [a for a, _ in known.single] == single
+    assert [a for a, _ in known.other] == [c.address for c in files if c.address not in single]
+    assert "notes.txt" not in single and len(single) > len(files) // 2
 
     # Rewritten with other content: the size or mtime differ, so it is judged again.
     changed = folder / "dashscope" / "qwen3-max-id-empty.sse"
     shutil.copy(folder / "openai" / "gpt-4.1-text-then-call.sse", changed)
-    stamp = judging.stamp_of(str(changed))
-    assert stamp is not None and again.get("dashscope/qwen3-max-id-empty.sse", stamp) is None
-    calls: list[str] = []
-    real = judging.judge_listed
-
-    def spy(item: Candidate) -> list:  # type: ignore[type-arg]
-        calls.append(item.address)
-        return real(item)
-
-    judging.judge_listed = spy  # type: ignore[assignment]
-    try:
-        rejudged = dict(judge_files(files, jobs=1, cache=again))
-    finally:
-        judging.judge_listed = real
-    assert calls == ["dashscope/qwen3-max-id-empty.sse"]
-    [(_, badge)] = [r for r in rejudged[next(c for c in files if c.path == str(changed))]]
+    listed = _files(folder, stat=stat)
+    known = again.sort_out(listed)
+    assert [c.address for c in known.todo] == ["dashscope/qwen3-max-id-empty.sse"]
+    assert _answers(known).keys() == judged.keys() - {"dashscope/qwen3-max-id-empty.sse"}
+    rejudged = dict(judge_files(known.todo, jobs=1, cache=again))
+    [(_, badge)] = [r for r in rejudged[next(c for c in listed if c.path == str(changed))]]
     assert badge.badge.value == "clean"  # type: ignore[union-attr]
+    assert again.sort_out(_files(folder, stat=stat)).todo == []  # and remembered
+
+
+def test_files_written_lately_or_gone_are_not_answered_and_gone_ones_are_forgotten(
+    folder: Path,
+) -> None:
+    files = _files(folder)
+    cache = JudgementCache([str(folder)])
+    list(judge_files(files, jobs=1, cache=cache))
+    latest = max(os.stat(c.path).st_mtime_ns for c in files)
+    lately = [c.address for c in files if os.stat(c.path).st_mtime_ns >= latest]
+    known = cache.sort_out(files, fresh_from=latest)
+    assert [c.address for c in known.todo] == lately  # may still be being written
+
+    gone = folder / "openai" / "gpt-4.1-text-then-call.sse"
+    os.unlink(gone)
+    known = cache.sort_out(files)  # listed before it went: judged again (and said gone)
+    assert [c.address for c in known.todo] == ["openai/gpt-4.1-text-then-call.sse"]
+    assert len(cache) == len(files)
+    cache.sort_out(_files(folder))  # not listed any more: forgotten
+    assert len(cache) == len(files) - 1
 
 
 def test_another_version_of_the_code_or_other_roots_or_a_torn_file_start_empty(
@@ -134,3 +160,23 @@ def test_the_pool_judges_a_big_folder_as_one_process_does(tmp_path: Path) -> Non
     files = _files(tmp_path)
     pooled = [(c.address, r) for c, r in judge_files(files, jobs=2)]
     assert pooled == [(c.address, judge_listed(c)) for c in files]
+
+
+def test_the_walk_takes_each_files_size_and_mtime_when_asked(folder: Path) -> None:
+    (folder / "linked").symlink_to(folder / "openai")  # a folder reached through a symlink
+    (folder / "dangling.sse").symlink_to(folder / "nowhere.sse")
+    plain = list(walk([str(folder)]))
+    stamped = list(walk([str(folder)], stat=True))
+    assert [c._replace(stamp=None) if isinstance(c, Candidate) else c for c in stamped] == plain
+    files = [c for c in stamped if isinstance(c, Candidate)]
+    assert any(c.address.startswith("linked/") for c in files)
+    for c in files:
+        st = os.stat(c.path)
+        assert c.stamp == (st.st_size, st.st_mtime_ns)
+    assert any(isinstance(s, Skipped) and s.path == "dangling.sse" for s in stamped)
+    one = folder / "openai" / "gpt-4.1-text-then-call.sse"
+    [named] = walk([str(one)], stat=True)
+    assert isinstance(named, Candidate) and named.stamp == (
+        one.stat().st_size,
+        one.stat().st_mtime_ns,
+    )

@@ -246,9 +246,9 @@ async def test_a_filter_typed_while_the_folder_is_walked_keeps_its_keys(
     typed = threading.Event()
     walk = app_module.walk
 
-    def slow_walk(paths):  # type: ignore[no-untyped-def]
+    def slow_walk(paths, **options):  # type: ignore[no-untyped-def]
         typed.wait(10)  # the walk of a big folder: the user types meanwhile
-        return walk(paths)
+        return walk(paths, **options)
 
     monkeypatch.setattr(app_module, "walk", slow_walk)
     app = make_app([str(tmp_path)])

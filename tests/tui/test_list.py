@@ -230,16 +230,28 @@ async def test_a_reopened_folder_takes_its_badges_from_the_judgement_cache(
     shutil.copy(TRACES / "openai" / "gpt-4.1-text-then-call.sse", folder / "envoy" / "x.sse")
     again = make_app([str(folder)])
     async with again.run_test(size=SIZE) as pilot:
+        while not again.discovered:
+            await pilot.pause(0.01)
+        # Listed judged: what the cache knows comes with the list; only the new file waits.
+        assert again.store.counts()["pending"] == 1
+        assert again.trace_list.listing.badge_of("envoy/x.sse") == "pending"
         await settle(again, pilot)
     assert again.store.judgements["envoy/x.sse"].badge.value == "clean"  # new: judged
-    del again.store.judgements["envoy/x.sse"]
-    assert again.store.judgements == judged
+    rejudged = dict(again.store.judgements)
+    del rejudged["envoy/x.sse"]
+    assert rejudged == judged
     assert cache.stat().st_mtime_ns != written  # the new file was added to it
 
     os.utime(cache, ns=(written, written))
     unchanged = make_app([str(folder)])
     async with unchanged.run_test(size=SIZE) as pilot:
+        while not unchanged.discovered:
+            await pilot.pause(0.01)
+        assert unchanged.store.counts()["pending"] == 0 and not unchanged.judging
         await settle(unchanged, pilot)
+        assert unchanged.store.judgements == again.store.judgements
+        assert unchanged.current is not None  # the first flagged trace opened, as when judged
+        assert unchanged.current.address == again.current.address  # type: ignore[union-attr]
     assert cache.stat().st_mtime_ns == written  # every answer came from it: nothing to write
 
     bypassed = make_app([str(folder)], cache=False)

@@ -165,3 +165,33 @@ def test_typing_a_filter_shows_what_a_fresh_filter_shows_and_every_row_is_found(
         counted = sum(f.count for f in typing.folders if f.depth == 0)
         top_level = sum(1 for a in typing.visible() if not typing.parsed(a).container)
         assert counted + top_level == typing.shown
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(["a", "b", "ab"]), max_size=3),
+            st.sampled_from(["x.sse", "y.sse", "c.har#1", "c.har#12", "n#1.txt", "d/"]),
+        ).map(lambda t: "/".join([*t[0], t[1]])),
+        unique=True,
+        max_size=30,
+    ),
+    st.sets(st.integers(0, 29)),
+)
+def test_runs_group_the_items_as_their_containers_do(addresses: list[str], holes: set[int]) -> None:
+    """Runs reuse the container of the previous plain file in the same folder: they must be
+    what grouping the items by :meth:`container_of`, one by one, gives."""
+    items = sorted(addresses, key=address_key)
+    listing = Listing({})
+    skipped = [Skipped(a, "no trace") for n, a in enumerate(items) if n in holes]
+    listing.set_items(items, skipped)
+    expected: list[tuple[int, int, tuple[tuple[str, str, bool], ...], int]] = []
+    for i, address in enumerate(listing.items):
+        container = listing.container_of(address)
+        hole = int(address in listing.skipped)
+        if expected and expected[-1][2] == container:
+            start, _, _, count = expected[-1]
+            expected[-1] = (start, i + 1, container, count + hole)
+        else:
+            expected.append((i, i + 1, container, hole))
+    assert listing.runs() == expected

@@ -471,11 +471,20 @@ class TraceList(Vertical):
 
     # -- content -----------------------------------------------------------------------------
 
-    def set_entries(self, addresses: Sequence[str], skipped: Sequence[Skipped]) -> None:
+    def set_entries(
+        self,
+        addresses: Sequence[str],
+        skipped: Sequence[Skipped],
+        results: Sequence[tuple[str, Sequence[str], Sequence[Skipped]]] = (),
+        judged: Sequence[str] = (),
+        hays: Mapping[str, str] | None = None,
+    ) -> None:
         """The list's content: traces (or files not judged yet) in list order, and the files
-        that hold no trace."""
+        that hold no trace; those judged already (see :meth:`resolve`) are shown judged by
+        the same, single, rebuild (a folder re-opened from the judgement cache)."""
         self.listing.set_items(addresses, skipped)
         self._entered = True
+        self._resolved(results, judged, hays)
         self.rebuild()
 
     def set_skipped(self, skipped: Sequence[Skipped]) -> None:
@@ -526,13 +535,22 @@ class TraceList(Vertical):
         holds (a HAR file: its entries), or why it holds none, in its place; ``judged``: files
         that turned out to be one trace each (their rows stay). ``hays``: what the filter
         reads of them, if made already."""
+        self._resolved(results, judged, hays)
+        self._rebuild_soon()
+
+    def _resolved(
+        self,
+        results: Sequence[tuple[str, Sequence[str], Sequence[Skipped]]],
+        judged: Sequence[str],
+        hays: Mapping[str, str] | None,
+    ) -> None:
+        addresses = list(judged)
         for address, traces, skipped in results:
             self.listing.replace(address, traces, skipped)
-            self.listing.judged(traces, hays)
+            addresses += traces
             if self.selected == address and traces and address not in traces:
                 self.selected = traces[0]
-        self.listing.judged(judged, hays)
-        self._rebuild_soon()
+        self.listing.judged(addresses, hays)
 
     def refresh_traces(self, addresses: Sequence[str]) -> None:
         """Judgements of these traces changed: their rows are redrawn, the counts and the
