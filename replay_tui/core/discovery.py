@@ -291,8 +291,11 @@ def _list_folder(
                         kind = _OTHER
                     stamp: _Stamp = None
                     if kind == _FILE and fd is not None:
-                        with contextlib.suppress(OSError):  # gone already: said when judged
+                        try:
                             found = entry.stat()
+                        except OSError:
+                            pass  # gone already: said when it is judged
+                        else:
                             stamp = (found.st_size, found.st_mtime_ns)
                     entries.append((name, kind, stamp))
         finally:
