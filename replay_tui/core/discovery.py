@@ -17,9 +17,9 @@ import contextlib
 import errno
 import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -153,10 +153,11 @@ def walk(
         root = Path(name)
         if entry is None and root.is_dir():
             out = Discovery()
-            for path, address, stamp in _walk(root, out, stat):
-                yield from out.skipped
-                out.skipped.clear()
-                yield Candidate(path, address, None, stamp)
+            for batch in _walk(root, out, stat):
+                if out.skipped:
+                    yield from out.skipped
+                    out.skipped.clear()
+                yield from batch
             yield from out.skipped
         elif root.is_file():
             stamp = None
@@ -215,37 +216,47 @@ def _missing_reason(path: Path) -> str:
 _Stamp = tuple[int, int] | None
 
 
-def _walk(root: Path, out: Discovery, stat: bool) -> Iterable[tuple[str, str, _Stamp]]:
-    """Files below ``root`` (path, address, and with ``stat`` its size and mtime), in address
-    order (a folder's entries by name, subfolders where their name sorts), following folder
-    symlinks without looping.
+def _walk(root: Path, out: Discovery, stat: bool) -> Iterator[list[Candidate]]:
+    """Files below ``root`` in address order (a folder's entries by name, subfolders where
+    their name sorts), following folder symlinks without looping: in batches, each a run of
+    files side by side in one folder (a folder of 100,000 captures is a few runs, not
+    100,000 steps of a generator).
 
-    Problems are appended to ``out.skipped`` as they are met, before the next file is yielded.
-    Paths are joined as strings: for a folder of 100,000 captures, ``pathlib`` would cost the
-    scan more than listing the folders does.
+    Problems are appended to ``out.skipped`` as they are met, before the next batch is
+    yielded. Paths are joined as strings: for a folder of 100,000 captures, ``pathlib``
+    would cost the scan more than listing the folders does.
     """
     seen: set[tuple[int, int]] = set()
-    # Depth-first over sorted listings, one per open level; a listing holds only (name, kind,
-    # stamp), so a folder of 100,000 captures costs a few MB while it is walked.
-    levels: list[tuple[str, str, Iterator[tuple[str, int, _Stamp]]]] = []  # folder/, address/
+    # Depth-first over sorted listings, one per open level: [folder/, address/, listing,
+    # next position]. A listing holds only (name, kind, stamp), so a folder of 100,000
+    # captures costs a few MB while it is walked.
+    levels: list[list[Any]] = []
     opened = _list_folder(root, _rel(root, root), seen, out, stat)
     if opened is not None:
-        levels.append((os.path.join(os.fspath(root), ""), "", opened))  # (ends with "/")
+        levels.append([os.path.join(os.fspath(root), ""), "", opened, 0])  # (ends with "/")
     while levels:
-        folder, prefix, listing = levels[-1]
-        item = next(listing, None)
-        if item is None:
+        level = levels[-1]
+        folder, prefix, listing, i = level
+        end = i
+        while end < len(listing) and listing[end][1] == _FILE:
+            end += 1
+        if end > i:
+            level[3] = end
+            yield [
+                Candidate(folder + name, prefix + name, None, stamp)
+                for name, _, stamp in listing[i:end]
+            ]
+            continue
+        if i == len(listing):
             levels.pop()
             continue
-        name, kind, stamp = item
-        path = folder + name
-        address = prefix + name
+        level[3] = i + 1
+        name, kind, _ = listing[i]
+        path, address = folder + name, prefix + name
         if kind == _FOLDER:
             sub = _list_folder(Path(path), address, seen, out, stat)
             if sub is not None:
-                levels.append((path + "/", address + "/", sub))
-        elif kind == _FILE:
-            yield path, address, stamp
+                levels.append([path + "/", address + "/", sub, 0])
         else:
             out.skipped.append(Skipped(address, _missing_reason(Path(path))))
 
@@ -255,7 +266,7 @@ _FOLDER, _FILE, _OTHER = 0, 1, 2
 
 def _list_folder(
     folder: Path, address: str, seen: set[tuple[int, int]], out: Discovery, stat: bool
-) -> Iterator[tuple[str, int, _Stamp]] | None:
+) -> list[tuple[str, int, _Stamp]] | None:
     """The entries of ``folder`` sorted by name, each with its kind (and a file's size and
     mtime, with ``stat``); ``None`` when the folder was seen before (a symlink loop) or
     cannot be listed (noted in ``out``)."""
@@ -305,7 +316,7 @@ def _list_folder(
         out.skipped.append(Skipped(address + "/", f"cannot list folder: {exc.strerror or exc}"))
         return None
     entries.sort()
-    return iter(entries)
+    return entries
 
 
 def _unreadable(path: Path, exc: OSError) -> str:
