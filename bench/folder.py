@@ -85,13 +85,15 @@ def generate(root: Path, count: int, *, copy: bool) -> None:
 
 # The TUI on a folder, headless, in a process of its own: prints one JSON line of figures.
 _TUI = """
-import asyncio, json, resource, statistics, sys, time
+import time
+launched = time.perf_counter()
+import asyncio, json, resource, statistics, sys
 from replay_tui.tui.app import ReplayApp
 
 async def main(path):
     start = time.perf_counter()
     app = ReplayApp([path], watch=True)
-    out = {}
+    out = {"imports": start - launched}
     async with app.run_test(size=(120, 40)) as pilot:
         while not (app.discovered and app.trace_list.trace_tree.line_count):
             await asyncio.sleep(0.005)
@@ -149,6 +151,7 @@ def tui(sizes: list[int], copy: bool) -> None:
                 r = measure_tui(root, cache)
                 print(
                     f"  {label:25}  listed {r['listed']:5.2f} s   every badge {r['judged']:6.2f} s"
+                    f" (+{r['imports']:4.2f} s of imports before the app starts)"
                     f"   peak RSS {r['peak'] / 2**20:5.0f} MB   filter keystroke"
                     f" {r['key_median'] * 1000:4.0f} ms median, {r['key_max'] * 1000:4.0f} ms max"
                     f" (to idle {r['key_idle_median'] * 1000:4.0f} ms)"

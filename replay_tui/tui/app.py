@@ -376,13 +376,15 @@ class ReplayApp(App[int]):
             done.judged, done.single, done.todo = known.other, known.single, known.todo
             done.hays = hays_of(known.other)
             done.hays.update(single_hays(known.single))
-            if not known.todo:
-                cache.save()  # (files gone since: their entries go)
         if self.live is not None:
             self.live.folder.track(files, skipped)
             for address, listed in done.judged:
                 self._learn(address, listed)
         self.post_message(done)
+        if done.cache is not None and not done.todo:  # (else the judging goes on with it)
+            done.cache.save()  # files gone since: their entries go (else nothing to write)
+            if done.cache.problem is not None:
+                self.call_from_thread(self._say_cache_problem, done.cache.problem)
 
     def _learn(self, address: str, listed: Listed) -> None:
         """Tell the followed folder what a listed file holds (in a worker: it takes a lock)."""
@@ -428,8 +430,6 @@ class ReplayApp(App[int]):
         if first is None and not message.todo:
             first = self._fallback_address()
         self._auto_open(first)
-        if message.cache is not None and message.cache.problem is not None and not message.todo:
-            self._say_cache_problem(message.cache.problem)
 
     def _say_no_traces(self) -> None:
         self.trace_header.show_text(Content("No traces found"))

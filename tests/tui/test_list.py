@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from textual.widgets import Input
 
 from replay_tui.tui.app import make_app
@@ -260,3 +261,40 @@ async def test_a_reopened_folder_takes_its_badges_from_the_judgement_cache(
         await settle(bypassed, pilot)
     assert len(bypassed.store.judgements) == len(judged) + 1
     assert not cache.exists()  # --no-cache: neither read nor written
+
+
+@pytest.mark.parametrize("judged", [False, True], ids=["first-open", "re-open"])
+async def test_a_judgement_cache_that_cannot_be_written_is_said_once_and_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, judged: bool
+) -> None:
+    import shutil
+
+    folder = tmp_path / "traces"
+    shutil.copytree(TRACES / "dashscope", folder)
+    if judged:  # a cache from before, then the folder a file moved away (one entry to drop)
+        first = make_app([str(folder)])
+        async with first.run_test(size=SIZE) as pilot:
+            await settle(first, pilot)
+        (folder / "qwen3-max-id-empty.sse").unlink()
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the cache folder would be")
+    if judged:  # the old cache can be read, not replaced
+        [old] = (Path(os.environ["XDG_CACHE_HOME"]) / "replay-tui").glob("judgements-*")
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "ro"))
+        (tmp_path / "ro" / "replay-tui").mkdir(parents=True)
+        shutil.copy(old, tmp_path / "ro" / "replay-tui" / old.name)
+        os.chmod(tmp_path / "ro" / "replay-tui", 0o500)
+        if os.access(tmp_path / "ro" / "replay-tui", os.W_OK):  # root: permissions ignored
+            monkeypatch.setattr("replay_tui.scale.judgements.tempfile.mkstemp", _refuse)
+    else:
+        monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
+    app = make_app([str(folder)])
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(app, pilot)
+        said = [str(n.message) for n in app._notifications if "judgement cache" in str(n.message)]
+        assert len(said) == 1 and said[0].startswith("judgement cache not used: ")
+        assert app.store.counts()["pending"] == 0 and app.current is not None
+
+
+def _refuse(*args: object, **kwargs: object) -> None:
+    raise PermissionError(13, "Permission denied")
