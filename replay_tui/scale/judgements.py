@@ -102,6 +102,8 @@ class JudgementCache:
         self._codes: dict[Judgement, int] = {}
         self._others: dict[str, Listed] = {}
         self._dirty = False
+        self._order: list[str] | None = None
+        """The files listed at the last :meth:`sort_out`, in list order: the order written."""
         self.problem: str | None = None
         """Why the cache could not be read or written (it is then simply not used)."""
 
@@ -175,7 +177,31 @@ class JudgementCache:
                 other.append((address, listed))
         if matched < len(stamps):  # entries of files no longer listed
             self.forget_missing(item.address for item in items)
+        if todo and any(item.address not in stamps for item in todo):
+            self._order = [item.address for item in items]  # new files: kept in list order
         return known
+
+    def listing(self) -> tuple[Known, list[tuple[str, str]]]:
+        """Everything the cache knows, in the order the files were listed last time, without
+        looking at a file (to show at once, while the files are checked): the judgements as
+        :meth:`sort_out` gives them (nothing to judge), and each file's address and path
+        (under the one root; with several roots, nothing: the paths are not known)."""
+        known = Known()
+        files: list[tuple[str, str]] = []
+        if len(self.roots) != 1:
+            return known, files
+        root = os.path.join(self.roots[0], "")
+        table, others = self._table, self._others
+        for address, (_, _, code) in self._stamps.items():
+            if code >= 0:
+                known.single.append((address, table[code]))
+            else:
+                listed = others.get(address)
+                if listed is None:
+                    continue
+                known.other.append((address, listed))
+            files.append((address, root + address))
+        return known, files
 
     def get(self, address: str, stamp: _Stamp) -> Listed | None:
         known = self._stamps.get(address)
@@ -214,6 +240,12 @@ class JudgementCache:
         reader never sees half of it."""
         if not self._dirty:
             return
+        if self._order is not None:  # files judged for the first time go where they are listed
+            rank = {address: n for n, address in enumerate(self._order)}
+            last = len(rank)
+            ordered = sorted(self._stamps, key=lambda address: rank.get(address, last))
+            self._stamps = {address: self._stamps[address] for address in ordered}
+            self._order = None
         stamps = list(self._stamps.values())
         used = sorted({code for _, _, code in stamps if code >= 0})
         renumber = {old: new for new, old in enumerate(used)}

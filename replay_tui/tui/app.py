@@ -42,6 +42,7 @@ from .listing import hays_of, single_hays
 from .live_reload import LiveReload
 from .loading import load_in_steps
 from .messages import (
+    CacheListed,
     DiscoveryDone,
     FolderChanged,
     LoadProgress,
@@ -254,13 +255,15 @@ class ReplayApp(App[int]):
         """The trace marked as A for the compare view (``m``)."""
         self.user_navigated = False
         self.judging = False
+        self.checking = False
+        """What the judgement cache knew is on screen while the walk checks the files."""
         self.discovered = False
         """The paths were scanned and the list filled."""
         self.first_screen: float | None = None
         """Seconds from app start until the first trace's rows were on screen (benchmarks)."""
         self._started = time.perf_counter()
         self._first_slice = first_slice
-        self._counts_shown: tuple[dict[str, int], int, int, str | None] | None = None
+        self._counts_shown: tuple[dict[str, int], int, int, str | None, bool] | None = None
         self.keymap_overrides = dict(keymap or {})
         self.keymap_problems = [
             f"{keymap_path()}: {p}" for p in check_keymap(self.keymap_overrides)
@@ -355,6 +358,19 @@ class ReplayApp(App[int]):
         # The walk (each file's size and mtime with it, for the judgement cache), and what
         # the cache knows: a folder of 100,000 captures is listed in half a second, and read
         # by the judging afterwards. One file named is read at once (it is shown directly).
+        cache: JudgementCache | None = None
+        if self.use_cache and len(paths) == 1 and Path(paths[0]).is_dir():
+            from ..scale.judgements import JudgementCache
+
+            cache = JudgementCache(paths)
+            cache.load()
+            # A folder opened before: what the cache knew is on screen at once, and
+            # checked against the files while it is shown (100,000 of them: a second).
+            known, listed = cache.listing()
+            if listed:
+                hays = hays_of(known.other)
+                hays.update(single_hays(known.single))
+                self.post_message(CacheListed(listed, known.other, known.single, hays))
         files: list[Candidate] = []
         skipped: list[Skipped] = []
         for item in walk(paths, stat=self.use_cache):
@@ -368,18 +384,20 @@ class ReplayApp(App[int]):
         elif self.use_cache and files:
             # What the judgement cache knows is shown with the list: a folder re-opened is
             # listed judged, in one go; only the files it does not know are judged after.
-            from ..scale.judgements import JudgementCache
+            if cache is None:
+                from ..scale.judgements import JudgementCache
 
-            cache = done.cache = JudgementCache(self.paths)
-            cache.load()
+                cache = JudgementCache(self.paths)
+                cache.load()
+            done.cache = cache
             known = cache.sort_out(files, fresh_from=self._fresh_from())
             done.judged, done.single, done.todo = known.other, known.single, known.todo
             done.hays = hays_of(known.other)
             done.hays.update(single_hays(known.single))
         if self.live is not None:
             self.live.folder.track(files, skipped)
-            for address, listed in done.judged:
-                self._learn(address, listed)
+            for address, holds in done.judged:
+                self._learn(address, holds)
         self.post_message(done)
         if done.cache is not None and not done.todo:  # (else the judging goes on with it)
             done.cache.save()  # files gone since: their entries go (else nothing to write)
@@ -393,9 +411,33 @@ class ReplayApp(App[int]):
                 return  # one trace under the file's own address: the folder knows it already
             self.live.folder.learn(address, *split_listed(listed))
 
+    @on(CacheListed)
+    def _listed_from_cache(self, message: CacheListed) -> None:
+        if self.discovered:
+            return  # the walk came first (a small folder): it has the last word already
+        self.checking = True
+        self.trace_header.show_text(Content("Checking the files…"))
+        self.details.show_message(
+            f"Checking {len(message.files):,} files under {visible(', '.join(self.paths))}:"
+            " the badges are those of the last time until then …"
+        )
+        self.store.set_files(message.files, [])
+        results, single = self._into_store(message.judged)
+        self.store.judge_all(message.single)
+        single += [address for address, _ in message.single]
+        self.trace_list.set_entries(
+            [address for address, _ in message.files], [], results, single, message.hays
+        )
+        self._update_counts()
+        if self.focused is not self.trace_list.filter_input:
+            self.trace_list.trace_tree.focus()
+
     @on(DiscoveryDone)
     def _discovered(self, message: DiscoveryDone) -> None:
         self.discovered = True
+        if self.checking:  # what the cache showed makes way for what the walk found
+            self.checking = False
+            self.store.forget_judgements()
         self.store.set_files(((c.address, c.path) for c in message.files), message.skipped)
         files = [name for name, _ in map(split_entry, self.paths) if Path(name).is_file()]
         self.trace_list.file_roots = tuple(p.rstrip("/").rpartition("/")[0] for p in files)
@@ -425,6 +467,8 @@ class ReplayApp(App[int]):
         if message.todo:
             self.judging = True
             self._judge(message.todo, message.cache)
+        if self.current is not None or self.user_navigated or self.trace_list.selected:
+            return  # chosen in what the cache showed: the user's choice stays
         flagged = (self._first_flagged(message.judged), self._first_flagged(message.single))
         first = min((a for a in flagged if a is not None), key=address_key, default=None)
         if first is None and not message.todo:
@@ -590,6 +634,7 @@ class ReplayApp(App[int]):
             len(self.store.paths),
             len(self.store.skipped),
             self.trace_list.badge_filter,
+            self.checking,
         )
         if state != self._counts_shown:  # restyling the chips is not free: only on change
             self._counts_shown = state

@@ -96,9 +96,11 @@ class Listing:
     # -- items -------------------------------------------------------------------------------
 
     def set_items(self, items: Iterable[str], skipped: Iterable[Skipped] = ()) -> None:
-        """All items at once, already in list order (the walk's)."""
+        """All items at once, already in list order (the walk's); what the filter read of
+        the ones before is forgotten."""
         self.items = list(items)
         self.skipped = {}
+        self._hay = {}
         self._changed()
         self.add_skipped(skipped)
 

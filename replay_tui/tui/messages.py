@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ..scale.judgements import JudgementCache
 
 __all__ = [
+    "CacheListed",
     "DiscoveryDone",
     "FolderChanged",
     "LoadProgress",
@@ -51,6 +52,18 @@ class DiscoveryDone(Message):
     """What the list's filter reads of each trace judged, made in the worker."""
     cache: JudgementCache | None = None
     """The judgement cache, read already (the judging goes on with it)."""
+
+
+@dataclass
+class CacheListed(Message):
+    """What the judgement cache knew of the folder when it was last open, shown while the
+    walk checks the files (a :class:`DiscoveryDone` follows and has the last word)."""
+
+    files: list[tuple[str, str]]
+    """Each file's address and path, in list order."""
+    judged: list[tuple[str, Listed]]
+    single: list[tuple[str, Judgement]]
+    hays: dict[str, str]
 
 
 @dataclass

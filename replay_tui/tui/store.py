@@ -53,6 +53,12 @@ class TraceStore:
     def judge(self, address: str, judgement: Judgement) -> None:
         self.judge_all(((address, judgement),))
 
+    def forget_judgements(self) -> None:
+        """Every judgement goes (what a cache said, before the files were checked)."""
+        self.judgements.clear()  # (in place: the list's model reads these very dicts)
+        for addresses in self.by_badge.values():
+            addresses.clear()
+
     def judge_all(self, judged: Iterable[tuple[str, Judgement]]) -> None:
         """:meth:`judge` each (100,000 from the judgement cache: a bulk update)."""
         judgements, by_badge = self.judgements, self.by_badge

@@ -180,3 +180,28 @@ def test_the_walk_takes_each_files_size_and_mtime_when_asked(folder: Path) -> No
         one.stat().st_size,
         one.stat().st_mtime_ns,
     )
+
+
+def test_the_cache_lists_what_it_knows_in_list_order_without_reading_a_file(
+    folder: Path,
+) -> None:
+    files = _files(folder)
+    first = JudgementCache([str(folder)])
+    list(judge_files(files, jobs=1, cache=first))
+    shutil.copy(folder / "openai" / "gpt-4.1-text-then-call.sse", folder / "azure" / "a.sse")
+    again = JudgementCache([str(folder)])
+    again.load()
+    known = again.sort_out(_files(folder))
+    assert [c.address for c in known.todo] == ["azure/a.sse"]
+    list(judge_files(known.todo, jobs=1, cache=again))  # judged last, written in its place
+
+    third = JudgementCache([str(folder)])
+    third.load()
+    known, listed = third.listing()
+    now = _files(folder)
+    assert [address for address, _ in listed] == [c.address for c in now]
+    assert all(path == os.path.join(os.path.abspath(folder), a) for a, path in listed)
+    assert _answers(known) == {c.address: judge_listed(c) for c in now}
+    several = JudgementCache([str(folder), str(folder / "azure")])
+    several.load()
+    assert several.listing() == (Known(), [])  # whose is each address? not known: nothing

@@ -215,9 +215,12 @@ async def test_folders_fold_and_unfold_and_the_cursor_keys_walk_the_rows() -> No
 
 
 async def test_a_reopened_folder_takes_its_badges_from_the_judgement_cache(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import shutil
+    import threading
+
+    from replay_tui.scale import judgements
 
     folder = tmp_path / "traces"
     shutil.copytree(TRACES, folder)
@@ -229,6 +232,14 @@ async def test_a_reopened_folder_takes_its_badges_from_the_judgement_cache(
     written = cache.stat().st_mtime_ns
 
     shutil.copy(TRACES / "openai" / "gpt-4.1-text-then-call.sse", folder / "envoy" / "x.sse")
+    judging = threading.Event()
+    judge_files = judgements.judge_files
+
+    def held(*args, **options):  # type: ignore[no-untyped-def]
+        judging.wait(10)  # the pool at work: the test looks at the list meanwhile
+        return judge_files(*args, **options)
+
+    monkeypatch.setattr(judgements, "judge_files", held)
     again = make_app([str(folder)])
     async with again.run_test(size=SIZE) as pilot:
         while not again.discovered:
@@ -236,6 +247,7 @@ async def test_a_reopened_folder_takes_its_badges_from_the_judgement_cache(
         # Listed judged: what the cache knows comes with the list; only the new file waits.
         assert again.store.counts()["pending"] == 1
         assert again.trace_list.listing.badge_of("envoy/x.sse") == "pending"
+        judging.set()
         await settle(again, pilot)
     assert again.store.judgements["envoy/x.sse"].badge.value == "clean"  # new: judged
     rejudged = dict(again.store.judgements)
@@ -298,3 +310,59 @@ async def test_a_judgement_cache_that_cannot_be_written_is_said_once_and_changes
 
 def _refuse(*args: object, **kwargs: object) -> None:
     raise PermissionError(13, "Permission denied")
+
+
+async def test_a_reopened_folder_shows_what_the_cache_knew_while_its_files_are_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+    import threading
+
+    from replay_tui.tui import app as app_module
+
+    folder = tmp_path / "traces"
+    shutil.copytree(TRACES, folder)
+    first = make_app([str(folder)])
+    async with first.run_test(size=SIZE) as pilot:
+        await settle(first, pilot)
+    judged = dict(first.store.judgements)
+    assert first.current is not None
+    opened = first.current.address
+    # Between the two runs one capture is rewritten, one goes, one comes.
+    changed, gone = "dashscope/qwen3-max-id-empty.sse", "openai/gpt-4.1-text-then-call.sse"
+    assert judged[changed].badge.value == "erasing"
+    shutil.copy(TRACES / "openai" / "gpt-4.1-text-then-call.sse", folder / changed)
+    (folder / gone).unlink()
+    shutil.copy(TRACES / "openai" / "gpt-4.1-text-then-call.sse", folder / "envoy" / "x.sse")
+
+    walked = threading.Event()
+    walk = app_module.walk
+
+    def slow_walk(paths, **options):  # type: ignore[no-untyped-def]
+        walked.wait(10)  # the walk of a big folder: what the cache knew is shown meanwhile
+        return walk(paths, **options)
+
+    monkeypatch.setattr(app_module, "walk", slow_walk)
+    again = make_app([str(folder)])
+    async with again.run_test(size=SIZE) as pilot:
+        for _ in range(500):
+            if again.checking:
+                break
+            await pilot.pause(0.01)
+        assert again.checking and not again.discovered
+        all_chip = again.query_one("#chip-all", BadgeChip)
+        assert all_chip.full_text == f"{len(judged):,} traces · checking…"
+        assert again.store.judgements == judged  # every badge of the last time, at once
+        listing = again.trace_list.listing
+        assert listing.badge_of(changed) == "erasing" and gone in listing.items
+        assert again.current is None  # nothing opened from what is not checked yet
+
+        walked.set()
+        await settle(again, pilot)
+        assert not again.checking
+        assert all_chip.full_text == f"{len(judged):,} traces"  # one gone, one new
+        assert again.store.judgements[changed].badge.value == "clean"  # judged again
+        assert again.store.judgements["envoy/x.sse"].badge.value == "clean"
+        assert gone not in again.store.judgements and gone not in listing.items
+        assert listing.badge_of(changed) == "clean"
+        assert again.current is not None and again.current.address == opened

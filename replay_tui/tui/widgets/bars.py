@@ -37,11 +37,13 @@ class BadgeChip(Static):
     full_text = ""
     """The chip with its word, to measure whether the bar has room for it."""
 
-    def set_count(self, count: int, total_pending: int = 0) -> None:
-        self._count, self._pending = count, total_pending
+    def set_count(self, count: int, total_pending: int = 0, checking: bool = False) -> None:
+        self._count, self._pending, self._checking = count, total_pending, checking
         if self.badge is None:
             text = f"{count:,} trace{'s' if count != 1 else ''}"
-            if total_pending:
+            if checking:
+                text += " · checking…"
+            elif total_pending:
                 text += f" · judging {total_pending:,}…"
             self.full_text = text
         else:
@@ -52,11 +54,12 @@ class BadgeChip(Static):
 
     _count = 0
     _pending = 0
+    _checking = False
 
     def set_compact(self, compact: bool) -> None:
         if compact != self.compact:
             self.compact = compact
-            self.set_count(self._count, self._pending)
+            self.set_count(self._count, self._pending, self._checking)
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
@@ -123,11 +126,18 @@ class CountsBar(Horizontal):
         state.set_class(not on, "-off")
 
     def set_counts(
-        self, counts: dict[str, int], total: int, skipped: int, active: str | None
+        self,
+        counts: dict[str, int],
+        total: int,
+        skipped: int,
+        active: str | None,
+        checking: bool = False,
     ) -> None:
+        """The chips' counts; ``checking``: they are what the judgement cache knew, and the
+        files are being checked."""
         for chip in self.query(BadgeChip):
             if chip.badge is None:
-                chip.set_count(total, counts.get("pending", 0))
+                chip.set_count(total, counts.get("pending", 0), checking)
             elif chip.badge == "skipped":
                 chip.set_count(skipped)
             else:
