@@ -38,7 +38,7 @@ from ..core.visible import visible
 from ..live.folder import FolderUpdate
 from .commands import ReplayCommands
 from .config import keymap_path, keymap_problems, load_keymap
-from .listing import hays_of, single_hays
+from .listing import hays_of
 from .live_reload import LiveReload
 from .loading import load_in_steps
 from .messages import (
@@ -368,8 +368,7 @@ class ReplayApp(App[int]):
             # checked against the files while it is shown (100,000 of them: a second).
             known, listed = cache.listing()
             if listed:
-                hays = hays_of(known.other)
-                hays.update(single_hays(known.single))
+                hays = hays_of(known.other, known.single)
                 self.post_message(CacheListed(listed, known.other, known.single, hays))
         files: list[Candidate] = []
         skipped: list[Skipped] = []
@@ -392,8 +391,7 @@ class ReplayApp(App[int]):
             done.cache = cache
             known = cache.sort_out(files, fresh_from=self._fresh_from())
             done.judged, done.single, done.todo = known.other, known.single, known.todo
-            done.hays = hays_of(known.other)
-            done.hays.update(single_hays(known.single))
+            done.hays = hays_of(known.other, known.single)
         if self.live is not None:
             self.live.folder.track(files, skipped)
             for address, holds in done.judged:
@@ -421,14 +419,7 @@ class ReplayApp(App[int]):
             f"Checking {len(message.files):,} files under {visible(', '.join(self.paths))}:"
             " the badges are those of the last time until then …"
         )
-        self.store.set_files(message.files, [])
-        results, single = self._into_store(message.judged)
-        self.store.judge_all(message.single)
-        single += [address for address, _ in message.single]
-        self.trace_list.set_entries(
-            [address for address, _ in message.files], [], results, single, message.hays
-        )
-        self._update_counts()
+        self._show_listing(message.files, [], message.judged, message.single, message.hays)
         if self.focused is not self.trace_list.filter_input:
             self.trace_list.trace_tree.focus()
 
@@ -438,16 +429,15 @@ class ReplayApp(App[int]):
         if self.checking:  # what the cache showed makes way for what the walk found
             self.checking = False
             self.store.forget_judgements()
-        self.store.set_files(((c.address, c.path) for c in message.files), message.skipped)
         files = [name for name, _ in map(split_entry, self.paths) if Path(name).is_file()]
         self.trace_list.file_roots = tuple(p.rstrip("/").rpartition("/")[0] for p in files)
-        results, single = self._into_store(message.judged)
-        self.store.judge_all(message.single)
-        single += [address for address, _ in message.single]
-        self.trace_list.set_entries(
-            [c.address for c in message.files], message.skipped, results, single, message.hays
+        self._show_listing(
+            [(c.address, c.path) for c in message.files],
+            message.skipped,
+            message.judged,
+            message.single,
+            message.hays,
         )
-        self._update_counts()
         if self.live is not None:
             self.live.start()
         if not self.store.paths:
@@ -474,6 +464,26 @@ class ReplayApp(App[int]):
         if first is None and not message.todo:
             first = self._fallback_address()
         self._auto_open(first)
+
+    def _show_listing(
+        self,
+        files: list[tuple[str, str]],
+        skipped: list[Skipped],
+        judged: list[tuple[str, Listed]],
+        single: list[tuple[str, Judgement]],
+        hays: dict[str, str],
+    ) -> None:
+        """The list's whole content: the files listed (address and path, in list order), the
+        paths that are no trace, and what is known of them already (see
+        :class:`DiscoveryDone`); in one rebuild."""
+        self.store.set_files(files, skipped)
+        results, addresses = self._into_store(judged)
+        self.store.judge_all(single)
+        addresses += [address for address, _ in single]
+        self.trace_list.set_entries(
+            [address for address, _ in files], skipped, results, addresses, hays
+        )
+        self._update_counts()
 
     def _say_no_traces(self) -> None:
         self.trace_header.show_text(Content("No traces found"))

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from ..core.discovery import Skipped, address_key, entry_of
 from ..core.result import Judgement, Listed
 
-__all__ = ["Folder", "Listing", "Row", "hay_of", "hays_of", "single_hays"]
+__all__ = ["Folder", "Listing", "Row", "hay_of", "hays_of"]
 
 
 @dataclass(slots=True)
@@ -463,26 +463,24 @@ def _words_of(judgement: Judgement) -> str:
     return " ".join(words).lower()
 
 
-def single_hays(judged: Iterable[tuple[str, Judgement]]) -> dict[str, str]:
-    """The hay (see :func:`hay_of`) of each trace, by address."""
-    words: dict[int, str] = {}  # by judgement (the judgement cache hands out shared ones)
-    hays = {}
-    for address, judgement in judged:
-        said = words.get(id(judgement))
-        if said is None:
-            said = words[id(judgement)] = _words_of(judgement)
-        hays[address] = f"{address.lower()} {said}"
-    return hays
-
-
-def hays_of(judged: Iterable[tuple[str, Listed]]) -> dict[str, str]:
-    """The hay (see :func:`hay_of`) of each trace judged files hold, by address."""
-    return {
+def hays_of(
+    judged: Iterable[tuple[str, Listed]], single: Iterable[tuple[str, Judgement]] = ()
+) -> dict[str, str]:
+    """The hay (see :func:`hay_of`) of each trace that judged files hold, and of each trace
+    of ``single`` (address and judgement), by address."""
+    hays = {
         item[0]: hay_of(*item)
         for _, listed in judged
         for item in listed
         if not isinstance(item, Skipped)
     }
+    words: dict[int, str] = {}  # by judgement (the judgement cache hands out shared ones)
+    for address, judgement in single:
+        said = words.get(id(judgement))
+        if said is None:
+            said = words[id(judgement)] = _words_of(judgement)
+        hays[address] = f"{address.lower()} {said}"
+    return hays
 
 
 def _narrows(before: str, after: str) -> bool:
