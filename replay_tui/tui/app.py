@@ -224,6 +224,10 @@ class ReplayApp(App[int]):
         ),
     ]
 
+    SHOW_CACHED_FROM = 2_000
+    """Files known to the judgement cache from which a re-opened folder is shown from it while
+    the files are checked (fewer are walked and checked in a few milliseconds: shown once)."""
+
     def __init__(
         self,
         paths: Sequence[str],
@@ -367,7 +371,7 @@ class ReplayApp(App[int]):
             # A folder opened before: what the cache knew is on screen at once, and
             # checked against the files while it is shown (100,000 of them: a second).
             known, listed = cache.listing()
-            if listed:
+            if len(listed) >= self.SHOW_CACHED_FROM:
                 hays = hays_of(known.other, known.single)
                 self.post_message(CacheListed(listed, known.other, known.single, hays))
         files: list[Candidate] = []

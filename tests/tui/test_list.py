@@ -221,6 +221,7 @@ async def test_a_reopened_folder_takes_its_badges_from_the_judgement_cache(
     import threading
 
     from replay_tui.scale import judgements
+    from replay_tui.tui import app as app_module
 
     folder = tmp_path / "traces"
     shutil.copytree(TRACES, folder)
@@ -240,10 +241,19 @@ async def test_a_reopened_folder_takes_its_badges_from_the_judgement_cache(
         return judge_files(*args, **options)
 
     monkeypatch.setattr(judgements, "judge_files", held)
+    shown_from_cache: list[object] = []
+
+    class Counted(app_module.CacheListed):  # type: ignore[misc]
+        def __post_init__(self) -> None:
+            shown_from_cache.append(self)
+            super().__post_init__()
+
+    monkeypatch.setattr(app_module, "CacheListed", Counted)
     again = make_app([str(folder)])
     async with again.run_test(size=SIZE) as pilot:
-        while not again.discovered:
+        while not again.discovered and again.is_running:
             await pilot.pause(0.01)
+        assert shown_from_cache == []  # 27 files: walked and checked at once, shown once
         # Listed judged: what the cache knows comes with the list; only the new file waits.
         assert again.store.counts()["pending"] == 1
         assert again.trace_list.listing.badge_of("envoy/x.sse") == "pending"
@@ -343,6 +353,7 @@ async def test_a_reopened_folder_shows_what_the_cache_knew_while_its_files_are_c
         return walk(paths, **options)
 
     monkeypatch.setattr(app_module, "walk", slow_walk)
+    monkeypatch.setattr(app_module.ReplayApp, "SHOW_CACHED_FROM", 1)  # (27 files here)
     again = make_app([str(folder)])
     async with again.run_test(size=SIZE) as pilot:
         for _ in range(500):
