@@ -7,6 +7,7 @@ Exploration with fresh examples is what a local run and the long ``fuzz`` profil
 
 from __future__ import annotations
 
+import gc
 import os
 
 import pytest
@@ -15,6 +16,14 @@ from hypothesis import settings
 if os.environ.get("CI"):
     settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
     settings.load_profile("ci")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection left alive (the imported libraries and the test modules: some 200,000
+    objects) lives as long as the run: keep it out of the garbage collector's full passes,
+    each of which would walk all of it again (in tests/tui: 12.8 s of collecting -> 8.3 s)."""
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture(autouse=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import time
 from collections.abc import Iterator
@@ -11,7 +13,7 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from textual.pilot import Pilot
-from textual.worker import Worker
+from textual.worker import Worker, WorkerCancelled, WorkerError, WorkerFailed, WorkerState
 
 from replay_tui.tui.app import ReplayApp
 
@@ -26,27 +28,45 @@ LONG_LIVED = frozenset({"watch", "settle"})
 
 
 async def settle(app: ReplayApp, pilot: Pilot[int], *, limit: float = 20.0) -> None:
-    """Wait until discovery, judging, loading and view building are done (or ``limit`` s)."""
+    """Wait until discovery, judging, loading and view building are done (or ``limit`` s).
 
-    def loading() -> list[Worker[object]]:
-        return [w for w in app.workers if w.group not in LONG_LIVED]
-
+    Waits on the things themselves, never on a clock: on each running worker's end, on the
+    app and its widgets to have handled every message queued so far, and on the screen's next
+    refresh (a view that recentres once laid out does it then). Done is two looks in a row
+    with no worker running and nothing judging or half loaded: a worker that posts a message
+    whose handler starts the next worker (a model built, then assessed) leaves a moment with
+    nothing running, which the second look sees through.
+    """
     deadline = time.monotonic() + limit
-    await pilot.pause()
-    idle = 0
-    while time.monotonic() < deadline:
-        busy = app.judging or app.partial or any(not w.is_finished for w in loading())
+    quiet = 0
+    while quiet < 2 and time.monotonic() < deadline:
+        await pilot._wait_for_screen()  # every message queued so far is handled
+        running = [w for w in app.workers if w.group not in LONG_LIVED and not w.is_finished]
+        if running:
+            quiet = 0
+            await _finished(running, deadline)
+            continue
+        busy = app.judging or app.partial
         ready = app.discovered and (app.current is not None or not app.store.paths)
-        # Idle three looks in a row: a worker that posts a message whose handler starts the
-        # next worker (a model built, then assessed) leaves a moment with nothing running.
-        idle = idle + 1 if not busy and ready else 0
-        if idle >= 3:
-            break
-        await pilot.pause(0.01)
-    pending = loading()
-    if pending:  # an empty list means "every worker" to Textual, the watcher included
-        await app.workers.wait_for_complete(pending)
-    await pilot.pause()
+        if busy or not ready:  # set by a message that is on its way: look again very soon
+            quiet = 0
+            await asyncio.sleep(0.002)
+            continue
+        quiet += 1
+        # laid out and drawn, and what was to run after that (a recentre) has run
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(app.screen.wait_for_refresh(), deadline - time.monotonic())
+    await pilot.pause()  # and the screen drawn from all of it
+
+
+async def _finished(workers: list[Worker[object]], deadline: float) -> None:
+    """Until each of ``workers`` has ended (done, failed or cancelled) or ``deadline``."""
+    for worker in workers:
+        while worker.state is WorkerState.PENDING and time.monotonic() < deadline:
+            await asyncio.sleep(0.002)  # created, not yet started by the worker manager
+        timeout = max(0.0, deadline - time.monotonic())
+        with contextlib.suppress(WorkerCancelled, WorkerFailed, WorkerError, TimeoutError):
+            await asyncio.wait_for(asyncio.shield(worker.wait()), timeout)
 
 
 def rendered(view: object, rows: range | None = None) -> list[str]:
@@ -74,6 +94,35 @@ def _no_animations(monkeypatch: pytest.MonkeyPatch) -> None:
     import textual.constants
 
     monkeypatch.setattr(textual.constants, "TEXTUAL_ANIMATIONS", "none")
+
+
+@pytest.fixture(autouse=True)
+def _no_render_caches_kept() -> Iterator[None]:
+    """Each test's widgets go with its app.
+
+    Textual's ``StylesCache.get_inner_outer`` is an ``lru_cache`` on a method (textual 8.2):
+    it keeps the last 1,024 widgets' style caches, and every line they rendered, alive after
+    their app has gone. Over a run that is some 400,000 objects the garbage collector walks on
+    each full pass: a quarter of the TUI tests' CPU time."""
+    yield
+    from textual._styles_cache import StylesCache
+
+    StylesCache.get_inner_outer.cache_clear()
+
+
+@pytest.fixture(autouse=True)
+def _fine_idle_checks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pilot's idle check (after every key and pause) looks every 5 ms, not every 20 ms.
+
+    ``wait_for_idle`` sleeps a step at a time until a step passes with (almost) no CPU used by
+    the process, any thread included. Its 20 ms step is most of what a test waits for: a key
+    costs two steps at least. A 5 ms step with the same 5% CPU threshold tells "still working"
+    from "idle" the same way, sooner; what a test needs finished it waits on (``settle``).
+    """
+    import textual._wait
+
+    monkeypatch.setattr(textual._wait, "SLEEP_GRANULARITY", 0.005)
+    monkeypatch.setattr(textual._wait, "SLEEP_IDLE", 0.005 / 20)
 
 
 @pytest.fixture

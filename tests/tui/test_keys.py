@@ -85,7 +85,7 @@ async def test_command_palette_opens_traces_and_runs_every_main_action() -> None
         await settle(app, pilot)
         await pilot.press("ctrl+p")
         await pilot.press(*"ollama")
-        await pilot.pause(0.3)
+        await settle(app, pilot)  # the palette's search (a worker) has gathered every hit
         await pilot.press("enter")
         await settle(app, pilot)
         assert app.current is not None and app.current.address == "ollama/qwen3-no-id.sse"

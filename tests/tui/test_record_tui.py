@@ -88,7 +88,7 @@ async def test_record_tui_shows_the_proxy_address_and_live_request_count(
         deadline = time.monotonic() + WAIT
         while "1 request " not in status.status_text:
             assert time.monotonic() < deadline, status.status_text
-            await pilot.pause(0.1)
+            await pilot.pause(0.01)
         assert "1 request  ·  1 capture in" in status.status_text
     # Leaving the app stopped the recorder; the capture is complete on disk.
     assert not recorder.running
@@ -108,7 +108,7 @@ async def test_record_tui_lists_each_new_capture_as_it_is_written(
         deadline = time.monotonic() + WAIT
         while not app.discovered:
             assert time.monotonic() < deadline
-            await pilot.pause(0.05)
+            await pilot.pause(0.01)
         assert not app.store.paths
         async with (
             aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=WAIT)) as client,
@@ -117,7 +117,7 @@ async def test_record_tui_lists_each_new_capture_as_it_is_written(
             await resp.read()
         while not app.store.paths:
             assert time.monotonic() < deadline, "the capture never appeared in the list"
-            await pilot.pause(0.05)
+            await pilot.pause(0.01)
         [address] = app.store.paths
         assert address.endswith(".sse")
 
@@ -143,7 +143,7 @@ async def test_record_tui_upstream_warnings_become_notifications(tmp_path: Path)
         deadline = time.monotonic() + WAIT
         while not any("upstream error" in str(n.message) for n in app._notifications):
             assert time.monotonic() < deadline
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.01)
 
 
 def test_record_tui_port_busy_is_one_line_and_no_screen(tmp_path: Path) -> None:

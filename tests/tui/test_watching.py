@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import time
@@ -11,29 +12,10 @@ from pathlib import Path
 from textual.pilot import Pilot
 
 from replay_tui.core.trace import Badge
+from replay_tui.live.watch import watch_traces
 from replay_tui.tui.app import ReplayApp, make_app
 
-from .conftest import SIZE, TRACES
-
-
-async def settle(app: ReplayApp, pilot: Pilot[int], *, limit: float = 20.0) -> None:
-    """Like conftest's ``settle``, but the watcher itself never completes: leave it out."""
-    deadline = time.monotonic() + limit
-    await pilot.pause()
-
-    def others() -> list[object]:
-        return [w for w in app.workers if w.group not in ("watch", "settle")]
-
-    while time.monotonic() < deadline:
-        busy = app.judging or app.partial or any(w.is_running for w in others())  # type: ignore[attr-defined]
-        if not busy and app.discovered and (app.current is not None or not app.store.paths):
-            break
-        await pilot.pause(0.01)
-    pending = others()
-    if pending:  # an empty list would mean "every worker", the watcher included
-        await app.workers.wait_for_complete(pending)  # type: ignore[arg-type]
-    await pilot.pause()
-
+from .conftest import SIZE, TRACES, settle
 
 CLEAN = TRACES / "openai" / "gpt-4.1-text-then-call.sse"
 ERASING = TRACES / "dashscope" / "qwen3-max-id-empty.sse"
@@ -44,7 +26,7 @@ async def until(pilot: Pilot[int], cond: Callable[[], bool], limit: float = 10.0
     deadline = time.monotonic() + limit
     while not cond():
         assert time.monotonic() < deadline, "the change never reached the screen"
-        await pilot.pause(0.05)
+        await pilot.pause(0.01)
 
 
 def badge(app: ReplayApp, address: str) -> Badge | None:
@@ -155,6 +137,17 @@ async def test_no_watch_is_a_frozen_snapshot(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert "not watching" in str(app.counts_bar.query_one("#watch-state").render())
+        assert app.live is None and not [w for w in app.workers if w.group == "watch"]
+        # A watcher of the test's own (the one the app uses when it watches) sees b.sse come:
+        # the change has happened, and the app, not watching, still shows only a.sse.
+        stop = asyncio.Event()
+        changes = watch_traces([tmp_path], stop)
+        seen = asyncio.ensure_future(anext(changes))
+        await asyncio.sleep(0)  # its first step sets the watches up, before it awaits a change
         shutil.copy(ERASING, tmp_path / "b.sse")
-        await pilot.pause(1.0)
+        batch = await asyncio.wait_for(seen, 10)
+        stop.set()
+        await changes.aclose()
+        assert any(c.path.name == "b.sse" for c in batch)
+        await settle(app, pilot)
         assert app.trace_list.addresses == ["a.sse"]

@@ -6,6 +6,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widgets import Static
 
@@ -118,7 +119,10 @@ class CountsBar(Horizontal):
 
     def set_watch_state(self, text: str, *, on: bool) -> None:
         """Whether the folder is watched, and when the last change arrived."""
-        state = self.query_one("#watch-state", Static)
+        try:
+            state = self.query_one("#watch-state", Static)
+        except NoMatches:  # the watcher's last word came while the app closes: bar gone
+            return
         state.tooltip = text
         state.update(Content(text))
         self._fit()

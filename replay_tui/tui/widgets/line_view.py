@@ -90,6 +90,8 @@ class LineView(ScrollView, can_focus=True):
         self._piece_styles: dict[str, Style] = {}
         self.sticky = 0
         """Cells at the left of a table row that stay put while the rest scrolls sideways."""
+        self._centred: int | None = None
+        """The row the view itself centred and the user has not moved away from since."""
 
     # -- what subclasses provide ------------------------------------------------------------
 
@@ -223,6 +225,8 @@ class LineView(ScrollView, can_focus=True):
         if not self.is_selectable(index):
             forward = self._step(index, 1)
             index = forward if forward != index else self._step(index, -1)
+        if user:
+            self._centred = None
         self.cursor = index
         self.scroll_to_row(index, center=center)
         if user:
@@ -234,6 +238,7 @@ class LineView(ScrollView, can_focus=True):
         # force: right after set_shape the scrollbars are not laid out yet, and Textual would
         # ignore the scroll (a 20,000-delta trace opened on row 1, not on its first flag).
         if center:
+            self._centred = index
             y = max(0, index - height // 3)
             # Shown before the first layout, the height may not be the final one yet: centre
             # again once laid out, so where the eye lands does not depend on timing.
@@ -252,6 +257,21 @@ class LineView(ScrollView, can_focus=True):
             y = max(0, index - height // 3)
             if y != int(self.scroll_offset.y):
                 self.scroll_to(y=y, animate=False, immediate=True, force=True)
+
+    def watch_show_vertical_scrollbar(self, shown: bool) -> None:
+        # Textual moves a scrollbar's thumb only while the bar is shown: a scroll made before
+        # the bar appeared (the forced one right after set_shape) would leave the thumb at the
+        # top while the rows are scrolled.
+        if shown:
+            self.vertical_scrollbar.position = self.scroll_y
+
+    def watch_show_horizontal_scrollbar(self, shown: bool) -> None:
+        if shown:
+            self.horizontal_scrollbar.position = self.scroll_x
+            # The bar takes a row from the view: a row centred before it came is centred again
+            # for the new height (else where the eye lands depends on when the bar appeared).
+            if self._centred is not None and self._centred == self.cursor:
+                self.call_after_refresh(self._recenter, self.cursor)
 
     def action_cursor_up(self) -> None:
         self.move_cursor(self._step(max(self.cursor, 0), -1))
@@ -306,6 +326,7 @@ class LineView(ScrollView, can_focus=True):
             return
         index = int(self.scroll_offset.y) + offset.y
         if 0 <= index < self._row_count and self.is_selectable(index):
+            self._centred = None
             self.cursor = index
             self.post_message(self.CursorMoved(self, index))
             self.on_row_clicked(index)
