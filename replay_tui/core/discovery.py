@@ -144,8 +144,8 @@ def walk(
 
     A path that is neither a file nor a folder, and a folder that cannot be listed, come out
     as :class:`Skipped` where they are met. ``stat``: each file's size and modification time
-    come with it (taken as its folder is listed, relative to the open folder: a third of
-    what a stat of each path costs afterwards).
+    come with it (taken as its folder is listed, relative to the open folder: about two
+    thirds of what a stat of each full path costs afterwards, the path lookups saved).
     """
     for given in paths:
         text = os.fspath(given)
