@@ -143,8 +143,8 @@ class JudgementCache:
         the others. A file modified at or after ``fresh_from`` (ns since the epoch: it may
         still be being written) is left to judge."""
         known = Known()
-        single, other, todo = known.single, known.other, known.todo
-        stamps, table, others = self._stamps, self._table, self._others
+        todo = known.todo
+        stamps = self._stamps
         latest = fresh_from if fresh_from is not None else 1 << 64
         stat = os.stat
         matched = 0
@@ -163,18 +163,9 @@ class JudgementCache:
                     todo.append(item)  # judged next, where why it cannot be read is said
                     continue
                 stamp = (st.st_size, st.st_mtime_ns)
-            if entry[0] != stamp[0] or entry[1] != stamp[1] or stamp[1] >= latest:
+            stale = entry[0] != stamp[0] or entry[1] != stamp[1] or stamp[1] >= latest
+            if stale or not self._answer(address, entry[2], known):
                 todo.append(item)
-                continue
-            code = entry[2]
-            if code >= 0:
-                single.append((address, table[code]))
-                continue
-            listed = others.get(address)
-            if listed is None:
-                todo.append(item)
-            else:
-                other.append((address, listed))
         if matched < len(stamps):  # entries of files no longer listed
             self.forget_missing(item.address for item in items)
         if todo and any(item.address not in stamps for item in todo):
@@ -191,26 +182,23 @@ class JudgementCache:
         if len(self.roots) != 1:
             return known, files
         root = os.path.join(self.roots[0], "")
-        table, others = self._table, self._others
         for address, (_, _, code) in self._stamps.items():
-            if code >= 0:
-                known.single.append((address, table[code]))
-            else:
-                listed = others.get(address)
-                if listed is None:
-                    continue
-                known.other.append((address, listed))
-            files.append((address, root + address))
+            if self._answer(address, code, known):
+                files.append((address, root + address))
         return known, files
 
-    def get(self, address: str, stamp: _Stamp) -> Listed | None:
-        known = self._stamps.get(address)
-        if known is None or known[0] != stamp[0] or known[1] != stamp[1]:
-            return None
-        code = known[2]
+    def _answer(self, address: str, code: int, known: Known) -> bool:
+        """Put what the cache holds for ``address`` (entry ``code``) into ``known``: a file
+        that is one trace (``code >= 0``) among the single ones, else what it holds among
+        the others. False: nothing held (judge it)."""
         if code >= 0:
-            return [(address, self._table[code])]
-        return self._others.get(address)
+            known.single.append((address, self._table[code]))
+            return True
+        listed = self._others.get(address)
+        if listed is None:
+            return False
+        known.other.append((address, listed))
+        return True
 
     def put(self, address: str, stamp: _Stamp, results: Listed) -> None:
         code = -1

@@ -385,11 +385,12 @@ class ReplayApp(App[int]):
         # the cache knows: a folder of 100,000 captures is listed in half a second, and read
         # by the judging afterwards. One file named is read at once (it is shown directly).
         cache: JudgementCache | None = None
-        if self.use_cache and len(paths) == 1 and Path(paths[0]).is_dir():
+        if self.use_cache:
             from ..scale.judgements import JudgementCache
 
             cache = JudgementCache(paths)
             cache.load()
+        if cache is not None and len(paths) == 1 and Path(paths[0]).is_dir():
             # A folder opened before: what the cache knew is on screen at once, and
             # checked against the files while it is shown (100,000 of them: a second).
             known, listed = cache.listing()
@@ -406,14 +407,9 @@ class ReplayApp(App[int]):
         done = DiscoveryDone(files, skipped, todo=files)
         if len(paths) == 1 and len(files) == 1 and Path(split_entry(paths[0])[0]).is_file():
             done.judged, done.todo = [(files[0].address, judge_listed(files[0]))], []
-        elif self.use_cache and files:
+        elif cache is not None and files:
             # What the judgement cache knows is shown with the list: a folder re-opened is
             # listed judged, in one go; only the files it does not know are judged after.
-            if cache is None:
-                from ..scale.judgements import JudgementCache
-
-                cache = JudgementCache(self.paths)
-                cache.load()
             done.cache = cache
             known = cache.sort_out(files, fresh_from=self._fresh_from())
             done.judged, done.single, done.todo = known.other, known.single, known.todo
