@@ -6,7 +6,6 @@ from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
-from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widgets import Static
 
@@ -74,6 +73,12 @@ class CountsBar(Horizontal):
         super().__init__(id="counts-bar")
         self.where = where
         self.watching = watch
+        self._watch_state = Static(
+            Content("● watching" if watch else "○ not watching"),
+            id="watch-state",
+            classes="-on" if watch else "-off",
+        )
+        """Held, not queried: the watcher's last word may come while the app closes."""
 
     def compose(self) -> ComposeResult:
         yield Static(
@@ -84,10 +89,7 @@ class CountsBar(Horizontal):
             yield BadgeChip(badge.value)
         yield BadgeChip("skipped")
         yield Static(id="bar-spacer")
-        watching = "● watching" if self.watching else "○ not watching"
-        yield Static(
-            Content(watching), id="watch-state", classes="-on" if self.watching else "-off"
-        )
+        yield self._watch_state
 
     def on_resize(self) -> None:
         self._fit()
@@ -119,10 +121,7 @@ class CountsBar(Horizontal):
 
     def set_watch_state(self, text: str, *, on: bool) -> None:
         """Whether the folder is watched, and when the last change arrived."""
-        try:
-            state = self.query_one("#watch-state", Static)
-        except NoMatches:  # the watcher's last word came while the app closes: bar gone
-            return
+        state = self._watch_state
         state.tooltip = text
         state.update(Content(text))
         self._fit()
