@@ -37,6 +37,14 @@ def test_the_cache_lives_under_xdg_cache_home_else_home(
     assert cache_dir() == tmp_path / "home" / ".cache" / "replay-tui"
 
 
+def _cached(folder: Path) -> tuple[list[Candidate], JudgementCache]:
+    """The files under ``folder``, judged once into a cache of their own."""
+    files = _files(folder)
+    cache = JudgementCache([str(folder)])
+    list(judge_files(files, jobs=1, cache=cache))
+    return files, cache
+
+
 def _answers(known: Known) -> dict[str, list]:  # type: ignore[type-arg]
     """What the cache answered, as :func:`judge_files` would have: each file's listing."""
     return {a: [(a, j)] for a, j in known.single} | dict(known.other)
@@ -83,9 +91,7 @@ def test_a_judged_folder_is_answered_by_the_cache_until_a_file_changes(
 def test_files_written_lately_or_gone_are_not_answered_and_gone_ones_are_forgotten(
     folder: Path,
 ) -> None:
-    files = _files(folder)
-    cache = JudgementCache([str(folder)])
-    list(judge_files(files, jobs=1, cache=cache))
+    files, cache = _cached(folder)
     latest = max(os.stat(c.path).st_mtime_ns for c in files)
     lately = [c.address for c in files if os.stat(c.path).st_mtime_ns >= latest]
     known = cache.sort_out(files, fresh_from=latest)
@@ -103,9 +109,7 @@ def test_files_written_lately_or_gone_are_not_answered_and_gone_ones_are_forgott
 def test_another_version_of_the_code_or_other_roots_or_a_torn_file_start_empty(
     folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    files = _files(folder)
-    cache = JudgementCache([str(folder)])
-    list(judge_files(files, jobs=1, cache=cache))
+    files, cache = _cached(folder)
     fresh = JudgementCache([str(folder)])
     fresh.load()
     assert len(fresh) == len(files)
@@ -185,9 +189,7 @@ def test_the_walk_takes_each_files_size_and_mtime_when_asked(folder: Path) -> No
 def test_the_cache_lists_what_it_knows_in_list_order_without_reading_a_file(
     folder: Path,
 ) -> None:
-    files = _files(folder)
-    first = JudgementCache([str(folder)])
-    list(judge_files(files, jobs=1, cache=first))
+    _cached(folder)
     shutil.copy(folder / "openai" / "gpt-4.1-text-then-call.sse", folder / "azure" / "a.sse")
     again = JudgementCache([str(folder)])
     again.load()

@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from syrupy.assertion import SnapshotAssertion
@@ -15,7 +17,7 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from textual.pilot import Pilot
 from textual.worker import Worker, WorkerCancelled, WorkerError, WorkerFailed, WorkerState
 
-from replay_tui.tui.app import ReplayApp
+from replay_tui.tui.app import ReplayApp, make_app
 
 ROOT = Path(__file__).resolve().parents[2]
 TRACES = ROOT / "traces"
@@ -57,6 +59,28 @@ async def settle(app: ReplayApp, pilot: Pilot[int], *, limit: float = 20.0) -> N
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(app.screen.wait_for_refresh(), deadline - time.monotonic())
     await pilot.pause()  # and the screen drawn from all of it
+
+
+def held(monkeypatch: pytest.MonkeyPatch, target: object, name: str) -> threading.Event:
+    """``target.name`` made to wait (up to 10 s, in the app's worker thread) until the event
+    returned is set: the walk of a big folder, the pool at work, while the test looks."""
+    real = getattr(target, name)
+    go = threading.Event()
+
+    def waiting(*args: Any, **options: Any) -> Any:
+        go.wait(10)
+        return real(*args, **options)
+
+    monkeypatch.setattr(target, name, waiting)
+    return go
+
+
+async def opened_once(folder: Path) -> ReplayApp:
+    """``folder`` opened in the app and left once judged: the judgement cache has it."""
+    app = make_app([str(folder)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+    return app
 
 
 async def _finished(workers: list[Worker[object]], deadline: float) -> None:

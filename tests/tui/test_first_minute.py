@@ -16,7 +16,7 @@ from replay_tui.tui.app import ReplayApp, check_keymap, make_app
 from replay_tui.tui.commands import ReplayCommands
 from replay_tui.tui.screens.help import binding_rows, help_text
 
-from .conftest import TRACES, settle
+from .conftest import TRACES, held, settle
 
 SMALL = (80, 24)
 
@@ -237,20 +237,11 @@ def test_long_metadata_values_wrap_between_their_parts() -> None:
 async def test_a_filter_typed_while_the_folder_is_walked_keeps_its_keys(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import threading
-
     from replay_tui.tui import app as app_module
 
     for n in range(300):
         shutil.copy(TRACES / "dashscope" / "qwen3-max-id-empty.sse", tmp_path / f"t{n:03}.sse")
-    typed = threading.Event()
-    walk = app_module.walk
-
-    def slow_walk(paths, **options):  # type: ignore[no-untyped-def]
-        typed.wait(10)  # the walk of a big folder: the user types meanwhile
-        return walk(paths, **options)
-
-    monkeypatch.setattr(app_module, "walk", slow_walk)
+    typed = held(monkeypatch, app_module, "walk")  # the walk of a big folder: the user types
     app = make_app([str(tmp_path)])
     async with app.run_test(size=SMALL) as pilot:
         await pilot.press("slash", *"t29")

@@ -11,7 +11,7 @@ from textual.widgets import Input
 from replay_tui.tui.app import make_app
 from replay_tui.tui.widgets.bars import BadgeChip
 
-from .conftest import SIZE, TRACES, settle
+from .conftest import SIZE, TRACES, held, opened_once, settle
 
 
 async def test_folder_lists_badges_counts_and_har_entries_and_selects_the_first_flag() -> None:
@@ -218,29 +218,18 @@ async def test_a_reopened_folder_takes_its_badges_from_the_judgement_cache(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import shutil
-    import threading
 
     from replay_tui.scale import judgements
     from replay_tui.tui import app as app_module
 
     folder = tmp_path / "traces"
     shutil.copytree(TRACES, folder)
-    first = make_app([str(folder)])
-    async with first.run_test(size=SIZE) as pilot:
-        await settle(first, pilot)
-    judged = dict(first.store.judgements)
+    judged = dict((await opened_once(folder)).store.judgements)
     [cache] = list((Path(os.environ["XDG_CACHE_HOME"]) / "replay-tui").glob("judgements-*"))
     written = cache.stat().st_mtime_ns
 
     shutil.copy(TRACES / "openai" / "gpt-4.1-text-then-call.sse", folder / "envoy" / "x.sse")
-    judging = threading.Event()
-    judge_files = judgements.judge_files
-
-    def held(*args, **options):  # type: ignore[no-untyped-def]
-        judging.wait(10)  # the pool at work: the test looks at the list meanwhile
-        return judge_files(*args, **options)
-
-    monkeypatch.setattr(judgements, "judge_files", held)
+    judging = held(monkeypatch, judgements, "judge_files")  # the pool at work: the test looks
     shown_from_cache: list[object] = []
 
     class Counted(app_module.CacheListed):  # type: ignore[misc]
@@ -294,9 +283,7 @@ async def test_a_judgement_cache_that_cannot_be_written_is_said_once_and_changes
     folder = tmp_path / "traces"
     shutil.copytree(TRACES / "dashscope", folder)
     if judged:  # a cache from before, then the folder a file moved away (one entry to drop)
-        first = make_app([str(folder)])
-        async with first.run_test(size=SIZE) as pilot:
-            await settle(first, pilot)
+        await opened_once(folder)
         (folder / "qwen3-max-id-empty.sse").unlink()
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("a file where the cache folder would be")
@@ -326,15 +313,12 @@ async def test_a_reopened_folder_shows_what_the_cache_knew_while_its_files_are_c
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import shutil
-    import threading
 
     from replay_tui.tui import app as app_module
 
     folder = tmp_path / "traces"
     shutil.copytree(TRACES, folder)
-    first = make_app([str(folder)])
-    async with first.run_test(size=SIZE) as pilot:
-        await settle(first, pilot)
+    first = await opened_once(folder)
     judged = dict(first.store.judgements)
     assert first.current is not None
     opened = first.current.address
@@ -345,14 +329,7 @@ async def test_a_reopened_folder_shows_what_the_cache_knew_while_its_files_are_c
     (folder / gone).unlink()
     shutil.copy(TRACES / "openai" / "gpt-4.1-text-then-call.sse", folder / "envoy" / "x.sse")
 
-    walked = threading.Event()
-    walk = app_module.walk
-
-    def slow_walk(paths, **options):  # type: ignore[no-untyped-def]
-        walked.wait(10)  # the walk of a big folder: what the cache knew is shown meanwhile
-        return walk(paths, **options)
-
-    monkeypatch.setattr(app_module, "walk", slow_walk)
+    walked = held(monkeypatch, app_module, "walk")  # a big folder's: the cache shows meanwhile
     monkeypatch.setattr(app_module.ReplayApp, "SHOW_CACHED_FROM", 1)  # (27 files here)
     again = make_app([str(folder)])
     async with again.run_test(size=SIZE) as pilot:
