@@ -18,7 +18,15 @@ from pathlib import Path
 
 import msgspec
 
-from ..core.discovery import Candidate, Discovery, Skipped, classify, discover, is_ignored_name
+from ..core.discovery import (
+    Candidate,
+    Discovery,
+    Skipped,
+    classify,
+    discover,
+    is_ignored_name,
+    walk,
+)
 from ..core.trace import Form, Source, Trace, load_trace
 from .follow import LiveTrace
 from .watch import FileChange, Kind
@@ -157,6 +165,37 @@ class LiveFolder:
         if update.trace is None:
             raise OSError(live.gone or "the file vanished")
         return update.trace
+
+    def catch_up(self) -> FolderUpdate:
+        """What changed while nothing watched the roots: after the walk that filled the list,
+        before the watcher's watches were in place (or a vanished root's were again).
+
+        The roots are walked again (names, sizes and times: no file is read): a file the list
+        does not know is added, one it knows that is gone is removed, and one written since
+        the folder was opened is read again.
+        """
+        walked = walk([given for given, _ in self.roots], stat=True)
+        files = [c for c in walked if isinstance(c, Candidate)]
+        since = int((self.opened_at - _FRESH) * 1e9)
+        changes: list[FileChange] = []
+        with self._lock:
+            known = set(self.known.values())
+            seen: set[str] = set()
+            for c, path in zip(files, _abspaths(files), strict=True):
+                seen.add(path)
+                if path not in known and c.address not in self.skipped:
+                    changes.append(FileChange(Kind.ADDED, Path(path)))
+                elif c.stamp is None or c.stamp[1] >= since:
+                    changes.append(FileChange(Kind.MODIFIED, Path(path)))
+            changes += [FileChange(Kind.DELETED, Path(p)) for p in sorted(known - seen)]
+            given = {g for g, _ in self.roots}
+            for key in self.skipped:
+                at = self._skipped_path(key)
+                if at is None or key in given or str(at) in seen:
+                    continue
+                if not os.path.lexists(at):
+                    changes.append(FileChange(Kind.DELETED, at))
+            return self.apply(changes)
 
     # -- changes -----------------------------------------------------------------------------
 

@@ -7,6 +7,10 @@ hundred milliseconds (watchfiles waits up to 1.6 s by default), and it survives 
 folder that is deleted and re-created: it waits for the folder to come back and then reports
 it as added, so the caller rescans it.
 
+A watch is not in place the moment it is asked for (setting up the watches of a big folder
+takes a while), and what changes before is not reported: ``ready`` is called each time the
+watches are in place, so that the caller can look for what changed since its own listing.
+
 This module knows nothing of Textual; the TUI runs it in a worker.
 """
 
@@ -15,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from enum import StrEnum
 from pathlib import Path
 
@@ -79,8 +83,13 @@ async def watch_traces(
     *,
     debounce_ms: int = DEBOUNCE_MS,
     step_ms: int = STEP_MS,
+    ready: Callable[[], None] | None = None,
 ) -> AsyncIterator[list[FileChange]]:
-    """Yield batches of changes under ``roots`` (folders or files) until ``stop`` is set."""
+    """Yield batches of changes under ``roots`` (folders or files) until ``stop`` is set.
+
+    ``ready`` (if given) is called, from watchfiles' thread, each time the watches are in
+    place: every change after that call is reported, none before it is.
+    """
     targets = [Path(r) for r in roots]
     while not stop.is_set():
         present = [t for t in targets if t.exists()]
@@ -96,7 +105,7 @@ async def watch_traces(
                 watch_filter=_interesting,
                 debounce=debounce_ms,
                 step=step_ms,
-                stop_event=_StopEither(stop, missing),
+                stop_event=_StopEither(stop, missing, ready),
                 recursive=True,
                 yield_on_timeout=bool(missing),
                 rust_timeout=int(REAPPEAR_POLL_S * 1000) if missing else None,
@@ -117,13 +126,23 @@ async def watch_traces(
 
 
 class _StopEither:
-    """The stop event watchfiles polls: the caller's, or a missing root reappearing."""
+    """The stop event watchfiles polls: the caller's, or a missing root reappearing.
 
-    def __init__(self, stop: asyncio.Event, missing: list[Path]) -> None:
+    watchfiles polls it only from the watch loop of a watcher made, whose watches were set up
+    as it was made: its first poll is the moment the watch is in place (``ready``).
+    """
+
+    def __init__(
+        self, stop: asyncio.Event, missing: list[Path], ready: Callable[[], None] | None
+    ) -> None:
         self._stop = stop
         self._missing = missing
+        self._ready = ready
 
     def is_set(self) -> bool:
+        if self._ready is not None:
+            ready, self._ready = self._ready, None
+            ready()
         return self._stop.is_set() or any(m.exists() for m in self._missing)
 
     def set(self) -> None:

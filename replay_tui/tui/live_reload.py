@@ -1,9 +1,10 @@
 """Live reload for the app: the watcher worker, and folder updates as messages.
 
 watchfiles' batches (``replay_tui.live.watch``) go to :class:`LiveFolder` in a thread, which
-answers with traces added, updated, renamed and removed; :class:`LiveReload` posts each batch
-as one :class:`FolderChanged` (whose handler keeps the selection and every view's position),
-re-judges streams that went quiet without ``[DONE]``, and says how watching goes
+answers with traces added, updated, renamed and removed (and, once the watches are in place,
+with what changed before they were: :meth:`LiveFolder.catch_up`); :class:`LiveReload` posts
+each batch as one :class:`FolderChanged` (whose handler keeps the selection and every view's
+position), re-judges streams that went quiet without ``[DONE]``, and says how watching goes
 (:class:`WatchState`). It talks to the app only through messages and workers.
 """
 
@@ -63,21 +64,35 @@ class LiveReload:
 
     async def _watch(self, cancelled: Callable[[], bool]) -> None:
         stop = asyncio.Event()
+        watching = asyncio.Event()
+        loop = asyncio.get_running_loop()
 
         async def stop_when_cancelled() -> None:
             while not cancelled():
                 await asyncio.sleep(0.1)
             stop.set()
 
-        guard = asyncio.create_task(stop_when_cancelled())
+        async def catch_up() -> None:
+            # A capture written after the list was walked and before the watches were in
+            # place is reported by no watcher: a second walk finds it.
+            while True:
+                await watching.wait()
+                watching.clear()
+                self.post(await asyncio.to_thread(self.folder.catch_up))
+
+        def ready() -> None:  # called from watchfiles' thread
+            loop.call_soon_threadsafe(watching.set)
+
+        tasks = [asyncio.create_task(stop_when_cancelled()), asyncio.create_task(catch_up())]
         try:
-            async for batch in watch_traces(self.paths, stop):
+            async for batch in watch_traces(self.paths, stop, ready=ready):
                 self.post(self.folder.apply(batch))  # this thread is not the UI's
                 if cancelled():
                     break
         finally:
             stop.set()
-            guard.cancel()
+            for task in tasks:
+                task.cancel()
 
     def _settle_quiet_streams(self) -> None:
         if not self.folder.in_progress():

@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replay_tui.core.discovery import Candidate
+from replay_tui.core.discovery import Candidate, Skipped, walk
 from replay_tui.core.trace import Badge
 from replay_tui.live.folder import LiveFolder, _abspaths
 from replay_tui.live.watch import FileChange, Kind
@@ -154,6 +154,32 @@ def test_a_folder_opened_after_its_captures_were_written_shows_none_in_progress(
     badges = {s.address: live.load(s).badge for s in found.sources}
     # Judged as it stands; only the one its recorder says is still recording stays open.
     assert badges == {"cut.sse": Badge.BROKEN, "still.sse": Badge.IN_PROGRESS}
+
+
+def test_catch_up_finds_what_changed_before_the_watch_was_in_place(tmp_path: Path) -> None:
+    """Listed from a walk as the app does; then, before any watch: a capture written, one
+    deleted, one rewritten, a non-trace deleted. The second walk says each once, and nothing
+    of the file left alone."""
+    an_hour_ago = time.time() - 3600
+    for name, data in {"kept.sse": CLEAN, "gone.sse": CLEAN, "rewritten.sse": CLEAN}.items():
+        os.utime(write(tmp_path, name, data), (an_hour_ago, an_hour_ago))
+    notes = write(tmp_path, "notes.txt", b"not a trace\n")
+    live = LiveFolder([str(tmp_path)])
+    live.opened_at = time.time()
+    files = [c for c in walk([str(tmp_path)]) if isinstance(c, Candidate)]
+    live.track(files, [])
+    live.learn("notes.txt", [], [Skipped("notes.txt", "not a trace")])
+    write(tmp_path, "new.sse", ERASING)
+    (tmp_path / "gone.sse").unlink()
+    write(tmp_path, "rewritten.sse", ERASING)
+    notes.unlink()
+    upd = live.catch_up()
+    assert [(t.address, t.badge) for t in upd.added] == [("new.sse", Badge.ERASING)]
+    assert [(t.address, t.badge) for t in upd.updated] == [("rewritten.sse", Badge.ERASING)]
+    assert upd.removed == ["gone.sse"]
+    assert upd.unskipped == ["notes.txt"]
+    assert not upd.skipped and not upd.renamed and not upd.problems
+    assert not live.catch_up()  # nothing changed since: nothing to say
 
 
 def test_a_renamed_capture_moves_instead_of_dying(tmp_path: Path) -> None:

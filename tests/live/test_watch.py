@@ -49,6 +49,25 @@ async def test_a_new_file_is_reported_quickly(tmp_path: Path) -> None:
     assert elapsed < 2.0  # the budget (300 ms) is measured in bench/; this only bounds it
 
 
+async def test_ready_says_when_no_change_is_missed_any_more(tmp_path: Path) -> None:
+    """A file written in the ``ready`` call itself is reported: the watches were in place."""
+    stop = asyncio.Event()
+    calls: list[float] = []
+
+    def ready() -> None:
+        calls.append(time.monotonic())
+        (tmp_path / "a.sse").write_bytes(b"data: {}\n\n")
+
+    it = watch_traces([tmp_path], stop, ready=ready).__aiter__()
+    try:
+        batch = await next_batch(it)
+    finally:
+        stop.set()
+        await it.aclose()  # type: ignore[attr-defined]
+    assert [(c.kind, c.path.name) for c in batch] == [(Kind.ADDED, "a.sse")]
+    assert len(calls) == 1
+
+
 async def test_hidden_and_temporary_files_are_filtered_and_renames_land(tmp_path: Path) -> None:
     def act() -> None:
         (tmp_path / ".x.sse.swp").write_bytes(b"x")

@@ -6,13 +6,16 @@ import asyncio
 import os
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from replay_tui.core.trace import Badge
-from replay_tui.live.watch import watch_traces
+from replay_tui.live.watch import FileChange, watch_traces
+from replay_tui.tui import live_reload
 from replay_tui.tui.app import ReplayApp, make_app
 
 from .conftest import SIZE, TRACES, settle
@@ -129,6 +132,25 @@ async def test_the_selection_is_kept_while_other_files_change(tmp_path: Path) ->
         await until(pilot, lambda: app.trace_list.addresses == ["a.sse", "aa.sse", "b.sse"])
         assert app.trace_list.selected == "b.sse"
         assert app.current is not None and app.current.address == "b.sse"
+
+
+async def test_a_capture_written_before_the_watch_is_in_place_is_listed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A gateway writing captures as the app starts: one lands after the list was walked and
+    before watchfiles' watches are in place, where no watcher reports it."""
+    shutil.copy(CLEAN, tmp_path / "a.sse")
+    real = live_reload.watch_traces
+
+    def late(*args: Any, **options: Any) -> AsyncIterator[list[FileChange]]:
+        shutil.copy(ERASING, tmp_path / "b.sse")  # listed: no; watched: not yet
+        return real(*args, **options)
+
+    monkeypatch.setattr(live_reload, "watch_traces", late)
+    app = watching(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: badge(app, "b.sse") is Badge.ERASING)
+        assert app.trace_list.addresses == ["a.sse", "b.sse"]
 
 
 async def test_no_watch_is_a_frozen_snapshot(tmp_path: Path) -> None:
