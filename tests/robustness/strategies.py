@@ -13,11 +13,27 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 
 JSON = dict[str, Any]
+T = TypeVar("T")
+
+
+def _once(make: Callable[[], st.SearchStrategy[T]]) -> Callable[[], st.SearchStrategy[T]]:
+    """A composite without arguments made into one strategy object, used by every draw.
+
+    A strategy made inside a draw is a new object each time, which hypothesis validates
+    again each time: over a run that was a third of the time spent generating examples.
+    Everything inside a composite that does not depend on what was drawn is made once here,
+    or at module level, for the same reason; the examples drawn are the same.
+    """
+    strategy = make()
+    return lambda: strategy
+
+
 ABSENT = object()
 """A field left out of the generated object."""
 
@@ -82,46 +98,64 @@ def _obj(**fields: Any) -> JSON:
     return {k: v for k, v in fields.items() if v is not ABSENT}
 
 
+not_objects = st.one_of(st.none(), scalars, st.lists(scalars, max_size=2))
+none_or_scalars = st.one_of(st.none(), scalars)
+
+
+@_once
 @st.composite
 def functions(draw: st.DrawFn) -> Any:
     kind = draw(st.integers(0, 9))
     if kind == 0:
         return ABSENT
     if kind == 1:
-        return draw(st.one_of(st.none(), scalars, st.lists(scalars, max_size=2)))
+        return draw(not_objects)
     return _obj(name=draw(identity_values), arguments=draw(arguments_values))
 
 
+_types = st.sampled_from(["function", ABSENT, None, 7])
+
+
+@_once
 @st.composite
 def tool_calls(draw: st.DrawFn) -> Any:
     if draw(st.integers(0, 19)) == 0:  # not an object at all
-        return draw(st.one_of(st.none(), scalars, st.lists(scalars, max_size=2)))
+        return draw(not_objects)
     return _obj(
         index=draw(index_values),
         id=draw(identity_values),
-        type=draw(st.sampled_from(["function", ABSENT, None, 7])),
+        type=draw(_types),
         function=draw(functions()),
     )
 
 
+_call_lists = st.lists(tool_calls(), min_size=1, max_size=3)
+_no_calls = st.one_of(st.none(), st.just(ABSENT), st.just([]))
+_odd_calls = st.one_of(scalars, st.dictionaries(st.text(max_size=3), scalars, max_size=2))
+_roles = st.sampled_from([ABSENT, "assistant"])
+_contents = st.one_of(st.just(ABSENT), st.none(), text, numbers)
+_reasoning = st.one_of(st.just(ABSENT), st.none(), st.just(""), text)
+
+
+@_once
 @st.composite
 def deltas(draw: st.DrawFn) -> Any:
     if draw(st.integers(0, 24)) == 0:
-        return draw(st.one_of(st.none(), scalars))
+        return draw(none_or_scalars)
     calls_kind = draw(st.integers(0, 9))
     calls: Any
     if calls_kind < 6:
-        calls = draw(st.lists(tool_calls(), min_size=1, max_size=3))
+        calls = draw(_call_lists)
     elif calls_kind == 6:
-        calls = draw(st.one_of(st.none(), st.just(ABSENT), st.just([])))
+        calls = draw(_no_calls)
     elif calls_kind == 7:
-        calls = draw(st.one_of(scalars, st.dictionaries(st.text(max_size=3), scalars, max_size=2)))
+        calls = draw(_odd_calls)
     else:
         calls = ABSENT
     return _obj(
-        role=draw(st.sampled_from([ABSENT, "assistant"])),
-        content=draw(st.one_of(st.just(ABSENT), st.none(), text, numbers)),
-        reasoning_content=draw(st.one_of(st.just(ABSENT), st.none(), st.just(""), text)),
+        role=draw(_roles),
+        content=draw(_contents),
+        reasoning_content=draw(_reasoning),
         tool_calls=calls,
     )
 
@@ -135,13 +169,18 @@ finish_reasons = st.one_of(
 )
 
 
+_choice_indexes = st.sampled_from([0, 1, ABSENT, None])
+_maybe_deltas = st.one_of(deltas(), st.just(ABSENT))
+
+
+@_once
 @st.composite
 def choices(draw: st.DrawFn) -> Any:
     if draw(st.integers(0, 29)) == 0:
-        return draw(st.one_of(st.none(), scalars))
+        return draw(none_or_scalars)
     return _obj(
-        index=draw(st.sampled_from([0, 1, ABSENT, None])),
-        delta=draw(st.one_of(deltas(), st.just(ABSENT))),
+        index=draw(_choice_indexes),
+        delta=draw(_maybe_deltas),
         finish_reason=draw(finish_reasons),
     )
 
@@ -169,27 +208,34 @@ usage_values = st.one_of(
 )
 
 
+_choice_lists = st.lists(choices(), min_size=1, max_size=2)
+_no_choices = st.one_of(st.none(), st.just(ABSENT))
+_odd_choices = st.one_of(scalars, st.just({"0": {}}))
+_errors = st.one_of(st.just(ABSENT), st.none(), json_values)
+
+
+@_once
 @st.composite
 def wire_chunks(draw: st.DrawFn) -> Any:
     """A decoded JSON value for one payload: mostly chunk-shaped, sometimes not."""
     kind = draw(st.integers(0, 39))
     if kind == 0:  # not an object: ignored, or a TypeError in the harness (null)
-        return draw(st.one_of(st.none(), scalars, st.lists(scalars, max_size=2)))
+        return draw(not_objects)
     choices_kind = draw(st.integers(0, 19))
     raw_choices: Any
     if choices_kind < 16:
-        raw_choices = draw(st.lists(choices(), min_size=1, max_size=2))
+        raw_choices = draw(_choice_lists)
     elif choices_kind == 16:
         raw_choices = []
     elif choices_kind == 17:
-        raw_choices = draw(st.one_of(st.none(), st.just(ABSENT)))
+        raw_choices = draw(_no_choices)
     else:
-        raw_choices = draw(st.one_of(scalars, st.just({"0": {}})))
+        raw_choices = draw(_odd_choices)
     return _obj(
         id="chatcmpl-x",
         choices=raw_choices,
         usage=draw(usage_values),
-        error=draw(st.one_of(st.just(ABSENT), st.none(), json_values)),
+        error=draw(_errors),
     )
 
 
@@ -201,6 +247,10 @@ def _json_text(value: Any, *, ascii_only: bool = True) -> str:
     return text.replace("-Infinity", "-1e400").replace("Infinity", "1e400")
 
 
+_broken_payloads = st.sampled_from(["", "{", "}", "[DONE", " [DONE]", "NaN", "{'a':1}", "nul"])
+
+
+@_once
 @st.composite
 def payload_texts(draw: st.DrawFn) -> str:
     """The text of one ``data`` payload: a chunk, or something broken, or the sentinel."""
@@ -211,7 +261,7 @@ def payload_texts(draw: st.DrawFn) -> str:
         full = _json_text(draw(wire_chunks()))
         return full[: draw(st.integers(0, max(0, len(full) - 1)))]
     if kind == 2:
-        return draw(st.sampled_from(["", "{", "}", "[DONE", " [DONE]", "NaN", "{'a':1}", "nul"]))
+        return draw(_broken_payloads)
     if kind == 3:
         return draw(st.text(max_size=20))
     if kind == 4:
@@ -222,8 +272,15 @@ def payload_texts(draw: st.DrawFn) -> str:
 # ---- SSE streams --------------------------------------------------------------------------
 
 line_endings = st.sampled_from([b"\n", b"\r\n", b"\r"])
+_data_separators = st.sampled_from([b": ", b":", b":  "])
+_comments = st.sampled_from([b"OPENROUTER PROCESSING", b"", b"x"])
+_events = st.sampled_from([b"error", b"message", b"", b"\x1b[1m"])
+_id_retry = st.sampled_from([b"id: 7", b"retry: 100", b"id", b"retry"])
+_field_ends = st.sampled_from([b"", b":", b": v"])
+_plain_data = st.sampled_from([b"[DONE]", b"{}", b'{"choices":[]}'])
 
 
+@_once
 @st.composite
 def sse_lines(draw: st.DrawFn) -> list[bytes]:
     """One event's worth of lines (without line endings), the last one blank or not."""
@@ -231,31 +288,30 @@ def sse_lines(draw: st.DrawFn) -> list[bytes]:
     for _ in range(draw(st.integers(0, 4))):
         kind = draw(st.integers(0, 19))
         if kind < 10:
-            sep = draw(st.sampled_from([b": ", b":", b":  "]))
+            sep = draw(_data_separators)
             payload = draw(payload_texts()).encode("utf-8", "surrogatepass")
             # A payload with line breaks in it would not be one data line: split it instead.
             for part in payload.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n"):
                 lines.append(b"data" + sep + part)
         elif kind == 10:
-            lines.append(b": " + draw(st.sampled_from([b"OPENROUTER PROCESSING", b"", b"x"])))
+            lines.append(b": " + draw(_comments))
         elif kind == 11:
-            lines.append(
-                b"event: " + draw(st.sampled_from([b"error", b"message", b"", b"\x1b[1m"]))
-            )
+            lines.append(b"event: " + draw(_events))
         elif kind == 12:
-            lines.append(draw(st.sampled_from([b"id: 7", b"retry: 100", b"id", b"retry"])))
+            lines.append(draw(_id_retry))
         elif kind == 13:
             lines.append(b"data")  # a field with no colon: data with an empty value
         elif kind == 14:
             name = draw(st.binary(min_size=1, max_size=6)).replace(b"\r", b"").replace(b"\n", b"")
-            lines.append(name + draw(st.sampled_from([b"", b":", b": v"])))
+            lines.append(name + draw(_field_ends))
         else:
-            lines.append(b"data: " + draw(st.sampled_from([b"[DONE]", b"{}", b'{"choices":[]}'])))
+            lines.append(b"data: " + draw(_plain_data))
     if draw(st.integers(0, 9)):
         lines.append(b"")
     return lines
 
 
+@_once
 @st.composite
 def uniform_run(draw: st.DrawFn) -> bytes:
     """At least 64 single-line ``data: `` events, LF only: the framer's fastest path."""
@@ -267,6 +323,7 @@ def uniform_run(draw: st.DrawFn) -> bytes:
     return b"".join(b"data: " + e + b"\n\n" for e in events)
 
 
+@_once
 @st.composite
 def sse_streams(draw: st.DrawFn) -> bytes:
     """An SSE body, well framed or not."""
@@ -308,6 +365,11 @@ def splits(draw: st.DrawFn, data: bytes) -> list[bytes]:
 # ---- other trace forms ----------------------------------------------------------------------
 
 
+_blank_or_done = st.sampled_from(["", "  ", "[DONE]", "data: [DONE]", "\t"])
+_text_eols = st.sampled_from(["\n", "\r\n"])
+
+
+@_once
 @st.composite
 def jsonl_logs(draw: st.DrawFn) -> bytes:
     """A chunk log: one payload per line, blank lines, ``[DONE]``, ``data:`` prefixes."""
@@ -315,12 +377,12 @@ def jsonl_logs(draw: st.DrawFn) -> bytes:
     for _ in range(draw(st.integers(0, 8))):
         kind = draw(st.integers(0, 9))
         if kind == 0:
-            lines.append(draw(st.sampled_from(["", "  ", "[DONE]", "data: [DONE]", "\t"])))
+            lines.append(draw(_blank_or_done))
         elif kind == 1:
             lines.append("data: " + draw(payload_texts()))
         else:
             lines.append(draw(payload_texts()).replace("\n", " ").replace("\r", " "))
-    eol = draw(st.sampled_from(["\n", "\r\n"]))
+    eol = draw(_text_eols)
     body = eol.join(lines).encode("utf-8", "surrogatepass")
     if draw(st.booleans()):
         body += eol.encode()
@@ -329,23 +391,27 @@ def jsonl_logs(draw: st.DrawFn) -> bytes:
     return body
 
 
+_byte_eols = st.sampled_from([b"\r\n", b"\n"])
+_status_lines = st.sampled_from([b"HTTP/1.1 200 OK", b"HTTP/2 200", b"HTTP/1.1 429 Too Many"])
+_headers = st.lists(
+    st.tuples(st.sampled_from([b"content-type", b"x-a", b""]), st.binary(max_size=6)).map(
+        lambda t: (t[0], t[1].replace(b"\r", b"").replace(b"\n", b""))
+    ),
+    max_size=3,
+)
+
+
+@_once
 @st.composite
 def http_captures(draw: st.DrawFn) -> bytes:
     """A ``curl -i`` capture: status line(s), headers, blank line, SSE body."""
-    eol = draw(st.sampled_from([b"\r\n", b"\n"]))
+    eol = draw(_byte_eols)
     head = b""
     if draw(st.integers(0, 4)) == 0:
         head += b"HTTP/1.1 100 Continue" + eol + eol
-    head += draw(st.sampled_from([b"HTTP/1.1 200 OK", b"HTTP/2 200", b"HTTP/1.1 429 Too Many"]))
+    head += draw(_status_lines)
     head += eol
-    for name, value in draw(
-        st.lists(
-            st.tuples(st.sampled_from([b"content-type", b"x-a", b""]), st.binary(max_size=6)).map(
-                lambda t: (t[0], t[1].replace(b"\r", b"").replace(b"\n", b""))
-            ),
-            max_size=3,
-        )
-    ):
+    for name, value in draw(_headers):
         head += name + b": " + value + eol
     head += eol
     body = head + draw(sse_streams())
@@ -354,6 +420,26 @@ def http_captures(draw: st.DrawFn) -> bytes:
     return body
 
 
+_odd_entries = st.one_of(scalars, st.just({}), st.just({"response": 5}))
+_mime_types = st.sampled_from(
+    ["text/event-stream", "text/event-stream; charset=utf-8", "application/json", ""]
+)
+_bad_base64 = st.sampled_from(["not base64!", "QQ", "\u00e9"])
+_odd_sizes = st.sampled_from([None, -1, 1.5, "7"])
+_request_bodies = st.sampled_from(
+    [
+        '{"model":"m","tools":[{"function":{"name":"get_weather"}}]}',
+        '{"model":7,"tools":{"a":1}}',
+        "{",
+        "[]",
+        '{"tools":[null,{"function":5}]}',
+    ]
+)
+_statuses = st.sampled_from([200, 200.0, 0, 999])
+_odd_documents = st.one_of(scalars, st.just({}), st.just({"log": None}))
+
+
+@_once
 @st.composite
 def har_documents(draw: st.DrawFn) -> bytes:
     """A HAR export: SSE and non-SSE entries, base64 bodies, missing bodies, wrong shapes."""
@@ -361,21 +447,10 @@ def har_documents(draw: st.DrawFn) -> bytes:
     for _ in range(draw(st.integers(0, 4))):
         kind = draw(st.integers(0, 11))
         if kind == 0:
-            entries.append(draw(st.one_of(scalars, st.just({}), st.just({"response": 5}))))
+            entries.append(draw(_odd_entries))
             continue
         body = draw(sse_streams())
-        content: JSON = {
-            "mimeType": draw(
-                st.sampled_from(
-                    [
-                        "text/event-stream",
-                        "text/event-stream; charset=utf-8",
-                        "application/json",
-                        "",
-                    ]
-                )
-            )
-        }
+        content: JSON = {"mimeType": draw(_mime_types)}
         text_kind = draw(st.integers(0, 5))
         if text_kind == 0:
             pass  # the exporter dropped the body
@@ -383,34 +458,21 @@ def har_documents(draw: st.DrawFn) -> bytes:
             content["text"] = base64.b64encode(body).decode()
             content["encoding"] = "base64"
         elif text_kind == 2:
-            content["text"] = draw(st.sampled_from(["not base64!", "QQ", "\u00e9"]))
+            content["text"] = draw(_bad_base64)
             content["encoding"] = "base64"
         else:
             content["text"] = body.decode("utf-8", "replace")
         if draw(st.integers(0, 9)) == 0:
-            content["size"] = draw(st.sampled_from([None, -1, 1.5, "7"]))
+            content["size"] = draw(_odd_sizes)
         request: JSON = {"method": "POST", "url": "https://gw.example/v1/chat/completions"}
         if draw(st.booleans()):
-            request["postData"] = {
-                "mimeType": "application/json",
-                "text": draw(
-                    st.sampled_from(
-                        [
-                            '{"model":"m","tools":[{"function":{"name":"get_weather"}}]}',
-                            '{"model":7,"tools":{"a":1}}',
-                            "{",
-                            "[]",
-                            '{"tools":[null,{"function":5}]}',
-                        ]
-                    )
-                ),
-            }
+            request["postData"] = {"mimeType": "application/json", "text": draw(_request_bodies)}
         entries.append(
             {
                 "startedDateTime": "2026-09-01T00:00:00Z",
                 "request": request,
                 "response": {
-                    "status": draw(st.sampled_from([200, 200.0, 0, 999])),
+                    "status": draw(_statuses),
                     "statusText": "",
                     "headers": [],
                     "content": content,
@@ -422,7 +484,7 @@ def har_documents(draw: st.DrawFn) -> bytes:
     if shape == 0:
         doc = {"log": {"entries": {"0": entries}}}
     elif shape == 1:
-        doc = draw(st.one_of(scalars, st.just({}), st.just({"log": None})))
+        doc = draw(_odd_documents)
     data = json.dumps(doc, ensure_ascii=draw(st.booleans())).encode("utf-8", "surrogatepass")
     if draw(st.integers(0, 9)) == 0:
         data = data[: draw(st.integers(0, len(data)))]  # truncated export
