@@ -18,13 +18,22 @@ IDENTITY = st.sampled_from(
     [ABSENT, None, "", "call_a", "call_b", "get_weather", 7, {"x": 1}, "null"]
 )
 ARGS = st.sampled_from([ABSENT, None, "", "{", '"a":1', "}"])
+# Strategies made once, not in each draw (hypothesis validates each new one again).
+INDEXES = st.sampled_from([0, 1, 2, ABSENT])
+TYPES = st.sampled_from([ABSENT, None, "function"])
+KINDS = st.sampled_from(["tools", "tools", "tools", "text", "finish", "usage", "odd"])
+ODD = st.sampled_from(["{bad json", "null", "[1]", '{"choices": [null]}', '{"choices": 3}'])
+TEXT_KEYS = st.sampled_from(["content", "reasoning_content"])
+TEXTS = st.sampled_from(["", "x", None])
+FINISHES = st.sampled_from(["stop", "tool_calls", "length", "", "content_filter", None])
+USAGES = st.sampled_from([None, {"prompt_tokens": 5, "completion_tokens": 2}])
 
 
 @st.composite
 def tool_call(draw: st.DrawFn) -> dict[str, Any]:
-    out: dict[str, Any] = {"index": draw(st.sampled_from([0, 1, 2, ABSENT]))}
+    out: dict[str, Any] = {"index": draw(INDEXES)}
     for key in ("id", "type"):
-        value = draw(IDENTITY if key == "id" else st.sampled_from([ABSENT, None, "function"]))
+        value = draw(IDENTITY if key == "id" else TYPES)
         if value is not ABSENT:
             out[key] = value
     if draw(st.booleans()):
@@ -39,28 +48,25 @@ def tool_call(draw: st.DrawFn) -> dict[str, Any]:
     return out
 
 
+CALL_LISTS = st.lists(tool_call(), min_size=1, max_size=2)
+
+
 @st.composite
 def wire_chunk(draw: st.DrawFn) -> dict[str, Any] | str:
-    kind = draw(st.sampled_from(["tools", "tools", "tools", "text", "finish", "usage", "odd"]))
+    kind = draw(KINDS)
     if kind == "odd":
-        return draw(
-            st.sampled_from(["{bad json", "null", "[1]", '{"choices": [null]}', '{"choices": 3}'])
-        )
+        return draw(ODD)
     delta: dict[str, Any] = {}
     choice: dict[str, Any] = {"index": 0, "delta": delta}
     top: dict[str, Any] = {}
     if kind == "tools":
-        delta["tool_calls"] = draw(st.lists(tool_call(), min_size=1, max_size=2))
+        delta["tool_calls"] = draw(CALL_LISTS)
     elif kind == "text":
-        delta[draw(st.sampled_from(["content", "reasoning_content"]))] = draw(
-            st.sampled_from(["", "x", None])
-        )
+        delta[draw(TEXT_KEYS)] = draw(TEXTS)
     elif kind == "finish":
-        choice["finish_reason"] = draw(
-            st.sampled_from(["stop", "tool_calls", "length", "", "content_filter", None])
-        )
+        choice["finish_reason"] = draw(FINISHES)
     else:
-        top["usage"] = draw(st.sampled_from([None, {"prompt_tokens": 5, "completion_tokens": 2}]))
+        top["usage"] = draw(USAGES)
     return {**ENVELOPE, "choices": [choice], **top}
 
 

@@ -213,11 +213,15 @@ def _delta(delta: dict[str, Any], finish: Any = None) -> str:
 _IDS = st.sampled_from([None, "", "call_1", "call_2", 7, "absent"])
 _NAMES = st.sampled_from([None, "", "f", "g", "null", "absent"])
 _TEXT = st.text('ab{}":, é\n', max_size=5)
+# Strategies made once, not in each draw (hypothesis validates each new one again).
+_INDEXES = st.sampled_from([0, 0, 1, 2, "0", None])
+_OPS = st.sampled_from(["drop", "insert", "replace", "swap"])
+_TAILS = st.sampled_from(["data: [DONE]\n\n", "", "data: [DONE]\n\n" + _chunk([])])
 
 
 @st.composite
 def _tool(draw: st.DrawFn) -> str:
-    call: dict[str, Any] = {"index": draw(st.sampled_from([0, 0, 1, 2, "0", None]))}
+    call: dict[str, Any] = {"index": draw(_INDEXES)}
     cid, name = draw(_IDS), draw(_NAMES)
     if cid != "absent":
         call["id"] = cid
@@ -250,12 +254,15 @@ _EVENT = st.one_of(
 )
 
 
+_EVENTS = st.lists(_EVENT, max_size=14)
+
+
 @st.composite
 def _pair(draw: st.DrawFn) -> tuple[bytes, bytes]:
-    base = draw(st.lists(_EVENT, max_size=14))
+    base = draw(_EVENTS)
     other = list(base)
     for _ in range(draw(st.integers(0, 4))):
-        op = draw(st.sampled_from(["drop", "insert", "replace", "swap"]))
+        op = draw(_OPS)
         if op == "insert" or not other:
             other.insert(draw(st.integers(0, len(other))), draw(_EVENT))
         elif op == "drop":
@@ -265,8 +272,7 @@ def _pair(draw: st.DrawFn) -> tuple[bytes, bytes]:
         elif len(other) > 1:
             k = draw(st.integers(0, len(other) - 2))
             other[k], other[k + 1] = other[k + 1], other[k]
-    tails = st.sampled_from(["data: [DONE]\n\n", "", "data: [DONE]\n\n" + _chunk([])])
-    return ("".join(base) + draw(tails)).encode(), ("".join(other) + draw(tails)).encode()
+    return ("".join(base) + draw(_TAILS)).encode(), ("".join(other) + draw(_TAILS)).encode()
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
