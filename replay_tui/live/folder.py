@@ -174,11 +174,16 @@ class LiveFolder:
         does not know is added, one it knows that is gone is removed, and one written since
         the folder was opened is read again.
         """
+        with self._lock:
+            before = set(self.known.values())
         walked = walk([given for given, _ in self.roots], stat=True)
         files = [c for c in walked if isinstance(c, Candidate)]
         since = int((self.opened_at - _FRESH) * 1e9)
         changes: list[FileChange] = []
         with self._lock:
+            # The watcher applies what it reports meanwhile: a file it added after the walk
+            # went past is in neither; one known before the walk and not found is gone
+            # unless it is there now (the walk and a write crossed).
             known = set(self.known.values())
             seen: set[str] = set()
             for c, path in zip(files, _abspaths(files), strict=True):
@@ -187,7 +192,8 @@ class LiveFolder:
                     changes.append(FileChange(Kind.ADDED, Path(path)))
                 elif c.stamp is None or c.stamp[1] >= since:
                     changes.append(FileChange(Kind.MODIFIED, Path(path)))
-            changes += [FileChange(Kind.DELETED, Path(p)) for p in sorted(known - seen)]
+            gone = (p for p in sorted((before & known) - seen) if not os.path.lexists(p))
+            changes += [FileChange(Kind.DELETED, Path(p)) for p in gone]
             given = {g for g, _ in self.roots}
             for key in self.skipped:
                 at = self._skipped_path(key)

@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from replay_tui.core.discovery import Candidate, Skipped, walk
 from replay_tui.core.trace import Badge
+from replay_tui.live import folder as folder_module
 from replay_tui.live.folder import LiveFolder, _abspaths
 from replay_tui.live.watch import FileChange, Kind
 from tests.core.helpers import call, chunk, sse, tools, write
@@ -180,6 +184,28 @@ def test_catch_up_finds_what_changed_before_the_watch_was_in_place(tmp_path: Pat
     assert upd.unskipped == ["notes.txt"]
     assert not upd.skipped and not upd.renamed and not upd.problems
     assert not live.catch_up()  # nothing changed since: nothing to say
+
+
+def test_catch_up_keeps_what_the_watcher_added_while_it_walked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The walk goes past, then a capture is written and the watcher adds it: the walk did
+    not see it, and it is not gone."""
+    write(tmp_path, "a.sse", CLEAN)
+    live = LiveFolder([str(tmp_path)])
+    live.track([c for c in walk([str(tmp_path)]) if isinstance(c, Candidate)], [])
+    real = folder_module.walk
+
+    def crossed(*args: Any, **options: Any) -> Iterator[Candidate | Skipped]:
+        listed = list(real(*args, **options))
+        added = live.apply([FileChange(Kind.ADDED, write(tmp_path, "b.sse", ERASING))])
+        assert [t.address for t in added.added] == ["b.sse"]
+        return iter(listed)
+
+    monkeypatch.setattr(folder_module, "walk", crossed)
+    upd = live.catch_up()
+    assert not upd.removed and not upd.added
+    assert "b.sse" in live.known
 
 
 def test_a_renamed_capture_moves_instead_of_dying(tmp_path: Path) -> None:
