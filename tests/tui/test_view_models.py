@@ -11,10 +11,15 @@ import json
 from pathlib import Path
 from typing import Any, TypeVar
 
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from rich.cells import cell_len
 from rich.style import Style
 
 from replay_tui.core.discovery import discover
 from replay_tui.core.trace import Trace, load_trace
+from replay_tui.tui.widgets import client_detail
 from replay_tui.tui.widgets.calls_view import HEAD, CallsView, build_calls_model
 from replay_tui.tui.widgets.client_detail import detail_lines, wrap_pieces
 from replay_tui.tui.widgets.clients_model import start_model
@@ -267,6 +272,70 @@ def test_wrapping_breaks_at_spaces_and_keeps_each_piece_style() -> None:
     assert lines[0] == [("✗ throws ", "bad"), ("Error: a b ", "dim")]
     assert wrap_pieces(pieces, 200) == [pieces]
     assert [len(line[0][0]) for line in wrap_pieces([("x" * 45, "")], 20)] == [20, 20, 5]
+
+
+def _wrap_by_slices(pieces: list[tuple[str, str]], width: int) -> list[list[tuple[str, str]]]:
+    """What ``wrap_pieces`` did before it was made linear (right for one-cell characters)."""
+    text = "".join(t for t, _ in pieces)
+    if cell_len(text) <= width or width < 8:
+        return [pieces]
+    cuts, start = [], 0
+    while cell_len(text[start:]) > width:
+        end = start + width
+        space = text.rfind(" ", start + 1, end + 1)
+        cut = space + 1 if space > start else end
+        cuts.append((start, cut))
+        start = cut
+    cuts.append((start, len(text)))
+    out = []
+    for a, b in cuts:
+        line, at = [], 0
+        for t, name in pieces:
+            lo, hi = max(a, at), min(b, at + len(t))
+            if lo < hi:
+                line.append((t[lo - at : hi - at], name))
+            at += len(t)
+        out.append(line)
+    return out
+
+
+_PIECES = st.lists(st.tuples(st.text("ab c", max_size=30), st.sampled_from(["x", "y"])), max_size=6)
+
+
+@given(_PIECES, st.integers(1, 40))
+def test_wrapping_is_what_it_was_for_one_cell_text(pieces: list[tuple[str, str]], w: int) -> None:
+    assert wrap_pieces(pieces, w) == _wrap_by_slices(pieces, w)
+
+
+@given(
+    st.lists(st.tuples(st.text("ab 界😀\u0301", max_size=30), st.just("x")), max_size=6),
+    st.integers(8, 40),
+)
+def test_wide_characters_never_cross_the_edge(pieces: list[tuple[str, str]], w: int) -> None:
+    lines = wrap_pieces(pieces, w)
+    text = "".join(t for t, _ in pieces)
+    assert "".join(t for line in lines for t, _ in line) == text
+    for line in lines[:-1] if len(lines) > 1 else []:
+        shown = "".join(t for t, _ in line)
+        # a line may end in the space it was broken after; the rest fits
+        assert cell_len(shown.removesuffix(" ")) <= w
+
+
+def test_a_300_kb_argument_wraps_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """It took 22 s (quadratic: the rest of the text measured again for every line)."""
+    text = "x" * 300_000
+    calls = 0
+    real = client_detail.cell_len
+
+    def counting(t: str) -> int:
+        nonlocal calls
+        calls += 1
+        return real(t)
+
+    monkeypatch.setattr(client_detail, "cell_len", counting)
+    lines = wrap_pieces([(text, "v")], 50)
+    assert len(lines) == 6000 and all(len(line[0][0]) == 50 for line in lines)
+    assert calls <= 2  # the text measured once or twice, never once per line
 
 
 # -- compare ------------------------------------------------------------------------------------

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import textwrap
+from bisect import bisect_right
 from dataclasses import dataclass
-from itertools import zip_longest
+from itertools import accumulate, zip_longest
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.cells import get_character_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -205,30 +207,54 @@ def detail_lines(
 
 def wrap_pieces(pieces: list[Piece], width: int) -> list[list[Piece]]:
     """``pieces`` in lines of at most ``width`` cells, broken after spaces where there are
-    some (mid-word only in a word longer than a line), each piece keeping its style."""
+    some (mid-word only in a word longer than a line), each piece keeping its style.
+
+    One pass over the text whatever its length (a 300 KB argument is wrapped in milliseconds),
+    with each character's width counted (a wide one is never split across the edge).
+    """
     text = "".join(t for t, _ in pieces)
-    if cell_len(text) <= width or width < 8:
+    if width < 8 or cell_len(text) <= width:
         return [pieces]
+    cuts = _cuts(text, width)
+    out: list[list[Piece]] = []
+    k, at = 0, 0  # the piece the next line starts in, and where that piece starts
+    for a, b in cuts:
+        while at + len(pieces[k][0]) <= a and k + 1 < len(pieces):
+            at += len(pieces[k][0])
+            k += 1
+        line: list[Piece] = []
+        j, pos = k, at
+        while j < len(pieces) and pos < b:
+            t, name = pieces[j]
+            lo, hi = max(a, pos), min(b, pos + len(t))
+            if lo < hi:
+                line.append((t[lo - pos : hi - pos], name))
+            pos += len(t)
+            j += 1
+        out.append(line)
+    return out
+
+
+def _cuts(text: str, width: int) -> list[tuple[int, int]]:
+    """Where :func:`wrap_pieces` breaks ``text``: ``(start, end)`` of each line."""
+    # cells[i]: the width of text[:i]
+    if text.isascii() and text.isprintable():  # one cell per character: positions are widths
+        cells = None
+    else:
+        cells = [0, *accumulate(get_character_cell_size(c) for c in text)]
     cuts: list[tuple[int, int]] = []
-    start = 0
-    while cell_len(text[start:]) > width:
-        end = start + width
+    start, n = 0, len(text)
+    while (n - start if cells is None else cells[n] - cells[start]) > width:
+        if cells is None:
+            end = start + width
+        else:
+            end = max(start + 1, bisect_right(cells, cells[start] + width) - 1)
         space = text.rfind(" ", start + 1, end + 1)
         cut = space + 1 if space > start else end
         cuts.append((start, cut))
         start = cut
-    cuts.append((start, len(text)))
-    out: list[list[Piece]] = []
-    for a, b in cuts:
-        line: list[Piece] = []
-        at = 0
-        for t, name in pieces:
-            lo, hi = max(a, at), min(b, at + len(t))
-            if lo < hi:
-                line.append((t[lo - at : hi - at], name))
-            at += len(t)
-        out.append(line)
-    return out
+    cuts.append((start, n))
+    return cuts
 
 
 Fields = tuple[list[Piece], list[Piece], list[list[Piece]]]
