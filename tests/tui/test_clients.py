@@ -114,6 +114,30 @@ async def test_clients_tab_shows_each_library_on_each_call_and_the_cell_in_detai
         assert len(_row(matrix, "openai-python")) > NAME_W
 
 
+async def test_the_headings_stay_on_top_and_home_shows_the_count_again() -> None:
+    """80x24: the matrix shows a few libraries at a time; its two heading rows stay while
+    they scroll, and going back to the first library shows the group's count above it."""
+    app = make_app([str(LITELLM)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("4")
+        await settle(app, pilot)
+        matrix = app.clients_pane.matrix
+        height = matrix.scrollable_content_region.height
+        assert matrix.model is not None and matrix.model.layout[2][0] == "group"
+
+        def shown() -> list[int]:
+            return [matrix.row_at(y) for y in range(height)]
+
+        await pilot.press("end")
+        await settle(app, pilot)
+        assert matrix.scroll_offset.y > 0 and matrix.cursor == len(matrix.model.layout) - 1
+        assert shown()[:2] == [0, 1] and shown()[-1] == matrix.cursor
+        await pilot.press("home")
+        await settle(app, pilot)
+        assert shown()[:4] == [0, 1, 2, 3] and matrix.cursor == 3  # heads, count, first
+
+
 async def test_the_libraries_are_assessed_in_the_background_with_progress(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -135,6 +135,7 @@ class ClientsMatrix(LineView):
         self.model = model
         self.message = ""
         self.sticky = STICKY  # the client column stays put while the calls scroll sideways
+        self.fixed_rows = 2  # and the two heading rows while the libraries scroll
         rows = len(model.layout)
         self.set_shape(rows, STICKY + len(model.meant) * (CELL_W + 1) + RESPONSE_W + 2)
         if keep_position and old is not None and self.cursor >= 0:
@@ -152,6 +153,7 @@ class ClientsMatrix(LineView):
         self.model = None
         self.message = text
         self.sticky = 0
+        self.fixed_rows = 0
         self.set_shape(1, cell_len(text) + 2)
         self.set_reactive(LineView.cursor, -1)
         self.invalidate()

@@ -4,7 +4,8 @@ Only the rows on screen are rendered (``render_line``), each once until somethin
 (an LRU cache of strips), so a 100,000-row trace costs what a screenful costs. Subclasses say
 how many rows there are and how to render one; this class does the cursor, the keys, the
 mouse and the scrolling — sideways too, by a useful step (a column, or a third of the view),
-with the row headers (the first ``sticky`` cells of a table row) kept in place.
+with the row headers (the first ``sticky`` cells of a table row) kept in place, and down,
+with the column headings (the first ``fixed_rows`` rows) kept at the top.
 """
 
 from __future__ import annotations
@@ -90,6 +91,8 @@ class LineView(ScrollView, can_focus=True):
         self._piece_styles: dict[str, Style] = {}
         self.sticky = 0
         """Cells at the left of a table row that stay put while the rest scrolls sideways."""
+        self.fixed_rows = 0
+        """Rows at the top (a table's headings) that stay put while the rest scrolls down."""
         self._centred: int | None = None
         """The row the view itself centred and the user has not moved away from since."""
 
@@ -143,9 +146,13 @@ class LineView(ScrollView, can_focus=True):
 
     # -- rendering ---------------------------------------------------------------------------
 
+    def row_at(self, y: int) -> int:
+        """The row shown on line ``y`` of the view (the fixed rows first)."""
+        return y if y < self.fixed_rows else int(self.scroll_offset.y) + y
+
     def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
-        index = scroll_y + y
+        scroll_x = self.scroll_offset.x
+        index = self.row_at(y)
         width = self.size.width
         base = self._base
         if base is None:
@@ -239,22 +246,39 @@ class LineView(ScrollView, can_focus=True):
         # ignore the scroll (a 20,000-delta trace opened on row 1, not on its first flag).
         if center:
             self._centred = index
-            y = max(0, index - height // 3)
+            y = self._centred_top(index, height)
             # Shown before the first layout, the height may not be the final one yet: centre
             # again once laid out, so where the eye lands does not depend on timing.
             self.call_after_refresh(self._recenter, index)
-        elif index < top:
-            y = index
+        elif index < top + self.fixed_rows:  # above, or under the fixed rows
+            fixed = self.fixed_rows
+            y = max(0, self._headed_top(index, height - fixed) - fixed)
         elif index >= top + height:
             y = index - height + 1
         else:
             return
         self.scroll_to(y=y, animate=False, immediate=True, force=True)
 
+    def _centred_top(self, index: int, height: int) -> int:
+        """The top row that shows ``index`` a third of the way down: from the first row when
+        it is on the first screen (what comes before it, headings included, stays in view)."""
+        if index < height:
+            return 0
+        fixed = self.fixed_rows
+        return min(index - height // 3, max(0, self._headed_top(index, height - fixed) - fixed))
+
+    def _headed_top(self, index: int, height: int) -> int:
+        """The top row that shows ``index`` with the rows that head it: the rows right above it
+        that cannot be selected (a table's headings, a section's title), as many as fit."""
+        top, first = index, self.fixed_rows
+        while top > first and not self.is_selectable(top - 1) and index - top + 1 < height:
+            top -= 1
+        return top
+
     def _recenter(self, index: int) -> None:
         if self.cursor == index:
             height = self.scrollable_content_region.height or self.size.height
-            y = max(0, index - height // 3)
+            y = self._centred_top(index, height)
             if y != int(self.scroll_offset.y):
                 self.scroll_to(y=y, animate=False, immediate=True, force=True)
 
@@ -324,7 +348,7 @@ class LineView(ScrollView, can_focus=True):
         offset = event.get_content_offset(self)
         if offset is None:
             return
-        index = int(self.scroll_offset.y) + offset.y
+        index = self.row_at(offset.y)
         if 0 <= index < self._row_count and self.is_selectable(index):
             self._centred = None
             self.cursor = index
