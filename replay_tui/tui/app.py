@@ -35,7 +35,7 @@ from ..core.discovery import (
     walk,
 )
 from ..core.result import Judgement, Listed, judge_listed, judgement_of, only_trace, split_listed
-from ..core.trace import Trace, load_trace
+from ..core.trace import Badge, Trace, load_trace
 from ..core.visible import visible
 from ..live.folder import FolderUpdate
 from .commands import ReplayCommands
@@ -1144,11 +1144,23 @@ class ReplayApp(App[int]):
             stop[2].append(k)
         return sorted(stops.values(), key=lambda s: (s[0], s[1]))
 
+    def _no_flags_text(self) -> str:
+        """What ``n`` says on a trace without flags: nothing was erased, and whether it works
+        all the same (a model that never sent an id has no flag, and still breaks)."""
+        trace = self.current
+        if trace is None or trace.badge is Badge.CLEAN:
+            return "No flags in this trace: nothing was erased."
+        verdicts = ", ".join(f"{b} {v}" for b, v in trace.verdicts.items())
+        return (
+            f"No flags: nothing was erased, yet it is {trace.badge.value} ({verdicts})."
+            " Details says why."
+        )
+
     def _walk_flags(self, forward: bool) -> None:
         stops = self._flag_stops()
         model = self.calls_view.model
         if not stops or model is None:
-            self.notify("No flags in this trace: nothing was erased.", timeout=3, markup=False)
+            self.notify(self._no_flags_text(), timeout=5, markup=False)
             return
         view = self.calls_view
         rows = [row for _, row, _ in stops]

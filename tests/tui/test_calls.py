@@ -37,7 +37,21 @@ async def test_flags_are_walked_with_n_and_shift_n_across_calls() -> None:
         before = view.cursor
         await pilot.press("n")
         assert view.cursor == before
-        assert any("No flags" in str(n.message) for n in app._notifications)
+        assert [str(n.message) for n in app._notifications][-1] == (
+            "No flags in this trace: nothing was erased."
+        )
+
+
+async def test_n_on_a_trace_without_flags_that_breaks_says_it_breaks() -> None:
+    """No id ever arrived: nothing was erased, and yet both behaviours refuse the call."""
+    app = make_app([str(TRACES / "ollama" / "qwen3-no-id.sse")])
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(app, pilot)
+        await pilot.press("n")
+        assert [str(n.message) for n in app._notifications][-1] == (
+            "No flags: nothing was erased, yet it is refused (assign-always unidentified-call,"
+            " accept-identity malformed-tool-call). Details says why."
+        )
 
 
 async def test_cursor_keys_and_clicks_select_rows() -> None:
