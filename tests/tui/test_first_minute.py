@@ -154,6 +154,25 @@ async def test_one_counting_everywhere_header_details_and_n() -> None:
         assert any(t.startswith("Flags 3–4 of 4: ") for t in toasts), toasts
 
 
+async def test_a_long_name_gives_way_in_the_header_and_the_badge_and_count_stay(
+    tmp_path: Path,
+) -> None:
+    """80x24 with the list beside it: the name is cut in its middle (its end tells the
+    recorder's captures apart), never the flag count."""
+    name = "bedrock-parallel-unterminated-capture-2026-09-01T12-00-00-17.sse"
+    shutil.copy(TRACES / "writer" / "palmyra-x5-all-null.sse", tmp_path / name)
+    shutil.copy(TRACES / "openai" / "gpt-4.1-text-then-call.sse", tmp_path / "a.sse")
+    app = make_app([str(tmp_path)])
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(app, pilot)
+        app.choose_trace(name)
+        await settle(app, pilot)
+        text = _text(app.trace_header)
+        assert text.startswith("bedrock-par") and "…" in text and "-17.sse" in text
+        assert text.rstrip().endswith("✗ erasing    4 flags")
+        assert app.trace_header.content_region.width >= len(text.rstrip())
+
+
 async def test_one_file_by_absolute_path_is_listed_without_its_folders(tmp_path: Path) -> None:
     har = tmp_path / "deep" / "er" / "export.har"
     har.parent.mkdir(parents=True)

@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from ...core.trace import Trace
 from ...core.visible import visible
+from ..cells import cell_len, middle_fit
 from ..store import BADGE_ORDER
 from .trace_list import BADGE_GLYPHS
 
@@ -159,15 +160,20 @@ _BADGE_STYLES = {
 
 SUMMARY_LEVELS = 5
 """How many ways ``trace_summary`` can say it, from the fullest (0) to the shortest."""
+MIN_NAME = 12
+"""The fewest cells a file's name is cut to in the header."""
 
 
-def trace_summary(trace: Trace, *, progress: str | None = None, level: int = 0) -> Content:
+def trace_summary(
+    trace: Trace, *, progress: str | None = None, level: int = 0, cut: int = 0
+) -> Content:
     """One line: address, badge, the verdict under each behavior, flag and call counts.
 
     A higher ``level`` says less, whole words dropped rather than cut: first the call and
     delta counts, then the folder of the address, then the behaviors' names become the
     calls view's ``old`` / ``fix``, then the verdicts go (the badge and the flag count stay;
-    the details pane has everything)."""
+    the details pane has everything). ``cut``: cells to take out of the middle of the file's
+    name when even that is too long (its start and its end stay)."""
     badge = trace.badge.value if progress is None else "in progress"
     style = _BADGE_STYLES.get(badge, "bold")
     v = trace.verdicts
@@ -175,6 +181,8 @@ def trace_summary(trace: Trace, *, progress: str | None = None, level: int = 0) 
     address = visible(trace.address)
     if level >= 2:
         address = address.rpartition("/")[2]
+    if cut:
+        address = middle_fit(address, max(MIN_NAME, cell_len(address) - cut))
     parts: list[tuple[str, str] | str] = [
         (address, "bold"),
         "  ",
@@ -228,4 +236,7 @@ class TraceHeader(Static):
             summary = trace_summary(self._trace, progress=self._progress, level=level)
             if summary.cell_length <= room:
                 break
+        else:  # the shortest is too long: the name gives way, the badge and count stay
+            cut = summary.cell_length - room
+            summary = trace_summary(self._trace, progress=self._progress, level=level, cut=cut)
         self.update(summary)
