@@ -1165,16 +1165,18 @@ class ReplayApp(App[int]):
         view = self.calls_view
         rows = [row for _, row, _ in stops]
         if view.cursor in rows:
-            at = (rows.index(view.cursor) + (1 if forward else -1)) % len(stops)
+            here = rows.index(view.cursor)
+            at = (here + (1 if forward else -1)) % len(stops)
+            wrapped = at <= here if forward else at >= here
         else:
             found = view.selected_delta()
             key = (found[1].position, view.cursor) if found else (-1, view.cursor)
             later = [k for k, (p, r, _) in enumerate(stops) if (p, r) > key]
             earlier = [k for k, (p, r, _) in enumerate(stops) if (p, r) < key]
             if forward:
-                at = later[0] if later else 0
+                at, wrapped = (later[0], False) if later else (0, True)
             else:
-                at = earlier[-1] if earlier else len(stops) - 1
+                at, wrapped = (earlier[-1], False) if earlier else (len(stops) - 1, True)
         _, row, indexes = stops[at]
         view.move_cursor(row, center=True)
         flags = model.trace.analysis.flags
@@ -1182,8 +1184,11 @@ class ReplayApp(App[int]):
         first, last = indexes[0] + 1, indexes[-1] + 1
         labels = " + ".join(dict.fromkeys(flags[k].label for k in indexes))
         which = f"Flag {first:,}" if first == last else f"Flags {first:,}–{last:,}"
+        again = ""
+        if wrapped and len(stops) > 1:  # past the last (first): round to the other end
+            again = " · back to the first" if forward else " · back to the last"
         self.notify(
-            f"{which} of {total:,}: {labels} on line {flags[indexes[0]].line:,}",
+            f"{which} of {total:,}: {labels} on line {flags[indexes[0]].line:,}{again}",
             timeout=2,
             markup=False,
         )

@@ -27,10 +27,14 @@ async def test_flags_are_walked_with_n_and_shift_n_across_calls() -> None:
         await pilot.press("n")
         assert view.cursor == flag_rows[1]
         assert model.delta_at(view.cursor) is not None
-        await pilot.press("n")  # wraps around
+        await pilot.press("n")  # wraps around, and says so
         assert view.cursor == flag_rows[0]
+        assert str(list(app._notifications)[-1].message).endswith(" · back to the first")
         await pilot.press("N")
         assert view.cursor == flag_rows[1]
+        assert str(list(app._notifications)[-1].message).endswith(" · back to the last")
+        await pilot.press("N")
+        assert "back to" not in str(list(app._notifications)[-1].message)
 
         app.choose_trace("gpt-4.1-text-then-call.sse")
         await settle(app, pilot)
