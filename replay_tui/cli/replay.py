@@ -41,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stdout.buffer
     encode = jsontext.encode  # lone surrogates, deep nesting: still JSON
     batch: list[bytes] = []
+    if not args.json:  # what the lines are is said once, above them
+        batch.append(_heading(args.behavior).encode())
     for line, chunk in trace.iter_replay(args.behavior):
         batch.append(encode(chunk) if args.json else _chunk_text(line, chunk).encode())
         if len(batch) >= 512:  # stream, but without a syscall per chunk
@@ -51,6 +53,14 @@ def run(args: argparse.Namespace) -> int:
         out.write(b"\n".join(batch) + b"\n")
     out.flush()
     return EXIT_OK
+
+
+def _heading(behavior: str) -> str:
+    if behavior == Behavior.ACCEPT_IDENTITY.value:
+        other = "the fix; --behavior assign-always for the old translator"
+    else:
+        other = "the old translator; --behavior accept-identity for the fix"
+    return f"#  line  chunk, as replayed under {behavior} ({other})"
 
 
 def _chunk_text(line: int | None, chunk: Chunk) -> str:

@@ -126,7 +126,14 @@ def test_replay_json_streams_one_chunk_per_line(
         {"type": "finish", "reason": {"kind": "tool-calls"}},
     ]
     code, out, _ = run(capsys, "replay", str(path))
-    assert "tool-call-delta" in out and out.splitlines()[0].split()[:2] == ["1", "block-start"]
+    heading, first = out.splitlines()[:2]
+    assert heading == (
+        "#  line  chunk, as replayed under accept-identity"
+        " (the fix; --behavior assign-always for the old translator)"
+    )
+    assert "tool-call-delta" in out and first.split()[:2] == ["1", "block-start"]
+    _, out, _ = run(capsys, "replay", str(path), "--behavior", "assign-always")
+    assert out.startswith("#  line  chunk, as replayed under assign-always (the old translator;")
 
 
 def test_replay_names_one_har_stream(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
