@@ -192,12 +192,44 @@ def raw_text(trace: Trace) -> list[str]:
 def test_raw_numbers_lines_marks_what_follows_done_and_shows_curl_heads() -> None:
     rows = raw_text(load(TRACES / "opencode" / "zen-null-identity-data-after-done.sse"))
     assert rows[0].split()[0] == "1"
-    assert rows[12].split()[0] == "13"
-    assert 'data: {"choices":[],"cost":"0"}' in rows[12]
-    assert "after [DONE]: not replayed" in rows[12]
+    assert rows[13].split()[0] == "13"  # below line 5: the note of what erased the identity
+    assert 'data: {"choices":[],"cost":"0"}' in rows[13]
+    assert "after [DONE]: not replayed" in rows[13]
     rows = raw_text(load(TRACES / "litellm" / "proxy-curl-i.txt"))
     assert "HTTP/1.1 200 OK" in rows[0]
     assert "content-type: text/event-stream" in rows[3]
+
+
+def test_raw_marks_what_erased_an_identity_and_says_where_under_its_line(tmp_path: Path) -> None:
+    rows = raw_text(load(TRACES / "dashscope" / "qwen3-max-id-empty.sse"))
+    assert rows[2].split()[0] == "3"
+    assert rows[3].strip() == '⚑ under assign-always: "id":"" (column 69) erases call 0\'s id'
+    assert rows[4].split()[0] == "4"
+    rows = raw_text(load(TRACES / "writer" / "palmyra-x5-all-null.sse"))
+    assert rows[5].strip() == (
+        '⚑ under assign-always: "id":null (column 196) erases call 0\'s id;'
+        ' "name":null (column 230) erases call 0\'s name'
+    )
+    # A chunk's own "id" is not a tool call's: the mark is on the call's.
+    path = tmp_path / "t.sse"
+    path.write_text(
+        'data: {"id":"","choices":[{"delta":{"tool_calls":[{"index":0,"id":"c",'
+        '"function":{"name":"f"}}]}}]}\n\n'
+        'data: {"id":"","choices":[{"delta":{"tool_calls":[{"index":0, "id": ""}]}}]}\n\n'
+        "data: [DONE]\n\n"
+    )
+    trace = load(path)
+    model = build_raw_model(trace)
+    column = model.text(3).index('"id": ""') + 1
+    assert (
+        model.erased[3] == f'⚑ under assign-always: "id": "" (column {column}) erases call 0\'s id'
+    )
+    assert column > 20  # the tool call's, not the chunk's
+    view = offline(RawView(), model)
+    segments, _ = view.render_row(model.row_of(3))
+    texts = [seg.text for seg in segments]
+    assert texts.count('"id": ""') == 1  # a piece of its own, to be styled apart
+    assert not any(t.startswith('"id":""') for t in texts)  # the chunk's is not
 
 
 def test_invalid_json_is_shown_under_its_line(broken_json_trace: Path) -> None:

@@ -14,7 +14,7 @@ from typing import ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
-from textual import events
+from textual import events, on
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
 from textual.geometry import Size
@@ -95,6 +95,8 @@ class LineView(ScrollView, can_focus=True):
         """Rows at the top (a table's headings) that stay put while the rest scrolls down."""
         self._centred: int | None = None
         """The row the view itself centred and the user has not moved away from since."""
+        self._pending_row: tuple[int, bool] | None = None
+        """A row to bring into view (and whether centred) once the view has a height."""
 
     # -- what subclasses provide ------------------------------------------------------------
 
@@ -241,6 +243,12 @@ class LineView(ScrollView, can_focus=True):
 
     def scroll_to_row(self, index: int, *, center: bool = False) -> None:
         height = self.scrollable_content_region.height or self.size.height
+        if height <= 0:
+            # Not laid out yet (a tab not shown, a view just mounted): where the row lands
+            # depends on the height, so it is brought into view once the view has one.
+            self._pending_row = (index, center)
+            return
+        self._pending_row = None
         top = int(self.scroll_offset.y)
         # force: right after set_shape the scrollbars are not laid out yet, and Textual would
         # ignore the scroll (a 20,000-delta trace opened on row 1, not on its first flag).
@@ -258,6 +266,14 @@ class LineView(ScrollView, can_focus=True):
         else:
             return
         self.scroll_to(y=y, animate=False, immediate=True, force=True)
+
+    @on(events.Resize)
+    def _scroll_when_sized(self) -> None:
+        pending, self._pending_row = self._pending_row, None
+        if pending is not None:
+            index, center = pending
+            if index == self.cursor:  # (else the cursor has moved on since)
+                self.scroll_to_row(index, center=center)
 
     def _centred_top(self, index: int, height: int) -> int:
         """The top row that shows ``index`` a third of the way down: from the first row when

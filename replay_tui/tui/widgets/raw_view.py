@@ -8,10 +8,11 @@ as an escape.
 
 from __future__ import annotations
 
+import json
 import re
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -20,6 +21,7 @@ from rich.style import Style
 
 from ...core.trace import Trace
 from ...core.visible import visible
+from ...core.wire import UNSET, describe_value
 from ..screens.payload import PayloadScreen
 from .line_view import LineView, Row
 from .model_view import ModelView
@@ -41,6 +43,12 @@ class RawModel:
     error_rows: list[int] = field(default_factory=list)
     messages: dict[int, str] = field(default_factory=dict)
     """The decode problem shown under each line that has one."""
+    erasing: dict[int, re.Pattern[str]] = field(default_factory=dict)
+    """On each line holding a delta that erased an identity (a flag): what to mark in it, the
+    field and the value that erased it (``"id": ""``)."""
+    erased: dict[int, str] = field(default_factory=dict)
+    """The note shown under each such line: what erased which call's identity, and at which
+    column (a long line is cut by the view's width: the note says where to look)."""
     width: int = 0
 
     @property
@@ -123,6 +131,52 @@ def _invalid_utf8_lines(raw: bytes | bytearray, starts: Sequence[int]) -> list[i
     return lines
 
 
+def _erasing(trace: Trace) -> dict[int, re.Pattern[str]]:
+    """Per flagged line, a pattern matching each ``"field": value`` that erased an identity
+    (as it is shown: through :func:`visible`). A field left out erased nothing to point at."""
+    found: dict[int, set[str]] = {}
+    for flag in trace.analysis.flags:
+        if flag.value is UNSET:
+            continue
+        try:
+            value = visible(json.dumps(flag.value, ensure_ascii=False, separators=(",", ":")))
+        except (TypeError, ValueError):
+            continue
+        # the value as the gateway wrote it may have spaces after its colons and commas
+        spaced = r"\s*".join(re.escape(part) for part in re.split(r"(?<=[:,])", value))
+        found.setdefault(flag.line, set()).add(rf'"{flag.field}"\s*:\s*{spaced}')
+    return {line: re.compile("|".join(sorted(alts))) for line, alts in found.items()}
+
+
+def _marks(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """The matches of ``pattern`` among a payload's tool calls (not the chunk's own ``id``)."""
+    start = text.find('"tool_calls"')
+    return pattern.finditer(text, start) if start >= 0 else iter(())
+
+
+def _erased_notes(trace: Trace, model: RawModel) -> dict[int, str]:
+    """The note under each line where an identity was erased (see ``RawModel.erased``)."""
+    parts: dict[int, list[str]] = {}
+    for flag in trace.analysis.flags:
+        if not 1 <= flag.line <= model.lines:
+            continue
+        whose = f"call {visible(describe_value(flag.call))}'s {flag.field}"
+        pattern = model.erasing.get(flag.line)
+        text = visible(model.text(flag.line)) if pattern is not None else ""
+        found = None
+        if pattern is not None:
+            wanted = rf'"{flag.field}"'
+            found = next((m for m in _marks(pattern, text) if m.group().startswith(wanted)), None)
+        if flag.value is UNSET:
+            part = f"no {flag.field} in this delta: it erases {whose}"
+        elif found is not None:
+            part = f"{found.group()} (column {found.start() + 1:,}) erases {whose}"
+        else:
+            part = f"{flag.field} {visible(describe_value(flag.value))} erases {whose}"
+        parts.setdefault(flag.line, []).append(part)
+    return {line: "⚑ under assign-always: " + "; ".join(p) for line, p in parts.items()}
+
+
 def build_raw_model(trace: Trace) -> RawModel:
     """Index the lines of ``trace.raw`` (pure: worker-safe)."""
     raw = trace.raw
@@ -139,12 +193,14 @@ def build_raw_model(trace: Trace) -> RawModel:
         starts, ends = array("q"), array("q")
     model = RawModel(trace, starts, ends)
     model.messages = _problems(trace, starts)
-    model.error_lines = sorted(model.messages)
+    model.erasing = _erasing(trace)
+    model.erased = _erased_notes(trace, model)
+    model.error_lines = sorted({*model.messages, *model.erased})
     model.error_rows = [line + k for k, line in enumerate(model.error_lines)]
     longest = max((e - s for s, e in zip(starts, ends, strict=True)), default=0)
     gutter = len(str(len(starts))) + 3
     model.width = min(longest, MAX_WIDTH) + gutter + 24
-    for message in model.messages.values():
+    for message in [*model.messages.values(), *model.erased.values()]:
         model.width = max(model.width, len(message) + gutter + 8)
     return model
 
@@ -165,6 +221,8 @@ class RawView(ModelView[RawModel]):
         "raw-view--error-line",
         "raw-view--done",
         "raw-view--more",
+        "raw-view--erasing",
+        "raw-view--erased-note",
     }
 
     DEFAULT_CSS = """
@@ -179,6 +237,8 @@ class RawView(ModelView[RawModel]):
         & > .raw-view--error-line { background: $error 15%; }
         & > .raw-view--done { color: $text-success; text-style: bold; }
         & > .raw-view--more { color: $text-muted; text-style: italic; }
+        & > .raw-view--erasing { color: $text-error; background: $error 25%; text-style: bold; }
+        & > .raw-view--erased-note { color: $text-error; text-style: italic; }
     }
     """
 
@@ -229,6 +289,9 @@ class RawView(ModelView[RawModel]):
         line, is_error = model.locate(index)
         digits = len(str(model.lines))
         if is_error:
+            if line not in model.messages:  # a flag's note: not a problem of the capture
+                text = f"{' ' * digits}  {model.erased[line]}"
+                return [Segment(text, style("raw-view--erased-note"))], Style()
             text = f"{' ' * digits}  ⚠ {visible(model.messages[line])}"
             return [Segment(text, style("raw-view--error"))], self.fill_style(
                 "raw-view--error-line"
@@ -264,10 +327,22 @@ class RawView(ModelView[RawModel]):
             segs.append(Segment(shown, style("raw-view--done")))
         else:
             name, colon, value = shown.partition(":")
-            if colon and name.isidentifier():
-                segs += [Segment(name + colon, style("raw-view--field")), Segment(value)]
-            else:
-                segs.append(Segment(shown))
+            if not (colon and name.isidentifier()):
+                name, colon, value = "", "", shown
+            if name:
+                segs.append(Segment(name + colon, style("raw-view--field")))
+            pattern = model.erasing.get(line)
+            if pattern is None:
+                segs.append(Segment(value))
+            else:  # the field and value that erased an identity, marked
+                at = 0
+                for found in _marks(pattern, value):
+                    segs += [
+                        Segment(value[at : found.start()]),
+                        Segment(found.group(), style("raw-view--erasing")),
+                    ]
+                    at = found.end()
+                segs.append(Segment(value[at:]))
         if more:
             segs.append(Segment(more, style("raw-view--more")))
         return segs, fill
@@ -277,6 +352,8 @@ class RawView(ModelView[RawModel]):
         if model is None or self.cursor < 0 or model.rows == 0:
             return None
         line, is_error = model.locate(self.cursor)
+        if is_error and line not in model.messages:
+            return model.erased[line], f"the note under line {line}"
         if is_error:
             return model.messages[line], f"the error on line {line}"
         return model.text(line), f"line {line}"
