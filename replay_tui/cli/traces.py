@@ -6,10 +6,12 @@ such file or folder``. A trace is ``FILE`` or, for one stream of a HAR export, `
 
 from __future__ import annotations
 
+import os
+import shlex
 from collections.abc import Sequence
 
-from replay_tui.core.discovery import discover, missing_reason
-from replay_tui.core.trace import Trace, load_trace
+from replay_tui.core.discovery import discover, entry_list, entry_of, missing_reason
+from replay_tui.core.trace import Source, Trace, load_trace
 
 from .errors import UsageError, plural
 
@@ -33,8 +35,43 @@ def resolve_trace(address: str) -> Trace:
         raise UsageError(f"{address}: {reason}")
     if len(found.sources) > 1:
         streams = plural(len(found.sources), "stream")
-        raise UsageError(f"{address}: holds {streams}; name one as {address}#N")
+        raise UsageError(f"{address}: holds {streams}; {_name_one(address, found.sources)}")
     try:
         return load_trace(found.sources[0], keep_decoded=True)
     except OSError as exc:
         raise UsageError(f"{address}: cannot read: {exc.strerror or exc}") from None
+
+
+_SHOWN = 3
+"""Streams the advice names when there are more than it lists in full (one more)."""
+
+
+def _name_one(address: str, sources: Sequence[Source]) -> str:
+    """Advice for an address that holds several streams, naming ones that work as written.
+
+    A HAR file: the entries that hold streams (``x.har#2, #4 or #5``; an export's other
+    entries are not streams, so ``#N`` alone would send the user guessing). A folder: some of
+    its traces' paths, and the command that lists them all.
+    """
+    folder = os.path.isdir(address)  # else the HAR file itself: its streams' addresses are whole
+
+    def whole(found: str) -> str:
+        return os.path.join(address, found) if folder else found
+
+    file, _ = entry_of(whole(sources[0].address))
+    numbers = [entry_of(s.address)[1] for s in sources]
+    if all(s.path == sources[0].path for s in sources) and None not in numbers:
+        entries = entry_list([n for n in numbers if n is not None], "or", _SHOWN)
+        if len(sources) <= _SHOWN + 1:
+            return f"name one as {file}{entries}"
+        return f"name one as {file}{entries} ({_lister(file)} lists them all)"
+    paths = [whole(s.address) for s in sources[: _SHOWN + 1]]
+    if len(sources) <= _SHOWN + 1:
+        listed = ", ".join(paths[:-1]) + " or " + paths[-1]
+        return f"name one, such as {listed}"
+    listed = ", ".join(paths[:_SHOWN])
+    return f"name one, such as {listed} ({_lister(address)} lists them all)"
+
+
+def _lister(address: str) -> str:
+    return f"replay-tui check {shlex.quote(address)}"

@@ -1151,7 +1151,7 @@ def _summary(pieces: list[Piece]) -> str:
         elif kind == "finish":
             words.append("finish_reason")
         elif kind == "after-done":
-            words.append("after [DONE] (not replayed)")
+            words.append("after [DONE]")  # the row's replayed=False says the rest
         elif kind == "throw":
             words.append("a shape the harness throws on")
         else:

@@ -37,6 +37,7 @@ __all__ = [
     "classify",
     "classify_candidate",
     "discover",
+    "entry_list",
     "entry_of",
     "har_sources",
     "is_ignored_name",
@@ -108,6 +109,17 @@ def entry_of(address: str) -> tuple[str, int | None]:
     return match["file"], int(match["number"])
 
 
+def entry_list(numbers: Sequence[int], last: str, shown: int) -> str:
+    """HAR entry numbers for a message: ``#2, #4 or #5`` (``last``: the word before the
+    last one); more than ``shown + 1`` of them: the first ``shown``, then ``…``."""
+    marks = [f"#{n}" for n in numbers]
+    if len(marks) > shown + 1:
+        return ", ".join(marks[:shown]) + ", …"
+    if len(marks) == 1:
+        return marks[0]
+    return ", ".join(marks[:-1]) + f" {last} " + marks[-1]
+
+
 def split_entry(given: str) -> tuple[str, int | None]:
     """``("x.har", 3)`` for ``x.har#3`` (unless a file is literally named so), else
     ``(given, None)``."""
@@ -166,6 +178,8 @@ def walk(
                     st = root.stat()
                     stamp = (st.st_size, st.st_mtime_ns)
             yield Candidate(str(root), Path(name).as_posix(), entry, stamp)
+        elif root.is_dir():  # FILE.har#N, where FILE is a folder
+            yield Skipped(text, "a folder: #N names a stream of a HAR file, not of a folder")
         else:
             yield Skipped(text if isinstance(text, str) else str(given), _missing_reason(root))
 
@@ -196,7 +210,9 @@ def classify_candidate(candidate: Candidate, out: Discovery) -> None:
     elif found.skipped:
         out.skipped.extend(found.skipped)
     else:
-        out.skipped.append(Skipped(wanted, f"no SSE stream at entry #{candidate.entry}"))
+        numbers = [n for _, n in map(entry_of, (s.address for s in found.sources)) if n]
+        where = "" if not numbers else f" (streams are at {entry_list(numbers, 'and', 3)})"
+        out.skipped.append(Skipped(wanted, f"no SSE stream at entry #{candidate.entry}{where}"))
 
 
 def _missing_reason(path: Path) -> str:

@@ -726,10 +726,15 @@ class Analyzer:
             for ct in self._order:
                 self._argument_notes(ct, notes)
         if self._after_done:
+            # The replay ends at [DONE], or earlier on the payload that made the harness fail
+            # (then what follows, a [DONE] included, is not "after [DONE]").
+            stop = (
+                "[DONE]" if self._ended is None else f"the replay stopped on line {self._ended[3]}"
+            )
             notes.append(
                 Note(
                     "data-after-done",
-                    f"{len(self._after_done)} payload(s) after [DONE] "
+                    f"{len(self._after_done)} payload(s) after {stop} "
                     f"(first on line {self._after_done[0]}): shown, not replayed",
                     self._after_done[0],
                 )

@@ -20,6 +20,10 @@ __all__ = ["Group", "Summary"]
 
 _BADGES = ("clean", "erasing", "refused", "broken", "in progress")
 _SHAPE = re.compile(r"continuations (?:send|repeat) (.+?)(?: \(.*\))?$")
+_MODEL = " (model "
+"""Where a gateway-pattern note's text names the model that streamed it."""
+_NO_MODEL = "(no model named)"
+_MODELS_SHOWN = 4
 
 
 class Group(msgspec.Struct):
@@ -29,9 +33,14 @@ class Group(msgspec.Struct):
     erasing: int = 0
     example: str = ""
     patterns: dict[str, int] = msgspec.field(default_factory=dict)
+    """The gateway patterns its traces showed (the by-model groups), with how many of each."""
+    models: dict[str, int] = msgspec.field(default_factory=dict)
+    """The models its traces named (the by-pattern groups), with how many of each."""
     _key: tuple[tuple[str, ...], int] | None = None
 
-    def add(self, result: TraceResult, patterns: list[str], key: Any) -> None:
+    def add(
+        self, result: TraceResult, patterns: list[str], key: Any, *, model: bool = False
+    ) -> None:
         # The first address in address order, whatever order results arrive in.
         if self._key is None or key < self._key:
             self.example, self._key = result.path, key
@@ -40,6 +49,9 @@ class Group(msgspec.Struct):
             self.erasing += 1
         for p in patterns:
             self.patterns[p] = self.patterns.get(p, 0) + 1
+        if model:
+            name = result.model or _NO_MODEL
+            self.models[name] = self.models.get(name, 0) + 1
 
     @property
     def share(self) -> float:
@@ -52,6 +64,12 @@ class Group(msgspec.Struct):
             "share_erasing": round(self.share, 4),
             "example": self.example,
         }
+
+
+def pattern_of(message: str) -> str:
+    """The gateway pattern a note names, without the model it saw it from: the same gateway
+    serving two models is one pattern."""
+    return message.split(_MODEL, 1)[0]
 
 
 def pattern_shape(message: str) -> str:
@@ -71,6 +89,8 @@ class Summary:
         self.badges: dict[str, int] = {}
         self.models: dict[tuple[str | None, str | None], Group] = {}
         self.patterns: dict[str, Group] = {}
+        self.unpatterned = Group()
+        """The erasing traces that follow none of the known gateway patterns."""
         self.verdicts: dict[tuple[str, str], Group] = {}
 
     def add(self, result: TraceResult) -> None:
@@ -80,8 +100,10 @@ class Summary:
         notes = [n.message for n in result.notes if n.kind == "gateway-pattern"]
         shapes = [pattern_shape(m) for m in notes]
         self.models.setdefault((result.model, result.gateway), Group()).add(result, shapes, key)
-        for message in notes:
-            self.patterns.setdefault(message, Group()).add(result, [], key)
+        for pattern in dict.fromkeys(pattern_of(m) for m in notes):
+            self.patterns.setdefault(pattern, Group()).add(result, [], key, model=True)
+        if not notes and result.badge == "erasing":
+            self.unpatterned.add(result, [], key, model=True)
         pair = (
             result.verdicts.get("assign-always", ""),
             result.verdicts.get("accept-identity", ""),
@@ -106,7 +128,14 @@ class Summary:
                 {"model": m, "gateway": g, **grp.json(), "patterns": _ranked(grp.patterns)}
                 for (m, g), grp in _largest(self.models)
             ],
-            "patterns": [{"pattern": p, **grp.json()} for p, grp in _largest(self.patterns)],
+            "patterns": [
+                {"pattern": p, **grp.json(), "models": _ranked(grp.models)}
+                for p, grp in _largest(self.patterns)
+            ],
+            "no_known_pattern": {
+                **self.unpatterned.json(),
+                "models": _ranked(self.unpatterned.models),
+            },
             "verdicts": [
                 {"assign-always": a, "accept-identity": b, **grp.json()}
                 for (a, b), grp in _largest(self.verdicts)
@@ -125,10 +154,17 @@ class Summary:
             tail = f" ({'; '.join(shapes)})" if shapes else ""
             out.append(f"  {name}: {_share(grp)}{tail}  e.g. {grp.example}")
         out.append(f"by gateway pattern ({_n(len(self.patterns), 'group')}):")
-        if not self.patterns:
+        if not self.patterns and not self.unpatterned.traces:
             out.append("  none seen")
-        for message, grp in _largest(self.patterns):
-            out.append(f"  {pattern_shape(message)}: {_share(grp)}  e.g. {grp.example}")
+        for pattern, grp in _largest(self.patterns):
+            shape = pattern_shape(pattern)
+            out.append(f"  {shape}: {_share(grp)} ({_models(grp)})  e.g. {grp.example}")
+        grp = self.unpatterned
+        if grp.traces:
+            out.append(
+                f"  no known pattern: {_n(grp.erasing, 'erasing trace')} ({_models(grp)})"
+                f"  e.g. {grp.example}"
+            )
         out.append(
             f"by verdicts, assign-always / accept-identity ({_n(len(self.verdicts), 'group')}):"
         )
@@ -147,6 +183,17 @@ def _share(grp: Group) -> str:
 
 def _largest(groups: dict[Any, Group]) -> list[tuple[Any, Group]]:
     return sorted(groups.items(), key=lambda kv: (-kv[1].traces, repr(kv[0])))
+
+
+def _models(grp: Group) -> str:
+    """``model glm-5.2``, ``models qwen3-max, qwen-plus``, ``models a, b, c, d and 3 more``."""
+    names = _ranked(grp.models)
+    if len(names) == 1:
+        return f"model {names[0]}"
+    if len(names) > _MODELS_SHOWN + 1:
+        rest = len(names) - _MODELS_SHOWN
+        return f"models {', '.join(names[:_MODELS_SHOWN])} and {rest:,} more"
+    return f"models {', '.join(names)}"
 
 
 def _ranked(counts: dict[str, int]) -> list[str]:

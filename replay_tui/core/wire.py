@@ -157,8 +157,13 @@ def _parse_fallback(data: bytes) -> Any:
 
 
 def _json_error_message(exc: ValueError) -> str:
+    """``json``'s message with the place as the product writes it (``at line L, column C``).
+
+    Some of the stdlib's messages already end in "at" ("Invalid control character at",
+    "Unterminated string starting at"): the place follows them without a second one.
+    """
     if isinstance(exc, json.JSONDecodeError):
-        return f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+        return f"{exc.msg.removesuffix(' at')} at line {exc.lineno}, column {exc.colno}"
     return str(exc)
 
 

@@ -131,7 +131,95 @@ def test_summary_line_reads_like_an_operator_line() -> None:
         lines[1]
         == "  kimi-k2-0905 via openrouter: 1,204 of 1,310 erasing (id:null,name:null)  e.g. openrouter/00000.sse"
     )
-    assert "  id:null,name:null: 1,204 of 1,204 erasing  e.g. openrouter/00000.sse" in lines
+    assert (
+        "  id:null,name:null: 1,204 of 1,204 erasing (model kimi-k2-0905)  e.g. openrouter/00000.sse"
+        in lines
+    )
+
+
+def _pattern_result(path: str, model: str | None, pattern: str | None, badge: str) -> Any:
+    from replay_tui.core.identity import Note
+    from replay_tui.core.result import TraceResult
+
+    seen = f" (model {model})" if model else ""
+    notes = [Note("gateway-pattern", f"looks like {pattern}{seen}")] if pattern else []
+    verdict = "unidentified-call" if badge == "erasing" else "ok"
+    return TraceResult(
+        path=path,
+        verdicts={"assign-always": verdict, "accept-identity": "ok"},
+        flags=[],
+        notes=notes,
+        badge=badge,
+        model=model,
+        gateway=path.split("/")[0],
+    )
+
+
+def test_one_pattern_seen_from_two_models_is_one_group_naming_both() -> None:
+    # The walkthrough: id:"" read as "2 of 2" and again as "1 of 1", the model that told the
+    # two groups apart left out of the line.
+    from replay_tui.core.summary import Summary
+
+    dashscope = 'the DashScope pattern: continuations repeat id:""'
+    summary = Summary()
+    for path, model in [
+        ("a/1.sse", "qwen3-max"),
+        ("b/2.sse", "qwen-plus"),
+        ("a/3.sse", "qwen3-max"),
+    ]:
+        summary.add(_pattern_result(path, model, dashscope, "erasing"))
+    summary.add(_pattern_result("c/4.sse", None, dashscope, "erasing"))
+    lines = summary.lines()
+    by_pattern = lines[lines.index("by gateway pattern (1 group):") + 1 :][:1]
+    assert by_pattern == [
+        '  id:"": 4 of 4 erasing (models qwen3-max, (no model named), qwen-plus)  e.g. a/1.sse'
+    ]
+    (group,) = summary.json()["patterns"]
+    assert group["pattern"] == f"looks like {dashscope}"
+    assert group["models"] == ["qwen3-max", "(no model named)", "qwen-plus"]
+    assert (group["traces"], group["erasing"]) == (4, 4)
+
+
+def test_an_erasing_trace_of_no_known_pattern_is_accounted_for() -> None:
+    from replay_tui.core.summary import Summary
+
+    summary = Summary()
+    summary.add(
+        _pattern_result(
+            "a/1.sse", "m", "the Fireworks / NIM pattern: continuations send name:null", "erasing"
+        )
+    )
+    summary.add(_pattern_result("l/2.txt", "gpt-4.1", None, "erasing"))
+    summary.add(_pattern_result("l/3.txt", "gpt-4.1", None, "clean"))
+    lines = summary.lines()
+    assert "  no known pattern: 1 erasing trace (model gpt-4.1)  e.g. l/2.txt" in lines
+    doc = summary.json()
+    assert doc["no_known_pattern"] == {
+        "traces": 1,
+        "erasing": 1,
+        "share_erasing": 1.0,
+        "example": "l/2.txt",
+        "models": ["gpt-4.1"],
+    }
+
+
+def test_the_pattern_groups_of_the_bundled_traces_add_up_to_the_erasing_ones() -> None:
+    traces = Path(__file__).resolve().parents[2] / "traces"
+    _, out, _ = _run("check", str(traces), "--json", "--summary")
+    summary = json.loads(out)["summary"]
+    erasing = (
+        sum(g["erasing"] for g in summary["patterns"]) + summary["no_known_pattern"]["erasing"]
+    )
+    assert erasing == summary["erasing"] == 12
+    patterns = [g["pattern"] for g in summary["patterns"]]
+    assert len(patterns) == len(set(patterns))  # no pattern listed twice
+    assert summary["no_known_pattern"]["example"] == "litellm/proxy-curl-i.txt"
+    _, text, _ = _run("check", str(traces), "--summary")
+    section = text.split("by gateway pattern")[1].split("by verdicts")[0].splitlines()[1:]
+    shapes = [line.split(": ", 1)[0] for line in section]
+    assert len(shapes) == len(set(shapes))  # no line that reads like another
+    counted = [int(line.split(": ", 1)[1].split(" ")[0]) for line in section]
+    assert sum(counted) == 12
 
 
 def test_the_table_streams_rows_as_results_come(

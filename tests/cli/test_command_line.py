@@ -78,7 +78,8 @@ def test_discover_names_one_har_entry(tmp_path: Path) -> None:
     assert [s.address for s in found.sources] == [f"{har}#3"]
     assert found.skipped == []
     found = discover([f"{har}#2"])
-    assert found.sources == [] and found.skipped[0].reason == "no SSE stream at entry #2"
+    reason = "no SSE stream at entry #2 (streams are at #1 and #3)"
+    assert found.sources == [] and found.skipped[0].reason == reason
 
 
 def test_check_replay_and_diff_take_a_har_entry(tmp_path: Path) -> None:
@@ -99,7 +100,80 @@ def test_a_file_with_many_streams_asks_for_one_in_one_line(tmp_path: Path) -> No
     har = _har(tmp_path, [CLEAN] * 3601)
     code, out, err = run_cli(["replay", str(har)])
     assert (code, out) == (2, "")
-    assert err == f"replay-tui: {har}: holds 3,601 streams; name one as {har}#N\n"
+    assert err == (
+        f"replay-tui: {har}: holds 3,601 streams; name one as {har}#1, #2, #3, …"
+        f" (replay-tui check {har} lists them all)\n"
+    )
+
+
+def _advised(err: str) -> list[str]:
+    """The traces a "holds N streams" line advises naming, each as a user would type it."""
+    advice = err.split("; name one", 1)[1].split(" (replay-tui check", 1)[0]
+    words = advice.removeprefix(" as ").removeprefix(", such as ").replace(" or ", ", ")
+    named = [w for w in words.strip().rstrip("\n").split(", ") if w != "…"]
+    base = named[0].rsplit("#", 1)[0]
+    return [base + w if w.startswith("#") else w for w in named]
+
+
+@pytest.mark.parametrize("command", [["replay"], ["diff", "{stream}"]])
+def test_a_har_file_of_several_streams_names_the_entries_that_hold_one(
+    tmp_path: Path, command: list[str]
+) -> None:
+    # The export's other entries are not streams: "#N" alone sends the user to #1, which fails.
+    har = _har(tmp_path, [None, STREAM, None, CLEAN, STREAM])
+    (tmp_path / "s.sse").write_bytes(STREAM)
+    args = [a.format(stream=tmp_path / "s.sse") for a in command]
+    code, out, err = run_cli([*args[:1], str(har), *args[1:]])
+    assert (code, out) == (2, "")
+    assert err == f"replay-tui: {har}: holds 3 streams; name one as {har}#2, #4 or #5\n"
+    for advised in _advised(err):
+        assert run_cli(["replay", advised, "--json"])[0] == 0, advised
+    code, _, err = run_cli(["replay", f"{har}#1"])
+    assert code == 2 and err.endswith("no SSE stream at entry #1 (streams are at #2, #4 and #5)\n")
+
+
+@pytest.mark.parametrize("trailing", ["", "/"])
+def test_a_folder_of_several_streams_names_files_in_it_that_work(
+    tmp_path: Path, trailing: str
+) -> None:
+    # The walkthrough: "name one as traces/#N" led to "not a regular file".
+    folder = tmp_path / "traces"
+    (folder / "deep").mkdir(parents=True)
+    for name in ("a.sse", "b.sse", "deep/c.sse", "deep/d.sse", "e.sse"):
+        (folder / name).write_bytes(STREAM)
+    given = f"{folder}{trailing}"
+    code, out, err = run_cli(["replay", given])
+    assert (code, out) == (2, "")
+    assert err == (
+        f"replay-tui: {given}: holds 5 streams; name one, such as {folder}/a.sse,"
+        f" {folder}/b.sse, {folder}/deep/c.sse (replay-tui check {given} lists them all)\n"
+    )
+    for advised in _advised(err):
+        assert run_cli(["replay", advised, "--json"])[0] == 0, advised
+    code, out, err = run_cli(["diff", given, given])
+    assert code == 2 and f"{given}: holds 5 streams; name one, such as {folder}/a.sse" in err
+
+
+def test_a_few_streams_in_a_folder_are_all_named(tmp_path: Path) -> None:
+    (tmp_path / "a.sse").write_bytes(STREAM)
+    har = _har(tmp_path, [CLEAN, None, STREAM])
+    code, _, err = run_cli(["replay", str(tmp_path)])
+    assert code == 2
+    assert err == (
+        f"replay-tui: {tmp_path}: holds 3 streams; name one, such as {tmp_path}/a.sse,"
+        f" {har}#1 or {har}#3\n"
+    )
+    for advised in _advised(err):
+        assert run_cli(["replay", advised, "--json"])[0] == 0, advised
+
+
+def test_a_folder_is_no_har_file_to_take_an_entry_number(tmp_path: Path) -> None:
+    (tmp_path / "a.sse").write_bytes(STREAM)
+    code, out, err = run_cli(["replay", f"{tmp_path}/#1"])
+    assert (code, out) == (2, "")
+    assert err == (
+        f"replay-tui: {tmp_path}/#1: a folder: #N names a stream of a HAR file, not of a folder\n"
+    )
 
 
 # ---- no terminal -----------------------------------------------------------------------------

@@ -124,3 +124,24 @@ def test_untrusted_content_is_escaped(capsys: pytest.CaptureFixture[str], tmp_pa
     # Values are shown as JSON strings (control characters as \u escapes), names via visible().
     assert "\\u001b]52;c;Zm9v\\u0007" in out
     assert "b\\u001b[2Jname.sse" in out
+
+
+def test_what_follows_done_or_a_stop_says_not_replayed_once(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    text = b'data: {"choices":[{"delta":{"content":"a"}}]}\n\n'
+    a, b = tmp_path / "a.sse", tmp_path / "b.sse"
+    # After [DONE]: the words say where it is, the row's mark that it is not replayed.
+    a.write_bytes(text + b"data: [DONE]\n\n")
+    b.write_bytes(text + b"data: [DONE]\n\n" + b'data: {"choices":[]}\n\n')
+    _, out, _ = run(capsys, str(a), str(b))
+    assert (
+        "  only-b                     B:5         after [DONE] [not replayed]" in out.splitlines()
+    )
+    assert out.count("not replayed") == 1
+    # After a malformed payload stopped the replay: nothing says [DONE] of what is not after it.
+    a.write_bytes(text + b"data: {not json\n\n" + b"data: [DONE]\n\n")
+    b.write_bytes(text + b"data: {not json\n\n" + text + b"data: [DONE]\n\n")
+    _, out, _ = run(capsys, str(a), str(b))
+    (row,) = [line for line in out.splitlines() if "B:5" in line]
+    assert row.endswith('text "a" [not replayed]') and "DONE" not in row
