@@ -17,6 +17,7 @@ ones.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -195,14 +196,19 @@ class CompareView(LineView):
     def show_message(self, text: str) -> None:
         self.model = None
         self.message = text
-        self.set_shape(2, self.size.width)
+        self.set_shape(1 + len(self._message_lines()), self.size.width)
         self.set_reactive(LineView.cursor, -1)
+
+    def _message_lines(self) -> list[str]:
+        """The message, wrapped at word boundaries to the view's width (nothing is cut)."""
+        room = (self.scrollable_content_region.width or self.size.width or 80) - 4
+        return textwrap.wrap(self.message, max(room, 20)) or [""]
 
     def on_resize(self) -> None:
         if self.model is not None:
             self.set_shape(len(self.model.display), self.size.width)
         else:
-            self.invalidate()
+            self.set_shape(1 + len(self._message_lines()), self.size.width)
 
     def is_selectable(self, index: int) -> bool:
         model = self.model
@@ -227,8 +233,9 @@ class CompareView(LineView):
         model = self.model
         style = self._style
         if model is None:
-            if index == 1:
-                return [Segment("  " + self.message, style("compare-view--dim"))], Style()
+            lines = self._message_lines()
+            if 1 <= index <= len(lines):
+                return [Segment("  " + lines[index - 1], style("compare-view--dim"))], Style()
             return [], Style()
         kind, x, y = model.display[index]
         if kind == BLANK:
