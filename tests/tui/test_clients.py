@@ -138,6 +138,25 @@ async def test_the_headings_stay_on_top_and_home_shows_the_count_again() -> None
         assert shown()[:4] == [0, 1, 2, 3] and matrix.cursor == 3  # heads, count, first
 
 
+async def test_the_selected_library_stays_in_view_when_the_terminal_shrinks() -> None:
+    app = make_app([str(LITELLM)])
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("4")
+        await settle(app, pilot)
+        matrix = app.clients_pane.matrix
+        await pilot.press("end")
+        await settle(app, pilot)
+        assert matrix.model is not None and matrix.scroll_offset.y == 0  # all of it fits
+        for size in ((80, 24), (120, 40)):
+            await pilot.resize_terminal(*size)
+            await settle(app, pilot)
+            height = matrix.scrollable_content_region.height
+            shown = [matrix.row_at(y) for y in range(height)]
+            assert matrix.cursor in shown, (size, shown)  # the row the detail describes
+            assert shown[:2] == [0, 1]
+
+
 async def test_the_libraries_are_assessed_in_the_background_with_progress(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -274,6 +274,9 @@ class LineView(ScrollView, can_focus=True):
             index, center = pending
             if index == self.cursor:  # (else the cursor has moved on since)
                 self.scroll_to_row(index, center=center)
+        elif 0 <= self.cursor < self._row_count:
+            # Smaller now: the selected row stays in view (what the panes beside it show).
+            self.scroll_to_row(self.cursor)
 
     def _centred_top(self, index: int, height: int) -> int:
         """The top row that shows ``index`` a third of the way down: from the first row when
