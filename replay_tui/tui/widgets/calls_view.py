@@ -54,6 +54,8 @@ Piece = tuple[str, str]
 
 GUTTER = 2
 GAP = 2
+TAIL_LABEL_W = 20
+"""The label of a line below the table (``assign-always``, ``arguments``): kept in place."""
 SEP = " │ "
 
 
@@ -234,7 +236,7 @@ def _tail(ct: CallTrace, accept_verdict: str, accept_finish: dict[str, Any]) -> 
     out: list[list[Piece]] = []
     for behavior, label in ((ASSIGN, "assign-always  "), (ACCEPT, "accept-identity")):
         cid, name = ct.final(behavior)
-        line: list[Piece] = [("   " + label + "  ", "calls-view--header")]
+        line: list[Piece] = [(f"   {label}".ljust(TAIL_LABEL_W), "calls-view--header")]
         missing = missing_identity(cid, name) if behavior is ACCEPT else None
         if missing is not None:
             why = f"refused: the call never got a non-empty {missing}"
@@ -271,7 +273,7 @@ def _tail(ct: CallTrace, accept_verdict: str, accept_finish: dict[str, Any]) -> 
 
 
 def _argument_lines(args: str) -> list[list[Piece]]:
-    head: list[Piece] = [("   arguments        ", "calls-view--header")]
+    head: list[Piece] = [("   arguments".ljust(TAIL_LABEL_W), "calls-view--header")]
     if not args:
         return [
             [
@@ -289,7 +291,7 @@ def _argument_lines(args: str) -> list[list[Piece]]:
         note = "  (does not parse as JSON: shown as sent)"
     out: list[list[Piece]] = []
     for n, text in enumerate(lines[:MAX_ARG_LINES]):
-        prefix = head if n == 0 else [(" " * 20, "")]
+        prefix = head if n == 0 else [(" " * TAIL_LABEL_W, "")]
         out.append([*prefix, (visible(text), "calls-view--args")])
     if note:
         out[0].append((note, "calls-view--dim"))
@@ -297,7 +299,7 @@ def _argument_lines(args: str) -> list[list[Piece]]:
         rest = len(lines) - MAX_ARG_LINES
         out.append(
             [
-                (" " * 20, ""),
+                (" " * TAIL_LABEL_W, ""),
                 (f"… {rest:,} more lines (c on the call title copies it all)", "calls-view--dim"),
             ]
         )
@@ -411,6 +413,27 @@ class CallsView(ModelView[CallsModel]):
             return False
         section, offset = self.model.locate(index)
         return section is not None and 1 <= offset < HEAD + len(section.rows)
+
+    def row_sticky(self, index: int) -> int:
+        model = self.model
+        if model is None:
+            return 0
+        section, offset = model.locate(index)
+        if section is None:
+            return 0
+        if offset == 0:
+            return model.width  # the call's title stays whole
+        if offset < HEAD + len(section.rows):
+            return self.sticky
+        return TAIL_LABEL_W  # assign-always / accept-identity / arguments stay beside the values
+
+    def row_scroll(self, index: int, scroll_x: int, length: int) -> int:
+        # The lines below a call's table follow a sideways scroll only as far as their end:
+        # one that fits stays whole while the columns above scroll.
+        if self.model is None or self.is_table_row(index):
+            return scroll_x
+        room = self.scrollable_content_region.width or self.size.width
+        return min(scroll_x, max(0, length - room))
 
     def column_stops(self) -> list[int]:
         """Where each column of the call at the cursor (or at the top) starts."""

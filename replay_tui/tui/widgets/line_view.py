@@ -116,6 +116,16 @@ class LineView(ScrollView, can_focus=True):
         """Whether row ``index`` keeps its first ``sticky`` cells in place when scrolled."""
         return True
 
+    def row_sticky(self, index: int) -> int:
+        """Cells at the left of row ``index`` that stay put while the rest scrolls sideways:
+        a table row's headers (``sticky``), a labelled line's label, a title all of it."""
+        return self.sticky if self.is_table_row(index) else 0
+
+    def row_scroll(self, index: int, scroll_x: int, length: int) -> int:
+        """How far row ``index`` (``length`` cells) goes sideways when the view is scrolled
+        ``scroll_x``: as far (a subclass may keep a row that fits where it is)."""
+        return scroll_x
+
     def cursor_mark_x(self) -> int:
         """The cell of a row the cursor mark is drawn over."""
         return 0
@@ -176,8 +186,10 @@ class LineView(ScrollView, can_focus=True):
             strip = Strip.join([strip.crop(0, x), Strip([mark]), strip.crop(x + 1)])
         if self.SCROLLS_INSIDE:
             return strip.crop_extend(0, width, under)
-        sticky = self.sticky
-        if sticky and scroll_x and self.is_table_row(index):
+        sticky = min(self.row_sticky(index), width)
+        if scroll_x:
+            scroll_x = self.row_scroll(index, scroll_x, strip.cell_length)
+        if sticky and scroll_x:
             head = strip.crop_extend(0, sticky, under)
             tail = strip.crop_extend(sticky + scroll_x, scroll_x + width, under)
             return Strip.join([head, tail]).crop_extend(0, width, under)
