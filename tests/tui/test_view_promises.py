@@ -112,6 +112,17 @@ async def test_calls_scroll_by_a_column_keeping_the_row_headers_and_mark_the_cur
         assert moved[model.sticky :] != header[model.sticky :]
         await pilot.press("right")
         assert int(view.scroll_offset.x) > step
+        # Under the table: each line keeps its label, and shows its end (here, the verdict).
+        section = model.sections[0]
+        below = section.start + HEAD + len(section.rows)
+        top = int(view.scroll_y)
+        view.scroll_to(y=below - 1, animate=False, immediate=True)
+        await pilot.pause()
+        closing = [line_text(view, below + k - int(view.scroll_y)) for k in (0, 1)]
+        assert closing[0].startswith("   assign-always  ") and "✗ the registry refuses" in closing[0]
+        assert closing[1].startswith("   accept-identity") and "✓ identified" in closing[1]
+        view.scroll_to(y=top, animate=False, immediate=True)
+        await pilot.pause()
         await shots_at_every_size(app, pilot, svg_snapshot)
         await pilot.press("left", "left")
         assert view.scroll_offset.x == 0
