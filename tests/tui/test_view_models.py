@@ -144,6 +144,22 @@ def test_diff_aligns_both_streams_and_marks_differences() -> None:
     assert any("block-start" in r for r in rows[1:] if r[6] == " ")
 
 
+def test_a_narrow_diff_starts_a_differing_row_at_what_differs() -> None:
+    """A side too narrow to reach the difference (80 columns beside the list): the type
+    gives way, and a differing row starts at what differs ('…' for what comes before)."""
+    trace = load(TRACES / "dashscope" / "qwen3-max-id-empty.sse")
+    for half in (70, 24, 18):
+        view = diff_view(trace, half=half)
+        assert view.model is not None
+        rows = texts(view, count=len(view.model.display) + 1)
+        erasing = [r.split("│") for r in rows[1:] if r[6] == "≠" and r.split()[2][:5] == "tool-"]
+        assert len(erasing) == 3
+        assert all('id=""' in a and 'id="ca' in b for a, b in erasing), (half, erasing)
+        alike = [r for r in rows[1:] if r[6] == " " and r.split()[1][:5] == "tool-"]
+        assert all("index=0" in r for r in alike)  # rows alike are not shifted
+        assert all(("… id=" in a) is (half == 18) for a, _ in erasing)
+
+
 def test_identical_chunks_fold_into_one_run() -> None:
     model = build_diff_model(load(TRACES / "azure" / "gpt-4o-mini-usage-tail.sse"))
     assert model.differing == 0 and len(model.display) == 1

@@ -316,19 +316,29 @@ class DiffView(ModelView[DiffModel]):
         if side is None:
             return [Segment(fit("  —", width), style("diff-view--gap"))]
         chunk = side[1]
+        # A narrow side gives the values the room: the chunk's type is cut first.
+        type_w = TYPE_W if width >= TYPE_W + 14 else max(6, width // 3)
         out: list[Segment] = [
-            Segment(fit(str(chunk.get("type", "?")), TYPE_W), style("diff-view--type"))
+            Segment(fit(str(chunk.get("type", "?")), type_w), style("diff-view--type"))
         ]
         rest: list[Segment] = []
+        at, first_change = 0, -1
         for (key, value), (key_text, value_text) in zip(
             ((k, v) for k, v in chunk.items() if k != "type"), side_text(chunk), strict=True
         ):
             changed = not same and (other is None or other.get(key, _MISSING) != value)
+            if changed and first_change < 0:
+                first_change = at
+            at += cell_len(key_text) + cell_len(value_text)
             rest.append(Segment(key_text, style("diff-view--key")))
             rest.append(
                 Segment(value_text, style("diff-view--changed" if changed else "diff-view--value"))
             )
-        room = max(0, width - TYPE_W)
+        room = max(0, width - type_w)
+        if not shift and first_change > 0 and first_change + 8 > room:
+            # Not scrolled, and what differs would be past the edge: the row starts with it
+            # ("…" says what comes before), so a narrow diff still shows the difference.
+            shift = first_change - 1
         full = Strip(rest)
         strip = full.crop_extend(shift, shift + room, None)
         more = Strip([Segment("…", style("diff-view--key"))])
