@@ -1060,6 +1060,13 @@ class ReplayApp(App[int]):
             at = 0
         panes[(at + step) % len(panes)].focus()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Tab and shift+tab are the app's (priority: the views must not take them) on its
+        # own screen only: over a window (the help, the palette) they are that window's.
+        if action in ("next_pane", "previous_pane"):
+            return self.screen is self.screen_stack[0]
+        return True
+
     def action_next_pane(self) -> None:
         self._cycle_panes(1)
 
