@@ -285,7 +285,9 @@ class ReplayApp(App[int]):
         """Seconds from app start until the first trace's rows were on screen (benchmarks)."""
         self._started = time.perf_counter()
         self._first_slice = first_slice
-        self._counts_shown: tuple[dict[str, int], int, int, str | None, bool] | None = None
+        self._counts_shown: (
+            tuple[dict[str, int], int, int, str | None, bool, int | None, int] | None
+        ) = None
         self.keymap_overrides = dict(keymap or {})
         self.keymap_problems = [
             f"{keymap_path()}: {p}" for p in check_keymap(self.keymap_overrides)
@@ -660,13 +662,23 @@ class ReplayApp(App[int]):
         self.trace_list.select(address)
         self.open_trace(address)
 
+    def badge_counts(self) -> dict[str, int]:
+        """Traces per badge as the header counts them: among those the text filter shows,
+        if there is one (what clicking a count, or ``v``, then shows), else all of them."""
+        counts = self.trace_list.listing.text_counts()
+        return self.store.counts() if counts is None else counts
+
     def _update_counts(self) -> None:
+        trace_list = self.trace_list
+        everything = self.store.counts()
         state = (
-            self.store.counts(),
+            self.badge_counts(),
             len(self.store.paths),
             len(self.store.skipped),
-            self.trace_list.badge_filter,
+            trace_list.badge_filter,
             self.checking,
+            trace_list.listing.shown if trace_list.filtering else None,
+            everything.get("pending", 0),
         )
         if state != self._counts_shown:  # restyling the chips is not free: only on change
             self._counts_shown = state
@@ -1001,12 +1013,14 @@ class ReplayApp(App[int]):
 
     def filter_badge(self, badge: str | None) -> None:
         self.trace_list.set_filter(badge=badge)
+        if self.focused is not self.trace_list.filter_input:
+            self.trace_list.land_cursor()
         self._update_counts()
         self.notify(f"Showing {badge or 'all'} traces", timeout=2, markup=False)
 
     def action_cycle_badge(self) -> None:
         """The next badge some trace has (a badge with a count of 0 would show an empty list)."""
-        counts = self.store.counts()
+        counts = self.badge_counts()
         current = self.trace_list.badge_filter
         k = BADGE_CYCLE.index(current) if current in BADGE_CYCLE else 0
         for step in range(1, len(BADGE_CYCLE) + 1):
@@ -1024,6 +1038,7 @@ class ReplayApp(App[int]):
         focused = self.focused
         if focused is self.trace_list.filter_input:
             self.trace_list.trace_tree.focus()
+            self.trace_list.land_cursor()
         elif self.trace_list.text_filter:
             self.trace_list.filter_input.value = ""  # Input.Changed refilters
             self.notify("Filter cleared", timeout=2, markup=False)

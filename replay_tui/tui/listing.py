@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -88,6 +89,8 @@ class Listing:
         self._hay: dict[str, str] = {}
         self._matched: list[int] | None = None
         self._matched_for: tuple[str, str | None] | None = None
+        self._counted: dict[str, int] = {}
+        self._counted_for: str | None = None
         self._runs: list[tuple[int, int, Container, int]] | None = None
         self._hay_missing = True
         self._segments: list[tuple[int, int, int]] = []
@@ -132,7 +135,7 @@ class Listing:
         new.sort(key=address_key)
         self._hay.pop(address, None)
         self._hay_missing = True
-        self._matched_for = None
+        self._matched_for = self._counted_for = None
         for item in skipped:
             self.skipped[item.path] = item
         if new == [address]:
@@ -171,13 +174,13 @@ class Listing:
         for address in missing:
             if hay.pop(address, None) is not None:
                 self._hay_missing = True
-        self._matched_for = None
+        self._matched_for = self._counted_for = None
 
     def _changed(self) -> None:
         self._hay_missing = True
         self._index = None
         self._runs = None
-        self._matched_for = None
+        self._matched_for = self._counted_for = None
 
     @property
     def index(self) -> dict[str, int]:
@@ -258,6 +261,30 @@ class Listing:
         matched = self._filter(candidates)
         self._matched, self._matched_for = matched, key
         return matched
+
+    def text_counts(self) -> dict[str, int] | None:
+        """Traces per badge (``pending``: not judged yet) among those the text filter shows,
+        whatever the verdict filter: what clicking each count shows. None: no text filter."""
+        key = self.text.strip().lower()
+        if not key:
+            return None
+        if self._counted_for == key:
+            return self._counted
+        if self.badge is None:
+            matched: Sequence[int] = self._match_indices()
+        else:
+            badge, self.badge = self.badge, None
+            try:
+                matched = self._filter(range(len(self.items)))
+            finally:
+                self.badge = badge
+        items, judgements = self.items, self.judgements
+        counted = Counter(
+            "pending" if j is None else j.badge.value
+            for j in map(judgements.get, [items[i] for i in matched])
+        )
+        self._counted, self._counted_for = dict(counted), key
+        return self._counted
 
     # -- rows --------------------------------------------------------------------------------
 

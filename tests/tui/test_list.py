@@ -354,3 +354,77 @@ async def test_a_reopened_folder_shows_what_the_cache_knew_while_its_files_are_c
         assert gone not in again.store.judgements and gone not in listing.items
         assert listing.badge_of(changed) == "clean"
         assert again.current is not None and again.current.address == opened
+
+
+@pytest.mark.parametrize("leave", ["escape", "enter"])
+async def test_leaving_the_filter_puts_the_cursor_on_a_match(leave: str) -> None:
+    # The open trace (captures/crlf-framed.sse) does not match "dash": the cursor lands on
+    # the first match, so down goes to the second and enter opens it (it used to sit on no
+    # row: down went to the first row, the dashscope/ folder, and enter folded it).
+    app = make_app([str(TRACES)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        tree = app.trace_list.trace_tree
+        await pilot.press("slash", *"dash", leave)
+        assert app.focused is tree
+        assert tree.cursor_row is not None
+        assert tree.cursor_row.key == "dashscope/glm-5.2-id-and-name-empty.sse"
+        await pilot.press("down", "enter")
+        await settle(app, pilot)
+        assert app.current is not None
+        assert app.current.address == "dashscope/qwen3-max-id-empty.sse"
+        assert app.focused is app.calls_view and not app.trace_list.listing.collapsed
+        # The open trace shown by the filter keeps the cursor when the filter is left again.
+        await pilot.press("slash", "backspace", leave)
+        assert tree.cursor_row is not None
+        assert tree.cursor_row.key == "dashscope/qwen3-max-id-empty.sse"
+
+
+async def test_a_verdict_filter_by_key_puts_the_cursor_on_a_match() -> None:
+    app = make_app([str(TRACES)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        tree = app.trace_list.trace_tree
+        await pilot.press("v", "v")  # refused: the open (erasing) trace is hidden
+        assert app.trace_list.badge_filter == "refused"
+        assert tree.cursor_row is not None and tree.cursor_row.key == "captures/name-never-sent.sse"
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.current is not None and app.current.address == "captures/name-never-sent.sse"
+
+
+def _chip(app: object, badge: str) -> BadgeChip:
+    from textual.app import App
+
+    assert isinstance(app, App)
+    return app.query_one(f"#chip-{badge}", BadgeChip)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (200, 60)])
+async def test_the_header_counts_what_the_filter_shows(size: tuple[int, int]) -> None:
+    app = make_app([str(TRACES)])
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        assert str(_chip(app, "all").render()) == "26 traces"
+        await pilot.press("slash", *"dash")
+        await settle(app, pilot)
+        # "2 of 26", and each count is of the matches: what clicking it (or v) shows.
+        assert str(_chip(app, "all").render()) == "2 of 26 traces"
+        assert _chip(app, "erasing")._count == 2 and _chip(app, "clean")._count == 0
+        bar = app.counts_bar
+        for chip in (_chip(app, "all"), _chip(app, "erasing")):
+            assert chip.display and chip.region.width > 0
+            assert chip.region.right <= bar.region.right  # the line fits the terminal
+        folder = next(r for r in map(app.trace_list.listing.row, range(3)) if r.folder)
+        assert folder.folder is not None and folder.folder.count == 2  # the list agrees
+        await pilot.press("escape", "v")  # erasing among "dash"; the next has none: all
+        assert app.trace_list.badge_filter == "erasing"
+        assert str(_chip(app, "all").render()) == "2 of 26 traces"
+        await pilot.press("v")
+        assert app.trace_list.badge_filter is None
+        await pilot.press("escape")  # the text filter cleared: the whole folder again
+        await settle(app, pilot)
+        assert str(_chip(app, "all").render()) == "26 traces"
+        assert _chip(app, "erasing")._count == 12
+        await pilot.press("v")
+        assert str(_chip(app, "all").render()) == "12 of 26 traces"

@@ -636,6 +636,20 @@ class TraceList(Vertical):
         if focus:
             self.trace_tree.focus()
 
+    def land_cursor(self) -> None:
+        """The cursor on a row the list shows, so that down and enter do the obvious thing
+        once the filter is left (escape, enter) or changed by a key (``v``, a count): on the
+        selected trace (the open one) if it is shown, else on the first trace shown, quietly
+        (the open trace stays open until enter or a move). Never on a hidden row: down from
+        there would land on the first row, a folder, and enter would fold it."""
+        listing = self.listing
+        if self.selected is not None and listing.row_of(self.selected) is not None:
+            return  # (the rebuild put the cursor on it)
+        rows, items, skipped = listing.rows, listing.items, listing.skipped
+        first = next((items[i] for i in rows if i >= 0 and items[i] not in skipped), None)
+        if first is not None:
+            self.select(first)
+
     # -- events ------------------------------------------------------------------------------
 
     @on(TraceTree.Moved)
@@ -667,6 +681,4 @@ class TraceList(Vertical):
         # lands on the first match only when the open trace is filtered out).
         event.stop()
         self.trace_tree.focus()
-        visible_traces = self.visible_addresses()
-        if visible_traces and self.selected not in visible_traces:
-            self.select(visible_traces[0])
+        self.land_cursor()
