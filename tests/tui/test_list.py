@@ -428,3 +428,29 @@ async def test_the_header_counts_what_the_filter_shows(size: tuple[int, int]) ->
         assert _chip(app, "erasing")._count == 12
         await pilot.press("v")
         assert str(_chip(app, "all").render()) == "12 of 26 traces"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (200, 60)])
+async def test_names_that_differ_at_their_end_stay_told_apart(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    # The recorder's copies of a capture are "<name>-<n>.sse": a name cut at its end (as it
+    # was, "bedrock-parallel-untermi…") hid the number. The list grows with the terminal,
+    # and a name that still does not fit is cut in its middle, keeping the end.
+    source = (TRACES / "envoy" / "bedrock-parallel-unterminated-done.sse").read_bytes()
+    numbers = [1, 2, 9, 10, 17, 123]
+    for n in numbers:
+        (tmp_path / f"bedrock-parallel-unterminated-done-{n}.sse").write_bytes(source)
+    app = make_app([str(tmp_path)])
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        assert app.trace_list.outer_size.width == {80: 27, 120: 42, 200: 60}[size[0]]
+        width = app.trace_list.trace_tree.scrollable_content_region.width
+        lines = [line.rstrip() for line in app.trace_list.trace_tree.lines()]
+        assert len(set(lines)) == len(numbers)
+        ends = sorted(int(line.rpartition("-")[2].removesuffix(".sse")) for line in lines)
+        assert ends == numbers  # every copy's number is on screen
+        whole = [line for line in lines if "bedrock-parallel-unterminated-done-" in line]
+        assert len(whole) == (len(numbers) if size[0] >= 200 else 0)
+        assert all("…" in line for line in lines if line not in whole)
+        assert all(len(line) <= width for line in lines)
