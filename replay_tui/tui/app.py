@@ -22,7 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import ProgressBar, TabbedContent, TabPane, Tabs
+from textual.widgets import ProgressBar, Static, TabbedContent, TabPane, Tabs
 from textual.worker import get_current_worker
 
 from ..core.discovery import (
@@ -275,6 +275,9 @@ class ReplayApp(App[int]):
         self.partial = False
         self.marked: str | None = None
         """The trace marked as A for the compare view (``m``)."""
+        self.not_a_trace: Skipped | None = None
+        """The list's cursor is on this file, which holds no trace: the header, the views and
+        the details say so (the open trace, :attr:`current`, comes back with a trace)."""
         self.user_navigated = False
         self.judging = False
         self.checking = False
@@ -313,6 +316,8 @@ class ReplayApp(App[int]):
         self.clients_pane = ClientsPane(id="clients-pane")
         self.compare_pane = ComparePane(id="compare-pane")
         self.details = Details(id="details")
+        self.not_a_trace_note = Static(id="not-a-trace")
+        """In the views' place while the cursor is on a file that is not a trace."""
         yield self.counts_bar
         with Horizontal(id="main"):
             yield self.trace_list
@@ -330,6 +335,7 @@ class ReplayApp(App[int]):
                         yield self.clients_pane
                     with TabPane("Compare", id="compare"):
                         yield self.compare_pane
+                yield self.not_a_trace_note
                 yield self.details
         yield KeyHints()
 
@@ -372,6 +378,7 @@ class ReplayApp(App[int]):
         for problem in self.keymap_problems:
             self.notify(visible(problem), severity="warning", timeout=8, markup=False)
         self.progress_bar.display = False
+        self.not_a_trace_note.display = False
         self.details.show_message("Scanning " + visible(", ".join(self.paths)) + " …")
         self._discover(self.paths)
 
@@ -695,6 +702,12 @@ class ReplayApp(App[int]):
 
     def open_trace(self, address: str) -> None:
         """Show ``address``: from the cache at once, else load it in a worker."""
+        if self.not_a_trace is not None:
+            self._show_views()
+            current = self.current
+            if current is not None and current.address == address and not self.partial:
+                self.show_trace(current)  # the header and details say what it is again
+                return
         if self.current is not None and self.current.address == address and not self.partial:
             return
         cached = self.store.get(address)
@@ -759,10 +772,11 @@ class ReplayApp(App[int]):
 
     def _set_progress(self, progress: tuple[int, int] | None) -> None:
         bar = self.progress_bar
-        bar.display = progress is not None and progress[0] < progress[1]
+        shown = progress is not None and progress[0] < progress[1]
+        bar.display = shown and self.not_a_trace is None
         if progress is not None:
             bar.update(total=progress[1], progress=progress[0])
-            if self.current is not None:
+            if self.current is not None and self.not_a_trace is None:
                 pct = 100 * progress[0] // max(progress[1], 1)
                 self.trace_header.show_trace(
                     self.current, progress=f"decoding… {pct}% of {progress[1]:,} bytes"
@@ -794,9 +808,12 @@ class ReplayApp(App[int]):
         self.current = trace
         self.partial = partial
         progress = "decoding…" if partial else None
-        self.trace_header.show_trace(trace, progress=progress)
-        loading = "Decoding the rest of the capture: verdicts are provisional." if partial else None
-        self.details.show(trace, loading=loading)
+        if self.not_a_trace is None:  # (else they say what the cursor is on: no trace)
+            self.trace_header.show_trace(trace, progress=progress)
+            loading = (
+                "Decoding the rest of the capture: verdicts are provisional." if partial else None
+            )
+            self.details.show(trace, loading=loading)
         self.calls_view.show_trace(trace, keep=keep)
         self._refresh_active_view(keep)
 
@@ -974,11 +991,60 @@ class ReplayApp(App[int]):
 
     @on(TraceList.SkippedHighlighted)
     def _list_skipped(self, message: TraceList.SkippedHighlighted) -> None:
-        self.details.show_skipped(message.skipped)
+        self.show_not_a_trace(message.skipped)
+
+    def show_not_a_trace(self, skipped: Skipped) -> None:
+        """The cursor is on a file that holds no trace: the header, the views and the details
+        all say so (not the trace open before, which comes back when a trace is chosen)."""
+        self.not_a_trace = skipped
+        name = visible(skipped.path)
+        reason = visible(skipped.reason)
+        self.trace_header.show_text(
+            Content.assemble((name, "bold"), ("  not a trace: ", "$text-warning"), reason)
+        )
+        self.not_a_trace_note.update(
+            Content.assemble(
+                (f"Nothing to show: {name} is not a trace.\n\n", "$text-muted"),
+                (
+                    "Calls, diff, raw capture, clients and compare are views of a trace: "
+                    "move to one to see them. The details below say why this file is "
+                    "not one.",
+                    "$text-muted",
+                ),
+            )
+        )
+        focus_in_views = self._focus_within(self.tabs)
+        self.tabs.display = False
+        self.progress_bar.display = False
+        self.not_a_trace_note.display = True
+        if focus_in_views:
+            self.trace_list.trace_tree.focus()
+        self.details.show_skipped(skipped)
+
+    def _show_views(self) -> None:
+        """Back from a file that is not a trace: the views in their place again."""
+        self.not_a_trace = None
+        self.not_a_trace_note.display = False
+        self.tabs.display = True
+
+    def _said_not_a_trace(self, what: str) -> bool:
+        """On a file that is not a trace, say that ``what`` has nothing to act on (True)."""
+        if self.not_a_trace is None:
+            return False
+        name = visible(self.not_a_trace.path)
+        self.notify(f"{name} is not a trace: nothing to {what}.", timeout=3, markup=False)
+        return True
 
     @on(TraceList.FilterChanged)
     def _filter_changed(self, message: TraceList.FilterChanged) -> None:
         self._update_counts()
+        skipped = self.not_a_trace
+        if skipped is not None and self.trace_list.listing.row_of(skipped.path) is None:
+            # The file is no longer listed (a filter hides the files that are not traces):
+            # the views are the open trace's again.
+            self._show_views()
+            if self.current is not None:
+                self.show_trace(self.current)
 
     @on(BadgeChip.Clicked)
     def _chip_clicked(self, message: BadgeChip.Clicked) -> None:
@@ -1049,6 +1115,9 @@ class ReplayApp(App[int]):
         if name not in VIEWS:
             return
         self.tabs.active = name
+        if self.not_a_trace is not None:  # remembered for the next trace; nothing shown now
+            self._said_not_a_trace(f"show in the {name} view")
+            return
         self.query_one(f"#{name}-view").focus()
 
     def _view_widget(self) -> Widget:
@@ -1060,7 +1129,7 @@ class ReplayApp(App[int]):
         if self.trace_list.display:
             panes.append(self.trace_list.trace_tree)
         pane = self.tabs.get_pane(self.tabs.active) if self.tabs.active else None
-        if pane is not None:
+        if pane is not None and self.tabs.display:
             panes += [w for w in pane.query("*") if w.focusable]
         if self.details.display:
             panes.append(self.details)
@@ -1108,6 +1177,8 @@ class ReplayApp(App[int]):
 
     def action_mark(self) -> None:
         """Mark the open trace (or the one under the list cursor) as A; again to unmark."""
+        if self._said_not_a_trace("mark"):
+            return
         in_list = self.focused is self.trace_list.trace_tree
         address = self.trace_list.selected if in_list else None
         if address is None and self.current is not None:
@@ -1129,6 +1200,8 @@ class ReplayApp(App[int]):
 
     def action_export(self) -> None:
         """Write the open trace's report (``replay_tui.share``) and say where it went."""
+        if self._said_not_a_trace("export"):
+            return
         if self.current is None or self.partial:
             self.notify("Open a trace to export it.", severity="warning", timeout=2, markup=False)
             return
@@ -1199,10 +1272,12 @@ class ReplayApp(App[int]):
         )
 
     def action_next_flag(self) -> None:
-        self._walk_flags(True)
+        if not self._said_not_a_trace("walk the flags of"):
+            self._walk_flags(True)
 
     def action_previous_flag(self) -> None:
-        self._walk_flags(False)
+        if not self._said_not_a_trace("walk the flags of"):
+            self._walk_flags(False)
 
     def action_copy(self) -> None:
         focused = self.focused
@@ -1210,7 +1285,9 @@ class ReplayApp(App[int]):
         if focused is not None and (
             focused is self.trace_list.trace_tree or focused.id == "trace-filter"
         ):
-            if self.trace_list.selected:
+            if self.not_a_trace is not None:
+                got = (self.not_a_trace.path, "the file's path")
+            elif self.trace_list.selected:
                 got = (self.trace_list.selected, "the trace address")
         elif focused is self.details:
             got = self.details.copy_text()

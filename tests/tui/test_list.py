@@ -454,3 +454,52 @@ async def test_names_that_differ_at_their_end_stay_told_apart(
         assert len(whole) == (len(numbers) if size[0] >= 200 else 0)
         assert all("…" in line for line in lines if line not in whole)
         assert all(len(line) <= width for line in lines)
+
+
+async def test_a_file_that_is_not_a_trace_is_what_every_pane_describes(tmp_path: Path) -> None:
+    # The cursor on binary.sse (no trace): the header, the views and the details all speak
+    # of it. They used to keep showing the trace open before (badjson.sse) beside details
+    # saying "Not a trace: binary.sse": two panes describing two files.
+    (tmp_path / "badjson.sse").write_text(
+        'data: {"choices":[{"delta":{"tool_calls":[{"index":0,"id":"",'
+        '"function":{"name":"x","arguments":"{"}}]}}]}\n\ndata: {not json\n\ndata: [DONE]\n\n'
+    )
+    (tmp_path / "binary.sse").write_bytes(bytes(range(256)) * 4)
+    (tmp_path / "good.sse").write_bytes((TRACES / "captures" / "crlf-framed.sse").read_bytes())
+    app = make_app([str(tmp_path)])
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(app, pilot)
+        tree = app.trace_list.trace_tree
+        await pilot.press("home")
+        await settle(app, pilot)
+        assert app.current is not None and app.current.address == "badjson.sse"
+        calls_cursor = app.calls_view.cursor
+        await pilot.press("down")
+        await pilot.pause()
+        assert tree.cursor_row is not None and tree.cursor_row.key == "binary.sse"
+        header = str(app.trace_header.render())
+        assert header.startswith("binary.sse  not a trace: ") and "badjson" not in header
+        assert not app.tabs.display and app.not_a_trace_note.display
+        assert "Nothing to show: binary.sse is not a trace." in str(app.not_a_trace_note.render())
+        assert app.details._main.plain.startswith("Not a trace\nbinary.sse")
+        # The keys that act on a trace say there is none, rather than act on badjson.sse.
+        await pilot.press("n", "m", "e")
+        assert app.marked is None and app.calls_view.cursor == calls_cursor
+        said = [str(n.message) for n in app._notifications]
+        assert said.count("binary.sse is not a trace: nothing to walk the flags of.") == 1
+        assert "binary.sse is not a trace: nothing to mark." in said
+        await pilot.press("c")
+        assert app.clipboard == "binary.sse"
+        await pilot.press("tab")  # the views are not there to go to: the details are next
+        assert app.focused is app.details
+        await pilot.press("shift+tab")
+        # Back on a trace: it is what every pane shows again.
+        await pilot.press("up")
+        await settle(app, pilot)
+        assert str(app.trace_header.render()).startswith("badjson.sse")
+        assert app.tabs.display and not app.not_a_trace_note.display
+        assert app.details._main.plain.startswith("Verdicts")
+        # A filter that hides the file (files that are not traces have no match) ends it too.
+        await pilot.press("down", "slash", *"good")
+        await settle(app, pilot)
+        assert app.tabs.display and str(app.trace_header.render()).startswith("badjson.sse")
