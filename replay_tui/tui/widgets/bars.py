@@ -52,6 +52,8 @@ class BadgeChip(Static):
             elif total_pending:
                 text += f" · judging {total_pending:,}…"
             self.full_text = text
+            if self.compact and shown is not None:  # "12 of 26" beside "✗ 12 ⊘ 2 …"
+                text = text.replace(f"{count:,} trace{'s' if count != 1 else ''}", f"{count:,}")
         else:
             self.full_text = f"{BADGE_GLYPHS[self.badge]} {count:,} {self.badge}"
             text = f"{BADGE_GLYPHS[self.badge]} {count:,}" if self.compact else self.full_text
