@@ -1027,6 +1027,17 @@ class ReplayApp(App[int]):
         self.not_a_trace_note.display = False
         self.tabs.display = True
 
+    def _back_to_the_open_trace(self) -> None:
+        """Away from a file that is not a trace, without choosing a trace: the open one is
+        shown again (header, views, details)."""
+        if self.not_a_trace is None:
+            return
+        self._show_views()
+        if self.current is not None:
+            self.show_trace(self.current)
+        else:
+            self.trace_header.show_text(Content(""))
+
     def _said_not_a_trace(self, what: str) -> bool:
         """On a file that is not a trace, say that ``what`` has nothing to act on (True)."""
         if self.not_a_trace is None:
@@ -1039,12 +1050,13 @@ class ReplayApp(App[int]):
     def _filter_changed(self, message: TraceList.FilterChanged) -> None:
         self._update_counts()
         skipped = self.not_a_trace
-        if skipped is not None and self.trace_list.listing.row_of(skipped.path) is None:
-            # The file is no longer listed (a filter hides the files that are not traces):
-            # the views are the open trace's again.
-            self._show_views()
-            if self.current is not None:
-                self.show_trace(self.current)
+        listing = self.trace_list.listing
+        if skipped is not None and (
+            skipped.path not in listing.skipped or listing.row_of(skipped.path) is None
+        ):
+            # The file is no longer listed as no trace (a filter hides those files; it was
+            # rewritten as a trace): the views are the open trace's again.
+            self._back_to_the_open_trace()
 
     @on(BadgeChip.Clicked)
     def _chip_clicked(self, message: BadgeChip.Clicked) -> None:
@@ -1170,6 +1182,8 @@ class ReplayApp(App[int]):
         """Hide the list (focus goes to the view) or show it (focus goes to it)."""
         shown = not self.trace_list.display
         self.trace_list.display = shown
+        if not shown:  # the list's cursor out of sight: what is shown is the open trace
+            self._back_to_the_open_trace()
         if shown:
             self.trace_list.trace_tree.focus()
         elif self._focus_within(self.trace_list):
