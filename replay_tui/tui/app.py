@@ -1094,7 +1094,14 @@ class ReplayApp(App[int]):
         if self.focused is not self.trace_list.filter_input:
             self.trace_list.land_cursor()
         self._update_counts()
-        self.notify(f"Showing {badge or 'all'} traces", timeout=2, markup=False)
+        total, shown = len(self.store.paths), self.trace_list.listing.shown
+        if badge is not None:
+            said = f"Showing {badge} traces: {shown:,} of {_count(total, 'trace')}"
+        elif self.trace_list.filtering:  # (the text filter stays)
+            said = f"Showing every verdict: {shown:,} of {_count(total, 'trace')}"
+        else:
+            said = f"Showing all {_count(total, 'trace')}"
+        self.notify(said, timeout=2, markup=False)  # as the header counts them
 
     def action_cycle_badge(self) -> None:
         """The next badge some trace has (a badge with a count of 0 would show an empty list)."""

@@ -415,7 +415,7 @@ async def test_the_header_counts_what_the_filter_shows(size: tuple[int, int]) ->
         assert shown == chip.full_text or chip.full_text == shown + " traces"
         return chip.full_text
 
-    async with app.run_test(size=size) as pilot:
+    async with app.run_test(size=size, notifications=True) as pilot:
         await settle(app, pilot)
         assert said() == "26 traces"
         await pilot.press("slash", *"dash")
@@ -437,6 +437,8 @@ async def test_the_header_counts_what_the_filter_shows(size: tuple[int, int]) ->
         await pilot.press("v")
         await pilot.pause()
         assert said() == "12 of 26 traces"
+        toasts = [str(n.message) for n in app._notifications]
+        assert toasts[-1] == "Showing erasing traces: 12 of 26 traces"  # as the header says
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40), (200, 60)])
