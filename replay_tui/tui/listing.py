@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import bisect
 import functools
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..core.discovery import Skipped, address_key, entry_of
 from ..core.result import Judgement, Listed
+from ..core.trace import Badge
 
 __all__ = ["Folder", "Listing", "Row", "hay_of", "hays_of"]
 
@@ -278,13 +278,24 @@ class Listing:
                 matched = self._filter(range(len(self.items)))
             finally:
                 self.badge = badge
-        items, judgements = self.items, self.judgements
-        counted = Counter(
-            "pending" if j is None else j.badge.value
-            for j in map(judgements.get, [items[i] for i in matched])
-        )
-        self._counted, self._counted_for = dict(counted), key
-        return self._counted
+        items = self.items
+        counted: dict[str, int] = {}
+        if len(matched) == len(items) - len(self.skipped):  # every trace (a word all share)
+            for badge in Badge:
+                counted[badge.value] = len(self._having(badge.value))
+            counted["pending"] = len(matched) - sum(counted.values())
+            self._counted, self._counted_for = counted, key
+            return counted
+        shown = {items[i] for i in matched}
+        judged = 0
+        for badge in Badge:  # set against set: each address looked up once, in all
+            having = self._having(badge.value)
+            n = len(having & shown) if having else 0
+            counted[badge.value] = n
+            judged += n
+        counted["pending"] = len(shown) - judged
+        self._counted, self._counted_for = counted, key
+        return counted
 
     # -- rows --------------------------------------------------------------------------------
 
