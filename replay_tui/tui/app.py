@@ -22,7 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import ProgressBar, TabbedContent, TabPane, Tabs
+from textual.widgets import ProgressBar, Static, TabbedContent, TabPane, Tabs
 from textual.worker import get_current_worker
 
 from ..core.discovery import (
@@ -275,6 +275,9 @@ class ReplayApp(App[int]):
         self.partial = False
         self.marked: str | None = None
         """The trace marked as A for the compare view (``m``)."""
+        self.not_a_trace: Skipped | None = None
+        """The list's cursor is on this file, which holds no trace: the header, the views and
+        the details say so (the open trace, :attr:`current`, comes back with a trace)."""
         self.user_navigated = False
         self.judging = False
         self.checking = False
@@ -285,7 +288,9 @@ class ReplayApp(App[int]):
         """Seconds from app start until the first trace's rows were on screen (benchmarks)."""
         self._started = time.perf_counter()
         self._first_slice = first_slice
-        self._counts_shown: tuple[dict[str, int], int, int, str | None, bool] | None = None
+        self._counts_shown: (
+            tuple[dict[str, int], int, int, str | None, bool, int | None, int] | None
+        ) = None
         self.keymap_overrides = dict(keymap or {})
         self.keymap_problems = [
             f"{keymap_path()}: {p}" for p in check_keymap(self.keymap_overrides)
@@ -311,6 +316,8 @@ class ReplayApp(App[int]):
         self.clients_pane = ClientsPane(id="clients-pane")
         self.compare_pane = ComparePane(id="compare-pane")
         self.details = Details(id="details")
+        self.not_a_trace_note = Static(id="not-a-trace")
+        """In the views' place while the cursor is on a file that is not a trace."""
         yield self.counts_bar
         with Horizontal(id="main"):
             yield self.trace_list
@@ -328,6 +335,7 @@ class ReplayApp(App[int]):
                         yield self.clients_pane
                     with TabPane("Compare", id="compare"):
                         yield self.compare_pane
+                yield self.not_a_trace_note
                 yield self.details
         yield KeyHints()
 
@@ -370,6 +378,7 @@ class ReplayApp(App[int]):
         for problem in self.keymap_problems:
             self.notify(visible(problem), severity="warning", timeout=8, markup=False)
         self.progress_bar.display = False
+        self.not_a_trace_note.display = False
         self.details.show_message("Scanning " + visible(", ".join(self.paths)) + " …")
         self._discover(self.paths)
 
@@ -660,13 +669,23 @@ class ReplayApp(App[int]):
         self.trace_list.select(address)
         self.open_trace(address)
 
+    def badge_counts(self) -> dict[str, int]:
+        """Traces per badge as the header counts them: among those the text filter shows,
+        if there is one (what clicking a count, or ``v``, then shows), else all of them."""
+        counts = self.trace_list.listing.text_counts()
+        return self.store.counts() if counts is None else counts
+
     def _update_counts(self) -> None:
+        trace_list = self.trace_list
+        everything = self.store.counts()
         state = (
-            self.store.counts(),
+            self.badge_counts(),
             len(self.store.paths),
             len(self.store.skipped),
-            self.trace_list.badge_filter,
+            trace_list.badge_filter,
             self.checking,
+            trace_list.listing.shown if trace_list.filtering else None,
+            everything.get("pending", 0),
         )
         if state != self._counts_shown:  # restyling the chips is not free: only on change
             self._counts_shown = state
@@ -683,6 +702,12 @@ class ReplayApp(App[int]):
 
     def open_trace(self, address: str) -> None:
         """Show ``address``: from the cache at once, else load it in a worker."""
+        if self.not_a_trace is not None:
+            self._show_views()
+            current = self.current
+            if current is not None and current.address == address and not self.partial:
+                self.show_trace(current)  # the header and details say what it is again
+                return
         if self.current is not None and self.current.address == address and not self.partial:
             return
         cached = self.store.get(address)
@@ -747,10 +772,11 @@ class ReplayApp(App[int]):
 
     def _set_progress(self, progress: tuple[int, int] | None) -> None:
         bar = self.progress_bar
-        bar.display = progress is not None and progress[0] < progress[1]
+        shown = progress is not None and progress[0] < progress[1]
+        bar.display = shown and self.not_a_trace is None
         if progress is not None:
             bar.update(total=progress[1], progress=progress[0])
-            if self.current is not None:
+            if self.current is not None and self.not_a_trace is None:
                 pct = 100 * progress[0] // max(progress[1], 1)
                 self.trace_header.show_trace(
                     self.current, progress=f"decoding… {pct}% of {progress[1]:,} bytes"
@@ -782,9 +808,12 @@ class ReplayApp(App[int]):
         self.current = trace
         self.partial = partial
         progress = "decoding…" if partial else None
-        self.trace_header.show_trace(trace, progress=progress)
-        loading = "Decoding the rest of the capture: verdicts are provisional." if partial else None
-        self.details.show(trace, loading=loading)
+        if self.not_a_trace is None:  # (else they say what the cursor is on: no trace)
+            self.trace_header.show_trace(trace, progress=progress)
+            loading = (
+                "Decoding the rest of the capture: verdicts are provisional." if partial else None
+            )
+            self.details.show(trace, loading=loading)
         self.calls_view.show_trace(trace, keep=keep)
         self._refresh_active_view(keep)
 
@@ -962,11 +991,72 @@ class ReplayApp(App[int]):
 
     @on(TraceList.SkippedHighlighted)
     def _list_skipped(self, message: TraceList.SkippedHighlighted) -> None:
-        self.details.show_skipped(message.skipped)
+        self.show_not_a_trace(message.skipped)
+
+    def show_not_a_trace(self, skipped: Skipped) -> None:
+        """The cursor is on a file that holds no trace: the header, the views and the details
+        all say so (not the trace open before, which comes back when a trace is chosen)."""
+        self.not_a_trace = skipped
+        name = visible(skipped.path)
+        reason = visible(skipped.reason)
+        self.trace_header.show_text(
+            Content.assemble((name, "bold"), ("  not a trace: ", "$text-warning"), reason)
+        )
+        self.not_a_trace_note.update(
+            Content.assemble(
+                (f"Nothing to show: {name} is not a trace.\n\n", "$text-muted"),
+                (
+                    "Calls, diff, raw capture, clients and compare are views of a trace: "
+                    "move to one to see them. The details below say why this file is "
+                    "not one.",
+                    "$text-muted",
+                ),
+            )
+        )
+        focus_in_views = self._focus_within(self.tabs)
+        self.tabs.display = False
+        self.progress_bar.display = False
+        self.not_a_trace_note.display = True
+        if focus_in_views:
+            self.trace_list.trace_tree.focus()
+        self.details.show_skipped(skipped)
+
+    def _show_views(self) -> None:
+        """Back from a file that is not a trace: the views in their place again."""
+        self.not_a_trace = None
+        self.not_a_trace_note.display = False
+        self.tabs.display = True
+
+    def _back_to_the_open_trace(self) -> None:
+        """Away from a file that is not a trace, without choosing a trace: the open one is
+        shown again (header, views, details)."""
+        if self.not_a_trace is None:
+            return
+        self._show_views()
+        if self.current is not None:
+            self.show_trace(self.current)
+        else:
+            self.trace_header.show_text(Content(""))
+
+    def _said_not_a_trace(self, what: str) -> bool:
+        """On a file that is not a trace, say that ``what`` has nothing to act on (True)."""
+        if self.not_a_trace is None:
+            return False
+        name = visible(self.not_a_trace.path)
+        self.notify(f"{name} is not a trace: nothing to {what}.", timeout=3, markup=False)
+        return True
 
     @on(TraceList.FilterChanged)
     def _filter_changed(self, message: TraceList.FilterChanged) -> None:
         self._update_counts()
+        skipped = self.not_a_trace
+        listing = self.trace_list.listing
+        if skipped is not None and (
+            skipped.path not in listing.skipped or listing.row_of(skipped.path) is None
+        ):
+            # The file is no longer listed as no trace (a filter hides those files; it was
+            # rewritten as a trace): the views are the open trace's again.
+            self._back_to_the_open_trace()
 
     @on(BadgeChip.Clicked)
     def _chip_clicked(self, message: BadgeChip.Clicked) -> None:
@@ -1001,12 +1091,21 @@ class ReplayApp(App[int]):
 
     def filter_badge(self, badge: str | None) -> None:
         self.trace_list.set_filter(badge=badge)
+        if self.focused is not self.trace_list.filter_input:
+            self.trace_list.land_cursor()
         self._update_counts()
-        self.notify(f"Showing {badge or 'all'} traces", timeout=2, markup=False)
+        total, shown = len(self.store.paths), self.trace_list.listing.shown
+        if badge is not None:
+            said = f"Showing {badge} traces: {shown:,} of {_count(total, 'trace')}"
+        elif self.trace_list.filtering:  # (the text filter stays)
+            said = f"Showing every verdict: {shown:,} of {_count(total, 'trace')}"
+        else:
+            said = f"Showing all {_count(total, 'trace')}"
+        self.notify(said, timeout=2, markup=False)  # as the header counts them
 
     def action_cycle_badge(self) -> None:
         """The next badge some trace has (a badge with a count of 0 would show an empty list)."""
-        counts = self.store.counts()
+        counts = self.badge_counts()
         current = self.trace_list.badge_filter
         k = BADGE_CYCLE.index(current) if current in BADGE_CYCLE else 0
         for step in range(1, len(BADGE_CYCLE) + 1):
@@ -1024,6 +1123,7 @@ class ReplayApp(App[int]):
         focused = self.focused
         if focused is self.trace_list.filter_input:
             self.trace_list.trace_tree.focus()
+            self.trace_list.land_cursor()
         elif self.trace_list.text_filter:
             self.trace_list.filter_input.value = ""  # Input.Changed refilters
             self.notify("Filter cleared", timeout=2, markup=False)
@@ -1034,6 +1134,9 @@ class ReplayApp(App[int]):
         if name not in VIEWS:
             return
         self.tabs.active = name
+        if self.not_a_trace is not None:  # remembered for the next trace; nothing shown now
+            self._said_not_a_trace(f"show in the {name} view")
+            return
         self.query_one(f"#{name}-view").focus()
 
     def _view_widget(self) -> Widget:
@@ -1045,7 +1148,7 @@ class ReplayApp(App[int]):
         if self.trace_list.display:
             panes.append(self.trace_list.trace_tree)
         pane = self.tabs.get_pane(self.tabs.active) if self.tabs.active else None
-        if pane is not None:
+        if pane is not None and self.tabs.display:
             panes += [w for w in pane.query("*") if w.focusable]
         if self.details.display:
             panes.append(self.details)
@@ -1059,6 +1162,13 @@ class ReplayApp(App[int]):
         if at < 0 and step < 0:
             at = 0
         panes[(at + step) % len(panes)].focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Tab and shift+tab are the app's (priority: the views must not take them) on its
+        # own screen only: over a window (the help, the palette) they are that window's.
+        if action in ("next_pane", "previous_pane"):
+            return self.screen is self.screen_stack[0]
+        return True
 
     def action_next_pane(self) -> None:
         self._cycle_panes(1)
@@ -1079,6 +1189,8 @@ class ReplayApp(App[int]):
         """Hide the list (focus goes to the view) or show it (focus goes to it)."""
         shown = not self.trace_list.display
         self.trace_list.display = shown
+        if not shown:  # the list's cursor out of sight: what is shown is the open trace
+            self._back_to_the_open_trace()
         if shown:
             self.trace_list.trace_tree.focus()
         elif self._focus_within(self.trace_list):
@@ -1086,6 +1198,8 @@ class ReplayApp(App[int]):
 
     def action_mark(self) -> None:
         """Mark the open trace (or the one under the list cursor) as A; again to unmark."""
+        if self._said_not_a_trace("mark"):
+            return
         in_list = self.focused is self.trace_list.trace_tree
         address = self.trace_list.selected if in_list else None
         if address is None and self.current is not None:
@@ -1107,6 +1221,8 @@ class ReplayApp(App[int]):
 
     def action_export(self) -> None:
         """Write the open trace's report (``replay_tui.share``) and say where it went."""
+        if self._said_not_a_trace("export"):
+            return
         if self.current is None or self.partial:
             self.notify("Open a trace to export it.", severity="warning", timeout=2, markup=False)
             return
@@ -1194,10 +1310,12 @@ class ReplayApp(App[int]):
         )
 
     def action_next_flag(self) -> None:
-        self._walk_flags(True)
+        if not self._said_not_a_trace("walk the flags of"):
+            self._walk_flags(True)
 
     def action_previous_flag(self) -> None:
-        self._walk_flags(False)
+        if not self._said_not_a_trace("walk the flags of"):
+            self._walk_flags(False)
 
     def action_copy(self) -> None:
         focused = self.focused
@@ -1205,7 +1323,9 @@ class ReplayApp(App[int]):
         if focused is not None and (
             focused is self.trace_list.trace_tree or focused.id == "trace-filter"
         ):
-            if self.trace_list.selected:
+            if self.not_a_trace is not None:
+                got = (self.not_a_trace.path, "the file's path")
+            elif self.trace_list.selected:
                 got = (self.trace_list.selected, "the trace address")
         elif focused is self.details:
             got = self.details.copy_text()

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from ..core.discovery import Skipped, address_key, entry_of
 from ..core.result import Judgement, Listed
+from ..core.trace import Badge
 
 __all__ = ["Folder", "Listing", "Row", "hay_of", "hays_of"]
 
@@ -88,6 +89,8 @@ class Listing:
         self._hay: dict[str, str] = {}
         self._matched: list[int] | None = None
         self._matched_for: tuple[str, str | None] | None = None
+        self._counted: dict[str, int] = {}
+        self._counted_for: str | None = None
         self._runs: list[tuple[int, int, Container, int]] | None = None
         self._hay_missing = True
         self._segments: list[tuple[int, int, int]] = []
@@ -132,7 +135,7 @@ class Listing:
         new.sort(key=address_key)
         self._hay.pop(address, None)
         self._hay_missing = True
-        self._matched_for = None
+        self._matched_for = self._counted_for = None
         for item in skipped:
             self.skipped[item.path] = item
         if new == [address]:
@@ -171,13 +174,13 @@ class Listing:
         for address in missing:
             if hay.pop(address, None) is not None:
                 self._hay_missing = True
-        self._matched_for = None
+        self._matched_for = self._counted_for = None
 
     def _changed(self) -> None:
         self._hay_missing = True
         self._index = None
         self._runs = None
-        self._matched_for = None
+        self._matched_for = self._counted_for = None
 
     @property
     def index(self) -> dict[str, int]:
@@ -258,6 +261,41 @@ class Listing:
         matched = self._filter(candidates)
         self._matched, self._matched_for = matched, key
         return matched
+
+    def text_counts(self) -> dict[str, int] | None:
+        """Traces per badge (``pending``: not judged yet) among those the text filter shows,
+        whatever the verdict filter: what clicking each count shows. None: no text filter."""
+        key = self.text.strip().lower()
+        if not key:
+            return None
+        if self._counted_for == key:
+            return self._counted
+        if self.badge is None:
+            matched: Sequence[int] = self._match_indices()
+        else:
+            badge, self.badge = self.badge, None
+            try:
+                matched = self._filter(range(len(self.items)))
+            finally:
+                self.badge = badge
+        items = self.items
+        counted: dict[str, int] = {}
+        if len(matched) == len(items) - len(self.skipped):  # every trace (a word all share)
+            for badge in Badge:
+                counted[badge.value] = len(self._having(badge.value))
+            counted["pending"] = len(matched) - sum(counted.values())
+            self._counted, self._counted_for = counted, key
+            return counted
+        shown = {items[i] for i in matched}
+        judged = 0
+        for badge in Badge:  # set against set: each address looked up once, in all
+            having = self._having(badge.value)
+            n = len(having & shown) if having else 0
+            counted[badge.value] = n
+            judged += n
+        counted["pending"] = len(shown) - judged
+        self._counted, self._counted_for = counted, key
+        return counted
 
     # -- rows --------------------------------------------------------------------------------
 

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+
+import pytest
+
 from replay_tui.tui.app import ReplayApp, make_app
 from replay_tui.tui.commands import ReplayCommands
 from replay_tui.tui.screens.help import HelpScreen, binding_rows
@@ -56,6 +61,65 @@ async def test_question_mark_lists_every_binding_with_its_id() -> None:
         await pilot.press("question_mark")
         await pilot.click(offset=(1, 1))  # beside the box: the mouse closes it too
         assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_the_help_scrolls_from_the_keyboard_and_the_mouse_and_tab_stays_in_it() -> None:
+    # At 80x24 the box shows a few keys of some fifty: the rest are reached by scrolling.
+    from textual.containers import VerticalScroll
+    from textual.events import MouseScrollDown
+
+    app = make_app([str(TRACES)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("question_mark")
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        box = help_screen.query_one(VerticalScroll)
+
+        async def scrolled(*keys: str) -> float:
+            """Where the box is once the keys' scrolling is drawn (a scroll lands on a refresh)."""
+            await pilot.press(*keys)
+            for _ in range(3):
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(help_screen.wait_for_refresh(), 1)
+            return box.scroll_y
+
+        await scrolled()  # laid out for its width, then the box measured
+        assert box.max_scroll_y > 0
+        assert await scrolled("down") == 1
+        assert await scrolled("pagedown") > 1
+        assert await scrolled("end") == box.max_scroll_y
+        assert 0 < await scrolled("pageup") < box.max_scroll_y
+        assert await scrolled("home") == 0
+        await pilot.press("tab", "shift+tab")  # the app's pane keys leave the list alone
+        assert app.screen is help_screen and app.focused is box
+        assert app.screen_stack[0].focused is app.trace_list.trace_tree
+        help_screen.post_message(MouseScrollDown(box, 10, 5, 0, 0, 1, False, False, False))
+        assert await scrolled() > 0
+        for key in ("escape", "q", "question_mark"):  # each closes it (q does not quit)
+            if not isinstance(app.screen, HelpScreen):
+                await pilot.press("question_mark")
+            await pilot.press(key)
+            assert not isinstance(app.screen, HelpScreen) and app.is_running
+        assert app.focused is app.trace_list.trace_tree
+
+
+@pytest.mark.parametrize("width", [80, 60, 44, 30])
+async def test_the_footer_always_ends_with_where_every_key_is(width: int) -> None:
+    # Hints that do not fit are left out; the line says where all of them are, at any width.
+    from replay_tui.tui.widgets.key_hints import KeyHints
+
+    app = make_app([str(TRACES)])
+    async with app.run_test(size=(width, 24)) as pilot:
+        await settle(app, pilot)
+        footer = app.query_one(KeyHints)
+        line = footer.render_line(0).text.rstrip()
+        assert "? all keys" in line and len(line) <= width
+        assert line.endswith("? all keys  ^p Commands") or (
+            width < 40 and line.endswith("? all keys")
+        )
+        await pilot.click(KeyHints, offset=(line.index("? all keys") + 1, 0))
+        assert isinstance(app.screen, HelpScreen)
 
 
 def test_help_shows_remapped_keys() -> None:

@@ -354,3 +354,169 @@ async def test_a_reopened_folder_shows_what_the_cache_knew_while_its_files_are_c
         assert gone not in again.store.judgements and gone not in listing.items
         assert listing.badge_of(changed) == "clean"
         assert again.current is not None and again.current.address == opened
+
+
+@pytest.mark.parametrize("leave", ["escape", "enter"])
+async def test_leaving_the_filter_puts_the_cursor_on_a_match(leave: str) -> None:
+    # The open trace (captures/crlf-framed.sse) does not match "dash": the cursor lands on
+    # the first match, so down goes to the second and enter opens it (it used to sit on no
+    # row: down went to the first row, the dashscope/ folder, and enter folded it).
+    app = make_app([str(TRACES)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        tree = app.trace_list.trace_tree
+        await pilot.press("slash", *"dash", leave)
+        assert app.focused is tree
+        assert tree.cursor_row is not None
+        assert tree.cursor_row.key == "dashscope/glm-5.2-id-and-name-empty.sse"
+        await pilot.press("down", "enter")
+        await settle(app, pilot)
+        assert app.current is not None
+        assert app.current.address == "dashscope/qwen3-max-id-empty.sse"
+        assert app.focused is app.calls_view and not app.trace_list.listing.collapsed
+        # The open trace shown by the filter keeps the cursor when the filter is left again.
+        await pilot.press("slash", "backspace", leave)
+        assert tree.cursor_row is not None
+        assert tree.cursor_row.key == "dashscope/qwen3-max-id-empty.sse"
+
+
+async def test_a_verdict_filter_by_key_puts_the_cursor_on_a_match() -> None:
+    app = make_app([str(TRACES)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        tree = app.trace_list.trace_tree
+        await pilot.press("v", "v")  # refused: the open (erasing) trace is hidden
+        assert app.trace_list.badge_filter == "refused"
+        assert tree.cursor_row is not None and tree.cursor_row.key == "captures/name-never-sent.sse"
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.current is not None and app.current.address == "captures/name-never-sent.sse"
+
+
+def _chip(app: object, badge: str) -> BadgeChip:
+    from textual.app import App
+
+    assert isinstance(app, App)
+    return app.query_one(f"#chip-{badge}", BadgeChip)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (200, 60)])
+async def test_the_header_counts_what_the_filter_shows(size: tuple[int, int]) -> None:
+    app = make_app([str(TRACES)])
+
+    def said() -> str:
+        """The all-traces count, checked to fit: the whole bar is on the screen."""
+        watch = app.query_one("#watch-state")
+        assert watch.region.right <= size[0]
+        assert watch.region.width >= len(str(watch.render())) + 1  # (padding: 1 or 2)
+        chip = _chip(app, "all")
+        shown = str(chip.render())
+        # Said whole, or (a narrow terminal) without the word beside the badge counts.
+        assert shown == chip.full_text or chip.full_text == shown + " traces"
+        return chip.full_text
+
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await settle(app, pilot)
+        assert said() == "26 traces"
+        await pilot.press("slash", *"dash")
+        await settle(app, pilot)
+        # "2 of 26", and each count is of the matches: what clicking it (or v) shows.
+        assert said() == "2 of 26 traces"
+        assert _chip(app, "erasing")._count == 2 and _chip(app, "clean")._count == 0
+        folder = next(r for r in map(app.trace_list.listing.row, range(3)) if r.folder)
+        assert folder.folder is not None and folder.folder.count == 2  # the list agrees
+        await pilot.press("escape", "v")  # erasing among "dash"; the next has none: all
+        assert app.trace_list.badge_filter == "erasing"
+        assert said() == "2 of 26 traces"
+        await pilot.press("v")
+        assert app.trace_list.badge_filter is None
+        await pilot.press("escape")  # the text filter cleared: the whole folder again
+        await settle(app, pilot)
+        assert said() == "26 traces"
+        assert _chip(app, "erasing")._count == 12
+        await pilot.press("v")
+        await pilot.pause()
+        assert said() == "12 of 26 traces"
+        toasts = [str(n.message) for n in app._notifications]
+        assert toasts[-1] == "Showing erasing traces: 12 of 26 traces"  # as the header says
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (200, 60)])
+async def test_names_that_differ_at_their_end_stay_told_apart(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    # The recorder's copies of a capture are "<name>-<n>.sse": a name cut at its end (as it
+    # was, "bedrock-parallel-untermi…") hid the number. The list grows with the terminal,
+    # and a name that still does not fit is cut in its middle, keeping the end.
+    source = (TRACES / "envoy" / "bedrock-parallel-unterminated-done.sse").read_bytes()
+    numbers = [1, 2, 9, 10, 17, 123]
+    for n in numbers:
+        (tmp_path / f"bedrock-parallel-unterminated-done-{n}.sse").write_bytes(source)
+    app = make_app([str(tmp_path)])
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        assert app.trace_list.outer_size.width == {80: 27, 120: 42, 200: 60}[size[0]]
+        width = app.trace_list.trace_tree.scrollable_content_region.width
+        lines = [line.rstrip() for line in app.trace_list.trace_tree.lines()]
+        assert len(set(lines)) == len(numbers)
+        ends = sorted(int(line.rpartition("-")[2].removesuffix(".sse")) for line in lines)
+        assert ends == numbers  # every copy's number is on screen
+        whole = [line for line in lines if "bedrock-parallel-unterminated-done-" in line]
+        assert len(whole) == (len(numbers) if size[0] >= 200 else 0)
+        assert all("…" in line for line in lines if line not in whole)
+        assert all(len(line) <= width for line in lines)
+
+
+async def test_a_file_that_is_not_a_trace_is_what_every_pane_describes(tmp_path: Path) -> None:
+    # The cursor on binary.sse (no trace): the header, the views and the details all speak
+    # of it. They used to keep showing the trace open before (badjson.sse) beside details
+    # saying "Not a trace: binary.sse": two panes describing two files.
+    (tmp_path / "badjson.sse").write_text(
+        'data: {"choices":[{"delta":{"tool_calls":[{"index":0,"id":"",'
+        '"function":{"name":"x","arguments":"{"}}]}}]}\n\ndata: {not json\n\ndata: [DONE]\n\n'
+    )
+    (tmp_path / "binary.sse").write_bytes(bytes(range(256)) * 4)
+    (tmp_path / "good.sse").write_bytes((TRACES / "captures" / "crlf-framed.sse").read_bytes())
+    app = make_app([str(tmp_path)])
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(app, pilot)
+        tree = app.trace_list.trace_tree
+        await pilot.press("home")
+        await settle(app, pilot)
+        assert app.current is not None and app.current.address == "badjson.sse"
+        calls_cursor = app.calls_view.cursor
+        await pilot.press("down")
+        await pilot.pause()
+        assert tree.cursor_row is not None and tree.cursor_row.key == "binary.sse"
+        header = str(app.trace_header.render())
+        assert header.startswith("binary.sse  not a trace: ") and "badjson" not in header
+        assert not app.tabs.display and app.not_a_trace_note.display
+        assert "Nothing to show: binary.sse is not a trace." in str(app.not_a_trace_note.render())
+        assert app.details._main.plain.startswith("Not a trace\nbinary.sse")
+        # The keys that act on a trace say there is none, rather than act on badjson.sse.
+        await pilot.press("n", "m", "e")
+        assert app.marked is None and app.calls_view.cursor == calls_cursor
+        said = [str(n.message) for n in app._notifications]
+        assert said.count("binary.sse is not a trace: nothing to walk the flags of.") == 1
+        assert "binary.sse is not a trace: nothing to mark." in said
+        await pilot.press("c")
+        assert app.clipboard == "binary.sse"
+        await pilot.press("tab")  # the views are not there to go to: the details are next
+        assert app.focused is app.details
+        await pilot.press("shift+tab")
+        # Back on a trace: it is what every pane shows again.
+        await pilot.press("up")
+        await settle(app, pilot)
+        assert str(app.trace_header.render()).startswith("badjson.sse")
+        assert app.tabs.display and not app.not_a_trace_note.display
+        assert app.details._main.plain.startswith("Verdicts")
+        # Hiding the list (its cursor out of sight) ends it too, and so does a filter that
+        # hides the file (files that are not traces have no match).
+        await pilot.press("down", "l")
+        assert app.tabs.display and str(app.trace_header.render()).startswith("badjson.sse")
+        await pilot.press("l", "down", "up")  # good.sse opened, then binary.sse again
+        await settle(app, pilot)
+        assert not app.tabs.display
+        await pilot.press("slash", *"good")
+        await settle(app, pilot)
+        assert app.tabs.display and str(app.trace_header.render()).startswith("good.sse")

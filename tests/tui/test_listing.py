@@ -165,6 +165,17 @@ def test_typing_a_filter_shows_what_a_fresh_filter_shows_and_every_row_is_found(
         counted = sum(f.count for f in typing.folders if f.depth == 0)
         top_level = sum(1 for a in typing.visible() if not typing.parsed(a).container)
         assert counted + top_level == typing.shown
+        # The header's counts under a text filter: per badge, of what the text matches,
+        # whatever the verdict filter (what clicking a count shows).
+        counts = typing.text_counts()
+        if not needles:
+            assert counts is None
+            continue
+        wanted_counts = {b.value: 0 for b in Badge} | {"pending": 0}
+        for address in items:
+            if all(n in typing.hay(address) for n in needles):
+                wanted_counts[typing.badge_of(address)] += 1
+        assert counts == wanted_counts
 
 
 @given(

@@ -39,8 +39,9 @@ async def test_markup_and_escapes_stay_literal_in_every_view(hostile_trace: Path
         assert any("\\u001b]52;c;ZXZpbA==\\u0007" in row for row in calls)
         _clean(calls)
 
-        # Diff.
-        await pilot.press("2")
+        # Diff (the list hidden: the diff's halves are as wide as the screen allows, and the
+        # tool-call rows whole in them).
+        await pilot.press("l", "2")
         await settle(app, pilot)
         app.diff_view.action_toggle_all_runs()
         diff = rendered(app.diff_view)

@@ -132,6 +132,10 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,question_mark,q", "dismiss", "Close", id="close-help"),
     ]
 
+    AUTO_FOCUS = "#help-scroll"
+    """The box has the keys: up, down, page up, page down, home and end scroll it (the app's
+    own ``AUTO_FOCUS``, the trace list, is not on this screen: nothing would have them)."""
+
     def __init__(self, sections: list[Section], keymap: dict[str, str]) -> None:
         super().__init__()
         self.sections = sections
@@ -139,9 +143,9 @@ class HelpScreen(ModalScreen[None]):
         self._rows = binding_rows(sections, keymap)
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll() as scroll:
+        with VerticalScroll(id="help-scroll") as scroll:
             scroll.border_title = "Keys"
-            scroll.border_subtitle = "escape closes"
+            scroll.border_subtitle = "↑↓ pgup pgdn home end scroll · escape closes"
             yield KeyTable(self._rows)
 
     async def action_dismiss(self, result: None = None) -> None:

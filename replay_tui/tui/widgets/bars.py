@@ -38,15 +38,23 @@ class BadgeChip(Static):
     full_text = ""
     """The chip with its word, to measure whether the bar has room for it."""
 
-    def set_count(self, count: int, total_pending: int = 0, checking: bool = False) -> None:
+    def set_count(
+        self, count: int, total_pending: int = 0, checking: bool = False, shown: int | None = None
+    ) -> None:
+        """``shown``: (the all-traces chip) how many of the ``count`` the filter shows."""
         self._count, self._pending, self._checking = count, total_pending, checking
+        self._shown = shown
         if self.badge is None:
             text = f"{count:,} trace{'s' if count != 1 else ''}"
+            if shown is not None:
+                text = f"{shown:,} of {text}"
             if checking:
                 text += " · checking…"
             elif total_pending:
                 text += f" · judging {total_pending:,}…"
             self.full_text = text
+            if self.compact and shown is not None:  # "12 of 26" beside "✗ 12 ⊘ 2 …"
+                text = text.replace(f"{count:,} trace{'s' if count != 1 else ''}", f"{count:,}")
         else:
             self.full_text = f"{BADGE_GLYPHS[self.badge]} {count:,} {self.badge}"
             text = f"{BADGE_GLYPHS[self.badge]} {count:,}" if self.compact else self.full_text
@@ -56,11 +64,12 @@ class BadgeChip(Static):
     _count = 0
     _pending = 0
     _checking = False
+    _shown: int | None = None
 
     def set_compact(self, compact: bool) -> None:
         if compact != self.compact:
             self.compact = compact
-            self.set_count(self._count, self._pending, self._checking)
+            self.set_count(self._count, self._pending, self._checking, self._shown)
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
@@ -136,12 +145,15 @@ class CountsBar(Horizontal):
         skipped: int,
         active: str | None,
         checking: bool = False,
+        shown: int | None = None,
+        pending: int = 0,
     ) -> None:
         """The chips' counts; ``checking``: they are what the judgement cache knew, and the
-        files are being checked."""
+        files are being checked. ``shown``: traces the filter shows (None: no filter), said
+        as "2 of 26 traces"; ``pending``: traces not judged yet (of all of them)."""
         for chip in self.query(BadgeChip):
             if chip.badge is None:
-                chip.set_count(total, counts.get("pending", 0), checking)
+                chip.set_count(total, pending, checking, shown)
             elif chip.badge == "skipped":
                 chip.set_count(skipped)
             else:

@@ -419,10 +419,8 @@ class CallsView(ModelView[CallsModel]):
         if model is None:
             return 0
         section, offset = model.locate(index)
-        if section is None:
-            return 0
-        if offset == 0:
-            return model.width  # the call's title stays whole
+        if section is None or offset == 0:
+            return 0  # the call's title goes sideways as far as its end (row_scroll)
         if offset < HEAD + len(section.rows):
             return self.sticky
         return TAIL_LABEL_W  # assign-always / accept-identity / arguments stay beside the values

@@ -30,7 +30,8 @@ class KeyHints(Static):
     def __init__(self) -> None:
         super().__init__(id="key-hints")
         self._spans: list[tuple[int, int, str]] = []
-        self._shown: tuple[tuple[str, str], ...] = ()
+        self._shown: tuple[tuple[tuple[str, str], ...], tuple[str, str] | None] = ((), None)
+        """The hints (key, display and description), and the help's key and display."""
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
@@ -42,13 +43,18 @@ class KeyHints(Static):
     def _bindings_changed(self, screen: Screen[object]) -> None:
         hints: list[tuple[str, str]] = []
         seen: set[str] = set()
+        help_key: tuple[str, str] | None = None
         for key, active in screen.active_bindings.items():
             binding = active.binding
             if not binding.show or not active.enabled or binding.action in seen:
                 continue
             seen.add(binding.action)
-            hints.append((key, self.app.get_key_display(binding) + "\x00" + binding.description))
-        shown = tuple(hints)
+            display = self.app.get_key_display(binding)
+            if binding.action == "help":
+                help_key = (key, display)
+                continue
+            hints.append((key, display + "\x00" + binding.description))
+        shown = (tuple(hints), help_key)
         if shown == self._shown:
             return
         self._shown = shown
@@ -58,22 +64,38 @@ class KeyHints(Static):
         self._draw()
 
     def _draw(self) -> None:
-        # Whole hints only: the ones that do not fit are left out (``?`` lists every key),
-        # and "^p Commands" always ends the line.
-        room = (self.content_region.width or 10_000) - len("^p Commands")
+        # Whole hints only: the ones that do not fit are left out, and the line always ends
+        # with where they all are: "? all keys" (the help lists every key), then "^p
+        # Commands" when there is room for it (the palette runs every action).
+        hints, help_key = self._shown
+        ends: list[tuple[str, str, str]] = []
+        if help_key is not None:
+            ends.append((help_key[0], help_key[1], "all keys"))
+        ends.append(("ctrl+p", "^p", "Commands"))
+        width = self.content_region.width or 10_000
+        end_width = sum(len(d) + 1 + len(t) + 2 for _, d, t in ends) - 2
+        while len(ends) > 1 and end_width > width:
+            dropped = ends.pop()
+            end_width -= len(dropped[1]) + 1 + len(dropped[2]) + 2
+        room = width - end_width
         parts: list[tuple[str, str] | str] = []
         spans: list[tuple[int, int, str]] = []
         x = 0
-        for key, text in self._shown:
+        for key, text in hints:
             display, description = text.split("\x00", 1)
-            width = len(display) + 1 + len(description)
-            if x + width + 2 > room:
+            cells = len(display) + 1 + len(description)
+            if x + cells + 2 > room:
                 continue
             parts += [(display, "bold $text-accent"), " ", description, "  "]
-            spans.append((x, x + width, key))
-            x += width + 2
-        parts += [("^p", "bold $text-accent"), " Commands"]
-        spans.append((x, x + 11, "ctrl+p"))
+            spans.append((x, x + cells, key))
+            x += cells + 2
+        for k, (key, display, description) in enumerate(ends):
+            cells = len(display) + 1 + len(description)
+            parts += [(display, "bold $text-accent"), " ", description]
+            if k < len(ends) - 1:
+                parts.append("  ")
+            spans.append((x, x + cells, key))
+            x += cells + 2
         self._spans = spans
         self.update(Content.assemble(*parts))
 

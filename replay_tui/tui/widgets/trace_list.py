@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import ClassVar, Literal
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events, on
@@ -30,7 +31,7 @@ from ...core.result import Judgement
 from ...core.visible import visible
 from ..listing import Listing, Row
 
-__all__ = ["BADGE_GLYPHS", "TraceList", "TraceTree"]
+__all__ = ["BADGE_GLYPHS", "TraceList", "TraceTree", "cut_middle"]
 
 BADGE_GLYPHS: dict[str, str] = {
     "erasing": "✗",
@@ -43,6 +44,34 @@ BADGE_GLYPHS: dict[str, str] = {
 }
 BADGE_WIDTH = 14
 """Cells of a badge and its word (the longest, ``◌ in progress``, then one space)."""
+
+
+def cut_middle(text: Text, width: int) -> Text:
+    """``text`` in ``width`` cells, cut in its middle with "…" when longer: its start and
+    its end stay (``bedrock-par…term-17.sse``), the end getting no more than the start."""
+    if text.cell_len <= width:
+        return text
+    if width <= 1:
+        return Text("…"[:width], text.style)
+    plain = text.plain
+    keep = width - 1
+    end_cells = keep // 2
+    start = _chars_within(plain, keep - end_cells)
+    end = len(plain) - _chars_within(plain[::-1], end_cells)
+    cut = text[:start]
+    cut.append("…")
+    cut.append_text(text[end:])
+    return cut
+
+
+def _chars_within(plain: str, cells: int) -> int:
+    """How many of ``plain``'s first characters fit in ``cells`` cells."""
+    used = 0
+    for n, char in enumerate(plain):
+        used += cell_len(char)
+        if used > cells:
+            return n
+    return len(plain)
 
 
 class TraceTree(ScrollView, can_focus=True):
@@ -208,11 +237,17 @@ class TraceTree(ScrollView, can_focus=True):
                 tail.append(alarm, self._s("trace-tree--alarm"))
         room = self.scrollable_content_region.width - head.cell_len
         if room > 0 and name.cell_len + tail.cell_len > room:
-            # A name that does not fit is cut with "…" (the counts go first, then the name's end).
+            # A name that does not fit is cut with "…" (the counts go first): in its middle,
+            # keeping its end, where copies of a capture differ ("bedrock-par…term-17.sse").
             if name.cell_len + min(tail.cell_len, 4) > room:
                 tail = Text()
             if name.cell_len + tail.cell_len > room:
-                name.truncate(max(1, room - tail.cell_len), overflow="ellipsis")
+                fit = max(1, room - tail.cell_len)
+                if row.kind == "trace" and "#" in row.key and row.name.startswith("#"):
+                    # A HAR entry: "#4 14:22:09 POST /v1/…", told apart by its start.
+                    name.truncate(fit, overflow="ellipsis")
+                else:
+                    name = cut_middle(name, fit)
         return Text.assemble(head, name, tail)
 
     def render_line(self, y: int) -> Strip:
@@ -636,6 +671,20 @@ class TraceList(Vertical):
         if focus:
             self.trace_tree.focus()
 
+    def land_cursor(self) -> None:
+        """The cursor on a row the list shows, so that down and enter do the obvious thing
+        once the filter is left (escape, enter) or changed by a key (``v``, a count): on the
+        selected trace (the open one) if it is shown, else on the first trace shown, quietly
+        (the open trace stays open until enter or a move). Never on a hidden row: down from
+        there would land on the first row, a folder, and enter would fold it."""
+        listing = self.listing
+        if self.selected is not None and listing.row_of(self.selected) is not None:
+            return  # (the rebuild put the cursor on it)
+        rows, items, skipped = listing.rows, listing.items, listing.skipped
+        first = next((items[i] for i in rows if i >= 0 and items[i] not in skipped), None)
+        if first is not None:
+            self.select(first)
+
     # -- events ------------------------------------------------------------------------------
 
     @on(TraceTree.Moved)
@@ -667,6 +716,4 @@ class TraceList(Vertical):
         # lands on the first match only when the open trace is filtered out).
         event.stop()
         self.trace_tree.focus()
-        visible_traces = self.visible_addresses()
-        if visible_traces and self.selected not in visible_traces:
-            self.select(visible_traces[0])
+        self.land_cursor()
