@@ -219,12 +219,12 @@ def test_raw_numbers_lines_marks_what_follows_done_and_shows_curl_heads() -> Non
 def test_raw_marks_what_erased_an_identity_and_says_where_under_its_line(tmp_path: Path) -> None:
     rows = raw_text(load(TRACES / "dashscope" / "qwen3-max-id-empty.sse"))
     assert rows[2].split()[0] == "3"
-    assert rows[3].strip() == '⚑ under assign-always: "id":"" (column 69) erases call 0\'s id'
+    assert rows[3].strip() == '⚑ "id":"" (column 69) erases call 0\'s id (assign-always)'
     assert rows[4].split()[0] == "4"
     rows = raw_text(load(TRACES / "writer" / "palmyra-x5-all-null.sse"))
     assert rows[5].strip() == (
-        '⚑ under assign-always: "id":null (column 196) erases call 0\'s id;'
-        ' "name":null (column 230) erases call 0\'s name'
+        '⚑ "id":null (column 196) erases call 0\'s id;'
+        ' "name":null (column 230) erases call 0\'s name (assign-always)'
     )
     # A chunk's own "id" is not a tool call's: the mark is on the call's.
     path = tmp_path / "t.sse"
@@ -238,7 +238,7 @@ def test_raw_marks_what_erased_an_identity_and_says_where_under_its_line(tmp_pat
     model = build_raw_model(trace)
     column = model.text(3).index('"id": ""') + 1
     assert (
-        model.erased[3] == f'⚑ under assign-always: "id": "" (column {column}) erases call 0\'s id'
+        model.erased[3] == f'⚑ "id": "" (column {column}) erases call 0\'s id (assign-always)'
     )
     assert column > 20  # the tool call's, not the chunk's
     view = offline(RawView(), model)

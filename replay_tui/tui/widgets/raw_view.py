@@ -174,7 +174,7 @@ def _erased_notes(trace: Trace, model: RawModel) -> dict[int, str]:
         else:
             part = f"{flag.field} {visible(describe_value(flag.value))} erases {whose}"
         parts.setdefault(flag.line, []).append(part)
-    return {line: "⚑ under assign-always: " + "; ".join(p) for line, p in parts.items()}
+    return {line: "⚑ " + "; ".join(p) + " (assign-always)" for line, p in parts.items()}
 
 
 def build_raw_model(trace: Trace) -> RawModel:
