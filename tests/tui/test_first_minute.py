@@ -7,6 +7,7 @@ Each test drives one app as a new user would, at the smallest terminal the READM
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -171,6 +172,29 @@ async def test_a_long_name_gives_way_in_the_header_and_the_badge_and_count_stay(
         assert text.startswith("bedrock-par") and "…" in text and "-17.sse" in text
         assert text.rstrip().endswith("✗ erasing    4 flags")
         assert app.trace_header.content_region.width >= len(text.rstrip())
+
+
+@pytest.mark.parametrize("width", [111, 112, 113, 128, 129, 130])
+async def test_the_counts_bar_fits_its_line(width: int) -> None:
+    """The bar's own count of cells decides when chips drop words: it once left out the
+    spacer's padding, and the watch state ran a cell or two past the edge at the widths
+    around 112 and 129 (for these counts and this title)."""
+    from textual.app import App, ComposeResult
+
+    from replay_tui.tui.widgets.bars import CountsBar
+
+    class Bar(App[None]):
+        CSS_PATH = Path(sys.modules[ReplayApp.__module__].__file__ or "").parent / "app.tcss"
+
+        def compose(self) -> ComposeResult:
+            yield CountsBar("traces", False)
+
+    app = Bar()
+    async with app.run_test(size=(width, 3)) as pilot:
+        counts = {"erasing": 12, "refused": 2, "broken": 4, "clean": 8}
+        app.query_one(CountsBar).set_counts(counts, 26, 2, None)
+        await pilot.pause()
+        assert app.query_one("#watch-state").region.right <= width
 
 
 async def test_one_file_by_absolute_path_is_listed_without_its_folders(tmp_path: Path) -> None:
