@@ -223,6 +223,22 @@ class JudgementCache:
             self._others = {a: e for a, e in self._others.items() if a in keep}
             self._dirty = True
 
+    def _saved(self) -> _File:
+        """What is written: each file's stamp and judgement code, the judgements used."""
+        stamps = list(self._stamps.values())
+        used = sorted({code for _, _, code in stamps if code >= 0})
+        renumber = {old: new for new, old in enumerate(used)}
+        return _File(
+            version=tool_version(),
+            roots=self.roots,
+            table=[self._table[n] for n in used],
+            files=list(self._stamps),
+            sizes=[size for size, _, _ in stamps],
+            mtimes=[mtime for _, mtime, _ in stamps],
+            codes=[renumber.get(code, -1) for _, _, code in stamps],
+            others={a: r for a, r in self._others.items() if a in self._stamps},
+        )
+
     def save(self) -> None:
         """Write the cache if it changed: to a temporary file renamed over the old one, so a
         reader never sees half of it."""
@@ -234,20 +250,20 @@ class JudgementCache:
             ordered = sorted(self._stamps, key=lambda address: rank.get(address, last))
             self._stamps = {address: self._stamps[address] for address in ordered}
             self._order = None
-        stamps = list(self._stamps.values())
-        used = sorted({code for _, _, code in stamps if code >= 0})
-        renumber = {old: new for new, old in enumerate(used)}
-        saved = _File(
-            version=tool_version(),
-            roots=self.roots,
-            table=[self._table[n] for n in used],
-            files=list(self._stamps),
-            sizes=[size for size, _, _ in stamps],
-            mtimes=[mtime for _, mtime, _ in stamps],
-            codes=[renumber.get(code, -1) for _, _, code in stamps],
-            others={a: r for a, r in self._others.items() if a in self._stamps},
-        )
-        data = msgspec.msgpack.encode(saved)
+        try:
+            data = msgspec.msgpack.encode(self._saved())
+        except UnicodeEncodeError:
+            # A file whose name is not UTF-8 (Python holds it with surrogate escapes), or a
+            # judgement holding a lone surrogate from its JSON (a model named "\ud800"), has
+            # no place in the file: those are judged again on each open, the others kept.
+            bad = {n for n, judgement in enumerate(self._table) if not _encodable(judgement)}
+            self._stamps = {
+                a: v for a, v in self._stamps.items() if v[2] not in bad and _encodable(a)
+            }
+            self._others = {
+                a: r for a, r in self._others.items() if a in self._stamps and _encodable(r)
+            }
+            data = msgspec.msgpack.encode(self._saved())
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".judgements-", dir=self.path.parent)
@@ -263,6 +279,15 @@ class JudgementCache:
             self.problem = f"{self.path}: {exc.strerror or exc}"
             return
         self._dirty = False
+
+
+def _encodable(value: object) -> bool:
+    """Whether ``value`` can be written (strings in it are valid UTF-8)."""
+    try:
+        msgspec.msgpack.encode(value)
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def stamp_of(path: str) -> _Stamp | None:

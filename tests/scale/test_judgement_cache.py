@@ -88,6 +88,25 @@ def test_a_judged_folder_is_answered_by_the_cache_until_a_file_changes(
     assert again.sort_out(_files(folder, stat=stat)).todo == []  # and remembered
 
 
+def test_names_and_judgements_that_are_not_utf8_are_left_out_and_the_rest_kept(
+    folder: Path,
+) -> None:
+    """A file name with a byte that is not UTF-8 (held with a surrogate escape), and a model
+    named by a lone surrogate in the JSON: the cache file cannot hold them (it crashed the
+    TUI); they are judged again on each open, and every other file is kept."""
+    odd = os.fsdecode(b"bad\xffname.sse")
+    shutil.copy(folder / "dashscope" / "qwen3-max-id-empty.sse", folder / odd)
+    body = (folder / "openai" / "gpt-4.1-text-then-call.sse").read_text()
+    (folder / "lone.sse").write_text(body.replace('"model":"gpt-4.1', '"model":"\\ud800'))
+    files, cache = _cached(folder)
+    assert cache.problem is None and cache.path.exists()
+    again = JudgementCache([str(folder)])
+    again.load()
+    known = again.sort_out(_files(folder))
+    assert sorted(c.address for c in known.todo) == sorted([odd, "lone.sse"])
+    assert len(again) == len(files) - 2
+
+
 def test_files_written_lately_or_gone_are_not_answered_and_gone_ones_are_forgotten(
     folder: Path,
 ) -> None:
