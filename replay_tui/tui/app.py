@@ -1429,4 +1429,5 @@ def run_app(
             f"{_count(recorder.capture_count, 'capture')} in {visible(str(recorder.out_dir))}/",
             file=sys.stderr,
         )
-    return result if isinstance(result, int) else 0
+    # An unhandled error has been shown by Textual, and its status is not 0.
+    return result if isinstance(result, int) else (app.return_code or 0)

@@ -197,6 +197,24 @@ async def test_the_counts_bar_fits_its_line(width: int) -> None:
         assert app.query_one("#watch-state").region.right <= width
 
 
+def test_an_error_textual_has_shown_is_not_exit_status_0(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Textual shows an unhandled error and ends the app with status 1: run_app says so too
+    (it returned 0 after a traceback)."""
+    from replay_tui.tui import app as app_module
+
+    class Crashed:
+        keymap_problems: tuple[str, ...] = ()
+        fatal = None
+        return_code = 1
+
+        def run(self) -> None:
+            return None
+
+    monkeypatch.setattr(app_module, "make_app", lambda *a, **k: Crashed())
+    monkeypatch.setattr(app_module, "load_keymap", lambda: ({}, None))
+    assert app_module.run_app(["traces"], watch=False) == 1
+
+
 async def test_one_file_by_absolute_path_is_listed_without_its_folders(tmp_path: Path) -> None:
     har = tmp_path / "deep" / "er" / "export.har"
     har.parent.mkdir(parents=True)
