@@ -246,6 +246,18 @@ async def test_enter_shows_the_selected_payload_in_full() -> None:
         await pilot.press("escape")
         await pilot.press("3", "enter")  # the raw view: the payload of the selected line
         assert isinstance(app.screen, PayloadScreen)
+        box = app.screen.query_one("#payload-scroll")
+        await pilot.resize_terminal(80, 12)  # less room than the payload needs
+        await pilot.pause()
+        assert box.max_scroll_y > 0 and app.focused is box  # its keys scroll it
+        await pilot.press("end")
+        assert box.scroll_y == box.max_scroll_y
+        await pilot.press("home")
+        assert box.scroll_y == 0
+        await pilot.press("escape")
+        await pilot.resize_terminal(*SIZE)
+        await pilot.press("enter")
+        assert isinstance(app.screen, PayloadScreen)
         await pilot.press("escape", "2")
         await settle(app, pilot)
         await pilot.press("enter")  # the diff: both chunks

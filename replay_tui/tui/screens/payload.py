@@ -46,6 +46,10 @@ class PayloadScreen(ModalScreen[None]):
     }
     """
 
+    AUTO_FOCUS = "#payload-scroll"
+    """The box has the keys: up, down, page up, page down, home and end scroll it (else the
+    app's own ``AUTO_FOCUS``, not on this screen, would leave them to nothing)."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,enter,q", "dismiss", "Close", id="close-payload"),
         Binding("c", "copy", "Copy", id="copy-payload"),
@@ -64,9 +68,9 @@ class PayloadScreen(ModalScreen[None]):
             if heading:
                 parts.append((("\n" if n else "") + visible(heading) + "\n", "bold $text-primary"))
             parts.append(pretty(text) + "\n")
-        with VerticalScroll() as scroll:
+        with VerticalScroll(id="payload-scroll") as scroll:
             scroll.border_title = visible(self.title_text)
-            scroll.border_subtitle = "c copies · escape closes"
+            scroll.border_subtitle = "↑↓ pgup pgdn home end scroll · c copies · escape closes"
             yield Static(Content.assemble(*parts).rstrip())
 
     async def action_dismiss(self, result: None = None) -> None:
