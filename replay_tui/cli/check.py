@@ -325,7 +325,8 @@ class _SummaryOnly(_Writer):
 
 class _Table(_Writer):
     """The human table. Its first column is sized on the first :data:`WIDTH_SAMPLE` rows
-    (all of them, for a folder that size), then rows are written as they come."""
+    (all of them, for a folder that size; at most 64 cells), then rows are written as they
+    come; a longer path is written whole, the rest of its row after it."""
 
     def __init__(self, out: IO[str], state: _State, *, verbose: bool) -> None:
         self._out = out
@@ -377,7 +378,7 @@ class _Table(_Writer):
         if result.flags:
             f = result.flags[0]
             first = f"line {f.line:,} ({f.label}, call {_shown(f.call)})"
-        path = _middle_cut(visible(result.path), width)
+        path = visible(result.path)  # whole, even past its column: it is pasted and grepped
         lines = [
             f"{path:<{width}}  {v['assign-always']:<19} {v['accept-identity']:<19}"
             f" {len(result.flags):>5,}  {column}{first}".rstrip()
@@ -408,12 +409,6 @@ def _shown(value: Any, limit: int = 80) -> str:
     """A raw wire value for the table: JSON-ish, cut, control characters escaped."""
     text = describe_value(value)
     return visible(text if len(text) <= limit else text[: limit - 1] + "…")
-
-
-def _middle_cut(text: str, width: int) -> str:
-    if len(text) <= width:
-        return text
-    return text[: width // 2 - 1] + "…" + text[-(width - width // 2) :]
 
 
 # Kept for callers that build a table from results they already hold (tests, tools).

@@ -161,6 +161,20 @@ def test_version_and_help(capsys: pytest.CaptureFixture[str]) -> None:
         assert code == 0 and out.startswith(f"usage: replay-tui {command}")
 
 
+def test_the_table_writes_a_long_path_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Pasted into replay, grepped, cut with awk: a path in the table is never cut (a row
+    whose path is longer than the column runs on after it)."""
+    name = "a-very-long-recorder-capture-name-from-the-gateway-qwen3-max-request-00017.sse"
+    write(tmp_path, name, CLEAN)
+    write(tmp_path, "a.sse", CLEAN)
+    _, out, _ = run(capsys, "check", str(tmp_path))
+    rows = out.splitlines()
+    assert rows[1].split()[0] == name and rows[2].split()[0] == "a.sse"
+    assert rows[0].index("ASSIGN-ALWAYS") == rows[2].index("ok")  # the column is kept
+
+
 def test_human_output_never_passes_terminal_escapes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
