@@ -35,6 +35,24 @@ async def test_e_exports_the_open_trace_and_says_where(
         assert any(str(written) in str(n.message) for n in app._notifications)
 
 
+def test_a_report_that_cannot_be_written_says_where_it_was_going(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from replay_tui.core.discovery import discover
+    from replay_tui.core.trace import load_trace
+    from replay_tui.share.export import export_notice
+
+    nowhere = tmp_path / "no" / "such" / "folder"
+    monkeypatch.setenv(EXPORT_DIR_ENV, str(nowhere))
+    [source] = discover([QWEN]).sources
+    message, ok = export_notice(load_trace(source))
+    assert not ok
+    assert message == (
+        f"Could not write the report to {nowhere / report_name(source.address)}:"
+        " No such file or directory"
+    )
+
+
 def test_report_names_are_plain_file_names() -> None:
     assert report_name("captures/x.har#3") == "captures-x.har.3.report.html"
     assert report_name("../../etc/passwd") == "etc-passwd.report.html"
