@@ -122,6 +122,21 @@ def test_row_headers_line_up_across_calls_and_stay_put_sideways() -> None:
     assert view.is_table_row(HEAD) and not view.is_table_row(0)  # the title scrolls whole
 
 
+def test_the_assembled_call_is_what_the_harness_closes_it_with() -> None:
+    """enter (or c) on a call's title: the same id and name as its closing line and as the
+    harness's block-end; the table above shows what was in force while it streamed."""
+    trace = load(TRACES / "envoy" / "vertex-anthropic-parallel.sse")
+    model = build_calls_model(trace)
+    view = offline(CallsView(), model)
+    closes = [c["block"] for _, c in trace.iter_replay("assign-always") if c["type"] == "block-end"]
+    for section, block in zip(model.sections, closes, strict=True):
+        view.set_reactive(CallsView.cursor, section.start)
+        got = view.copy_text()
+        assert got is not None
+        assembled = json.loads(got[0])["assign-always"]
+        assert assembled == {"id": block["id"], "name": block["name"]} == {"id": "", "name": ""}
+
+
 # -- diff ---------------------------------------------------------------------------------------
 
 
@@ -237,9 +252,7 @@ def test_raw_marks_what_erased_an_identity_and_says_where_under_its_line(tmp_pat
     trace = load(path)
     model = build_raw_model(trace)
     column = model.text(3).index('"id": ""') + 1
-    assert (
-        model.erased[3] == f'⚑ "id": "" (column {column}) erases call 0\'s id (assign-always)'
-    )
+    assert model.erased[3] == f'⚑ "id": "" (column {column}) erases call 0\'s id (assign-always)'
     assert column > 20  # the tool call's, not the chunk's
     view = offline(RawView(), model)
     segments, _ = view.render_row(model.row_of(3))

@@ -248,9 +248,8 @@ def _tail(ct: CallTrace, accept_verdict: str, accept_finish: dict[str, Any]) -> 
             line.append(("✗ " + visible(why), "calls-view--bad"))
             out.append(line)
             continue
-        if behavior is ASSIGN:  # at [DONE] the old code closes a missing or null field as ""
-            cid = "" if cid is UNSET or cid is None else cid
-            name = "" if name is UNSET or name is None else name
+        if behavior is ASSIGN:
+            cid, name = closed_by_assign(cid, name)
         line += [
             ("id ", "calls-view--dim"),
             (show_value(cid), _kind_style(cid)),
@@ -588,7 +587,9 @@ class CallsView(ModelView[CallsModel]):
         if offset == 0:
             data = {
                 "call": ct.wire_index if ct.wire_index is not UNSET else None,
-                ASSIGN.value: dict(zip(("id", "name"), _plain(ct.final(ASSIGN)), strict=True)),
+                ASSIGN.value: dict(
+                    zip(("id", "name"), closed_by_assign(*ct.final(ASSIGN)), strict=True)
+                ),
                 ACCEPT.value: dict(zip(("id", "name"), _plain(ct.final(ACCEPT)), strict=True)),
                 "arguments": ct.arguments,
             }
@@ -618,6 +619,14 @@ class CallsView(ModelView[CallsModel]):
         if problem:
             sections.append(("decode problem", problem))
         self.app.push_screen(PayloadScreen(what, sections, text))
+
+
+def closed_by_assign(cid: Any, name: Any) -> tuple[Any, Any]:
+    """What the old code closes a call with: a missing or null field becomes "" at [DONE]
+    (what was in force while it streamed is in the table above)."""
+    return ("" if cid is UNSET or cid is None else cid), (
+        "" if name is UNSET or name is None else name
+    )
 
 
 def _plain(pair: tuple[Any, Any]) -> tuple[Any, Any]:
