@@ -9,7 +9,7 @@ import pytest
 
 from replay_tui.tui.app import make_app
 from replay_tui.tui.loading import load_in_steps
-from replay_tui.tui.widgets.calls_view import HEAD
+from replay_tui.tui.widgets.calls_view import HEAD, PINNED
 
 from .conftest import SIZE, settle
 
@@ -37,6 +37,12 @@ async def test_a_100k_delta_trace_opens_and_scrolls(big_trace: Path) -> None:
         assert view.cursor == model.total - 1 - len(model.sections[-1].tail) or view.cursor > 90_000
         # Only what is on screen was rendered, not 100,000 rows.
         assert len(view._cache) <= 2 * SIZE[1]
+        # Deep in a call, its two heading rows stay on the top lines; the cursor is below them.
+        await pilot.press("pageup")
+        section, _ = model.locate(view.cursor)
+        assert section is not None and view.scroll_offset.y > section.start + HEAD
+        assert [view.row_at(0), view.row_at(1)] == [section.start + 1, section.start + 2]
+        assert view.cursor - view.scroll_offset.y >= PINNED
         await pilot.press("3")
         await settle(app, pilot, limit=60)
         assert app.raw_view.model is not None and app.raw_view.model.lines > 200_000

@@ -45,6 +45,8 @@ __all__ = ["CallsModel", "CallsView", "build_calls_model"]
 ACCEPT = Behavior.ACCEPT_IDENTITY
 ASSIGN = Behavior.ASSIGN_ALWAYS
 HEAD = 3  # title, group header, column header
+PINNED = 2
+"""A call's heading rows (group, column) kept on the top lines while its deltas scroll."""
 ARGS_WIDTH = 30
 MAX_ARG_LINES = 400
 ARG_WRAP = 100
@@ -377,6 +379,7 @@ class CallsView(ModelView[CallsModel]):
         cursor = self.cursor
         self.model = model
         self.sticky = model.sticky
+        self.fixed_rows = PINNED  # the cursor is kept below the pinned headings (row_at)
         self.set_shape(model.total, model.width)
         if keep_position:
             self.scroll_to(scroll.x, scroll.y, animate=False, immediate=True)
@@ -412,6 +415,19 @@ class CallsView(ModelView[CallsModel]):
             return False
         section, offset = self.model.locate(index)
         return section is not None and 1 <= offset < HEAD + len(section.rows)
+
+    def row_at(self, y: int) -> int:
+        """The row on line ``y``: the call's two heading rows stay on the top lines while its
+        deltas scroll under them (a 20,000-delta call opened on its flag keeps its columns
+        named)."""
+        top = int(self.scroll_offset.y)
+        model = self.model
+        if y < PINNED and model is not None and top > 0:
+            section, offset = model.locate(top + PINNED)
+            headings = section.start + 1 if section is not None else 0
+            if section is not None and HEAD <= offset < HEAD + len(section.rows) and top > headings:
+                return headings + y
+        return top + y
 
     def row_sticky(self, index: int) -> int:
         model = self.model
