@@ -137,6 +137,17 @@ def test_the_assembled_call_is_what_the_harness_closes_it_with() -> None:
         assert assembled == {"id": block["id"], "name": block["name"]} == {"id": "", "name": ""}
 
 
+def test_a_trace_without_tool_calls_has_no_cursor_to_move() -> None:
+    """The keys found no row to select and put the cursor on the message's first letter."""
+    trace = load(TRACES / "openrouter" / "error-midstream.sse")
+    view = offline(CallsView(), build_calls_model(trace))
+    view.set_shape(view.model.total if view.model else 0, 80)  # type: ignore[union-attr]
+    assert texts(view)[0] == "No tool calls in this trace: no identity to erase."
+    for action in (view.action_cursor_up, view.action_cursor_down, view.action_last):
+        action()
+        assert view.cursor == -1
+
+
 # -- diff ---------------------------------------------------------------------------------------
 
 

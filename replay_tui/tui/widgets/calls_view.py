@@ -169,8 +169,13 @@ def build_calls_model(trace: Trace) -> CallsModel:
     analysis = trace.analysis
     if not analysis.calls:
         blocks = analysis.blocks
+        said = (
+            "No tool calls yet (the stream is still being written)."
+            if trace.in_progress
+            else "No tool calls in this trace: no identity to erase."
+        )
         model.intro = [
-            [("No tool calls in this trace: no identity to erase.", "calls-view--title")],
+            [(said, "calls-view--title")],
             [
                 (
                     f"{blocks} text/reasoning block{'s' if blocks != 1 else ''}"

@@ -246,6 +246,8 @@ class LineView(ScrollView, can_focus=True):
         if not self.is_selectable(index):
             forward = self._step(index, 1)
             index = forward if forward != index else self._step(index, -1)
+            if not self.is_selectable(index):
+                return  # nothing to select (a trace without tool calls): no cursor
         if user:
             self._centred = None
         self.cursor = index
