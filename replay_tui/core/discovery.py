@@ -209,6 +209,10 @@ def classify_candidate(candidate: Candidate, out: Discovery) -> None:
         out.sources.extend(picked)
     elif found.skipped:
         out.skipped.extend(found.skipped)
+    elif found.sources and all(s.entry is None for s in found.sources):
+        # Not a HAR file (one stream, named by the file alone): #N names nothing in it.
+        why = f"not a HAR file (#{candidate.entry} names an entry of a HAR export): name it alone"
+        out.skipped.append(Skipped(wanted, why))
     else:
         numbers = [n for _, n in map(entry_of, (s.address for s in found.sources)) if n]
         where = "" if not numbers else f" (streams are at {entry_list(numbers, 'and', 3)})"

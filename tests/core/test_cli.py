@@ -151,6 +151,12 @@ def test_replay_names_one_har_stream(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert code == 0 and json.loads(out.splitlines()[-1])["type"] == "finish"
     code, _, err = run(capsys, "replay", f"{path}#7")
     assert code == 2 and "no SSE stream at entry #7" in err
+    sse_file = write(tmp_path, "one.sse", CLEAN)
+    code, _, err = run(capsys, "replay", f"{sse_file}#2")
+    assert code == 2 and err == (
+        f"replay-tui: {sse_file}#2: not a HAR file (#2 names an entry of a HAR export):"
+        " name it alone\n"
+    )
 
 
 def test_version_and_help(capsys: pytest.CaptureFixture[str]) -> None:
