@@ -155,7 +155,7 @@ async def test_the_compare_prompt_wraps_to_the_width_and_is_never_cut() -> None:
     from replay_tui.tui.widgets.compare_pane import NOTHING_MARKED
 
     app = make_app([str(AZURE)])
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(app, pilot)
         await pilot.press("5")
         await settle(app, pilot)
@@ -163,6 +163,8 @@ async def test_the_compare_prompt_wraps_to_the_width_and_is_never_cut() -> None:
         rows = [r.strip() for r in rendered(view)]
         assert len(rows) > 2 and " ".join(r for r in rows if r) == NOTHING_MARKED
         assert all(len(r) <= view.scrollable_content_region.width for r in rendered(view))
+        await pilot.press("n")  # nothing compared yet: n says what to do, not "no more below"
+        assert str(list(app._notifications)[-1].message) == NOTHING_MARKED
 
 
 async def test_the_new_keys_have_ids_and_are_in_the_help_and_the_palette() -> None:

@@ -604,6 +604,9 @@ class CompareView(LineView):
         self._jump(self._find(self.cursor - 1, -1), "No more differences above.")
 
     def _jump(self, found: int | None, none: str) -> None:
+        if self.model is None:  # nothing compared yet: the message above says what to do
+            self.notify(self.message or none, timeout=3, markup=False)
+            return
         if found is None:
             self.notify(none, timeout=2, markup=False)
             return
