@@ -197,6 +197,35 @@ async def test_the_counts_bar_fits_its_line(width: int) -> None:
         assert app.query_one("#watch-state").region.right <= width
 
 
+@pytest.mark.parametrize("width", [80, 120, 160])
+async def test_the_title_takes_the_room_the_counts_leave_and_cuts_a_path_in_its_middle(
+    width: int,
+) -> None:
+    from textual.app import App, ComposeResult
+
+    from replay_tui.tui.widgets.bars import CountsBar
+
+    where = "/work/main/traces/envoy/vertex-anthropic-parallel.sse"
+
+    class Bar(App[None]):
+        CSS_PATH = Path(sys.modules[ReplayApp.__module__].__file__ or "").parent / "app.tcss"
+
+        def compose(self) -> ComposeResult:
+            yield CountsBar(where, False)
+
+    app = Bar()
+    async with app.run_test(size=(width, 3)) as pilot:
+        app.query_one(CountsBar).set_counts({"erasing": 1}, 1, 0, None)
+        await pilot.pause()
+        title = str(app.query_one("#app-title").render()).strip()
+        assert app.query_one("#watch-state").region.right <= width
+        if width >= 120:  # room enough once the chips counting 0 are gone: whole
+            assert title == f"replay-tui  {where}"
+        else:  # cut in its middle: the start and the file's name stay
+            assert title.startswith("replay-tui  /work/") and title.endswith("parallel.sse")
+            assert "…" in title
+
+
 def test_an_error_textual_has_shown_is_not_exit_status_0(monkeypatch: pytest.MonkeyPatch) -> None:
     """Textual shows an unhandled error and ends the app with status 1: run_app says so too
     (it returned 0 after a traceback)."""

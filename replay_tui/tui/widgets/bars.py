@@ -89,11 +89,15 @@ class CountsBar(Horizontal):
             classes="-on" if watch else "-off",
         )
         """Held, not queried: the watcher's last word may come while the app closes."""
+        self._title = Static(self._title_content(visible(where)), id="app-title")
+        self._title_cells = len(f"replay-tui  {visible(where)}")
+
+    @staticmethod
+    def _title_content(shown: str) -> Content:
+        return Content.assemble(("replay-tui", "bold"), "  ", shown)
 
     def compose(self) -> ComposeResult:
-        yield Static(
-            Content.assemble(("replay-tui", "bold"), "  ", visible(self.where)), id="app-title"
-        )
+        yield self._title
         yield BadgeChip(None)
         for badge in BADGE_ORDER:
             yield BadgeChip(badge.value)
@@ -115,19 +119,29 @@ class CountsBar(Horizontal):
                 needed += len(child.full_text) + 2
                 if child.has_class("-zero"):
                     zeros += len(child.full_text) + 2
+            elif child is self._title:  # at most 40% of the line while the rest needs it
+                needed += min(self._title_cells + 3, int(width * 0.4))
             elif child.id != "bar-spacer" and isinstance(child, Static):
                 content = child.content
                 text = content.plain if isinstance(content, Content) else str(content)
-                cells = len(text) + 3
-                if child.id == "app-title":  # cut with an ellipsis at 40% (app.tcss)
-                    cells = min(cells, int(width * 0.4))
-                needed += cells
+                needed += len(text) + 3
         # First the chips counting 0 go, then the words of the others.
         self.set_class(needed > width, "-no-zeros")
         compact = needed - zeros > width
         self.set_class(compact, "-compact")
         for chip in self.query(BadgeChip):
             chip.set_compact(compact)
+        # What the rest leaves, the title may have; a path still too long is cut in its
+        # middle (its start and its end, the folder opened, stay).
+        used = needed - zeros if needed > width else needed  # (compact chips: fewer still)
+        room = int(width * 0.4) + max(0, width - used)
+        room = min(room, self._title_cells + 3)
+        self._title.styles.max_width = room
+        where = visible(self.where)
+        path_room = room - 3 - len("replay-tui  ")
+        if len(where) > path_room:
+            where = middle_fit(where, max(path_room, 8)).rstrip()
+        self._title.update(self._title_content(where))
 
     def set_watch_state(self, text: str, *, on: bool) -> None:
         """Whether the folder is watched, and when the last change arrived."""
