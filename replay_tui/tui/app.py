@@ -375,8 +375,15 @@ class ReplayApp(App[int]):
             from .recording import RecorderStatus
 
             self.mount(RecorderStatus(self.recorder), after="#main")
-        for problem in self.keymap_problems:
-            self.notify(visible(problem), severity="warning", timeout=8, markup=False)
+        if self.keymap_problems:  # one toast: several would hide each other (and the view)
+            problems = self.keymap_problems
+            head = "keymap: " if len(problems) == 1 else f"keymap, {len(problems)} problems:\n"
+            self.notify(
+                visible(head + "\n".join(problems), keep_layout=True),
+                severity="warning",
+                timeout=10,
+                markup=False,
+            )
         self.progress_bar.display = False
         self.not_a_trace_note.display = False
         self.details.show_message("Scanning " + visible(", ".join(self.paths)) + " …")

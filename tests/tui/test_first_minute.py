@@ -283,6 +283,17 @@ async def test_keymap_problems_are_shown_once_at_start() -> None:
         await settle(app, pilot)
         said = [str(n.message) for n in app._notifications if "nope" in str(n.message)]
         assert len(said) == 1
+
+
+async def test_many_keymap_problems_are_one_toast_that_names_each() -> None:
+    """Five problems were five toasts, four on screen at a time over the view."""
+    keymap = {f"bogus-{n}": "x" for n in range(5)}
+    app = make_app([str(TRACES / "dashscope")], keymap=keymap)
+    async with app.run_test(size=SMALL, notifications=True) as pilot:
+        await settle(app, pilot)
+        toasts = [str(n.message) for n in app._notifications if "bogus" in str(n.message)]
+        assert len(toasts) == 1 and toasts[0].startswith("keymap, ")
+        assert all(f"bogus-{n}" in toasts[0] for n in range(5))
         # The palette: each action once, with its key; no system commands (Screenshot).
         names = [name for name, _, _ in ReplayCommands(app.screen)._actions()]
         assert len(names) == len(set(names))
