@@ -91,6 +91,7 @@ class CountsBar(Horizontal):
         """Held, not queried: the watcher's last word may come while the app closes."""
         self._title = Static(self._title_content(visible(where)), id="app-title")
         self._title_cells = len(f"replay-tui  {visible(where)}")
+        self._title_room = -1
 
     @staticmethod
     def _title_content(shown: str) -> Content:
@@ -136,6 +137,9 @@ class CountsBar(Horizontal):
         used = needed - zeros if needed > width else needed  # (compact chips: fewer still)
         room = int(width * 0.4) + max(0, width - used)
         room = min(room, self._title_cells + 3)
+        if room == self._title_room:
+            return  # (counts change often while a big folder is judged: nothing to redo)
+        self._title_room = room
         self._title.styles.max_width = room
         where = visible(self.where)
         path_room = room - 3 - len("replay-tui  ")
