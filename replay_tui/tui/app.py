@@ -685,10 +685,12 @@ class ReplayApp(App[int]):
     def _update_counts(self) -> None:
         trace_list = self.trace_list
         everything = self.store.counts()
+        # A text filter shows no skipped file (it matches traces): what clicking it shows.
+        skipped = 0 if trace_list.listing.text.strip() else len(self.store.skipped)
         state = (
             self.badge_counts(),
             len(self.store.paths),
-            len(self.store.skipped),
+            skipped,
             trace_list.badge_filter,
             self.checking,
             trace_list.listing.shown if trace_list.filtering else None,

@@ -423,6 +423,7 @@ async def test_the_header_counts_what_the_filter_shows(size: tuple[int, int]) ->
         # "2 of 26", and each count is of the matches: what clicking it (or v) shows.
         assert said() == "2 of 26 traces"
         assert _chip(app, "erasing")._count == 2 and _chip(app, "clean")._count == 0
+        assert _chip(app, "skipped")._count == 0  # a text filter shows no skipped file
         folder = next(r for r in map(app.trace_list.listing.row, range(3)) if r.folder)
         assert folder.folder is not None and folder.folder.count == 2  # the list agrees
         await pilot.press("escape", "v")  # erasing among "dash"; the next has none: all
