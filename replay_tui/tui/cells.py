@@ -20,7 +20,9 @@ __all__ = [
     "failure_text",
     "finish_text",
     "fit",
+    "middle_cut",
     "middle_fit",
+    "middle_split",
     "show_value",
     "value_kind",
 ]
@@ -47,9 +49,36 @@ def middle_fit(text: str, width: int) -> str:
         return text + " " * (width - length)
     if width < 5 or not text.isascii():
         return fit(text, width)
-    head = (width - 1) // 2 + (width - 1) % 2
-    tail = width - 1 - head
-    return text[:head] + ELLIPSIS + text[len(text) - tail :]
+    return middle_cut(text, width)
+
+
+def middle_cut(text: str, width: int) -> str:
+    """``text`` in at most ``width`` cells, cut in its middle with "…" when longer: its start
+    and its end stay (names differ at their end: ``bedrock-par…term-17.sse``)."""
+    if cell_len(text) <= width:
+        return text
+    if width <= 1:
+        return ELLIPSIS[:width]
+    start, end = middle_split(text, width)
+    return text[:start] + ELLIPSIS + text[end:]
+
+
+def middle_split(text: str, width: int) -> tuple[int, int]:
+    """Where :func:`middle_cut` cuts ``text`` (longer than ``width`` cells):
+    ``text[:start] + "…" + text[end:]`` fits in ``width``, the start getting the odd cell."""
+    keep = width - 1
+    tail = keep // 2
+    return _chars_within(text, keep - tail), len(text) - _chars_within(text[::-1], tail)
+
+
+def _chars_within(text: str, cells: int) -> int:
+    """How many of ``text``'s first characters fit in ``cells`` cells."""
+    used = 0
+    for n, char in enumerate(text):
+        used += cell_len(char)
+        if used > cells:
+            return n
+    return len(text)
 
 
 class ValueKind:

@@ -16,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rich.cells import cell_len
 from rich.style import Style
+from rich.text import Text
 
 from replay_tui.core.discovery import discover
 from replay_tui.core.trace import Trace, load_trace
@@ -146,6 +147,23 @@ def test_a_trace_without_tool_calls_has_no_cursor_to_move() -> None:
     for action in (view.action_cursor_up, view.action_cursor_down, view.action_last):
         action()
         assert view.cursor == -1
+
+
+@given(st.text("ab-_.17界😀", min_size=1, max_size=40), st.integers(2, 30))
+def test_a_name_cut_in_its_middle_keeps_its_start_and_end_and_fits(text: str, width: int) -> None:
+    """The list, the header and the title cut names alike (one :func:`middle_cut`)."""
+    from replay_tui.tui.cells import middle_cut
+    from replay_tui.tui.widgets.trace_list import cut_middle
+
+    cut = middle_cut(text, width)
+    assert cut_middle(Text(text), width).plain == cut
+    if cell_len(text) <= width:
+        assert cut == text
+        return
+    head, _, tail = cut.partition("…")
+    assert cell_len(cut) <= width and text.startswith(head) and text.endswith(tail)
+    # each side may fall a cell short of its share before a wide character
+    assert cell_len(head) >= cell_len(tail) - 1 and width - cell_len(cut) <= 2
 
 
 # -- diff ---------------------------------------------------------------------------------------

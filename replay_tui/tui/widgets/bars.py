@@ -11,7 +11,7 @@ from textual.widgets import Static
 
 from ...core.trace import Trace
 from ...core.visible import visible
-from ..cells import cell_len, middle_fit
+from ..cells import cell_len, middle_cut
 from ..store import BADGE_ORDER
 from .trace_list import BADGE_GLYPHS
 
@@ -144,7 +144,7 @@ class CountsBar(Horizontal):
         where = visible(self.where)
         path_room = room - 3 - len("replay-tui  ")
         if len(where) > path_room:
-            where = middle_fit(where, max(path_room, 8)).rstrip()
+            where = middle_cut(where, max(path_room, 8))
         self._title.update(self._title_content(where))
 
     def set_watch_state(self, text: str, *, on: bool) -> None:
@@ -212,7 +212,7 @@ def trace_summary(
     if level >= 2:
         address = address.rpartition("/")[2]
     if cut:
-        address = middle_fit(address, max(MIN_NAME, cell_len(address) - cut))
+        address = middle_cut(address, max(MIN_NAME, cell_len(address) - cut))
     parts: list[tuple[str, str] | str] = [
         (address, "bold"),
         "  ",

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import ClassVar, Literal
 
-from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events, on
@@ -29,6 +28,7 @@ from textual.widgets import Input, Static
 from ...core.discovery import Skipped
 from ...core.result import Judgement
 from ...core.visible import visible
+from ..cells import middle_split
 from ..listing import Listing, Row
 
 __all__ = ["BADGE_GLYPHS", "TraceList", "TraceTree", "cut_middle"]
@@ -47,31 +47,17 @@ BADGE_WIDTH = 14
 
 
 def cut_middle(text: Text, width: int) -> Text:
-    """``text`` in ``width`` cells, cut in its middle with "…" when longer: its start and
-    its end stay (``bedrock-par…term-17.sse``), the end getting no more than the start."""
+    """``text`` in ``width`` cells, cut in its middle with "…" when longer (see
+    :func:`~replay_tui.tui.cells.middle_cut`), each part keeping its style."""
     if text.cell_len <= width:
         return text
     if width <= 1:
         return Text("…"[:width], text.style)
-    plain = text.plain
-    keep = width - 1
-    end_cells = keep // 2
-    start = _chars_within(plain, keep - end_cells)
-    end = len(plain) - _chars_within(plain[::-1], end_cells)
+    start, end = middle_split(text.plain, width)
     cut = text[:start]
     cut.append("…")
     cut.append_text(text[end:])
     return cut
-
-
-def _chars_within(plain: str, cells: int) -> int:
-    """How many of ``plain``'s first characters fit in ``cells`` cells."""
-    used = 0
-    for n, char in enumerate(plain):
-        used += cell_len(char)
-        if used > cells:
-            return n
-    return len(plain)
 
 
 class TraceTree(ScrollView, can_focus=True):
