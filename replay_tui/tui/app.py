@@ -685,10 +685,11 @@ class ReplayApp(App[int]):
     def _update_counts(self) -> None:
         trace_list = self.trace_list
         everything = self.store.counts()
+        matching = trace_list.listing.text_counts()
         # A text filter shows no skipped file (it matches traces): what clicking it shows.
-        skipped = 0 if trace_list.listing.text.strip() else len(self.store.skipped)
+        skipped = len(self.store.skipped) if matching is None else 0
         state = (
-            self.badge_counts(),
+            everything if matching is None else matching,
             len(self.store.paths),
             skipped,
             trace_list.badge_filter,
