@@ -68,7 +68,6 @@ def export_notice(trace: Trace) -> tuple[str, bool]:
     try:
         path = export_report(trace)
     except OSError as exc:
-        where = exc.filename if exc.filename is not None else ""
-        where = f" to {os.fsdecode(where)}" if where else ""
+        where = f" to {os.fsdecode(exc.filename)}" if exc.filename else ""
         return visible(f"Could not write the report{where}: {exc.strerror or exc}"), False
     return visible(f"Report written to {path}"), True
