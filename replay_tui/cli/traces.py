@@ -10,7 +10,13 @@ import os
 import shlex
 from collections.abc import Sequence
 
-from replay_tui.core.discovery import discover, entry_list, entry_of, missing_reason
+from replay_tui.core.discovery import (
+    discover,
+    entry_list,
+    entry_of,
+    missing_reason,
+    said_list,
+)
 from replay_tui.core.trace import Source, Trace, load_trace
 
 from .errors import UsageError, plural
@@ -67,8 +73,7 @@ def _name_one(address: str, sources: Sequence[Source]) -> str:
         return f"name one as {file}{entries} ({_lister(file)} lists them all)"
     paths = [whole(s.address) for s in sources[: _SHOWN + 1]]
     if len(sources) <= _SHOWN + 1:
-        listed = ", ".join(paths[:-1]) + " or " + paths[-1]
-        return f"name one, such as {listed}"
+        return f"name one, such as {said_list(paths, 'or', _SHOWN)}"
     listed = ", ".join(paths[:_SHOWN])
     return f"name one, such as {listed} ({_lister(address)} lists them all)"
 

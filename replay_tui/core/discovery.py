@@ -41,6 +41,7 @@ __all__ = [
     "entry_of",
     "har_sources",
     "is_ignored_name",
+    "said_list",
     "sniff",
     "split_entry",
     "walk",
@@ -110,14 +111,18 @@ def entry_of(address: str) -> tuple[str, int | None]:
 
 
 def entry_list(numbers: Sequence[int], last: str, shown: int) -> str:
-    """HAR entry numbers for a message: ``#2, #4 or #5`` (``last``: the word before the
-    last one); more than ``shown + 1`` of them: the first ``shown``, then ``…``."""
-    marks = [f"#{n}" for n in numbers]
-    if len(marks) > shown + 1:
-        return ", ".join(marks[:shown]) + ", …"
-    if len(marks) == 1:
-        return marks[0]
-    return ", ".join(marks[:-1]) + f" {last} " + marks[-1]
+    """HAR entry numbers for a message: ``#2, #4 or #5`` (see :func:`said_list`)."""
+    return said_list([f"#{n}" for n in numbers], last, shown)
+
+
+def said_list(words: Sequence[str], last: str, shown: int) -> str:
+    """Words for a message: ``a, b or c`` (``last``: the word before the last one); more
+    than ``shown + 1`` of them: the first ``shown``, then ``…``."""
+    if len(words) > shown + 1:
+        return ", ".join(words[:shown]) + ", …"
+    if len(words) == 1:
+        return words[0]
+    return ", ".join(words[:-1]) + f" {last} " + words[-1]
 
 
 def split_entry(given: str) -> tuple[str, int | None]:
