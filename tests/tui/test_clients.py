@@ -6,10 +6,11 @@ import threading
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 
 from replay_tui.clientlibs import Frame
 from replay_tui.core.trace import Trace
-from replay_tui.tui.app import make_app
+from replay_tui.tui.app import ReplayApp, make_app
 from replay_tui.tui.screens.payload import PayloadScreen
 from replay_tui.tui.widgets.clients_view import NAME_W, STICKY, ClientsMatrix
 
@@ -114,45 +115,46 @@ async def test_clients_tab_shows_each_library_on_each_call_and_the_cell_in_detai
         assert len(_row(matrix, "openai-python")) > NAME_W
 
 
+async def _clients(app: ReplayApp, pilot: Pilot[int]) -> ClientsMatrix:
+    """The clients tab of the trace the app opened, its libraries assessed."""
+    await settle(app, pilot)
+    await pilot.press("4")
+    await settle(app, pilot)
+    return app.clients_pane.matrix
+
+
+def _shown(matrix: ClientsMatrix) -> list[int]:
+    """The rows on the matrix's lines, top to bottom (its fixed heading rows first)."""
+    return [matrix.row_at(y) for y in range(matrix.scrollable_content_region.height)]
+
+
 async def test_the_headings_stay_on_top_and_home_shows_the_count_again() -> None:
     """80x24: the matrix shows a few libraries at a time; its two heading rows stay while
     they scroll, and going back to the first library shows the group's count above it."""
     app = make_app([str(LITELLM)])
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
-        await pilot.press("4")
-        await settle(app, pilot)
-        matrix = app.clients_pane.matrix
-        height = matrix.scrollable_content_region.height
+        matrix = await _clients(app, pilot)
         assert matrix.model is not None and matrix.model.layout[2][0] == "group"
-
-        def shown() -> list[int]:
-            return [matrix.row_at(y) for y in range(height)]
-
         await pilot.press("end")
         await settle(app, pilot)
         assert matrix.scroll_offset.y > 0 and matrix.cursor == len(matrix.model.layout) - 1
-        assert shown()[:2] == [0, 1] and shown()[-1] == matrix.cursor
+        assert _shown(matrix)[:2] == [0, 1] and _shown(matrix)[-1] == matrix.cursor
         await pilot.press("home")
         await settle(app, pilot)
-        assert shown()[:4] == [0, 1, 2, 3] and matrix.cursor == 3  # heads, count, first
+        assert _shown(matrix)[:4] == [0, 1, 2, 3] and matrix.cursor == 3  # heads, count, first
 
 
 async def test_the_selected_library_stays_in_view_when_the_terminal_shrinks() -> None:
     app = make_app([str(LITELLM)])
     async with app.run_test(size=(200, 60)) as pilot:
-        await settle(app, pilot)
-        await pilot.press("4")
-        await settle(app, pilot)
-        matrix = app.clients_pane.matrix
+        matrix = await _clients(app, pilot)
         await pilot.press("end")
         await settle(app, pilot)
         assert matrix.model is not None and matrix.scroll_offset.y == 0  # all of it fits
         for size in ((80, 24), (120, 40)):
             await pilot.resize_terminal(*size)
             await settle(app, pilot)
-            height = matrix.scrollable_content_region.height
-            shown = [matrix.row_at(y) for y in range(height)]
+            shown = _shown(matrix)
             assert matrix.cursor in shown, (size, shown)  # the row the detail describes
             assert shown[:2] == [0, 1]
 
