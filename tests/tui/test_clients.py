@@ -12,7 +12,7 @@ from replay_tui.clientlibs import Frame
 from replay_tui.core.trace import Trace
 from replay_tui.tui.app import ReplayApp, make_app
 from replay_tui.tui.screens.payload import PayloadScreen
-from replay_tui.tui.widgets.clients_view import NAME_W, STICKY, ClientsMatrix
+from replay_tui.tui.widgets.clients_view import CELL_W, NAME_W, STICKY, ClientsMatrix
 
 from .conftest import SIZE, TRACES, rendered, settle, write_big_trace
 
@@ -157,6 +157,26 @@ async def test_the_selected_library_stays_in_view_when_the_terminal_shrinks() ->
             shown = _shown(matrix)
             assert matrix.cursor in shown, (size, shown)  # the row the detail describes
             assert shown[:2] == [0, 1]
+
+
+async def test_a_cell_wider_than_the_room_beside_the_names_shows_its_words() -> None:
+    """80x24 beside the list: less room than a cell is wide. Selecting the column shows it
+    from its start (the cell's words), not scrolled to its blank end."""
+    app = make_app([str(TRACES / "dashscope")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        app.choose_trace("qwen3-max-id-empty.sse")
+        matrix = await _clients(app, pilot)
+        assert matrix.model is not None
+        room = matrix.scrollable_content_region.width - STICKY
+        assert room < CELL_W  # the case
+        matrix.scroll_to(x=0, animate=False, immediate=True)
+        matrix.select(matrix.model.row_of("haystack"), 0)
+        await pilot.pause()
+        on_screen = "".join(
+            s.text for s in matrix.render_line(matrix.cursor - int(matrix.scroll_y))
+        )
+        assert "haystack" in on_screen and '✗ id erased to ""' in on_screen
 
 
 async def test_the_libraries_are_assessed_in_the_background_with_progress(

@@ -197,7 +197,9 @@ class ClientsMatrix(LineView):
         start, end = self._column_span(self.column)
         width = self.scrollable_content_region.width or self.size.width
         scroll_x = int(self.scroll_offset.x)
-        if start - STICKY < scroll_x:
+        # A column wider than the room beside the names is shown from its start (where a
+        # cell's words are), not scrolled to its blank end.
+        if start - STICKY < scroll_x or end - start > width - STICKY:
             self.scroll_to(x=max(0, start - STICKY - 1), animate=False, immediate=True)
         elif end > scroll_x + width:
             self.scroll_to(x=end - width + 1, animate=False, immediate=True)
