@@ -4,6 +4,7 @@ object too."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -126,3 +127,13 @@ def test_check_dask_prints_what_a_local_check_prints(
     local = capsys.readouterr().out
     assert main(["check", "--json", "--dask", cluster.address, *URLS]) == 1
     assert capsys.readouterr().out == local
+
+
+def test_the_cluster_tests_run_on_one_worker(request: pytest.FixtureRequest) -> None:
+    """Under ``-n`` (the README's command) ``--dist loadgroup`` keeps the tests of the "scale"
+    group, and so their one cluster and S3 server, on one worker; xdist says so by ending
+    each grouped test's id with the group's name. If pytest and xdist stop agreeing on ids
+    (pytest 9.2 with xdist 3.8), the mark is ignored and each worker starts its own."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        pytest.skip("one process: there is nothing to group")
+    assert request.node.nodeid.endswith("@scale")
