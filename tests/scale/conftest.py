@@ -211,11 +211,13 @@ def cluster_env(s3_env: dict[str, str]) -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def cluster(
     cluster_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Cluster]:
-    """A scheduler and two single-thread workers, shared by the tests that do not kill one."""
+    """A scheduler and two single-thread workers, shared by the tests that do not kill one;
+    stopped when they are done (idle, the three processes would take a tenth of a core for
+    the rest of the run)."""
     folder = tmp_path_factory.mktemp("dask")
     made = Cluster(folder, cluster_env)
     try:
