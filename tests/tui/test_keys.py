@@ -244,11 +244,13 @@ async def test_enter_shows_the_selected_payload_in_full() -> None:
         await pilot.press("c")
         assert app.clipboard == QWEN.read_text().splitlines()[2]
         await pilot.press("escape")
-        await pilot.press("3", "enter")  # the raw view: the payload of the selected line
+        await pilot.press("3")  # the raw view, once built: the payload of the selected line
+        await settle(app, pilot)
+        await pilot.press("enter")
         assert isinstance(app.screen, PayloadScreen)
         box = app.screen.query_one("#payload-scroll")
         await pilot.resize_terminal(80, 12)  # less room than the payload needs
-        await pilot.pause()
+        await settle(app, pilot)  # laid out again for the new size
         assert box.max_scroll_y > 0 and app.focused is box  # its keys scroll it
         await pilot.press("end")
         assert box.scroll_y == box.max_scroll_y
