@@ -49,7 +49,8 @@ async def settle(app: ReplayApp, pilot: Pilot[int], *, limit: float = 20.0) -> N
             quiet = 0
             await _finished(running, deadline)
             continue
-        busy = app.judging or app.partial
+        # a resize reaches the screens a timer's tick (1/120 s) after the terminal's
+        busy = app.judging or app.partial or app._resize_timer is not None
         ready = app.discovered and (app.current is not None or not app.store.paths)
         if busy or not ready:  # set by a message that is on its way: look again very soon
             quiet = 0
@@ -189,23 +190,23 @@ def _css_parsed_once() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _fine_idle_checks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The pilot's idle check (after every key and pause) looks every 5 ms, not every 20 ms,
+    """The pilot's idle check (after every key and pause) looks every 2 ms, not every 20 ms,
     and the screen is redrawn up to 240 times a second, not 60.
 
     ``wait_for_idle`` sleeps a step at a time until a step passes with (almost) no CPU used by
-    the process, any thread included; a key costs two steps at least. A 5 ms step with the
+    the process, any thread included; a key costs two steps at least. A 2 ms step with the
     same 5% CPU threshold tells "still working" from "idle" the same way, sooner; what a test
-    needs finished it waits on (``settle``). What waits for the screen's next refresh (a
+    needs finished it waits on (``settle``: workers, messages, the resize Textual sends the
+    screens a timer's tick after the terminal's). What waits for the screen's next refresh (a
     scroll landing, ``settle``'s last look) waits a quarter as long. With the two fixtures
-    above, tests/tui on two workers: 33-41 s -> 31-35 s (three runs each, interleaved). A 2 ms
-    step was tried and is too eager: a payload screen opened after the help screen's test
-    missed its resize.
+    above, tests/tui on two workers: 33-41 s -> 27-30 s; it passes too with two other
+    processes taking both cores.
     """
     import textual._wait
     import textual.screen
 
-    monkeypatch.setattr(textual._wait, "SLEEP_GRANULARITY", 0.005)
-    monkeypatch.setattr(textual._wait, "SLEEP_IDLE", 0.005 / 20)
+    monkeypatch.setattr(textual._wait, "SLEEP_GRANULARITY", 0.002)
+    monkeypatch.setattr(textual._wait, "SLEEP_IDLE", 0.002 / 20)
     monkeypatch.setattr(textual.screen, "UPDATE_PERIOD", 1 / 240)
 
 
