@@ -89,7 +89,7 @@ EXPECTED: dict[str, tuple[str, str, list[tuple[str, int, int]]]] = {
 EXPECTED_NOTES: dict[str, set[str]] = {
     "volcengine/ark-chunk-log.jsonl": {"done-implied"},
     "opencode/zen-null-identity-data-after-done.sse": {"data-after-done"},
-    "litellm/proxy-curl-i.txt": {"name-string-null"},
+    "litellm/proxy-curl-i.txt": {"name-string-null", "gateway-pattern"},
     "nvidia-nim/glm-4.7-name-null-then-real.sse": {"late-identity"},
     "captures/late-id.sse": {"late-identity"},
     "openrouter/error-midstream.sse": {"error-object"},

@@ -855,6 +855,7 @@ _PATTERNS: list[tuple[str, str, str]] = [
     ("null", "null", "the Writer / vLLM / OpenCode pattern: continuations send id:null, name:null"),
     ("absent", '""', 'the Mistral-platform-GLM / Volcengine pattern: continuations send name:""'),
     ("absent", "null", "the Fireworks / NIM pattern: continuations send name:null"),
+    ('""', '"null"', 'the LiteLLM proxy pattern: continuations send id:"" and name:"null"'),
 ]
 
 
@@ -894,4 +895,6 @@ def _shape(value: Any) -> str:
         return "null"
     if value == "":
         return '""'
+    if value == "null":  # a string: LiteLLM's proxy names continuations "null"
+        return '"null"'
     return "value"

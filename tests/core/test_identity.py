@@ -137,6 +137,33 @@ def test_notes(body: bytes, kind: str) -> None:
     assert kind in notes(body)
 
 
+@pytest.mark.parametrize(
+    ("continuation", "named"),
+    [
+        ({"id": "", "type": "function"}, 'the DashScope pattern: continuations repeat id:""'),
+        (
+            {"id": "", "name": "null", "type": "FUNCTION"},
+            'the LiteLLM proxy pattern: continuations send id:"" and name:"null"',
+        ),
+        ({"id": None, "name": None}, "the Writer / vLLM / OpenCode pattern"),
+        ({"name": "f"}, None),  # the name repeated: no gateway's pattern
+    ],
+)
+def test_the_gateway_pattern_is_named_by_what_continuations_send(
+    continuation: dict[str, object], named: str | None
+) -> None:
+    body = sse(
+        tools(call(0, id="c", name="f")),
+        tools(call(0, **continuation, arguments="{}")),
+        chunk(finish="tool_calls"),
+    )
+    said = [n.message for n in trace_of(body).notes if n.kind == "gateway-pattern"]
+    if named is None:
+        assert said == []
+    else:
+        assert len(said) == 1 and said[0].startswith(f"looks like {named}")
+
+
 def test_per_call_notes_are_made_once_not_per_delta() -> None:
     body = sse(
         *[tools(call(0, id="c", name="null", arguments="")) for _ in range(5)],
