@@ -123,34 +123,32 @@ def _no_animations(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _no_render_caches_kept() -> Iterator[None]:
-    """Each test's widgets go with its app.
-
-    Textual's ``StylesCache.get_inner_outer`` is an ``lru_cache`` on a method (textual 8.2):
-    it keeps the last 1,024 widgets' style caches, and every line they rendered, alive after
-    their app has gone. Over a run that is some 400,000 objects the garbage collector walks on
-    each full pass: a quarter of the TUI tests' CPU time."""
-    yield
-    from textual._styles_cache import StylesCache
-
-    StylesCache.get_inner_outer.cache_clear()
-
-
-@pytest.fixture(autouse=True)
 def _garbage_collected_once() -> Iterator[None]:
-    """Each test's garbage is collected once, when the test ends.
+    """Each test's garbage is collected once, when the test ends, and only its own.
 
     An app and its widgets are a web of cycles, alive for the whole test: the collector's
     automatic passes (one every 700 allocations) walk them again and again while they live,
     then once more after. Off during the test and one full pass at its end, the same garbage
     goes at a quarter of the cost (tests/tui/test_list.py and test_keys.py: 4.5 s of
-    collecting -> 2.1 s, 23.0 s of CPU -> 16.7 s)."""
+    collecting -> 2.1 s, 23.0 s of CPU -> 16.7 s). What survives that pass (caches, session
+    fixtures, what other tests on this worker left) is frozen: the next test's pass walks
+    the next test's objects, not everything the worker ever kept (a full pass took 60-115 ms
+    late in a run).
+
+    Textual's ``StylesCache.get_inner_outer`` is an ``lru_cache`` on a method (textual 8.2):
+    it keeps the last 1,024 widgets' style caches, and every line they rendered, alive after
+    their app has gone. It is emptied before the pass, so the app goes with its test.
+    """
+    from textual._styles_cache import StylesCache
+
     gc.disable()
     try:
         yield
     finally:
+        StylesCache.get_inner_outer.cache_clear()
         gc.enable()
         gc.collect()
+        gc.freeze()
 
 
 @pytest.fixture(autouse=True, scope="session")
