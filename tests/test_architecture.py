@@ -4,6 +4,7 @@ package has no import cycles (each module can be read knowing only what it impor
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -45,28 +46,29 @@ def _imports(path: Path) -> set[str]:
     return out
 
 
-def _graph() -> dict[str, set[str]]:
-    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
-    graph: dict[str, set[str]] = {}
-    for name, path in modules.items():
-        graph[name] = {m for m in _imports(path) if m in modules and m != name}
-    return graph
+MODULES = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
 
 
-GRAPH = _graph()
+@functools.cache
+def graph() -> dict[str, set[str]]:
+    """Each module's imports within the package: parsed when a test first asks (not while
+    every worker collects the suite)."""
+    return {
+        name: {m for m in _imports(path) if m in MODULES and m != name}
+        for name, path in MODULES.items()
+    }
 
 
 def _under(module: str, package: str) -> bool:
     return module == package or module.startswith(package + ".")
 
 
-@pytest.mark.parametrize("module", sorted(m for m in GRAPH if _under(m, "replay_tui.core")))
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if _under(m, "replay_tui.core")))
 def test_the_core_imports_no_shell(module: str) -> None:
-    path = next(p for p in PACKAGE.rglob("*.py") if _module_name(p) == module)
-    imported = _imports(path)
+    imported = _imports(MODULES[module])
     libraries = sorted(m for m in imported if m.split(".")[0] in SHELL_LIBRARIES)
     assert not libraries, f"{module} imports {libraries}"
-    above = sorted(m for m in GRAPH[module] if not _under(m, "replay_tui.core"))
+    above = sorted(m for m in graph()[module] if not _under(m, "replay_tui.core"))
     assert not above, f"{module} imports {above}: the core depends on nothing above it"
 
 
@@ -74,7 +76,7 @@ def test_only_the_tui_and_its_launchers_import_the_tui() -> None:
     launchers = ("replay_tui.cli", "replay_tui.share.serve", "replay_tui.record")
     offenders = sorted(
         (m, t)
-        for m, targets in GRAPH.items()
+        for m, targets in graph().items()
         if not _under(m, "replay_tui.tui") and not any(_under(m, lau) for lau in launchers)
         for t in targets
         if _under(t, "replay_tui.tui")
@@ -94,7 +96,7 @@ def test_no_import_cycles() -> None:
         index[v] = low[v] = len(index)
         stack.append(v)
         on_stack.add(v)
-        for w in sorted(GRAPH[v]):
+        for w in sorted(graph()[v]):
             if w not in index:
                 visit(w)
                 low[v] = min(low[v], low[w])
@@ -113,7 +115,7 @@ def test_no_import_cycles() -> None:
             if len(real) > 1:
                 cycles.append(sorted(component))
 
-    for v in sorted(GRAPH):
+    for v in sorted(graph()):
         if v not in index:
             visit(v)
     assert not cycles, cycles
