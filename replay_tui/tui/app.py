@@ -316,6 +316,14 @@ class ReplayApp(App[int]):
         self.clients_pane = ClientsPane(id="clients-pane")
         self.compare_pane = ComparePane(id="compare-pane")
         self.details = Details(id="details")
+        self._unopened: dict[str, Widget] = {
+            "diff": self.diff_view,
+            "raw": self.raw_view,
+            "clients": self.clients_pane,
+            "compare": self.compare_pane,
+        }
+        """The views whose tab was never shown: mounted when it first is (a fifth of what
+        starting the app costs went on building views most sessions never open)."""
         self.not_a_trace_note = Static(id="not-a-trace")
         """In the views' place while the cursor is on a file that is not a trace."""
         yield self.counts_bar
@@ -328,13 +336,13 @@ class ReplayApp(App[int]):
                     with TabPane("Calls", id="calls"):
                         yield self.calls_view
                     with TabPane("Diff", id="diff"):
-                        yield self.diff_view
+                        pass  # mounted when first shown: _open_view
                     with TabPane("Raw", id="raw"):
-                        yield self.raw_view
+                        pass  # mounted when first shown: _open_view
                     with TabPane("Clients", id="clients"):
-                        yield self.clients_pane
+                        pass  # mounted when first shown: _open_view
                     with TabPane("Compare", id="compare"):
-                        yield self.compare_pane
+                        pass  # mounted when first shown: _open_view
                 yield self.not_a_trace_note
                 yield self.details
         yield KeyHints()
@@ -838,12 +846,18 @@ class ReplayApp(App[int]):
         if self.first_screen is None:
             self.first_screen = time.perf_counter() - self._started
 
+    async def _open_view(self, name: str) -> None:
+        """Mount the view of tab ``name`` if it never was shown (once mounted, it stays)."""
+        view = self._unopened.pop(name, None)
+        if view is not None:
+            await self.tabs.get_pane(name).mount(view)
+
     def _refresh_active_view(self, keep: bool) -> None:
         """Route the open trace to the active view (the others get it when they are shown)."""
         trace = self.current
-        if trace is None:
-            return
         active = self.tabs.active
+        if trace is None or active in self._unopened:
+            return  # (a view being opened gets the trace when it is mounted: _tab_activated)
         if active == "diff":
             self.diff_view.show_trace(trace)
         elif active == "raw":
@@ -938,17 +952,23 @@ class ReplayApp(App[int]):
         """Run ``binding``'s action where it lives: on the app, or on the open view."""
         target: LineView | None = None
         if section == "Compare view":
-            target = self.compare_pane.view
-        elif section != "Everywhere":
+            self.call_later(self._run_in_view, "compare", binding.action)
+            return
+        if section != "Everywhere":
             view = self.query_one(f"#{self.tabs.active}-view")
             if not isinstance(view, LineView) or not hasattr(view, f"action_{binding.action}"):
                 if section != "Diff view":
                     self.notify("Nothing here to do that on.", timeout=2, markup=False)
                     return
-                self.action_show_tab("diff")
-                view = self.diff_view
+                self.call_later(self._run_in_view, "diff", binding.action)
+                return
             target = view
         self.call_later(self.run_action, binding.action, target)
+
+    async def _run_in_view(self, name: str, action: str) -> None:
+        """Run ``action`` on the view of tab ``name``, shown first."""
+        await self.action_show_tab(name)
+        await self.run_action(action, self._view_widget())
 
     def _apply_folder(self, update: FolderUpdate) -> None:
         """Traces added, changed, renamed and removed: the store, the list (redrawn once) and
@@ -1076,7 +1096,8 @@ class ReplayApp(App[int]):
         self.filter_badge(None if badge == self.trace_list.badge_filter else badge)
 
     @on(TabbedContent.TabActivated)
-    def _tab_activated(self, message: TabbedContent.TabActivated) -> None:
+    async def _tab_activated(self, message: TabbedContent.TabActivated) -> None:
+        await self._open_view(self.tabs.active)
         self._refresh_active_view(keep=False)
         if isinstance(self.focused, Tabs):  # a clicked tab: the keys go to its view
             self._view_widget().focus()
@@ -1140,13 +1161,17 @@ class ReplayApp(App[int]):
         elif self.trace_list.badge_filter is not None:
             self.filter_badge(None)
 
-    def action_show_tab(self, name: str) -> None:
+    async def action_show_tab(self, name: str) -> None:
         if name not in VIEWS:
             return
+        await self._open_view(name)
         self.tabs.active = name
         if self.not_a_trace is not None:  # remembered for the next trace; nothing shown now
             self._said_not_a_trace(f"show in the {name} view")
             return
+        # The view has the open trace now (not when the tab's message comes round): an action
+        # run on it next (the palette's) acts on this trace's rows.
+        self._refresh_active_view(keep=False)
         self.query_one(f"#{name}-view").focus()
 
     def _view_widget(self) -> Widget:
@@ -1246,8 +1271,8 @@ class ReplayApp(App[int]):
         severity = "information" if ok else "error"
         self.call_from_thread(self.notify, message, severity=severity, timeout=8, markup=False)
 
-    def action_toggle_runs(self) -> None:
-        self.action_show_tab("diff")
+    async def action_toggle_runs(self) -> None:
+        await self.action_show_tab("diff")
         self.diff_view.action_toggle_all_runs()
 
     def action_help(self) -> None:

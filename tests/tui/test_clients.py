@@ -197,7 +197,7 @@ async def test_the_libraries_are_assessed_in_the_background_with_progress(
     app = make_app([str(path)])
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        app.action_show_tab("clients")
+        await app.action_show_tab("clients")
         await pilot.pause()
         matrix = app.clients_pane.matrix
         assert matrix.model is not None and not matrix.model.done

@@ -7,6 +7,7 @@ import contextlib
 
 import pytest
 
+from replay_tui.core.translator import Behavior
 from replay_tui.tui.app import ReplayApp, make_app
 from replay_tui.tui.commands import ReplayCommands
 from replay_tui.tui.screens.help import HelpScreen, binding_rows
@@ -174,14 +175,40 @@ async def test_command_palette_opens_traces_and_runs_every_main_action() -> None
         best.command()
         await pilot.pause()
         assert app.tabs.active == "diff"
+        # A view's action run from another view shows its view first, built if never shown.
+        commands = {name: command for name, _, command in provider._actions()}
+        assert not app.compare_pane.is_mounted
+        commands["Compare under the other behavior"]()
+        await settle(app, pilot)
+        assert app.tabs.active == "compare" and app.focused is app.compare_pane.view
+        assert app.compare_pane.view.behavior is Behavior.ASSIGN_ALWAYS
+        await pilot.press("1")
+        app.choose_trace("captures/late-id.sse")  # its diff has a run of identical chunks
+        await settle(app, pilot)
+        commands["Expand or collapse identical chunks"]()
+        await settle(app, pilot)
+        model = app.diff_view.model
+        assert app.tabs.active == "diff" and model is not None and model.trace is app.current
+        assert model.runs and len(model.expanded) == len(model.runs)
 
 
 async def test_tabs_switch_by_number_and_by_click_and_tab_cycles_panes() -> None:
     app = make_app([str(TRACES)])
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
+        # A view is built when its tab is first shown, not at start (the first screen waits
+        # for none of them), by key or by click, and gets the open trace and the keys.
+        views = [app.diff_view, app.raw_view, app.clients_pane, app.compare_pane]
+        assert not any(view.is_mounted for view in views)
         await pilot.press("3")
+        await settle(app, pilot)
         assert app.tabs.active == "raw" and app.focused is app.raw_view
+        assert app.raw_view.model is not None and app.raw_view.model.trace is app.current
+        assert not app.diff_view.is_mounted
+        await pilot.click("#--content-tab-diff")
+        await settle(app, pilot)
+        assert app.tabs.active == "diff" and app.focused is app.diff_view
+        assert app.diff_view.model is not None and app.diff_view.model.trace is app.current
         await pilot.click("#--content-tab-calls")
         assert app.tabs.active == "calls"
         # tab visits the panes the help names, list, view, details, and comes round again.
