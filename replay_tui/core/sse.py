@@ -12,6 +12,7 @@ every payload can be traced back to the capture.
 
 from __future__ import annotations
 
+import re
 from array import array
 from collections.abc import Iterable
 from contextlib import suppress
@@ -35,6 +36,7 @@ __all__ = [
 
 DONE = b"[DONE]"
 _BOM = b"\xef\xbb\xbf"
+_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
 
 
 class Payload(msgspec.Struct, gc=False):
@@ -75,6 +77,17 @@ class Payload(msgspec.Struct, gc=False):
     @property
     def is_done(self) -> bool:
         return self.data == DONE
+
+    def data_lines(self, capture: bytes | bytearray) -> list[tuple[int, int]]:
+        """Each ``data`` line's line number and the characters before its value (``data:`` and
+        a space), in order: line ``k`` of :attr:`data` is the ``k``-th. ``capture`` holds the
+        bytes :attr:`start` and :attr:`end` count in (what was framed)."""
+        raw = capture[self.start : self.end]
+        return [
+            (self.line + i, 4 if text == b"data" else 6 if text.startswith(b"data: ") else 5)
+            for i, text in enumerate(_LINE_BREAK.split(raw))
+            if text == b"data" or text.startswith(b"data:")
+        ]
 
     def __eq__(self, other: object) -> bool:
         # Equal payloads carry the same data from the same place, whatever buffer holds it.

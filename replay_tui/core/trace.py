@@ -28,7 +28,9 @@ from .wire import Decoded, WireChunk, decode_payload, fast_decoder
 if TYPE_CHECKING:
     from .stream import ChunkStream
 
-__all__ = ["Badge", "Form", "Source", "Trace", "TraceBuilder", "load_trace"]
+__all__ = ["Badge", "Form", "Source", "Trace", "TraceBuilder", "in_capture", "load_trace"]
+
+_BOM = b"\xef\xbb\xbf"
 
 
 class Form(StrEnum):
@@ -222,6 +224,23 @@ class DecodedPayloads(Indexed[Decoded | None]):
             return decode_payload(data)
 
 
+def in_capture(decoded: Decoded, lines: list[tuple[int, int]]) -> Decoded:
+    """``decoded``'s malformed place, a line and column of the payload, made one of the
+    capture, from each data line's (file line, characters before the value): the message is
+    read beside the payload's first line, so there it says ``at column C`` (the capture's
+    column), on a later line ``at line L, column C``."""
+    message, at = decoded.malformed, decoded.malformed_at
+    if message is None or at is None or not 0 < at[0] <= len(lines):
+        return decoded
+    suffix = f" at line {at[0]}, column {at[1]}"
+    if not message.endswith(suffix):
+        return decoded
+    line, before = lines[at[0] - 1]
+    column = before + at[1]
+    place = f"column {column}" if line == lines[0][0] else f"line {line}, column {column}"
+    return msgspec.structs.replace(decoded, malformed=f"{message[: -len(suffix)]} at {place}")
+
+
 @contextmanager
 def gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector while a capture is decoded.
@@ -403,7 +422,7 @@ class TraceBuilder:
             try:
                 decoded: Decoded | WireChunk = typed(data)
             except Exception:  # anything the typed decoder refuses takes the lenient path
-                decoded = unusual[i] = self._slow(data, p.line)
+                decoded = unusual[i] = self._slow(data, p.line, p)
             batch.append((p.line, decoded))
             if len(batch) >= _BATCH:  # bounded: the decoded chunks of a batch are let go
                 feed(batch)
@@ -458,13 +477,28 @@ class TraceBuilder:
             try:
                 out.append(typed(data))
             except Exception:  # anything the typed decoder refuses takes the lenient path
-                decoded = self._unusual[first + k] = self._slow(data, run.line + 2 * k)
+                decoded = self._unusual[first + k] = self._slow(data, run.line + 2 * k, None)
                 out.append(decoded)
         return out
 
-    def _slow(self, data: bytes, line: int) -> Decoded:
+    def _places(self, payload: Payload | None, line: int) -> list[tuple[int, int]]:
+        """Where each line of a payload's data is in the capture, as (line, characters before
+        it there): for :func:`in_capture`."""
+        if payload is None:  # one of a run: a single `data: ` line
+            return [(line, 6)]
+        if isinstance(self._framer, JsonlFramer):  # its line, maybe indented or `data:`-led
+            raw = self._raw
+            head = raw[raw.rfind(b"\n", 0, payload.start) + 1 : payload.start]
+            return [(line, len(head.removeprefix(_BOM).decode("utf-8", "replace")))]
+        return payload.data_lines(self._raw)
+
+    def _slow(self, data: bytes, line: int, payload: Payload | None) -> Decoded:
+        """The lenient decode of a payload the typed decoder refused (``payload``: where it
+        is; None for one of a run, a single ``data: `` line)."""
         decoded = decode_payload(data)
         if decoded.malformed is not None:
+            decoded = in_capture(decoded, self._places(payload, line))
+            assert decoded.malformed is not None  # placed, never dropped
             self._errors[line] = decoded.malformed
             self._malformed.add(line)
         elif decoded.throw is not None:

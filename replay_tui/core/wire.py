@@ -90,6 +90,9 @@ class Decoded(msgspec.Struct, gc=False):
     """Why a valid payload is ignored (it is not a JSON object)."""
     malformed: str | None = None
     """Why the payload is not valid JSON (the decoder's message, with its position)."""
+    malformed_at: tuple[int, int] | None = None
+    """Where in the payload the decoder stopped (1-based line and column), when it says: the
+    end of :attr:`malformed` reads ``at line L, column C`` with these."""
     lenient: str | None = None
     """Why the typed decoder refused this payload (its error path), when the lenient path ran."""
     value: Any = UNSET
@@ -153,7 +156,8 @@ def _parse_fallback(data: bytes) -> Any:
             return Decoded(malformed=str(exc), text=text)
     except ValueError as exc:
         # msgspec's own message is terser; prefer the position-bearing stdlib one.
-        return Decoded(malformed=_json_error_message(exc), text=text)
+        at = (exc.lineno, exc.colno) if isinstance(exc, json.JSONDecodeError) else None
+        return Decoded(malformed=_json_error_message(exc), malformed_at=at, text=text)
 
 
 def _json_error_message(exc: ValueError) -> str:

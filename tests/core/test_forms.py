@@ -179,9 +179,62 @@ def test_a_broken_payload_is_located_and_later_payloads_still_decoded(tmp_path: 
     trace = only_trace(write(tmp_path, "x.sse", body))
     assert trace.verdicts["accept-identity"] == "malformed-response"
     assert list(trace.errors) == [3]
-    assert "line 1, column 14" in trace.errors[3]
+    # the capture's column: the payload ends after `data: {"choices": [` (19 characters)
+    assert trace.errors[3] == "Expecting value at column 20"
     later = trace.decoded[2]
     assert later is not None and later.chunk is not None  # decoded for display
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "line", "message"),
+    [
+        ("x.sse", b'data:{"a" 1}\n\n', 1, "Expecting ':' delimiter at column 11"),
+        ("x.sse", b'data: {"a":\ndata:   [oops\n\n', 1, "Expecting value at line 2, column 10"),
+        (
+            "x.sse",
+            b'data: {"a":\r\n: kept alive\r\nevent: x\r\ndata:[1,\r\n\r\n',
+            1,
+            "Expecting value at line 4, column 9",
+        ),
+        (
+            "x.sse",
+            b'\xef\xbb\xbfdata: {"a" 1}\ndata: 2\n\n',
+            1,
+            "Expecting ':' delimiter at column 12",
+        ),
+        (
+            "x.txt",
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n"
+            b'data: {"a":\r\ndata:   [oops\r\n\r\n',
+            4,
+            "Expecting value at line 5, column 10",
+        ),
+        (
+            "x.jsonl",
+            b'{"choices":[]}\n  data: {"choices": [oops\n',
+            2,
+            "Expecting value at column 22",
+        ),
+    ],
+    ids=[
+        "no-space",
+        "second-data-line",
+        "crlf-comment-and-field-between",
+        "bom",
+        "curl-i",
+        "jsonl",
+    ],
+)
+def test_a_broken_payload_is_placed_in_the_capture_not_in_the_payload(
+    tmp_path: Path, name: str, body: bytes, line: int, message: str
+) -> None:
+    """The decoder's place is in the joined payload; what is shown beside the payload's first
+    line is where that character is in the file: its column there, or its line and column."""
+    trace = only_trace(write(tmp_path, name, body))
+    assert trace.errors == {line: message}
+    assert [n.message for n in trace.notes if n.kind == "malformed-payload"] == [
+        f"payload is not valid JSON: {message}"
+    ]
 
 
 def test_deep_nesting_is_parsed_like_json_parse(tmp_path: Path) -> None:

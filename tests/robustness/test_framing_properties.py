@@ -8,6 +8,8 @@ in arbitrary pieces must frame it exactly as feeding it whole.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -87,3 +89,53 @@ def test_chunk_log_in_pieces_equals_whole(data: st.DataObject, body: bytes) -> N
     for p in whole.framing.payloads:
         assert body[p.start : p.end].endswith(p.data)
         assert p.data == p.data.strip(b" \t\r")  # empty only for a bare 'data:' line
+
+
+_VALUE = st.text(alphabet='{}[]":,a1 é', max_size=12)
+_BETWEEN = st.sampled_from([None, None, ": kept alive", "event: x", "id: 7"])
+
+
+@robust()
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["data:", "data: "]), _VALUE, _BETWEEN), min_size=1, max_size=4
+    ),
+    st.sampled_from(["\n", "\r\n", "\r"]),
+)
+def test_a_malformed_payload_is_placed_where_its_text_is_in_the_capture(
+    lines: list[tuple[str, str, str | None]], end: str
+) -> None:
+    """Wherever the decoder stopped in the joined payload, the line and column the trace gives
+    (``at column C`` on the payload's first line, else ``at line L, column C``) show the same
+    text in the file: the data lines' prefixes, other fields and comments between them and
+    every line ending are accounted for."""
+    import json
+    import re
+
+    from replay_tui.core.trace import Form, Source, load_trace
+
+    values, text = [], []
+    for prefix, value, between in lines:
+        if prefix == "data:" and value.startswith(" "):
+            prefix = "data: "  # "data:" + " x" would lose that space to the framer
+        values.append(value)
+        text.append(prefix + value)
+        if between is not None:
+            text.append(between)
+    payload = "\n".join(values)
+    try:
+        json.loads(payload)
+    except json.JSONDecodeError as exc:
+        stopped = payload.split("\n")[exc.lineno - 1][exc.colno - 1 :]
+    else:
+        return  # valid JSON: nothing to place
+    if payload == "[DONE]":
+        return
+    body = (end.join(text) + end + end).encode()
+    trace = load_trace(Source(Path("t.sse"), "t.sse", Form.SSE), body)
+    [(first, message)] = trace.errors.items()
+    assert first == 1
+    place = re.search(r" at (?:line (\d+), )?column (\d+)$", message)
+    assert place is not None, message
+    line, column = int(place.group(1) or first), int(place.group(2))
+    assert body.decode().split(end)[line - 1][column - 1 :] == stopped

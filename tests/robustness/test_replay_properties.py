@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from replay_tui.core.sse import frame
 from replay_tui.core.stream import BehaviorPairs
-from replay_tui.core.trace import Form, Trace
+from replay_tui.core.trace import Form, Trace, in_capture
 from replay_tui.core.translator import Behavior, index_key
 from replay_tui.core.translator import replay as translate
 from replay_tui.core.wire import UNSET, decode_payload
@@ -202,7 +202,8 @@ def test_nothing_around_a_broken_payload_is_lost(
         if p.data == b"[DONE]" and not p.after_done:
             assert d is None
         else:
-            assert d == decode_payload(p.data)  # decoded as it would be on its own
+            # decoded as it would be on its own (a malformed one placed in the capture)
+            assert d == in_capture(decode_payload(p.data), p.data_lines(body))
             if d.malformed is not None:
                 assert p.line in trace.errors
     decoded = trace.decoded[len(before)]

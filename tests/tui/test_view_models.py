@@ -293,7 +293,7 @@ def test_raw_marks_what_erased_an_identity_and_says_where_under_its_line(tmp_pat
 def test_invalid_json_is_shown_under_its_line(broken_json_trace: Path) -> None:
     rows = raw_text(load(broken_json_trace))
     assert rows[2].split()[:2] == ["3", "⚠"]
-    assert rows[3].strip() == "⚠ not valid JSON: Expecting value at line 1, column 14"
+    assert rows[3].strip() == "⚠ not valid JSON: Expecting value at column 20"
     assert rows[4].split()[0] == "4"  # numbering resumes after the message row
 
 
