@@ -504,13 +504,10 @@ class CallsView(ModelView[CallsModel]):
         ct = s.call
         n = len(s.rows)
         plural = "s" if n != 1 else ""
+        # What is wrong first: in a narrow view the end of the line is off screen.
         pieces: list[Piece] = [
             ("▸ ", "calls-view--dim"),
             (f"call {visible(describe_value(ct.wire_index))}", "calls-view--title"),
-            (
-                f"   block {ct.block_index} · {n:,} delta{plural} · first on line {ct.first_line}",
-                "calls-view--dim",
-            ),
         ]
         if ct.flags:
             kinds = ", ".join(sorted({f.label for f in ct.flags}))
@@ -524,6 +521,12 @@ class CallsView(ModelView[CallsModel]):
             repaired = sum(1 for f in ct.flags if f.repaired_line is not None)
             if repaired:
                 pieces.append((f" · {repaired} repaired", "calls-view--repaired"))
+        pieces.append(
+            (
+                f"   block {ct.block_index} · {n:,} delta{plural} · first on line {ct.first_line}",
+                "calls-view--dim",
+            )
+        )
         return pieces
 
     def _groups(self, s: Section) -> list[Piece]:
