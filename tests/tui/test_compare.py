@@ -56,6 +56,11 @@ async def test_mark_a_har_entry_open_another_and_compare_at_three_levels() -> No
         assert "call 0 arguments" in text and "usage" in text
         assert "CALLS · identity evolution" in text and "1 of 1 differ" in text
         assert "erasures" in text and 'erased id by "" on delta 2 (line 3)' in text
+        # The "what" column is as wide as its longest label and a space (values get the rest).
+        what = [row for row in text.splitlines() if " A:" in row and " │ B:" in row]
+        labels = ["call 0 id", "usage", "deltas", "id (assign-always)", "id (accept-identity)"]
+        assert all(any(row.strip().startswith(f"{k} ") for row in what) for k in labels)
+        assert max(row.index(" A:") for row in what) == len("    id (accept-identity) ") - 1
         assert "EVENTS · payloads aligned on content · 4 of 5 rows differ" in text
         assert "⇇ merged" in text and "▶ only B" in text and "different content" in text
         assert 'model: "gpt-4.1-mini-2025-04-14" vs "qwen3-max"' in text

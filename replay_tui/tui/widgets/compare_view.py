@@ -67,6 +67,8 @@ STATUS = {
     "only-b": ("▶ only B", "compare-view--only-mark"),
 }
 STATUS_W = 12
+WHAT_W = 28
+"""The most the "what" column of the outcome and call differences takes."""
 IN_FORCE = " ┆ "
 """Between what a delta sent and the identity in force after it."""
 
@@ -172,6 +174,8 @@ class CompareView(LineView):
         self.model: CompareModel | None = None
         self.message = ""
         self.behavior = Behavior.ACCEPT_IDENTITY
+        self._what_w = WHAT_W
+        """The "what" column's width for this model: its longest label, at most WHAT_W."""
 
     # -- content -------------------------------------------------------------------------
 
@@ -184,6 +188,7 @@ class CompareView(LineView):
             model.layout()
         self.model = model
         self.message = ""
+        self._what_w = _what_width(model)
         self.set_shape(len(model.display), self.size.width)
         if keep_position and old is not None:
             self.scroll_to(0, scroll.y, animate=False, immediate=True)
@@ -314,13 +319,11 @@ class CompareView(LineView):
 
     # outcome and call differences: what | A:line value | B:line value
 
-    WHAT_W = 28
-
     def _difference_head(self, model: CompareModel) -> list[Segment]:
-        left, right = self._halves(self.WHAT_W + 2)
+        left, right = self._halves(self._what_w + 2)
         head = self._style("compare-view--header")
         return [
-            Segment("  " + fit("what", self.WHAT_W), head),
+            Segment("  " + fit("what", self._what_w), head),
             Segment(fit("A · " + visible(model.a.address), left), head),
             Segment(" │ ", self._style("compare-view--dim")),
             Segment(fit("B · " + visible(model.b.address), right), head),
@@ -328,8 +331,8 @@ class CompareView(LineView):
 
     def _difference(self, d: Difference, indent: int) -> list[Segment]:
         style = self._style
-        what_w = self.WHAT_W + 2 - indent
-        left, right = self._halves(self.WHAT_W + 2)
+        what_w = self._what_w + 2 - indent
+        left, right = self._halves(self._what_w + 2)
         segs = [
             Segment(" " * indent + fit(visible(d.what), what_w), style("compare-view--label")),
         ]
@@ -634,6 +637,7 @@ class CompareView(LineView):
             before = len(model.display)
             model.behavior = new
             model.layout(calls=False, events=False)
+            self._what_w = _what_width(model)
             shift = len(model.display) - before
             cursor = self.cursor
             self.set_shape(len(model.display), self.size.width)
@@ -706,6 +710,15 @@ class CompareView(LineView):
             return "\n".join(lines), f"the {row.status} payload row"
         headline = model.outcome.headline()
         return headline, "the outcome headline"
+
+
+def _what_width(model: CompareModel) -> int:
+    """The "what" column's width: its longest label and a space (a call's label is indented
+    two more), so that the values have the rest of a narrow terminal (for the behavior the
+    outcome is under)."""
+    widths = [cell_len(visible(d.what)) + 1 for d in model.outcome.differences]
+    widths += [cell_len(visible(d.what)) + 3 for c in model.diff.calls for d in c.differences]
+    return min(WHAT_W, max([len("what") + 1, *widths]))
 
 
 def _text(d: Difference, value: Any, default: Callable[[], str]) -> str:
