@@ -180,6 +180,38 @@ async def test_a_thousand_files_list_at_once_and_fill_in_progressively(tmp_path:
         assert {s.badge.value for s in app.store.judgements.values()} == {"erasing"}
 
 
+async def test_a_trace_opened_on_the_way_never_pulls_the_cursor_back() -> None:
+    """Keys pressed quickly: the cursor passes a trace (it starts loading) and stops on a file
+    that is not a trace, or a folder row. When the trace has loaded, the list is rebuilt
+    with its badge: the cursor stays where the keys put it (it went back to the trace, so the
+    next key seemed to do nothing and the highlight and the header disagreed)."""
+    from replay_tui.tui import app as app_module
+
+    app = make_app([str(TRACES)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        listing, tree = app.trace_list.listing, app.trace_list.trace_tree
+        for start, passed, stop in [
+            ("name-never-sent.sse", "parallel-out-of-order.sse", "request-body.json"),
+            ("empty-response.sse", "late-id.sse", "mitmproxy-export.har"),  # a folder row
+        ]:
+            start, passed, stop = (f"captures/{name}" for name in (start, passed, stop))
+            app.trace_list.select(start, focus=True)
+            await settle(app, pilot)
+            with pytest.MonkeyPatch.context() as mp:
+                loading = held(mp, app_module, "load_in_steps")
+                await pilot.press("down")  # onto the trace: it starts loading (held here)
+                assert app.trace_list.selected == passed
+                await pilot.press("down")  # and on, before it has loaded
+                assert listing.row(tree.cursor).key == stop
+                loading.set()
+                await settle(app, pilot)
+            assert app.store.get(passed) is not None  # loaded, and the list rebuilt for it
+            assert listing.row(tree.cursor).key == stop
+            await pilot.press("up")
+            assert listing.row(tree.cursor).key == passed
+
+
 async def test_folders_fold_and_unfold_and_the_cursor_keys_walk_the_rows() -> None:
     app = make_app([str(TRACES)])
     async with app.run_test(size=SIZE) as pilot:

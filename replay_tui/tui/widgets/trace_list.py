@@ -141,8 +141,10 @@ class TraceTree(ScrollView, can_focus=True):
     def __init__(self, listing: Listing, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.listing = listing
-        self.cursor = -1
-        """The row under the cursor (-1: none)."""
+        self._cursor = -1
+        self.at: tuple[str, str] | None = None
+        """What the cursor was put on, ``(kind, key)`` of its row: the same thing after the
+        items change and the rows are rebuilt (where the row number may not be)."""
         self.marked: str | None = None
         """The trace marked as A for the compare view."""
 
@@ -153,6 +155,20 @@ class TraceTree(ScrollView, can_focus=True):
 
     def badge_of(self, address: str) -> str:
         return self.listing.badge_of(address)
+
+    @property
+    def cursor(self) -> int:
+        """The row under the cursor (-1: none)."""
+        return self._cursor
+
+    @cursor.setter
+    def cursor(self, n: int) -> None:
+        self._cursor = n
+        if 0 <= n < len(self.listing.rows):
+            row = self.listing.row(n)
+            self.at = (row.kind, row.key)
+        else:
+            self.at = None
 
     @property
     def cursor_row(self) -> Row | None:
@@ -620,15 +636,24 @@ class TraceList(Vertical):
     # -- the rows ----------------------------------------------------------------------------
 
     def rebuild(self) -> None:
-        """Rebuild the rows for the filter; the cursor stays on its trace (if still listed).
+        """Rebuild the rows for the filter; the cursor stays on its row (a trace, a folder, a
+        file that is not a trace) if still listed, else on the open trace if listed.
 
-        Quietly: a rebuild never announces a move, so filtering never opens another trace."""
+        Quietly: a rebuild never announces a move, so filtering never opens another trace.
+        (A trace that finishes loading rebuilds the list: the cursor may have gone on since,
+        and must not be pulled back to it.)"""
         self._rebuild_due = False
-        tree = self.trace_tree
-        self.listing.build()
+        tree, listing = self.trace_tree, self.listing
+        here = tree.at  # (the items may have changed already: the row numbers are stale)
+        listing.build()
         tree.rows_changed()
+        n = None
+        if here is not None:
+            kind, key = here
+            n = listing.folder_row(key) if kind == "folder" else listing.row_of(key)
         keep = self.selected
-        n = self.listing.row_of(keep) if keep is not None else None
+        if n is None and keep is not None:
+            n = listing.row_of(keep)
         if n is not None:
             tree.cursor = n
             self.call_after_refresh(self._show_cursor)
