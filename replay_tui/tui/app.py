@@ -495,7 +495,9 @@ class ReplayApp(App[int]):
             self.trace_list.display = False
             self.user_navigated = True
             self.open_trace(next(iter(self.store.paths)))
-            self.calls_view.focus()
+            # The open view (a view key pressed while the file was read stays pressed:
+            # focusing the calls would show the calls tab again).
+            self._view_widget().focus()
             return
         if self.focused is not self.trace_list.filter_input:
             # (a filter typed while the folder was being walked keeps its keys)

@@ -259,6 +259,25 @@ async def test_one_file_by_absolute_path_is_listed_without_its_folders(tmp_path:
         assert [r.kind for r in rows[1:]] == ["trace"] * 3
 
 
+async def test_a_view_key_pressed_while_the_one_file_is_read_is_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``replay-tui big.sse`` and 2 at once, while the file is still read: the trace opens in
+    the diff view (opening it focused the calls view, which showed the calls tab again)."""
+    from replay_tui.tui import app as app_module
+
+    reading = held(monkeypatch, app_module, "judge_listed")
+    app = make_app([str(TRACES / "captures" / "late-id.sse")])
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("2")
+        assert not app.discovered and app.tabs.active == "diff"
+        reading.set()
+        await settle(app, pilot)
+        assert app.current is not None and app.current.address.endswith("late-id.sse")
+        assert app.tabs.active == "diff" and app.focused is app.diff_view
+        assert app.diff_view.model is not None and app.diff_view.model.trace is app.current
+
+
 async def test_one_har_entry_named_as_file_har_n_is_shown_directly(tmp_path: Path) -> None:
     har = tmp_path / "export.har"
     shutil.copy(TRACES / "captures" / "mitmproxy-export.har", har)
