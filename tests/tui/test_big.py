@@ -26,6 +26,11 @@ async def test_a_100k_delta_trace_opens_and_scrolls(big_trace: Path) -> None:
         # The first screen came from a partial decode: rows are there before the whole file.
         first = app.calls_view.model
         assert first is not None and first.trace.analysis.deltas < 100_000
+        # Its header says it is decoding; the part's verdicts ("in-progress", as for a file
+        # still being written) are not shown as the trace's.
+        header = str(app.trace_header.render())
+        assert app.partial and "◌ decoding" in header and "decoding…" in header
+        assert "in progress" not in header and "in-progress" not in header
         assert app.calls_view.row_count > HEAD
         await settle(app, pilot, limit=60)
         model = app.calls_view.model

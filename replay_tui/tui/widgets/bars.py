@@ -203,9 +203,15 @@ def trace_summary(
     delta counts, then the folder of the address, then the behaviors' names become the
     calls view's ``old`` / ``fix``, then the verdicts go (the badge and the flag count stay;
     the details pane has everything). ``cut``: cells to take out of the middle of the file's
-    name when even that is too long (its start and its end stay)."""
-    badge = trace.badge.value if progress is None else "in progress"
-    style = _BADGE_STYLES.get(badge, "bold")
+    name when even that is too long (its start and its end stay).
+
+    While the capture is still being decoded (``progress``), the badge says ``decoding`` and
+    no verdict is shown: those of the part decoded so far would say "in-progress", which is
+    what a capture still being *written* is called (the details say they are provisional)."""
+    decoding = progress is not None
+    badge = "decoding" if decoding else trace.badge.value
+    glyph = BADGE_GLYPHS.get("in progress" if decoding else badge, "")
+    style = _BADGE_STYLES.get("in progress" if decoding else badge, "bold")
     v = trace.verdicts
     a = trace.analysis
     address = visible(trace.address)
@@ -216,9 +222,9 @@ def trace_summary(
     parts: list[tuple[str, str] | str] = [
         (address, "bold"),
         "  ",
-        (f" {BADGE_GLYPHS.get(badge, '')} {badge} ", style + " reverse"),
+        (f" {glyph} {badge} ", style + " reverse"),
     ]
-    if level < 4:
+    if level < 4 and not decoding:
         for behavior, short in (("assign-always", "old"), ("accept-identity", "fix")):
             verdict = v[behavior]
             parts += [
