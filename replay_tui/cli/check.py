@@ -377,7 +377,7 @@ class _Table(_Writer):
         first = ""
         if result.flags:
             f = result.flags[0]
-            first = f"line {f.line:,} ({f.label}, call {_shown(f.call)})"
+            first = f"line {f.line} ({f.label}, call {_shown(f.call)})"
         path = visible(result.path)  # whole, even past its column: it is pasted and grepped
         lines = [
             f"{path:<{width}}  {v['assign-always']:<19} {v['accept-identity']:<19}"
@@ -385,13 +385,13 @@ class _Table(_Writer):
         ]
         if self._verbose:
             for f in result.flags:
-                repaired = f", repaired on line {f.repaired_line:,}" if f.repaired_line else ""
+                repaired = f", repaired on line {f.repaired_line}" if f.repaired_line else ""
                 lines.append(
-                    f"    flag  line {f.line:,}: {f.label} on call {_shown(f.call)}"
+                    f"    flag  line {f.line}: {f.label} on call {_shown(f.call)}"
                     f" by {_shown(f.value)}{repaired}"
                 )
             for note in result.notes:
-                where = f"line {note.line:,}: " if note.line is not None else ""
+                where = f"line {note.line}: " if note.line is not None else ""
                 lines.append(f"    note  {where}{visible(note.message)}")
             for key, o in (result.clients or {}).items():
                 if not o["ok"]:

@@ -1341,7 +1341,7 @@ class ReplayApp(App[int]):
         if wrapped and len(stops) > 1:  # past the last (first): round to the other end
             again = " · back to the first" if forward else " · back to the last"
         self.notify(
-            f"{which} of {total:,}: {labels} on line {flags[indexes[0]].line:,}{again}",
+            f"{which} of {total:,}: {labels} on line {flags[indexes[0]].line}{again}",
             timeout=2,
             markup=False,
         )

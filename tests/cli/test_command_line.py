@@ -280,3 +280,25 @@ def test_check_imports_neither_textual_nor_aiohttp(tmp_path: Path) -> None:
         [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60
     )
     assert done.stdout.splitlines()[-1] == "[]"
+
+
+def test_a_broken_payload_and_a_flag_are_located_by_plain_line_numbers(tmp_path: Path) -> None:
+    """``replay`` says a payload is not JSON the way the raw view does, at the file's line and
+    column; line numbers are printed as an editor takes them (``vim +20005``), without the
+    thousands separator counts get."""
+    path = tmp_path / "x.sse"
+    body = b": keep-alive\n" * 20_000 + STREAM
+    path.write_bytes(body + b'data: {"choices": [oops\n\n')
+    code, _, err = run_cli(["replay", str(path)])
+    assert code == 0
+    line = body.count(b"\n") + 1
+    assert err.splitlines() == [
+        f"replay-tui: {path}:{line}: not valid JSON: Expecting value at column 20"
+    ]
+    _, out, _ = run_cli(["check", "--json", str(path)])
+    [trace] = json.loads(out)["traces"]
+    flag = trace["flags"][0]["line"]
+    assert flag > 20_000
+    code, out, _ = run_cli(["check", "-v", str(path)])
+    assert code == 1
+    assert f"line {flag} (erased id" in out and f"flag  line {flag}: erased id" in out

@@ -136,7 +136,7 @@ async def test_a_long_trace_opens_on_its_first_flag_and_n_counts_as_the_header(
         await pilot.press("n")
         assert view.selected_delta() == found  # the only flag: n comes back to it
         assert any(
-            "Flag 1 of 1: erased id on line 20,005" in str(n.message) for n in app._notifications
+            "Flag 1 of 1: erased id on line 20005" in str(n.message) for n in app._notifications
         )
 
 

@@ -74,7 +74,7 @@ def details_text(trace: Trace, *, loading: str | None = None) -> Content:
             ),
         ]
         if f.repaired_line is not None:
-            parts.append((f"  repaired on line {f.repaired_line:,}", "$text-success"))
+            parts.append((f"  repaired on line {f.repaired_line}", "$text-success"))
         parts.append("\n")
     if len(flags) > 200:
         parts.append((f"  … {len(flags) - 200:,} more (n / N walk them all)\n", "$text-muted"))
@@ -83,7 +83,7 @@ def details_text(trace: Trace, *, loading: str | None = None) -> Content:
     if not notes:
         parts.append(("  none\n", "$text-muted"))
     for n in notes[:200]:
-        where = f"line {n.line:,}" if n.line is not None else "—"
+        where = f"line {n.line}" if n.line is not None else "—"
         parts += [
             (f"  {where:<10}", "$text-muted"),
             (f"{n.kind:<20}", "$text-secondary"),
@@ -150,7 +150,7 @@ def _count(n: int, word: str) -> str:
 
 
 def skipped_text(skipped: Skipped) -> Content:
-    where = f"{skipped.path}: line {skipped.line:,}" if skipped.line is not None else skipped.path
+    where = f"{skipped.path}: line {skipped.line}" if skipped.line is not None else skipped.path
     return Content.assemble(
         ("Not a trace\n", "bold $text-primary"),
         (visible(where), "bold"),
