@@ -1031,8 +1031,12 @@ class ReplayApp(App[int]):
         self.not_a_trace = skipped
         name = visible(skipped.path)
         reason = visible(skipped.reason)
+        # Said once: most reasons say "not a trace" themselves ("binary file, not a trace").
+        before, said, after = reason.partition("not a trace")
+        if not said:
+            before, said, after = "", "not a trace: ", reason
         self.trace_header.show_text(
-            Content.assemble((name, "bold"), ("  not a trace: ", "$text-warning"), reason)
+            Content.assemble((name, "bold"), "  ", before, (said, "$text-warning"), after)
         )
         self.not_a_trace_note.update(
             Content.assemble(

@@ -522,7 +522,7 @@ async def test_a_file_that_is_not_a_trace_is_what_every_pane_describes(tmp_path:
         await pilot.pause()
         assert tree.cursor_row is not None and tree.cursor_row.key == "binary.sse"
         header = str(app.trace_header.render())
-        assert header.startswith("binary.sse  not a trace: ") and "badjson" not in header
+        assert header.strip() == "binary.sse  not a trace: binary file (NUL bytes), not an SSE body"
         assert not app.tabs.display and app.not_a_trace_note.display
         assert "Nothing to show: binary.sse is not a trace." in str(app.not_a_trace_note.render())
         assert app.details._main.plain.startswith("Not a trace\nbinary.sse")
@@ -553,3 +553,21 @@ async def test_a_file_that_is_not_a_trace_is_what_every_pane_describes(tmp_path:
         await pilot.press("slash", *"good")
         await settle(app, pilot)
         assert app.tabs.display and str(app.trace_header.render()).startswith("good.sse")
+
+
+async def test_a_reason_that_says_not_a_trace_is_not_told_twice() -> None:
+    app = make_app([str(TRACES)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        for address, header in [
+            ("README.md", "README.md  not a trace (.md; content is not SSE or an HTTP response)"),
+            (
+                "captures/request-body.json",
+                "captures/request-body.json  JSON that is not a trace (a chunk log needs"
+                " .jsonl; a HAR export needs .har)",
+            ),
+        ]:
+            app.trace_list.select(address, focus=True)
+            await pilot.press("down", "up")  # onto it by the keys, as a user gets there
+            await settle(app, pilot)
+            assert str(app.trace_header.render()).strip() == header
