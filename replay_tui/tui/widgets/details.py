@@ -182,12 +182,12 @@ class Details(VerticalScroll, can_focus=True):
         background: $surface;
         scrollbar-size-vertical: 1;
         & > #details-columns { height: auto; }
-        & #details-verdicts { width: 3fr; height: auto; }
+        & #details-verdicts { width: 3fr; height: auto; padding: 0 1 0 0; }
         & #details-metadata {
             width: 2fr; height: auto; padding: 0 0 0 1; border-left: vkey $foreground 10%;
         }
         &.-stacked > #details-columns { layout: vertical; }
-        &.-stacked #details-verdicts { width: 1fr; }
+        &.-stacked #details-verdicts { width: 1fr; padding: 0; }
         &.-stacked #details-metadata {
             width: 1fr; padding: 1 0 0 0; border-left: none; border-top: hkey $foreground 10%;
         }
