@@ -182,6 +182,11 @@ def test_diff_aligns_both_streams_and_marks_differences() -> None:
     rows = texts(view, count=len(model.display) + 1)
     assert "assign-always (old)" in rows[0] and "accept-identity (fix)" in rows[0]
     assert "6 of 12 rows differ" in rows[0]
+    # Each heading over its column: the line numbers, each side's chunk types.
+    first = rows[1]
+    assert rows[0].index("line") == 0 and first[0].isdigit()
+    assert rows[0].index("assign-always") == first.index("block-start")
+    assert rows[0].index("accept-identity") == first.rindex("block-start")
     differing = [r for r in rows[1:] if r[6] == "≠"]
     assert len(differing) == 6
     assert all("tool-call-delta" in r or "block-end" in r for r in differing)

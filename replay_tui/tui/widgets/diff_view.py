@@ -276,11 +276,11 @@ class DiffView(ModelView[DiffModel]):
         style = self.piece_style
         if index == 0:
             summary = f"{model.differing:,} of {len(model.left):,} rows differ"
-            head = (
-                fit("  line ", LEAD)
-                + fit(" assign-always (old)", left_w)
+            head = (  # each word over its column: line numbers, then each side's chunks
+                fit("line", LEAD)
+                + fit("assign-always (old)", left_w)
                 + " │ "
-                + fit(f" accept-identity (fix) · {summary}", right_w)
+                + fit(f"accept-identity (fix) · {summary}", right_w)
             )
             return [Segment(head, style("diff-view--header"))], Style()
         entry = model.display[index - 1]
@@ -317,9 +317,9 @@ class DiffView(ModelView[DiffModel]):
             return [Segment(fit("  —", width), style("diff-view--gap"))]
         chunk = side[1]
         # A narrow side gives the values the room: the chunk's type is cut first.
-        type_w = TYPE_W if width >= TYPE_W + 14 else max(6, width // 3)
-        out: list[Segment] = [
-            Segment(fit(str(chunk.get("type", "?")), type_w), style("diff-view--type"))
+        type_w = TYPE_W if width >= TYPE_W + 14 else max(7, width // 3)
+        out: list[Segment] = [  # a space after the type even when it is cut
+            Segment(fit(str(chunk.get("type", "?")), type_w - 1) + " ", style("diff-view--type"))
         ]
         rest: list[Segment] = []
         at, first_change = 0, -1
