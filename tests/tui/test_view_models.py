@@ -110,6 +110,24 @@ def test_a_repaired_erasure_is_marked(repaired_trace: Path) -> None:
     assert "erased id (repaired l.5)" in rows[HEAD + 1]
 
 
+def test_a_calls_title_says_what_is_wrong_first() -> None:
+    """Flags, then a refusal by the fix, before where the call is: a narrow view still
+    shows them."""
+    titles = {
+        name: next(r for r in calls_text(load(TRACES / name)) if r.startswith("▸ call 0"))
+        for name in (
+            "ollama/qwen3-no-id.sse",
+            "captures/name-never-sent.sse",
+            "captures/crlf-framed.sse",
+            "captures/late-id.sse",
+        )
+    }
+    assert titles["ollama/qwen3-no-id.sse"].startswith("▸ call 0   ⊘ refused: no id   block 0")
+    assert titles["captures/name-never-sent.sse"].startswith("▸ call 0   ⊘ refused: no name")
+    assert titles["captures/crlf-framed.sse"].startswith("▸ call 0   ✗ erased id (1 flag)   block")
+    assert titles["captures/late-id.sse"].startswith("▸ call 0   block 0")  # nothing wrong
+
+
 def test_row_headers_line_up_across_calls_and_stay_put_sideways() -> None:
     """Δ, line and flag have one width in every call: they are the sticky row headers."""
     model = build_calls_model(load(TRACES / "envoy" / "vertex-anthropic-parallel.sse"))

@@ -344,6 +344,7 @@ class CallsView(ModelView[CallsModel]):
         "calls-view--repaired",
         "calls-view--ok",
         "calls-view--bad",
+        "calls-view--refused",
         "calls-view--gutter",
     }
 
@@ -366,6 +367,7 @@ class CallsView(ModelView[CallsModel]):
         & > .calls-view--repaired { color: $text-success; }
         & > .calls-view--ok { color: $text-success; text-style: bold; }
         & > .calls-view--bad { color: $text-error; text-style: bold; }
+        & > .calls-view--refused { color: $text-warning; text-style: bold; }
         & > .calls-view--gutter { color: $error; }
     }
     """
@@ -521,6 +523,14 @@ class CallsView(ModelView[CallsModel]):
             repaired = sum(1 for f in ct.flags if f.repaired_line is not None)
             if repaired:
                 pieces.append((f" · {repaired} repaired", "calls-view--repaired"))
+        missing = missing_identity(*ct.final(ACCEPT))
+        model = self.model
+        if missing is not None and model is not None:
+            # The fix refuses the call (its closing line below says why): said here too.
+            if model.trace.verdicts.get("accept-identity") == "in-progress":
+                pieces.append((f"   ◌ no {missing} yet", "calls-view--dim"))
+            else:
+                pieces.append((f"   ⊘ refused: no {missing}", "calls-view--refused"))
         pieces.append(
             (
                 f"   block {ct.block_index} · {n:,} delta{plural} · first on line {ct.first_line}",
