@@ -280,8 +280,10 @@ async def test_enter_shows_the_selected_payload_in_full() -> None:
         await settle(app, pilot)  # laid out again for the new size
         assert box.max_scroll_y > 0 and app.focused is box  # its keys scroll it
         await pilot.press("end")
+        await settle(app, pilot)  # (a scroll container scrolls on the refresh after the key)
         assert box.scroll_y == box.max_scroll_y
         await pilot.press("home")
+        await settle(app, pilot)
         assert box.scroll_y == 0
         await pilot.press("escape")
         await pilot.resize_terminal(*SIZE)
