@@ -140,3 +140,30 @@ def test_pairs_that_differ_everywhere_lay_out_as_every_row_would(
         assert model.events_differ > deltas // 2
         assert all(model.changed_rows)
         assert any(k == cm.EV_ROW for k, _, _ in model.display)
+
+
+def test_the_compare_header_says_less_rather_than_wrap_a_verdict_from_its_behavior() -> None:
+    """A's and B's lines fit the width by saying less: the behaviors' short names, then the
+    file's name without its folders, then the verdicts on a line of their own; a behavior and
+    its verdict are never on two lines."""
+    from replay_tui.tui.widgets.compare_pane import header_text
+
+    a, b = (
+        load_trace(discover([ROOT / "traces" / name]).sources[0])
+        for name in ("captures/crlf-framed.sse", "ollama/qwen3-no-id.sse")
+    )
+    model = build_compare_model(diff_traces(a, b), Behavior.ACCEPT_IDENTITY)
+    seen = {}
+    for width in (200, 100, 70, 55, 30):
+        lines = header_text(model, width).plain.split("\n")
+        sides = [line for line in lines[: len(lines) - 1] if line]
+        assert all(len(line) <= width for line in sides), (width, sides)
+        assert not any(
+            line.rstrip().endswith(("identity", "always", "fix", "old")) for line in sides
+        )
+        seen[width] = sides
+    assert seen[200][0].endswith("accept-identity ok   assign-always unidentified-call")
+    assert seen[100][0].endswith("fix ok   old unidentified-call")
+    assert seen[70][1].startswith(" B  qwen3-no-id.sse   fix")
+    assert seen[55][:2] == [" A  crlf-framed.sse", "    fix ok   old unidentified-call"]
+    assert seen[30][:3] == [" A  crlf-framed.sse", "    fix ok", "    old unidentified-call"]

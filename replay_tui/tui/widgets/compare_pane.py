@@ -23,6 +23,7 @@ from ...core.diff import TraceDiff, diff_traces
 from ...core.trace import Trace
 from ...core.translator import Behavior
 from ...core.visible import visible
+from ..cells import cell_len
 from .compare_model import CompareModel, build_compare_model
 from .compare_view import CompareView
 
@@ -46,19 +47,44 @@ def _verdict_style(verdict: str) -> str:
     return "bold $text-success" if verdict == "ok" else "bold $text-error"
 
 
-def header_text(model: CompareModel) -> Content:
-    """Three lines: A, B (each with its verdicts), then the outcome headline."""
-    parts: list[tuple[str, str] | str] = []
-    for label, trace in (("A", model.a), ("B", model.b)):
-        parts += [
-            (f" {label} ", "bold reverse $text-accent"),
-            " ",
-            (visible(trace.address), "bold"),
-        ]
-        for behavior in (Behavior.ACCEPT_IDENTITY, Behavior.ASSIGN_ALWAYS):
-            verdict = trace.verdicts[behavior.value]
-            parts += [(f"   {behavior.value} ", "$text-muted"), (verdict, _verdict_style(verdict))]
-        parts.append("\n")
+_SHORT = {Behavior.ACCEPT_IDENTITY: "fix", Behavior.ASSIGN_ALWAYS: "old"}
+
+
+def _side(label: str, trace: Trace, level: int) -> Content:
+    """A's or B's line: the address and its verdicts; a higher ``level`` says less (the
+    behaviors become fix / old, as in the trace's header, then the address its file's name),
+    then the verdicts go on a line of their own, then each on its own."""
+    address = visible(trace.address)
+    if level >= 2:
+        address = address.rpartition("/")[2]
+    parts: list[tuple[str, str] | str] = [
+        (f" {label} ", "bold reverse $text-accent"),
+        " ",
+        (address, "bold"),
+    ]
+    for k, behavior in enumerate((Behavior.ACCEPT_IDENTITY, Behavior.ASSIGN_ALWAYS)):
+        verdict = trace.verdicts[behavior.value]
+        name = behavior.value if level < 1 else _SHORT[behavior]
+        lead = "\n    " if level >= 4 or (level == 3 and k == 0) else "   "
+        parts += [(f"{lead}{name} ", "$text-muted"), (verdict, _verdict_style(verdict))]
+    return Content.assemble(*parts)
+
+
+def _widest(content: Content) -> int:
+    return max(cell_len(line) for line in content.plain.split("\n"))
+
+
+def header_text(model: CompareModel, width: int = 0) -> Content:
+    """Three lines: A, B (each with its verdicts), then the outcome headline. In ``width``
+    cells (0: any), A's and B's lines say less rather than wrap, a verdict apart from its
+    behavior (both at the level the longer needs; the headline wraps)."""
+    sides = (("A", model.a), ("B", model.b))
+    level = 0
+    while width and level < 4 and any(_widest(_side(s, t, level)) > width for s, t in sides):
+        level += 1
+    parts: list[Content | tuple[str, str] | str] = []
+    for label, trace in sides:
+        parts += [_side(label, trace, level), "\n"]
     od = model.outcome
     parts += [
         ("✓ " if od.same else "✗ ", "bold $text-success" if od.same else "bold $text-error"),
@@ -126,6 +152,15 @@ class ComparePane(Vertical):
     def on_mount(self) -> None:
         self.header.display = False
         self.show_message(NOTHING_MARKED)
+
+    def _show_header(self) -> None:
+        model = self.model
+        if model is not None:
+            width = self.content_region.width - self.header.styles.gutter.width
+            self.header.update(header_text(model, max(0, width)))
+
+    def on_resize(self) -> None:
+        self._show_header()
 
     def show_message(self, text: str) -> None:
         self.pair = None
@@ -199,12 +234,10 @@ class ComparePane(Vertical):
         model.behavior = self.view.behavior
         model.layout(calls=False, events=False)
         self.view.show(model, keep_position=self._keep)
-        self.header.update(header_text(model))
         self.header.display = True
+        self._show_header()
 
     @on(CompareView.BehaviorChanged)
     def _behavior_changed(self, message: CompareView.BehaviorChanged) -> None:
-        model = self.model
-        if model is not None:
-            self.header.update(header_text(model))
+        self._show_header()
         self.notify(f"Comparing under {message.behavior.value}", timeout=2, markup=False)
