@@ -1230,8 +1230,12 @@ class ReplayApp(App[int]):
         """Hide the list (focus goes to the view) or show it (focus goes to it)."""
         shown = not self.trace_list.display
         self.trace_list.display = shown
-        if not shown:  # the list's cursor out of sight: what is shown is the open trace
+        if not shown and self.not_a_trace is not None:
+            # The list's cursor out of sight: what is shown is the open trace, and the cursor
+            # goes to it (shown again, the list and the header name the same file).
             self._back_to_the_open_trace()
+            if self.current is not None:
+                self.trace_list.select(self.current.address)
         if shown:
             self.trace_list.trace_tree.focus()
         elif self._focus_within(self.trace_list):

@@ -372,3 +372,24 @@ async def test_a_filter_typed_while_the_folder_is_walked_keeps_its_keys(
         assert app.focused is app.trace_list.filter_input
         assert app.trace_list.visible_addresses() == [f"t{n}.sse" for n in range(290, 300)]
         assert app.details.display  # `d` went into the box, not to the details toggle
+
+
+async def test_hiding_the_list_on_a_file_that_is_not_a_trace_comes_back_to_the_open_trace() -> None:
+    """l on README.md: the open trace is shown again, and the list's cursor goes to it, so
+    that shown again (l) the list and the header name the same file."""
+    app = make_app([str(TRACES)])
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(app, pilot)
+        opened = app.current.address if app.current else None
+        assert opened is not None
+        await pilot.press("home")
+        await settle(app, pilot)
+        assert str(app.trace_header.render()).startswith("README.md  not a trace")
+        await pilot.press("l")
+        await settle(app, pilot)
+        assert str(app.trace_header.render()).startswith(opened.rpartition("/")[2])
+        await pilot.press("l")
+        await settle(app, pilot)
+        row = app.trace_list.trace_tree.cursor_row
+        assert row is not None and row.key == opened
+        assert app.current is not None and app.current.address == opened
