@@ -37,8 +37,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     trace = resolve_trace(args.trace)
     for where in sorted(trace.errors):
-        what = "not valid JSON: " if where in trace.malformed_lines else ""  # as the raw view
-        error(f"{trace.address}:{where}: {what}{trace.errors[where]}")
+        error(f"{trace.address}:{where}: {trace.error_text(where)}")
     out = sys.stdout.buffer
     encode = jsontext.encode  # lone surrogates, deep nesting: still JSON
     batch: list[bytes] = []

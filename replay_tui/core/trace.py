@@ -23,7 +23,7 @@ from .indexed import Indexed
 from .jsonl import JsonlFramer
 from .sse import Framing, Payload, PayloadRun, PayloadTable, SseFramer
 from .translator import Behavior, Chunk
-from .wire import Decoded, WireChunk, decode_payload, fast_decoder
+from .wire import Decoded, WireChunk, decode_payload, fast_decoder, json_place
 
 if TYPE_CHECKING:
     from .stream import ChunkStream
@@ -98,6 +98,12 @@ class Trace(msgspec.Struct):
     @property
     def address(self) -> str:
         return self.source.address
+
+    def error_text(self, line: int) -> str:
+        """The decode problem on ``line`` (one of :attr:`errors`) as it is said to people: a
+        payload that is not JSON at all says so first."""
+        error = self.errors[line]
+        return f"not valid JSON: {error}" if line in self.malformed_lines else error
 
     @property
     def notes(self) -> list[Note]:
@@ -232,7 +238,7 @@ def in_capture(decoded: Decoded, lines: list[tuple[int, int]]) -> Decoded:
     message, at = decoded.malformed, decoded.malformed_at
     if message is None or at is None or not 0 < at[0] <= len(lines):
         return decoded
-    suffix = f" at line {at[0]}, column {at[1]}"
+    suffix = json_place(*at)
     if not message.endswith(suffix):
         return decoded
     line, before = lines[at[0] - 1]

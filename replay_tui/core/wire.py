@@ -36,6 +36,7 @@ __all__ = [
     "decode_payload",
     "describe_value",
     "js_string",
+    "json_place",
 ]
 
 
@@ -160,14 +161,19 @@ def _parse_fallback(data: bytes) -> Any:
         return Decoded(malformed=_json_error_message(exc), malformed_at=at, text=text)
 
 
+def json_place(line: int, column: int) -> str:
+    """A place in JSON text as the product writes it, after the decoder's message."""
+    return f" at line {line}, column {column}"
+
+
 def _json_error_message(exc: ValueError) -> str:
-    """``json``'s message with the place as the product writes it (``at line L, column C``).
+    """``json``'s message with the place as the product writes it (:func:`json_place`).
 
     Some of the stdlib's messages already end in "at" ("Invalid control character at",
     "Unterminated string starting at"): the place follows them without a second one.
     """
     if isinstance(exc, json.JSONDecodeError):
-        return f"{exc.msg.removesuffix(' at')} at line {exc.lineno}, column {exc.colno}"
+        return exc.msg.removesuffix(" at") + json_place(exc.lineno, exc.colno)
     return str(exc)
 
 

@@ -88,9 +88,8 @@ def _problems(trace: Trace, starts: Sequence[int]) -> dict[int, str]:
     Invalid JSON (and chunks the harness cannot walk), invalid UTF-8, an event cut off before
     its blank line, a HAR entry saved without its body; line 0 is above the first line."""
     out: dict[int, list[str]] = {}
-    malformed = trace.malformed_lines
-    for line, error in trace.errors.items():
-        out.setdefault(line, []).append(("not valid JSON: " if line in malformed else "") + error)
+    for line in trace.errors:
+        out.setdefault(line, []).append(trace.error_text(line))
     for line in _invalid_utf8_lines(trace.raw, starts):
         out.setdefault(line, []).append(
             "invalid UTF-8: shown (and replayed, as the harness does) as U+FFFD �"
