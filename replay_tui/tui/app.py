@@ -1178,7 +1178,7 @@ class ReplayApp(App[int]):
         # The view has the open trace now (not when the tab's message comes round): an action
         # run on it next (the palette's) acts on this trace's rows.
         self._refresh_active_view(keep=False)
-        self.query_one(f"#{name}-view").focus()
+        self._view_widget().focus()
 
     def _view_widget(self) -> Widget:
         return self.query_one(f"#{self.tabs.active}-view")

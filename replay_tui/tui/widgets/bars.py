@@ -210,8 +210,8 @@ def trace_summary(
     what a capture still being *written* is called (the details say they are provisional)."""
     decoding = progress is not None
     badge = "decoding" if decoding else trace.badge.value
-    glyph = BADGE_GLYPHS.get("in progress" if decoding else badge, "")
-    style = _BADGE_STYLES.get("in progress" if decoding else badge, "bold")
+    looks = "in progress" if decoding else badge  # (decoding looks like a capture growing)
+    glyph, style = BADGE_GLYPHS.get(looks, ""), _BADGE_STYLES.get(looks, "bold")
     v = trace.verdicts
     a = trace.analysis
     address = visible(trace.address)
