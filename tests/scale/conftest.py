@@ -103,7 +103,7 @@ class Cluster:
         self.procs.append(proc)
         return proc
 
-    def add_worker(self, name: str) -> subprocess.Popen[bytes]:
+    def add_worker(self, name: str, threads: int = 1) -> subprocess.Popen[bytes]:
         proc = self._spawn(
             name,
             [
@@ -112,7 +112,7 @@ class Cluster:
                 "--name",
                 name,
                 "--nthreads",
-                "1",
+                str(threads),
                 "--no-nanny",
                 "--no-dashboard",
                 "--host",
@@ -223,15 +223,16 @@ def cluster_env(s3_env: dict[str, str]) -> dict[str, str]:
 def cluster(
     cluster_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Cluster]:
-    """A scheduler and two single-thread workers, shared by the tests that do not kill one;
-    stopped when they are done (idle, the three processes would take a tenth of a core for
-    the rest of the run)."""
+    """A scheduler and a worker of two threads, shared by the tests that kill nothing;
+    stopped when they are done (idle, the processes would take a tenth of a core for the rest
+    of the run). One worker of two threads runs tasks side by side, and their results come
+    back out of order, as two workers would; a second worker process cost a second of CPU to
+    start (the test that kills a worker has two)."""
     folder = tmp_path_factory.mktemp("dask")
     made = Cluster(folder, cluster_env)
     try:
-        made.add_worker("w1")
-        made.add_worker("w2")
-        made.wait_workers(["w1", "w2"])
+        made.add_worker("w", threads=2)
+        made.wait_workers(["w"])
         yield made
     except BaseException:
         print(made.log(), file=sys.stderr)
