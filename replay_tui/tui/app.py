@@ -808,9 +808,10 @@ class ReplayApp(App[int]):
             self.call_after_refresh(message.shown.set)
         trace = message.trace
         if not message.partial:
-            self.store.put(trace)
-            self.trace_list.refresh_traces([trace.address])
-            self._update_counts()
+            before = self.store.judgements.get(trace.address)
+            if self.store.put(trace) != before:  # the list's row, counts and filter follow;
+                self.trace_list.refresh_traces([trace.address])  # as judged, they stand
+                self._update_counts()
             self._set_progress(None)
         wanted = self.trace_list.selected
         if wanted is not None and wanted != trace.address and self.trace_list.display:

@@ -10,6 +10,7 @@ from textual.widgets import Input
 
 from replay_tui.tui.app import make_app
 from replay_tui.tui.widgets.bars import BadgeChip
+from replay_tui.tui.widgets.trace_list import TraceList
 
 from .conftest import SIZE, TRACES, held, opened_once, settle
 
@@ -128,10 +129,28 @@ async def test_moving_in_the_list_opens_and_enter_goes_to_the_calls() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert app.focused is app.trace_list.trace_tree
-        await pilot.press("down")
-        await settle(app, pilot)
-        assert app.current is not None
-        assert app.current.address == "captures/empty-finish-reason.sse"
+        rebuilds: list[object] = []
+        rebuild = TraceList.rebuild
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(TraceList, "rebuild", lambda self: rebuilds.append(rebuild(self)))
+            await pilot.press("down")
+            await settle(app, pilot)
+            assert app.current is not None
+            assert app.current.address == "captures/empty-finish-reason.sse"
+            opened = {app.current.address}
+            for _ in range(4):
+                await pilot.press("down")
+                await settle(app, pilot)
+                opened.add(app.current.address)
+        # Each trace opened was judged as the list shows it: no row, count or order changes,
+        # and the list is not rebuilt (in a folder of 100,000, a rebuild is 50 ms).
+        assert opened == {  # (a HAR file's row, passed on the way, opens no trace)
+            "captures/empty-finish-reason.sse",
+            "captures/empty-response.sse",
+            "captures/late-id.sse",
+            "captures/mitmproxy-export.har#2",
+        }
+        assert rebuilds == []
         await pilot.press("enter")
         assert app.focused is app.calls_view
 
