@@ -179,6 +179,28 @@ async def test_a_cell_wider_than_the_room_beside_the_names_shows_its_words() -> 
         assert "haystack" in on_screen and '✗ id erased to ""' in on_screen
 
 
+async def test_a_short_terminal_shows_the_broken_cell_and_what_all_libraries_come_to() -> None:
+    """80x24, one file: the matrix opens scrolled to the first library that breaks, its group
+    row off the top; what the libraries come to is said under "client" all the same. The
+    cell's detail has room for the erased id, not only its headings: on a short terminal the
+    matrix takes half of the room (three quarters left the detail three rows)."""
+    app = make_app([str(TRACES / "dashscope" / "qwen3-max-id-empty.sse")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        matrix = await _clients(app, pilot)
+        assert matrix.model is not None
+        assert matrix.cursor == matrix.model.row_of("haystack") and 2 not in _shown(matrix)
+        heading = "".join(s.text for s in matrix.render_line(1))
+        assert heading.startswith(" ✗ 1 of 15 libraries break ")
+        detail = app.clients_pane.detail
+        on_screen = [y for y in range(24) if app.screen.get_widget_at(1, y)[0] is detail]
+        visible = rendered(detail, range(len(on_screen) - 1))  # (its first row: the border)
+        assert any(
+            row.split()[:2] == ["id", '"call_99a5ca83ba8dbc63f02dc02e"']
+            and row.split("│")[1].strip() == '""'
+            for row in visible
+        ), visible
+
+
 async def test_the_libraries_are_assessed_in_the_background_with_progress(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

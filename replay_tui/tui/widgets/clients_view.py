@@ -224,7 +224,11 @@ class ClientsMatrix(LineView):
     def _header(self, model: ClientsModel, first: bool) -> list[Segment]:
         head = self._style("clients-matrix--header")
         dim = self._style("clients-matrix--dim")
-        segs = [Segment(" " * GUTTER + fit("client" if first else "", NAME_W), head)]
+        if first:
+            segs = [Segment(" " * GUTTER + fit("client", NAME_W), head)]
+        else:  # under "client", what the libraries come to: in sight wherever the rows are
+            text, name = self._libraries_said(model)
+            segs = [Segment(" " * GUTTER), Segment(fit(text, NAME_W), self._style(name))]
         for m in model.meant:
             segs.append(Segment(" "))
             if first:
@@ -239,15 +243,33 @@ class ClientsMatrix(LineView):
         segs.append(Segment(fit(text, RESPONSE_W), head if first else dim))
         return segs
 
-    def _group(self, model: ClientsModel, kind: str) -> list[Segment]:
-        title = dict(GROUPS)[kind]
+    @staticmethod
+    def _counted(model: ClientsModel, kind: str) -> tuple[int, int | None]:
+        """How many policies of ``kind`` there are, and how many break (None: not all
+        assessed yet)."""
         keys = [p.key for p in model.policies if p.kind == kind]
         judged = [model.outcomes[k] for k in keys if k in model.outcomes]
-        broken = sum(1 for o in judged if not o.ok)
-        text = f"{title} ({len(keys)})"
-        if len(judged) == len(keys):
+        if len(judged) < len(keys):
+            return len(keys), None
+        return len(keys), sum(1 for o in judged if not o.ok)
+
+    def _libraries_said(self, model: ClientsModel) -> tuple[str, str]:
+        """The client libraries' verdict in a few words, and its style."""
+        total, broken = self._counted(model, "library")
+        if broken is None:
+            done = len(model.outcomes)
+            return f"assessing… {done} of {len(model.policies)}", "clients-matrix--pending"
+        if broken:
+            return f"✗ {broken} of {total} libraries break", "clients-matrix--bad"
+        return f"✓ all {total} libraries ok", "clients-matrix--ok"
+
+    def _group(self, model: ClientsModel, kind: str) -> list[Segment]:
+        title = dict(GROUPS)[kind]
+        total, broken = self._counted(model, kind)
+        text = f"{title} ({total})"
+        if broken is not None:
             verb = "break" if kind == "library" else "go wrong"
-            text += f" · {broken} of {len(keys)} {verb}" if broken else " · all ok"
+            text += f" · {broken} of {total} {verb}" if broken else " · all ok"
         else:
             done = len(model.outcomes)
             text += f" · assessing… {done} of {len(model.policies)} policies"
