@@ -78,7 +78,7 @@ class Listing:
     badge: str | None = None
     collapsed: set[str] = field(default_factory=set)
     rows: list[int] = field(default_factory=list)
-    """One per row shown: ``i >= 0`` is ``items[i]``; ``i < 0`` is ``folders[~i]``."""
+    """One per row shown: ``i >= 0`` is ``shown_items[i]``; ``i < 0`` is ``folders[~i]``."""
     folders: list[Folder] = field(default_factory=list)
     shown: int = 0
     """Traces the filter shows (folded ones included)."""
@@ -95,6 +95,14 @@ class Listing:
         self._hay_missing = True
         self._segments: list[tuple[int, int, int]] = []
         self._order: Sequence[int] = ()
+        self.shown_items: list[str] = []
+        """:attr:`items` as they were when the rows were built, which the rows index.
+
+        Items that come or go between builds (a HAR file becoming its entries, a live
+        change) go into a copy of the list: the rows drawn until the next build (deferred by
+        up to a second in a big folder) keep showing what they showed, not their
+        neighbours."""
+        self._shown_index: dict[str, int] | None = None
 
     # -- items -------------------------------------------------------------------------------
 
@@ -110,11 +118,18 @@ class Listing:
     def add(self, addresses: Iterable[str]) -> None:
         """Insert items where their address sorts (known ones are left where they are)."""
         index = self.index
-        for address in addresses:
-            if address not in index:
-                bisect.insort(self.items, address, key=address_key)
-                index[address] = -1  # rebuilt below; marks it known for this batch
+        fresh = [a for a in dict.fromkeys(addresses) if a not in index]
+        if fresh:
+            items = self._own_items()
+            for address in fresh:
+                bisect.insort(items, address, key=address_key)
         self._changed()
+
+    def _own_items(self) -> list[str]:
+        """:attr:`items`, to change in place: a copy while the rows index this very list."""
+        if self.items is self.shown_items:
+            self.items = list(self.items)
+        return self.items
 
     def remove(self, addresses: Iterable[str]) -> None:
         gone = set(addresses) & self.index.keys()
@@ -144,7 +159,7 @@ class Listing:
             if skipped:
                 self._runs = None
             return
-        self.items[i : i + 1] = new
+        self._own_items()[i : i + 1] = new
         self._changed()
 
     def add_skipped(self, skipped: Iterable[Skipped]) -> None:
@@ -419,6 +434,7 @@ class Listing:
         self._add_up(folders)
         self.rows, self.folders, self.shown = rows, folders, len(matched)
         self._segments, self._order = segments, order
+        self.shown_items, self._shown_index = items, self._index
 
     @staticmethod
     def _add_up(folders: list[Folder]) -> None:
@@ -441,7 +457,7 @@ class Listing:
         if i < 0:
             folder = self.folders[~i]
             return Row("folder", folder.key, folder.name, folder.depth, folder=folder)
-        address = self.items[i]
+        address = self.shown_items[i]
         parsed = self.parsed(address)
         depth = len(parsed.container)
         skipped = self.skipped.get(address)
@@ -456,7 +472,11 @@ class Listing:
 
     def row_of(self, address: str) -> int | None:
         """The row showing ``address`` (None: filtered out, or in a folded folder)."""
-        i = self.index.get(address)
+        if self._shown_index is None:
+            shown = self.shown_items
+            same = self.items is shown  # (then the two indexes are one)
+            self._shown_index = self.index if same else {a: i for i, a in enumerate(shown)}
+        i = self._shown_index.get(address)
         if i is None or not self._segments:
             return None
         k = bisect.bisect_right(self._segments, (i, len(self.rows) + 1, 0)) - 1

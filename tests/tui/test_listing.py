@@ -206,3 +206,33 @@ def test_runs_group_the_items_as_their_containers_do(addresses: list[str], holes
         else:
             expected.append((i, i + 1, container, hole))
     assert listing.runs() == expected
+
+
+def test_rows_drawn_before_the_next_build_show_what_they_showed() -> None:
+    """A big folder's list is rebuilt up to a second after judgements arrive. Meanwhile a HAR
+    file turns into its entries and live changes add and remove files: the rows drawn until
+    the build still show what they showed (not their neighbours, shifted by the items that
+    came), and find their rows by address; the build then shows the new items."""
+    listing = Listing({})
+    listing.set_items(["a/1.sse", "a/x.har", "a/y.sse", "b/z.sse"])
+    listing.build()
+    before = shown(listing)
+    keys = {listing.row(n).key: n for n in range(len(listing.rows)) if listing.rows[n] >= 0}
+    listing.replace("a/x.har", ["a/x.har#1", "a/x.har#2", "a/x.har#3"], [])
+    listing.add(["a/0.sse", "a/0.sse", "0.sse"])  # (named twice: listed once)
+    listing.remove(["b/z.sse"])
+    assert shown(listing) == before
+    assert {k: listing.row_of(k) for k in keys} == keys
+    listing.build()
+    assert [listing.row(n).key for n in range(len(listing.rows))] == [
+        "0.sse",
+        "a",
+        "a/0.sse",
+        "a/1.sse",
+        "a/x.har",
+        "a/x.har#1",
+        "a/x.har#2",
+        "a/x.har#3",
+        "a/y.sse",
+    ]
+    assert listing.row_of("a/x.har#2") == 6 and listing.row_of("b/z.sse") is None

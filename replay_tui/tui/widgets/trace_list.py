@@ -691,7 +691,7 @@ class TraceList(Vertical):
         listing = self.listing
         if self.selected is not None and listing.row_of(self.selected) is not None:
             return  # (the rebuild put the cursor on it)
-        rows, items, skipped = listing.rows, listing.items, listing.skipped
+        rows, items, skipped = listing.rows, listing.shown_items, listing.skipped
         first = next((items[i] for i in rows if i >= 0 and items[i] not in skipped), None)
         if first is not None:
             self.select(first)
