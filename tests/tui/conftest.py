@@ -192,19 +192,24 @@ def _fine_idle_checks(monkeypatch: pytest.MonkeyPatch) -> None:
     and the screen is redrawn up to 240 times a second, not 60.
 
     ``wait_for_idle`` sleeps a step at a time until a step passes with (almost) no CPU used by
-    the process, any thread included; a key costs two steps at least. A 2 ms step with the
-    same 5% CPU threshold tells "still working" from "idle" the same way, sooner; what a test
-    needs finished it waits on (``settle``: workers, messages, the resize Textual sends the
-    screens a timer's tick after the terminal's). What waits for the screen's next refresh (a
-    scroll landing, ``settle``'s last look) waits a quarter as long. With the two fixtures
-    above, tests/tui on two workers: 33-41 s -> 27-30 s; it passes too with two other
-    processes taking both cores.
+    the process, any thread included; a key costs two steps at least. A 2 ms step tells
+    "still working" (a thread at work takes the whole step) from "idle" sooner than a 20 ms
+    one; what a test needs finished it waits on (``settle``: workers, messages, the resize
+    Textual sends the screens a timer's tick after the terminal's). What waits for the
+    screen's next refresh (a scroll landing, ``settle``'s last look) waits a quarter as long.
+    With the two fixtures above, tests/tui on two workers: 33-41 s -> 27-30 s; it passes too
+    with two other processes taking both cores.
+
+    Idle is a step with less than a quarter of it on the CPU, not Textual's twentieth: waking
+    an idle app's event loop alone costs 50-200 µs here, so a 100 µs bound was met by luck,
+    after ten steps on average (24 ms a wait, 13 s of waiting in test_list, test_keys and
+    test_first_minute on one process; 9 s with a quarter, most of it the keys' own work).
     """
     import textual._wait
     import textual.screen
 
     monkeypatch.setattr(textual._wait, "SLEEP_GRANULARITY", 0.002)
-    monkeypatch.setattr(textual._wait, "SLEEP_IDLE", 0.002 / 20)
+    monkeypatch.setattr(textual._wait, "SLEEP_IDLE", 0.002 / 4)
     monkeypatch.setattr(textual.screen, "UPDATE_PERIOD", 1 / 240)
 
 
