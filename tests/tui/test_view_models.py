@@ -7,6 +7,7 @@ its styles stubbed, and the row texts read back. Keys, focus and interaction are
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any, TypeVar
@@ -489,3 +490,29 @@ def test_an_empty_finish_reason_reads_as_quotes_wherever_a_finish_is_said() -> N
     assert finish_text({"kind": "tool-calls"}) == "tool-calls"
     stopped = {"code": "CONTENT_FILTER", "message": "model stopped: content_filter"}
     assert failure_text(stopped) == "CONTENT_FILTER: model stopped: content_filter"
+
+
+def test_the_header_short_of_room_keeps_the_verdict_its_badge_is_about() -> None:
+    """Each level says less; before the verdicts go, the one the badge is about stays: a
+    refused call is the fix's refusal, an erased identity the old behavior's."""
+    from replay_tui.tui.widgets.bars import SUMMARY_LEVELS, trace_summary
+
+    def said(name: str) -> list[str]:
+        trace = load(TRACES / name)
+        return [trace_summary(trace, level=n).plain for n in range(SUMMARY_LEVELS)]
+
+    refused = said("captures/name-never-sent.sse")
+    assert refused[3] == (
+        "name-never-sent.sse   ⊘ refused   old unidentified-call  fix malformed-tool-call   0 flags"
+    )
+    assert refused[4] == "name-never-sent.sse   ⊘ refused   fix malformed-tool-call   0 flags"
+    assert refused[5] == "name-never-sent.sse   ⊘ refused    0 flags"
+    assert said("dashscope/qwen3-max-id-empty.sse")[4] == (
+        "qwen3-max-id-empty.sse   ✗ erasing   old unidentified-call   1 flag"
+    )
+    assert said("captures/empty-response.sse")[4] == (
+        "empty-response.sse   ! broken   fix empty-response   0 flags"
+    )
+    clean = said("azure/gpt-4o-mini-usage-tail.sse")
+    assert clean[4] == clean[5] == "gpt-4o-mini-usage-tail.sse   ✓ clean    0 flags"
+    assert all(len(a) > len(b) for a, b in itertools.pairwise(refused))

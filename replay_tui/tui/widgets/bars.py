@@ -9,7 +9,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
-from ...core.trace import Trace
+from ...core.trace import Badge, Trace
 from ...core.visible import visible
 from ..cells import cell_len, middle_cut
 from ..store import BADGE_ORDER
@@ -188,7 +188,7 @@ _BADGE_STYLES = {
     "clean": "bold $text-success",
 }
 
-SUMMARY_LEVELS = 5
+SUMMARY_LEVELS = 6
 """How many ways ``trace_summary`` can say it, from the fullest (0) to the shortest."""
 MIN_NAME = 12
 """The fewest cells a file's name is cut to in the header."""
@@ -201,9 +201,11 @@ def trace_summary(
 
     A higher ``level`` says less, whole words dropped rather than cut: first the call and
     delta counts, then the folder of the address, then the behaviors' names become the
-    calls view's ``old`` / ``fix``, then the verdicts go (the badge and the flag count stay;
-    the details pane has everything). ``cut``: cells to take out of the middle of the file's
-    name when even that is too long (its start and its end stay).
+    calls view's ``old`` / ``fix``, then only the verdict the badge is about stays (erasing:
+    the old behavior's; refused, broken: the fix's; none for clean), then that goes too (the
+    badge and the flag count stay; the details pane has everything). ``cut``: cells to take
+    out of the middle of the file's name when even that is too long (its start and its end
+    stay).
 
     While the capture is still being decoded (``progress``), the badge says ``decoding`` and
     no verdict is shown: those of the part decoded so far would say "in-progress", which is
@@ -224,8 +226,10 @@ def trace_summary(
         "  ",
         (f" {glyph} {badge} ", style + " reverse"),
     ]
-    if level < 4 and not decoding:
+    if level < 5 and not decoding:
         for behavior, short in (("assign-always", "old"), ("accept-identity", "fix")):
+            if level == 4 and behavior != _BADGE_BEHAVIOR.get(trace.badge):
+                continue
             verdict = v[behavior]
             parts += [
                 (f"  {behavior if level < 3 else short} ", "$text-muted"),
@@ -238,6 +242,14 @@ def trace_summary(
     if progress:
         parts.append((f"   {progress}", "italic $text-accent"))
     return Content.assemble(*parts)
+
+
+_BADGE_BEHAVIOR = {
+    Badge.ERASING: "assign-always",
+    Badge.REFUSED: "accept-identity",
+    Badge.BROKEN: "accept-identity",
+}
+"""The behavior whose verdict a badge is about (what the header keeps when short of room)."""
 
 
 def _count(n: int, word: str) -> str:
