@@ -142,6 +142,17 @@ async def test_the_headings_stay_on_top_and_home_shows_the_count_again() -> None
         await pilot.press("home")
         await settle(app, pilot)
         assert _shown(matrix)[:4] == [0, 1, 2, 3] and matrix.cursor == 3  # heads, count, first
+        # Sideways to the whole-response column: it comes in beside the names, what shows of
+        # the call column it cut is blank (no "rwB\"" or ")" left of a cell), and the group's
+        # row stays whole in place.
+        await pilot.press("right")
+        await pilot.pause()
+        assert matrix.scroll_offset.x > 0
+        lines = ["".join(s.text for s in matrix.render_line(y)) for y in range(4)]
+        assert lines[2].startswith(" client libraries (15) · 13 of 15 break ──")
+        for line in (lines[1], lines[3]):
+            names, rest = line[:STICKY], line[STICKY:]
+            assert names.strip() and rest.lstrip().startswith(("throws, error", "✗ throws")), line
 
 
 async def test_the_selected_library_stays_in_view_when_the_terminal_shrinks() -> None:

@@ -23,6 +23,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
+from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from ...core.trace import Trace
@@ -197,17 +198,45 @@ class ClientsMatrix(LineView):
         start, end = self._column_span(self.column)
         width = self.scrollable_content_region.width or self.size.width
         scroll_x = int(self.scroll_offset.x)
-        # A column wider than the room beside the names is shown from its start (where a
-        # cell's words are), not scrolled to its blank end.
-        if start - STICKY < scroll_x or end - start > width - STICKY:
+        # A column not wholly in view is brought in from its start, beside the names: where
+        # a cell's words are, and no sliver of the column before it left between.
+        if start - STICKY < scroll_x or end > scroll_x + width:
             self.scroll_to(x=max(0, start - STICKY - 1), animate=False, immediate=True)
-        elif end > scroll_x + width:
-            self.scroll_to(x=end - width + 1, animate=False, immediate=True)
+
+    def row_sticky(self, index: int) -> int:
+        # A group's row ("client libraries (15) · 1 of 15 break ───") stays whole in place.
+        model = self.model
+        if model is not None and model.layout[index][0] == "group":
+            return self.virtual_size.width
+        return super().row_sticky(index)
 
     # -- rendering -----------------------------------------------------------------------
 
     def _style(self, name: str) -> Style:
         return self.piece_style(name)
+
+    def render_line(self, y: int) -> Strip:
+        """A row as the view draws it; scrolled sideways, what shows of a column cut at the
+        left (beside the names) is blank: no sliver of a cell's end ("rwB\"", ")")."""
+        strip = super().render_line(y)
+        scroll_x = int(self.scroll_offset.x)
+        index = self.row_at(y)
+        model = self.model
+        if not scroll_x or model is None or not 0 <= index < len(model.layout):
+            return strip
+        if model.layout[index][0] == "group":
+            return strip  # (in place: not scrolled)
+        first = STICKY + scroll_x  # the first cell shown beside the names
+        column = self._column_at(first)
+        if column is None:
+            return strip
+        start, end = self._column_span(column)
+        cut_to = min(end + 1 - scroll_x, strip.cell_length)  # (with the space after it)
+        if first <= start or cut_to <= STICKY:
+            return strip
+        head, cut, tail = strip.divide([STICKY, cut_to, strip.cell_length])
+        style = next((seg.style for seg in cut if seg.style is not None), None)
+        return Strip.join([head, Strip.blank(cut.cell_length, style), tail])
 
     def render_row(self, index: int) -> Row:
         model = self.model
