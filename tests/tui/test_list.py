@@ -517,6 +517,13 @@ async def test_names_that_differ_at_their_end_stay_told_apart(
         assert len(whole) == (len(numbers) if size[0] >= 200 else 0)
         assert all("…" in line for line in lines if line not in whole)
         assert all(len(line) <= width for line in lines)
+        # The header (the open copy) gives its name's middle for the verdict the badge is
+        # about, when that leaves 20 cells of the name; else the verdict goes.
+        header = str(app.trace_header.content).rstrip()
+        assert header.startswith("bedrock-par") and header.endswith("   4 flags")
+        said = {80: "✗ erasing    4", 120: "✗ erasing   old stream-closed   4"}
+        assert said.get(size[0], "✗ erasing   assign-always stream-closed  ") in header
+        assert ("…" in header) == (size[0] < 200)
 
 
 async def test_a_file_that_is_not_a_trace_is_what_every_pane_describes(tmp_path: Path) -> None:

@@ -192,6 +192,8 @@ SUMMARY_LEVELS = 6
 """How many ways ``trace_summary`` can say it, from the fullest (0) to the shortest."""
 MIN_NAME = 12
 """The fewest cells a file's name is cut to in the header."""
+VERDICT_NAME = 20
+"""The fewest cells of a name cut to keep the verdict its badge is about."""
 
 
 def trace_summary(
@@ -284,6 +286,16 @@ class TraceHeader(Static):
             summary = trace_summary(self._trace, progress=self._progress, level=level)
             if summary.cell_length <= room:
                 break
+            if level == SUMMARY_LEVELS - 2:
+                # The verdict the badge is about is worth the middle of a long name, down to
+                # VERDICT_NAME cells ("zen-null-id…ter-done.sse  ✗ erasing  old …").
+                name = cell_len(self._trace.address.rpartition("/")[2])
+                cut = summary.cell_length - room
+                if name - cut >= VERDICT_NAME:
+                    summary = trace_summary(
+                        self._trace, progress=self._progress, level=level, cut=cut
+                    )
+                    break
         else:  # the shortest is too long: the name gives way, the badge and count stay
             cut = summary.cell_length - room
             summary = trace_summary(self._trace, progress=self._progress, level=level, cut=cut)
