@@ -188,6 +188,14 @@ async def test_a_cell_wider_than_the_room_beside_the_names_shows_its_words() -> 
             s.text for s in matrix.render_line(matrix.cursor - int(matrix.scroll_y))
         )
         assert "haystack" in on_screen and '✗ id erased to ""' in on_screen
+        # The cell's detail, as narrow: its headings in fewer words on one row, so that the
+        # id and the name are on screen, not only the headings.
+        await pilot.pause()
+        detail = app.clients_pane.detail
+        on_screen_rows = [y for y in range(24) if app.screen.get_widget_at(30, y)[0] is detail]
+        shown = [r.rstrip() for r in rendered(detail, range(len(on_screen_rows) - 1))]
+        assert shown[1].split() == ["stream", "(line", "1)", "│", "application", "gets"]
+        assert [r.split()[0] for r in shown[2:5:2]] == ["id", "name"], shown
 
 
 async def test_a_short_terminal_shows_the_broken_cell_and_what_all_libraries_come_to() -> None:

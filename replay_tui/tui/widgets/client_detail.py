@@ -49,6 +49,8 @@ class DetailLine:
     pieces: list[Piece]
     left: list[Piece] | None = None
     right: list[Piece] | None = None
+    short: tuple[list[Piece], list[Piece]] | None = None
+    """Fewer words for the two sides, said when one of them would wrap (a narrow pane)."""
 
 
 def _value_pieces(value: Any, differs: bool) -> list[Piece]:
@@ -161,6 +163,10 @@ def detail_lines(
             [("", "")],
             [(f"what the stream meant (line {m.line})", "clients-detail--heading")],
             [(f"what {visible(policy.key)} hands the application", "clients-detail--heading")],
+            short=(
+                [(f"stream (line {m.line})", "clients-detail--heading")],
+                [("application gets", "clients-detail--heading")],
+            ),
         ),
     ]
     raised = outcome.assembly.raised
@@ -203,6 +209,10 @@ def detail_lines(
         [[(line, dim)] for line in _argument_lines(d.arguments)],
     )
     return out + _field_rows(m, True, fields) + about
+
+
+def _cells(pieces: list[Piece]) -> int:
+    return sum(cell_len(text) for text, _ in pieces)
 
 
 def wrap_pieces(pieces: list[Piece], width: int) -> list[list[Piece]]:
@@ -437,8 +447,11 @@ class ClientDetail(LineView):
             if line.left is None:
                 self.rows += [DetailLine(p) for p in wrap_pieces(line.pieces, width)]
                 continue
-            left = wrap_pieces(line.left, left_w)
-            right = wrap_pieces(line.right or [], right_w)
+            sides = line.left, line.right or []
+            if line.short is not None and (_cells(sides[0]) > left_w or _cells(sides[1]) > right_w):
+                sides = line.short
+            left = wrap_pieces(sides[0], left_w)
+            right = wrap_pieces(sides[1], right_w)
             for k, (a, b) in enumerate(zip_longest(left, right)):
                 self.rows.append(DetailLine(line.pieces if k == 0 else [], a or [], b or []))
         self.set_shape(len(self.rows), width + 1)
