@@ -219,17 +219,20 @@ class DeltaRows(Sequence["DeltaRow"]):
     """A call's identity evolution as a sequence, made a block at a time when read: a view
     of a 100,000-delta call keeps the block on screen, not 100,000 rows."""
 
-    __slots__ = ("_block", "_call", "_rows")
+    __slots__ = ("_block", "_call", "_count", "_rows")
 
     BLOCK = 256
 
-    def __init__(self, call: CallTrace) -> None:
+    def __init__(self, call: CallTrace, count: int | None = None) -> None:
+        """``count``: the deltas of a snapshot (:attr:`Analysis.counts`), while the call
+        grows on in the thread that follows its file; None: as many as it has."""
         self._call = call
+        self._count = count
         self._block = -1
         self._rows: list[DeltaRow] = []
 
     def __len__(self) -> int:
-        return self._call.count
+        return self._call.count if self._count is None else self._count
 
     @overload
     def __getitem__(self, index: int) -> DeltaRow: ...
@@ -247,11 +250,12 @@ class DeltaRows(Sequence["DeltaRow"]):
             index += len(self)
         if not 0 <= index < len(self):
             raise IndexError(index)
-        block = index // self.BLOCK
-        if block != self._block:
-            self._rows = self._call.rows(block * self.BLOCK, (block + 1) * self.BLOCK)
+        block, at = divmod(index, self.BLOCK)
+        if block != self._block or at >= len(self._rows):  # (a block read while it grew)
+            start = block * self.BLOCK
+            self._rows = self._call.rows(start, min(start + self.BLOCK, len(self)))
             self._block = block
-        return self._rows[index % self.BLOCK]
+        return self._rows[at]
 
 
 class DeltaRow(msgspec.Struct):
@@ -387,6 +391,10 @@ class Analysis(msgspec.Struct):
     """The body of both behaviors' output, as references (see :mod:`.stream`)."""
     event_count: int = 0
     """Entries of ``events`` that belong to this snapshot (the log grows while tailing)."""
+    counts: list[int] = msgspec.field(default_factory=list)
+    """Deltas of each call (in ``calls`` order) that belong to this snapshot: the calls
+    themselves grow on while tailing, in another thread (read them through
+    :meth:`delta_rows`)."""
     text_blocks: dict[str, int] = msgspec.field(default_factory=dict)
     """Block index of the ``text`` and ``reasoning`` blocks that opened."""
     usage: Any = UNSET
@@ -399,6 +407,11 @@ class Analysis(msgspec.Struct):
     @property
     def verdicts(self) -> dict[str, str]:
         return {b.value: self.outcomes[b].verdict for b in (ASSIGN, ACCEPT)}
+
+    def delta_rows(self, k: int) -> DeltaRows:
+        """Call ``k``'s identity evolution as of this snapshot."""
+        call = self.calls[k]
+        return DeltaRows(call, self.counts[k] if k < len(self.counts) else None)
 
     @property
     def clean(self) -> bool:
@@ -771,6 +784,7 @@ class Analyzer:
             model=self._model,
             events=self._events,
             event_count=len(self._events),
+            counts=[ct.count for ct in self._order],
             text_blocks=dict(self._text_blocks),
             usage=self._usage,
             finish=self._finish,

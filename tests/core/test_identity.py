@@ -203,3 +203,28 @@ def test_verdicts_and_badges(body: bytes, verdicts: tuple[str, str], badge: str)
     trace = trace_of(body)
     assert (trace.verdicts["assign-always"], trace.verdicts["accept-identity"]) == verdicts
     assert trace.badge.value == badge
+
+
+def test_a_snapshots_delta_rows_stay_its_own_while_the_call_grows_on() -> None:
+    """Following a growing capture, the builder goes on feeding the same calls (in the
+    follower's thread) after a snapshot was handed to the views: the snapshot's rows are as
+    many as it had, and a block read while the call was shorter is read again, not indexed
+    past its end (once an IndexError in the calls view, drawing a capture being written)."""
+    from pathlib import Path
+
+    from replay_tui.core.identity import DeltaRows
+    from replay_tui.core.trace import Form, Source, TraceBuilder
+
+    first = sse(tools(call(0, id="c", name="f")), tools(call(0, id="")), done=False)
+    more = sse(tools(call(0, id="c")), chunk(finish="tool_calls"))
+    builder = TraceBuilder(Source(Path("t.sse"), "t.sse", Form.SSE))
+    builder.feed(first)
+    snapshot = builder.build().analysis
+    rows = snapshot.delta_rows(0)
+    live = DeltaRows(snapshot.calls[0])
+    assert [r.delta for r in rows] == [1, 2] and live[1].delta == 2  # (block 0 read, 2 rows)
+    builder.feed(more)
+    assert len(rows) == 2 and [r.delta for r in rows] == [1, 2]  # the snapshot's own
+    assert len(live) == 3 and live[2].delta == 3 and live[2].raw_id == "c"
+    grown = builder.build().analysis
+    assert snapshot.counts == [2] and grown.counts == [3]

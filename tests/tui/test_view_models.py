@@ -516,3 +516,15 @@ def test_the_header_short_of_room_keeps_the_verdict_its_badge_is_about() -> None
     clean = said("azure/gpt-4o-mini-usage-tail.sse")
     assert clean[4] == clean[5] == "gpt-4o-mini-usage-tail.sse   ✓ clean    0 flags"
     assert all(len(a) > len(b) for a, b in itertools.pairwise(refused))
+
+
+def test_a_detail_line_wrapped_at_its_edge_shows_its_last_word_whole() -> None:
+    """A wrapped line keeps the space it broke at; one past the edge is dropped when drawn,
+    never the word before it cut for "…" ("list inde…" above "out of range")."""
+    detail = client_detail.ClientDetail()
+    detail.piece_style = lambda name: Style()  # type: ignore[method-assign]
+    text = "✗ throws IndexError: list index out of range"
+    lines = wrap_pieces([(text, "bad")], 31)
+    drawn = ["".join(s.text for s in detail._segments(line, 31)) for line in lines]
+    assert drawn == ["✗ throws IndexError: list index", "out of range" + " " * 19]
+    assert "".join(s.text for s in detail._segments([("a b c d", "")], 5)) == "a b …"

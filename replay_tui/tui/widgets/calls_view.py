@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 from rich.segment import Segment
 from rich.style import Style
 
-from ...core.identity import CallTrace, DeltaRow, DeltaRows, Flag
+from ...core.identity import CallTrace, DeltaRow, Flag
 from ...core.trace import Trace
 from ...core.translator import Behavior, index_key, is_identity, missing_identity
 from ...core.visible import visible
@@ -224,7 +224,8 @@ def build_calls_model(trace: Trace) -> CallsModel:
 def _calls(trace: Trace) -> list[tuple[CallTrace, Sequence[DeltaRow]]]:
     """The calls model's one read of the trace: each call with its delta rows (made a block
     at a time as they are drawn, from the analysis' record)."""
-    return [(ct, DeltaRows(ct)) for ct in trace.analysis.calls]
+    analysis = trace.analysis
+    return [(ct, analysis.delta_rows(k)) for k, ct in enumerate(analysis.calls)]
 
 
 def _flags_by_delta(flags: list[Flag]) -> dict[int, list[Flag]]:

@@ -477,7 +477,11 @@ class ClientDetail(LineView):
                 if room <= 0:
                     break
                 if cell_len(text) > room:
-                    text = fit(text, room)
+                    # A wrapped line keeps the space it broke at: past the edge, it goes
+                    # (not a word's last letter for "…": "list inde…").
+                    text = (
+                        text.rstrip(" ") if cell_len(text.rstrip(" ")) <= room else fit(text, room)
+                    )
             out.append(Segment(text, self._style(name)))
             used += cell_len(text)
         if width is not None and used < width:
