@@ -8,7 +8,7 @@ import gc
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +61,15 @@ async def settle(app: ReplayApp, pilot: Pilot[int], *, limit: float = 20.0) -> N
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(app.screen.wait_for_refresh(), deadline - time.monotonic())
     await pilot.pause()  # and the screen drawn from all of it
+
+
+async def until(pilot: Pilot[int], cond: Callable[[], bool], limit: float = 10.0) -> None:
+    """Let the app run until ``cond`` holds (what a test waits on when no worker or message
+    says it is done: a watcher round trip, a scroll Textual makes a refresh or two later)."""
+    deadline = time.monotonic() + limit
+    while not cond():
+        assert time.monotonic() < deadline, "never came to pass"
+        await pilot.pause(0.01)
 
 
 def held(monkeypatch: pytest.MonkeyPatch, target: object, name: str) -> threading.Event:

@@ -204,8 +204,8 @@ async def test_the_new_keys_have_ids_and_are_in_the_help_and_the_palette() -> No
 
 async def test_the_compare_view_follows_a_changing_a_and_b(tmp_path: Path) -> None:
     """Live reload: A rewritten on disk while B is open; the comparison is redone."""
+    from .conftest import until
     from .test_watching import settle as settle_watching
-    from .test_watching import until
 
     text = AZURE.read_text()
     (tmp_path / "a.sse").write_text(text)

@@ -15,7 +15,7 @@ from replay_tui.tui.widgets.diff_view import DiffView
 from replay_tui.tui.widgets.line_view import LineView
 from replay_tui.tui.widgets.trace_list import TraceTree
 
-from .conftest import SIZE, TRACES, settle
+from .conftest import SIZE, TRACES, settle, until
 
 QWEN = TRACES / "dashscope" / "qwen3-max-id-empty.sse"
 
@@ -279,12 +279,10 @@ async def test_enter_shows_the_selected_payload_in_full() -> None:
         await pilot.resize_terminal(80, 12)  # less room than the payload needs
         await settle(app, pilot)  # laid out again for the new size
         assert box.max_scroll_y > 0 and app.focused is box  # its keys scroll it
-        await pilot.press("end")
-        await settle(app, pilot)  # (a scroll container scrolls on the refresh after the key)
-        assert box.scroll_y == box.max_scroll_y
+        await pilot.press("end")  # a scroll container scrolls a refresh or two after the key
+        await until(pilot, lambda: box.scroll_y == box.max_scroll_y, limit=5)
         await pilot.press("home")
-        await settle(app, pilot)
-        assert box.scroll_y == 0
+        await until(pilot, lambda: box.scroll_y == 0, limit=5)
         await pilot.press("escape")
         await pilot.resize_terminal(*SIZE)
         await pilot.press("enter")

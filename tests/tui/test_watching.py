@@ -5,31 +5,21 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.pilot import Pilot
 
 from replay_tui.core.trace import Badge
 from replay_tui.live.watch import FileChange, watch_traces
 from replay_tui.tui import live_reload
 from replay_tui.tui.app import ReplayApp, make_app
 
-from .conftest import SIZE, TRACES, settle
+from .conftest import SIZE, TRACES, settle, until
 
 CLEAN = TRACES / "openai" / "gpt-4.1-text-then-call.sse"
 ERASING = TRACES / "dashscope" / "qwen3-max-id-empty.sse"
-
-
-async def until(pilot: Pilot[int], cond: Callable[[], bool], limit: float = 10.0) -> None:
-    """Let the app run until ``cond`` holds (a watcher round trip takes well under a second)."""
-    deadline = time.monotonic() + limit
-    while not cond():
-        assert time.monotonic() < deadline, "the change never reached the screen"
-        await pilot.pause(0.01)
 
 
 def badge(app: ReplayApp, address: str) -> Badge | None:
