@@ -289,7 +289,7 @@ class TraceHeader(Static):
             if level == SUMMARY_LEVELS - 2:
                 # The verdict the badge is about is worth the middle of a long name, down to
                 # VERDICT_NAME cells ("zen-null-id…ter-done.sse  ✗ erasing  old …").
-                name = cell_len(self._trace.address.rpartition("/")[2])
+                name = cell_len(visible(self._trace.address).rpartition("/")[2])  # (as said)
                 cut = summary.cell_length - room
                 if name - cut >= VERDICT_NAME:
                     summary = trace_summary(
