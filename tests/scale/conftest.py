@@ -219,26 +219,57 @@ def cluster_env(s3_env: dict[str, str]) -> dict[str, str]:
     return env
 
 
+class SharedCluster:
+    """The cluster the tests of a module share, started when first asked for and again after a
+    test has killed it (the test of dying workers and schedulers kills this one: starting a
+    cluster of its own cost two more processes, two seconds of CPU)."""
+
+    def __init__(self, env: dict[str, str], folders: pytest.TempPathFactory) -> None:
+        self.env = env
+        self.folders = folders
+        self.made: Cluster | None = None
+
+    def alive(self) -> Cluster:
+        """A scheduler and a worker of two threads, started if there is none or one has died.
+        One worker of two threads runs tasks side by side, and their results come back out of
+        order, as two workers would; a second worker process cost a second of CPU to start."""
+        made = self.made
+        if made is not None and all(p.poll() is None for p in (made.procs[0], made.workers["w"])):
+            return made
+        self.close()
+        made = Cluster(self.folders.mktemp("dask"), self.env)
+        self.made = made
+        try:
+            made.add_worker("w", threads=2)
+            made.wait_workers(["w"])
+        except BaseException:
+            print(made.log(), file=sys.stderr)
+            raise
+        return made
+
+    def close(self) -> None:
+        if self.made is not None:
+            self.made.close()
+            self.made = None
+
+
 @pytest.fixture(scope="module")
-def cluster(
+def shared_cluster(
     cluster_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Cluster]:
-    """A scheduler and a worker of two threads, shared by the tests that kill nothing;
-    stopped when they are done (idle, the processes would take a tenth of a core for the rest
-    of the run). One worker of two threads runs tasks side by side, and their results come
-    back out of order, as two workers would; a second worker process cost a second of CPU to
-    start (the test that kills a worker has two)."""
-    folder = tmp_path_factory.mktemp("dask")
-    made = Cluster(folder, cluster_env)
+) -> Iterator[SharedCluster]:
+    """Stopped when the module's tests are done (idle, the processes would take a tenth of a
+    core for the rest of the run)."""
+    shared = SharedCluster(cluster_env, tmp_path_factory)
     try:
-        made.add_worker("w", threads=2)
-        made.wait_workers(["w"])
-        yield made
-    except BaseException:
-        print(made.log(), file=sys.stderr)
-        raise
+        yield shared
     finally:
-        made.close()
+        shared.close()
+
+
+@pytest.fixture
+def cluster(shared_cluster: SharedCluster) -> Cluster:
+    """The module's cluster, alive: a scheduler and one worker ("w", two threads)."""
+    return shared_cluster.alive()
 
 
 def results_json(items: Any) -> dict[str, list[dict[str, Any]]]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import pytest
 
@@ -51,45 +50,6 @@ def test_an_object_deleted_mid_scan_is_one_skipped_entry(
     assert got == expected
 
 
-def test_a_dead_worker_loses_nothing_and_a_dead_scheduler_is_one_clear_error(
-    cluster_env: dict[str, str], tmp_path: Path
-) -> None:
-    """Two deaths on a cluster of the test's own (the shared one must survive):
-
-    - the only worker dies with tasks on it (the scheduler allows no retries, so they fail
-      with KilledWorker and the scan resubmits them one object each); a new worker finishes
-      and nothing is lost. One folder (27 results) is enough to have some in flight and more
-      after (both folders, 134 results, took the new worker a second more and proved nothing
-      more);
-    - then the scheduler dies mid-scan: the scan ends with one error that names it.
-    """
-    own = Cluster(tmp_path, cluster_env)
-    try:
-        victim = own.add_worker("victim")
-        own.wait_workers(["victim"])
-        scan = iter_results(URLS[1:], dask=own.address, batch_files=1, window=4)
-        first = next(scan)
-        victim.kill()
-        victim.wait(timeout=30)
-        own.add_worker("survivor")
-        got = results_json([first, *scan])
-        assert victim.returncode is not None
-        assert got == local_json(ROOTS[1:])
-
-        scan = iter_results(URLS, dask=own.address, batch_files=1, window=2)
-        next(scan)
-        scheduler = own.procs[0]
-        scheduler.kill()
-        scheduler.wait(timeout=30)
-        with pytest.raises(ScaleError, match=f"lost the Dask scheduler at {own.address} mid-scan"):
-            list(scan)
-    except BaseException:
-        print(own.log())
-        raise
-    finally:
-        own.close()
-
-
 def test_no_scheduler_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     import socket
 
@@ -121,6 +81,44 @@ def test_check_dask_prints_what_a_local_check_prints(
     ]
     assert main(["check", "--json", "--dask", cluster.address, *URLS]) == 1
     assert capsys.readouterr().out == local
+
+
+def test_a_dead_worker_loses_nothing_and_a_dead_scheduler_is_one_clear_error(
+    cluster: Cluster,
+) -> None:
+    """Two deaths, on the module's cluster (the last of its tests to use it; a test after
+    this one gets a new one):
+
+    - the only worker dies with tasks on it (the scheduler allows no retries, so they fail
+      with KilledWorker and the scan resubmits them one object each); a new worker finishes
+      and nothing is lost. One folder (27 results) is enough to have some in flight and more
+      after (both folders, 134 results, took the new worker a second more and proved nothing
+      more);
+    - then the scheduler dies mid-scan: the scan ends with one error that names it.
+    """
+    try:
+        victim = cluster.workers["w"]
+        scan = iter_results(URLS[1:], dask=cluster.address, batch_files=1, window=4)
+        first = next(scan)
+        victim.kill()
+        victim.wait(timeout=30)
+        cluster.add_worker("survivor")
+        got = results_json([first, *scan])
+        assert victim.returncode is not None
+        assert got == local_json(ROOTS[1:])
+
+        scan = iter_results(URLS, dask=cluster.address, batch_files=1, window=2)
+        next(scan)
+        scheduler = cluster.procs[0]
+        scheduler.kill()
+        scheduler.wait(timeout=30)
+        with pytest.raises(
+            ScaleError, match=f"lost the Dask scheduler at {cluster.address} mid-scan"
+        ):
+            list(scan)
+    except BaseException:
+        print(cluster.log())
+        raise
 
 
 def test_the_cluster_tests_run_on_one_worker(request: pytest.FixtureRequest) -> None:
