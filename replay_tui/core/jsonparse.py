@@ -19,6 +19,7 @@ MAX_DEPTH = 100_000
 ``[`` would take 650 MB and half a minute. Deeper payloads are reported as not parsed."""
 
 _WS = re.compile(r"[ \t\n\r]*")
+_OPENS = re.compile(r"\[+")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')
 _LITERALS = {"true": True, "false": False, "null": None}
@@ -49,6 +50,13 @@ def parse_deep(text: str, max_depth: int = MAX_DEPTH) -> Any:
                 stack.append(([], None))
                 if len(stack) > max_depth:
                     raise DeepJsonError(_too_deep(max_depth, pos))
+                # A run of "[[[[" (what such payloads are made of): the lists opened at once,
+                # up to the last, which the next turn opens (and places any error at).
+                opens = _OPENS.match(text, pos)
+                run = 0 if opens is None else min(opens.end() - pos - 1, max_depth - len(stack))
+                if run > 0:
+                    stack.extend([([], None) for _ in range(run)])
+                    pos += run
                 continue
             else:
                 key, pos = _key(text, pos)
@@ -103,6 +111,12 @@ def parse_deep(text: str, max_depth: int = MAX_DEPTH) -> Any:
                 stack.pop()
                 value = container
                 pos += 1
+                # A run of "]]]]": each list closed is the last item of the one around it.
+                while pos < n and text[pos] == "]" and stack and isinstance(stack[-1][0], list):
+                    outer = stack.pop()[0]
+                    outer.append(value)  # type: ignore[union-attr]
+                    value = outer
+                    pos += 1
                 continue
             raise DeepJsonError(f"expected ',' or a closing bracket at offset {pos}")
 

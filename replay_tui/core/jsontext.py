@@ -20,7 +20,6 @@ bidirectional overrides; people read this output in terminals, so those are writ
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -75,32 +74,37 @@ def _scalar(value: Any) -> str:
     if isinstance(value, int):
         return str(int(value))
     if isinstance(value, float):
-        return repr(value) if math.isfinite(value) else "null"  # as msgspec writes them
+        return msgspec.json.encode(value).decode()  # "1e16", not repr's "1e+16"; nan: null
     return _write(msgspec.to_builtins(value))  # a Struct or UNSET: rare, shallow
 
 
 def _write(value: Any) -> str:
     """JSON text for ``value`` with an explicit stack instead of recursion."""
     out: list[str] = []
-    stack: list[tuple[Iterator[Any], bool]] = []  # (items, is an object)
+    stack: list[tuple[Iterator[Any], bool, str]] = []  # (items, is an object, closing text)
     item = value
     while True:
         if isinstance(item, dict):
             out.append("{")
-            stack.append((iter(item.items()), True))
+            stack.append((iter(item.items()), True, "}"))
         elif isinstance(item, list | tuple):
-            out.append("[")
-            stack.append((iter(item), False))
+            # A chain of one-item lists (what a deep payload is made of) is one frame.
+            depth = 1
+            while len(item) == 1 and isinstance(item[0], list | tuple):
+                item = item[0]
+                depth += 1
+            out.append("[" * depth)
+            stack.append((iter(item), False, "]" * depth))
         else:
             out.append(_scalar(item))
         while stack:  # find the next value to write, closing finished containers
-            items, is_object = stack[-1]
+            items, is_object, closing = stack[-1]
             nxt = next(items, _END)
             if nxt is _END:
                 stack.pop()
-                out.append("}" if is_object else "]")
+                out.append(closing)
                 continue
-            if out[-1] != "{" and out[-1] != "[":
+            if out[-1][-1] not in "{[":  # after an item, not an opening
                 out.append(",")
             if is_object:
                 key, item = nxt

@@ -283,11 +283,11 @@ def js_string(value: Any) -> str:
 def _js_join(value: list[Any]) -> str:
     """``Array.prototype.join`` of nested arrays, with a stack: arrays may nest 100,000 deep."""
     done: list[list[str]] = [[]]  # the parts joined so far, per open array
-    stack = [iter(value)]
+    stack = [iter(_innermost(value))]
     while stack:
         for v in stack[-1]:
             if isinstance(v, list):
-                stack.append(iter(v))
+                stack.append(iter(_innermost(v)))
                 done.append([])
                 break
             done[-1].append("" if v is None else js_string(v))
@@ -298,6 +298,14 @@ def _js_join(value: list[Any]) -> str:
                 return joined
             done[-1].append(joined)
     raise AssertionError("unreachable")
+
+
+def _innermost(value: list[Any]) -> list[Any]:
+    """A list of one list joins as that list does; a chain of them (a deep payload), as the
+    last of the chain."""
+    while len(value) == 1 and isinstance(value[0], list):
+        value = value[0]
+    return value
 
 
 def describe_value(value: Any) -> str:

@@ -77,3 +77,61 @@ def test_depth_beyond_recursion_limits() -> None:
     for _ in range(depth - 1):
         value = value[0]
     assert value == []
+
+
+def _first_too_deep(text: str, limit: int) -> int | None:
+    """Where ``parse_deep(text, limit)`` must say the nesting went too deep (None: never).
+
+    Levels are containers with something in them (an empty one is a value at once, kept on no
+    stack). The place is the first one to open level ``limit + 1``, after what was read of it:
+    its bracket and the blanks after, and for an object its first key and colon too.
+    """
+
+    def blanks(at: int) -> int:
+        return len(text) - len(text[at:].lstrip(" \t\n\r"))
+
+    depth = 0
+    in_string = escaped = False
+    empty_ends: set[int] = set()
+    for at, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            after = blanks(at + 1)
+            if text[after] == "]}"["[{".index(ch)]:
+                empty_ends.add(after)  # empty: no level
+                continue
+            depth += 1
+            if depth > limit:
+                if ch == "{":
+                    after = blanks(json.decoder.scanstring(text, after + 1)[1])  # type: ignore[attr-defined]
+                    after = blanks(after + 1)  # the colon
+                return after
+        elif ch in "]}" and at not in empty_ends:
+            depth -= 1
+    return None
+
+
+@given(json_values, st.sampled_from([None, 0, 1]), st.integers(1, 5))
+@example([[[[[1]]]]], None, 2)  # a run of brackets past the limit, opened at once
+@example([[[[[[]]]]]], None, 4)
+@example([[[[{"a": [[1]]}]]]], 1, 5)
+def test_nesting_past_the_limit_is_refused_where_it_goes_past(
+    value: Any, indent: int | None, limit: int
+) -> None:
+    text = json.dumps(value, indent=indent, ensure_ascii=False)
+    at = _first_too_deep(text, limit)
+    if at is None:
+        assert _same(parse_deep(text, limit), json.loads(text))
+    else:
+        with pytest.raises(
+            DeepJsonError, match=f"nested deeper than {limit} levels at offset {at} "
+        ):
+            parse_deep(text, limit)
