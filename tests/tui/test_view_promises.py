@@ -119,7 +119,9 @@ async def test_calls_scroll_by_a_column_keeping_the_row_headers_and_mark_the_cur
         view.scroll_to(y=below - 1, animate=False, immediate=True)
         await pilot.pause()
         closing = [line_text(view, below + k - int(view.scroll_y)) for k in (0, 1)]
-        assert closing[0].startswith("   assign-always  ") and "✗ the registry refuses" in closing[0]
+        assert (
+            closing[0].startswith("   assign-always  ") and "✗ the registry refuses" in closing[0]
+        )
         assert closing[1].startswith("   accept-identity") and "✓ identified" in closing[1]
         view.scroll_to(y=top, animate=False, immediate=True)
         await pilot.pause()
