@@ -197,29 +197,42 @@ def _css_parsed_once() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _fine_idle_checks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The pilot's idle check (after every key and pause) looks every 2 ms, not every 20 ms,
-    and the screen is redrawn up to 240 times a second, not 60.
+    """The pilot's idle check (after every key and pause) looks every 2 ms, not every 20 ms.
 
     ``wait_for_idle`` sleeps a step at a time until a step passes with (almost) no CPU used by
     the process, any thread included; a key costs two steps at least. A 2 ms step tells
     "still working" (a thread at work takes the whole step) from "idle" sooner than a 20 ms
     one; what a test needs finished it waits on (``settle``: workers, messages, the resize
-    Textual sends the screens a timer's tick after the terminal's). What waits for the
-    screen's next refresh (a scroll landing, ``settle``'s last look) waits a quarter as long.
-    With the two fixtures above, tests/tui on two workers: 33-41 s -> 27-30 s; it passes too
-    with two other processes taking both cores.
+    Textual sends the screens a timer's tick after the terminal's).
 
     Idle is a step with less than a quarter of it on the CPU, not Textual's twentieth: waking
     an idle app's event loop alone costs 50-200 µs here, so a 100 µs bound was met by luck,
     after ten steps on average (24 ms a wait, 13 s of waiting in test_list, test_keys and
     test_first_minute on one process; 9 s with a quarter, most of it the keys' own work).
+
+    The screen is redrawn at Textual's own rate (60 a second), as users see it. Redrawn 240
+    times a second, the same three files took a third more layouts and redraws (1,461
+    against 1,070) and an eighth more CPU, for waits a few milliseconds shorter.
     """
     import textual._wait
-    import textual.screen
 
     monkeypatch.setattr(textual._wait, "SLEEP_GRANULARITY", 0.002)
     monkeypatch.setattr(textual._wait, "SLEEP_IDLE", 0.002 / 4)
-    monkeypatch.setattr(textual.screen, "UPDATE_PERIOD", 1 / 240)
+
+
+@pytest.fixture(autouse=True)
+def _clicks_land_on_what_is_shown(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A click waits for the screen to show what the app has done so far, as a user's would:
+    a pilot's click finds its widget where the last layout put it, and a key's effect is laid
+    out at the screen's next refresh, so a click right after a key (a count chip after the
+    counts changed) could land where the widget was."""
+    real = Pilot._post_mouse_events
+
+    async def after_refresh(self: Pilot[Any], *args: Any, **options: Any) -> bool:
+        await self.app.screen.wait_for_refresh()
+        return await real(self, *args, **options)
+
+    monkeypatch.setattr(Pilot, "_post_mouse_events", after_refresh)
 
 
 @pytest.fixture
