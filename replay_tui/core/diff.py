@@ -469,6 +469,9 @@ class CallDiff:
     b: CallTrace | None
     differences: list[Difference]
     events: EventDiff = field(repr=False)
+    counts: tuple[int | None, int | None] = (None, None)
+    """Each side's deltas in its trace's snapshot (:attr:`Analysis.counts`; None: all): a
+    capture being followed goes on growing its calls in another thread."""
     _rows: CallRows | None = field(default=None, repr=False)
     _same_rows: bool | None = field(default=None, repr=False)
 
@@ -480,12 +483,12 @@ class CallDiff:
         each row is made when read."""
         if self._rows is None:
             with no_gc():
-                self._rows = _call_rows(self.a, self.b, self.events, self._identical())
+                self._rows = _call_rows(self.a, self.b, self.events, self._identical(), self.counts)
         return self._rows
 
     def _identical(self) -> bool:
         if self._same_rows is None:
-            self._same_rows = _rows_identical(self.a, self.b, self.events)
+            self._same_rows = _rows_identical(self.a, self.b, self.events, self.counts)
         return self._same_rows
 
     @property
@@ -532,9 +535,11 @@ class CallRows(Indexed[CallRow]):
         "changed_indexes",
     )
 
-    def __init__(self, xa: CallTrace | None, xb: CallTrace | None) -> None:
-        self._ra = DeltaRows(xa) if xa is not None else None
-        self._rb = DeltaRows(xb) if xb is not None else None
+    def __init__(
+        self, xa: CallTrace | None, xb: CallTrace | None, counts: tuple[int | None, int | None]
+    ) -> None:
+        self._ra = DeltaRows(xa, counts[0]) if xa is not None else None
+        self._rb = DeltaRows(xb, counts[1]) if xb is not None else None
         self._kind = array("b")
         self._row0: array[int] = array("i")  # rows and deltas: a call's, far below 2**31
         self._i0: array[int] = array("i")
@@ -620,13 +625,23 @@ class CallRows(Indexed[CallRow]):
 _PAIR, _ONLY_A, _ONLY_B = 0, 1, 2
 
 
-def _rows_identical(xa: CallTrace | None, xb: CallTrace | None, events: EventDiff) -> bool:
+def _rows_identical(
+    xa: CallTrace | None,
+    xb: CallTrace | None,
+    events: EventDiff,
+    counts: tuple[int | None, int | None],
+) -> bool:
     """Cheaply: every delta pairs with one that carries exactly the same tool call."""
-    if xa is None or xb is None or len(xa.deltas) != len(xb.deltas):
+    if xa is None or xb is None:
+        return False
+    n = _snapshot_count(xa, counts[0])
+    if n != _snapshot_count(xb, counts[1]):
         return False
     row_a, row_b = events.row_of_a, events.row_of_b
-    for (pa, _, ca), (pb, _, cb) in zip(xa.deltas, xb.deltas, strict=True):
-        if ca != cb or row_a(pa) != row_b(pb):
+    pas, pbs, cas, cbs = xa.positions, xb.positions, xa.calls, xb.calls
+    for i in range(n):
+        ca, cb = cas[i], cbs[i]
+        if ca != cb or row_a(pas[i]) != row_b(pbs[i]):
             return False
         fn = ca.function
         name = fn.name if fn else None
@@ -640,12 +655,23 @@ def _rows_identical(xa: CallTrace | None, xb: CallTrace | None, events: EventDif
 
 def _call_diffs(ta: Trace, tb: Trace, events: EventDiff) -> list[CallDiff]:
     ca, cb = ta.analysis.calls, tb.analysis.calls
+    na, nb = ta.analysis.counts, tb.analysis.counts
     out: list[CallDiff] = []
     for k in range(max(len(ca), len(cb))):
         xa = ca[k] if k < len(ca) else None
         xb = cb[k] if k < len(cb) else None
-        out.append(CallDiff(k, xa, xb, _call_differences(k, ta, xa, tb, xb), events))
+        counts = (_held(xa, na, k), _held(xb, nb, k))
+        differences = _call_differences(k, ta, xa, tb, xb)
+        out.append(CallDiff(k, xa, xb, differences, events, counts))
     return out
+
+
+def _held(ct: CallTrace | None, counts: list[int], k: int) -> int | None:
+    """The deltas of call ``k`` its snapshot holds, all of them recorded (a lean analysis
+    records the first few; None: the snapshot does not say)."""
+    if ct is None or k >= len(counts):
+        return None
+    return min(counts[k], len(ct.positions))
 
 
 def _call_differences(
@@ -752,18 +778,27 @@ _ARGUMENTS = 2
 _STRICT_EQ_TYPES = (str, type(UNSET), type(None))
 
 
+def _snapshot_count(ct: CallTrace, count: int | None) -> int:
+    """The deltas of ``ct`` a snapshot holds (``count``), or all it has recorded."""
+    return len(ct.positions) if count is None else count
+
+
 def _call_rows(
-    xa: CallTrace | None, xb: CallTrace | None, events: EventDiff, identical: bool
+    xa: CallTrace | None,
+    xb: CallTrace | None,
+    events: EventDiff,
+    identical: bool,
+    counts: tuple[int | None, int | None],
 ) -> CallRows:
-    out = CallRows(xa, xb)
-    na = len(xa.positions) if xa is not None else 0
-    nb = len(xb.positions) if xb is not None else 0
+    out = CallRows(xa, xb, counts)
+    na = _snapshot_count(xa, counts[0]) if xa is not None else 0
+    nb = _snapshot_count(xb, counts[1]) if xb is not None else 0
     if identical:  # every delta pairs with its twin, and they are the same
         if na:
             out._add(_PAIR, 0, 0, na)
         return out
-    ra = DeltaRows(xa) if xa is not None else None
-    rb = DeltaRows(xb) if xb is not None else None
+    ra = DeltaRows(xa, counts[0]) if xa is not None else None
+    rb = DeltaRows(xb, counts[1]) if xb is not None else None
     row_a, row_b = events.row_of_a, events.row_of_b
     i = j = 0
     end = len(events.rows) + 1

@@ -228,3 +228,27 @@ def test_a_snapshots_delta_rows_stay_its_own_while_the_call_grows_on() -> None:
     assert len(live) == 3 and live[2].delta == 3 and live[2].raw_id == "c"
     grown = builder.build().analysis
     assert snapshot.counts == [2] and grown.counts == [3]
+
+
+def test_a_comparison_holds_to_the_snapshots_while_a_call_grows_on() -> None:
+    """The compare view diffs the open trace as it was handed over, while its calls grow on
+    in the follower's thread: the rows are the snapshot's (they once read the live call, so
+    the delta being added could be read half written)."""
+    from pathlib import Path
+
+    from replay_tui.core.diff import diff_traces
+    from replay_tui.core.trace import Form, Source, TraceBuilder
+
+    first = sse(tools(call(0, id="c", name="f")), tools(call(0, id="")), done=False)
+    more = sse(tools(call(0, id="c")), chunk(finish="tool_calls"))
+    builder = TraceBuilder(Source(Path("t.sse"), "t.sse", Form.SSE))
+    builder.feed(first)
+    snapshot = builder.build()
+    other = trace_of(first + more)
+    diff = diff_traces(snapshot, other)
+    builder.feed(more)  # the call grows to three deltas before the view reads the rows
+    assert len(snapshot.analysis.calls[0].positions) == 3
+    rows = diff.calls[0].rows
+    assert [r.status for r in rows] == ["same", "same", "only-b"]
+    assert [r.a.delta for r in rows if r.a is not None] == [1, 2]
+    assert diff.calls[0].counts == (2, 3)
