@@ -25,7 +25,7 @@ from replay_tui.tui.widgets import client_detail
 from replay_tui.tui.widgets.calls_view import HEAD, CallsView, build_calls_model
 from replay_tui.tui.widgets.client_detail import detail_lines, wrap_pieces
 from replay_tui.tui.widgets.clients_model import start_model
-from replay_tui.tui.widgets.diff_view import DiffView, build_diff_model
+from replay_tui.tui.widgets.diff_view import LEAD, TYPE_W, DiffView, build_diff_model
 from replay_tui.tui.widgets.line_view import LineView
 from replay_tui.tui.widgets.model_view import small
 from replay_tui.tui.widgets.raw_view import RawView, build_raw_model
@@ -220,12 +220,41 @@ def test_a_narrow_diff_starts_a_differing_row_at_what_differs() -> None:
         view = diff_view(trace, half=half)
         assert view.model is not None
         rows = texts(view, count=len(view.model.display) + 1)
-        erasing = [r.split("│") for r in rows[1:] if r[6] == "≠" and r.split()[2][:5] == "tool-"]
+        erasing = [r.split("│") for r in rows[1:] if r[6] == "≠" and r.split()[2][:4] == "tool"]
         assert len(erasing) == 3
         assert all('id=""' in a and 'id="ca' in b for a, b in erasing), (half, erasing)
-        alike = [r for r in rows[1:] if r[6] == " " and r.split()[1][:5] == "tool-"]
+        alike = [r for r in rows[1:] if r[6] == " " and r.split()[1][:4] == "tool"]
         assert all("index=0" in r for r in alike)  # rows alike are not shifted
         assert all(("… id=" in a) is (half == 18) for a, _ in erasing)
+
+
+@pytest.mark.parametrize(
+    ("half", "heading"),
+    [
+        (70, "assign-always (old)  ... accept-identity (fix) · 3 of 7 rows differ"),
+        (30, "old  ... fix · 3 of 7 rows differ"),
+        (22, "old  ... fix · 3 of 7 differ"),
+        (18, "old  ... fix · 3/7 differ"),
+    ],
+)
+def test_a_narrow_diff_still_tells_the_chunk_types_and_the_count_apart(
+    half: int, heading: str
+) -> None:
+    """Cut to their column, block-start and block-end were both "block…" (80×24 beside the
+    list) and the count of rows that differ was gone: the types are named short, and the
+    headings say less before they lose the count."""
+    view = diff_view(load(TRACES / "captures" / "crlf-framed.sse"), half=half)
+    assert view.model is not None
+    rows = texts(view, count=len(view.model.display) + 1)
+    left, right = heading.split("  ... ")
+    assert [p.strip() for p in rows[0][LEAD:].split("│")] == [left, right]
+    type_w = TYPE_W if half >= TYPE_W + 14 else max(7, half // 3)
+    sides = [(r[LEAD : LEAD + half], r[LEAD + half + 3 :]) for r in rows[1:]]
+    kinds = [(a[:type_w].strip(), b[:type_w].strip()) for a, b in sides]
+    narrow = ["start", "tool Δ", "tool Δ", "tool Δ", "end", "usage", "finish"]
+    wide = ["block-start", "tool-call-delta", "tool-call-delta", "tool-call-delta", "block-end"]
+    expected = narrow if type_w < TYPE_W else [*wide, "usage", "finish"]
+    assert [k[0] for k in kinds] == [k[1] for k in kinds] == expected
 
 
 def test_identical_chunks_fold_into_one_run() -> None:

@@ -46,6 +46,36 @@ MAX_SIDE = 4000
 
 Side = tuple[int | None, Chunk] | None
 
+SHORT_TYPES = {
+    "block-start": "start",
+    "block-end": "end",
+    "tool-call-delta": "tool Δ",
+    "text-delta": "text Δ",
+    "reasoning-delta": "reas Δ",
+}
+"""A chunk's type where its column is narrow: cut, ``block-start`` and ``block-end`` (or
+``text-delta`` and ``tool-call-delta``) were the same "block…"."""
+
+
+def header_sides(differing: int, rows: int, left_w: int, right_w: int) -> tuple[str, str]:
+    """The two sides' headings, each naming its behavior, the right one how many rows differ:
+    the most each says that fits both (the behaviors as the trace's header shortens them, old
+    and fix, then the count in fewer words)."""
+    summary = f"{differing:,} of {rows:,}"
+    right = (
+        f"accept-identity (fix) · {summary} rows differ",
+        f"fix · {summary} rows differ",
+        f"fix · {summary} differ",
+        f"fix · {differing:,}/{rows:,} differ",
+        f"fix · {differing:,}/{rows:,}",
+        "fix",
+    )
+    for text in right:
+        left = "assign-always (old)" if text.startswith("accept") else "old"
+        if cell_len(text) <= right_w and cell_len(left) <= left_w:
+            return left, text
+    return "old", "fix"
+
 
 class _Side(Indexed[Side]):
     """One behavior's column of the aligned rows, made on demand (``None``: a gap)."""
@@ -275,12 +305,9 @@ class DiffView(ModelView[DiffModel]):
         left_w, right_w = self._halves()
         style = self.piece_style
         if index == 0:
-            summary = f"{model.differing:,} of {len(model.left):,} rows differ"
+            left, right = header_sides(model.differing, len(model.left), left_w, right_w)
             head = (  # each word over its column: line numbers, then each side's chunks
-                fit("line", LEAD)
-                + fit("assign-always (old)", left_w)
-                + " │ "
-                + fit(f"accept-identity (fix) · {summary}", right_w)
+                fit("line", LEAD) + fit(left, left_w) + " │ " + fit(right, right_w)
             )
             return [Segment(head, style("diff-view--header"))], Style()
         entry = model.display[index - 1]
@@ -318,8 +345,11 @@ class DiffView(ModelView[DiffModel]):
         chunk = side[1]
         # A narrow side gives the values the room: the chunk's type is cut first.
         type_w = TYPE_W if width >= TYPE_W + 14 else max(7, width // 3)
+        kind = str(chunk.get("type", "?"))
+        if cell_len(kind) > type_w - 1:
+            kind = SHORT_TYPES.get(kind, kind)
         out: list[Segment] = [  # a space after the type even when it is cut
-            Segment(fit(str(chunk.get("type", "?")), type_w - 1) + " ", style("diff-view--type"))
+            Segment(fit(kind, type_w - 1) + " ", style("diff-view--type"))
         ]
         rest: list[Segment] = []
         at, first_change = 0, -1
