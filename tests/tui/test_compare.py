@@ -227,6 +227,27 @@ async def test_the_compare_view_follows_a_changing_a_and_b(tmp_path: Path) -> No
         assert 'call 0 id: "CALL_' in _header(app)
 
 
+async def test_the_marked_trace_says_how_to_get_back_to_the_list_and_compare() -> None:
+    """A new user marked a trace, pressed 5, and ↑↓ did nothing: the focus is in the compare
+    view, and the list is a shift+tab away. The message says so, and that way works."""
+    app = make_app([str(HAR)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        a = f"{HAR}#2"
+        app.choose_trace(a)
+        await settle(app, pilot)
+        await pilot.press("m", "5")
+        view = app.compare_pane.view
+        said = " ".join(r.strip() for r in rendered(view) if r.strip())
+        assert "is the marked trace (A)" in said and "(shift+tab goes back to the list)" in said
+        assert app.focused is view
+        await pilot.press("shift+tab", "down")
+        await settle(app, pilot)
+        assert app.current is not None and app.current.address == f"{HAR}#4"
+        model = view.model
+        assert model is not None and (model.a.address, model.b.address) == (a, f"{HAR}#4")
+
+
 async def test_a_marked_trace_the_cache_let_go_is_read_again_by_the_app() -> None:
     """The compare pane never reads a file: the app reads A again and hands it over."""
     from replay_tui.tui.store import TraceStore

@@ -186,7 +186,8 @@ class ComparePane(Vertical):
             self.show_message(f"The marked trace {visible(marked)} is gone: mark another (m).")
         elif b.address == marked:
             self.show_message(
-                f"{visible(marked)} is the marked trace (A): open another trace to compare it with."
+                f"{visible(marked)} is the marked trace (A): open another trace in the list to"
+                " compare it with (shift+tab goes back to the list)."
             )
         elif a is None:
             self.show_message(f"Reading the marked trace {visible(marked)}…")
