@@ -141,8 +141,11 @@ def finish_label(reason: dict[str, Any]) -> str:
     kind = reason.get("kind")
     if kind == "error":
         failure = reason.get("failure")
-        code = failure.get("code") if isinstance(failure, dict) else None
-        return f"error {code}"
+        code = failure.get("code", UNSET) if isinstance(failure, dict) else UNSET
+        if isinstance(code, str) and code:
+            return f"error {code}"
+        # An error chunk's code as sent: "" and null are told apart from no code at all.
+        return "error" if code is UNSET else f"error {describe_value(code)}"
     return str(kind)
 
 

@@ -166,6 +166,23 @@ def test_a_truncated_capture_ends_in_stream_closed() -> None:
     ]
 
 
+def test_an_error_finish_names_its_code_as_sent() -> None:
+    """An error chunk with ``"code": ""`` read "finish: tool-calls vs error " in the compare
+    headline (then two spaces before "(+3 more)"), where the table said ``error ""``."""
+    from replay_tui.core.diff import Difference
+
+    def finish(code: object) -> str:
+        failure = {"message": "m"} if code is UNSET else {"message": "m", "code": code}
+        b = {"kind": "error", "failure": failure}
+        return Difference("finish", {"kind": "tool-calls"}, b, 1, 2, "finish").text()
+
+    assert finish("") == 'finish: tool-calls vs error ""'
+    assert finish(None) == "finish: tool-calls vs error null"
+    assert finish(500) == "finish: tool-calls vs error 500"
+    assert finish("STREAM_CLOSED") == "finish: tool-calls vs error STREAM_CLOSED"
+    assert finish(UNSET) == "finish: tool-calls vs error"
+
+
 def test_har_entries_diff_like_the_files_they_hold() -> None:
     d = diff_files("direct-and-gateway.har#1", "direct-and-gateway.har#2")
     assert d.a.address.endswith("direct-and-gateway.har#1")
