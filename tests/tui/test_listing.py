@@ -236,3 +236,42 @@ def test_rows_drawn_before_the_next_build_show_what_they_showed() -> None:
         "a/y.sse",
     ]
     assert listing.row_of("a/x.har#2") == 6 and listing.row_of("b/z.sse") is None
+
+
+async def test_a_row_going_on_past_the_right_edge_ends_in_an_ellipsis() -> None:
+    """Cut at the edge, "✗ an empty callId" read "✗ an e" (the calls view at 80×24): a row
+    with more than blanks past the edge ends in "…" (→ shows the rest), one that fits or
+    has only blanks beyond does not, and scrolled to its end it is whole."""
+    from rich.segment import Segment
+    from rich.style import Style
+    from textual.app import App, ComposeResult
+
+    from replay_tui.tui.widgets.line_view import LineView, Row
+
+    texts = ["fits", "✗ an empty callId: the saved session", "blank after" + " " * 40]
+
+    class Rows(LineView):
+        def render_row(self, index: int) -> Row:
+            return [Segment(texts[index])], Style()
+
+    class Shown(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Rows()
+
+    app = Shown()
+    async with app.run_test(size=(20, 5)) as pilot:
+        view = app.query_one(Rows)
+        view.set_shape(len(texts), max(map(len, texts)))
+        await pilot.pause()
+        width = view.size.width
+
+        def lines() -> list[str]:
+            return [view.render_line(y).text for y in range(len(texts))]
+
+        shown = lines()
+        assert shown[0] == "fits".ljust(width)
+        assert shown[1] == texts[1][: width - 1] + "…"
+        assert shown[2] == texts[2][:width]
+        view.scroll_to(x=len(texts[1]) - width, animate=False, immediate=True)
+        await pilot.pause()
+        assert lines()[1] == texts[1][-width:]

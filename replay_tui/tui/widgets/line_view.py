@@ -32,7 +32,11 @@ Row = tuple[list[Segment], Style]
 class LineView(ScrollView, can_focus=True):
     """A scrolling list of rendered rows with a selectable cursor row."""
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"line-view--cursor", "line-view--mark"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "line-view--cursor",
+        "line-view--mark",
+        "line-view--more",
+    }
 
     DEFAULT_CSS = """
     LineView {
@@ -40,6 +44,7 @@ class LineView(ScrollView, can_focus=True):
         & > .line-view--cursor { background: $primary 15%; }
         &:focus > .line-view--cursor { background: $primary 40%; text-style: bold; }
         & > .line-view--mark { color: $text-accent; text-style: bold; }
+        & > .line-view--more { color: $text-muted; }
     }
     """
 
@@ -192,8 +197,22 @@ class LineView(ScrollView, can_focus=True):
         if sticky and scroll_x:
             head = strip.crop_extend(0, sticky, under)
             tail = strip.crop_extend(sticky + scroll_x, scroll_x + width, under)
-            return Strip.join([head, tail]).crop_extend(0, width, under)
-        return strip.crop_extend(scroll_x, scroll_x + width, under)
+            shown = Strip.join([head, tail]).crop_extend(0, width, under)
+        else:
+            shown = strip.crop_extend(scroll_x, scroll_x + width, under)
+        return self._said_cut(shown, strip, scroll_x + width, under)
+
+    def _said_cut(self, shown: Strip, whole: Strip, edge: int, under: Style) -> Strip:
+        """``shown`` ending in "…" when the row goes on past the right edge (at ``edge`` of
+        ``whole``) with more than blanks: a cut word does not pass for a whole one ("✗ an e"),
+        and → shows the rest."""
+        width = shown.cell_length
+        if whole.cell_length <= edge or width < 2:
+            return shown
+        if not "".join(seg.text for seg in whole.crop(edge, whole.cell_length)).strip():
+            return shown
+        more = Segment("…", under + self.piece_style("line-view--more"))
+        return Strip.join([shown.crop(0, width - 1), Strip([more])])
 
     def piece_style(self, name: str) -> Style:
         """The text style of component ``name`` ("" for none), to lay over a row's fill.
