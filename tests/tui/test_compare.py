@@ -246,6 +246,24 @@ async def test_the_marked_trace_says_how_to_get_back_to_the_list_and_compare() -
         assert app.current is not None and app.current.address == f"{HAR}#4"
         model = view.model
         assert model is not None and (model.a.address, model.b.address) == (a, f"{HAR}#4")
+        # At 80x24 the ids are cut to their column ("call_621bcbeb4…"): enter shows them whole.
+        from replay_tui.tui.screens.payload import PayloadScreen
+
+        await pilot.press("tab")
+        assert app.focused is view
+        assert "call 0 id" in rendered(view, range(view.cursor, view.cursor + 1))[0]
+        await pilot.press("enter")
+        await pilot.pause()
+        shown = app.screen
+        assert isinstance(shown, PayloadScreen)
+        headings = [h for h, _ in shown.sections]
+        assert headings == [f"A · {a} · line 1", f"B · {HAR}#4 · line 1"]
+        assert [t for _, t in shown.sections] == [
+            '"call_adiD1IwqgpMcdUUu207kXY7E"',
+            '"call_621bcbeb47c6bf2e5e83a69e"',
+        ]
+        await pilot.press("escape")
+        assert app.screen is not shown and app.focused is view
 
 
 async def test_a_marked_trace_the_cache_let_go_is_read_again_by_the_app() -> None:

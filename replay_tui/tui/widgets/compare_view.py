@@ -26,12 +26,14 @@ from rich.style import Style
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
+from ...core import jsontext
 from ...core.diff import CallDiff, CallRow, Difference, EventRow, event_text, render_value
 from ...core.identity import DeltaRow
 from ...core.translator import Behavior
 from ...core.visible import visible
-from ...core.wire import describe_value
+from ...core.wire import UNSET, describe_value
 from ..cells import cell_len, finish_text, fit, middle_fit, show_value
+from ..screens.payload import PayloadScreen
 from .compare_model import (
     BLANK,
     CALL_DIFF,
@@ -148,9 +150,10 @@ class CompareView(LineView):
         Binding(
             "enter",
             "toggle_run",
-            "Expand/collapse",
+            "Expand / inspect",
             id="compare-toggle-run",
-            tooltip="Expand a run of identical rows (or fold the one under the cursor)",
+            tooltip="Expand a run of identical rows (or fold the one under the cursor); "
+            "a difference or a payload row in full",
         ),
         Binding(
             "z",
@@ -661,12 +664,51 @@ class CompareView(LineView):
         entry = model.display[self.cursor]
         key = model.run_at(entry)
         if key is None:
+            self._inspect(entry)
             return
         if entry[0] in (CALL_RUN, EV_RUN):
             model.expanded.add(key)
         else:
             model.expanded.discard(key)
         self._relayout(key[0], entry)
+
+    def _inspect(self, entry: Entry) -> None:
+        """A difference, or a row of payloads, in full in a window: what the row cuts to its
+        columns ("call_621bcbeb4…") whole, each side's value as JSON (absent: said so)."""
+        model = self.model
+        assert model is not None
+        kind, x, y = entry
+        sections: list[tuple[str, str]]
+        if kind in (OUT_DIFF, CALL_DIFF):
+            d = (
+                model.outcome.differences[x]
+                if kind == OUT_DIFF
+                else model.diff.calls[x].differences[y]
+            )
+            sections = [
+                (_where("A", model.a.address, d.a_line), _whole(d.a)),
+                (_where("B", model.b.address, d.b_line), _whole(d.b)),
+            ]
+            title = f"{d.what} · {'outcome' if kind == OUT_DIFF else 'call'} difference"
+            copy = d.text()
+        elif kind in (EV_ROW, EV_FIELDS):
+            row = model.event_rows[x]
+            if row.kind == "comment":
+                sections = [("comment lines", row.note)]
+            else:
+                sections = [
+                    (_where(side, trace.address, n), event_text(trace, i))
+                    for side, trace, lines, events in (
+                        ("A", model.a, row.a_lines, row.a),
+                        ("B", model.b, row.b_lines, row.b),
+                    )
+                    for n, i in zip(lines, events, strict=False)
+                ]
+            title = f"payloads · {row.status}"
+            copy = "\n".join(text for _, text in sections)
+        else:
+            return
+        self.app.push_screen(PayloadScreen(title, sections, copy))
 
     def _relayout(self, part: int, entry: Entry) -> None:
         model = self.model
@@ -726,6 +768,15 @@ def _text(d: Difference, value: Any, default: Callable[[], str]) -> str:
     if d.kind == "finish" and isinstance(value, dict):
         return finish_text(value)
     return default()
+
+
+def _where(side: str, address: str, line: int | None) -> str:
+    return f"{side} · {address}" + (f" · line {line}" if line is not None else "")
+
+
+def _whole(value: Any) -> str:
+    """A side's value as JSON for the window, or what it is when it is not there."""
+    return "(absent)" if value is UNSET else jsontext.dumps(value)
 
 
 def _lines(lines: tuple[int, ...]) -> str:
