@@ -521,7 +521,7 @@ async def test_names_that_differ_at_their_end_stay_told_apart(
         # about, when that leaves 20 cells of the name; else the verdict goes.
         header = str(app.trace_header.content).rstrip()
         assert header.startswith("bedrock-par") and header.endswith("   4 flags")
-        said = {80: "✗ erasing    4", 120: "✗ erasing   old stream-closed   4"}
+        said = {80: "✗ erasing    4", 120: "✗ erasing   both stream-closed   4"}
         assert said.get(size[0], "✗ erasing   assign-always stream-closed  ") in header
         assert ("…" in header) == (size[0] < 200)
 

@@ -539,8 +539,13 @@ def test_the_header_short_of_room_keeps_the_verdict_its_badge_is_about() -> None
     assert said("dashscope/qwen3-max-id-empty.sse")[4] == (
         "qwen3-max-id-empty.sse   ✗ erasing   old unidentified-call   1 flag"
     )
+    # Both behaviors' verdict when they agree: "fix model-error" alone read as if the old
+    # behavior's were something else (a new user's report).
     assert said("captures/empty-response.sse")[4] == (
-        "empty-response.sse   ! broken   fix empty-response   0 flags"
+        "empty-response.sse   ! broken   both empty-response   0 flags"
+    )
+    assert said("captures/empty-finish-reason.sse")[4] == (
+        "empty-finish-reason.sse   ! broken   both model-error   0 flags"
     )
     clean = said("azure/gpt-4o-mini-usage-tail.sse")
     assert clean[4] == clean[5] == "gpt-4o-mini-usage-tail.sse   ✓ clean    0 flags"

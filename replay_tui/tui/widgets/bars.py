@@ -204,7 +204,8 @@ def trace_summary(
     A higher ``level`` says less, whole words dropped rather than cut: first the call and
     delta counts, then the folder of the address, then the behaviors' names become the
     calls view's ``old`` / ``fix``, then only the verdict the badge is about stays (erasing:
-    the old behavior's; refused, broken: the fix's; none for clean), then that goes too (the
+    the old behavior's; refused, broken: the fix's, or ``both`` when the two agree; none for
+    clean), then that goes too (the
     badge and the flag count stay; the details pane has everything). ``cut``: cells to take
     out of the middle of the file's name when even that is too long (its start and its end
     stay).
@@ -229,9 +230,12 @@ def trace_summary(
         (f" {glyph} {badge} ", style + " reverse"),
     ]
     if level < 5 and not decoding:
+        same = v["assign-always"] == v["accept-identity"]
         for behavior, short in (("assign-always", "old"), ("accept-identity", "fix")):
             if level == 4 and behavior != _BADGE_BEHAVIOR.get(trace.badge):
                 continue
+            if level == 4 and same:
+                short = "both"  # "fix model-error" alone read as if the old behavior differed
             verdict = v[behavior]
             parts += [
                 (f"  {behavior if level < 3 else short} ", "$text-muted"),
