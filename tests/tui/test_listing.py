@@ -240,15 +240,18 @@ def test_rows_drawn_before_the_next_build_show_what_they_showed() -> None:
 
 async def test_a_row_going_on_past_the_right_edge_ends_in_an_ellipsis() -> None:
     """Cut at the edge, "✗ an empty callId" read "✗ an e" (the calls view at 80×24): a row
-    with more than blanks past the edge ends in "…" (→ shows the rest), one that fits or
-    has only blanks beyond does not, and scrolled to its end it is whole."""
+    whose word the edge cuts ends in "…" in its last cell on screen (a vertical scrollbar
+    covers the line's last), one that fits or is cut between words does not, and scrolled
+    to its end it is whole."""
     from rich.segment import Segment
     from rich.style import Style
     from textual.app import App, ComposeResult
 
     from replay_tui.tui.widgets.line_view import LineView, Row
 
-    texts = ["fits", "✗ an empty callId: the saved session", "blank after" + " " * 40]
+    texts = ["fits", "✗ an_empty_callId_the_saved_session", "blank after" + " " * 40]
+    texts[2] += "next"  # cut where a column ends: whole, "…" would hide its last letter
+    texts += [f"row {n}" for n in range(3, 12)]  # more rows than lines: a vertical scrollbar
 
     class Rows(LineView):
         def render_row(self, index: int) -> Row:
@@ -263,15 +266,16 @@ async def test_a_row_going_on_past_the_right_edge_ends_in_an_ellipsis() -> None:
         view = app.query_one(Rows)
         view.set_shape(len(texts), max(map(len, texts)))
         await pilot.pause()
-        width = view.size.width
+        room = view.scrollable_content_region.width
+        assert room < view.size.width  # (the scrollbar's column)
 
         def lines() -> list[str]:
-            return [view.render_line(y).text for y in range(len(texts))]
+            return [view.render_line(y).text[:room] for y in range(3)]
 
         shown = lines()
-        assert shown[0] == "fits".ljust(width)
-        assert shown[1] == texts[1][: width - 1] + "…"
-        assert shown[2] == texts[2][:width]
-        view.scroll_to(x=len(texts[1]) - width, animate=False, immediate=True)
+        assert shown[0] == "fits".ljust(room)
+        assert shown[1] == texts[1][: room - 1] + "…"
+        assert shown[2] == texts[2][:room]
+        view.scroll_to(x=len(texts[1]) - room, animate=False, immediate=True)
         await pilot.pause()
-        assert lines()[1] == texts[1][-width:]
+        assert lines()[1] == texts[1][-room:]

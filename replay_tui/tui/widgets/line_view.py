@@ -200,19 +200,23 @@ class LineView(ScrollView, can_focus=True):
             shown = Strip.join([head, tail]).crop_extend(0, width, under)
         else:
             shown = strip.crop_extend(scroll_x, scroll_x + width, under)
-        return self._said_cut(shown, strip, scroll_x + width, under)
+        return self._said_cut(shown, strip, scroll_x, under)
 
-    def _said_cut(self, shown: Strip, whole: Strip, edge: int, under: Style) -> Strip:
-        """``shown`` ending in "…" when the row goes on past the right edge (at ``edge`` of
-        ``whole``) with more than blanks: a cut word does not pass for a whole one ("✗ an e"),
-        and → shows the rest."""
-        width = shown.cell_length
-        if whole.cell_length <= edge or width < 2:
+    def _said_cut(self, shown: Strip, whole: Strip, scroll_x: int, under: Style) -> Strip:
+        """``shown`` with "…" in its last visible cell when the right edge cuts a word or a
+        value in two: a cut word does not pass for a whole one ("✗ an e"), and → shows the
+        rest. A row cut between words, where a column ends, is left whole: "…" would hide
+        the column's last character. (The line is as wide as the view; a vertical scrollbar
+        covers its last cell.)"""
+        room = min(shown.cell_length, self.scrollable_content_region.width or shown.cell_length)
+        edge = scroll_x + room
+        if whole.cell_length <= edge or room < 2:
             return shown
-        if not "".join(seg.text for seg in whole.crop(edge, whole.cell_length)).strip():
+        across = "".join(seg.text for seg in whole.crop(edge - 1, edge + 1))
+        if len(across) < 2 or across[0].isspace() or across[-1].isspace():
             return shown
         more = Segment("…", under + self.piece_style("line-view--more"))
-        return Strip.join([shown.crop(0, width - 1), Strip([more])])
+        return Strip.join([shown.crop(0, room - 1), Strip([more]), shown.crop(room)])
 
     def piece_style(self, name: str) -> Style:
         """The text style of component ``name`` ("" for none), to lay over a row's fill.
