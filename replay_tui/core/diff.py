@@ -472,9 +472,9 @@ class CallDiff:
     b: CallTrace | None
     differences: list[Difference]
     events: EventDiff = field(repr=False)
-    counts: tuple[int | None, int | None] = (None, None)
-    """Each side's deltas in its trace's snapshot (:attr:`Analysis.counts`; None: all): a
-    capture being followed goes on growing its calls in another thread."""
+    counts: tuple[int | None, int | None]
+    """Each side's deltas in its trace's snapshot (:attr:`Analysis.counts`; None: no such
+    call): a capture being followed goes on growing its calls in another thread."""
     _rows: CallRows | None = field(default=None, repr=False)
     _same_rows: bool | None = field(default=None, repr=False)
 
@@ -635,10 +635,8 @@ def _rows_identical(
     counts: tuple[int | None, int | None],
 ) -> bool:
     """Cheaply: every delta pairs with one that carries exactly the same tool call."""
-    if xa is None or xb is None:
-        return False
-    n = _snapshot_count(xa, counts[0])
-    if n != _snapshot_count(xb, counts[1]):
+    n = counts[0]
+    if xa is None or xb is None or n is None or n != counts[1]:
         return False
     row_a, row_b = events.row_of_a, events.row_of_b
     pas, pbs, cas, cbs = xa.positions, xb.positions, xa.calls, xb.calls
@@ -671,10 +669,11 @@ def _call_diffs(ta: Trace, tb: Trace, events: EventDiff) -> list[CallDiff]:
 
 def _held(ct: CallTrace | None, counts: list[int], k: int) -> int | None:
     """The deltas of call ``k`` its snapshot holds, all of them recorded (a lean analysis
-    records the first few; None: the snapshot does not say)."""
-    if ct is None or k >= len(counts):
+    records the first few; a snapshot that does not say: all recorded; None: no call)."""
+    if ct is None:
         return None
-    return min(counts[k], len(ct.positions))
+    recorded = len(ct.positions)
+    return min(counts[k], recorded) if k < len(counts) else recorded
 
 
 def _call_differences(
@@ -781,11 +780,6 @@ _ARGUMENTS = 2
 _STRICT_EQ_TYPES = (str, type(UNSET), type(None))
 
 
-def _snapshot_count(ct: CallTrace, count: int | None) -> int:
-    """The deltas of ``ct`` a snapshot holds (``count``), or all it has recorded."""
-    return len(ct.positions) if count is None else count
-
-
 def _call_rows(
     xa: CallTrace | None,
     xb: CallTrace | None,
@@ -794,8 +788,7 @@ def _call_rows(
     counts: tuple[int | None, int | None],
 ) -> CallRows:
     out = CallRows(xa, xb, counts)
-    na = _snapshot_count(xa, counts[0]) if xa is not None else 0
-    nb = _snapshot_count(xb, counts[1]) if xb is not None else 0
+    na, nb = counts[0] or 0, counts[1] or 0
     if identical:  # every delta pairs with its twin, and they are the same
         if na:
             out._add(_PAIR, 0, 0, na)
