@@ -26,12 +26,12 @@ from rich.style import Style
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from ...core import jsontext
 from ...core.diff import CallDiff, CallRow, Difference, EventRow, event_text, render_value
 from ...core.identity import DeltaRow
+from ...core.trace import Trace
 from ...core.translator import Behavior
 from ...core.visible import visible
-from ...core.wire import UNSET, describe_value
+from ...core.wire import describe_value
 from ..cells import cell_len, finish_text, fit, middle_fit, show_value
 from ..screens.payload import PayloadScreen
 from .compare_model import (
@@ -686,28 +686,24 @@ class CompareView(LineView):
                 else model.diff.calls[x].differences[y]
             )
             sections = [
-                (_where("A", model.a.address, d.a_line), _whole(d.a)),
-                (_where("B", model.b.address, d.b_line), _whole(d.b)),
+                (_where("A", model.a.address, d.a_line), describe_value(d.a)),
+                (_where("B", model.b.address, d.b_line), describe_value(d.b)),
             ]
             title = f"{d.what} · {'outcome' if kind == OUT_DIFF else 'call'} difference"
-            copy = d.text()
         elif kind in (EV_ROW, EV_FIELDS):
             row = model.event_rows[x]
             if row.kind == "comment":
                 sections = [("comment lines", row.note)]
             else:
                 sections = [
-                    (_where(side, trace.address, n), event_text(trace, i))
-                    for side, trace, lines, events in (
-                        ("A", model.a, row.a_lines, row.a),
-                        ("B", model.b, row.b_lines, row.b),
-                    )
-                    for n, i in zip(lines, events, strict=False)
+                    (_where(side, trace.address, n), text)
+                    for side, trace, n, text in _payloads(model, row)
                 ]
             title = f"payloads · {row.status}"
-            copy = "\n".join(text for _, text in sections)
         else:
             return
+        copied = self.copy_text()  # (what c copies on this row)
+        copy = copied[0] if copied is not None else ""
         self.app.push_screen(PayloadScreen(title, sections, copy))
 
     def _relayout(self, part: int, entry: Entry) -> None:
@@ -741,12 +737,7 @@ class CompareView(LineView):
             return model.diff.calls[x].differences[y].text(), "the call difference"
         if kind in (EV_ROW, EV_FIELDS):
             row = model.event_rows[x]
-            lines = [
-                f"A:{n}: {event_text(model.a, i)}" for n, i in zip(row.a_lines, row.a, strict=False)
-            ]
-            lines += [
-                f"B:{n}: {event_text(model.b, i)}" for n, i in zip(row.b_lines, row.b, strict=False)
-            ]
+            lines = [f"{side}:{n}: {text}" for side, _, n, text in _payloads(model, row)]
             if row.kind == "comment":
                 lines = [row.note]
             return "\n".join(lines), f"the {row.status} payload row"
@@ -774,9 +765,16 @@ def _where(side: str, address: str, line: int | None) -> str:
     return f"{side} · {address}" + (f" · line {line}" if line is not None else "")
 
 
-def _whole(value: Any) -> str:
-    """A side's value as JSON for the window, or what it is when it is not there."""
-    return "(absent)" if value is UNSET else jsontext.dumps(value)
+def _payloads(model: CompareModel, row: EventRow) -> list[tuple[str, Trace, int, str]]:
+    """Each payload of an event row, A's then B's: its side, trace, line and text."""
+    return [
+        (side, trace, n, event_text(trace, i))
+        for side, trace, lines, events in (
+            ("A", model.a, row.a_lines, row.a),
+            ("B", model.b, row.b_lines, row.b),
+        )
+        for n, i in zip(lines, events, strict=False)
+    ]
 
 
 def _lines(lines: tuple[int, ...]) -> str:
