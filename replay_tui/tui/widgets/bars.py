@@ -205,10 +205,9 @@ def trace_summary(
     delta counts, then the folder of the address, then the behaviors' names become the
     calls view's ``old`` / ``fix``, then only the verdict the badge is about stays (erasing:
     the old behavior's; refused, broken: the fix's, or ``both`` when the two agree; none for
-    clean), then that goes too (the
-    badge and the flag count stay; the details pane has everything). ``cut``: cells to take
-    out of the middle of the file's name when even that is too long (its start and its end
-    stay).
+    clean), then that goes too (the badge and the flag count stay; the details pane has
+    everything). ``cut``: cells to take out of the middle of the file's name when even that
+    is too long (its start and its end stay).
 
     While the capture is still being decoded (``progress``), the badge says ``decoding`` and
     no verdict is shown: those of the part decoded so far would say "in-progress", which is
