@@ -268,6 +268,51 @@ async def test_the_marked_trace_says_how_to_get_back_to_the_list_and_compare() -
         assert app.screen is not shown and app.focused is view
 
 
+async def test_the_section_being_read_keeps_its_heading_on_the_top_line() -> None:
+    """At 80x24 the compare view shows a dozen rows: scrolled into the calls or the events,
+    the top line still says which section the rows under it are in, and the cursor never
+    hides under that line."""
+    app = make_app([str(HAR)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        app.choose_trace(f"{HAR}#2")
+        await settle(app, pilot)
+        await pilot.press("m")
+        app.choose_trace(f"{HAR}#4")
+        await settle(app, pilot)
+        await pilot.press("5")
+        await settle(app, pilot)
+        view = app.compare_pane.view
+        model = view.model
+        assert model is not None and len(model.sections) == 3
+
+        def line(y: int) -> str:
+            return "".join(s.text for s in view.render_line(y))
+
+        assert line(0).startswith("─ OUTCOME")
+        calls, events = model.sections[1], model.sections[2]
+        for top, heading in ((calls + 2, "─ CALLS"), (events - 2, "─ CALLS"), (events, "─ EVENTS")):
+            view.scroll_to(y=top, animate=False, immediate=True, force=True)
+            await pilot.pause()
+            assert line(0).startswith(heading), (top, line(0))
+            assert view.row_at(0) in model.sections and view.row_at(1) == top + 1
+        # A heading about to scroll up to the top line is shown in its place, not twice.
+        view.scroll_to(y=events - 1, animate=False, immediate=True, force=True)
+        await pilot.pause()
+        assert line(1).startswith("─ EVENTS") and not line(0).strip()
+        # Scrolled with the heading pinned, ↑ from the row under it scrolls: the cursor's row
+        # is on screen below the top line, not under it.
+        view.scroll_to(y=calls + 2, animate=False, immediate=True, force=True)
+        view.move_cursor(calls + 3)
+        await pilot.press("up")
+        await pilot.pause()
+        assert view.cursor == calls + 2
+        assert any(view.row_at(y) == view.cursor for y in range(1, view.size.height))
+        # A click on the heading selects nothing.
+        await pilot.click(view, offset=(4, 0))
+        assert view.cursor == calls + 2
+
+
 async def test_a_marked_trace_the_cache_let_go_is_read_again_by_the_app() -> None:
     """The compare pane never reads a file: the app reads A again and hands it over."""
     from replay_tui.tui.store import TraceStore

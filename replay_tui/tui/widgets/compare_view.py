@@ -17,6 +17,7 @@ ones.
 
 from __future__ import annotations
 
+import bisect
 import textwrap
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -191,6 +192,7 @@ class CompareView(LineView):
             model.layout()
         self.model = model
         self.message = ""
+        self.fixed_rows = 1  # the line the section's heading stays on (row_at)
         self._what_w = _what_width(model)
         self.set_shape(len(model.display), self.size.width)
         if keep_position and old is not None:
@@ -204,6 +206,7 @@ class CompareView(LineView):
     def show_message(self, text: str) -> None:
         self.model = None
         self.message = text
+        self.fixed_rows = 0
         self.set_shape(1 + len(self._message_lines()), self.size.width)
         self.set_reactive(LineView.cursor, -1)
 
@@ -217,6 +220,18 @@ class CompareView(LineView):
             self.set_shape(len(self.model.display), self.size.width)
         else:
             self.set_shape(1 + len(self._message_lines()), self.size.width)
+
+    def row_at(self, y: int) -> int:
+        """The row on line ``y``: the top line keeps the heading of the section the rows under
+        it belong to (OUTCOME, CALLS, EVENTS), so which one is being read stays said as its
+        rows scroll; the rows scroll under it."""
+        top = int(self.scroll_offset.y)
+        model = self.model
+        if y == 0 and model is not None and model.sections:
+            at = bisect.bisect_right(model.sections, top + 1) - 1
+            heading = model.sections[max(at, 0)]
+            return heading if heading < top + 1 else top
+        return top + y
 
     def is_selectable(self, index: int) -> bool:
         model = self.model
