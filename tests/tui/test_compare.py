@@ -268,10 +268,10 @@ async def test_the_marked_trace_says_how_to_get_back_to_the_list_and_compare() -
         assert app.screen is not shown and app.focused is view
 
 
-async def test_the_section_being_read_keeps_its_heading_on_the_top_line() -> None:
+async def test_at_80x24_the_section_heading_stays_on_top_and_arrows_reach_b() -> None:
     """At 80x24 the compare view shows a dozen rows: scrolled into the calls or the events,
     the top line still says which section the rows under it are in, and the cursor never
-    hides under that line."""
+    hides under that line. Beside the list, ← → reach both halves."""
     app = make_app([str(HAR)])
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
@@ -311,6 +311,16 @@ async def test_the_section_being_read_keeps_its_heading_on_the_top_line() -> Non
         # A click on the heading selects nothing.
         await pilot.click(view, offset=(4, 0))
         assert view.cursor == calls + 2
+        # Beside the list the view is narrower than its rows: → shows B's half, ← A's again.
+        assert view.size.width < 60
+        shown = [line(y) for y in range(view.size.height)]
+        assert not any("B:1" in text for text in shown)
+        await pilot.press("right")
+        await pilot.pause()
+        assert any("B:1" in line(y) for y in range(view.size.height))
+        await pilot.press("left")
+        await pilot.pause()
+        assert view.scroll_offset.x == 0
 
 
 async def test_a_marked_trace_the_cache_let_go_is_read_again_by_the_app() -> None:

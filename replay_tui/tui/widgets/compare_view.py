@@ -71,6 +71,8 @@ STATUS = {
 }
 STATUS_W = 12
 WHAT_W = 28
+MIN_WIDTH = 80
+"""The width the rows are laid out for at least: A and B each keep room for a value."""
 """The most the "what" column of the outcome and call differences takes."""
 IN_FORCE = " ┆ "
 """Between what a delta sent and the identity in force after it."""
@@ -194,7 +196,7 @@ class CompareView(LineView):
         self.message = ""
         self.fixed_rows = 1  # the line the section's heading stays on (row_at)
         self._what_w = _what_width(model)
-        self.set_shape(len(model.display), self.size.width)
+        self._shape()
         if keep_position and old is not None:
             self.scroll_to(0, scroll.y, animate=False, immediate=True)
             self.set_reactive(LineView.cursor, min(cursor, len(model.display) - 1))
@@ -207,7 +209,7 @@ class CompareView(LineView):
         self.model = None
         self.message = text
         self.fixed_rows = 0
-        self.set_shape(1 + len(self._message_lines()), self.size.width)
+        self._shape()
         self.set_reactive(LineView.cursor, -1)
 
     def _message_lines(self) -> list[str]:
@@ -216,8 +218,14 @@ class CompareView(LineView):
         return textwrap.wrap(self.message, max(room, 20)) or [""]
 
     def on_resize(self) -> None:
+        self._shape()
+
+    def _shape(self) -> None:
+        """The rows and the width they scroll over: a wide view's, less a vertical scrollbar
+        (rows never run under it); a narrow one's (beside the list at 80x24) MIN_WIDTH,
+        and ← → scroll to B."""
         if self.model is not None:
-            self.set_shape(len(self.model.display), self.size.width)
+            self.set_shape(len(self.model.display), max(MIN_WIDTH, self.size.width - 1))
         else:
             self.set_shape(1 + len(self._message_lines()), self.size.width)
 
@@ -246,7 +254,13 @@ class CompareView(LineView):
 
     def _width(self) -> int:
         # The region left of the scrollbar: rows never run under it.
-        return max(self.scrollable_content_region.width or self.size.width, 80)
+        return max(self.scrollable_content_region.width or self.size.width, MIN_WIDTH)
+
+    def column_stops(self) -> list[int]:
+        """Where ← → stop: the left edge, and where B's half starts in each section's rows
+        (the view scrolls sideways only when narrower than MIN_WIDTH)."""
+        leads = (self._what_w + 2, 2, STATUS_W + 2)
+        return sorted({0, *(lead + self._halves(lead)[0] + 3 for lead in leads)})
 
     def _halves(self, lead: int) -> tuple[int, int]:
         room = self._width() - lead - 3
@@ -658,7 +672,7 @@ class CompareView(LineView):
             self._what_w = _what_width(model)
             shift = len(model.display) - before
             cursor = self.cursor
-            self.set_shape(len(model.display), self.size.width)
+            self._shape()
             if cursor >= model.sections[1] - shift:
                 self.set_reactive(LineView.cursor, max(0, cursor + shift))
             self.invalidate()
@@ -727,7 +741,7 @@ class CompareView(LineView):
             return
         events = part == EVENTS
         model.layout(calls=not events, events=events)
-        self.set_shape(len(model.display), self.size.width)
+        self._shape()
         target = nearest(model, entry)
         self.move_cursor(target, user=False)
 
@@ -739,7 +753,7 @@ class CompareView(LineView):
         every |= {(EVENTS, k) for k in range(len(model.event_runs))}
         model.expanded = set() if model.expanded >= every else every
         model.layout()
-        self.set_shape(len(model.display), self.size.width)
+        self._shape()
 
     def copy_text(self) -> tuple[str, str] | None:
         model = self.model
