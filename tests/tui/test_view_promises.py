@@ -130,6 +130,31 @@ async def test_calls_scroll_by_a_column_keeping_the_row_headers_and_mark_the_cur
         assert view.scroll_offset.x == 0
 
 
+async def test_a_flag_note_stays_whole_while_its_line_scrolls_to_the_column_it_names() -> None:
+    """Raw at 80x24: the note under an erasing line says "(column 267)"; → to that column
+    scrolls the line, and the note, which fits, stays where it is to be read."""
+    app = make_app([str(ROOT / "traces/litellm/proxy-curl-i.txt")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("3")
+        await settle(app, pilot)
+        view = app.raw_view
+        model = view.model
+        assert model is not None and len(model.erased) == 1
+        ((line, note),) = model.erased.items()
+        assert "(column 267)" in note
+        row = model.row_of(line)
+        view.move_cursor(row + 1)
+        await pilot.pause()
+        y = row + 1 - int(view.scroll_offset.y)
+        before = line_text(view, y)
+        assert "⚑ " in before and before.rstrip().endswith("(assign-always)")
+        while view.scroll_offset.x + view.scrollable_content_region.width < 267 + 10:
+            await pilot.press("right")
+        assert '"id":""' in line_text(view, y - 1)  # the erasing field is on screen
+        assert line_text(view, y) == before  # and the note that named it, as it was
+
+
 async def test_raw_shows_decode_errors_in_place_and_dims_comments_and_after_done(
     svg_snapshot: SnapshotAssertion,
 ) -> None:

@@ -272,6 +272,15 @@ class RawView(ModelView[RawModel]):
         # Over the mark column (▌ selected, ⚠ problem): the number stays readable.
         return self._digits() + 1
 
+    def row_scroll(self, index: int, scroll_x: int, length: int) -> int:
+        # A note under a line (a decode problem, an erasing field's column) follows a sideways
+        # scroll only as far as its end: one that fits stays whole while the long line above
+        # scrolls to the column it names.
+        if self.model is None or not self.model.locate(index)[1]:
+            return scroll_x
+        room = self.scrollable_content_region.width or self.size.width
+        return min(scroll_x, max(0, length - room))
+
     def select_lines(self, first: int, last: int) -> None:
         """Highlight lines ``first``–``last`` (a delta's payload) and bring them into view."""
         self.selected = (first, last)
