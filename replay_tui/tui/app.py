@@ -828,6 +828,7 @@ class ReplayApp(App[int]):
             keep = bool(previous.analysis.flags) or not trace.analysis.flags
         self.current = trace
         self.partial = partial
+        self.trace_list.show_open(trace.address)
         progress = "decoding…" if partial else None
         if self.not_a_trace is None:  # (else they say what the cursor is on: no trace)
             self.trace_header.show_trace(trace, progress=progress)

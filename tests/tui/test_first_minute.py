@@ -67,10 +67,15 @@ async def test_filter_is_visible_keeps_the_open_trace_and_escape_leaves_then_cle
         ]
         await pilot.pause()
         assert app.current is not None and app.current.address == opened  # still open
+        # ... and the list says so: it does not pass for what the views show.
+        empty = app.trace_list.query_one("#list-empty", Static)
+        hidden = f"open: {opened.rpartition('/')[2]} (filtered out)"
+        assert empty.display and _text(empty) == hidden
         await pilot.press("escape")
         assert app.focused is tree and box.value == "dash"  # left, filter kept
         await pilot.press("escape")
         assert box.value == "" and len(app.trace_list.visible_addresses()) == 26  # cleared
+        assert not empty.display
         # The filter reads the model every form names: raw SSE chunks, a HAR request.
         await pilot.press("slash", *"claude", "enter")
         assert app.focused is tree
@@ -84,8 +89,7 @@ async def test_filter_is_visible_keeps_the_open_trace_and_escape_leaves_then_cle
         assert app.current.address == opened
         await pilot.press("escape", "slash", *"zzz")
         await pilot.pause()
-        empty = app.trace_list.query_one("#list-empty", Static)
-        assert empty.display and _text(empty) == "no trace matches `zzz`"
+        assert empty.display and _text(empty) == f"no trace matches `zzz`\n{hidden}"
         await pilot.press("escape", "escape")
         assert not empty.has_class("-shown")
         # l hides the list (the focus goes to the view), and shows it again (and focuses it).

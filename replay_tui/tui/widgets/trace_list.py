@@ -449,6 +449,8 @@ class TraceList(Vertical):
         self.empty_note = Static(id="list-empty")
         """Why the list is empty (kept: late worker messages reach it during shutdown too)."""
         self.selected: str | None = None
+        self.open_address: str | None = None
+        """The trace the views show (the app's), said under the filter when it hides it."""
         self._empty_reason: str | None = None
         self._entered = False
         self._rebuild_due = False
@@ -492,17 +494,30 @@ class TraceList(Vertical):
         """A text or verdict filter is in force."""
         return self.listing.filtering
 
+    def show_open(self, address: str | None) -> None:
+        """The views show ``address``: said under the filter box while the filter hides it."""
+        if address != self.open_address:
+            self.open_address = address
+            self._show_empty(self.listing.shown)
+
     def _show_empty(self, shown: int) -> None:
-        """Say why the list is empty: nothing matches the filter, or nothing was found."""
+        """Say why the list is empty (nothing matches the filter, nothing was found), and
+        which trace the views show when the filter hides it: filtering never changes the
+        open trace, and the list must not pass for what is open."""
         note = self.empty_note
-        text = ""
+        lines = []
         has_traces = len(self.listing.items) > len(self.listing.skipped)
         if shown == 0 and has_traces and self.filtering:
             needle = self.text_filter.strip()
             what = f"{self.badge_filter} trace" if self.badge_filter else "trace"
-            text = f"no {what} matches `{needle}`" if needle else f"no {what} here"
+            lines.append(f"no {what} matches `{needle}`" if needle else f"no {what} here")
         elif not has_traces and self._entered:
-            text = self._empty_reason or "no trace found"
+            lines.append(self._empty_reason or "no trace found")
+        opened = self.open_address
+        if opened is not None and self.filtering and self.listing.row_of(opened) is None:
+            name = visible(opened).rpartition("/")[2]
+            lines.append(f"open: {name} (filtered out)")
+        text = "\n".join(lines)
         note.update(Content(text))
         note.set_class(bool(text), "-shown")
 
