@@ -38,6 +38,7 @@ from ..core.result import Judgement, Listed, judge_listed, judgement_of, only_tr
 from ..core.trace import Badge, Trace, load_trace
 from ..core.visible import visible
 from ..live.folder import FolderUpdate
+from .clipboard import copy
 from .commands import ReplayCommands
 from .config import keymap_path, keymap_problems, load_keymap
 from .listing import hays_of
@@ -1384,10 +1385,7 @@ class ReplayApp(App[int]):
             self.notify("Nothing selected to copy.", severity="warning", timeout=2, markup=False)
             return
         text, what = got
-        self.copy_to_clipboard(text)
-        self.notify(
-            f"Copied {what} ({len(text):,} characters)", title="Copied", timeout=3, markup=False
-        )
+        copy(self, text, what)
 
 
 def binding_sections() -> list[tuple[str, list[BindingType]]]:

@@ -132,6 +132,13 @@ def _no_animations(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _outside_tmux(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run inside tmux, ``c`` also loads tmux's paste buffer: tests run as if outside it (a
+    developer's own buffer is left alone; tests/tui/test_clipboard.py runs inside one)."""
+    monkeypatch.delenv("TMUX", raising=False)
+
+
+@pytest.fixture(autouse=True)
 def _garbage_collected_once() -> Iterator[None]:
     """Each test's garbage is collected once, when the test ends, and only its own.
 

@@ -27,8 +27,9 @@ async def test_c_copies_the_selection_of_each_view_and_says_so() -> None:
         await settle(app, pilot)
         await pilot.press("c")
         assert app.clipboard == line3
+        said = f"delta 2 of call 0 (line 3) ({len(line3):,} characters) to the terminal's"
         assert any(
-            "Copied delta 2 of call 0 (line 3)" in str(n.message) for n in app._notifications
+            n.title == "Copied" and str(n.message).startswith(said) for n in app._notifications
         )
         await pilot.press("home", "c")  # the call title copies the assembled call
         assert '"accept-identity"' in app.clipboard and '"arguments"' in app.clipboard

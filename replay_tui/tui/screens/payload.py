@@ -18,6 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ...core.visible import visible
+from ..clipboard import copy
 
 __all__ = ["PayloadScreen", "pretty"]
 
@@ -81,7 +82,4 @@ class PayloadScreen(ModalScreen[None]):
             self.dismiss()
 
     def action_copy(self) -> None:
-        self.app.copy_to_clipboard(self.copy_text)
-        self.app.notify(
-            f"Copied ({len(self.copy_text):,} characters)", title="Copied", timeout=3, markup=False
-        )
+        copy(self.app, self.copy_text)
