@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import textwrap
 from collections.abc import Sequence
@@ -79,11 +80,25 @@ def _parser(name: str, module: ModuleType) -> argparse.ArgumentParser:
     return parser
 
 
+def _command_comes_first(args: Sequence[str]) -> None:
+    """A command named after an option or a path (``replay-tui --no-cache check traces``)
+    would be read as a path to open: say where it goes instead. (A file or folder of that
+    name is a path.)"""
+    for arg in args:
+        if arg in COMMANDS and not os.path.lexists(arg):
+            raise UsageError(
+                f"{arg}: no such file or folder; the {arg} command comes first, then its"
+                f" options and paths (see '{PROG} {arg} --help')"
+            )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
     name, rest = (args[0], args[1:]) if args and args[0] in COMMANDS else (_LAUNCHER, args)
     try:
+        if name == _LAUNCHER:
+            _command_comes_first(args)
         module = _module(name)
         parsed = _parser(name, module).parse_args(rest)
         code: int = module.run(parsed)

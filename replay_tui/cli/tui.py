@@ -23,14 +23,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="folders, files or FILE.har#N (default: the current folder)",
     )
-    parser.add_argument("--no-watch", action="store_true", help="a frozen snapshot: no live reload")
-    parser.add_argument(
+    # The TUI's own: said apart from --help/--version, which every command has, since
+    # they go before the paths and no command takes them ('replay-tui check --no-cache').
+    tui = parser.add_argument_group("the TUI's options (without a command)")
+    tui.add_argument("--no-watch", action="store_true", help="a frozen snapshot: no live reload")
+    tui.add_argument(
         "--no-cache",
         action="store_true",
         help="judge every file again: neither read nor write the judgement cache"
         " ($XDG_CACHE_HOME/replay-tui, else ~/.cache/replay-tui)",
     )
-    parser.add_argument(
+    tui.add_argument(
         "--jobs",
         type=int,
         default=None,

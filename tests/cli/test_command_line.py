@@ -62,6 +62,36 @@ def test_a_path_that_names_nothing_is_exit_2_on_one_line(tmp_path: Path, argv: l
     assert err == f"replay-tui: {missing}: no such file or folder\n"
 
 
+@pytest.mark.parametrize(
+    "argv", [["--no-cache", "check", "{here}"], ["--jobs", "1", "check"], ["{here}", "diff"]]
+)
+def test_a_command_after_an_option_or_a_path_says_it_comes_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str]
+) -> None:
+    """``replay-tui --help`` lists the TUI's options before the commands: a user who put
+    them before one was told "check: no such file or folder", as if check were a path."""
+    monkeypatch.chdir(tmp_path)
+    args = [a.format(here=tmp_path) for a in argv]
+    command = next(a for a in args if a in COMMANDS)
+    code, out, err = run_cli(args)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"replay-tui: {command}: no such file or folder; the {command} command comes first,"
+        f" then its options and paths (see 'replay-tui {command} --help')\n"
+    )
+    # A folder of that name is a path, and opened (here: no terminal to open it in).
+    (tmp_path / command).mkdir()
+    code, _, err = run_cli(args)
+    assert code == 2 and "the TUI needs a terminal" in err
+
+
+def test_the_help_says_which_options_are_the_tuis() -> None:
+    code, out, _ = run_cli(["--help"])
+    assert code == 0
+    tui = out.split("the TUI's options (without a command):\n")[1].split("\n\n")[0]
+    assert all(option in tui for option in ("--no-watch", "--no-cache", "--jobs N"))
+
+
 def test_the_tui_takes_jobs_and_no_cache_and_refuses_zero_jobs(tmp_path: Path) -> None:
     (tmp_path / "a.sse").write_bytes(STREAM)
     code, out, err = run_cli([str(tmp_path), "--jobs", "0", "--no-cache"])
