@@ -1004,11 +1004,18 @@ class ReplayApp(App[int]):
             if current is not None and current.address == old:
                 self.current = None  # the same capture under its new name: shown afresh
                 self.show_trace(trace)
+        now_skipped = self.trace_list.listing.skipped
         if current is not None and current.address in update.removed:
             address = current.address
-            self.details.show_message(visible(f"{address} was deleted."))
+            skipped = now_skipped.get(address)
+            if skipped is not None and self.trace_list.selected == address:
+                self.show_not_a_trace(skipped)  # emptied, or no trace any more: say why
+                return
+            what = "deleted" if skipped is None else f"no longer a trace: {skipped.reason}"
+            verb = "was" if skipped is None else "is"
+            self.details.show_message(visible(f"{address} {verb} {what}."))
             self.trace_header.show_text(
-                Content.assemble((visible(address), "bold"), ("  deleted", "$text-error"))
+                Content.assemble((visible(address), "bold"), (f"  {visible(what)}", "$text-error"))
             )
         if self.current is None and update.added:
             self._auto_open(update.added[0].address)

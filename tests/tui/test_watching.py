@@ -45,6 +45,33 @@ async def test_a_new_file_appears_and_a_deleted_one_disappears(tmp_path: Path) -
         assert "last change" in str(app.counts_bar.query_one("#watch-state").render())
 
 
+async def test_a_trace_emptied_while_open_is_listed_as_not_a_trace_and_back(
+    tmp_path: Path,
+) -> None:
+    """Emptied, a trace's file is a file that holds none: its row stays and says so (the
+    header counted "1 skipped" while the list had lost the row), the views say why, and
+    written again it is a trace again."""
+    shutil.copy(CLEAN, tmp_path / "a.sse")
+    shutil.copy(ERASING, tmp_path / "b.sse")
+    app = watching(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.choose_trace("b.sse")
+        await settle(app, pilot)
+        listing = app.trace_list.listing
+        (tmp_path / "b.sse").write_bytes(b"")
+        await until(pilot, lambda: "b.sse" in listing.skipped)
+        await pilot.pause()
+        assert listing.row_of("b.sse") is not None  # its row is there
+        assert listing.skipped["b.sse"].reason == "empty file"
+        assert app.not_a_trace is not None and app.not_a_trace.path == "b.sse"
+        assert "empty file" in str(app.trace_header.render())
+        shutil.copy(ERASING, tmp_path / "b.sse")
+        await until(pilot, lambda: badge(app, "b.sse") is Badge.ERASING)
+        await pilot.pause()
+        assert listing.visible() == ["a.sse", "b.sse"] and not listing.skipped
+
+
 async def test_a_modified_trace_is_rejudged_and_its_open_views_refresh(tmp_path: Path) -> None:
     path = tmp_path / "a.sse"
     shutil.copy(CLEAN, path)

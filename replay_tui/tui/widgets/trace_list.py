@@ -559,8 +559,12 @@ class TraceList(Vertical):
         """A batch of live changes, with one rebuild: a burst of 200 new captures into a
         3,000-trace folder redraws the list once, not 200 times. A renamed trace keeps the
         selection if it had it."""
-        index = self.listing.index
-        gone = [a for a in [*removed, *(old for old, _ in renamed)] if a in index]
+        index, skipped = self.listing.index, self.listing.skipped
+        # A trace whose file now holds none (emptied, overwritten with something else) keeps
+        # its row: the file is listed as not a trace (set_skipped came first).
+        gone = [
+            a for a in [*removed, *(old for old, _ in renamed)] if a in index and a not in skipped
+        ]
         fresh = [a for a in [*added, *(new for _, new in renamed)] if a not in index]
         refreshed = [a for a in added if a in index]
         for old, new in renamed:
