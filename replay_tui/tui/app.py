@@ -122,7 +122,13 @@ class ReplayApp(App[int]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit", id="quit", tooltip="Leave replay-tui"),
-        Binding("question_mark", "help", "Keys", id="help", tooltip="This list of keys"),
+        Binding(
+            "question_mark",
+            "help",
+            "Keys",
+            id="help",
+            tooltip="This list of keys, and what the marks mean",
+        ),
         Binding(
             "n",
             "next_flag",

@@ -343,6 +343,22 @@ def test_help_columns_never_collide() -> None:
     assert ids <= {line.strip() for line in narrow}
 
 
+def test_the_help_says_what_every_mark_of_the_list_means() -> None:
+    """At 80x24 the header's counts are glyphs alone ("✗ 12 ⊘ 2 ! 4"): the help is where a
+    new user finds what each one means, every one the list can show."""
+    from replay_tui.tui.screens.help import badge_legend
+    from replay_tui.tui.widgets.trace_list import BADGE_GLYPHS
+
+    for width in (60, 116):
+        lines = badge_legend(width).plain.splitlines()
+        assert lines[0] == "Marks" and all(len(line) <= width for line in lines)
+        marks = {line.split()[0] for line in lines[1:] if line.startswith("  ") and line[2] != " "}
+        assert set(BADGE_GLYPHS.values()) | {"◆A"} == marks
+        for badge, glyph in BADGE_GLYPHS.items():
+            if badge != "pending":
+                assert any(line.startswith(f"  {glyph} {badge} ") for line in lines), badge
+
+
 def test_long_metadata_values_wrap_between_their_parts() -> None:
     from replay_tui.tui.widgets.details import fold
 

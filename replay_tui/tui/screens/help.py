@@ -51,12 +51,17 @@ def pretty_keys(keys: str) -> str:
     return ", ".join(_NAMES.get(k.strip(), k.strip()) for k in keys.split(","))
 
 
+def key_width(rows: list[tuple[str, str, str, str]]) -> int:
+    """The key column's width: the longest keys (at most 18 cells) and two spaces."""
+    return min(18, max((len(keys) for _, keys, _, _ in rows), default=4)) + 2
+
+
 def help_text(rows: list[tuple[str, str, str, str]], width: int) -> Content:
     """The key table in ``width`` cells: key, description, binding id in aligned columns.
 
     The description wraps (at word boundaries) inside its column and never runs into the id;
     when the box is too narrow for three columns, the id goes on a line of its own below."""
-    key_w = min(18, max((len(keys) for _, keys, _, _ in rows), default=4)) + 2
+    key_w = key_width(rows)
     id_w = max((len(binding_id) for *_, binding_id in rows), default=0) + 2
     desc_w = width - 2 - key_w - id_w
     id_below = desc_w < 24
@@ -78,6 +83,35 @@ def help_text(rows: list[tuple[str, str, str, str]], width: int) -> Content:
         if id_below and binding_id:
             parts += [" " * (2 + key_w), (binding_id, "$text-muted"), "\n"]
     return Content.assemble(*parts)
+
+
+BADGES = (
+    (
+        "✗ erasing",
+        "a delta erased a tool call's id or name under the old translator"
+        ' (assign-always): the agent\'s unknown tool ""',
+    ),
+    ("⊘ refused", "the fix (accept-identity) refuses a call the stream never gave an id or a name"),
+    ("! broken", "another verdict is not ok: a cut stream, a model error, no finish"),
+    ("◌ in progress", "still being written: no [DONE] or finish yet"),
+    ("✓ clean", "every verdict ok under both behaviors"),
+    ("– skipped", "a file that holds no trace (the details say why)"),
+    ("·", "not judged yet (a big folder is judged in the background)"),
+    ("◆A", "the trace marked for comparing (m)"),
+)
+"""The marks of the list and the header's counts (which show only the glyph when narrow)."""
+
+
+def badge_legend(width: int, mark_w: int = 0) -> Content:
+    """What each mark in the list and the header means, in ``width`` cells; the meanings
+    start ``mark_w`` cells in (the key table's column), or after the longest mark."""
+    mark_w = max(mark_w, max(len(mark) for mark, _ in BADGES) + 2)
+    text_w = max(16, width - 2 - mark_w)
+    parts: list[tuple[str, str] | str] = [("Marks\n", "bold $text-primary")]
+    for mark, meaning in BADGES:
+        for k, line in enumerate(textwrap.wrap(meaning, text_w, break_on_hyphens=False)):
+            parts += [("  " + (mark if k == 0 else "").ljust(mark_w), "bold"), line, "\n"]
+    return Content.assemble(*parts, "\n")
 
 
 def _prose(width: int) -> Content:
@@ -111,7 +145,8 @@ class KeyTable(Static):
         width = self.content_region.width
         if width and width != self._width:
             self._width = width
-            self.update(help_text(self.rows, width) + _prose(width))
+            legend = badge_legend(width, key_width(self.rows))
+            self.update(legend + help_text(self.rows, width) + _prose(width))
 
 
 class HelpScreen(ModalScreen[None]):
@@ -144,7 +179,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-scroll") as scroll:
-            scroll.border_title = "Keys"
+            scroll.border_title = "Keys and marks"
             scroll.border_subtitle = "↑↓ pgup pgdn home end scroll · escape closes"
             yield KeyTable(self._rows)
 
