@@ -534,7 +534,7 @@ class CallsView(ModelView[CallsModel]):
                 pieces.append((f"   ⊘ refused: no {missing}", "calls-view--refused"))
         pieces.append(
             (
-                f"   block {ct.block_index} · {n:,} delta{plural} · first on line {ct.first_line}",
+                f"   block {ct.block_index} · {n:,} delta{plural} from line {ct.first_line}",
                 "calls-view--dim",
             )
         )
