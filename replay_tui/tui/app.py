@@ -21,6 +21,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.notifications import Notify
 from textual.widget import Widget
 from textual.widgets import ProgressBar, Static, TabbedContent, TabPane, Tabs
 from textual.worker import get_current_worker
@@ -542,7 +543,9 @@ class ReplayApp(App[int]):
 
     def _say_no_traces(self) -> None:
         self.trace_header.show_text(Content("No traces found"))
-        lines = [f"No trace found under {', '.join(self.paths)}."]
+        # (named in quotes: "under .." read as the parent folder)
+        where = ", ".join("the current folder (.)" if p == "." else f"'{p}'" for p in self.paths)
+        lines = [f"No trace found under {where}."]
         lines += [f"  {s.path}: {s.reason}" for s in self.store.skipped[:50]]
         self.details.show_message(visible("\n".join(lines), keep_layout=True))
 
@@ -1325,7 +1328,9 @@ class ReplayApp(App[int]):
         """What ``n`` says on a trace without flags: nothing was erased, and whether it works
         all the same (a model that never sent an id has no flag, and still breaks)."""
         trace = self.current
-        if trace is None or trace.badge is Badge.CLEAN:
+        if trace is None:
+            return "No trace is open: no flags to walk."
+        if trace.badge is Badge.CLEAN:
             return "No flags in this trace: nothing was erased."
         verdicts = ", ".join(f"{b} {v}" for b, v in trace.verdicts.items())
         return (
@@ -1377,6 +1382,16 @@ class ReplayApp(App[int]):
     def action_previous_flag(self) -> None:
         if not self._said_not_a_trace("walk the flags of"):
             self._walk_flags(False)
+
+    def on_notify(self, event: Notify) -> None:
+        """A message said again (n pressed three times on a trace with no flags) replaces the
+        one on screen instead of piling up over the details (after Textual's ``_on_notify``
+        has added the new one)."""
+        new = event.notification
+        said = (new.message, new.title, new.severity)
+        for old in list(self._notifications):
+            if old is not new and (old.message, old.title, old.severity) == said:
+                self._unnotify(old)
 
     def action_copy(self) -> None:
         focused = self.focused

@@ -112,11 +112,20 @@ async def test_filter_is_visible_keeps_the_open_trace_and_escape_leaves_then_cle
         assert seen == ["erasing", "refused", "broken", "clean", None]
 
 
-async def test_an_empty_folder_says_so_and_q_quits(tmp_path: Path) -> None:
-    app = make_app([str(tmp_path)])
-    async with app.run_test(size=SMALL) as pilot:
+async def test_an_empty_folder_says_so_and_q_quits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    app = make_app(["."])
+    async with app.run_test(size=SMALL, notifications=True) as pilot:
         await settle(app, pilot)
         assert _text(app.trace_list.query_one("#list-empty", Static)) == "no trace found"
+        # "under .." read as the parent folder; n spoke of "this trace" with none open.
+        assert app.details.copy_text()[0] == "No trace found under the current folder (.)."
+        await pilot.press("n", "n", "n")
+        await pilot.pause()
+        said = [str(n.message) for n in app._notifications]
+        assert said == ["No trace is open: no flags to walk."]  # once, not piled up three times
         await pilot.press("x", "l", "q")  # no key lands in the filter box
         assert app.trace_list.filter_input.value == ""
     assert app.return_code == 0
