@@ -889,7 +889,13 @@ class ReplayApp(App[int]):
         if marked is not None and a is None and not gone:
             self._load_marked(marked)
         self.compare_pane.show(
-            marked, a, trace, gone=gone, partial=self.partial, keep_position=keep
+            marked,
+            a,
+            trace,
+            gone=gone,
+            partial=self.partial,
+            keep_position=keep,
+            alone=len(self.store.paths) < 2,
         )
 
     @work(thread=True, exclusive=True, group="marked", description="read the marked trace")

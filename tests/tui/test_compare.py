@@ -29,6 +29,7 @@ async def test_mark_a_har_entry_open_another_and_compare_at_three_levels() -> No
         await settle(app, pilot)
         await pilot.press("5")
         assert "Mark a trace with m" in rendered(app.compare_pane.view)[1]
+        assert "Only one trace" not in " ".join(rendered(app.compare_pane.view))
 
         a, b = f"{HAR}#2", f"{HAR}#4"
         app.choose_trace(a)
@@ -159,7 +160,9 @@ async def test_identical_runs_collapse_and_expand(tmp_path: Path) -> None:
 
 
 async def test_the_compare_prompt_wraps_to_the_width_and_is_never_cut() -> None:
-    from replay_tui.tui.widgets.compare_pane import NOTHING_MARKED
+    """Started on one file, the prompt also says how to have another trace to compare (its
+    "open another (B)" could not be followed)."""
+    from replay_tui.tui.widgets.compare_pane import ALONE, NOTHING_MARKED
 
     app = make_app([str(AZURE)])
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
@@ -168,10 +171,14 @@ async def test_the_compare_prompt_wraps_to_the_width_and_is_never_cut() -> None:
         await settle(app, pilot)
         view = app.compare_pane.view
         rows = [r.strip() for r in rendered(view)]
-        assert len(rows) > 2 and " ".join(r for r in rows if r) == NOTHING_MARKED
+        assert len(rows) > 2 and " ".join(r for r in rows if r) == NOTHING_MARKED + ALONE
+        assert "(replay-tui a.sse b.sse)" in ALONE
         assert all(len(r) <= view.scrollable_content_region.width for r in rendered(view))
         await pilot.press("n")  # nothing compared yet: n says what to do, not "no more below"
-        assert str(list(app._notifications)[-1].message) == NOTHING_MARKED
+        assert str(list(app._notifications)[-1].message) == NOTHING_MARKED + ALONE
+        await pilot.press("m")
+        said = " ".join(r.strip() for r in rendered(view) if r.strip())
+        assert said.endswith(f"is the marked trace (A): {ALONE.strip()}")
 
 
 async def test_the_new_keys_have_ids_and_are_in_the_help_and_the_palette() -> None:

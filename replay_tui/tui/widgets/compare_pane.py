@@ -33,6 +33,11 @@ NOTHING_MARKED = (
     "Mark a trace with m (it becomes A), then open another (B): they are compared here —"
     " the outcome, each call's identity evolution, the payloads."
 )
+ALONE = (
+    " Only one trace is listed: name two captures (replay-tui a.sse b.sse) or a folder"
+    " to compare one with another."
+)
+"""Said after the above when there is no other trace to open."""
 
 
 def _diff(a: Trace, b: Trace, progress: Callable[[str], None]) -> TraceDiff:
@@ -178,16 +183,23 @@ class ComparePane(Vertical):
         gone: bool = False,
         partial: bool = False,
         keep_position: bool = False,
+        alone: bool = False,
     ) -> None:
-        """Compare the marked trace ``a`` with ``b`` (the open one), or say why not."""
+        """Compare the marked trace ``a`` with ``b`` (the open one), or say why not
+        (``alone``: there is no other trace to open)."""
         if marked is None:
-            self.show_message(NOTHING_MARKED)
+            self.show_message(NOTHING_MARKED + (ALONE if alone else ""))
         elif gone:
             self.show_message(f"The marked trace {visible(marked)} is gone: mark another (m).")
         elif b.address == marked:
             self.show_message(
-                f"{visible(marked)} is the marked trace (A): open another trace in the list to"
-                " compare it with (shift+tab goes back to the list)."
+                f"{visible(marked)} is the marked trace (A): "
+                + (
+                    ALONE.strip()
+                    if alone
+                    else "open another trace in the list to compare it with"
+                    " (shift+tab goes back to the list)."
+                )
             )
         elif a is None:
             self.show_message(f"Reading the marked trace {visible(marked)}…")
