@@ -328,6 +328,19 @@ async def test_at_80x24_the_section_heading_stays_on_top_and_arrows_reach_b() ->
         await pilot.press("left")
         await pilot.pause()
         assert view.scroll_offset.x == 0
+        # A call's delta table keeps CALL_SIDE cells a side (its ids were cut to "ca…E"):
+        # the view scrolls to B's side of it.
+        from replay_tui.tui.widgets.compare_model import CALL_ROW
+        from replay_tui.tui.widgets.compare_view import CALL_SIDE
+
+        first = next(i for i, entry in enumerate(model.display) if entry[0] == CALL_ROW)
+        row = rendered(view, range(first, first + 1))[0]
+        assert row.index(" │ ") >= 2 + CALL_SIDE and '"call…XY7E"' in row
+        await pilot.press("right")
+        await pilot.pause()
+        view.scroll_to(y=first - 1, animate=False, immediate=True, force=True)
+        await pilot.pause()
+        assert '"call…a69e"' in line(1)  # B's id, on screen
 
 
 async def test_a_marked_trace_the_cache_let_go_is_read_again_by_the_app() -> None:

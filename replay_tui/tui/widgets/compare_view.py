@@ -73,6 +73,10 @@ STATUS_W = 12
 WHAT_W = 28
 MIN_WIDTH = 80
 """The width the rows are laid out for at least: A and B each keep room for a value."""
+CALL_SIDE = 60
+"""The fewest cells each side of a call's delta table gets: narrower, its seven columns were
+cut to ``"ca…E"``. A narrower view scrolls the table sideways (→ to B) while the rows
+around it, which fit, stay where they are."""
 """The most the "what" column of the outcome and call differences takes."""
 IN_FORCE = " ┆ "
 """Between what a delta sent and the identity in force after it."""
@@ -224,8 +228,10 @@ class CompareView(LineView):
         """The rows and the width they scroll over: a wide view's, less a vertical scrollbar
         (rows never run under it); a narrow one's (beside the list at 80x24) MIN_WIDTH,
         and ← → scroll to B."""
-        if self.model is not None:
-            self.set_shape(len(self.model.display), max(MIN_WIDTH, self.size.width - 1))
+        model = self.model
+        if model is not None:
+            table = self._call_table_width() if model.diff.calls else 0
+            self.set_shape(len(model.display), max(MIN_WIDTH, self.size.width - 1, table))
         else:
             self.set_shape(1 + len(self._message_lines()), self.size.width)
 
@@ -259,8 +265,26 @@ class CompareView(LineView):
     def column_stops(self) -> list[int]:
         """Where ← → stop: the left edge, and where B's half starts in each section's rows
         (the view scrolls sideways only when narrower than MIN_WIDTH)."""
-        leads = (self._what_w + 2, 2, STATUS_W + 2)
-        return sorted({0, *(lead + self._halves(lead)[0] + 3 for lead in leads)})
+        leads = (self._what_w + 2, STATUS_W + 2)
+        stops = {0, 2 + self._call_halves()[0] + 3}
+        return sorted(stops | {lead + self._halves(lead)[0] + 3 for lead in leads})
+
+    def row_scroll(self, index: int, scroll_x: int, length: int) -> int:
+        # A call's delta table scrolls sideways as far as asked; the rows around it (laid out
+        # for the view) only as far as their end: one that fits stays whole.
+        model = self.model
+        if model is None or model.display[index][0] in (CALL_HEAD, CALL_ROW):
+            return scroll_x
+        room = self.scrollable_content_region.width or self.size.width
+        return min(scroll_x, max(0, length - room))
+
+    def _call_table_width(self) -> int:
+        """A call's delta table: as wide as the rows, or two CALL_SIDE sides."""
+        return max(self._width(), 2 + 2 * CALL_SIDE + 3)
+
+    def _call_halves(self) -> tuple[int, int]:
+        room = self._call_table_width() - 2 - 3
+        return room // 2, room - room // 2
 
     def _halves(self, lead: int) -> tuple[int, int]:
         room = self._width() - lead - 3
@@ -416,7 +440,7 @@ class CompareView(LineView):
 
         Ids are the longest values (and differ at both ends), so they get the most room;
         the arguments fragment the least (the outcome section compares whole arguments)."""
-        left, _ = self._halves(2)
+        left, _ = self._call_halves()
         model = self.model
         dw, lw = (model.delta_w, model.line_w) if model is not None else (3, 4)
         room = left - dw - lw - 2 - 6  # the gaps between the columns, and the ┆
