@@ -52,7 +52,8 @@ class _Entry(msgspec.Struct):
 
 
 class _Log(msgspec.Struct):
-    entries: list[_Entry]
+    entries: list[msgspec.Raw]
+    """Decoded one by one: an entry that breaks the schema costs that entry, not the file."""
     version: str = ""
 
 
@@ -61,6 +62,7 @@ class _Har(msgspec.Struct):
 
 
 _decoder = msgspec.json.Decoder(_Har)
+_entry_decoder = msgspec.json.Decoder(_Entry)
 
 
 class HarError(ValueError):
@@ -108,7 +110,14 @@ def parse_har(data: bytes) -> tuple[list[HarEntry], int]:
     except RecursionError:
         raise HarError("not a HAR 1.2 document: nested too deeply") from None
     out: list[HarEntry] = []
-    for number, entry in enumerate(har.log.entries, 1):
+    for number, raw in enumerate(har.log.entries, 1):
+        try:
+            entry = _entry_decoder.decode(raw)
+        except (msgspec.ValidationError, RecursionError) as exc:
+            broken = _broken_stream(raw, number, exc)
+            if broken is not None:
+                out.append(broken)
+            continue
         content = entry.response.content
         text = content.text
         body = b""
@@ -125,12 +134,13 @@ def parse_har(data: bytes) -> tuple[list[HarEntry], int]:
             else:
                 body = text.encode("utf-8", "surrogatepass")
         mime = content.mimeType.lower()
+        request = entry.request
         is_stream = "text/event-stream" in mime or (body and _is_sse_body(body))
-        if not is_stream:
-            continue
+        if not is_stream and not (text is None and not mime and _asks_for_stream(request)):
+            continue  # (a response with no body and no type, to a request that asked for
+            # a stream, is one the exporter dropped: said, not left out)
         if text is None:
             problem = "the exporter saved no response body for this stream"
-        request = entry.request
         model, tools = _request_summary(request)
         status = entry.response.status
         out.append(
@@ -151,6 +161,60 @@ def parse_har(data: bytes) -> tuple[list[HarEntry], int]:
             )
         )
     return out, len(har.log.entries)
+
+
+def _broken_stream(raw: msgspec.Raw, number: int, exc: Exception) -> HarEntry | None:
+    """Entry ``number``, which breaks HAR's schema, as a stream that says why it cannot be
+    read, when what can be read of it says it is one (its MIME type, or a body starting as
+    SSE does); None when it is not a stream (as the entries that are not streams, left out).
+    """
+    try:
+        data: Any = msgspec.json.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+
+    def get(value: Any, key: str) -> Any:
+        return value.get(key) if isinstance(value, dict) else None
+
+    def text(value: Any) -> str:
+        return value if isinstance(value, str) else ""
+
+    response = get(data, "response")
+    content = get(response, "content")
+    mime, body = text(get(content, "mimeType")), text(get(content, "text"))
+    if "text/event-stream" not in mime.lower() and not _is_sse_body(body.encode()):
+        return None
+    where = f"`$.log.entries[{number - 1}]."
+    why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+    request = get(data, "request")
+    status = get(response, "status")
+    return HarEntry(
+        number=number,
+        body=b"",
+        method=text(get(request, "method")),
+        url=text(get(request, "url")),
+        started=text(get(data, "startedDateTime")),
+        status=int(status) if isinstance(status, int | float) and abs(status) < 1e6 else 0,
+        status_text=text(get(response, "statusText")),
+        mime_type=mime,
+        model=None,
+        tools=[],
+        problem=f"this entry is not HAR 1.2, so its stream cannot be read: {why}".replace(
+            "`$.", where
+        ),
+    )
+
+
+def _asks_for_stream(request: _Request) -> bool:
+    """Whether the request body asks for a streamed response (``"stream": true``)."""
+    post = request.postData
+    if post is None or not post.text or '"stream"' not in post.text:
+        return False
+    try:
+        body: Any = msgspec.json.decode(post.text)
+    except (msgspec.DecodeError, RecursionError):
+        return False
+    return isinstance(body, dict) and body.get("stream") is True
 
 
 def _request_summary(request: _Request) -> tuple[str | None, list[str]]:

@@ -56,7 +56,7 @@ def test_chunk_log_with_done_line_and_data_prefixes(tmp_path: Path) -> None:
     assert "data-prefix" in kinds and "done-implied" not in kinds
 
 
-def har(*entries: dict[str, object]) -> bytes:
+def har(*entries: object) -> bytes:
     return json.dumps({"log": {"version": "1.2", "entries": list(entries)}}).encode()
 
 
@@ -129,6 +129,33 @@ def test_bad_har_files_are_skipped_with_a_located_reason(
     assert [s.address for s in found.sources] == ["good.sse"]
     assert [s.path for s in found.skipped] == ["bad.har"]
     assert found.skipped[0].reason.startswith(reason)
+
+
+def test_an_entry_that_breaks_the_har_schema_costs_that_entry_not_the_file(
+    tmp_path: Path,
+) -> None:
+    """One broken entry threw the whole export away: its erasing streams went unjudged and
+    `check` on the folder passed. Each entry is read on its own; a broken stream says where
+    it breaks, a broken entry that is no stream is left out like the other non-streams."""
+    bad_text = entry(ERASING)
+    bad_text["response"]["content"]["text"] = 12345  # type: ignore[index]
+    dropped = entry(ERASING)
+    del dropped["response"]["content"]  # type: ignore[attr-defined]
+    dropped["request"]["postData"]["text"] = json.dumps({"model": "m", "stream": True})  # type: ignore[index]
+    write(tmp_path, "cap.har", har(entry(ERASING), "oops", bad_text, dropped, entry(ERASING)))
+    found = discover([tmp_path])
+    assert not found.skipped
+    assert [s.address for s in found.sources] == [f"cap.har#{n}" for n in (1, 3, 4, 5)]
+    traces = {s.address: load_trace(s) for s in found.sources}
+    for address in ("cap.har#1", "cap.har#5"):
+        assert traces[address].verdicts["assign-always"] == "unidentified-call"
+    notes = {a: [n.message for n in t.notes if n.kind == "har-body"] for a, t in traces.items()}
+    assert notes["cap.har#3"] == [
+        "this entry is not HAR 1.2, so its stream cannot be read: Expected `str | null`,"
+        " got `int` - at `$.log.entries[2].response.content.text`"
+    ]
+    assert notes["cap.har#4"] == ["the exporter saved no response body for this stream"]
+    assert notes["cap.har#1"] == notes["cap.har#5"] == []
 
 
 def test_folders_are_searched_recursively_and_odd_files_skipped_once(tmp_path: Path) -> None:
