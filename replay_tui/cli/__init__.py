@@ -26,12 +26,13 @@ from types import ModuleType
 
 from replay_tui import __version__
 
-from .errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, PROG, UsageError, error
+from .errors import EXIT_FINDINGS, EXIT_OK, EXIT_PIPE, EXIT_USAGE, PROG, UsageError, error
 
 __all__ = [
     "COMMANDS",
     "EXIT_FINDINGS",
     "EXIT_OK",
+    "EXIT_PIPE",
     "EXIT_USAGE",
     "UsageError",
     "error",
@@ -112,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         _quiet_stdout()
-        return EXIT_OK
+        return EXIT_PIPE
     except MemoryError:
         error(f"{name}: out of memory")
         return EXIT_USAGE

@@ -11,7 +11,16 @@ import sys
 
 from replay_tui.core.visible import visible
 
-__all__ = ["EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "PROG", "UsageError", "error", "plural"]
+__all__ = [
+    "EXIT_FINDINGS",
+    "EXIT_OK",
+    "EXIT_PIPE",
+    "EXIT_USAGE",
+    "PROG",
+    "UsageError",
+    "error",
+    "plural",
+]
 
 PROG = "replay-tui"
 EXIT_OK = 0
@@ -20,6 +29,9 @@ EXIT_FINDINGS = 1
 """Something found: a trace flagged or not ``ok``, a different outcome."""
 EXIT_USAGE = 2
 """A usage error, a path that names nothing, or nothing readable."""
+EXIT_PIPE = 141
+"""The reader went away (``| head``) before all was written: 128 + SIGPIPE, as a command the
+signal stopped; never 0, which a ``set -o pipefail`` CI step would read as "nothing found"."""
 
 
 class UsageError(Exception):

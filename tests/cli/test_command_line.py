@@ -92,6 +92,25 @@ def test_the_help_says_which_options_are_the_tuis() -> None:
     assert all(option in tui for option in ("--no-watch", "--no-cache", "--jobs N"))
 
 
+def test_a_reader_that_goes_away_early_is_never_exit_0(tmp_path: Path) -> None:
+    """``check … --jsonl | head -1`` on flagged traces exited 0 once ``head`` had gone: a
+    ``set -o pipefail`` CI step passed. It is 141 (128 + SIGPIPE), as for any command the
+    signal stops, and nothing is said about the pipe on stderr."""
+    for k in range(400):  # more output than a pipe holds
+        (tmp_path / f"t{k:03}.sse").write_bytes(STREAM)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "replay_tui.cli", "check", "--jsonl", "--jobs", "1", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert run.stdout is not None and run.stderr is not None
+    first = run.stdout.readline()
+    run.stdout.close()  # what head does after its line
+    assert json.loads(first)["verdicts"]["assign-always"] == "unidentified-call"
+    assert run.wait(timeout=60) == 141
+    assert run.stderr.read() == b""
+
+
 def test_the_tui_takes_jobs_and_no_cache_and_refuses_zero_jobs(tmp_path: Path) -> None:
     (tmp_path / "a.sse").write_bytes(STREAM)
     code, out, err = run_cli([str(tmp_path), "--jobs", "0", "--no-cache"])
