@@ -46,6 +46,7 @@ def connect(address: str) -> Client:
         from distributed import Client
     except ImportError:
         raise ScaleError(f"--dask needs dask.distributed: {EXTRA_HINT}") from None
+    _probe(address)
     try:
         client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
@@ -58,6 +59,28 @@ def connect(address: str) -> Client:
             f"the Dask scheduler at {address} has no workers (waited {WORKER_TIMEOUT:g} s)"
         ) from None
     return client
+
+
+def _probe(address: str) -> None:
+    """Fail at once where nothing listens: Dask's client retries a refused connection until
+    its timeout, so a mistyped port cost half a minute. (TCP addresses only; the client
+    itself says what is wrong with the others.)"""
+    import socket
+
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(address)
+        if scheme != "tcp":
+            return
+        host, port = parse_host_port(location)
+    except (ValueError, TypeError):
+        return  # (the client's own message says what is wrong with it)
+    try:
+        socket.create_connection((host, port), timeout=min(5.0, CONNECT_TIMEOUT)).close()
+    except OSError as exc:
+        why = exc.strerror or str(exc) or type(exc).__name__
+        raise ScaleError(f"cannot reach the Dask scheduler at {address}: {why.lower()}") from None
 
 
 def judge_on_cluster(
