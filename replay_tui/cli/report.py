@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.output}: cannot write: {exc.strerror or exc}") from None
     n = len(traces)
     print(
-        f"replay-tui: wrote {out} ({fmt}, {len(text):,} characters, {n} trace{'s' * (n != 1)})",
+        f"replay-tui: wrote {out} ({fmt}, {len(text):,} characters, {n:,} trace{'s' * (n != 1)})",
         file=sys.stderr,
     )
     return 0

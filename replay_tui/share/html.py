@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 
-from .report import CallSection, ChunkRow, Gap, Report, Span, TraceReport
+from .report import CallSection, ChunkRow, Gap, Report, Span, TraceReport, folder_finding
 
 __all__ = ["render_html"]
 
@@ -104,11 +104,9 @@ def render_html(report: Report) -> str:
 
 
 def _summary(report: Report) -> list[str]:
-    n = len(report.traces)
-    flagged = sum(1 for t in report.traces if t.flags)
+    clean = all(t.badge == "clean" for t in report.traces)
     out = [
-        f"<p>{n} trace{'s' if n != 1 else ''}, {flagged} with erased identities"
-        f"{f', {len(report.skipped)} files skipped' if report.skipped else ''}.</p>",
+        f'<p class="headline{" clean" if clean else ""}">{_spans(folder_finding(report))}</p>',
         '<div class="scroll"><table><thead><tr><th>trace</th><th>badge</th>'
         "<th>assign-always</th><th>accept-identity</th><th>flags</th></tr></thead><tbody>",
     ]

@@ -13,7 +13,7 @@ import html
 import re
 from collections.abc import Callable
 
-from .report import CallSection, Gap, Limits, Report, Span, TraceReport
+from .report import CallSection, Gap, Limits, Report, Span, TraceReport, folder_finding
 
 __all__ = ["GITHUB_LIMIT", "code", "render_markdown", "sized_markdown"]
 
@@ -92,16 +92,43 @@ def sized_markdown(build: Callable[[Limits], Report], limit: int = GITHUB_LIMIT)
     for block in blocks:
         text = "\n".join(block)
         if size + len(text) + 1 > limit:
+            cut = _cut_table(block, limit - size - 1)
+            if cut:
+                out.append(cut)
             break
         out.append(text)
         size += len(text) + 1
     return "\n".join(out) + note
 
 
+def _cut_table(block: list[str], room: int) -> str:
+    """A table block (a folder's 5,000 traces) cut to its first rows that fit in ``room``,
+    with a last row saying how many are left out; "" for a block that is not a table or
+    leaves no room for a row (a cut before it, as between any two blocks)."""
+    rows = [line for line in block if line.startswith("| ")]
+    if len(rows) < 3 or not block[0].startswith("| "):
+        return ""
+    head, body = rows[:2], rows[2:]
+    columns = head[0].count(" | ") + 1
+    kept: list[str] = []
+    size = sum(len(line) + 1 for line in head)
+    for k, line in enumerate(body):
+        left = len(body) - k
+        more = _row(
+            [f"… {left:,} more \\(`replay-tui report --html` lists them\\)"] + [""] * (columns - 1)
+        )
+        if size + len(line) + 1 + len(more) + 1 > room:
+            return "\n".join([*head, *kept, more, ""])
+        kept.append(line)
+        size += len(line) + 1
+    return "\n".join([*head, *kept, ""])
+
+
 def _blocks(report: Report) -> list[list[str]]:
     """Self-contained pieces (a cut between two never breaks a table, fence or details)."""
     blocks: list[list[str]] = [[f"## replay\\-tui report: {code(report.title)}", ""]]
     if report.folder:
+        blocks.append([f"**{_spans(folder_finding(report))}**", ""])
         rows = [
             _row(["trace", "badge", "assign\\-always", "accept\\-identity", "flags"]),
             _row(["---"] * 5),

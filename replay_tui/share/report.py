@@ -41,6 +41,7 @@ __all__ = [
     "VerdictLine",
     "build_report",
     "build_reports",
+    "folder_finding",
     "redact",
 ]
 
@@ -149,6 +150,29 @@ class Report(msgspec.Struct):
     traces: list[TraceReport]
     skipped: list[tuple[str, str]]
     folder: bool
+
+
+BADGE_ORDER = ("erasing", "refused", "broken", "in progress", "clean")
+
+
+def folder_finding(report: Report) -> list[Span]:
+    """A folder's finding in one sentence: the traces by badge, and the first erasing one
+    (else the first that is not clean), whose own sentence opens its section."""
+    n = len(report.traces)
+    counts = {badge: sum(t.badge == badge for t in report.traces) for badge in BADGE_ORDER}
+    said = ", ".join(f"{c:,} {badge}" for badge, c in counts.items() if c)
+    text = f"{n:,} trace{'s' if n != 1 else ''}" + (f": {said}" if said else "")
+    if report.skipped:
+        k = len(report.skipped)
+        text += f"; {k:,} file{'s' if k != 1 else ''} skipped"
+    spans: list[Span] = [(text, False)]
+    first = next((t for t in report.traces if t.badge == "erasing"), None) or next(
+        (t for t in report.traces if t.badge != "clean"), None
+    )
+    if first is not None:
+        spans += [(f". First {first.badge}: ", False), (first.address, True), (" — ", False)]
+        spans += first.headline
+    return spans
 
 
 def build_reports(

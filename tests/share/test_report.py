@@ -100,6 +100,38 @@ def test_markdown_of_the_bundled_folder_fits_a_github_issue(cli: Cli) -> None:
     assert len(md) <= GITHUB_LIMIT
     assert md.count("<details") == md.count("</details>")
     assert "qwen3-max-id-empty.sse" in md
+    # A folder's report opens with its finding in one sentence, as a trace's does.
+    assert md.splitlines()[2].startswith(
+        "**26 traces\\: 12 erasing, 2 refused, 4 broken, 8 clean; 2 files skipped\\."
+        ' First erasing\\: `captures/crlf-framed.sse` — DashScope\\-style `id:""`'
+    )
+
+
+def test_a_folder_too_big_for_an_issue_keeps_its_finding_and_the_table_s_first_rows(
+    tmp_path: Path,
+) -> None:
+    """5,000 traces: the table alone was over the limit, so the cut left the title and the
+    note, and no trace at all. The table is cut by rows, with a row saying how many are left
+    out; the sentence above it still counts them all."""
+    from replay_tui.core.discovery import discover
+    from replay_tui.core.trace import load_trace
+    from replay_tui.share.markdown import sized_markdown
+    from replay_tui.share.report import build_reports
+
+    for k in range(40):
+        (tmp_path / f"t{k:02}.sse").write_bytes(QWEN.read_bytes())
+    traces = [load_trace(s) for s in discover([tmp_path]).sources]
+    md = sized_markdown(
+        lambda limits: build_reports("many", traces, folder=True, limits=limits), 2_000
+    )
+    assert len(md) <= 2_000
+    lines = md.splitlines()
+    assert lines[2].startswith("**40 traces\\: 40 erasing\\. First erasing\\: `t00.sse`")
+    table = [line for line in lines if line.startswith("| ")]
+    assert table[0].startswith("| trace | badge") and table[2].startswith("| `t00.sse` |")
+    shown = len(table) - 3
+    assert shown >= 5 and table[-1].startswith(f"| … {40 - shown:,} more ")
+    assert "Cut to fit a GitHub issue" in md
 
 
 def test_markdown_too_long_is_cut_with_a_note(tmp_path: Path, cli: Cli) -> None:
