@@ -310,11 +310,18 @@ def test_keymap_problems_are_named() -> None:
 
 
 async def test_keymap_problems_are_shown_once_at_start() -> None:
-    app = make_app([str(TRACES / "dashscope")], keymap={"nope": "x"})
+    from replay_tui.tui.widgets.key_hints import KeyHints
+
+    keymap = {"nope": "x", "next-flag": "f", "quit": "ctrl+q"}
+    app = make_app([str(TRACES / "dashscope")], keymap=keymap)
     async with app.run_test(size=SMALL, notifications=True) as pilot:
         await settle(app, pilot)
         said = [str(n.message) for n in app._notifications if "nope" in str(n.message)]
         assert len(said) == 1
+        # Remapped keys keep their binding's place in the footer (they came last, where an
+        # 80-column line had no room left for them).
+        line = app.query_one(KeyHints).render_line(0).text
+        assert line.index("^q Quit") < line.index("f Next flag") < line.index("N Prev flag")
 
 
 async def test_many_keymap_problems_are_one_toast_that_names_each() -> None:

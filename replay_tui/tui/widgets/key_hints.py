@@ -7,6 +7,7 @@ fraction of a second on this screen; this draws the same hints as one line of te
 from __future__ import annotations
 
 from textual import events
+from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
@@ -41,8 +42,9 @@ class KeyHints(Static):
         self.screen.bindings_updated_signal.unsubscribe(self)
 
     def _bindings_changed(self, screen: Screen[object]) -> None:
-        hints: list[tuple[str, str]] = []
+        ranked: list[tuple[tuple[int, int], tuple[str, str]]] = []
         seen: set[str] = set()
+        nodes: dict[int, int] = {}
         help_key: tuple[str, str] | None = None
         for key, active in screen.active_bindings.items():
             binding = active.binding
@@ -53,7 +55,16 @@ class KeyHints(Static):
             if binding.action == "help":
                 help_key = (key, display)
                 continue
-            hints.append((key, display + "\x00" + binding.description))
+            node = nodes.setdefault(id(active.node), len(nodes))
+            ranked.append(
+                (
+                    (node, _declared(active.node, binding)),
+                    (key, display + "\x00" + binding.description),
+                )
+            )
+        # In the order the bindings are declared: a key remapped in keymap.toml comes where
+        # its binding is, not last (where the line had no room left for it).
+        hints = [hint for _, hint in sorted(ranked, key=lambda r: r[0])]
         shown = (tuple(hints), help_key)
         if shown == self._shown:
             return
@@ -105,3 +116,12 @@ class KeyHints(Static):
             if start <= x < end:
                 self.app.simulate_key(key)
                 return
+
+
+def _declared(node: object, binding: Binding) -> int:
+    """Where ``binding`` is declared among its node's bindings (by id, else by action)."""
+    wanted = binding.id or binding.action
+    for k, declared in enumerate(getattr(type(node), "BINDINGS", ())):
+        if isinstance(declared, Binding) and (declared.id or declared.action) == wanted:
+            return k
+    return 1_000
