@@ -119,9 +119,19 @@ class KeyHints(Static):
 
 
 def _declared(node: object, binding: Binding) -> int:
-    """Where ``binding`` is declared among its node's bindings (by id, else by action)."""
+    """Where ``binding`` comes among its node's bindings as Textual orders them unmapped: by
+    key, a base class's first, a key a subclass binds again keeping its place. A remapped
+    binding is placed by the key it is declared with."""
+    classes = type(node).__mro__
+    order: dict[str, int] = {}
+    for cls in reversed(classes):
+        for declared in cls.__dict__.get("BINDINGS", ()):
+            if isinstance(declared, Binding):
+                for key in declared.key.split(","):
+                    order.setdefault(key.strip(), len(order))
     wanted = binding.id or binding.action
-    for k, declared in enumerate(getattr(type(node), "BINDINGS", ())):
-        if isinstance(declared, Binding) and (declared.id or declared.action) == wanted:
-            return k
-    return 1_000
+    for cls in classes:
+        for declared in cls.__dict__.get("BINDINGS", ()):
+            if isinstance(declared, Binding) and (declared.id or declared.action) == wanted:
+                return order.get(declared.key.split(",")[0].strip(), len(order))
+    return len(order)
