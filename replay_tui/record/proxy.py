@@ -229,6 +229,10 @@ class Capture:
         self.finished = False
         self._handle: BinaryIO | None = handle
         self._decoder = decoder
+        self.saw_done = False
+        """Whether the body has had its ``[DONE]`` (an SSE capture that ends without one was
+        cut off, however cleanly the HTTP response ended)."""
+        self._tail = b""
 
     def write(self, chunk: bytes) -> None:
         """Append a chunk (decoded if the response was compressed) and flush it."""
@@ -240,6 +244,10 @@ class Capture:
     def _append(self, data: bytes) -> None:
         if self._handle is None or not data:
             return
+        if not self.saw_done:
+            seen = self._tail + data
+            self.saw_done = b"[DONE]" in seen
+            self._tail = seen[-8:]
         try:
             self._handle.write(data)
             self._handle.flush()
@@ -561,7 +569,11 @@ class Recorder:
                 self._active_streams -= 1
 
         if failure is None:
-            if capture is not None:
+            if capture is not None and capture.path.suffix == ".sse" and not capture.saw_done:
+                # The upstream ended the body cleanly but the stream without [DONE]: the
+                # harness reads that as STREAM_CLOSED, and the capture says so.
+                self._finish(capture, False, "upstream ended the stream without [DONE]")
+            elif capture is not None:
                 self._finish(capture, True, None)
             with contextlib.suppress(ConnectionError):
                 await response.write_eof()

@@ -295,6 +295,29 @@ async def test_upstream_dying_mid_stream(
     assert rec.active_streams == 0
 
 
+async def test_a_stream_the_upstream_ends_without_done_is_kept_and_marked_incomplete(
+    upstream: FakeUpstream,
+    make_recorder: RecorderFactory,
+    client: aiohttp.ClientSession,
+    tmp_path: Path,
+) -> None:
+    """The HTTP response ends cleanly, the stream without [DONE]: the harness reads it as
+    STREAM_CLOSED. The sidecar said "complete" while check called it stream-closed."""
+    body = DASHSCOPE_EVENTS[:-1]
+    assert b"[DONE]" in DASHSCOPE_EVENTS[-1] and not any(b"[DONE]" in e for e in body)
+    upstream.scripts[CHAT] = Script([*body])
+    rec = await make_recorder()
+    async with client.post(f"{rec.url}{CHAT}", data=chat_body()) as r:
+        assert await r.read() == b"".join(body)  # relayed as sent, ended as it ended
+    (capture,) = captures(tmp_path / "traces")
+    await wait_until(lambda: bool(load_meta(capture)["finished"]))
+    meta = load_meta(capture)
+    assert (meta["complete"], meta["incomplete_reason"]) == (
+        False,
+        "upstream ended the stream without [DONE]",
+    )
+
+
 async def test_upstream_going_silent_times_out(
     upstream: FakeUpstream,
     make_recorder: RecorderFactory,
