@@ -27,7 +27,8 @@ _MODELS_SHOWN = 4
 
 
 class Group(msgspec.Struct):
-    """Traces that share a key: how many, how many erasing, and the first one's address."""
+    """Traces that share a key: how many, how many erasing, and an example: the first
+    erasing one's address, else the first one's."""
 
     traces: int = 0
     erasing: int = 0
@@ -36,14 +37,16 @@ class Group(msgspec.Struct):
     """The gateway patterns its traces showed (the by-model groups), with how many of each."""
     models: dict[str, int] = msgspec.field(default_factory=dict)
     """The models its traces named (the by-pattern groups), with how many of each."""
-    _key: tuple[tuple[str, ...], int] | None = None
+    _key: tuple[bool, Any] | None = None
 
     def add(
         self, result: TraceResult, patterns: list[str], key: Any, *, model: bool = False
     ) -> None:
-        # The first address in address order, whatever order results arrive in.
-        if self._key is None or key < self._key:
-            self.example, self._key = result.path, key
+        # The first address in address order, whatever order results arrive in, of an
+        # erasing trace when the group has one (the example of "1 of 2 erasing" shows it).
+        rank = (result.badge != "erasing", key)
+        if self._key is None or rank < self._key:
+            self.example, self._key = result.path, rank
         self.traces += 1
         if result.badge == "erasing":
             self.erasing += 1
