@@ -64,7 +64,7 @@ from .store import TraceStore
 from .widgets.bars import BadgeChip, CountsBar, TraceHeader
 from .widgets.calls_view import CallsView
 from .widgets.clients_view import ClientsMatrix, ClientsPane
-from .widgets.compare_pane import ComparePane
+from .widgets.compare_pane import ALONE_TO_COMPARE, ComparePane
 from .widgets.compare_view import CompareView
 from .widgets.details import Details
 from .widgets.diff_view import DiffView
@@ -1282,11 +1282,12 @@ class ReplayApp(App[int]):
         if self.marked is None:
             self.notify(f"Unmarked {visible(address)}", timeout=2, markup=False)
         else:
-            self.notify(
-                f"Marked {visible(address)} as A: open another trace, then 5 compares them",
-                timeout=4,
-                markup=False,
+            then = (
+                ALONE_TO_COMPARE
+                if len(self.store.paths) < 2
+                else "open another trace, then 5 compares them"
             )
+            self.notify(f"Marked {visible(address)} as A: {then}", timeout=4, markup=False)
         self._refresh_active_view(keep=False)
 
     def action_export(self) -> None:
@@ -1335,7 +1336,7 @@ class ReplayApp(App[int]):
         all the same (a model that never sent an id has no flag, and still breaks)."""
         trace = self.current
         if trace is None:
-            return "No trace is open: no flags to walk."
+            return "No trace open yet: no flags to walk."
         if trace.badge is Badge.CLEAN:
             return "No flags in this trace: nothing was erased."
         verdicts = ", ".join(f"{b} {v}" for b, v in trace.verdicts.items())

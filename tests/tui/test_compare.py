@@ -162,7 +162,7 @@ async def test_identical_runs_collapse_and_expand(tmp_path: Path) -> None:
 async def test_the_compare_prompt_wraps_to_the_width_and_is_never_cut() -> None:
     """Started on one file, the prompt also says how to have another trace to compare (its
     "open another (B)" could not be followed)."""
-    from replay_tui.tui.widgets.compare_pane import ALONE, NOTHING_MARKED
+    from replay_tui.tui.widgets.compare_pane import ALONE, ALONE_TO_COMPARE, NOTHING_MARKED
 
     app = make_app([str(AZURE)])
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
@@ -178,7 +178,9 @@ async def test_the_compare_prompt_wraps_to_the_width_and_is_never_cut() -> None:
         assert str(list(app._notifications)[-1].message) == NOTHING_MARKED + ALONE
         await pilot.press("m")
         said = " ".join(r.strip() for r in rendered(view) if r.strip())
-        assert said.endswith(f"is the marked trace (A): {ALONE.strip()}")
+        assert said.endswith(f"is the marked trace (A): {ALONE_TO_COMPARE}")
+        toast = str(list(app._notifications)[-1].message)
+        assert toast.endswith(f"as A: {ALONE_TO_COMPARE}")
 
 
 async def test_the_new_keys_have_ids_and_are_in_the_help_and_the_palette() -> None:
@@ -335,12 +337,15 @@ async def test_at_80x24_the_section_heading_stays_on_top_and_arrows_reach_b() ->
 
         first = next(i for i, entry in enumerate(model.display) if entry[0] == CALL_ROW)
         row = rendered(view, range(first, first + 1))[0]
-        assert row.index(" │ ") >= 2 + CALL_SIDE and '"call…XY7E"' in row
+        assert row.index(" │ ") >= 2 + CALL_SIDE and '"call_…XY7E" "get_…her"' in row
         await pilot.press("right")
         await pilot.pause()
         view.scroll_to(y=first - 1, animate=False, immediate=True, force=True)
         await pilot.pause()
-        assert '"call…a69e"' in line(1)  # B's id, on screen
+        assert '"call_…a69e"' in line(1)  # B's id, on screen
+        # ... while the heading above stays where it is read, cut with "…".
+        heading = line(0)[: view.scrollable_content_region.width]  # (the bar covers the rest)
+        assert heading.startswith("─ CALLS · identity evolution") and heading.endswith("…")
 
 
 async def test_a_marked_trace_the_cache_let_go_is_read_again_by_the_app() -> None:

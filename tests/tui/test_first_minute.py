@@ -58,6 +58,12 @@ async def test_filter_is_visible_keeps_the_open_trace_and_escape_leaves_then_cle
         assert app.focused is tree  # never the filter box: keys are commands
         opened = app.current.address if app.current else None
         assert opened is not None
+        # A call's title too long for the view ends in "…", even cut between two words
+        # ("block 0 · 3 deltas" read as whole; "from line 5" was silently dropped).
+        view = app.calls_view
+        room = view.scrollable_content_region.width
+        title = "".join(s.text for s in view.render_line(0))[:room]
+        assert title.startswith("▸ call 0") and title.endswith("…")
         await pilot.press("slash", *"dash")
         assert app.focused is box and box.value == "dash"
         assert box.content_region.height == 1  # the text has a row to be seen in
@@ -125,7 +131,7 @@ async def test_an_empty_folder_says_so_and_q_quits(
         await pilot.press("n", "n", "n")
         await pilot.pause()
         said = [str(n.message) for n in app._notifications]
-        assert said == ["No trace is open: no flags to walk."]  # once, not piled up three times
+        assert said == ["No trace open yet: no flags to walk."]  # once, not piled up three times
         await pilot.press("x", "l", "q")  # no key lands in the filter box
         assert app.trace_list.filter_input.value == ""
     assert app.return_code == 0
@@ -418,6 +424,12 @@ async def test_hiding_the_list_on_a_file_that_is_not_a_trace_comes_back_to_the_o
         await settle(app, pilot)
         opened = app.current.address if app.current else None
         assert opened is not None
+        # A call's title too long for the view ends in "…", even cut between two words
+        # ("block 0 · 3 deltas" read as whole; "from line 5" was silently dropped).
+        view = app.calls_view
+        room = view.scrollable_content_region.width
+        title = "".join(s.text for s in view.render_line(0))[:room]
+        assert title.startswith("▸ call 0") and title.endswith("…")
         await pilot.press("home")
         await settle(app, pilot)
         assert str(app.trace_header.render()).startswith("README.md  not a trace")

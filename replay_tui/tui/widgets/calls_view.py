@@ -448,6 +448,13 @@ class CallsView(ModelView[CallsModel]):
             return self.sticky
         return TAIL_LABEL_W  # assign-always / accept-identity / arguments stay beside the values
 
+    def is_prose(self, index: int) -> bool:
+        # A call's title ("▸ call 0   ✗ erased id (1 flag)   block 0 · 3 deltas from line 5").
+        if self.model is None:
+            return False
+        section, offset = self.model.locate(index)
+        return section is not None and offset == 0
+
     def row_scroll(self, index: int, scroll_x: int, length: int) -> int:
         # The lines below a call's table follow a sideways scroll only as far as their end:
         # one that fits stays whole while the columns above scroll.

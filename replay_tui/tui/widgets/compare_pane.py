@@ -33,11 +33,13 @@ NOTHING_MARKED = (
     "Mark a trace with m (it becomes A), then open another (B): they are compared here —"
     " the outcome, each call's identity evolution, the payloads."
 )
-ALONE = (
-    " Only one trace is listed: name two captures (replay-tui a.sse b.sse) or a folder"
+ALONE_TO_COMPARE = (
+    "only one trace is listed: name two captures (replay-tui a.sse b.sse) or a folder"
     " to compare one with another."
 )
-"""Said after the above when there is no other trace to open."""
+"""What to do when there is no other trace to open."""
+ALONE = " Only" + ALONE_TO_COMPARE.removeprefix("only")
+"""Said after NOTHING_MARKED when there is no other trace to open."""
 
 
 def _diff(a: Trace, b: Trace, progress: Callable[[str], None]) -> TraceDiff:
@@ -195,7 +197,7 @@ class ComparePane(Vertical):
             self.show_message(
                 f"{visible(marked)} is the marked trace (A): "
                 + (
-                    ALONE.strip()
+                    ALONE_TO_COMPARE
                     if alone
                     else "open another trace in the list to compare it with"
                     " (shift+tab goes back to the list)."

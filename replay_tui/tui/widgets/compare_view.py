@@ -71,9 +71,9 @@ STATUS = {
 }
 STATUS_W = 12
 WHAT_W = 28
-MIN_WIDTH = 80
+MIN_WIDTH = 72
 """The width the rows are laid out for at least: A and B each keep room for a value."""
-CALL_SIDE = 60
+CALL_SIDE = 66
 """The fewest cells each side of a call's delta table gets: narrower, its seven columns were
 cut to ``"ca…E"``. A narrower view scrolls the table sideways (→ to B) while the rows
 around it, which fit, stay where they are."""
@@ -219,7 +219,8 @@ class CompareView(LineView):
     def _message_lines(self) -> list[str]:
         """The message, wrapped at word boundaries to the view's width (nothing is cut)."""
         room = (self.scrollable_content_region.width or self.size.width or 80) - 4
-        return textwrap.wrap(self.message, max(room, 20)) or [""]
+        # (not at hyphens: "replay-tui a.sse" stays whole)
+        return textwrap.wrap(self.message, max(room, 20), break_on_hyphens=False) or [""]
 
     def on_resize(self) -> None:
         self._shape()
@@ -273,10 +274,19 @@ class CompareView(LineView):
         # A call's delta table scrolls sideways as far as asked; the rows around it (laid out
         # for the view) only as far as their end: one that fits stays whole.
         model = self.model
-        if model is None or model.display[index][0] in (CALL_HEAD, CALL_ROW):
+        if model is None:
             return scroll_x
+        kind = model.display[index][0]
+        if kind in (CALL_HEAD, CALL_ROW):
+            return scroll_x
+        if kind in (SECTION, CALL_TITLE, EV_FIELDS):
+            return 0  # lines of words stay where they are read; "…" says they go on
         room = self.scrollable_content_region.width or self.size.width
         return min(scroll_x, max(0, length - room))
+
+    def is_prose(self, index: int) -> bool:
+        model = self.model
+        return model is not None and model.display[index][0] in (SECTION, CALL_TITLE, EV_FIELDS)
 
     def _call_table_width(self) -> int:
         """A call's delta table: as wide as the rows, or two CALL_SIDE sides."""
@@ -446,7 +456,7 @@ class CompareView(LineView):
         room = left - dw - lw - 2 - 6  # the gaps between the columns, and the ┆
         args = max(6, min(24, room // 6))
         id_w = max(6, min(30, (room - args) * 3 // 10))
-        name_w = max(5, min(20, (room - args) // 5))
+        name_w = max(5, min(20, (room - args) // 4))  # (a tool's name, whole, says the most)
         return dw, lw, id_w, name_w, max(6, room - 2 * (id_w + name_w)), left
 
     def _call_head(self, model: CompareModel) -> list[Segment]:

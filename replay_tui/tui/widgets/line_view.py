@@ -148,6 +148,11 @@ class LineView(ScrollView, can_focus=True):
         a table row's headers (``sticky``), a labelled line's label, a title all of it."""
         return self.sticky if self.is_table_row(index) else 0
 
+    def is_prose(self, index: int) -> bool:
+        """Whether row ``index`` is a line of words (a title) rather than columns: cut
+        anywhere, even between words, it ends in "…" (its last words are not a column)."""
+        return False
+
     def row_scroll(self, index: int, scroll_x: int, length: int) -> int:
         """How far row ``index`` (``length`` cells) goes sideways when the view is scrolled
         ``scroll_x``: as far (a subclass may keep a row that fits where it is)."""
@@ -222,9 +227,11 @@ class LineView(ScrollView, can_focus=True):
             shown = Strip.join([head, tail]).crop_extend(0, width, under)
         else:
             shown = strip.crop_extend(scroll_x, scroll_x + width, under)
-        return self._said_cut(shown, strip, scroll_x, under)
+        return self._said_cut(shown, strip, scroll_x, under, prose=self.is_prose(index))
 
-    def _said_cut(self, shown: Strip, whole: Strip, scroll_x: int, under: Style) -> Strip:
+    def _said_cut(
+        self, shown: Strip, whole: Strip, scroll_x: int, under: Style, *, prose: bool = False
+    ) -> Strip:
         """``shown`` with "…" in its last visible cell when the right edge cuts a word or a
         value in two: a cut word does not pass for a whole one ("✗ an e"), and → shows the
         rest. A row cut between words, where a column ends, is left whole: "…" would hide
@@ -234,7 +241,7 @@ class LineView(ScrollView, can_focus=True):
             return shown
         room = min(shown.cell_length, self.scrollable_content_region.width or shown.cell_length)
         edge = scroll_x + room
-        if whole.cell_length <= edge or room < 2 or not _word_cut(whole, edge):
+        if whole.cell_length <= edge or room < 2 or not (prose or _word_cut(whole, edge)):
             return shown
         more = Segment("…", under + self.piece_style("line-view--more"))
         return Strip.join([shown.crop(0, room - 1), Strip([more]), shown.crop(room)])
