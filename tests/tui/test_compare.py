@@ -337,12 +337,12 @@ async def test_at_80x24_the_section_heading_stays_on_top_and_arrows_reach_b() ->
 
         first = next(i for i, entry in enumerate(model.display) if entry[0] == CALL_ROW)
         row = rendered(view, range(first, first + 1))[0]
-        assert row.index(" │ ") >= 2 + CALL_SIDE and '"call_…XY7E" "get_…her"' in row
+        assert row.index(" │ ") >= 2 + CALL_SIDE and '"call…XY7E" "get…her"' in row
         await pilot.press("right")
         await pilot.pause()
         view.scroll_to(y=first - 1, animate=False, immediate=True, force=True)
         await pilot.pause()
-        assert '"call_…a69e"' in line(1)  # B's id, on screen
+        assert '"call…a69e"' in line(1)  # B's id, on screen
         # ... while the heading above stays where it is read, cut with "…".
         heading = line(0)[: view.scrollable_content_region.width]  # (the bar covers the rest)
         assert heading.startswith("─ CALLS · identity evolution") and heading.endswith("…")

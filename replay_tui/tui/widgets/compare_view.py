@@ -73,7 +73,7 @@ STATUS_W = 12
 WHAT_W = 28
 MIN_WIDTH = 72
 """The width the rows are laid out for at least: A and B each keep room for a value."""
-CALL_SIDE = 66
+CALL_SIDE = 60
 """The fewest cells each side of a call's delta table gets: narrower, its seven columns were
 cut to ``"ca…E"``. A narrower view scrolls the table sideways (→ to B) while the rows
 around it, which fit, stay where they are."""
