@@ -117,10 +117,44 @@ def rendered(view: object, rows: range | None = None) -> list[str]:
 
 
 class SVGSnapshotExtension(SingleFileSnapshotExtension):
-    """One ``.svg`` file per snapshot, as text (reviewable in a diff, viewable in a browser)."""
+    """One ``.svg`` file per snapshot, as text (reviewable in a diff, viewable in a browser).
+
+    A mismatch is told as the screen rows that differ, not as the SVG's first lines (whose
+    class names all change with any cell, and fill pytest's truncated report)."""
 
     file_extension = "svg"
     _write_mode = WriteMode.TEXT
+
+    def diff_lines(self, serialized_data: Any, snapshot_data: Any) -> Iterator[str]:
+        want, got = _screen_rows(str(snapshot_data)), _screen_rows(str(serialized_data))
+        if not want or not got:
+            yield from super().diff_lines(serialized_data, snapshot_data)
+            return
+        yield f"screen rows that differ (- snapshot, + received; {len(want)} vs {len(got)} rows):"
+        for n in range(max(len(want), len(got))):
+            a = want[n] if n < len(want) else ("", ())
+            b = got[n] if n < len(got) else ("", ())
+            if a != b:
+                same_text = a[0] == b[0]
+                yield f"- {n:2} {a[0]!r}" + (f" styles {a[1]}" if same_text else "")
+                yield f"+ {n:2} {b[0]!r}" + (f" styles {b[1]}" if same_text else "")
+
+
+def _screen_rows(svg: str) -> list[tuple[str, tuple[str, ...]]]:
+    """Each row of a Rich SVG screenshot: its text, and the style of each run of it."""
+    import html
+    import re
+
+    rows: dict[float, list[tuple[float, str, str]]] = {}
+    pattern = r'<text class="[^"]*-(r\d+)" x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>'
+    for m in re.finditer(pattern, svg):
+        text = html.unescape(m.group(4)).replace("\xa0", " ")
+        rows.setdefault(float(m.group(3)), []).append((float(m.group(2)), text, m.group(1)))
+    out = []
+    for _, runs in sorted(rows.items()):
+        runs.sort()
+        out.append(("".join(t for _, t, _ in runs), tuple(f"{x:g}:{c}" for x, _, c in runs)))
+    return out
 
 
 @pytest.fixture(autouse=True)
