@@ -1429,7 +1429,7 @@ def binding_sections() -> list[tuple[str, list[BindingType]]]:
     return [
         ("Everywhere", list(ReplayApp.BINDINGS)),
         ("Trace list", list(TraceTree.BINDINGS)),
-        ("Calls, diff and raw views", list(LineView.BINDINGS)),
+        ("Calls, diff, raw and compare views", list(LineView.BINDINGS)),
         ("Diff view", list(DiffView.BINDINGS)),
         ("Clients view", list(ClientsMatrix.BINDINGS)),
         ("Compare view", list(CompareView.BINDINGS)),

@@ -145,11 +145,14 @@ def _screen_rows(svg: str) -> list[tuple[str, tuple[str, ...]]]:
     import html
     import re
 
+    # Class numbers (r1, r2…) are given in order of first use: compare what they stand for.
+    rules = {m[1]: m[2].strip() for m in re.finditer(r"\.terminal-\d+-(r\d+) \{([^}]*)\}", svg)}
     rows: dict[float, list[tuple[float, str, str]]] = {}
     pattern = r'<text class="[^"]*-(r\d+)" x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>'
     for m in re.finditer(pattern, svg):
         text = html.unescape(m.group(4)).replace("\xa0", " ")
-        rows.setdefault(float(m.group(3)), []).append((float(m.group(2)), text, m.group(1)))
+        style = rules.get(m.group(1), m.group(1))
+        rows.setdefault(float(m.group(3)), []).append((float(m.group(2)), text, style))
     out = []
     for _, runs in sorted(rows.items()):
         runs.sort()

@@ -85,8 +85,22 @@ class LineView(ScrollView, can_focus=True):
         Binding("home,g", "first", "First row", show=False, id="first-row"),
         Binding("end,G", "last", "Last row", show=False, id="last-row"),
         Binding("enter", "inspect", "Inspect", id="inspect", tooltip="The selected row in full"),
-        Binding("left", "scroll_left", "Scroll left", show=False, id="scroll-left"),
-        Binding("right", "scroll_right", "Scroll right", show=False, id="scroll-right"),
+        Binding(
+            "left",
+            "scroll_left",
+            "Scroll left",
+            show=False,
+            id="scroll-left",
+            tooltip="Sideways, a column or a third of the view (compare: back to A)",
+        ),
+        Binding(
+            "right",
+            "scroll_right",
+            "Scroll right",
+            show=False,
+            id="scroll-right",
+            tooltip="Sideways, a column or a third of the view (compare: to B, when off-screen)",
+        ),
     ]
 
     cursor: reactive[int] = reactive(-1, always_update=True, init=False)
