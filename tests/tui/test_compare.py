@@ -299,6 +299,16 @@ async def test_at_80x24_the_section_heading_stays_on_top_and_arrows_reach_b() ->
             return "".join(s.text for s in view.render_line(y))
 
         assert line(0).startswith("─ OUTCOME")
+        assert view.scroll_offset.y == 0 and line(1).lstrip().startswith("what")
+        # Made too low for its cursor for a moment (a layout on its way, a terminal shrunk),
+        # the view scrolled to keep it; given its height back, it is where it was (a resize
+        # at the wrong moment left it a row down, the table's heading hidden).
+        await pilot.resize_terminal(80, 14)
+        await settle(app, pilot)
+        assert view.scroll_offset.y > 0
+        await pilot.resize_terminal(80, 24)
+        await settle(app, pilot)
+        assert view.scroll_offset.y == 0 and line(1).lstrip().startswith("what")
         calls, events = model.sections[1], model.sections[2]
         for top, heading in ((calls + 2, "─ CALLS"), (events - 2, "─ CALLS"), (events, "─ EVENTS")):
             view.scroll_to(y=top, animate=False, immediate=True, force=True)

@@ -137,6 +137,10 @@ class LineView(ScrollView, can_focus=True):
         self._centred: int | None = None
         """The row the view itself centred and the user has not moved away from since."""
         self._pending_row: tuple[int, bool] | None = None
+        self._squeezed: tuple[int, int] | None = None
+        """``(top before, top after)`` of a scroll a resize made to keep the cursor in a view
+        too low for it (a layout on its way, a terminal made smaller): nothing having moved
+        since, the view goes back when it has room again."""
         """A row to bring into view (and whether centred) once the view has a height."""
 
     # -- what subclasses provide ------------------------------------------------------------
@@ -355,7 +359,15 @@ class LineView(ScrollView, can_focus=True):
                 self.scroll_to_row(index, center=center)
         elif 0 <= self.cursor < self._row_count:
             # Smaller now: the selected row stays in view (what the panes beside it show).
+            top = int(self.scroll_offset.y)
+            squeezed, self._squeezed = self._squeezed, None
+            if squeezed is not None and squeezed[1] == top and squeezed[0] < top:
+                self.scroll_to(y=squeezed[0], animate=False, immediate=True, force=True)
+                top = squeezed[0]
             self.scroll_to_row(self.cursor)
+            after = int(self.scroll_offset.y)
+            if after != top:
+                self._squeezed = (top, after)
 
     def _centred_top(self, index: int, height: int) -> int:
         """The top row that shows ``index`` a third of the way down: from the first row when
