@@ -167,3 +167,13 @@ def test_the_compare_header_says_less_rather_than_wrap_a_verdict_from_its_behavi
     assert seen[70][1].startswith(" B  qwen3-no-id.sse   fix")
     assert seen[55][:2] == [" A  crlf-framed.sse", "    fix ok   old unidentified-call"]
     assert seen[30][:3] == [" A  crlf-framed.sse", "    fix ok", "    old unidentified-call"]
+    # A pane a dozen rows high (80x24) keeps the header to three lines at any width: each
+    # side with its verdicts (the middle of its name giving way), the headline cut.
+    for width in (100, 49, 40):
+        lines = header_text(model, width, compact=True).plain.split("\n")
+        assert len(lines) == 3 and all(len(line) <= width for line in lines), lines
+        assert lines[1].startswith(" B  ") and "qwen" in lines[1] and "fix malformed" in lines[1]
+        if width >= 49:
+            assert lines[0].endswith("fix ok   old unidentified-call")
+    assert lines[0].startswith(" A  crlf…sse   fix ok   old ")  # at 40: the line is cut
+    assert lines[1].endswith("…") and lines[2].endswith("…")

@@ -23,7 +23,7 @@ from ...core.diff import TraceDiff, diff_traces
 from ...core.trace import Trace
 from ...core.translator import Behavior
 from ...core.visible import visible
-from ..cells import cell_len
+from ..cells import cell_len, fit, middle_fit
 from .compare_model import CompareModel, build_compare_model
 from .compare_view import CompareView
 
@@ -57,13 +57,16 @@ def _verdict_style(verdict: str) -> str:
 _SHORT = {Behavior.ACCEPT_IDENTITY: "fix", Behavior.ASSIGN_ALWAYS: "old"}
 
 
-def _side(label: str, trace: Trace, level: int) -> Content:
+def _side(label: str, trace: Trace, level: int, cut: int = 0) -> Content:
     """A's or B's line: the address and its verdicts; a higher ``level`` says less (the
     behaviors become fix / old, as in the trace's header, then the address its file's name),
-    then the verdicts go on a line of their own, then each on its own."""
+    then the verdicts go on a line of their own, then each on its own. ``cut``: cells to take
+    out of the middle of the name (its start and its end stay)."""
     address = visible(trace.address)
     if level >= 2:
         address = address.rpartition("/")[2]
+    if cut:
+        address = middle_fit(address, max(8, cell_len(address) - cut)).rstrip()
     parts: list[tuple[str, str] | str] = [
         (f" {label} ", "bold reverse $text-accent"),
         " ",
@@ -81,22 +84,35 @@ def _widest(content: Content) -> int:
     return max(cell_len(line) for line in content.plain.split("\n"))
 
 
-def header_text(model: CompareModel, width: int = 0) -> Content:
+def header_text(model: CompareModel, width: int = 0, *, compact: bool = False) -> Content:
     """Three lines: A, B (each with its verdicts), then the outcome headline. In ``width``
     cells (0: any), A's and B's lines say less rather than wrap, a verdict apart from its
-    behavior (both at the level the longer needs; the headline wraps)."""
+    behavior (both at the level the longer needs; the headline wraps).
+
+    ``compact`` (a pane a dozen rows high, at 80x24): three lines whatever the width, the
+    rows below are what is read. Each side keeps its verdicts on its line, the middle of a
+    long name giving way; the headline is cut with "…" (the first outcome row says it
+    whole)."""
     sides = (("A", model.a), ("B", model.b))
     level = 0
-    while width and level < 4 and any(_widest(_side(s, t, level)) > width for s, t in sides):
+    top = 2 if compact else 4
+    while width and level < top and any(_widest(_side(s, t, level)) > width for s, t in sides):
         level += 1
     parts: list[Content | tuple[str, str] | str] = []
     for label, trace in sides:
-        parts += [_side(label, trace, level), "\n"]
+        side = _side(label, trace, level)
+        if compact and width and side.cell_length > width:
+            side = _side(label, trace, level, cut=side.cell_length - width)
+            if side.cell_length > width:  # (the name at its shortest): the line is cut
+                side = side.truncate(width, ellipsis=True)
+        parts += [side, "\n"]
     od = model.outcome
-    parts += [
-        ("✓ " if od.same else "✗ ", "bold $text-success" if od.same else "bold $text-error"),
-        (visible(od.headline()), "bold $text-success" if od.same else "bold $text-error"),
-    ]
+    mark = "✓ " if od.same else "✗ "
+    headline = visible(od.headline())
+    if compact and width:
+        headline = fit(headline, width - cell_len(mark)).rstrip()
+    style = "bold $text-success" if od.same else "bold $text-error"
+    parts += [(mark, style), (headline, style)]
     return Content.assemble(*parts)
 
 
@@ -121,6 +137,9 @@ class ComparePane(Vertical):
         }
     }
     """
+
+    COMPACT_BELOW = 20
+    """A pane lower than this keeps its header to three lines (at 80x24 it is 13 high)."""
 
     @dataclass
     class Progress(Message):
@@ -160,11 +179,12 @@ class ComparePane(Vertical):
         self.header.display = False
         self.show_message(NOTHING_MARKED)
 
-    def _show_header(self) -> None:
-        model = self.model
+    def _show_header(self, model: CompareModel | None = None) -> None:
+        model = model or self.model
         if model is not None:
             width = self.content_region.width - self.header.styles.gutter.width
-            self.header.update(header_text(model, max(0, width)))
+            compact = self.size.height < self.COMPACT_BELOW
+            self.header.update(header_text(model, max(0, width), compact=compact))
 
     def on_resize(self) -> None:
         self._show_header()
@@ -248,9 +268,11 @@ class ComparePane(Vertical):
         model = message.model
         model.behavior = self.view.behavior
         model.layout(calls=False, events=False)
-        self.view.show(model, keep_position=self._keep)
+        # The header first: the view is laid out once, at its final height (laid out under
+        # a header not yet the model's, it scrolled its first difference to a 2-row view).
         self.header.display = True
-        self._show_header()
+        self._show_header(model)
+        self.view.show(model, keep_position=self._keep)
 
     @on(CompareView.BehaviorChanged)
     def _behavior_changed(self, message: CompareView.BehaviorChanged) -> None:
