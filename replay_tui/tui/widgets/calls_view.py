@@ -460,8 +460,7 @@ class CallsView(ModelView[CallsModel]):
         # one that fits stays whole while the columns above scroll.
         if self.model is None or self.is_table_row(index):
             return scroll_x
-        room = self.scrollable_content_region.width or self.size.width
-        return min(scroll_x, max(0, length - room))
+        return self.up_to_its_end(scroll_x, length)
 
     def column_stops(self) -> list[int]:
         """Where each column of the call at the cursor (or at the top) starts."""

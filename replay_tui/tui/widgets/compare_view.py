@@ -71,13 +71,15 @@ STATUS = {
 }
 STATUS_W = 12
 WHAT_W = 28
+"""The most the "what" column of the outcome and call differences takes."""
 MIN_WIDTH = 72
 """The width the rows are laid out for at least: A and B each keep room for a value."""
 CALL_SIDE = 60
 """The fewest cells each side of a call's delta table gets: narrower, its seven columns were
 cut to ``"ca…E"``. A narrower view scrolls the table sideways (→ to B) while the rows
 around it, which fit, stay where they are."""
-"""The most the "what" column of the outcome and call differences takes."""
+PROSE = (SECTION, CALL_TITLE, EV_FIELDS)
+"""Display rows that are lines of words: they stay put sideways and end in "…" when cut."""
 IN_FORCE = " ┆ "
 """Between what a delta sent and the identity in force after it."""
 
@@ -279,14 +281,13 @@ class CompareView(LineView):
         kind = model.display[index][0]
         if kind in (CALL_HEAD, CALL_ROW):
             return scroll_x
-        if kind in (SECTION, CALL_TITLE, EV_FIELDS):
+        if kind in PROSE:
             return 0  # lines of words stay where they are read; "…" says they go on
-        room = self.scrollable_content_region.width or self.size.width
-        return min(scroll_x, max(0, length - room))
+        return self.up_to_its_end(scroll_x, length)
 
     def is_prose(self, index: int) -> bool:
         model = self.model
-        return model is not None and model.display[index][0] in (SECTION, CALL_TITLE, EV_FIELDS)
+        return model is not None and model.display[index][0] in PROSE
 
     def _call_table_width(self) -> int:
         """A call's delta table: as wide as the rows, or two CALL_SIDE sides."""

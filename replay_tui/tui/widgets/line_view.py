@@ -176,6 +176,13 @@ class LineView(ScrollView, can_focus=True):
         ``scroll_x``: as far (a subclass may keep a row that fits where it is)."""
         return scroll_x
 
+    def up_to_its_end(self, scroll_x: int, length: int) -> int:
+        """For :meth:`row_scroll`: a row (``length`` cells) that follows a sideways scroll
+        only as far as its end, so one that fits stays whole while the table beside it
+        scrolls (a note under a long line, the lines under a call's table)."""
+        room = self.scrollable_content_region.width or self.size.width
+        return min(scroll_x, max(0, length - room))
+
     def cursor_mark_x(self) -> int:
         """The cell of a row the cursor mark is drawn over."""
         return 0

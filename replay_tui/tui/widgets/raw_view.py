@@ -278,8 +278,7 @@ class RawView(ModelView[RawModel]):
         # scrolls to the column it names.
         if self.model is None or not self.model.locate(index)[1]:
             return scroll_x
-        room = self.scrollable_content_region.width or self.size.width
-        return min(scroll_x, max(0, length - room))
+        return self.up_to_its_end(scroll_x, length)
 
     def select_lines(self, first: int, last: int) -> None:
         """Highlight lines ``first``–``last`` (a delta's payload) and bring them into view."""
