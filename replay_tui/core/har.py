@@ -96,6 +96,11 @@ def _is_sse_body(body: bytes) -> bool:
     return body.lstrip(b"\xef\xbb\xbf\r\n").startswith(_SSE_STARTS)
 
 
+def _is_stream(mime: str, body: bytes) -> bool:
+    """Whether a response is an SSE stream: by its MIME type, or a body that starts as one."""
+    return "text/event-stream" in mime.lower() or (bool(body) and _is_sse_body(body))
+
+
 def parse_har(data: bytes) -> tuple[list[HarEntry], int]:
     """The SSE entries of a HAR document, and how many entries it has in all.
 
@@ -133,9 +138,9 @@ def parse_har(data: bytes) -> tuple[list[HarEntry], int]:
                     problem = f"response body is not valid base64: {exc}"
             else:
                 body = text.encode("utf-8", "surrogatepass")
-        mime = content.mimeType.lower()
+        mime = content.mimeType
         request = entry.request
-        is_stream = "text/event-stream" in mime or (body and _is_sse_body(body))
+        is_stream = _is_stream(mime, body)
         if not is_stream and not (text is None and not mime and _asks_for_stream(request)):
             continue  # (a response with no body and no type, to a request that asked for
             # a stream, is one the exporter dropped: said, not left out)
@@ -182,7 +187,7 @@ def _broken_stream(raw: msgspec.Raw, number: int, exc: Exception) -> HarEntry | 
     response = get(data, "response")
     content = get(response, "content")
     mime, body = text(get(content, "mimeType")), text(get(content, "text"))
-    if "text/event-stream" not in mime.lower() and not _is_sse_body(body.encode()):
+    if not _is_stream(mime, body.encode()):
         return None
     where = f"`$.log.entries[{number - 1}]."
     why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)

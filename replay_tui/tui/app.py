@@ -881,6 +881,11 @@ class ReplayApp(App[int]):
         elif active == "compare":
             self._route_compare(trace, keep)
 
+    @property
+    def _alone(self) -> bool:
+        """Only one trace is listed: there is no other to compare the marked one with."""
+        return len(self.store.paths) < 2
+
     def _route_compare(self, trace: Trace, keep: bool) -> None:
         """The compare pane gets both traces loaded: A is read here when the cache let it go."""
         marked = self.marked
@@ -895,7 +900,7 @@ class ReplayApp(App[int]):
             gone=gone,
             partial=self.partial,
             keep_position=keep,
-            alone=len(self.store.paths) < 2,
+            alone=self._alone,
         )
 
     @work(thread=True, exclusive=True, group="marked", description="read the marked trace")
@@ -1282,11 +1287,7 @@ class ReplayApp(App[int]):
         if self.marked is None:
             self.notify(f"Unmarked {visible(address)}", timeout=2, markup=False)
         else:
-            then = (
-                ALONE_TO_COMPARE
-                if len(self.store.paths) < 2
-                else "open another trace, then 5 compares them"
-            )
+            then = ALONE_TO_COMPARE if self._alone else "open another trace, then 5 compares them"
             self.notify(f"Marked {visible(address)} as A: {then}", timeout=4, markup=False)
         self._refresh_active_view(keep=False)
 
