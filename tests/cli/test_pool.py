@@ -28,14 +28,18 @@ def test_results_come_out_in_input_order_whatever_the_finishing_order() -> None:
     assert list(ordered_map(_square_slowly, items, 3, _lost)) == [n * n for n in items]
 
 
-def test_one_job_and_small_inputs_run_in_this_process() -> None:
-    def here(n: int) -> int:
-        return os.getpid()
+def _here(n: int) -> int:
+    """Where an item ran. At module level: a worker started by forkserver (when this process
+    has threads, such as the S3 server another test on this pytest worker left) gets ``fn``
+    by pickling, which a function local to a test cannot be."""
+    return os.getpid()
 
+
+def test_one_job_and_small_inputs_run_in_this_process() -> None:
     me = os.getpid()
-    assert set(ordered_map(here, range(100), 1, _lost)) == {me}
-    assert set(ordered_map(here, range(SMALL - 1), 4, _lost)) == {me}
-    assert me not in set(ordered_map(here, range(SMALL * 3), 2, _lost))
+    assert set(ordered_map(_here, range(100), 1, _lost)) == {me}
+    assert set(ordered_map(_here, range(SMALL - 1), 4, _lost)) == {me}
+    assert me not in set(ordered_map(_here, range(SMALL * 3), 2, _lost))
 
 
 def _dies_on_13(n: int) -> int:
