@@ -28,10 +28,14 @@ def chromium_binary() -> str | None:
     return None
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """A browser per test: playwright's sync API marks its event loop as running in this
-    thread while it is open, which would break every asyncio test that came after it."""
+    """A browser per module, each test in a context of its own (``browser.new_context``:
+    its own storage, viewport and colour scheme). Not one for the session: playwright's sync
+    API marks its event loop as running in this thread while it is open, which would break
+    every asyncio test that came after it. pytest closes a module's fixtures before it runs a
+    test of another module, and the modules here hold their tests together on one xdist
+    worker (the "browser" group): launching Chromium cost 0.6-0.8 s a test."""
     binary = chromium_binary()
     if binary is None:
         pytest.skip(

@@ -5,9 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from share.samples import HOSTILE_ID, HOSTILE_NAME, QWEN, hostile_sse
 
 from replay_tui.cli import main
+
+pytestmark = pytest.mark.xdist_group("browser")  # one worker, one Chromium a module
 
 
 def _open(browser: Any, page_path: Path, **context: Any) -> tuple[Any, Any, list[str], list[str]]:

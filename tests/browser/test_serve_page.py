@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 from share.samples import TRACES
 
+pytestmark = pytest.mark.xdist_group("browser")  # one worker, one Chromium a module
+
 pytest.importorskip("textual_serve", reason="textual-serve is in the [test] extra")
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]")
