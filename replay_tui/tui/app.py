@@ -1104,13 +1104,31 @@ class ReplayApp(App[int]):
         else:
             self.trace_header.show_text(Content(""))
 
-    def _said_not_a_trace(self, what: str) -> bool:
-        """On a file that is not a trace, say that ``what`` has nothing to act on (True)."""
-        if self.not_a_trace is None:
+    def _said_not_a_trace(self, what: str, skipped: Skipped | None = None) -> bool:
+        """On a file that is not a trace (``skipped``, else the one shown), say that ``what``
+        has nothing to act on (True)."""
+        skipped = skipped or self.not_a_trace
+        if skipped is None:
             return False
-        name = visible(self.not_a_trace.path)
+        name = visible(skipped.path)
         self.notify(f"{name} is not a trace: nothing to {what}.", timeout=3, markup=False)
         return True
+
+    def _list_cursor(self) -> tuple[str | None, Skipped | None] | None:
+        """With the focus in the list, what its cursor is on: (the trace, None), (None, the
+        file that is not one), or (None, None) on a folder; None when the list has no focus.
+
+        Read from the cursor itself. The list's ``selected`` and the app's ``not_a_trace``
+        follow it by messages, a step behind keys typed faster than messages are handled:
+        ↓ ↓ m would mark the trace the moves left."""
+        if self.focused is not self.trace_list.trace_tree:
+            return None
+        row = self.trace_list.trace_tree.cursor_row
+        if row is not None and row.kind == "trace":
+            return row.key, None
+        if row is not None and row.kind == "skipped" and row.skipped is not None:
+            return None, row.skipped
+        return None, None
 
     @on(TraceList.FilterChanged)
     def _filter_changed(self, message: TraceList.FilterChanged) -> None:
@@ -1272,13 +1290,17 @@ class ReplayApp(App[int]):
             self._view_widget().focus()
 
     def action_mark(self) -> None:
-        """Mark the open trace (or the one under the list cursor) as A; again to unmark."""
-        if self._said_not_a_trace("mark"):
-            return
-        in_list = self.focused is self.trace_list.trace_tree
-        address = self.trace_list.selected if in_list else None
-        if address is None and self.current is not None:
-            address = self.current.address
+        """Mark the trace under the list cursor (in the list) or the open one as A; again to
+        unmark. On a folder row, the trace the cursor was last on."""
+        on = self._list_cursor()
+        address, skipped = on if on is not None else (None, None)
+        if address is None:
+            if self._said_not_a_trace("mark", skipped):
+                return
+            if on is not None:
+                address = self.trace_list.selected
+            if address is None and self.current is not None:
+                address = self.current.address
         if address is None:
             self.notify("Open a trace to mark it.", severity="warning", timeout=2, markup=False)
             return
@@ -1407,10 +1429,12 @@ class ReplayApp(App[int]):
         if focused is not None and (
             focused is self.trace_list.trace_tree or focused.id == "trace-filter"
         ):
-            if self.not_a_trace is not None:
-                got = (self.not_a_trace.path, "the file's path")
-            elif self.trace_list.selected:
-                got = (self.trace_list.selected, "the trace address")
+            address, skipped = self._list_cursor() or (None, None)
+            skipped = skipped or (self.not_a_trace if address is None else None)
+            if skipped is not None:
+                got = (skipped.path, "the file's path")
+            elif address := address or self.trace_list.selected:
+                got = (address, "the trace address")
         elif focused is self.details:
             got = self.details.copy_text()
         else:

@@ -388,3 +388,49 @@ async def test_a_marked_trace_the_cache_let_go_is_read_again_by_the_app() -> Non
         assert app.current is not None
         app.compare_pane.show(a, None, app.current)
         assert "Reading the marked trace" in rendered(app.compare_pane.view)[1]
+
+
+
+async def test_keys_typed_right_after_moves_act_on_the_row_the_cursor_reached() -> None:
+    """Keys typed faster than the list answers (a user who knows the way: ↓ ↓ m) come in as a
+    terminal sends them, with no wait between them: m and c act on the row the moves reached,
+    not on the one they left (the list and the app learn of a move by message, a step late)."""
+    from textual import events
+
+    app = make_app([str(TRACES)])
+
+    def typed(*keys: str) -> None:
+        for key in keys:
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(app, pilot)
+        tree = app.trace_list.trace_tree
+        listing = app.trace_list.listing
+        assert app.focused is tree
+        start = tree.cursor
+        typed("down", "down", "m")
+        await settle(app, pilot)
+        reached = listing.row(start + 2)
+        assert tree.cursor == start + 2 and reached.kind == "trace"
+        assert app.marked == reached.key
+        typed("down", "c")
+        await settle(app, pilot)
+        assert app.clipboard == listing.row(start + 3).key
+
+        # From a file that is not a trace (README.md, the first row) onto a trace: the trace.
+        readme = listing.row_of("README.md")
+        assert readme is not None and listing.row(readme).kind == "skipped"
+        tree.move_to(readme)
+        await settle(app, pilot)
+        assert app.not_a_trace is not None
+        first = next(n for n in range(readme, len(listing.rows)) if listing.row(n).kind == "trace")
+        typed(*["down"] * (first - readme), "c", "m")
+        await settle(app, pilot)
+        assert app.clipboard == listing.row(first).key
+        assert app.marked == listing.row(first).key
+        # And back onto it: the file's path, and nothing to mark.
+        typed(*["up"] * (first - readme), "c", "m")
+        await settle(app, pilot)
+        assert app.clipboard.endswith("README.md")
+        assert app.marked == listing.row(first).key
