@@ -390,7 +390,6 @@ async def test_a_marked_trace_the_cache_let_go_is_read_again_by_the_app() -> Non
         assert "Reading the marked trace" in rendered(app.compare_pane.view)[1]
 
 
-
 async def test_keys_typed_right_after_moves_act_on_the_row_the_cursor_reached() -> None:
     """Keys typed faster than the list answers (a user who knows the way: ↓ ↓ m) come in as a
     terminal sends them, with no wait between them: m and c act on the row the moves reached,
