@@ -42,7 +42,7 @@ from ..live.folder import FolderUpdate
 from .clipboard import copy
 from .commands import ReplayCommands
 from .config import keymap_path, keymap_problems, load_keymap
-from .listing import hays_of
+from .listing import Row, hays_of
 from .live_reload import LiveReload
 from .loading import load_in_steps
 from .messages import (
@@ -1114,21 +1114,15 @@ class ReplayApp(App[int]):
         self.notify(f"{name} is not a trace: nothing to {what}.", timeout=3, markup=False)
         return True
 
-    def _list_cursor(self) -> tuple[str | None, Skipped | None] | None:
-        """With the focus in the list, what its cursor is on: (the trace, None), (None, the
-        file that is not one), or (None, None) on a folder; None when the list has no focus.
+    def _list_row(self) -> Row | None:
+        """With the focus in the list, the row under its cursor (None: the list has no focus).
 
         Read from the cursor itself. The list's ``selected`` and the app's ``not_a_trace``
         follow it by messages, a step behind keys typed faster than messages are handled:
         ↓ ↓ m would mark the trace the moves left."""
         if self.focused is not self.trace_list.trace_tree:
             return None
-        row = self.trace_list.trace_tree.cursor_row
-        if row is not None and row.kind == "trace":
-            return row.key, None
-        if row is not None and row.kind == "skipped" and row.skipped is not None:
-            return None, row.skipped
-        return None, None
+        return self.trace_list.trace_tree.cursor_row
 
     @on(TraceList.FilterChanged)
     def _filter_changed(self, message: TraceList.FilterChanged) -> None:
@@ -1292,12 +1286,12 @@ class ReplayApp(App[int]):
     def action_mark(self) -> None:
         """Mark the trace under the list cursor (in the list) or the open one as A; again to
         unmark. On a folder row, the trace the cursor was last on."""
-        on = self._list_cursor()
-        address, skipped = on if on is not None else (None, None)
+        row = self._list_row()
+        address = row.key if row is not None and row.kind == "trace" else None
         if address is None:
-            if self._said_not_a_trace("mark", skipped):
+            if self._said_not_a_trace("mark", row.skipped if row is not None else None):
                 return
-            if on is not None:
+            if row is not None:
                 address = self.trace_list.selected
             if address is None and self.current is not None:
                 address = self.current.address
@@ -1429,12 +1423,14 @@ class ReplayApp(App[int]):
         if focused is not None and (
             focused is self.trace_list.trace_tree or focused.id == "trace-filter"
         ):
-            address, skipped = self._list_cursor() or (None, None)
-            skipped = skipped or (self.not_a_trace if address is None else None)
-            if skipped is not None:
+            row = self._list_row()
+            skipped = (row.skipped if row is not None else None) or self.not_a_trace
+            if row is not None and row.kind == "trace":
+                got = (row.key, "the trace address")
+            elif skipped is not None:
                 got = (skipped.path, "the file's path")
-            elif address := address or self.trace_list.selected:
-                got = (address, "the trace address")
+            elif self.trace_list.selected:
+                got = (self.trace_list.selected, "the trace address")
         elif focused is self.details:
             got = self.details.copy_text()
         else:
