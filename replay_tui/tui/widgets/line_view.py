@@ -137,11 +137,11 @@ class LineView(ScrollView, can_focus=True):
         self._centred: int | None = None
         """The row the view itself centred and the user has not moved away from since."""
         self._pending_row: tuple[int, bool] | None = None
+        """A row to bring into view (and whether centred) once the view has a height."""
         self._squeezed: tuple[int, int] | None = None
         """``(top before, top after)`` of a scroll a resize made to keep the cursor in a view
         too low for it (a layout on its way, a terminal made smaller): nothing having moved
         since, the view goes back when it has room again."""
-        """A row to bring into view (and whether centred) once the view has a height."""
 
     # -- what subclasses provide ------------------------------------------------------------
 
