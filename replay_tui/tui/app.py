@@ -1013,7 +1013,9 @@ class ReplayApp(App[int]):
             self.trace_list.refresh_traces([t.address for t in update.updated])
         self._update_counts()
         current = self.current
-        for trace in update.updated:
+        # Added under the open trace's address: its file, emptied (or broken) while open, holds
+        # a trace again, and not necessarily the one it held: shown as a change of it would be.
+        for trace in [*update.updated, *update.added]:
             if current is not None and current.address == trace.address:
                 self.show_trace(trace)
             elif trace.address == self.marked:  # A changed: the compare view follows it

@@ -50,7 +50,8 @@ async def test_a_trace_emptied_while_open_is_listed_as_not_a_trace_and_back(
 ) -> None:
     """Emptied, a trace's file is a file that holds none: its row stays and says so (the
     header counted "1 skipped" while the list had lost the row), the views say why, and
-    written again it is a trace again."""
+    written again it is a trace again: the one written, not the one it held before (the
+    views went back to the old capture, its flag and its size)."""
     shutil.copy(CLEAN, tmp_path / "a.sse")
     shutil.copy(ERASING, tmp_path / "b.sse")
     app = watching(tmp_path)
@@ -66,10 +67,18 @@ async def test_a_trace_emptied_while_open_is_listed_as_not_a_trace_and_back(
         assert listing.skipped["b.sse"].reason == "empty file"
         assert app.not_a_trace is not None and app.not_a_trace.path == "b.sse"
         assert "empty file" in str(app.trace_header.render())
-        shutil.copy(ERASING, tmp_path / "b.sse")
-        await until(pilot, lambda: badge(app, "b.sse") is Badge.ERASING)
-        await pilot.pause()
+        shutil.copy(CLEAN, tmp_path / "b.sse")
+        await until(pilot, lambda: badge(app, "b.sse") is Badge.CLEAN)
+        await settle(app, pilot)
         assert listing.visible() == ["a.sse", "b.sse"] and not listing.skipped
+        assert app.not_a_trace is None
+        current = app.current
+        assert current is not None and current.address == "b.sse"
+        assert not current.analysis.flags
+        assert ("size", f"{CLEAN.stat().st_size:,} bytes") in current.meta
+        assert app.calls_view.model is not None and app.calls_view.model.trace is current
+        header = str(app.trace_header.render())
+        assert "clean" in header and "erasing" not in header, header
 
 
 async def test_a_modified_trace_is_rejudged_and_its_open_views_refresh(tmp_path: Path) -> None:
