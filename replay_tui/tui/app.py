@@ -23,7 +23,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.notifications import Notify
 from textual.widget import Widget
-from textual.widgets import ProgressBar, Static, TabbedContent, TabPane, Tabs
+from textual.widgets import Input, ProgressBar, Static, TabbedContent, TabPane, Tabs
 from textual.worker import get_current_worker
 
 from ..core.discovery import (
@@ -148,6 +148,7 @@ class ReplayApp(App[int]):
             "slash",
             "filter",
             "Filter",
+            priority=True,  # (see check_action)
             id="filter",
             tooltip="Filter the list: name, verdict, model, URL, method; enter or escape keeps it",
         ),
@@ -1197,7 +1198,9 @@ class ReplayApp(App[int]):
 
     def action_filter(self) -> None:
         self.trace_list.display = True
-        self.trace_list.filter_input.focus()
+        # Now, not after the keys already waiting (Widget.focus waits its turn): they are the
+        # filter's first letters.
+        self.screen.set_focus(self.trace_list.filter_input)
 
     def action_escape(self) -> None:
         """Leave the filter box keeping the filter; from elsewhere, clear the filter."""
@@ -1253,6 +1256,12 @@ class ReplayApp(App[int]):
         # own screen only: over a window (the help, the palette) they are that window's.
         if action in ("next_pane", "previous_pane"):
             return self.screen is self.screen_stack[0]
+        # `/` is the app's before any widget's, so that the keys typed after it land in the
+        # box: a key is handed to the widget focused when the app takes it from the terminal,
+        # and a binding that waits its turn (the list's, the view's) runs after the keys
+        # typed with it have been handed on. In the box (or over a window) `/` is typed.
+        if action == "filter":
+            return self.screen is self.screen_stack[0] and not isinstance(self.focused, Input)
         return True
 
     def action_next_pane(self) -> None:

@@ -416,6 +416,32 @@ async def test_a_filter_typed_while_the_folder_is_walked_keeps_its_keys(
         assert app.details.display  # `d` went into the box, not to the details toggle
 
 
+async def test_a_filter_typed_in_one_burst_goes_into_the_box(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`/` and a word typed faster than the app answers (a paste, a fast typist, tmux's
+    send-keys) as a terminal sends them, with no wait between the keys: the word is the
+    filter. The keys after `/` went to the list, each one its action (`c` copied, `e` wrote a
+    report, `q` would have quit), because the box took the focus a step late."""
+    from textual import events
+
+    monkeypatch.setenv("REPLAY_TUI_EXPORT_DIR", str(tmp_path))
+    app = make_app([str(TRACES)])
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(app, pilot)
+        assert app.focused is app.trace_list.trace_tree
+        for key in ["slash", *"scope", "slash"]:
+            app.post_message(events.Key(key, "/" if key == "slash" else key))
+        await settle(app, pilot)
+        assert app.focused is app.trace_list.filter_input
+        assert app.trace_list.filter_input.value == "scope/"  # a `/` in the box is typed
+        assert app.clipboard == "" and not list(tmp_path.iterdir())  # no copy, no export
+        assert app.trace_list.visible_addresses() == [
+            "dashscope/glm-5.2-id-and-name-empty.sse",
+            "dashscope/qwen3-max-id-empty.sse",
+        ]
+
+
 async def test_hiding_the_list_on_a_file_that_is_not_a_trace_comes_back_to_the_open_trace() -> None:
     """l on README.md: the open trace is shown again, and the list's cursor goes to it, so
     that shown again (l) the list and the header name the same file."""

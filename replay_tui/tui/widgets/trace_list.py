@@ -381,6 +381,15 @@ class TraceTree(ScrollView, can_focus=True):
             self.post_message(self.Moved(row))
 
 
+class FilterBox(Input):
+    """The list's filter box. Its hint says how to leave it: the filter stays (`escape` does
+    the same; from the list, `escape` clears it)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "Keep filter"),
+    ]
+
+
 class TraceList(Vertical):
     """The list pane: the filter box and the list."""
 
@@ -443,7 +452,7 @@ class TraceList(Vertical):
         super().__init__(id=id)
         self.listing = Listing(judgements, by_badge or {})
         self.trace_tree = TraceTree(self.listing, id="trace-tree")
-        self.filter_input = Input(
+        self.filter_input = FilterBox(
             placeholder="/ filter: name, verdict, model, URL", id="trace-filter"
         )
         self.empty_note = Static(id="list-empty")
