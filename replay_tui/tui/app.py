@@ -42,7 +42,7 @@ from ..live.folder import FolderUpdate
 from .clipboard import copy
 from .commands import ReplayCommands
 from .config import keymap_path, keymap_problems, load_keymap
-from .listing import Row, hays_of
+from .listing import SKIPPED, Row, hays_of
 from .live_reload import LiveReload
 from .loading import load_in_steps
 from .messages import (
@@ -102,7 +102,15 @@ VIEWS = ("calls", "diff", "raw", "clients", "compare")
 FRESH = 1.0
 """Seconds before the folder was opened within which a capture may still be being written:
 judged here and followed ("in progress"), not by the pool as ended."""
-BADGE_CYCLE: tuple[str | None, ...] = (None, "erasing", "refused", "broken", "in progress", "clean")
+BADGE_CYCLE: tuple[str | None, ...] = (
+    None,
+    "erasing",
+    "refused",
+    "broken",
+    "in progress",
+    "clean",
+    SKIPPED,
+)
 
 
 def _count(n: int, word: str) -> str:
@@ -157,8 +165,8 @@ class ReplayApp(App[int]):
             "cycle_badge",
             "Verdict",
             id="verdict-filter",
-            tooltip="Show only erasing / refused / broken / in progress / clean traces, in turn "
-            "(badges no trace has are skipped)",
+            tooltip="Show only erasing / refused / broken / in progress / clean traces, then "
+            "the files that are not traces, in turn (badges none has are passed over)",
         ),
         Binding(
             "c",
@@ -701,14 +709,16 @@ class ReplayApp(App[int]):
         """Traces per badge as the header counts them: among those the text filter shows,
         if there is one (what clicking a count, or ``v``, then shows), else all of them."""
         counts = self.trace_list.listing.text_counts()
-        return self.store.counts() if counts is None else counts
+        if counts is None:
+            counts = {**self.store.counts(), SKIPPED: len(self.store.skipped)}
+        return counts
 
     def _update_counts(self) -> None:
         trace_list = self.trace_list
         everything = self.store.counts()
         matching = trace_list.listing.text_counts()
-        # A text filter shows no skipped file (it matches traces): what clicking it shows.
-        skipped = len(self.store.skipped) if matching is None else 0
+        # Filtered by text, the files that are not traces it matches: what clicking shows.
+        skipped = len(self.store.skipped) if matching is None else matching.get(SKIPPED, 0)
         state = (
             everything if matching is None else matching,
             len(self.store.paths),
@@ -1142,8 +1152,6 @@ class ReplayApp(App[int]):
     @on(BadgeChip.Clicked)
     def _chip_clicked(self, message: BadgeChip.Clicked) -> None:
         badge = message.badge
-        if badge == "skipped":
-            badge = None
         self.filter_badge(None if badge == self.trace_list.badge_filter else badge)
 
     @on(TabbedContent.TabActivated)
@@ -1177,7 +1185,10 @@ class ReplayApp(App[int]):
             self.trace_list.land_cursor()
         self._update_counts()
         total, shown = len(self.store.paths), self.trace_list.listing.shown
-        if badge is not None:
+        if badge == SKIPPED:
+            files = self.trace_list.listing.shown_skipped
+            said = f"Showing the files that are not traces: {files:,}"
+        elif badge is not None:
             said = f"Showing {badge} traces: {shown:,} of {_count(total, 'trace')}"
         elif self.trace_list.filtering:  # (the text filter stays)
             said = f"Showing every verdict: {shown:,} of {_count(total, 'trace')}"

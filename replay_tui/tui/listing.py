@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import heapq
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -19,7 +20,7 @@ from ..core.discovery import Skipped, address_key, entry_of
 from ..core.result import Judgement, Listed
 from ..core.trace import Badge
 
-__all__ = ["Folder", "Listing", "Row", "hay_of", "hays_of"]
+__all__ = ["SKIPPED", "Folder", "Listing", "Row", "hay_of", "hays_of", "skipped_hay"]
 
 
 @dataclass(slots=True)
@@ -82,11 +83,14 @@ class Listing:
     folders: list[Folder] = field(default_factory=list)
     shown: int = 0
     """Traces the filter shows (folded ones included)."""
+    shown_skipped: int = 0
+    """Files holding no trace that the rows show (folded ones included)."""
 
     def __post_init__(self) -> None:
         self._index: dict[str, int] | None = None
         self._containers: dict[str, Container] = {}
         self._hay: dict[str, str] = {}
+        self._skipped_hay: dict[str, tuple[Skipped, str]] = {}
         self._matched: list[int] | None = None
         self._matched_for: tuple[str, str | None] | None = None
         self._counted: dict[str, int] = {}
@@ -138,6 +142,7 @@ class Listing:
             for address in gone:
                 self.skipped.pop(address, None)
                 self._hay.pop(address, None)
+                self._skipped_hay.pop(address, None)
             self._changed()
 
     def replace(self, address: str, traces: Sequence[str], skipped: Sequence[Skipped]) -> None:
@@ -165,8 +170,11 @@ class Listing:
     def add_skipped(self, skipped: Iterable[Skipped]) -> None:
         fresh = []
         for item in skipped:
-            if item.path not in self.skipped:
+            known = self.skipped.get(item.path)
+            if known is None:
                 fresh.append(item.path)
+            elif known != item:  # skipped for another reason: the filter reads it again
+                self._matched_for = self._counted_for = None
             self.skipped[item.path] = item
         if fresh:
             self.add(fresh)
@@ -227,10 +235,30 @@ class Listing:
             text = self._hay[address] = hay_of(address, self.judgements.get(address))
         return text
 
+    def skipped_hay(self, address: str) -> str:
+        """What the text filter reads of a file that holds no trace: its path, "skipped",
+        "not a trace" and the reason ("binary file", "empty file", "invalid HAR"…)."""
+        item = self.skipped[address]
+        known = self._skipped_hay.get(address)
+        if known is None or known[0] is not item:
+            known = self._skipped_hay[address] = (item, skipped_hay(item))
+        return known[1]
+
     def _filter(self, candidates: Sequence[int]) -> list[int]:
-        """The positions among ``candidates`` of the traces the filter shows. One list
-        comprehension per condition: 100,000 items are filtered in a few milliseconds."""
+        """The positions among ``candidates`` of the items the filter shows: the traces it
+        matches and, filtered by text or by the ``skipped`` badge, the files that hold no
+        trace that it matches (a user looking for why a capture is not listed as a trace
+        finds it by name). One list comprehension per condition: 100,000 items are filtered
+        in a few milliseconds."""
         items, skipped = self.items, self.skipped
+        needles = self.text.strip().lower().split()
+        files: list[int] = []
+        if skipped and (self.badge == SKIPPED or (self.badge is None and needles)):
+            files = [i for i in candidates if items[i] in skipped]
+            for needle in needles:
+                files = [i for i in files if needle in self.skipped_hay(items[i])]
+        if self.badge == SKIPPED:
+            return files
         matched = [i for i in candidates if items[i] not in skipped] if skipped else candidates
         if self.badge is not None:
             wanted = self.badge
@@ -249,7 +277,16 @@ class Listing:
                 self._hay_missing = len(matched) < len(items) - len(skipped)
             for needle in needles:
                 matched = [i for i in matched if needle in hay[items[i]]]
+        if files:
+            return list(heapq.merge(matched, files))
         return list(matched)
+
+    def _traces_among(self, matched: Sequence[int]) -> Sequence[int]:
+        """The positions among ``matched`` that hold traces (not skipped files)."""
+        items, skipped = self.items, self.skipped
+        if not skipped:
+            return matched
+        return [i for i in matched if items[i] not in skipped]
 
     def _having(self, badge: str) -> set[str]:
         found = self.by_badge.get(badge)
@@ -271,6 +308,7 @@ class Listing:
             and before[1] == key[1]
             and before[0] != key[0]
             and _narrows(before[0], key[0])
+            and (before[0] or key[1] is not None)  # (no text, no badge: no skipped file)
         ):
             candidates = self._matched
         matched = self._filter(candidates)
@@ -278,8 +316,9 @@ class Listing:
         return matched
 
     def text_counts(self) -> dict[str, int] | None:
-        """Traces per badge (``pending``: not judged yet) among those the text filter shows,
-        whatever the verdict filter: what clicking each count shows. None: no text filter."""
+        """Traces per badge (``pending``: not judged yet; ``skipped``: files that hold no
+        trace) among those the text filter shows, whatever the verdict filter: what clicking
+        each count shows. None: no text filter."""
         key = self.text.strip().lower()
         if not key:
             return None
@@ -294,11 +333,13 @@ class Listing:
             finally:
                 self.badge = badge
         items = self.items
-        counted: dict[str, int] = {}
+        traces = self._traces_among(matched)
+        counted: dict[str, int] = {SKIPPED: len(matched) - len(traces)}
+        matched = traces
         if len(matched) == len(items) - len(self.skipped):  # every trace (a word all share)
             for badge in Badge:
                 counted[badge.value] = len(self._having(badge.value))
-            counted["pending"] = len(matched) - sum(counted.values())
+            counted["pending"] = len(matched) - sum(counted[b.value] for b in Badge)
             self._counted, self._counted_for = counted, key
             return counted
         shown = {items[i] for i in matched}
@@ -384,6 +425,9 @@ class Listing:
         items = self.items
         erasing = self._having("erasing")
         flagged = [i for i in matched if items[i] in erasing] if erasing else []
+        skipped = self.skipped
+        # (filtered, the skipped files shown are among the matches: not counted as traces)
+        files = [i for i in matched if items[i] in skipped] if filtering and skipped else []
         rows: list[int] = []
         folders: list[Folder] = []
         segments: list[tuple[int, int, int]] = []  # (first item, its row, its place in order)
@@ -425,14 +469,18 @@ class Listing:
                 rows.extend(order[lo:hi])
             if open_ids:
                 folder = folders[open_ids[-1]]
-                folder.count += hi - lo - (0 if filtering else holes)
+                if filtering:
+                    holes = bisect.bisect_left(files, end) - bisect.bisect_left(files, start)
+                folder.count += hi - lo - holes
                 if flagged:
                     folder.erasing += bisect.bisect_left(flagged, end) - bisect.bisect_left(
                         flagged, start
                     )
             lo = hi
         self._add_up(folders)
-        self.rows, self.folders, self.shown = rows, folders, len(matched)
+        self.rows, self.folders = rows, folders
+        self.shown = len(matched) - len(files)
+        self.shown_skipped = len(files) if filtering else len(skipped)
         self._segments, self._order = segments, order
         self.shown_items, self._shown_index = items, self._index
 
@@ -499,7 +547,17 @@ class Listing:
         """The traces the filter shows, in list order (folded ones included)."""
         matched = self._matched if self._matched_for is not None else self._match_indices()
         assert matched is not None
-        return [self.items[i] for i in matched]
+        return [self.items[i] for i in self._traces_among(matched)]
+
+
+SKIPPED = "skipped"
+"""The badge of a file that holds no trace (a filter of its own: the header's count)."""
+
+
+def skipped_hay(item: Skipped) -> str:
+    """What the text filter reads of a file that holds no trace (see
+    :meth:`Listing.skipped_hay`)."""
+    return f"{item.path} skipped not a trace {item.reason}".lower()
 
 
 def hay_of(address: str, judgement: Judgement | None) -> str:

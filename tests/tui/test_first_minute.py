@@ -110,12 +110,24 @@ async def test_filter_is_visible_keeps_the_open_trace_and_escape_leaves_then_cle
         assert not app.details.display and app.focused is app.calls_view
         await pilot.press("tab", "tab")  # with details hidden: list, view, list
         assert app.focused is app.calls_view
-        # v walks the badges some trace has: no "in progress" (0 of them) here.
+        # v walks the badges some trace has: no "in progress" (0 of them) here; then the
+        # files that are not traces (README.md, request-body.json), the first one under the
+        # cursor, and the list says only that the open trace is not among them.
+        listing = app.trace_list.listing
         seen = []
-        for _ in range(5):
+        for _ in range(6):
             await pilot.press("v")
             seen.append(app.trace_list.badge_filter)
-        assert seen == ["erasing", "refused", "broken", "clean", None]
+            if seen[-1] == "skipped":
+                await settle(app, pilot)
+                assert [row.kind for row in map(listing.row, range(len(listing.rows)))] == [
+                    "skipped",
+                    "folder",
+                    "skipped",
+                ]
+                assert tree.cursor_row == listing.row(0)
+                assert _text(empty).startswith("open: ")
+        assert seen == ["erasing", "refused", "broken", "clean", "skipped", None]
 
 
 async def test_an_empty_folder_says_so_and_q_quits(

@@ -110,6 +110,17 @@ async def test_verdict_filter_by_key_and_by_clicking_a_count() -> None:
         await pilot.click("#chip-broken")  # clicking the active count clears it
         assert app.trace_list.badge_filter is None
         assert len(app.trace_list.visible_addresses()) == 26
+        # The count of files that are not traces shows them (it showed everything).
+        await pilot.click("#chip-skipped")
+        listing = app.trace_list.listing
+        assert app.trace_list.badge_filter == "skipped" and listing.visible() == []
+        assert [listing.row(n).key for n in range(len(listing.rows))] == [
+            "README.md",
+            "captures",
+            "captures/request-body.json",
+        ]
+        await pilot.click("#chip-skipped")
+        assert app.trace_list.badge_filter is None
 
 
 async def test_single_file_opens_directly_without_the_list(tmp_path: Path) -> None:
@@ -474,9 +485,21 @@ async def test_the_header_counts_what_the_filter_shows(size: tuple[int, int]) ->
         # "2 of 26", and each count is of the matches: what clicking it (or v) shows.
         assert said() == "2 of 26 traces"
         assert _chip(app, "erasing")._count == 2 and _chip(app, "clean")._count == 0
-        assert _chip(app, "skipped")._count == 0  # a text filter shows no skipped file
+        assert _chip(app, "skipped")._count == 0  # no file that is not a trace matches
         folder = next(r for r in map(app.trace_list.listing.row, range(3)) if r.folder)
         assert folder.folder is not None and folder.folder.count == 2  # the list agrees
+        # A file that is not a trace is found by name: counted as what it is, not a trace.
+        await pilot.press(*["backspace"] * 4, *"json")
+        await settle(app, pilot)
+        assert said() == "1 of 26 traces"  # volcengine/ark-chunk-log.jsonl
+        assert _chip(app, "skipped")._count == 1  # captures/request-body.json
+        rows = [app.trace_list.listing.row(n) for n in range(len(app.trace_list.listing.rows))]
+        assert [(r.kind, r.key) for r in rows if r.kind != "folder"] == [
+            ("skipped", "captures/request-body.json"),
+            ("trace", "volcengine/ark-chunk-log.jsonl"),
+        ]
+        await pilot.press(*["backspace"] * 4, *"dash")
+        await settle(app, pilot)
         await pilot.press("escape", "v")  # erasing among "dash"; the next has none: all
         assert app.trace_list.badge_filter == "erasing"
         assert said() == "2 of 26 traces"

@@ -86,9 +86,23 @@ def test_a_har_file_becomes_its_entries_and_a_file_with_no_trace_is_skipped() ->
     ]
     assert listing.folders[0].count == 3  # the skipped file is no trace
     assert listing.traces == ["d/a.sse", "d/x.har#2", "d/x.har#10"]
-    listing.text = "x"
+    listing.text = "har"
     listing.build()
     assert [r[0] for r in shown(listing)] == ["folder", "folder", "trace", "trace"]
+    # A file that holds no trace is found by its name (and by why): a user looking for why
+    # a capture is not listed as a trace finds it, and the folder counts no trace for it.
+    for text in ("z.txt", "not a trace", "skipped"):
+        listing.text = text
+        listing.build()
+        assert shown(listing) == [("folder", 0, "d"), ("skipped", 1, "z.txt")], text
+        assert listing.folders[0].count == 0 and listing.shown == 0
+        assert listing.shown_skipped == 1 and listing.visible() == []
+    listing.text, listing.badge = "", "skipped"  # the header's count of them, clicked
+    listing.build()
+    assert shown(listing) == [("folder", 0, "d"), ("skipped", 1, "z.txt")]
+    listing.badge = "clean"  # a verdict shows traces only
+    listing.build()
+    assert [r[0] for r in shown(listing)] == ["folder", "folder", "trace"]
 
 
 def test_the_filter_reads_badges_verdicts_models_and_har_words() -> None:
@@ -128,18 +142,30 @@ ADDRESSES = st.lists(
 @given(
     ADDRESSES,
     st.lists(st.sampled_from([Badge.CLEAN, Badge.ERASING, None]), min_size=25, max_size=25),
-    st.lists(st.text(alphabet="abxy.s /", max_size=4), max_size=6),
-    st.sampled_from([None, "erasing", "clean", "pending"]),
+    st.sets(st.integers(0, 24)),
+    st.lists(st.text(alphabet="abxy.sk /", max_size=4), max_size=6),
+    st.sampled_from([None, "erasing", "clean", "pending", "skipped"]),
 )
 def test_typing_a_filter_shows_what_a_fresh_filter_shows_and_every_row_is_found(
-    addresses: list[str], badges: list[Badge | None], typed: list[str], badge: str | None
+    addresses: list[str],
+    badges: list[Badge | None],
+    holes: set[int],
+    typed: list[str],
+    badge: str | None,
 ) -> None:
     """Narrowing reuses the previous matches: it must agree with filtering from scratch, and
-    each shown trace's row must be where :meth:`row_of` says."""
+    each shown item's row must be where :meth:`row_of` says. Files that hold no trace
+    (``holes``) are shown by a text filter that matches them, or by the ``skipped`` badge."""
     items = sorted(addresses, key=address_key)
-    judgements = {a: judged(b) for a, b in zip(items, badges, strict=False) if b is not None}
+    skipped = [Skipped(a, "binary file, not a trace") for n, a in enumerate(items) if n in holes]
+    files = {s.path for s in skipped}
+    judgements = {
+        a: judged(b)
+        for a, b in zip(items, badges, strict=False)
+        if b is not None and a not in files
+    }
     typing = Listing(judgements)
-    typing.set_items(items)
+    typing.set_items(items, skipped)
     typing.badge = badge
     text = ""
     for piece in typed:
@@ -147,18 +173,27 @@ def test_typing_a_filter_shows_what_a_fresh_filter_shows_and_every_row_is_found(
         typing.text = text
         typing.build()
         fresh = Listing(judgements)
-        fresh.set_items(items)
+        fresh.set_items(items, skipped)
         fresh.text, fresh.badge = text, badge
         fresh.build()
         assert typing.visible() == fresh.visible()
         assert typing.rows == fresh.rows
         needles = text.lower().split()
+        listed = {typing.items[i] for i in typing.rows if i >= 0}
         for address in items:
-            hay = typing.hay(address)
-            wanted = all(n in hay for n in needles) and (
-                badge is None or typing.badge_of(address) == badge
-            )
-            assert (address in typing.visible()) == wanted
+            if address in files:
+                hay = f"{address} skipped not a trace binary file, not a trace".lower()
+                wanted = badge == "skipped" or (badge is None and bool(needles))
+                wanted = wanted and all(n in hay for n in needles)
+                assert address not in typing.visible()
+            else:
+                hay = typing.hay(address)
+                wanted = all(n in hay for n in needles) and (
+                    badge is None or typing.badge_of(address) == badge
+                )
+                assert (address in typing.visible()) == wanted
+            if needles or badge:  # (no folder is folded here)
+                assert (address in listed) == wanted
         for n, i in enumerate(typing.rows):
             if i >= 0:
                 assert typing.row_of(typing.items[i]) == n
@@ -171,9 +206,12 @@ def test_typing_a_filter_shows_what_a_fresh_filter_shows_and_every_row_is_found(
         if not needles:
             assert counts is None
             continue
-        wanted_counts = {b.value: 0 for b in Badge} | {"pending": 0}
+        wanted_counts = {b.value: 0 for b in Badge} | {"pending": 0, "skipped": 0}
         for address in items:
-            if all(n in typing.hay(address) for n in needles):
+            if address in files:
+                hay = f"{address} skipped not a trace binary file, not a trace".lower()
+                wanted_counts["skipped"] += all(n in hay for n in needles)
+            elif all(n in typing.hay(address) for n in needles):
                 wanted_counts[typing.badge_of(address)] += 1
         assert counts == wanted_counts
 

@@ -29,7 +29,7 @@ from ...core.discovery import Skipped
 from ...core.result import Judgement
 from ...core.visible import visible
 from ..cells import middle_split
-from ..listing import Listing, Row
+from ..listing import SKIPPED, Listing, Row
 
 __all__ = ["BADGE_GLYPHS", "TraceList", "TraceTree", "cut_middle"]
 
@@ -231,7 +231,8 @@ class TraceTree(ScrollView, can_focus=True):
                 visible(row.name) + ("" if folder.is_file else "/"),
                 self._s("trace-tree--folder"),
             )
-            tail.append(f"  {folder.count:,}", self._s("trace-tree--count"))
+            if folder.count:  # (a folder of files that are not traces counts none)
+                tail.append(f"  {folder.count:,}", self._s("trace-tree--count"))
             if folder.erasing:
                 alarm = (
                     f" {folder.erasing:,}✗" if self.compact else f" · {folder.erasing:,} erasing"
@@ -516,8 +517,15 @@ class TraceList(Vertical):
         note = self.empty_note
         lines = []
         has_traces = len(self.listing.items) > len(self.listing.skipped)
-        if shown == 0 and has_traces and self.filtering:
-            needle = self.text_filter.strip()
+        needle = self.text_filter.strip()
+        if self.badge_filter == SKIPPED:
+            if not self.listing.shown_skipped:
+                lines.append(
+                    f"no file that is not a trace matches `{needle}`"
+                    if needle
+                    else "every file here is a trace"
+                )
+        elif shown == 0 and has_traces and self.filtering:
             what = f"{self.badge_filter} trace" if self.badge_filter else "trace"
             lines.append(f"no {what} matches `{needle}`" if needle else f"no {what} here")
         elif not has_traces and self._entered:
@@ -713,9 +721,10 @@ class TraceList(Vertical):
     def land_cursor(self) -> None:
         """The cursor on a row the list shows, so that down and enter do the obvious thing
         once the filter is left (escape, enter) or changed by a key (``v``, a count): on the
-        selected trace (the open one) if it is shown, else on the first trace shown, quietly
-        (the open trace stays open until enter or a move). Never on a hidden row: down from
-        there would land on the first row, a folder, and enter would fold it."""
+        selected trace (the open one) if it is shown, else on the first trace shown (the first
+        file shown when they are all files that are not traces), quietly (the open trace
+        stays open until enter or a move). Never on a hidden row: down from there would land
+        on the first row, a folder, and enter would fold it."""
         listing = self.listing
         if self.selected is not None and listing.row_of(self.selected) is not None:
             return  # (the rebuild put the cursor on it)
@@ -723,6 +732,10 @@ class TraceList(Vertical):
         first = next((items[i] for i in rows if i >= 0 and items[i] not in skipped), None)
         if first is not None:
             self.select(first)
+        elif (n := next((n for n, i in enumerate(rows) if i >= 0), None)) is not None:
+            self.trace_tree.cursor = n  # only files that are not traces shown: the first
+            self.trace_tree.refresh()
+            self.call_after_refresh(self._show_cursor)
 
     # -- events ------------------------------------------------------------------------------
 
