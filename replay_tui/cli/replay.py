@@ -70,6 +70,24 @@ def _chunk_text(line: int | None, chunk: Chunk) -> str:
     return visible(f"{origin}  {kind:<16} {' '.join(rest)}")
 
 
+_LONG = 120
+"""A string of a chunk longer than this is cut, in the text form (``--json`` has it whole)."""
+
+
 def _short_json(value: Any) -> str:
-    text = jsontext.dumps(value)
-    return text if len(text) <= 200 else text[:199] + "…"
+    """``value`` as JSON, each long string in it cut short ("…" and how long it is): every
+    key stays in view. A failure's message quotes the whole bad payload, and cutting the
+    value as a whole lost what followed it, its ``code``."""
+    return jsontext.dumps(_shortened(value))
+
+
+def _shortened(value: Any) -> Any:
+    if isinstance(value, str):
+        if len(value) <= _LONG:
+            return value
+        return f"{value[: _LONG - 1]}… ({len(value):,} characters)"
+    if isinstance(value, dict):
+        return {key: _shortened(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_shortened(item) for item in value]
+    return value

@@ -136,6 +136,26 @@ def test_replay_json_streams_one_chunk_per_line(
     assert out.startswith("#  line  chunk, as replayed under assign-always (the old translator;")
 
 
+def test_replay_cuts_long_strings_but_keeps_every_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A malformed payload's failure quotes the whole payload, then gives its code: the text
+    form cuts the long string, not the chunk (the code was cut off), and --json keeps all."""
+    payload = '{"choices":[{"delta":{"content":"' + "x" * 300 + '"}}]'  # (a brace short)
+    path = write(tmp_path, "bad.sse", f"data: {payload}\n\ndata: [DONE]\n\n")
+    code, out, err = run(capsys, "replay", str(path))
+    assert code == 0 and err.startswith(f"replay-tui: {path}:1: not valid JSON")
+    finish = out.splitlines()[-1]
+    assert finish.split()[:2] == ["1", "finish"]
+    assert '"code":"MALFORMED_RESPONSE"' in finish
+    _, out, _ = run(capsys, "replay", str(path), "--json")
+    message = json.loads(out.splitlines()[-1])["reason"]["failure"]["message"]
+    assert message.startswith('malformed SSE payload: {"choices":[{"delta":{"content":"xxx')
+    assert len(message) > 130 and message not in finish
+    assert f'"message":"{message[:60]}' in finish.replace('\\"', '"')
+    assert f"… ({len(message):,} characters)" in finish and len(finish) < 250
+
+
 def test_replay_names_one_har_stream(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     entry = {
         "request": {"method": "POST", "url": "u"},
