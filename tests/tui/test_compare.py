@@ -334,9 +334,14 @@ async def test_at_80x24_the_section_heading_stays_on_top_and_arrows_reach_b() ->
         assert view.size.width < 60
         shown = [line(y) for y in range(view.size.height)]
         assert not any("B:1" in text for text in shown)
+        labels = [text[:20] for text in shown if " A:" in text]
+        assert "    deltas          " in labels  # (a call's differences: what each is about)
         await pilot.press("right")
         await pilot.pause()
         assert any("B:1" in line(y) for y in range(view.size.height))
+        # ... each row still saying which field it is (they went with A's half).
+        moved = [line(y) for y in range(view.size.height)]
+        assert [text[:20] for text in moved if " B:" in text] == labels
         await pilot.press("left")
         await pilot.pause()
         assert view.scroll_offset.x == 0

@@ -289,6 +289,19 @@ class CompareView(LineView):
         model = self.model
         return model is not None and model.display[index][0] in PROSE
 
+    def row_sticky(self, index: int) -> int:
+        """A difference's "what" and an event row's status stay in place while ← → bring B
+        into a narrow view: which field a row is about is never scrolled away."""
+        model = self.model
+        if model is None or not 0 <= index < len(model.display):
+            return 0
+        kind = model.display[index][0]
+        if kind in (OUT_HEAD, OUT_DIFF, CALL_DIFF):
+            return self._what_w + 2
+        if kind in (EV_HEAD, EV_ROW):
+            return STATUS_W + 2
+        return 0
+
     def _call_table_width(self) -> int:
         """A call's delta table: as wide as the rows, or two CALL_SIDE sides."""
         return max(self._width(), 2 + 2 * CALL_SIDE + 3)
