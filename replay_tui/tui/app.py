@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import sys
 import threading
 import time
@@ -32,6 +33,7 @@ from ..core.discovery import (
     Skipped,
     address_key,
     classify_candidate,
+    entry_of,
     split_entry,
     walk,
 )
@@ -173,7 +175,7 @@ class ReplayApp(App[int]):
             "copy",
             "Copy",
             id="copy",
-            tooltip="Copy the selected delta's payload, chunk pair, line or trace address",
+            tooltip="Copy the selected delta's payload, chunk pair, line, or the file's path",
         ),
         Binding(
             "1", "show_tab('calls')", "Calls", show=False, id="view-calls", tooltip="Calls view"
@@ -1448,11 +1450,11 @@ class ReplayApp(App[int]):
             row = self._list_row()
             skipped = (row.skipped if row is not None else None) or self.not_a_trace
             if row is not None and row.kind == "trace":
-                got = (row.key, "the trace address")
+                got = (self._path_of(row.key), "the trace's path")
             elif skipped is not None:
-                got = (skipped.path, "the file's path")
+                got = (self._path_of(skipped.path, skipped), "the file's path")
             elif self.trace_list.selected:
-                got = (self.trace_list.selected, "the trace address")
+                got = (self._path_of(self.trace_list.selected), "the trace's path")
         elif focused is self.details:
             got = self.details.copy_text()
         else:
@@ -1464,6 +1466,22 @@ class ReplayApp(App[int]):
             return
         text, what = got
         copy(self, text, what)
+
+    def _path_of(self, address: str, skipped: Skipped | None = None) -> str:
+        """A listed file as a shell started where replay-tui was names it (the path given on
+        the command line joined with the file's place below it; a HAR entry FILE.har#N, as
+        ``replay-tui replay`` takes it): the list's address is relative to the folder."""
+        if skipped is None:
+            file_address, number = entry_of(address)
+            path = self.store.paths.get(address) or self.store.paths.get(file_address)
+            if path is None:
+                return address
+            return f"{path}#{number}" if number is not None else path
+        for root in self.paths:
+            path = os.path.join(root, skipped.path)
+            if os.path.lexists(path):
+                return path
+        return skipped.path
 
 
 def binding_sections() -> list[tuple[str, list[BindingType]]]:

@@ -581,8 +581,8 @@ async def test_a_file_that_is_not_a_trace_is_what_every_pane_describes(tmp_path:
         said = [str(n.message) for n in app._notifications]
         assert said.count("binary.sse is not a trace: nothing to walk the flags of.") == 1
         assert "binary.sse is not a trace: nothing to mark." in said
-        await pilot.press("c")
-        assert app.clipboard == "binary.sse"
+        await pilot.press("c")  # the path a shell (where replay-tui started) can use
+        assert app.clipboard == str(tmp_path / "binary.sse")
         await pilot.press("tab")  # the views are not there to go to: the details are next
         assert app.focused is app.details
         await pilot.press("shift+tab")
@@ -622,3 +622,26 @@ async def test_a_reason_that_says_not_a_trace_is_not_told_twice() -> None:
             await pilot.press("down", "up")  # onto it by the keys, as a user gets there
             await settle(app, pilot)
             assert str(app.trace_header.render()).strip() == header
+
+
+async def test_c_in_the_list_copies_a_path_the_shell_takes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The list shows a file's place below the folder opened; `c` copies what a shell where
+    replay-tui was started takes (`replay-tui replay` it): the folder as given, joined with
+    it, and a HAR entry as FILE.har#N. (It copied `captures/…`, which no shell there had.)"""
+    monkeypatch.chdir(TRACES.parent)
+    app = make_app(["traces/"])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        tree, listing = app.trace_list.trace_tree, app.trace_list.listing
+        for address, wanted in [
+            ("captures/mitmproxy-export.har#4", "traces/captures/mitmproxy-export.har#4"),
+            ("captures/late-id.sse", "traces/captures/late-id.sse"),
+            ("captures/request-body.json", "traces/captures/request-body.json"),
+        ]:
+            row = listing.row_of(address)
+            assert row is not None
+            tree.move_to(row)
+            await settle(app, pilot)
+            await pilot.press("c")
+            assert app.clipboard == wanted
+            assert Path(wanted.partition("#")[0]).is_file()
