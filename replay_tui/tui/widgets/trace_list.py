@@ -42,8 +42,9 @@ BADGE_GLYPHS: dict[str, str] = {
     "pending": "·",
     "skipped": "–",
 }
-BADGE_WIDTH = 14
-"""Cells of a badge and its word (the longest, ``◌ in progress``, then one space)."""
+BADGE_WIDTH = 15
+"""Cells of a badge and its word (the longest, ``◌ in progress``, then two spaces: one
+read as part of the name)."""
 
 
 def cut_middle(text: Text, width: int) -> Text:
@@ -404,8 +405,11 @@ class TraceList(Vertical):
     }
     """
 
-    COMPACT_BELOW = 36
-    """A list narrower than this shows badges as glyphs only."""
+    COMPACT_BELOW = 50
+    """A list narrower than this shows badges as glyphs only: the words (which the header
+    and the help say too) would take the room that tells names apart (at 120 columns the
+    list is 42 wide: with the words, a name had 24 cells; recorded captures differ at their
+    end, bundled ones in their middle)."""
 
     REBUILD_NOW_BELOW = 5000
     """A list with fewer items is rebuilt at once when judgements arrive; a bigger one at most
