@@ -248,6 +248,7 @@ async def test_the_marked_trace_says_how_to_get_back_to_the_list_and_compare() -
         app.choose_trace(a)
         await settle(app, pilot)
         await pilot.press("m", "5")
+        await settle(app, pilot)  # (laid out: the message is wrapped to the view's width)
         view = app.compare_pane.view
         said = " ".join(r.strip() for r in rendered(view) if r.strip())
         assert "is the marked trace (A)" in said and "(shift+tab goes back to the list)" in said
