@@ -131,8 +131,9 @@ async def test_calls_scroll_by_a_column_keeping_the_row_headers_and_mark_the_cur
 
 
 async def test_a_flag_note_stays_whole_while_its_line_scrolls_to_the_column_it_names() -> None:
-    """Raw at 80x24: the note under an erasing line says "(column 267)"; → to that column
-    scrolls the line, and the note, which fits, stays where it is to be read."""
+    """Raw at 80x24, opened on the erasing delta: the field that erased the id (column 267)
+    is on screen, scrolled to; the note under its line, which names it, stays where it is
+    read whatever the line does; ← back to the line's start, and → to the field again."""
     app = make_app([str(ROOT / "traces/litellm/proxy-curl-i.txt")])
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
@@ -144,15 +145,67 @@ async def test_a_flag_note_stays_whole_while_its_line_scrolls_to_the_column_it_n
         ((line, note),) = model.erased.items()
         assert "(column 267)" in note
         row = model.row_of(line)
-        view.move_cursor(row + 1)
-        await pilot.pause()
+        assert view.cursor == row
         y = row + 1 - int(view.scroll_offset.y)
+        assert '"id":""' in line_text(view, y - 1)  # the erasing field is on screen
         before = line_text(view, y)
         assert "⚑ " in before and before.rstrip().endswith("(assign-always)")
-        while view.scroll_offset.x + view.scrollable_content_region.width < 267 + 10:
+        while view.scroll_offset.x > 0:
+            await pilot.press("left")
+        assert '"id":""' not in line_text(view, y - 1)
+        assert "data:" in line_text(view, y - 1).split()[:3]  # (the number, ▶, data:)
+        assert line_text(view, y) == before  # the note, as it was
+        while '"id":""' not in line_text(view, y - 1):
             await pilot.press("right")
-        assert '"id":""' in line_text(view, y - 1)  # the erasing field is on screen
-        assert line_text(view, y) == before  # and the note that named it, as it was
+        assert line_text(view, y) == before
+
+
+async def test_raw_goes_sideways_to_each_flag_and_tells_a_long_note_whole() -> None:
+    """Bedrock through Envoy at 80x24: two flags on each of two lines, the fields at column
+    127 and on, past the edge. n brings each line and its erasing field into view; a delta
+    with none takes the view back to its lines' start. The note naming both fields is cut
+    with "…" where it is read (it lost its start when it scrolled with its line), and enter
+    shows it whole, with the payload."""
+    app = make_app([str(ROOT / "traces/envoy/bedrock-parallel-unterminated-done.sse")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("3")
+        await settle(app, pilot)
+        view = app.raw_view
+        model = view.model
+        assert model is not None and sorted(model.erased) == [9, 15]
+        for line in (9, 15):
+            assert view.cursor == model.row_of(line)
+            y = view.cursor - int(view.scroll_offset.y)
+            assert view.scroll_offset.x > 0 and '"id":null' in line_text(view, y)
+            shown = line_text(view, y + 1)[: view.scrollable_content_region.width]
+            assert shown.lstrip().startswith('⚑ "id":null (column 127) erases call')
+            assert shown.rstrip().endswith("…") and "(assign-always)" not in shown
+            await pilot.press("n")  # (the id and the name: two flags, one stop)
+            await settle(app, pilot)
+        # Round to the first flag; then a delta that erased nothing: its line from the start.
+        app.calls_view.move_cursor(app.calls_view.cursor + 1)
+        await settle(app, pilot)
+        assert view.scroll_offset.x == 0
+        # enter on the note: the whole note.
+        app.calls_view.move_cursor(app.calls_view.cursor - 1)
+        await settle(app, pilot)
+        assert view.scroll_offset.x > 0
+        view.focus()
+        view.move_cursor(view.cursor + 1)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, PayloadScreen)
+        assert screen.copy_text == model.erased[9]
+        assert model.erased[9].endswith("(assign-always)") and '"name":""' in model.erased[9]
+        # And on the line: the payload, then what in it erased which identity.
+        await pilot.press("escape", "up", "enter")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, PayloadScreen)
+        assert screen.sections[-1] == ("line 9", model.erased[9])
+        assert screen.sections[0][1].startswith('{"id":"bf4e6217')
 
 
 async def test_raw_shows_decode_errors_in_place_and_dims_comments_and_after_done(

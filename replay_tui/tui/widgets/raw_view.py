@@ -18,6 +18,7 @@ from typing import ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
+from textual import events, on
 
 from ...core.trace import Trace
 from ...core.visible import visible
@@ -245,6 +246,11 @@ class RawView(ModelView[RawModel]):
         super().__init__(id=id)
         self.selected: tuple[int, int] | None = None
         """First and last line of the selected delta's payload."""
+        self._sideways_to: int | None = None
+        """Where this view scrolled sideways to bring an erasing field into view (None: it
+        did not, or the user has scrolled since)."""
+        self._sideways_when_sized: tuple[int, int] | None = None
+        """Lines to scroll sideways to once the view has a width (shown before its layout)."""
 
     @staticmethod
     def build(trace: Trace) -> RawModel:
@@ -272,20 +278,66 @@ class RawView(ModelView[RawModel]):
         # Over the mark column (▌ selected, ⚠ problem): the number stays readable.
         return self._digits() + 1
 
+    def _is_note(self, index: int) -> bool:
+        return self.model is not None and self.model.locate(index)[1]
+
     def row_scroll(self, index: int, scroll_x: int, length: int) -> int:
-        # A note under a line (a decode problem, an erasing field's column) follows a sideways
-        # scroll only as far as its end: one that fits stays whole while the long line above
-        # scrolls to the column it names.
-        if self.model is None or not self.model.locate(index)[1]:
-            return scroll_x
-        return self.up_to_its_end(scroll_x, length)
+        # A note under a line (a decode problem, an erasing field's column) stays where it is
+        # read while the long line above scrolls to the column it names: scrolled with it, a
+        # long note lost its start ('"id":null (column 127)'). Cut, it ends in "…"; enter
+        # shows it whole.
+        return 0 if self._is_note(index) else scroll_x
+
+    def is_prose(self, index: int) -> bool:
+        return self._is_note(index)
 
     def select_lines(self, first: int, last: int) -> None:
-        """Highlight lines ``first``–``last`` (a delta's payload) and bring them into view."""
+        """Highlight lines ``first``–``last`` (a delta's payload) and bring them into view:
+        down to them, and sideways to the field that erased an identity, if one of them
+        has it (past a narrow view's edge: column 127 at 80 columns)."""
         self.selected = (first, last)
         self.invalidate()
         if self.model is not None and first <= self.model.lines:
             self.move_cursor(self.model.row_of(first), user=False, center=True)
+            self._sideways_to_erasing(first, last)
+
+    def _sideways_to_erasing(self, first: int, last: int) -> None:
+        """Scroll sideways to the first erasing field in lines ``first``–``last``; lines
+        with none take the view back to their start if it went sideways for the last ones
+        (and the user has not scrolled since)."""
+        model = self.model
+        assert model is not None
+        found: tuple[int, int] | None = None
+        for line in range(first, min(last, model.lines) + 1):
+            pattern = model.erasing.get(line)
+            if pattern is not None:
+                match = next(_marks(pattern, visible(model.text(line))), None)
+                if match is not None:
+                    found = (match.start(), match.end())
+                    break
+        x = int(self.scroll_offset.x)
+        if found is None:
+            if self._sideways_to is not None and x == self._sideways_to:
+                self.scroll_to(x=0, animate=False, immediate=True)
+            self._sideways_to = None
+            return
+        width = self.scrollable_content_region.width or self.size.width
+        if not width:  # not laid out yet: once it is (where the field lands needs the width)
+            self._sideways_when_sized = (first, last)
+            return
+        room = width - self.sticky
+        start, end = found
+        if x <= start and end <= x + room:
+            return  # in view already
+        target = max(0, min(start - max(4, room // 4), self.virtual_size.width - width))
+        self.scroll_to(x=target, animate=False, immediate=True, force=True)
+        self._sideways_to = target
+
+    @on(events.Resize)
+    def _sideways_when_laid_out(self) -> None:
+        pending, self._sideways_when_sized = self._sideways_when_sized, None
+        if pending is not None and pending == self.selected and self.model is not None:
+            self._sideways_to_erasing(*pending)
 
     def render_row(self, index: int) -> Row:
         model = self.model
@@ -381,6 +433,9 @@ class RawView(ModelView[RawModel]):
             sections = [("", p.data.decode("utf-8", "replace"))]
             if line in model.messages:
                 sections.append(("decode problem", model.messages[line]))
+            for at in range(p.line, p.end_line + 1):
+                if at in model.erased:  # what in it erased an identity, and at which column
+                    sections.append((f"line {at}", model.erased[at]))
             self.app.push_screen(PayloadScreen(title, sections, text))
             return
         self.app.push_screen(PayloadScreen(what, [("", text)], text))
