@@ -75,7 +75,7 @@ async def test_filter_is_visible_keeps_the_open_trace_and_escape_leaves_then_cle
         assert app.current is not None and app.current.address == opened  # still open
         # ... and the list says so: it does not pass for what the views show.
         empty = app.trace_list.query_one("#list-empty", Static)
-        hidden = f"open: {opened.rpartition('/')[2]} (filtered out)"
+        hidden = f"open: {opened.rpartition('/')[2]}\n(filtered out)"  # (a name a line)
         assert empty.display and _text(empty) == hidden
         await pilot.press("escape")
         assert app.focused is tree and box.value == "dash"  # left, filter kept
@@ -452,6 +452,23 @@ async def test_a_filter_typed_in_one_burst_goes_into_the_box(
             "dashscope/glm-5.2-id-and-name-empty.sse",
             "dashscope/qwen3-max-id-empty.sse",
         ]
+
+
+async def test_the_open_trace_filtered_out_is_named_whole_words_at_80x24() -> None:
+    """A long name in the narrow list's note is cut in its middle ("zen-nul…done.sse"),
+    never broken across lines mid-word."""
+    app = make_app([str(TRACES / "opencode"), str(TRACES / "dashscope")])
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(app, pilot)
+        assert app.current is not None
+        assert app.current.address == "zen-null-identity-data-after-done.sse"
+        await pilot.press("slash", *"glm")
+        await settle(app, pilot)
+        empty = app.trace_list.query_one("#list-empty", Static)
+        first, second = _text(empty).split("\n")
+        assert first.startswith("open: zen-") and first.endswith("done.sse") and "…" in first
+        assert second == "(filtered out)"
+        assert len(first) <= empty.content_region.width
 
 
 async def test_hiding_the_list_on_a_file_that_is_not_a_trace_comes_back_to_the_open_trace() -> None:

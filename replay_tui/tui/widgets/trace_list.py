@@ -28,7 +28,7 @@ from textual.widgets import Input, Static
 from ...core.discovery import Skipped
 from ...core.result import Judgement
 from ...core.visible import visible
-from ..cells import middle_split
+from ..cells import cell_len, middle_cut, middle_split
 from ..listing import SKIPPED, Listing, Row
 
 __all__ = ["BADGE_GLYPHS", "TraceList", "TraceTree", "cut_middle"]
@@ -502,6 +502,7 @@ class TraceList(Vertical):
         if compact != self.trace_tree.compact:
             self.trace_tree.compact = compact
             self.trace_tree.refresh()
+        self._show_empty(self.listing.shown)  # (its lines are cut to the width)
 
     @property
     def filtering(self) -> bool:
@@ -537,7 +538,11 @@ class TraceList(Vertical):
         opened = self.open_address
         if opened is not None and self.filtering and self.listing.row_of(opened) is None:
             name = visible(opened).rpartition("/")[2]
-            lines.append(f"open: {name} (filtered out)")
+            said = f"open: {name} (filtered out)"
+            room = self.size.width - 2  # (the note's padding)
+            if room > 0 and cell_len(said) > room:  # one name per line, cut in its middle
+                said = f"open: {middle_cut(name, max(room - 6, 8))}\n(filtered out)"
+            lines.append(said)
         text = "\n".join(lines)
         note.update(Content(text))
         note.set_class(bool(text), "-shown")
