@@ -329,7 +329,10 @@ class RawView(ModelView[RawModel]):
         start, end = found
         if x <= start and end <= x + room:
             return  # in view already
-        target = max(0, min(start - max(4, room // 4), self.virtual_size.width - width))
+        # As little as brings it in, with a few cells after it: what the line says before
+        # the field (the call's index, its other fields) stays in view.
+        target = min(start, max(0, end + min(8, room // 4) - room))
+        target = max(0, min(target, self.virtual_size.width - width))
         self.scroll_to(x=target, animate=False, immediate=True, force=True)
         self._sideways_to = target
 
