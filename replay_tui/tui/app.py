@@ -1211,9 +1211,7 @@ class ReplayApp(App[int]):
 
     def action_filter(self) -> None:
         self.trace_list.display = True
-        # Now, not after the keys already waiting (Widget.focus waits its turn): they are the
-        # filter's first letters.
-        self.screen.set_focus(self.trace_list.filter_input)
+        self._focus_now(self.trace_list.filter_input)  # the keys after / are the filter's
 
     def action_escape(self) -> None:
         """Leave the filter box keeping the filter; from elsewhere, clear the filter."""
@@ -1238,7 +1236,12 @@ class ReplayApp(App[int]):
         # The view has the open trace now (not when the tab's message comes round): an action
         # run on it next (the palette's) acts on this trace's rows.
         self._refresh_active_view(keep=False)
-        self._view_widget().focus()
+        self._focus_now(self._view_widget())
+
+    def _focus_now(self, widget: Widget) -> None:
+        """Focus ``widget`` before the next key is handed on (``Widget.focus`` waits for the
+        keys already queued, which then go to the widget focused before)."""
+        self.screen.set_focus(widget)
 
     def _view_widget(self) -> Widget:
         return self.query_one(f"#{self.tabs.active}-view")
@@ -1262,17 +1265,19 @@ class ReplayApp(App[int]):
         at = next((k for k, pane in enumerate(panes) if self._focus_within(pane)), -1)
         if at < 0 and step < 0:
             at = 0
-        panes[(at + step) % len(panes)].focus()
+        self._focus_now(panes[(at + step) % len(panes)])
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Tab and shift+tab are the app's (priority: the views must not take them) on its
         # own screen only: over a window (the help, the palette) they are that window's.
         if action in ("next_pane", "previous_pane"):
             return self.screen is self.screen_stack[0]
-        # `/` is the app's before any widget's, so that the keys typed after it land in the
-        # box: a key is handed to the widget focused when the app takes it from the terminal,
-        # and a binding that waits its turn (the list's, the view's) runs after the keys
-        # typed with it have been handed on. In the box (or over a window) `/` is typed.
+        # `/` is the app's before any widget's, so that the letters typed right after it go
+        # into the box: a key is handed to the widget focused when the app takes it from
+        # the terminal, and letters handed to the list are not typed. (A binding is found
+        # when its key comes back up to the app, among the bindings of the focus then: the
+        # actions below move the focus at once, and the keys after them act where they put
+        # it.) In the box, or over a window, `/` is typed, or theirs.
         if action == "filter":
             return self.screen is self.screen_stack[0] and not isinstance(self.focused, Input)
         return True
@@ -1290,7 +1295,7 @@ class ReplayApp(App[int]):
     def action_toggle_details(self) -> None:
         self.details.display = not self.details.display
         if not self.details.display and self._focus_within(self.details):
-            self._view_widget().focus()
+            self._focus_now(self._view_widget())
 
     def action_toggle_list(self) -> None:
         """Hide the list (focus goes to the view) or show it (focus goes to it)."""
@@ -1303,9 +1308,9 @@ class ReplayApp(App[int]):
             if self.current is not None:
                 self.trace_list.select(self.current.address)
         if shown:
-            self.trace_list.trace_tree.focus()
+            self._focus_now(self.trace_list.trace_tree)
         elif self._focus_within(self.trace_list):
-            self._view_widget().focus()
+            self._focus_now(self._view_widget())
 
     def action_mark(self) -> None:
         """Mark the trace under the list cursor (in the list) or the open one as A; again to

@@ -454,6 +454,47 @@ async def test_a_filter_typed_in_one_burst_goes_into_the_box(
         ]
 
 
+async def test_keys_typed_with_a_view_key_go_where_it_puts_the_focus() -> None:
+    """A view's number, tab, l: the keys typed right after them (one burst, as a paste or
+    tmux's send-keys sends them) act where they put the focus, not where it was: `2 ↓`
+    moved the list (and opened another trace) instead of the diff's cursor. And the keys
+    typed before them act where the focus was: `↓ 3` moves the list, then shows raw."""
+    from textual import events
+
+    app = make_app([str(TRACES)])
+
+    def typed(*keys: str) -> None:
+        for key in keys:
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(app, pilot)
+        tree = app.trace_list.trace_tree
+        opened, row = app.current, tree.cursor
+        assert app.focused is tree and opened is not None
+        typed("2", "down", "down")
+        await settle(app, pilot)
+        diff = app.diff_view
+        assert app.focused is diff and app.current is opened and tree.cursor == row
+        calls = app.calls_view.cursor
+        typed("1", "down")
+        await settle(app, pilot)
+        assert app.focused is app.calls_view and app.calls_view.cursor > calls
+        calls = app.calls_view.cursor
+        typed("shift+tab", "down")  # to the list, and a step down it
+        await settle(app, pilot)
+        assert app.focused is tree and tree.cursor == row + 1
+        assert app.calls_view.cursor != calls or app.current is not opened
+        typed("l", "down")  # the list hidden: the view has the keys
+        await settle(app, pilot)
+        assert not app.trace_list.display and app.focused is app.calls_view
+        assert tree.cursor == row + 1
+        # Typed the other way round, each key acts where the focus was when it came.
+        typed("l", "down", "3")
+        await settle(app, pilot)
+        assert app.focused is app.raw_view and tree.cursor == row + 2
+
+
 async def test_the_open_trace_filtered_out_is_named_whole_words_at_80x24() -> None:
     """A long name in the narrow list's note is cut in its middle ("zen-nul…done.sse"),
     never broken across lines mid-word."""
