@@ -292,6 +292,8 @@ class ReplayApp(App[int]):
         self.store = TraceStore()
         self.current: Trace | None = None
         self.partial = False
+        self._loading: str | None = None
+        """The trace being read to be shown (the header and details say "loading…" of it)."""
         self.marked: str | None = None
         """The trace marked as A for the compare view (``m``)."""
         self.not_a_trace: Skipped | None = None
@@ -751,11 +753,23 @@ class ReplayApp(App[int]):
             if current is not None and current.address == address and not self.partial:
                 self.show_trace(current)  # the header and details say what it is again
                 return
-        if self.current is not None and self.current.address == address and not self.partial:
+        current = self.current
+        if current is not None and current.address == address and not self.partial:
+            if self._loading not in (None, address):
+                # Back on the open trace while another was loading (↓ then a choice of this
+                # one, in one burst): that load is dropped, and the header and details,
+                # which said "loading…" of it, say this one again.
+                self.workers.cancel_group(self, "open")
+                self._loading = None
+                self._set_progress(None)
+                if self.not_a_trace is None:
+                    self.trace_header.show_trace(current)
+                    self.details.show(current)
             return
         cached = self.store.get(address)
         if cached is not None:
             self.workers.cancel_group(self, "open")
+            self._loading = None
             self._set_progress(None)
             self.show_trace(cached)
             return
@@ -763,6 +777,7 @@ class ReplayApp(App[int]):
             return
         self.details.show_message(f"Loading {visible(address)} …")
         self.trace_header.show_text(Content.assemble((visible(address), "bold"), "  loading…"))
+        self._loading = address
         self._load(address)
 
     def choose_trace(self, address: str) -> None:
@@ -804,6 +819,8 @@ class ReplayApp(App[int]):
             self.post_message(TraceOpened(trace))
 
     def _load_failed(self, address: str, reason: str) -> None:
+        if self._loading == address:
+            self._loading = None
         self._set_progress(None)
         self.details.show_message(visible(f"{address}: cannot read: {reason}"))
 
@@ -830,7 +847,10 @@ class ReplayApp(App[int]):
         if message.shown is not None:
             self.call_after_refresh(message.shown.set)
         trace = message.trace
+        was_loading = self._loading == trace.address
         if not message.partial:
+            if was_loading:
+                self._loading = None
             before = self.store.judgements.get(trace.address)
             if self.store.put(trace) != before:  # the list's row, counts and filter follow;
                 self.trace_list.refresh_traces([trace.address])  # as judged, they stand
@@ -838,6 +858,10 @@ class ReplayApp(App[int]):
             self._set_progress(None)
         wanted = self.trace_list.selected
         if wanted is not None and wanted != trace.address and self.trace_list.display:
+            current = self.current
+            if was_loading and current is not None and self.not_a_trace is None:
+                self.trace_header.show_trace(current)  # (they said "loading…" of this one)
+                self.details.show(current)
             return
         self.show_trace(trace, partial=message.partial)
 
@@ -1060,6 +1084,8 @@ class ReplayApp(App[int]):
     @on(TraceList.TraceHighlighted)
     def _list_highlighted(self, message: TraceList.TraceHighlighted) -> None:
         self.user_navigated = True
+        if message.address != self.trace_list.selected:
+            return  # the cursor has gone on (or been taken back) since: not this one
         self.open_trace(message.address)
 
     @on(TraceList.TraceChosen)

@@ -495,6 +495,30 @@ async def test_keys_typed_with_a_view_key_go_where_it_puts_the_focus() -> None:
         assert app.focused is app.raw_view and tree.cursor == row + 2
 
 
+async def test_enter_and_down_in_one_burst_leave_the_panes_agreeing() -> None:
+    """Enter on the open trace and ↓ in one burst: ↓ moved the list (the focus goes to the
+    calls when enter's choice comes round), enter's choice then took the cursor back, and
+    the header and details said "loading…" of the trace ↓ had reached, for good, over the
+    views of the one open. Whatever the keys did, the panes say the same trace."""
+    from textual import events
+
+    app = make_app([str(TRACES)])
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(app, pilot)
+        opened = app.current
+        assert opened is not None
+        for key in ("enter", "down"):
+            app.post_message(events.Key(key, None))
+        await settle(app, pilot)
+        current = app.current
+        assert current is not None
+        header = str(app.trace_header.render())
+        assert "loading" not in header and header.startswith(current.address.rpartition("/")[2])
+        assert "Loading" not in app.details._main.plain
+        assert app.trace_list.selected == current.address
+        assert app.calls_view.model is not None and app.calls_view.model.trace is current
+
+
 async def test_the_open_trace_filtered_out_is_named_whole_words_at_80x24() -> None:
     """A long name in the narrow list's note is cut in its middle ("zen-nul…done.sse"),
     never broken across lines mid-word."""
