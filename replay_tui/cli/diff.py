@@ -171,7 +171,7 @@ def _call_lines(c: CallDiff, limit: int) -> list[str]:
 def _call_row_line(r: CallRow) -> str:
     da = r.a.delta if r.a else None
     db = r.b.delta if r.b else None
-    delta = f"delta {da if da is not None else '-'}/{db if db is not None else '-'}"
+    delta = f"delta {da if da is not None else '-'} vs {db if db is not None else '-'}"
     where = f"{_loc('A', r.a.line if r.a else None):<9} {_loc('B', r.b.line if r.b else None):<9}"
     if r.status == "changed":
         what = "; ".join(_row_change(label, r.a, r.b) for label in r.changes)

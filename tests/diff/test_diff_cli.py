@@ -36,6 +36,8 @@ def test_different_outcome_exits_1_and_leads_with_it(capsys: pytest.CaptureFixtu
     assert first == 'outcome differs under assign-always: call 0 id: "call_9" vs ""'
     assert 'A:3       B:9       call 0 id: "call_9" vs ""' in out
     assert 'erasures: none vs erased id by "" on delta 2 (line 5)' in out
+    # A call's delta against delta, each side's number ("2/2" read as "2 of 2").
+    assert 'A:5       B:5       delta 2 vs 2 raw id: absent vs ""; ' in out
     assert 'choices[0].delta.tool_calls[0].id: absent vs ""' in out
 
 
