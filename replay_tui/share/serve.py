@@ -51,6 +51,17 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def _names_this_machine(host_header: str) -> bool:
+    """Whether a request's ``Host`` (``name[:port]``) is one of this machine's loopback
+    names: what a browser on this machine, or at the end of an SSH tunnel, sends."""
+    name = host_header.strip()
+    if name.startswith("["):  # [::1]:8000
+        name = name[1 : name.find("]")] if "]" in name else name
+    elif name.count(":") == 1:
+        name = name.rpartition(":")[0]
+    return bool(name) and is_loopback(name)
+
+
 def tui_command(paths: Sequence[str]) -> str:
     """The shell command textual-serve runs per browser tab (in this process's folder, so the
     paths stay as given and the TUI shows the same addresses as the command line)."""
@@ -80,14 +91,39 @@ def serve(
 def _make_server(base: Any, command: str, host: str, port: int) -> Any:
     import aiohttp_jinja2
     import jinja2
+    from aiohttp import web
+
+    local_only = is_loopback(host)
+
+    @web.middleware
+    async def this_machine_only(request: web.Request, handler: Any) -> web.StreamResponse:
+        # Served on loopback, a request naming another host is a web page elsewhere that
+        # had its name resolve to 127.0.0.1 (DNS rebinding), after the traces.
+        if local_only and not _names_this_machine(request.host):
+            raise web.HTTPForbidden(text="replay-tui serve answers this machine's own addresses\n")
+        response: web.StreamResponse = await handler(request)
+        return response
 
     class _Server(base):  # type: ignore[misc]
         async def _make_app(self) -> Any:
             app = await super()._make_app()
+            app.middlewares.append(this_machine_only)
             source = (Path(self.templates_path) / "app_index.html").read_text("utf-8")
             source = _FONT_LINK.sub(_FONT_FACE, source)
             aiohttp_jinja2.setup(app, loader=jinja2.DictLoader({"app_index.html": source}))
             return app
+
+        async def handle_index(self, request: web.Request) -> Any:
+            """The page, its script and its websocket at the address the browser used: the
+            name it knows this machine by (another machine's, through an SSH tunnel's port),
+            not the name this machine gives itself, which the browser may not resolve."""
+            forwarded = request.headers.get("X-Forwarded-Proto", "")
+            scheme = "https" if request.secure or forwarded == "https" else "http"
+            public, self.public_url = self.public_url, f"{scheme}://{request.host}"
+            try:  # (no await in textual-serve's handler: no other request runs meanwhile)
+                return await super().handle_index(request)
+            finally:
+                self.public_url = public
 
         async def on_startup(self, app: Any) -> None:
             """Quiet: the command line says where it serves."""

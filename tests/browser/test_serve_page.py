@@ -40,14 +40,19 @@ def served() -> Iterator[str]:
         proc.wait(timeout=10)
 
 
-def test_served_tui_shows_the_trace_list(browser: Any, served: str) -> None:
+@pytest.mark.parametrize("name", ["127.0.0.1", "localhost"])
+def test_served_tui_shows_the_trace_list(browser: Any, served: str, name: str) -> None:
+    """Reached by another name than the one it printed (an SSH tunnel's, another machine's
+    with --allow-remote), the page loads its script and its websocket from that name: it
+    named the server's own, which the browser's machine may not resolve or reach."""
+    served = served.replace("127.0.0.1", name)
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     foreign: list[str] = []
     page.on(
         "request",
         lambda r: (
             None
-            if r.url.startswith(("http://127.0.0.1", "ws://127.0.0.1"))
+            if r.url.startswith((f"http://{name}:", f"ws://{name}:"))
             else foreign.append(r.url)
         ),
     )

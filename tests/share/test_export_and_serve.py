@@ -121,3 +121,67 @@ def test_serve_on_a_busy_port_is_one_line_and_exit_2() -> None:
     assert done.returncode == 2
     assert done.stderr.startswith(f"replay-tui: cannot listen on 127.0.0.1:{port}")
     assert done.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("remote", [False, True])
+def test_served_page_names_the_address_it_was_reached_at(remote: bool) -> None:
+    """The page's script and websocket are at the address the browser used (it named the
+    server's own hostname, which another machine may not resolve: the page never loaded).
+    On loopback, a request naming any other host is refused: a web page elsewhere whose
+    name was made to resolve to 127.0.0.1 (DNS rebinding) gets nothing."""
+    import http.client
+    import re
+    import subprocess
+    import sys
+
+    pytest.importorskip("textual_serve")
+    flags = ["--host", "0.0.0.0", "--allow-remote"] if remote else []
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from replay_tui.cli import main; sys.exit(main())",
+            "serve",
+            str(TRACES),
+            "--port",
+            "0",
+            *flags,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        found = re.search(r":(\d+)/", proc.stdout.readline())
+        assert found
+        port = int(found.group(1))
+
+        def get(host: str) -> tuple[int, list[str]]:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            conn.request("GET", "/", headers={"Host": host})
+            response = conn.getresponse()
+            body = response.read().decode()
+            conn.close()
+            return response.status, re.findall(r'(?:http|ws)://[^"]*(?:textual\.js|/ws)', body)
+
+        assert get(f"127.0.0.1:{port}") == (
+            200,
+            [f"http://127.0.0.1:{port}/static/js/textual.js", f"ws://127.0.0.1:{port}/ws"],
+        )
+        assert get("localhost:9000") == (  # an SSH tunnel's port
+            200,
+            ["http://localhost:9000/static/js/textual.js", "ws://localhost:9000/ws"],
+        )
+        elsewhere = get(f"192.0.2.2:{port}")
+        if remote:
+            assert elsewhere == (
+                200,
+                [f"http://192.0.2.2:{port}/static/js/textual.js", f"ws://192.0.2.2:{port}/ws"],
+            )
+        else:
+            assert elsewhere == (403, [])
+            assert get(f"rebound.example:{port}") == (403, [])
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
