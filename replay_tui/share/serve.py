@@ -105,6 +105,8 @@ def _make_server(base: Any, command: str, host: str, port: int) -> Any:
         return response
 
     class _Server(base):  # type: ignore[misc]
+        public_url: str
+
         async def _make_app(self) -> Any:
             app = await super()._make_app()
             app.middlewares.append(this_machine_only)
