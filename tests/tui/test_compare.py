@@ -359,6 +359,10 @@ async def test_at_80x24_the_section_heading_stays_on_top_and_arrows_reach_b() ->
         view.scroll_to(y=first - 1, animate=False, immediate=True, force=True)
         await pilot.pause()
         assert '"call…a69e"' in line(1)  # B's id, on screen
+        # ... beside the mark and A's delta and line: which pair the row is, still said.
+        sticky = view.row_sticky(first)
+        assert sticky > 2 and line(1)[:sticky] == row[:sticky]
+        assert line(1)[:sticky].split() == ["≠", "1", "1"]  # (delta 1, line 1: its ids differ)
         # ... while the heading above stays where it is read, cut with "…".
         heading = line(0)[: view.scrollable_content_region.width]  # (the bar covers the rest)
         assert heading.startswith("─ CALLS · identity evolution") and heading.endswith("…")

@@ -290,8 +290,9 @@ class CompareView(LineView):
         return model is not None and model.display[index][0] in PROSE
 
     def row_sticky(self, index: int) -> int:
-        """A difference's "what" and an event row's status stay in place while ← → bring B
-        into a narrow view: which field a row is about is never scrolled away."""
+        """A difference's "what", an event row's status and a delta row's mark and A's delta
+        and line stay in place while ← → bring B into a narrow view: which field (which
+        pair of deltas) a row is about is never scrolled away."""
         model = self.model
         if model is None or not 0 <= index < len(model.display):
             return 0
@@ -300,6 +301,9 @@ class CompareView(LineView):
             return self._what_w + 2
         if kind in (EV_HEAD, EV_ROW):
             return STATUS_W + 2
+        if kind in (CALL_HEAD, CALL_ROW):  # the mark, and A's delta and line: which pair
+            dw, lw = self._call_widths()[:2]
+            return 2 + dw + 1 + lw + 1
         return 0
 
     def _call_table_width(self) -> int:
