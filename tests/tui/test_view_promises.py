@@ -266,3 +266,37 @@ async def test_clients_show_a_long_exception_whole(svg_snapshot: SnapshotAsserti
 
 def _right_side(rows: list[str]) -> list[str]:
     return [r.split("│", 1)[1] for r in rows if "│" in r]
+
+
+async def test_raw_keeps_the_erasing_field_in_sight_as_the_terminal_is_resized() -> None:
+    """crlf-framed at 120x40: the field (column 69) is past the edge, the view goes to it and
+    the lines cut at their start begin with "…" (they read as whole: "ces":[…" for
+    'data: {"choices"'). Made wide, the lines are whole from their start again; narrow
+    again, the field is brought back; once the user scrolls sideways, where is theirs."""
+    app = make_app([str(ROOT / "traces")])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert app.current is not None and app.current.address == "captures/crlf-framed.sse"
+        await pilot.press("3")
+        await settle(app, pilot)
+        view = app.raw_view
+        model = view.model
+        assert model is not None and list(model.erased) == [7]
+        y = view.cursor - int(view.scroll_offset.y)
+
+        def text(y: int) -> str:
+            return line_text(view, y)[: view.scrollable_content_region.width]
+
+        assert view.scroll_offset.x > 0 and '"id":""' in text(y)
+        assert text(y)[view.sticky] == "…" and text(y - 6)[view.sticky] == "…"  # line 1 too
+        await pilot.resize_terminal(200, 40)
+        await settle(app, pilot)
+        assert view.scroll_offset.x == 0 and text(y).split()[:3] == ["7", "▶", "data:"]
+        await pilot.resize_terminal(100, 40)
+        await settle(app, pilot)
+        assert view.scroll_offset.x > 0 and '"id":""' in text(y)
+        await pilot.press("left")
+        scrolled = view.scroll_offset.x
+        await pilot.resize_terminal(110, 40)
+        await settle(app, pilot)
+        assert view.scroll_offset.x == scrolled

@@ -73,6 +73,10 @@ class LineView(ScrollView, can_focus=True):
     SCROLLS_INSIDE: ClassVar[bool] = False
     """Rows are rendered already scrolled sideways (``render_row`` reads ``scroll_x``)."""
 
+    MARK_LEFT_CUT: ClassVar[bool] = False
+    """Scrolled sideways, a row whose start is out of view says so with "…" in its first
+    scrolled cell (lines of text, cut anywhere; a table's columns say it themselves)."""
+
     CURSOR_MARK: ClassVar[str] = ""
     """Drawn over the first cell of the cursor row (one cell wide; "" for none): where row
     fills carry meaning (a flagged row is red), the cursor is told apart by more than a tint."""
@@ -252,6 +256,9 @@ class LineView(ScrollView, can_focus=True):
             shown = Strip.join([head, tail]).crop_extend(0, width, under)
         else:
             shown = strip.crop_extend(scroll_x, scroll_x + width, under)
+        if self.MARK_LEFT_CUT and scroll_x and strip.cell_length > sticky:
+            more = Segment("…", under + self.piece_style("line-view--more"))
+            shown = Strip.join([shown.crop(0, sticky), Strip([more]), shown.crop(sticky + 1)])
         return self._said_cut(shown, strip, scroll_x, under, prose=self.is_prose(index))
 
     def _said_cut(

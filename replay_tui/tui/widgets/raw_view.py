@@ -209,6 +209,7 @@ class RawView(ModelView[RawModel]):
     """The capture with line numbers (see the module docstring)."""
 
     CURSOR_MARK = "▶"
+    MARK_LEFT_CUT = True
 
     COMPONENT_CLASSES: ClassVar[set[str]] = LineView.COMPONENT_CLASSES | {
         "raw-view--number",
@@ -249,6 +250,9 @@ class RawView(ModelView[RawModel]):
         self._sideways_to: int | None = None
         """Where this view scrolled sideways to bring an erasing field into view (None: it
         did not, or the user has scrolled since)."""
+        self._keeps_in_sight: tuple[int, int] | None = None
+        """The selected lines whose erasing field the view keeps in sight as it is resized
+        (None once the user scrolls sideways: where they scrolled is theirs)."""
         self._sideways_when_sized: tuple[int, int] | None = None
         """Lines to scroll sideways to once the view has a width (shown before its layout)."""
 
@@ -299,6 +303,7 @@ class RawView(ModelView[RawModel]):
         self.invalidate()
         if self.model is not None and first <= self.model.lines:
             self.move_cursor(self.model.row_of(first), user=False, center=True)
+            self._keeps_in_sight = (first, last)
             self._sideways_to_erasing(first, last)
 
     def _sideways_to_erasing(self, first: int, last: int) -> None:
@@ -341,6 +346,22 @@ class RawView(ModelView[RawModel]):
         pending, self._sideways_when_sized = self._sideways_when_sized, None
         if pending is not None and pending == self.selected and self.model is not None:
             self._sideways_to_erasing(*pending)
+        elif self._keeps_in_sight is not None and self._keeps_in_sight == self.selected:
+            # A new width, a new scroll: wider, the line may fit from its start; narrower,
+            # the field may have gone past the edge.
+            if self._sideways_to is not None:
+                self.scroll_to(x=0, animate=False, immediate=True, force=True)
+                self._sideways_to = None
+            if self.model is not None:
+                self._sideways_to_erasing(*self._keeps_in_sight)
+
+    def action_scroll_left(self) -> None:
+        self._keeps_in_sight = None
+        super().action_scroll_left()
+
+    def action_scroll_right(self) -> None:
+        self._keeps_in_sight = None
+        super().action_scroll_right()
 
     def render_row(self, index: int) -> Row:
         model = self.model
