@@ -94,6 +94,12 @@ async def test_clients_tab_shows_each_library_on_each_call_and_the_cell_in_detai
         detail = pane.detail.plain()
         assert 'id erased to ""' in detail
         assert "get_weathernullnullnull" in detail
+        # Its whole response ("—": no throw, error part or extra call) says where it broke.
+        await pilot.press("right")
+        detail = pane.detail.plain()
+        assert detail.startswith("haystack · whole response · — no throw, error part or extra")
+        assert "what breaks is in its calls" in detail
+        await pilot.press("left")
 
         # c copies the cell as JSON; enter shows it whole, in a window of its own.
         await pilot.press("c")

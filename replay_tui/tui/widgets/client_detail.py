@@ -307,12 +307,20 @@ def _response_lines(
 ) -> list[DetailLine]:
     a = outcome.assembly
     verdict = response_cell(outcome)
+    said = [(verdict[0], verdict[1].replace("clients-matrix", "clients-detail"))]
+    if verdict[0] == "—":  # the response is not what broke: its cells in the call columns say
+        said.append(
+            (
+                " no throw, error part or extra call: what breaks is in its calls",
+                "clients-detail--dim",
+            )
+        )
     out = [
         DetailLine(
             [
                 (visible(policy.key), "clients-detail--title"),
                 (" · whole response · ", "clients-detail--dim"),
-                (verdict[0], verdict[1].replace("clients-matrix", "clients-detail")),
+                *said,
             ]
         ),
         DetailLine(
