@@ -9,9 +9,10 @@ A file that vanishes or cannot be read is reported, once, as such.
 
 Whether a stream without ``[DONE]`` is *still being written* or *broken* is a question of
 time: it is "in progress" while it changed within ``quiet`` seconds, and judged as ended
-(``stream-closed``) after that: the builder is closed then, so nothing is decoded twice; a
-stream that starts growing again after being judged is read again from the start (closing
-flushed its last line, which cannot be undone).
+(``stream-closed``) after that, or as soon as its recorder's sidecar says the recording
+finished (the upstream cut it, the recorder stopped): the builder is closed then, so
+nothing is decoded twice; a stream that starts growing again after being judged is read
+again from the start (closing flushed its last line, which cannot be undone).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import time
 
 import msgspec
 
-from ..core.trace import Form, Source, Trace, TraceBuilder
+from ..core.trace import Form, Source, Trace, TraceBuilder, read_sidecar
 
 __all__ = ["LiveTrace", "Update"]
 
@@ -63,6 +64,9 @@ class LiveTrace:
         side = source.sidecar
         recording = side is not None and side.get("complete") is False and not side.get("finished")
         self._written_before = None if recording else written_before
+        self._recording = recording
+        """Its recorder's sidecar said it was being recorded: once it says the recording
+        finished, the stream is judged as ended at once, not after a quiet period."""
         self._builder = TraceBuilder(source)
         self._offset = 0
         self._inode: tuple[int, int] | None = None
@@ -121,19 +125,27 @@ class LiveTrace:
             if not self._due_to_settle(now):
                 return Update(self.trace)
             settled = True
-        self.trace = self._build(now)
+        self.trace = self._build(now, ended=settled)
         return Update(
             self.trace, changed=True, appended=len(data), reloaded=reloaded, settled=settled
         )
 
     def _due_to_settle(self, now: float) -> bool:
         trace = self.trace
-        return (
-            trace is not None
-            and trace.in_progress
-            and not self._settled
-            and now - self._changed_at >= self.quiet
-        )
+        if trace is None or not trace.in_progress or self._settled:
+            return False
+        return now - self._changed_at >= self.quiet or self._recording_finished()
+
+    def _recording_finished(self) -> bool:
+        """The recorder has finished this capture (cut by the upstream, stopped): it will
+        not grow again, whatever time says."""
+        if not self._recording:
+            return False
+        side = read_sidecar(self.source.path)
+        if side is not None and side.get("finished"):
+            self._recording = False
+            return True
+        return False
 
     def _needs_reload(self, fh: object, size: int, inode: tuple[int, int]) -> bool:
         if self._offset == 0:
@@ -161,10 +173,11 @@ class LiveTrace:
         self._offset += len(data)
         self._builder.feed(data)
 
-    def _build(self, now: float) -> Trace:
-        """The trace as read; a stream quiet for ``quiet`` seconds is judged as ended."""
+    def _build(self, now: float, *, ended: bool = False) -> Trace:
+        """The trace as read; a stream quiet for ``quiet`` seconds (or ``ended``: its recording
+        finished) is judged as ended."""
         trace = self._builder.build()
-        if trace.in_progress and now - self._changed_at >= self.quiet:
+        if trace.in_progress and (ended or now - self._changed_at >= self.quiet):
             self._settled = True
             self._builder.close()
             trace = self._builder.build()

@@ -63,6 +63,33 @@ def test_a_quiet_stream_without_done_settles_as_stream_closed(tmp_path: Path) ->
     )
 
 
+def test_a_recording_the_recorder_finished_is_judged_at_once(tmp_path: Path) -> None:
+    """Cut by the upstream, a recorded stream was "in progress" for the quiet period though
+    its recorder's sidecar already said the recording had finished (incomplete)."""
+    import json
+
+    from replay_tui.core.trace import read_sidecar
+
+    path = write(tmp_path, "x.sse", HEAD)
+    meta = tmp_path / "x.sse.meta.json"
+    meta.write_text(json.dumps({"complete": False, "incomplete_reason": None, "finished": None}))
+    follower = LiveTrace(Source(path, path.name, Form.SSE, sidecar=read_sidecar(path)), quiet=5)
+    assert follower.update(now=1000.0).trace.badge is Badge.IN_PROGRESS  # type: ignore[union-attr]
+    assert not follower.update(now=1001.0).changed  # still recording: in progress
+    meta.write_text(
+        json.dumps(
+            {
+                "complete": False,
+                "incomplete_reason": "upstream disconnected mid-stream",
+                "finished": "2026-12-01T21:49:09Z",
+            }
+        )
+    )
+    settled = follower.update(now=1001.5)
+    assert settled.changed and settled.settled
+    assert settled.trace is not None and settled.trace.badge is Badge.BROKEN
+
+
 def test_an_old_capture_is_judged_at_once(tmp_path: Path) -> None:
     path = write(tmp_path, "x.sse", HEAD)
     os.utime(path, (1, 1))
