@@ -36,6 +36,8 @@ class RecorderStatus(Static):
         padding: 0 1;
         background: $error 12%;
         color: $text-muted;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;  /* (the folder, last, is in the tooltip whole) */
     }
     """
 

@@ -23,7 +23,7 @@ from replay_tui.cli.record import configure, recorder_from_args
 from replay_tui.tui.app import make_app
 from replay_tui.tui.recording import RecorderStatus
 
-from .conftest import SIZE
+from .conftest import SIZE, until
 
 WAIT = 5.0
 BODY = (
@@ -90,6 +90,11 @@ async def test_record_tui_shows_the_proxy_address_and_live_request_count(
             assert time.monotonic() < deadline, status.status_text
             await pilot.pause(0.01)
         assert "1 request  ·  1 capture in" in status.status_text
+        # Narrower than the line: it ends in "…" (the folder was cut off, nothing said so).
+        await pilot.resize_terminal(60, 24)
+        await until(pilot, lambda: 0 < status.size.width <= 60)
+        shown = "".join(s.text for s in status.render_line(0)).rstrip()
+        assert shown.endswith("…") and shown.lstrip().startswith("● REC")
     # Leaving the app stopped the recorder; the capture is complete on disk.
     assert not recorder.running
     captures = [p for p in out.iterdir() if p.suffix == ".sse"]
