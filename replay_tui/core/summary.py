@@ -9,6 +9,7 @@ that sends results back in any order builds the same summary.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import msgspec
@@ -149,7 +150,7 @@ class Summary:
         """The summary for people, e.g. ``kimi-k2-0905 via openrouter: 1,204 of 1,310
         erasing (id:null,name:null)``, each group with one example address."""
         out = [f"by model ({_n(len(self.models), 'group')}):"]
-        for (model, gateway), grp in _largest(self.models):
+        for (model, gateway), grp in _shown(self.models, out):
             name = model or "(no model named)"
             if gateway:
                 name += f" via {gateway}"
@@ -159,7 +160,7 @@ class Summary:
         out.append(f"by gateway pattern ({_n(len(self.patterns), 'group')}):")
         if not self.patterns and not self.unpatterned.traces:
             out.append("  none seen")
-        for pattern, grp in _largest(self.patterns):
+        for pattern, grp in _shown(self.patterns, out):
             shape = pattern_shape(pattern)
             out.append(f"  {shape}: {_share(grp)} ({_models(grp)})  e.g. {grp.example}")
         grp = self.unpatterned
@@ -171,9 +172,29 @@ class Summary:
         out.append(
             f"by verdicts, assign-always / accept-identity ({_n(len(self.verdicts), 'group')}):"
         )
-        for (a, b), grp in _largest(self.verdicts):
+        for (a, b), grp in _shown(self.verdicts, out):
             out.append(f"  {a} / {b}: {_share(grp)}  e.g. {grp.example}")
         return out
+
+
+GROUPS_SHOWN = 20
+"""Groups a section of the text summary lists, largest first (``--json`` has them all): a
+folder per day or per host, read as the gateway, made hundreds of "via" groups of one
+model."""
+
+
+def _shown(groups: dict[Any, Group], out: list[str]) -> Iterator[tuple[Any, Group]]:
+    """The largest :data:`GROUPS_SHOWN` groups; then a line in ``out`` for the rest."""
+    ranked = _largest(groups)
+    yield from ranked[:GROUPS_SHOWN]
+    rest = ranked[GROUPS_SHOWN:]
+    if rest:
+        traces = sum(grp.traces for _, grp in rest)
+        erasing = sum(grp.erasing for _, grp in rest)
+        out.append(
+            f"  … {_n(len(rest), 'more group')}: {erasing:,} of {traces:,} erasing"
+            " (--json lists all)"
+        )
 
 
 def _n(count: int, noun: str) -> str:

@@ -349,3 +349,39 @@ def test_clients_are_judged_in_the_workers_too(many: Path) -> None:
     table = _run("check", str(many), "--clients", "--jobs", "2")[1]
     assert "CLIENTS" in table.splitlines()[0]
     assert table.splitlines()[-1].endswith("break some client library")
+
+
+def test_summary_lists_the_largest_groups_and_counts_the_rest() -> None:
+    """Captures kept in a folder per day, read as the gateway, made 240 "via" groups of six
+    models: the text lists the 20 largest of a section and says what the rest hold."""
+    from replay_tui.core.result import TraceResult
+    from replay_tui.core.summary import GROUPS_SHOWN, Summary
+
+    summary = Summary()
+    for day in range(40):
+        for n in range(6):
+            for k in range(1 + (day % 3)):
+                summary.add(
+                    TraceResult(
+                        path=f"d{day:02}/m{n}-{k}.sse",
+                        verdicts={"assign-always": "ok", "accept-identity": "ok"},
+                        flags=[],
+                        notes=[],
+                        badge="erasing" if n == 0 else "clean",
+                        model=f"model-{n}",
+                        gateway=f"d{day:02}",
+                    )
+                )
+    lines = summary.lines()
+    start = lines.index("by model (240 groups):")
+    section = lines[start + 1 : lines.index("by gateway pattern (0 groups):")]
+    assert len(section) == GROUPS_SHOWN + 1
+    shown = sum(int(line.split(": ", 1)[1].split(" of ")[1].split()[0]) for line in section[:-1])
+    total = summary.traces
+    erasing = summary.erasing
+    shown_erasing = sum(int(line.split(": ", 1)[1].split(" of ")[0]) for line in section[:-1])
+    assert section[-1] == (
+        f"  … 220 more groups: {erasing - shown_erasing:,} of {total - shown:,} erasing"
+        " (--json lists all)"
+    )
+    assert len(summary.json()["models"]) == 240
