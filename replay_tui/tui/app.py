@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import shlex
 import sys
 import threading
 import time
@@ -1501,7 +1502,11 @@ class ReplayApp(App[int]):
     def _path_of(self, address: str, skipped: Skipped | None = None) -> str:
         """A listed file as a shell started where replay-tui was names it (the path given on
         the command line joined with the file's place below it; a HAR entry FILE.har#N, as
-        ``replay-tui replay`` takes it): the list's address is relative to the folder."""
+        ``replay-tui replay`` takes it), quoted if a shell would split or read it: the
+        list's address is relative to the folder."""
+        return _for_the_shell(self._unquoted_path_of(address, skipped))
+
+    def _unquoted_path_of(self, address: str, skipped: Skipped | None) -> str:
         if skipped is None:
             file_address, number = entry_of(address)
             path = self.store.paths.get(address) or self.store.paths.get(file_address)
@@ -1513,6 +1518,15 @@ class ReplayApp(App[int]):
             if os.path.lexists(path):
                 return path
         return skipped.path
+
+
+def _for_the_shell(path: str) -> str:
+    """``path`` as typed into a shell: as it is when nothing in it is special (``#`` inside a
+    word is not: ``x.har#2``), else quoted (``'my dir/it'"'"'s.sse'``)."""
+    bare = path.replace("#", "")
+    if not path.startswith("#") and shlex.quote(bare) == bare:
+        return path
+    return shlex.quote(path)
 
 
 def binding_sections() -> list[tuple[str, list[BindingType]]]:
