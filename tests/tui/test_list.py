@@ -498,6 +498,10 @@ async def test_the_header_counts_what_the_filter_shows(size: tuple[int, int]) ->
             ("skipped", "captures/request-body.json"),
             ("trace", "volcengine/ark-chunk-log.jsonl"),
         ]
+        await pilot.press(*["backspace"] * 4, *"body")  # only captures/request-body.json
+        await settle(app, pilot)
+        note = str(app.trace_list.query_one("#list-empty").render())
+        assert note.startswith("no trace matches `body`; 1 file that is not a trace\n")
         await pilot.press(*["backspace"] * 4, *"dash")
         await settle(app, pilot)
         await pilot.press("escape", "v")  # erasing among "dash"; the next has none: all

@@ -532,7 +532,12 @@ class TraceList(Vertical):
                 )
         elif shown == 0 and has_traces and self.filtering:
             what = f"{self.badge_filter} trace" if self.badge_filter else "trace"
-            lines.append(f"no {what} matches `{needle}`" if needle else f"no {what} here")
+            said = f"no {what} matches `{needle}`" if needle else f"no {what} here"
+            if self.listing.shown_skipped:  # (the rows below match: they are no traces)
+                n = self.listing.shown_skipped
+                said += f"; {n:,} file{'s' if n != 1 else ''} that {'is' if n == 1 else 'are'} not"
+                said += " a trace" if n == 1 else " traces"
+            lines.append(said)
         elif not has_traces and self._entered:
             lines.append(self._empty_reason or "no trace found")
         opened = self.open_address
