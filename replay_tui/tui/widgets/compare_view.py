@@ -89,6 +89,8 @@ IN_FORCE = " ┆ "
 class CompareView(LineView):
     """The three levels as one scrolling table (see the module docstring)."""
 
+    MARK_LEFT_CUT = True  # (→ to B: A's values cut at their start say so)
+
     COMPONENT_CLASSES: ClassVar[set[str]] = LineView.COMPONENT_CLASSES | {
         "compare-view--section",
         "compare-view--header",
