@@ -343,6 +343,9 @@ async def test_at_80x24_the_section_heading_stays_on_top_and_arrows_reach_b() ->
         # ... each row still saying which field it is (they went with A's half).
         moved = [line(y) for y in range(view.size.height)]
         assert [text[:20] for text in moved if " B:" in text] == labels
+        for y, text in enumerate(moved):  # A's values, cut at their start, say so
+            if " B:" in text:
+                assert text[view.row_sticky(view.row_at(y))] == "…", text
         await pilot.press("left")
         await pilot.pause()
         assert view.scroll_offset.x == 0
