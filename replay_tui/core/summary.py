@@ -206,7 +206,9 @@ def _share(grp: Group) -> str:
 
 
 def _largest(groups: dict[Any, Group]) -> list[tuple[Any, Group]]:
-    return sorted(groups.items(), key=lambda kv: (-kv[1].traces, repr(kv[0])))
+    """Largest first; of groups as large, the one with more erasing traces first (what an
+    operator reads for; groups of one size were listed by name, the clean ones first)."""
+    return sorted(groups.items(), key=lambda kv: (-kv[1].traces, -kv[1].erasing, repr(kv[0])))
 
 
 def _models(grp: Group) -> str:

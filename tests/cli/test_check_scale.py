@@ -367,7 +367,7 @@ def test_summary_lists_the_largest_groups_and_counts_the_rest() -> None:
                         verdicts={"assign-always": "ok", "accept-identity": "ok"},
                         flags=[],
                         notes=[],
-                        badge="erasing" if n == 0 else "clean",
+                        badge="erasing" if n == 5 else "clean",
                         model=f"model-{n}",
                         gateway=f"d{day:02}",
                     )
@@ -385,3 +385,5 @@ def test_summary_lists_the_largest_groups_and_counts_the_rest() -> None:
         " (--json lists all)"
     )
     assert len(summary.json()["models"]) == 240
+    # Of groups as large, the erasing ones first (model-5's, though it sorts last by name).
+    assert section[0].startswith("  model-5 via d02: 3 of 3 erasing")
