@@ -114,27 +114,25 @@ class CountsBar(Horizontal):
         width = self.size.width
         if not width:
             return
-        needed = zeros = 0
+        needed = 0
         for child in self.children:
             if isinstance(child, BadgeChip):
-                needed += len(child.full_text) + 2
-                if child.has_class("-zero"):
-                    zeros += len(child.full_text) + 2
+                if not child.has_class("-zero"):  # (a count of 0 is not shown: app.tcss)
+                    needed += len(child.full_text) + 2
             elif child is self._title:  # at most 40% of the line while the rest needs it
                 needed += min(self._title_cells + 3, int(width * 0.4))
             elif child.id != "bar-spacer" and isinstance(child, Static):
                 content = child.content
                 text = content.plain if isinstance(content, Content) else str(content)
                 needed += len(text) + 3
-        # First the chips counting 0 go, then the words of the others.
-        self.set_class(needed > width, "-no-zeros")
-        compact = needed - zeros > width
+        # The words of the chips go when they do not all fit.
+        compact = needed > width
         self.set_class(compact, "-compact")
         for chip in self.query(BadgeChip):
             chip.set_compact(compact)
         # What the rest leaves, the title may have; a path still too long is cut in its
         # middle (its start and its end, the folder opened, stay).
-        used = needed - zeros if needed > width else needed  # (compact chips: fewer still)
+        used = needed  # (compact chips: fewer still)
         room = int(width * 0.4) + max(0, width - used)
         room = min(room, self._title_cells + 3)
         if room == self._title_room:
