@@ -1,10 +1,11 @@
 """The TUI in a browser, through textual-serve.
 
 textual-serve answers a page and a websocket, and starts one TUI process per browser tab,
-driven over that websocket. Two things change from its stock server: the page no longer asks
-a font host for Roboto Mono (this tool sends nothing off the machine; the font textual-serve
-ships is used instead), and the listening port is bound before the page's URLs are made, so
-``--port 0`` picks a free port and the printed address is the one that works.
+driven over that websocket. What changes from its stock server: the page no longer asks a
+font host for Roboto Mono (this tool sends nothing off the machine; the font textual-serve
+ships is used instead); the listening port is bound before the page's URLs are made, so
+``--port 0`` picks a free port and the printed address is the one that works; the page's
+URLs name the address the browser used; and the terminal has the keyboard from the start.
 
 Anyone who can reach the port can browse the traces: it listens on loopback unless told
 otherwise (the command line asks for an explicit flag and warns).
@@ -31,6 +32,21 @@ _BOOT = "import sys; from replay_tui.tui.app import run_app; sys.exit(run_app(sy
 """What each browser tab runs: the TUI on the paths, live reload on."""
 
 _FONT_LINK = re.compile(r"<link[^>]*//fonts\.googleapis\.com[^>]*>")
+_FOCUS = """<script>
+// The keys go to the TUI from the start, not after a click (which also selects in it):
+// the terminal's input is focused once it exists.
+(function () {
+  const timer = setInterval(function () {
+    const input = document.querySelector("#terminal textarea");
+    if (input && document.body.classList.contains("-first-byte")) {
+      input.focus({ preventScroll: true });
+      clearInterval(timer);
+    }
+  }, 100);
+  setTimeout(function () { clearInterval(timer); }, 30000);
+})();
+</script>
+</body>"""
 _FONT_FACE = (
     "<style>@font-face{font-family:'Roboto Mono';"
     "src:url('{{ config.static.url }}fonts/RobotoMono-VariableFont_wght.ttf')}</style>"
@@ -111,7 +127,7 @@ def _make_server(base: Any, command: str, host: str, port: int) -> Any:
             app = await super()._make_app()
             app.middlewares.append(this_machine_only)
             source = (Path(self.templates_path) / "app_index.html").read_text("utf-8")
-            source = _FONT_LINK.sub(_FONT_FACE, source)
+            source = _FONT_LINK.sub(_FONT_FACE, source).replace("</body>", _FOCUS)
             aiohttp_jinja2.setup(app, loader=jinja2.DictLoader({"app_index.html": source}))
             return app
 

@@ -74,5 +74,14 @@ def test_served_tui_shows_the_trace_list(browser: Any, served: str, name: str) -
             break
         page.wait_for_timeout(100)
     assert "qwen3-max-id-empty.sse" in screen and "erasing" in screen
+    # The keyboard is the TUI's from the start: no click first (which selects in it).
+    page.keyboard.type("/dash")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        screen = _ANSI.sub("", "".join(received))
+        if "2 of 26" in screen:
+            break
+        page.wait_for_timeout(100)
+    assert "2 of 26" in screen
     assert foreign == []
     page.close()
