@@ -889,10 +889,20 @@ class ReplayApp(App[int]):
 
     @on(ModelShown)
     def _model_shown(self, message: ModelShown) -> None:
-        if message.view is self.calls_view and self.first_screen is None:
+        if message.view is not self.calls_view:
+            return
+        if self.first_screen is None:
             model = self.calls_view.model
             if model is not None and model.total:
                 self.call_after_refresh(self._first_screen_painted)
+        # The calls keep their cursor when their trace changes; the delta under it may now
+        # be on other lines (the file rewritten): the raw and diff views go to those.
+        found = self.calls_view.selected_delta()
+        trace = self.calls_view.trace
+        if found is not None and trace is not None:
+            payload = trace.payloads[found[1].position]
+            if self.raw_view.selected != (payload.line, payload.end_line):
+                self._delta_selected(None)
 
     def _first_screen_painted(self) -> None:
         if self.first_screen is None:
@@ -1191,7 +1201,7 @@ class ReplayApp(App[int]):
             self._view_widget().focus()
 
     @on(LineView.CursorMoved, "#calls-view")
-    def _delta_selected(self, message: LineView.CursorMoved) -> None:
+    def _delta_selected(self, message: LineView.CursorMoved | None) -> None:
         found = self.calls_view.selected_delta()
         trace = self.calls_view.trace
         if found is None or trace is None:

@@ -79,6 +79,12 @@ async def test_a_trace_emptied_while_open_is_listed_as_not_a_trace_and_back(
         assert app.calls_view.model is not None and app.calls_view.model.trace is current
         header = str(app.trace_header.render())
         assert "clean" in header and "erasing" not in header, header
+        # The raw view marks the lines of the delta the calls select now (they were the
+        # old capture's flagged line).
+        found = app.calls_view.selected_delta()
+        assert found is not None
+        payload = current.payloads[found[1].position]
+        assert app.raw_view.selected == (payload.line, payload.end_line)
 
 
 async def test_a_modified_trace_is_rejudged_and_its_open_views_refresh(tmp_path: Path) -> None:
