@@ -416,6 +416,7 @@ class ReplayApp(App[int]):
             )
         self.progress_bar.display = False
         self.not_a_trace_note.display = False
+        self.trace_list.trace_tree.focus_when_chosen = self.calls_view  # (as choose_trace)
         self.details.show_message("Scanning " + visible(", ".join(self.paths)) + " …")
         self._discover(self.paths)
 

@@ -499,7 +499,8 @@ async def test_enter_and_down_in_one_burst_leave_the_panes_agreeing() -> None:
     """Enter on the open trace and ↓ in one burst: ↓ moved the list (the focus goes to the
     calls when enter's choice comes round), enter's choice then took the cursor back, and
     the header and details said "loading…" of the trace ↓ had reached, for good, over the
-    views of the one open. Whatever the keys did, the panes say the same trace."""
+    views of the one open. Now ↓ is the calls' (enter focuses them at once), and the panes
+    say the same trace."""
     from textual import events
 
     app = make_app([str(TRACES)])
@@ -507,6 +508,7 @@ async def test_enter_and_down_in_one_burst_leave_the_panes_agreeing() -> None:
         await settle(app, pilot)
         opened = app.current
         assert opened is not None
+        calls = app.calls_view.cursor
         for key in ("enter", "down"):
             app.post_message(events.Key(key, None))
         await settle(app, pilot)
@@ -517,6 +519,9 @@ async def test_enter_and_down_in_one_burst_leave_the_panes_agreeing() -> None:
         assert "Loading" not in app.details._main.plain
         assert app.trace_list.selected == current.address
         assert app.calls_view.model is not None and app.calls_view.model.trace is current
+        # ... and ↓ was the calls' (enter gives them the focus at once), not the list's.
+        assert current is opened and app.focused is app.calls_view
+        assert app.calls_view.cursor == calls + 1
 
 
 async def test_the_open_trace_filtered_out_is_named_whole_words_at_80x24() -> None:

@@ -23,6 +23,7 @@ from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from ...core.discovery import Skipped
@@ -148,6 +149,8 @@ class TraceTree(ScrollView, can_focus=True):
         items change and the rows are rebuilt (where the row number may not be)."""
         self.marked: str | None = None
         """The trace marked as A for the compare view."""
+        self.focus_when_chosen: Widget | None = None
+        """Where the focus goes when enter chooses a trace (the app's calls view)."""
 
     compact = False
     """Badges as glyphs only (a narrow list): ``✗ name`` instead of ``✗ erasing    name``."""
@@ -327,6 +330,10 @@ class TraceTree(ScrollView, can_focus=True):
             self.toggle(row.key)
         else:
             self.post_message(self.Chosen(row))
+            if row.kind == "trace" and self.focus_when_chosen is not None:
+                # At once, not when the choice comes round to the app: the keys typed
+                # right after enter (↓ in one burst) are the view's.
+                self.screen.set_focus(self.focus_when_chosen)
 
     def action_toggle_node(self) -> None:
         row = self.cursor_row
