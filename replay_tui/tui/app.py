@@ -1255,8 +1255,7 @@ class ReplayApp(App[int]):
         """Leave the filter box keeping the filter; from elsewhere, clear the filter."""
         focused = self.focused
         if focused is self.trace_list.filter_input:
-            self.trace_list.trace_tree.focus()
-            self.trace_list.land_cursor()
+            self.trace_list.leave_filter()
         elif self.trace_list.text_filter:
             self.trace_list.filter_input.value = ""  # Input.Changed refilters
             self.notify("Filter cleared", timeout=2, markup=False)

@@ -524,6 +524,34 @@ async def test_enter_and_down_in_one_burst_leave_the_panes_agreeing() -> None:
         assert app.calls_view.cursor == calls + 1
 
 
+async def test_a_filter_and_two_enters_in_one_burst_open_the_match() -> None:
+    """`/late ⏎ ⏎` typed at once: the first enter leaves the box with the cursor on the match,
+    the second opens it (the second went to the box, which the list took a step late).
+    And on a filter that shows only files that are not traces, enter says why the one
+    under the cursor is not a trace."""
+    from textual import events
+
+    app = make_app([str(TRACES)])
+
+    def typed(*keys: str) -> None:
+        for key in keys:
+            char = {"slash": "/", "enter": "\r"}.get(key, key)
+            app.post_message(events.Key(key, char))
+
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(app, pilot)
+        typed("slash", *"late", "enter", "enter")
+        await settle(app, pilot)
+        assert app.current is not None and app.current.address == "captures/late-id.sse"
+        assert app.focused is app.calls_view
+        await pilot.press("slash", *["backspace"] * 4, *"README", "enter")
+        await settle(app, pilot)
+        assert app.focused is app.trace_list.trace_tree and app.not_a_trace is None
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.not_a_trace is not None and app.not_a_trace.path == "README.md"
+
+
 async def test_the_open_trace_filtered_out_is_named_whole_words_at_80x24() -> None:
     """A long name in the narrow list's note is cut in its middle ("zen-nul…done.sse"),
     never broken across lines mid-word."""

@@ -9,7 +9,7 @@ traces (live reload) keeps the selection and the scroll position.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import ClassVar, Literal
 
 from rich.style import Style
@@ -398,6 +398,17 @@ class FilterBox(Input):
         Binding("enter", "submit", "Keep filter"),
     ]
 
+    def __init__(self, *, placeholder: str, id: str) -> None:
+        super().__init__(placeholder=placeholder, id=id)
+        self.on_leave: Callable[[], None] | None = None
+        """What leaving the box does (the list's: focus it, its cursor on a match), done as
+        enter is pressed, before the keys typed after it are taken: `/late ⏎ ⏎` opens."""
+
+    async def action_submit(self) -> None:
+        if self.on_leave is not None:
+            self.on_leave()
+        await super().action_submit()
+
 
 class TraceList(Vertical):
     """The list pane: the filter box and the list."""
@@ -467,6 +478,7 @@ class TraceList(Vertical):
         self.filter_input = FilterBox(
             placeholder="/ filter: name, verdict, model, URL", id="trace-filter"
         )
+        self.filter_input.on_leave = self.leave_filter
         self.empty_note = Static(id="list-empty")
         """Why the list is empty (kept: late worker messages reach it during shutdown too)."""
         self.selected: str | None = None
@@ -777,6 +789,10 @@ class TraceList(Vertical):
         if row.kind == "trace":
             self.selected = row.key
             self.post_message(self.TraceChosen(row.key))
+        elif row.kind == "skipped" and row.skipped is not None:
+            # (the cursor may have been put on it quietly: a filter that shows only such
+            # files) enter says why it is not a trace, as a move onto it does
+            self.post_message(self.SkippedHighlighted(row.skipped))
 
     @on(Input.Changed, "#trace-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
@@ -785,8 +801,11 @@ class TraceList(Vertical):
 
     @on(Input.Submitted, "#trace-filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
-        # Enter keeps the filter and goes to the list; the open trace stays open (the cursor
-        # lands on the first match only when the open trace is filtered out).
-        event.stop()
-        self.trace_tree.focus()
+        event.stop()  # (left already: leave_filter, as enter was pressed)
+
+    def leave_filter(self) -> None:
+        """Enter (or escape) in the box: the filter stays, the list has the focus at once, and
+        the cursor is on the open trace if it is shown, else on the first match (the open
+        trace stays open)."""
+        self.screen.set_focus(self.trace_tree)
         self.land_cursor()
