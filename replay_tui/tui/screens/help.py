@@ -165,12 +165,6 @@ class HelpScreen(ModalScreen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,question_mark,q", "dismiss", "Close", id="close-help"),
-        # The box's own keys, on the screen too: typed with `?` (one burst), they come
-        # before the box has the focus, and would find no binding.
-        *(
-            Binding(key, f"scroll_box('{key}')", show=False)
-            for key in ("up", "down", "pageup", "pagedown", "home", "end")
-        ),
     ]
 
     AUTO_FOCUS = "#help-scroll"
@@ -191,21 +185,6 @@ class HelpScreen(ModalScreen[None]):
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)
-
-    def action_scroll_box(self, key: str) -> None:
-        # (after the box is laid out: a key typed with `?` comes before its first layout)
-        self.call_after_refresh(self._scroll_box, key)
-
-    def _scroll_box(self, key: str) -> None:
-        box = self.query_one("#help-scroll", VerticalScroll)
-        {
-            "up": box.scroll_up,
-            "down": box.scroll_down,
-            "pageup": box.scroll_page_up,
-            "pagedown": box.scroll_page_down,
-            "home": box.scroll_home,
-            "end": box.scroll_end,
-        }[key](animate=False)
 
     def on_click(self, event: events.Click) -> None:
         if event.widget is self:  # a click beside the box closes it
