@@ -215,13 +215,19 @@ class ReplayApp(App[int]):
             tooltip="Mark the open trace as A, to compare another trace with it",
         ),
         Binding(
-            "d", "toggle_details", "Details", id="toggle-details", tooltip="Show or hide details"
+            "d",
+            "toggle_details",
+            "Details",
+            priority=True,  # (as tab: see check_action)
+            id="toggle-details",
+            tooltip="Show or hide details",
         ),
         Binding(
             "l",
             "toggle_list",
             "List",
             show=False,
+            priority=True,
             id="toggle-list",
             tooltip="Show or hide the list",
         ),
@@ -1315,7 +1321,9 @@ class ReplayApp(App[int]):
         # when its key comes back up to the app, among the bindings of the focus then: the
         # actions below move the focus at once, and the keys after them act where they put
         # it.) In the box, or over a window, `/` is typed, or theirs.
-        if action == "filter":
+        # `d` and `l` show or hide a pane tab goes to: they are the app's first, as tab is,
+        # or `d tab` typed at once would run tab (a priority key) before `d`.
+        if action in ("filter", "toggle_details", "toggle_list"):
             return self.screen is self.screen_stack[0] and not isinstance(self.focused, Input)
         return True
 

@@ -493,6 +493,14 @@ async def test_keys_typed_with_a_view_key_go_where_it_puts_the_focus() -> None:
         typed("l", "down", "3")
         await settle(app, pilot)
         assert app.focused is app.raw_view and tree.cursor == row + 2
+        # d shows the details, and tab typed with it goes to them (tab, the app's before any
+        # widget's, ran before d had shown them, and went round to the list).
+        typed("d")
+        await settle(app, pilot)
+        assert not app.details.display
+        typed("d", "tab")
+        await settle(app, pilot)
+        assert app.details.display and app.focused is app.details
 
 
 async def test_enter_and_down_in_one_burst_leave_the_panes_agreeing() -> None:
