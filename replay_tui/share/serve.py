@@ -67,14 +67,13 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _names_this_machine(host_header: str) -> bool:
-    """Whether a request's ``Host`` (``name[:port]``) is one of this machine's loopback
-    names: what a browser on this machine, or at the end of an SSH tunnel, sends."""
-    name = host_header.strip()
-    if name.startswith("["):  # [::1]:8000
-        name = name[1 : name.find("]")] if "]" in name else name
-    elif name.count(":") == 1:
-        name = name.rpartition(":")[0]
+def _names_this_machine(request: Any) -> bool:
+    """Whether a request's ``Host`` names one of this machine's loopback addresses: what a
+    browser on this machine, or at the end of an SSH tunnel, sends."""
+    try:
+        name = request.url.host  # (aiohttp's parse of the Host header: [::1]:8000 is ::1)
+    except ValueError:  # a Host that is no host
+        return False
     return bool(name) and is_loopback(name)
 
 
@@ -115,7 +114,7 @@ def _make_server(base: Any, command: str, host: str, port: int) -> Any:
     async def this_machine_only(request: web.Request, handler: Any) -> web.StreamResponse:
         # Served on loopback, a request naming another host is a web page elsewhere that
         # had its name resolve to 127.0.0.1 (DNS rebinding), after the traces.
-        if local_only and not _names_this_machine(request.host):
+        if local_only and not _names_this_machine(request):
             raise web.HTTPForbidden(text="replay-tui serve answers this machine's own addresses\n")
         response: web.StreamResponse = await handler(request)
         return response

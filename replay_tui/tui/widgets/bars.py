@@ -132,8 +132,7 @@ class CountsBar(Horizontal):
             chip.set_compact(compact)
         # What the rest leaves, the title may have; a path still too long is cut in its
         # middle (its start and its end, the folder opened, stay).
-        used = needed  # (compact chips: fewer still)
-        room = int(width * 0.4) + max(0, width - used)
+        room = int(width * 0.4) + max(0, width - needed)  # (compact chips: fewer still)
         room = min(room, self._title_cells + 3)
         if room == self._title_room:
             return  # (counts change often while a big folder is judged: nothing to redo)
