@@ -770,9 +770,7 @@ class ReplayApp(App[int]):
                 self.workers.cancel_group(self, "open")
                 self._loading = None
                 self._set_progress(None)
-                if self.not_a_trace is None:
-                    self.trace_header.show_trace(current)
-                    self.details.show(current)
+                self._headed_by(current)
             return
         cached = self.store.get(address)
         if cached is not None:
@@ -866,12 +864,17 @@ class ReplayApp(App[int]):
             self._set_progress(None)
         wanted = self.trace_list.selected
         if wanted is not None and wanted != trace.address and self.trace_list.display:
-            current = self.current
-            if was_loading and current is not None and self.not_a_trace is None:
-                self.trace_header.show_trace(current)  # (they said "loading…" of this one)
-                self.details.show(current)
+            if was_loading and self.current is not None:
+                self._headed_by(self.current)  # (they said "loading…" of this one)
             return
         self.show_trace(trace, partial=message.partial)
+
+    def _headed_by(self, trace: Trace) -> None:
+        """The header and details say ``trace`` again, the open one (they said "loading…" of
+        another), unless they say what the cursor is on: a file that is not a trace."""
+        if self.not_a_trace is None:
+            self.trace_header.show_trace(trace)
+            self.details.show(trace)
 
     def show_trace(self, trace: Trace, *, partial: bool = False) -> None:
         """Show ``trace`` in every view; the same trace again keeps each view's position."""
@@ -904,12 +907,7 @@ class ReplayApp(App[int]):
                 self.call_after_refresh(self._first_screen_painted)
         # The calls keep their cursor when their trace changes; the delta under it may now
         # be on other lines (the file rewritten): the raw and diff views go to those.
-        found = self.calls_view.selected_delta()
-        trace = self.calls_view.trace
-        if found is not None and trace is not None:
-            payload = trace.payloads[found[1].position]
-            if self.raw_view.selected != (payload.line, payload.end_line):
-                self._delta_selected(None)
+        self._follow_selected_delta(unless_there=True)
 
     def _first_screen_painted(self) -> None:
         if self.first_screen is None:
@@ -1208,14 +1206,21 @@ class ReplayApp(App[int]):
             self._view_widget().focus()
 
     @on(LineView.CursorMoved, "#calls-view")
-    def _delta_selected(self, message: LineView.CursorMoved | None) -> None:
+    def _delta_selected(self, message: LineView.CursorMoved) -> None:
+        self._follow_selected_delta()
+
+    def _follow_selected_delta(self, *, unless_there: bool = False) -> None:
+        """The raw and diff views go to the lines of the delta the calls select (keeping
+        them, and going there when they show this trace); ``unless_there``: not if the raw
+        view has those lines already."""
         found = self.calls_view.selected_delta()
         trace = self.calls_view.trace
         if found is None or trace is None:
             return
         _, row = found
         payload = trace.payloads[row.position]
-        # The raw and diff views keep the lines, and go to them when they show this trace.
+        if unless_there and self.raw_view.selected == (payload.line, payload.end_line):
+            return
         self.raw_view.selected = (payload.line, payload.end_line)
         self.diff_view.selected_line = payload.line
         if self.raw_view.model is not None and self.raw_view.model.trace is trace:

@@ -251,10 +251,8 @@ class RawView(ModelView[RawModel]):
         """Where this view scrolled sideways to bring an erasing field into view (None: it
         did not, or the user has scrolled since)."""
         self._keeps_in_sight: tuple[int, int] | None = None
-        """The selected lines whose erasing field the view keeps in sight as it is resized
-        (None once the user scrolls sideways: where they scrolled is theirs)."""
-        self._sideways_when_sized: tuple[int, int] | None = None
-        """Lines to scroll sideways to once the view has a width (shown before its layout)."""
+        """The selected lines whose erasing field the view keeps in sight as it is laid out
+        and resized (None once the user scrolls sideways: where they scrolled is theirs)."""
 
     @staticmethod
     def build(trace: Trace) -> RawModel:
@@ -328,7 +326,6 @@ class RawView(ModelView[RawModel]):
             return
         width = self.scrollable_content_region.width or self.size.width
         if not width:  # not laid out yet: once it is (where the field lands needs the width)
-            self._sideways_when_sized = (first, last)
             return
         room = width - self.sticky
         start, end = found
@@ -343,17 +340,15 @@ class RawView(ModelView[RawModel]):
 
     @on(events.Resize)
     def _sideways_when_laid_out(self) -> None:
-        pending, self._sideways_when_sized = self._sideways_when_sized, None
-        if pending is not None and pending == self.selected and self.model is not None:
-            self._sideways_to_erasing(*pending)
-        elif self._keeps_in_sight is not None and self._keeps_in_sight == self.selected:
-            # A new width, a new scroll: wider, the line may fit from its start; narrower,
-            # the field may have gone past the edge.
-            if self._sideways_to is not None:
-                self.scroll_to(x=0, animate=False, immediate=True, force=True)
-                self._sideways_to = None
-            if self.model is not None:
-                self._sideways_to_erasing(*self._keeps_in_sight)
+        # Its first width, or a new one, a new scroll: wider, the line may fit from its
+        # start; narrower, the field may have gone past the edge.
+        lines = self._keeps_in_sight
+        if lines is None or lines != self.selected or self.model is None:
+            return
+        if self._sideways_to is not None:
+            self.scroll_to(x=0, animate=False, immediate=True, force=True)
+            self._sideways_to = None
+        self._sideways_to_erasing(*lines)
 
     def action_scroll_left(self) -> None:
         self._keeps_in_sight = None

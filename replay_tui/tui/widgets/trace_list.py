@@ -552,10 +552,11 @@ class TraceList(Vertical):
         elif shown == 0 and has_traces and self.filtering:
             what = f"{self.badge_filter} trace" if self.badge_filter else "trace"
             said = f"no {what} matches `{needle}`" if needle else f"no {what} here"
-            if self.listing.shown_skipped:  # (the rows below match: they are no traces)
-                n = self.listing.shown_skipped
-                said += f"; {n:,} file{'s' if n != 1 else ''} that {'is' if n == 1 else 'are'} not"
-                said += " a trace" if n == 1 else " traces"
+            n = self.listing.shown_skipped  # (the rows below match: they are no traces)
+            if n == 1:
+                said += "; 1 file that is not a trace"
+            elif n:
+                said += f"; {n:,} files that are not traces"
             lines.append(said)
         elif not has_traces and self._entered:
             lines.append(self._empty_reason or "no trace found")
@@ -745,9 +746,7 @@ class TraceList(Vertical):
         self.selected = address
         n = self.listing.row_of(address)
         if n is not None:
-            self.trace_tree.cursor = n
-            self.trace_tree.refresh()
-            self.call_after_refresh(self._show_cursor)
+            self._cursor_to(n)
         if focus:
             self.trace_tree.focus()
 
@@ -766,9 +765,13 @@ class TraceList(Vertical):
         if first is not None:
             self.select(first)
         elif (n := next((n for n, i in enumerate(rows) if i >= 0), None)) is not None:
-            self.trace_tree.cursor = n  # only files that are not traces shown: the first
-            self.trace_tree.refresh()
-            self.call_after_refresh(self._show_cursor)
+            self._cursor_to(n)  # only files that are not traces shown: the first of them
+
+    def _cursor_to(self, n: int) -> None:
+        """The cursor on row ``n``, quietly, brought into view once drawn."""
+        self.trace_tree.cursor = n
+        self.trace_tree.refresh()
+        self.call_after_refresh(self._show_cursor)
 
     # -- events ------------------------------------------------------------------------------
 
