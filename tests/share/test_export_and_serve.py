@@ -94,10 +94,17 @@ def test_each_tab_runs_the_tui_on_the_paths_as_given() -> None:
     assert "run_app" in command
 
 
+def _serve(*flags: str) -> list[str]:
+    """``replay-tui serve traces/ FLAGS`` as a process of its own runs it."""
+    import sys
+
+    boot = "import sys; from replay_tui.cli import main; sys.exit(main())"
+    return [sys.executable, "-c", boot, "serve", str(TRACES), *flags]
+
+
 def test_serve_on_a_busy_port_is_one_line_and_exit_2() -> None:
     import socket
     import subprocess
-    import sys
 
     pytest.importorskip("textual_serve")
     with socket.socket() as busy:
@@ -105,15 +112,7 @@ def test_serve_on_a_busy_port_is_one_line_and_exit_2() -> None:
         busy.listen()
         port = busy.getsockname()[1]
         done = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                "import sys; from replay_tui.cli import main; sys.exit(main())",
-                "serve",
-                str(TRACES),
-                "--port",
-                str(port),
-            ],
+            _serve("--port", str(port)),
             capture_output=True,
             text=True,
             timeout=30,
@@ -132,21 +131,11 @@ def test_served_page_names_the_address_it_was_reached_at(remote: bool) -> None:
     import http.client
     import re
     import subprocess
-    import sys
 
     pytest.importorskip("textual_serve")
     flags = ["--host", "0.0.0.0", "--allow-remote"] if remote else []
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys; from replay_tui.cli import main; sys.exit(main())",
-            "serve",
-            str(TRACES),
-            "--port",
-            "0",
-            *flags,
-        ],
+        _serve("--port", "0", *flags),
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,

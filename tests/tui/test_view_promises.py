@@ -11,11 +11,13 @@ from __future__ import annotations
 import pytest
 from rich.color import Color
 from syrupy.assertion import SnapshotAssertion
+from textual.pilot import Pilot
 
 from replay_tui.tui.app import ReplayApp, make_app
 from replay_tui.tui.screens.payload import PayloadScreen
 from replay_tui.tui.widgets.calls_view import HEAD
 from replay_tui.tui.widgets.line_view import LineView
+from replay_tui.tui.widgets.raw_view import RawModel, RawView
 
 from .conftest import ROOT, settle
 
@@ -34,9 +36,17 @@ def line_text(view: LineView, y: int) -> str:
     return "".join(s.text for s in view.render_line(y))
 
 
-async def shots_at_every_size(app: ReplayApp, pilot: object, snapshot: SnapshotAssertion) -> None:
-    from textual.pilot import Pilot
+async def in_raw(app: ReplayApp, pilot: Pilot[int]) -> tuple[RawView, RawModel]:
+    """The open trace in the raw view (3), its model built."""
+    await settle(app, pilot)
+    await pilot.press("3")
+    await settle(app, pilot)
+    view = app.raw_view
+    assert view.model is not None
+    return view, view.model
 
+
+async def shots_at_every_size(app: ReplayApp, pilot: object, snapshot: SnapshotAssertion) -> None:
     assert isinstance(pilot, Pilot)
     for width, height in SIZES:
         await pilot.resize_terminal(width, height)
@@ -136,12 +146,8 @@ async def test_a_flag_note_stays_whole_while_its_line_scrolls_to_the_column_it_n
     read whatever the line does; ← back to the line's start, and → to the field again."""
     app = make_app([str(ROOT / "traces/litellm/proxy-curl-i.txt")])
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
-        await pilot.press("3")
-        await settle(app, pilot)
-        view = app.raw_view
-        model = view.model
-        assert model is not None and len(model.erased) == 1
+        view, model = await in_raw(app, pilot)
+        assert len(model.erased) == 1
         ((line, note),) = model.erased.items()
         assert "(column 267)" in note
         row = model.row_of(line)
@@ -168,12 +174,8 @@ async def test_raw_goes_sideways_to_each_flag_and_tells_a_long_note_whole() -> N
     shows it whole, with the payload."""
     app = make_app([str(ROOT / "traces/envoy/bedrock-parallel-unterminated-done.sse")])
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
-        await pilot.press("3")
-        await settle(app, pilot)
-        view = app.raw_view
-        model = view.model
-        assert model is not None and sorted(model.erased) == [9, 15]
+        view, model = await in_raw(app, pilot)
+        assert sorted(model.erased) == [9, 15]
         for line in (9, 15):
             assert view.cursor == model.row_of(line)
             y = view.cursor - int(view.scroll_offset.y)
@@ -277,11 +279,8 @@ async def test_raw_keeps_the_erasing_field_in_sight_as_the_terminal_is_resized()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         assert app.current is not None and app.current.address == "captures/crlf-framed.sse"
-        await pilot.press("3")
-        await settle(app, pilot)
-        view = app.raw_view
-        model = view.model
-        assert model is not None and list(model.erased) == [7]
+        view, model = await in_raw(app, pilot)
+        assert list(model.erased) == [7]
         y = view.cursor - int(view.scroll_offset.y)
 
         def text(y: int) -> str:
