@@ -17,6 +17,7 @@ never a traceback.
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import os
 import sys
@@ -81,6 +82,16 @@ def _parser(name: str, module: ModuleType) -> argparse.ArgumentParser:
     return parser
 
 
+def _unknown_command(arg: str) -> None:
+    """A first word that names no command and no file or folder, and reads as a word rather
+    than a path (``replay-tui chek traces/``), is a mistyped command: name the nearest."""
+    if arg.startswith("-") or os.path.lexists(arg.partition("#")[0]) or not arg.isalpha():
+        return
+    near = difflib.get_close_matches(arg.lower(), COMMANDS, n=1, cutoff=0.6)
+    hint = f"did you mean '{PROG} {near[0]}'?" if near else f"commands: {', '.join(COMMANDS)}"
+    raise UsageError(f"{arg}: no such command, file or folder; {hint}")
+
+
 def _command_comes_first(args: Sequence[str]) -> None:
     """A command named after an option or a path (``replay-tui --no-cache check traces``)
     would be read as a path to open: say where it goes instead. (A file or folder of that
@@ -99,6 +110,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     name, rest = (args[0], args[1:]) if args and args[0] in COMMANDS else (_LAUNCHER, args)
     try:
         if name == _LAUNCHER:
+            if args:
+                _unknown_command(args[0])
             _command_comes_first(args)
         module = _module(name)
         parsed = _parser(name, module).parse_args(rest)

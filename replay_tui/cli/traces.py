@@ -29,7 +29,7 @@ def require_paths(paths: Sequence[str]) -> None:
     for given in paths:
         reason = missing_reason(given)
         if reason is not None:
-            raise UsageError(f"{given}: {reason}")
+            raise UsageError(f"{given or shlex.quote(given)}: {reason}")
 
 
 def resolve_trace(address: str) -> Trace:

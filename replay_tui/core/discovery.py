@@ -192,6 +192,8 @@ def walk(
 def missing_reason(given: str) -> str | None:
     """Why a path named on the command line names nothing (``None`` when it names something)."""
     name, _ = split_entry(given)
+    if not name.strip():  # Path("") is Path("."): an empty argument would scan the folder
+        return "an empty path names nothing (. is the current folder)"
     root = Path(name)
     if root.is_dir() or root.is_file():
         return None
