@@ -12,7 +12,8 @@ from replay_tui.core.trace import Trace
 from replay_tui.share.export import render
 
 from .errors import UsageError
-from .traces import resolve_trace
+from .terminal import is_tty as _tty
+from .traces import require_paths, resolve_trace
 
 HELP = "write a self-contained HTML page or a GitHub-ready Markdown report of a trace or folder"
 
@@ -44,9 +45,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def _load(address: str) -> tuple[list[Trace], list[Skipped], bool]:
     """The traces a report covers, what was skipped, and whether it is a folder report."""
+    require_paths([address])
     path = Path(address.partition("#")[0])
-    if not path.exists():
-        raise UsageError(f"{address}: no such file or folder")
     if "#" in address or path.is_file():
         found = discover([path])
         if "#" in address or len(found.sources) <= 1:
@@ -72,18 +72,34 @@ def run(args: argparse.Namespace) -> int:
     text = render(
         title, traces, fmt=fmt, folder=folder, clients=args.clients, skipped=list(skipped)
     )
-    if args.output in (None, "-"):
+    if args.output == "-" or (args.output is None and not _tty(sys.stdout)):
         sys.stdout.write(text)
         sys.stdout.flush()
         return 0
-    out = Path(args.output)
+    # A page printed on a terminal is of no use to anyone: on one, write a file beside.
+    out = Path(args.output) if args.output else _free_name(args.trace, fmt)
     try:
         out.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"{args.output}: cannot write: {exc.strerror or exc}") from None
     n = len(traces)
+    why = "" if args.output else "standard output is a terminal ('-o -' prints there): "
     print(
-        f"replay-tui: wrote {out} ({fmt}, {len(text):,} characters, {n:,} trace{'s' * (n != 1)})",
+        f"replay-tui: {why}wrote {out} ({fmt}, {len(text):,} characters,"
+        f" {n:,} trace{'s' * (n != 1)})",
         file=sys.stderr,
     )
     return 0
+
+
+def _free_name(address: str, fmt: str) -> Path:
+    """``NAME.report.html`` in the current folder for the trace ``address`` names
+    (``x.har#2`` → ``x-2.report.html``), numbered on past a file already there."""
+    file, _, entry = address.rstrip("/").partition("#")
+    stem = (Path(file).name.split(".")[0] or "replay") + (f"-{entry}" if entry else "")
+    suffix = ".md" if fmt == "md" else ".html"
+    for n in range(1, 10_000):
+        out = Path(f"{stem}{'' if n == 1 else f'-{n}'}.report{suffix}")
+        if not out.exists():
+            return out
+    raise UsageError("no free file name for the report here; name one with -o FILE")

@@ -1,4 +1,4 @@
-"""The TUI's precondition, for every command that opens it: a terminal on both ends."""
+"""Terminals: the TUI's precondition (one on both ends), and whether output goes to one."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import sys
 
 from .errors import UsageError
 
-__all__ = ["require_terminal"]
+__all__ = ["is_tty", "require_terminal"]
 
 
 def require_terminal() -> None:
@@ -14,7 +14,7 @@ def require_terminal() -> None:
 
     Without one, the TUI would wait for keys that never come (under CI, a pipe, ``nohup``).
     """
-    ends = [name for name, f in (("stdin", sys.stdin), ("stdout", sys.stdout)) if not _tty(f)]
+    ends = [name for name, f in (("stdin", sys.stdin), ("stdout", sys.stdout)) if not is_tty(f)]
     if ends:
         raise UsageError(
             f"the TUI needs a terminal ({' and '.join(ends)} {'is' if len(ends) == 1 else 'are'}"
@@ -22,7 +22,8 @@ def require_terminal() -> None:
         )
 
 
-def _tty(stream: object) -> bool:
+def is_tty(stream: object) -> bool:
+    """Whether ``stream`` is a terminal (``False`` for anything without ``isatty``)."""
     isatty = getattr(stream, "isatty", None)
     try:
         return bool(isatty()) if isatty is not None else False

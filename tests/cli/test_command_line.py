@@ -351,3 +351,94 @@ def test_a_broken_payload_and_a_flag_are_located_by_plain_line_numbers(tmp_path:
     code, out, _ = run_cli(["check", "-v", str(path)])
     assert code == 1
     assert f"line {flag} (erased id" in out and f"flag  line {flag}: erased id" in out
+
+
+# ---- a mistyped command, an empty path, a report on a terminal --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("word", "hint"),
+    [
+        ("chek", "did you mean 'replay-tui check'?"),
+        ("repaly", "did you mean 'replay-tui replay'?"),
+        ("Minimise", "did you mean 'replay-tui minimize'?"),
+        ("zzz", "commands: " + ", ".join(COMMANDS)),
+    ],
+)
+def test_a_mistyped_command_is_named_as_one_with_the_nearest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, word: str, hint: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "traces").mkdir()
+    code, out, err = run_cli([word, "traces/"])
+    assert (code, out) == (2, "")
+    assert err == f"replay-tui: {word}: no such command, file or folder; {hint}\n"
+    # A folder of that name is a path: the TUI opens it (here, without a terminal, it cannot).
+    (tmp_path / word).mkdir()
+    code, _, err = run_cli([word])
+    assert code == 2 and "the TUI needs a terminal" in err
+
+
+@pytest.mark.parametrize(
+    "argv", [["check", ""], ["check", ".", ""], ["replay", ""], ["report", ""], [""]]
+)
+def test_an_empty_path_is_a_usage_error_not_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.sse").write_bytes(STREAM)
+    code, out, err = run_cli(argv)
+    assert (code, out) == (2, "")
+    assert err == "replay-tui: '': an empty path names nothing (. is the current folder)\n"
+
+
+def _report_on_a_terminal(cwd: Path, *args: str) -> str:
+    """``replay-tui report ARGS`` with its standard output on a real pseudo-terminal."""
+    import os
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "replay_tui.cli", "report", *args],
+            cwd=cwd,
+            stdout=follower,
+            stderr=subprocess.PIPE,
+            timeout=120,
+            check=False,
+        )
+        os.set_blocking(leader, False)
+        try:
+            printed = os.read(leader, 65536)
+        except BlockingIOError:
+            printed = b""
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert done.returncode == 0, done.stderr
+    assert printed == b"", "the page was printed on the terminal"
+    return done.stderr.decode()
+
+
+def test_a_report_asked_for_on_a_terminal_is_written_to_a_file_it_names(tmp_path: Path) -> None:
+    trace = tmp_path / "in" / "qwen.sse"
+    trace.parent.mkdir()
+    trace.write_bytes(STREAM)
+    err = _report_on_a_terminal(tmp_path, str(trace))
+    assert err.startswith(
+        "replay-tui: standard output is a terminal ('-o -' prints there): wrote qwen.report.html"
+    )
+    assert (tmp_path / "qwen.report.html").read_text().startswith("<!DOCTYPE html>")
+    # Never over a file already there; Markdown by its own suffix.
+    assert "wrote qwen-2.report.html" in _report_on_a_terminal(tmp_path, str(trace))
+    assert "wrote qwen.report.md" in _report_on_a_terminal(tmp_path, str(trace), "--md")
+    assert (tmp_path / "qwen.report.md").read_text().lstrip().startswith("#")
+    # A pipe still gets the page itself.
+    piped = subprocess.run(
+        [sys.executable, "-m", "replay_tui.cli", "report", str(trace)],
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    assert piped.stdout.startswith(b"<!DOCTYPE html>") and piped.stderr == b""
