@@ -92,6 +92,8 @@ class LiveFolder:
 
     def __init__(self, roots: Sequence[str], *, quiet: float = 5.0) -> None:
         self.roots = [(str(r), _abs(r)) for r in roots]
+        self._folders = {root for _, root in self.roots if root.is_dir()}
+        """The roots that are folders: one deleted is still one, for what was skipped in it."""
         self.quiet = quiet
         self.opened_at = time.time()
         """Captures already written when the folder was opened are judged as they stand."""
@@ -280,7 +282,7 @@ class LiveFolder:
         for given, root in self.roots:
             if key == given:
                 return root
-            if root.is_dir():
+            if root in self._folders or root.is_dir():
                 return root / key.rstrip("/")
         return None
 

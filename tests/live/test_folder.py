@@ -248,3 +248,19 @@ def test_files_absolute_paths_are_what_abspath_says(
     paths = [start + "".join(f"{d}/" for d in dirs) + name for start, dirs, name in parts]
     files = [Candidate(p, p) for p in paths]
     assert list(_abspaths(files)) == [os.path.abspath(p) for p in paths]
+
+
+def test_a_deleted_root_takes_its_skipped_files_with_it(tmp_path: Path) -> None:
+    """The root's own deletion left README.md and a request body listed as skipped: their
+    path was worked out from the root, which was no longer a folder."""
+    root = tmp_path / "root"
+    live = folder_with(root, a_sse=ERASING, README_md=b"hi\n", req_json=b"{}")
+    assert sorted(live.skipped) == ["README.md", "req.json"]
+    gone = sorted(root.rglob("*"))
+    for path in gone:
+        path.unlink()
+    root.rmdir()
+    upd = live.apply([FileChange(Kind.DELETED, p) for p in [*gone, root]])
+    assert sorted(upd.unskipped) == ["README.md", "req.json"]
+    assert upd.removed == ["a.sse"]
+    assert live.skipped == {} and live.known == {}
