@@ -303,6 +303,8 @@ class ReplayApp(App[int]):
         """The trace being read to be shown (the header and details say "loading…" of it)."""
         self.marked: str | None = None
         """The trace marked as A for the compare view (``m``)."""
+        self._roots_gone_said = False
+        """The details say a watched root was deleted (to be corrected once it is back)."""
         self.not_a_trace: Skipped | None = None
         """The list's cursor is on this file, which holds no trace: the header, the views and
         the details say so (the open trace, :attr:`current`, comes back with a trace)."""
@@ -1011,8 +1013,13 @@ class ReplayApp(App[int]):
             self.trace_list.say_empty(f"{roots} was deleted: waiting for it to come back")
             if self.current is not None and self.current.address not in self.store.paths:
                 self.details.show_message(f"{roots} was deleted.")
+                self._roots_gone_said = True
         else:
             self.trace_list.say_empty(None)
+            current = self.current  # the root is back, and not the open trace with it:
+            if self._roots_gone_said and current and current.address not in self.store.paths:
+                self.details.show_message(visible(f"{current.address} was deleted."))
+            self._roots_gone_said = False
 
     @on(WatchState)
     def _watch_state(self, message: WatchState) -> None:

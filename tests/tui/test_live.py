@@ -96,3 +96,32 @@ async def test_a_renamed_open_trace_follows_its_new_name_and_a_deleted_root_is_s
         await settle(app, pilot)
         note = str(app.trace_list.query_one("#list-empty").render())
         assert "traces/ was deleted" in note
+
+
+async def test_a_deleted_open_trace_is_said_deleted_not_filtered_out_and_a_root_back_too(
+    tmp_path: Path,
+) -> None:
+    from textual.widgets import Static
+
+    from replay_tui.live.folder import FolderUpdate
+    from replay_tui.tui.messages import FolderChanged
+
+    shutil.copy(TRACES / "dashscope" / "qwen3-max-id-empty.sse", tmp_path / "a.sse")
+    shutil.copy(TRACES / "openai" / "gpt-4.1-text-then-call.sse", tmp_path / "b.sse")
+    app = make_app([str(tmp_path)], watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.current is not None and app.current.address == "a.sse"
+        note = app.trace_list.query_one("#list-empty", Static)
+        app.post_message(FolderChanged(FolderUpdate(removed=["a.sse"]), gone_roots=["t/"]))
+        await settle(app, pilot)
+        assert "t/ was deleted." in app.details._main.plain
+        assert "open: a.sse (deleted)" in str(note.render())
+        await pilot.press("slash", *"b")  # a filter does not make it "filtered out"
+        await settle(app, pilot)
+        assert "open: a.sse (deleted)" in str(note.render())
+        assert "filtered out" not in str(note.render())
+        # The root is back (without the open trace): the details no longer blame the root.
+        app.post_message(FolderChanged(FolderUpdate()))
+        await settle(app, pilot)
+        assert app.details._main.plain.strip() == "a.sse was deleted."

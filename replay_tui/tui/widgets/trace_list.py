@@ -561,12 +561,14 @@ class TraceList(Vertical):
         elif not has_traces and self._entered:
             lines.append(self._empty_reason or "no trace found")
         opened = self.open_address
-        if opened is not None and self.filtering and self.listing.row_of(opened) is None:
+        gone = opened is not None and opened not in self.listing.index
+        if opened is not None and (self.filtering or gone) and self.listing.row_of(opened) is None:
             name = visible(opened).rpartition("/")[2]
-            said = f"open: {name} (filtered out)"
+            why = "(deleted)" if gone else "(filtered out)"
+            said = f"open: {name} {why}"
             room = self.size.width - 2  # (the note's padding)
             if room > 0 and cell_len(said) > room:  # one name per line, cut in its middle
-                said = f"open: {middle_cut(name, max(room - 6, 8))}\n(filtered out)"
+                said = f"open: {middle_cut(name, max(room - 6, 8))}\n{why}"
             lines.append(said)
         text = "\n".join(lines)
         note.update(Content(text))
