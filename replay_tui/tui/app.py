@@ -44,7 +44,7 @@ from ..core.visible import visible
 from ..live.folder import FolderUpdate
 from .clipboard import copy
 from .commands import ReplayCommands
-from .config import keymap_path, keymap_problems, load_keymap
+from .config import keymap_path, load_keymap, node_bindings, resolve_keymap
 from .listing import SKIPPED, Row, hays_of
 from .live_reload import LiveReload
 from .loading import load_in_steps
@@ -321,13 +321,13 @@ class ReplayApp(App[int]):
         self._counts_shown: (
             tuple[dict[str, int], int, int, str | None, bool, int | None, int] | None
         ) = None
-        self.keymap_overrides = dict(keymap or {})
-        self.keymap_problems = [
-            f"{keymap_path()}: {p}" for p in check_keymap(self.keymap_overrides)
-        ]
+        applied, problems = check_keymap(dict(keymap or {}))
+        self.keymap_overrides = applied
+        """The user's keymap as applied: what the help, the footer and the palette show."""
+        self.keymap_problems = [f"{keymap_path()}: {p}" for p in problems]
         """What is wrong with the user's keymap: shown once, when the app starts."""
-        if keymap:
-            self.set_keymap(keymap)
+        if applied:
+            self.set_keymap(applied)
 
     # -- layout ------------------------------------------------------------------------------
 
@@ -1575,30 +1575,27 @@ def binding_sections() -> list[tuple[str, list[BindingType]]]:
     ]
 
 
-def check_keymap(keymap: dict[str, str]) -> list[str]:
-    """The keymap's problems, against the keys that work together in each pane."""
-    (
-        (_, app_keys),
-        (_, tree),
-        (_, lines),
-        (_, diff),
-        (_, clients),
-        (_, compare),
-        (_, details),
-        (_, help_keys),
-        (_, inspect),
-    ) = binding_sections()
-    return keymap_problems(
+def check_keymap(keymap: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+    """The keymap as applied and its problems, against the keys that work together in each
+    pane: the focused widget's, the screen's and the app's, inherited ones included
+    (:func:`~.config.resolve_keymap`)."""
+    from textual.screen import Screen
+
+    from .widgets.raw_view import RawView
+
+    app_keys = node_bindings(ReplayApp) + node_bindings(Screen)
+    return resolve_keymap(
         keymap,
         [
-            ("the trace list", app_keys + tree),
-            ("the calls and raw views", app_keys + lines),
-            ("the diff view", app_keys + lines + diff),
-            ("the clients view", app_keys + lines + clients),
-            ("the compare view", app_keys + lines + compare),
-            ("the details", app_keys + details),
-            ("the help", help_keys),  # the modal screens do not see the app's keys
-            ("the inspect window", inspect),
+            ("the trace list", app_keys + node_bindings(TraceTree)),
+            ("the calls view", app_keys + node_bindings(CallsView)),
+            ("the raw view", app_keys + node_bindings(RawView)),
+            ("the diff view", app_keys + node_bindings(DiffView)),
+            ("the clients view", app_keys + node_bindings(ClientsMatrix)),
+            ("the compare view", app_keys + node_bindings(CompareView)),
+            ("the details", app_keys + node_bindings(Details)),
+            ("the help", node_bindings(HelpScreen)),  # a modal screen sees no app keys
+            ("the inspect window", node_bindings(PayloadScreen)),
         ],
     )
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from textual.binding import Binding, BindingType
 
-__all__ = ["keymap_path", "keymap_problems", "load_keymap"]
+__all__ = ["keymap_path", "load_keymap", "node_bindings", "resolve_keymap"]
 
 
 def keymap_path() -> Path:
@@ -46,29 +47,80 @@ def _keys(binding: Binding, keymap: dict[str, str]) -> list[str]:
     return [k.strip() for k in keys.split(",") if k.strip()]
 
 
-def keymap_problems(
+def node_bindings(cls: type) -> list[Binding]:
+    """The bindings a node of class ``cls`` has: its classes' ``BINDINGS``, a subclass's
+    binding of a key hiding a base class's (a base binding keeps only its keys not hidden)."""
+    holder: dict[str, Binding] = {}
+    for klass in reversed(cls.__mro__):
+        for b in klass.__dict__.get("BINDINGS", ()):
+            if isinstance(b, Binding):
+                holder.update((key, b) for key in _keys(b, {}))
+    out: dict[int, tuple[Binding, list[str]]] = {}
+    for key, b in holder.items():
+        out.setdefault(id(b), (b, []))[1].append(key)
+    return [
+        b if keys == _keys(b, {}) else replace(b, key=",".join(keys)) for b, keys in out.values()
+    ]
+
+
+def _name(binding: Binding) -> str:
+    return binding.id or binding.description or binding.action
+
+
+def resolve_keymap(
     keymap: dict[str, str], contexts: Sequence[tuple[str, Sequence[BindingType]]]
-) -> list[str]:
-    """What is wrong with ``keymap``, one line each: ids no binding has, and keys it binds
-    that another binding already holds in a context (the bindings that work at once, e.g.
-    the app's and the list's while the list has the focus). Clashes the defaults already
-    have are not the user's doing and are not reported."""
+) -> tuple[dict[str, str], list[str]]:
+    """The part of ``keymap`` that is applied, and what is wrong with the rest, one line each.
+
+    One rule decides a clash: a key the keymap asks for that another binding holds where
+    both work (a context: e.g. the app's bindings and the list's while the list has the
+    focus) stays that binding's, and the binding asked for keeps its own keys — so no action
+    is ever left without a key, and the help and footer, which read the applied keymap,
+    show only keys that work. Moving the other binding away too frees the key
+    (``quit = "ctrl+q"`` and ``mark-trace = "q"``). Clashes the defaults already have are not
+    the user's doing and are not reported.
+    """
     known = {b.id for _, bindings in contexts for b in bindings if isinstance(b, Binding) and b.id}
     problems = [
         f"unknown binding id {name!r} (? lists them)" for name in keymap if name not in known
     ]
-    seen: set[tuple[str, ...]] = set()
-    for title, bindings in contexts:
-        holder: dict[str, Binding] = {}
-        for b in bindings:
-            if not isinstance(b, Binding) or not b.id:
-                continue
-            for key in _keys(b, keymap):
-                other = holder.setdefault(key, b)
-                if other.id == b.id or (other.id not in keymap and b.id not in keymap):
+    applied = {name: keys for name, keys in keymap.items() if name in known}
+    refused = True
+    while refused:  # a refused override gives its binding its own keys back: look again
+        refused = False
+        for title, bindings in contexts:
+            holders: dict[str, list[Binding]] = {}
+            for b in bindings:
+                if isinstance(b, Binding):
+                    for key in _keys(b, applied):
+                        if b not in holders.setdefault(key, []):
+                            holders[key].append(b)
+            for key, held in holders.items():
+                asked = [b for b in held if b.id in applied and key not in _keys(b, {})]
+                if not asked:
                     continue
-                pair = (key, *sorted((str(other.id), str(b.id))))
-                if pair not in seen:
-                    seen.add(pair)
-                    problems.append(f"{key} is bound to both {other.id} and {b.id} in {title}")
-    return problems
+                # The same action under another binding (App's own ctrl+q quit) is no clash.
+                owners = [b for b in held if b not in asked and b.action != asked[0].action]
+                if not owners and len({b.action for b in asked}) == 1:
+                    continue
+                for b in asked:
+                    assert b.id is not None
+                    del applied[b.id]
+                if owners:
+                    owner = owners[0]
+                    free = f" (move {owner.id} too to free {key})" if owner.id else ""
+                    problems += [
+                        f"{key} stays {_name(owner)}'s in {title}: {b.id} keeps"
+                        f" {', '.join(_keys(b, {})) or 'no key'}{free}"
+                        for b in asked
+                    ]
+                else:
+                    names = " and ".join(str(b.id) for b in asked)
+                    problems.append(
+                        f"{key} is asked for both {names} in {title}: each keeps its own keys"
+                    )
+                refused = True
+                break
+            if refused:
+                break
+    return applied, problems

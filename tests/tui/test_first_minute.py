@@ -320,11 +320,30 @@ async def test_one_har_entry_named_as_file_har_n_is_shown_directly(tmp_path: Pat
 
 
 def test_keymap_problems_are_named() -> None:
-    assert check_keymap({}) == []
-    assert check_keymap({"next-flag": "f", "previous-flag": "F"}) == []
-    problems = check_keymap({"nope": "x", "next-flag": "j"})
-    assert "unknown binding id 'nope' (? lists them)" in problems
-    assert "j is bound to both next-flag and list-down in the trace list" in problems
+    assert check_keymap({}) == ({}, [])
+    fine = {"next-flag": "f", "previous-flag": "F"}
+    assert check_keymap(fine) == (fine, [])
+    applied, problems = check_keymap({"nope": "x", "next-flag": "j"})
+    assert applied == {}
+    assert problems == [
+        "unknown binding id 'nope' (? lists them)",
+        "j stays list-down's in the trace list: next-flag keeps n (move list-down too to free j)",
+    ]
+    # A key held by a binding that has no id to move (Textual's own ctrl+q) stays its own;
+    # the same action under the user's key is no clash.
+    assert check_keymap({"next-flag": "ctrl+q"})[1] == [
+        "ctrl+q stays Quit's in the trace list: next-flag keeps n"
+    ]
+    assert check_keymap({"quit": "ctrl+q"}) == ({"quit": "ctrl+q"}, [])
+    # Two asking for one free key: neither gets it.
+    assert check_keymap({"quit": "x", "next-flag": "x"}) == (
+        {},
+        ["x is asked for both quit and next-flag in the trace list: each keeps its own keys"],
+    )
+    # Freeing a key by moving its binding hands it on; a binding the key hid in a base class
+    # (the scroll view's up) is not in the way.
+    swap = {"mark-trace": "q", "quit": "ctrl+q", "cursor-up": "w", "first-row": "up"}
+    assert check_keymap(swap) == (swap, [])
 
 
 async def test_keymap_problems_are_shown_once_at_start() -> None:

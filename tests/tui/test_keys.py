@@ -294,3 +294,52 @@ async def test_enter_shows_the_selected_payload_in_full() -> None:
         assert isinstance(app.screen, PayloadScreen)
         text = str(app.screen.query_one("Static").render())
         assert "assign-always" in text and "accept-identity" in text
+
+
+def _keys_shown(app: ReplayApp) -> dict[str, str]:
+    from replay_tui.tui.app import binding_sections
+
+    return {r[3]: r[1] for r in binding_rows(binding_sections(), app.keymap_overrides) if r[3]}
+
+
+async def test_a_remap_onto_a_key_in_use_is_refused_and_the_help_shows_what_works() -> None:
+    """mark-trace = "q" made q mark everywhere, left quit with no key, and the help still
+    said q leaves; next-flag = "j" lost both: j moved the cursor and n did nothing."""
+    app = make_app([str(TRACES / "dashscope")], keymap={"mark-trace": "q", "next-flag": "j"})
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(app, pilot)
+        assert app.keymap_overrides == {}
+        [said] = [str(n.message) for n in app._notifications if "keymap" in str(n.message)]
+        assert "q stays quit's in the trace list: mark-trace keeps m" in said
+        assert "j stays list-down's in the trace list: next-flag keeps n" in said
+        shown = _keys_shown(app)
+        assert (shown["quit"], shown["mark-trace"], shown["next-flag"]) == ("q", "m", "n")
+        tree = app.trace_list.trace_tree
+        before = tree.cursor_row.key if tree.cursor_row else None
+        await pilot.press("j")
+        await settle(app, pilot)
+        assert tree.cursor_row is not None and tree.cursor_row.key != before
+        await pilot.press("m")
+        assert app.marked is not None
+        app.calls_view.focus()
+        await pilot.pause()
+        active = app.screen.active_bindings
+        assert active["n"].binding.id == "next-flag" and active["j"].binding.id == "cursor-down"
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_a_key_freed_by_moving_its_binding_goes_where_the_keymap_says() -> None:
+    app = make_app([str(TRACES / "dashscope")], keymap={"mark-trace": "q", "quit": "ctrl+q"})
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(app, pilot)
+        assert app.keymap_overrides == {"mark-trace": "q", "quit": "ctrl+q"}
+        assert not [n for n in app._notifications if "keymap" in str(n.message)]
+        shown = _keys_shown(app)
+        assert (shown["quit"], shown["mark-trace"]) == ("ctrl+q", "q")
+        await pilot.press("q")
+        assert app.marked is not None and app.is_running
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert app.return_code == 0
