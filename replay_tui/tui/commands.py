@@ -39,6 +39,10 @@ PALETTE_NAMES: dict[str, str] = {
     "toggle-list": "Toggle trace list",
     "toggle-all-runs": "Expand or collapse identical chunks",
     "compare-behavior": "Compare under the other behavior",
+    "compare-next-difference": "Next difference (compare)",
+    "compare-previous-difference": "Previous difference (compare)",
+    "compare-next-section": "Next level: outcome, calls, events (compare)",
+    "export": "Export report",
     "help": "Keys",
     "quit": "Quit",
 }

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from replay_tui.tui.app import make_app
 from replay_tui.tui.commands import ReplayCommands
 from replay_tui.tui.widgets.compare_model import CALL_ROW, EV_ROW, EV_RUN
@@ -446,3 +448,39 @@ async def test_keys_typed_right_after_moves_act_on_the_row_the_cursor_reached() 
         await settle(app, pilot)
         assert app.clipboard == str(TRACES / "README.md")
         assert app.marked == listing.row(first).key
+
+
+async def test_the_palette_runs_the_compare_views_walks_and_the_export(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The palette lacked export and the compare view's next / previous difference and
+    next level (section)."""
+    monkeypatch.setenv("REPLAY_TUI_EXPORT_DIR", str(tmp_path))
+    app = make_app([str(HAR)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.choose_trace(f"{HAR}#2")
+        await settle(app, pilot)
+        await pilot.press("m")
+        app.choose_trace(f"{HAR}#4")
+        await settle(app, pilot)
+        commands = {name: run for name, _, run in ReplayCommands(app.screen)._actions()}
+        commands["Next difference (compare)"]()  # from the calls view: compare is shown
+        await settle(app, pilot)
+        view = app.compare_pane.view
+        assert app.tabs.active == "compare" and view.model is not None
+        first = view.cursor
+        commands["Next difference (compare)"]()
+        await settle(app, pilot)
+        assert view.cursor > first and view.model.is_difference(view.model.display[view.cursor])
+        commands["Previous difference (compare)"]()
+        await settle(app, pilot)
+        assert view.cursor == first
+        sections = view.model.sections
+        commands["Next level: outcome, calls, events (compare)"]()
+        await settle(app, pilot)
+        assert view.cursor == min(s for s in sections if s > first) + 1
+        commands["Export report"]()
+        await settle(app, pilot)
+        [written] = list(tmp_path.iterdir())
+        assert written.suffix == ".html" and "mitmproxy-export" in written.name
