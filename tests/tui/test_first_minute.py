@@ -228,6 +228,38 @@ async def test_the_counts_bar_fits_its_line(width: int) -> None:
         assert app.query_one("#watch-state").region.right <= width
 
 
+@pytest.mark.parametrize(
+    ("width", "said"),
+    [
+        (130, "● watching · last change 02:48:11"),
+        (80, "● watching · 02:48:11"),
+        (70, "● 02:48:11"),
+        (55, "●"),
+    ],
+)
+async def test_the_watch_state_drops_words_never_cuts_one(width: int, said: str) -> None:
+    """At 80 columns, once a file changed, the header ended in "● watching · last chan"."""
+    from textual.app import App, ComposeResult
+
+    from replay_tui.tui.widgets.bars import CountsBar
+
+    class Bar(App[None]):
+        CSS_PATH = Path(sys.modules[ReplayApp.__module__].__file__ or "").parent / "app.tcss"
+
+        def compose(self) -> ComposeResult:
+            yield CountsBar("root2", True)
+
+    app = Bar()
+    async with app.run_test(size=(width, 3)) as pilot:
+        bar = app.query_one(CountsBar)
+        bar.set_counts({"erasing": 14, "refused": 2, "broken": 4, "clean": 8}, 28, 2, None)
+        bar.set_watch_state("● watching · last change 02:48:11", on=True)
+        await pilot.pause()
+        state = app.query_one("#watch-state", Static)
+        assert str(state.render()) == said and state.region.right <= width
+        assert state.tooltip == "● watching · last change 02:48:11"  # whole, on hover
+
+
 @pytest.mark.parametrize("width", [80, 120, 160])
 async def test_the_title_takes_the_room_the_counts_leave_and_cuts_a_path_in_its_middle(
     width: int,

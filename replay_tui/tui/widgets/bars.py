@@ -37,6 +37,8 @@ class BadgeChip(Static):
 
     full_text = ""
     """The chip with its word, to measure whether the bar has room for it."""
+    compact_text = ""
+    """The chip as shown when :attr:`compact`."""
 
     def set_count(
         self, count: int, total_pending: int = 0, checking: bool = False, shown: int | None = None
@@ -52,12 +54,15 @@ class BadgeChip(Static):
                 text += " · checking…"
             elif total_pending:
                 text += f" · judging {total_pending:,}…"
-            self.full_text = text
-            if self.compact and shown is not None:  # "12 of 26" beside "✗ 12 ⊘ 2 …"
-                text = text.replace(f"{count:,} trace{'s' if count != 1 else ''}", f"{count:,}")
+            self.full_text = self.compact_text = text
+            if shown is not None:  # "12 of 26" beside "✗ 12 ⊘ 2 …"
+                word = f"{count:,} trace{'s' if count != 1 else ''}"
+                self.compact_text = text.replace(word, f"{count:,}")
+            text = self.compact_text if self.compact else text
         else:
             self.full_text = f"{BADGE_GLYPHS[self.badge]} {count:,} {self.badge}"
-            text = f"{BADGE_GLYPHS[self.badge]} {count:,}" if self.compact else self.full_text
+            self.compact_text = f"{BADGE_GLYPHS[self.badge]} {count:,}"
+            text = self.compact_text if self.compact else self.full_text
         self.update(Content(text))
         self.set_class(count == 0 and self.badge is not None, "-zero")
 
@@ -89,6 +94,8 @@ class CountsBar(Horizontal):
             classes="-on" if watch else "-off",
         )
         """Held, not queried: the watcher's last word may come while the app closes."""
+        self._watch_text = "● watching" if watch else "○ not watching"
+        self._watch_shown: str | None = None
         self._title = Static(self._title_content(visible(where)), id="app-title")
         self._title_cells = len(f"replay-tui  {visible(where)}")
         self._title_room = -1
@@ -114,19 +121,29 @@ class CountsBar(Horizontal):
         width = self.size.width
         if not width:
             return
-        needed = 0
-        for child in self.children:
-            if isinstance(child, BadgeChip):
-                if not child.has_class("-zero"):  # (a count of 0 is not shown: app.tcss)
-                    needed += len(child.full_text) + 2
-            elif child is self._title:  # at most 40% of the line while the rest needs it
-                needed += min(self._title_cells + 3, int(width * 0.4))
-            elif child.id != "bar-spacer" and isinstance(child, Static):
-                content = child.content
-                text = content.plain if isinstance(content, Content) else str(content)
-                needed += len(text) + 3
-        # The words of the chips go when they do not all fit.
-        compact = needed > width
+        chips = [c for c in self.query(BadgeChip) if not c.has_class("-zero")]
+        # (a count of 0 is not shown: app.tcss); the title at most 40% of the line while the
+        # rest needs it.
+        # rest needs it. Padding (app.tcss): 2 cells a chip and 3 for the title, 1 and 2 when
+        # compact.
+        title = min(self._title_cells + 3, int(width * 0.4))
+        full = title + sum(len(c.full_text) + 2 for c in chips)
+        short = title - 1 + sum(len(c.compact_text) + 1 for c in chips)
+        said = self._watch_variants()
+        # The words of the chips go first when they do not all fit, then the watch state's
+        # words ("● watching · last change 12:00:00" → "● watching · 12:00:00" → "● 12:00:00"):
+        # never cut mid-word at the edge.
+        # (the watch state: its padding and a cell for the title's 40%, which rounds up)
+        compact = full + len(said[0]) + 3 > width
+        shown = (
+            said[0]
+            if not compact
+            else next((text for text in said if short + len(text) + 2 <= width), said[-1])
+        )
+        needed = full + len(shown) + 3 if not compact else short + len(shown) + 2
+        if self._watch_shown != shown:
+            self._watch_shown = shown
+            self._watch_state.update(Content(shown))
         self.set_class(compact, "-compact")
         for chip in self.query(BadgeChip):
             chip.set_compact(compact)
@@ -144,11 +161,19 @@ class CountsBar(Horizontal):
             where = middle_cut(where, max(path_room, 8))
         self._title.update(self._title_content(where))
 
+    def _watch_variants(self) -> list[str]:
+        """The watch state, from the whole text to the fewest words that still say it."""
+        text = self._watch_text
+        head, _, when = text.partition(" · last change ")
+        if not when:
+            return [text, text[:1]] if text else [text]
+        return [text, f"{head} · {when}", f"{head[:1]} {when}", head[:1]]
+
     def set_watch_state(self, text: str, *, on: bool) -> None:
         """Whether the folder is watched, and when the last change arrived."""
         state = self._watch_state
         state.tooltip = text
-        state.update(Content(text))
+        self._watch_text = text
         self._fit()
         state.set_class(on, "-on")
         state.set_class(not on, "-off")
