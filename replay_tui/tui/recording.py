@@ -37,7 +37,7 @@ class RecorderStatus(Static):
         background: $error 12%;
         color: $text-muted;
         text-wrap: nowrap;
-        text-overflow: ellipsis;  /* (the folder, last, is in the tooltip whole) */
+        text-overflow: ellipsis;  /* (what _fit leaves out is in the tooltip whole) */
     }
     """
 
@@ -61,30 +61,47 @@ class RecorderStatus(Static):
         """What the line says, as plain text."""
         return self._status.plain
 
+    def on_resize(self) -> None:
+        self._fit()
+
     def refresh_status(self) -> None:
         r = self.recorder
         state = (r.running, r.url, r.request_count, r.active_streams, r.capture_count)
         if state == self._shown:
             return
         self._shown = state
-        running, address, requests, streams, captures = state
-        parts: list[tuple[str, str] | str] = [
+        self._fit()
+
+    def _fit(self) -> None:
+        """The fullest line that fits the width: what goes first when it does not is the
+        folder, then the upstream (both in the tooltip), never a count cut mid-word."""
+        if self._shown is None:
+            return
+        r = self.recorder
+        running, address, requests, streams, captures = self._shown
+        head: list[tuple[str, str] | str] = [
             ("● REC" if running else "○ stopped", "bold $text-error" if running else "bold"),
             "  ",
             (visible(address), "bold $text"),
-            " → ",
-            visible(str(r.upstream)),
+        ]
+        counts: list[tuple[str, str] | str] = [
             "  ·  ",
             (f"{requests:,} request{'s' if requests != 1 else ''}", "bold $text"),
         ]
         if streams:
-            parts += ["  ·  ", (f"{streams:,} streaming", "bold $text-accent")]
-        parts += [
-            "  ·  ",
-            f"{captures:,} capture{'s' if captures != 1 else ''} in ",
-            visible(str(r.out_dir)) + "/",
-        ]
-        self._status = Content.assemble(*parts)
+            counts += ["  ·  ", (f"{streams:,} streaming", "bold $text-accent")]
+        counts += ["  ·  ", f"{captures:,} capture{'s' if captures != 1 else ''}"]
+        upstream: list[tuple[str, str] | str] = [" → ", visible(str(r.upstream))]
+        folder: list[tuple[str, str] | str] = [" in ", visible(str(r.out_dir)) + "/"]
+        room = self.content_region.width or self.size.width
+        for parts in (
+            [*head, *upstream, *counts, *folder],
+            [*head, *upstream, *counts],
+            [*head, *counts],
+        ):
+            self._status = Content.assemble(*parts)
+            if not room or self._status.cell_length <= room:
+                break
         self.update(self._status)
 
 

@@ -90,9 +90,18 @@ async def test_record_tui_shows_the_proxy_address_and_live_request_count(
             assert time.monotonic() < deadline, status.status_text
             await pilot.pause(0.01)
         assert "1 request  ·  1 capture in" in status.status_text
-        # Narrower than the line: it ends in "…" (the folder was cut off, nothing said so).
-        await pilot.resize_terminal(60, 24)
-        await until(pilot, lambda: 0 < status.size.width <= 60)
+        # Narrower than the line: the folder goes, then the upstream, never a word cut
+        # ("0 requests · 0 c…"); still narrower, it ends in "…".
+        line = f"● REC  {recorder.url} → {upstream}  ·  1 request  ·  1 capture"
+        for width, said in [(len(line) + 2, line), (60, f"● REC  {recorder.url}  ·  1 request")]:
+            await pilot.resize_terminal(width, 24)
+            await until(pilot, lambda w=width: 0 < status.size.width <= w)
+            await pilot.pause()
+            shown = "".join(s.text for s in status.render_line(0)).strip()
+            assert shown.startswith(said), shown
+        await pilot.resize_terminal(30, 24)
+        await until(pilot, lambda: 0 < status.size.width <= 30)
+        await pilot.pause()
         shown = "".join(s.text for s in status.render_line(0)).rstrip()
         assert shown.endswith("…") and shown.lstrip().startswith("● REC")
     # Leaving the app stopped the recorder; the capture is complete on disk.
