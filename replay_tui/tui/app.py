@@ -882,9 +882,10 @@ class ReplayApp(App[int]):
         """Show ``trace`` in every view; the same trace again keeps each view's position."""
         previous = self.current
         keep = previous is not None and previous.address == trace.address
-        if keep and self.partial and previous is not None:
-            # Decoding in steps: the first flag may arrive with a later step; the eye goes to
-            # it then (a 20,000-delta trace flagged at delta 10,003 opens on that row).
+        if keep and previous is not None and (self.partial or previous.in_progress):
+            # Decoding in steps, or a capture still being written (record --tui's first
+            # capture): the first flag may arrive later; the eye goes to it then (a
+            # 20,000-delta trace flagged at delta 10,003 opens on that row).
             keep = bool(previous.analysis.flags) or not trace.analysis.flags
         self.current = trace
         self.partial = partial

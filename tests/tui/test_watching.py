@@ -205,3 +205,26 @@ async def test_no_watch_is_a_frozen_snapshot(tmp_path: Path) -> None:
         assert any(c.path.name == "b.sse" for c in batch)
         await settle(app, pilot)
         assert app.trace_list.addresses == ["a.sse"]
+
+
+async def test_a_capture_still_being_written_opens_on_its_first_flag_once_it_has_one(
+    tmp_path: Path,
+) -> None:
+    """record --tui's first capture: opened while its first events were written (no flag
+    yet), it stayed on its first row once the erasing delta arrived."""
+    lines = ERASING.read_bytes().split(b"\n\n")
+    head, rest = b"\n\n".join(lines[:1]) + b"\n\n", b"\n\n".join(lines[1:])
+    app = watching(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        (tmp_path / "live.sse").write_bytes(head)
+        await until(pilot, lambda: app.current is not None and app.current.address == "live.sse")
+        assert app.current is not None and app.current.in_progress
+        assert not app.current.analysis.flags
+        with (tmp_path / "live.sse").open("ab") as out:
+            out.write(rest)
+        await until(pilot, lambda: badge(app, "live.sse") is Badge.ERASING)
+        await settle(app, pilot)
+        view, model = app.calls_view, app.calls_view.model
+        assert model is not None and model.trace.analysis.flags
+        assert view.cursor == model.flag_row(model.trace.analysis.flags[0])
