@@ -30,6 +30,7 @@ async def test_a_100k_delta_trace_opens_and_scrolls(big_trace: Path) -> None:
         # still being written) are not shown as the trace's.
         header = str(app.trace_header.render())
         assert app.partial and "◌ decoding" in header and "decoding…" in header
+        assert " deltas so far" in header  # counts of the part decoded: not final
         assert "in progress" not in header and "in-progress" not in header
         assert app.calls_view.row_count > HEAD
         await settle(app, pilot, limit=60)

@@ -653,3 +653,18 @@ async def test_hiding_the_list_on_a_file_that_is_not_a_trace_comes_back_to_the_o
         row = app.trace_list.trace_tree.cursor_row
         assert row is not None and row.key == opened
         assert app.current is not None and app.current.address == opened
+
+
+def test_the_headers_counts_say_so_far_while_the_capture_is_decoded() -> None:
+    from replay_tui.core.discovery import discover
+    from replay_tui.core.trace import load_trace
+    from replay_tui.tui.widgets.bars import trace_summary
+
+    [source] = discover([TRACES / "dashscope" / "qwen3-max-id-empty.sse"]).sources
+    trace = load_trace(source)
+    decoding = trace_summary(trace, progress="decoding…").plain
+    assert "1 flag · 1 call · 4 deltas so far   decoding…" in decoding
+    assert "so far" not in trace_summary(trace).plain
+    assert trace_summary(trace, progress="decoding…", level=1).plain.endswith(
+        "1 flag so far   decoding…"
+    )

@@ -233,7 +233,8 @@ def trace_summary(
 
     While the capture is still being decoded (``progress``), the badge says ``decoding`` and
     no verdict is shown: those of the part decoded so far would say "in-progress", which is
-    what a capture still being *written* is called (the details say they are provisional)."""
+    what a capture still being *written* is called (the details say they are provisional),
+    and the counts say they are "so far"."""
     decoding = progress is not None
     badge = "decoding" if decoding else trace.badge.value
     looks = "in progress" if decoding else badge  # (decoding looks like a capture growing)
@@ -265,6 +266,8 @@ def trace_summary(
     counts = _count(len(a.flags), "flag")
     if level < 1:
         counts += f" · {_count(len(a.calls), 'call')} · {_count(a.deltas, 'delta')}"
+    if decoding:  # of the part decoded: not final
+        counts += " so far"
     parts.append((f"   {counts}", "$text-muted"))
     if progress:
         parts.append((f"   {progress}", "italic $text-accent"))
