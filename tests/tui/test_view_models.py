@@ -562,3 +562,26 @@ def test_a_detail_line_wrapped_at_its_edge_shows_its_last_word_whole() -> None:
     drawn = ["".join(s.text for s in detail._segments(line, 31)) for line in lines]
     assert drawn == ["✗ throws IndexError: list index", "out of range" + " " * 19]
     assert "".join(s.text for s in detail._segments([("a b c d", "")], 5)) == "a b …"
+
+
+def test_the_details_line_numbers_are_one_form_in_a_column_wide_enough(tmp_path: Path) -> None:
+    """At 120 columns the Flags panel read "line 100,007erased id" and the notes "100009"."""
+    from replay_tui.tui.widgets.details import details_text
+    from tests.core.helpers import call, chunk, sse, tools
+
+    text = [chunk({"content": "x"}) for _ in range(50_002)]
+    stream = sse(
+        *text,
+        tools(call(0, id="c", name="f", arguments="")),
+        tools(call(0, id="", arguments="{}")),
+        chunk({"content": "late"}),
+        chunk(finish="tool_calls"),
+    )
+    path = tmp_path / "late.sse"
+    path.write_bytes(stream)
+    [source] = discover([path]).sources
+    shown = details_text(load_trace(source)).plain.splitlines()
+    [flag] = [row for row in shown if "erased id" in row]
+    assert flag.startswith("  line 100,007 erased id ")
+    lines = [row.split()[1] for row in shown if row.startswith("  line ")]
+    assert lines and all("," in n for n in lines if len(n.replace(",", "")) > 3)

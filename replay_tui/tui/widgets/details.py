@@ -65,16 +65,19 @@ def details_text(trace: Trace, *, loading: str | None = None) -> Content:
     parts.append((f"\nFlags ({len(flags):,})\n", "bold $text-primary"))
     if not flags:
         parts.append(("  none: assign-always never erased an identity here\n", "$text-muted"))
+    # Line numbers with thousands separators, in a column as wide as the longest (and a
+    # space): "line 100,007erased id" ran the two together.
+    width = max(5, max((len(f"{f.line:,}") for f in flags[:200]), default=0) + 1)
     for f in flags[:200]:
         parts += [
-            (f"  line {f.line:<5,}", "$text-muted"),
+            (f"  line {f.line:<{width},}", "$text-muted"),
             (f"{f.label:<12}", "bold $text-error"),
             visible(
                 f" call {describe_value(f.call)}, delta {f.delta:,}, by {describe_value(f.value)}"
             ),
         ]
         if f.repaired_line is not None:
-            parts.append((f"  repaired on line {f.repaired_line}", "$text-success"))
+            parts.append((f"  repaired on line {f.repaired_line:,}", "$text-success"))
         parts.append("\n")
     if len(flags) > 200:
         parts.append((f"  … {len(flags) - 200:,} more (n / N walk them all)\n", "$text-muted"))
@@ -82,10 +85,11 @@ def details_text(trace: Trace, *, loading: str | None = None) -> Content:
     parts.append((f"\nNotes ({len(notes):,})\n", "bold $text-primary"))
     if not notes:
         parts.append(("  none\n", "$text-muted"))
-    for n in notes[:200]:
-        where = f"line {n.line}" if n.line is not None else "—"
+    wheres = [f"line {n.line:,}" if n.line is not None else "—" for n in notes[:200]]
+    width = max((len(w) for w in wheres), default=0) + 1
+    for n, where in zip(notes[:200], wheres, strict=True):
         parts += [
-            (f"  {where:<10}", "$text-muted"),
+            (f"  {where:<{max(width, 10)}}", "$text-muted"),
             (f"{n.kind:<20}", "$text-secondary"),
             visible(n.message) + "\n",
         ]
