@@ -570,7 +570,31 @@ class ReplayApp(App[int]):
         where = ", ".join("the current folder (.)" if p == "." else f"'{p}'" for p in self.paths)
         lines = [f"No trace found under {where}."]
         lines += [f"  {s.path}: {s.reason}" for s in self.store.skipped[:50]]
+        lines += ["", *self._next_steps()]
         self.details.show_message(visible("\n".join(lines), keep_layout=True))
+
+    def _next_steps(self) -> list[str]:
+        """What to do about a folder with no trace in it: where captures come from."""
+        if self.recorder is not None:
+            return [
+                f"Waiting for the first capture: point the agent's base URL at"
+                f" {self.recorder.url}; each streamed response appears here as it is written."
+            ]
+        folder = next((p for p in self.paths if os.path.isdir(p)), None)
+        steps = [
+            "A trace is a saved streaming /chat/completions response: raw SSE (.sse),"
+            " `curl -i` output, a HAR export (.har) or a JSONL chunk log (.jsonl).",
+        ]
+        if folder is not None:
+            out = shlex.quote(folder)
+            steps.append(
+                "To capture some, put the recorder between the agent and its gateway:"
+                f"\n  replay-tui record --upstream https://GATEWAY --out {out} --tui"
+            )
+            if self.watching:
+                steps.append("This folder is watched: captures written into it appear at once.")
+        steps.append("Or open another folder: replay-tui PATH")
+        return steps
 
     def _resolve(
         self, judged: list[tuple[str, Listed]], hays: dict[str, str] | None = None

@@ -139,7 +139,12 @@ async def test_an_empty_folder_says_so_and_q_quits(
         await settle(app, pilot)
         assert _text(app.trace_list.query_one("#list-empty", Static)) == "no trace found"
         # "under .." read as the parent folder; n spoke of "this trace" with none open.
-        assert app.details.copy_text()[0] == "No trace found under the current folder (.)."
+        text = "\n".join(app.details.copy_text())
+        assert text.startswith("No trace found under the current folder (.).\n")
+        # ... and what to do next: where captures come from, and how to make some here.
+        assert "raw SSE (.sse), `curl -i` output, a HAR export (.har)" in text
+        assert "  replay-tui record --upstream https://GATEWAY --out . --tui" in text
+        assert "Or open another folder: replay-tui PATH" in text
         await pilot.press("n", "n", "n")
         await pilot.pause()
         said = [str(n.message) for n in app._notifications]
