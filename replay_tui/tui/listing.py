@@ -89,6 +89,7 @@ class Listing:
     def __post_init__(self) -> None:
         self._index: dict[str, int] | None = None
         self._containers: dict[str, Container] = {}
+        self._merged: frozenset[str] | None = None
         self._hay: dict[str, str] = {}
         self._skipped_hay: dict[str, tuple[Skipped, str]] = {}
         self._matched: list[int] | None = None
@@ -200,6 +201,8 @@ class Listing:
         self._matched_for = self._counted_for = None
 
     def _changed(self) -> None:
+        self._merged = None
+        self._containers = {}
         self._hay_missing = True
         self._index = None
         self._runs = None
@@ -377,14 +380,56 @@ class Listing:
         if found is None:
             parts: list[tuple[str, str, bool]] = []
             if folder and folder not in self.file_roots:
-                path = ""
+                merged = self.merged_folders()
+                path, pending = "", ""
                 for name in folder.split("/"):
                     path = f"{path}/{name}" if path else name
-                    parts.append((path, name, False))
+                    if path in merged:  # one row with the folder it holds alone
+                        pending += f"{name}/"
+                        continue
+                    parts.append((path, pending + name, False))
+                    pending = ""
             if file_part is not None:
                 parts.append((file_part, file_part.rpartition("/")[2], True))
             found = self._containers[key] = tuple(parts)
         return found
+
+    def merged_folders(self) -> frozenset[str]:
+        """Folders shown on one row with the folder below (``2026/12/01/``), as editors
+        compact them: each holds nothing but that one folder. Twenty nested folders left an
+        80-column list no room for a name."""
+        if self._merged is None:
+            children: dict[str, set[str]] = {}
+            direct: set[str] = set()  # folders holding a file of their own
+            for parent in {self._parent(address) for address in self.items}:
+                if not parent:
+                    continue
+                is_har = parent.endswith("\0")
+                path = parent[:-1] if is_har else parent
+                if not is_har:
+                    direct.add(path)
+                while path:
+                    up = path.rpartition("/")[0]
+                    children.setdefault(up, set()).add(path + ("\0" if is_har else ""))
+                    path, is_har = up, False
+            self._merged = frozenset(
+                folder
+                for folder, below in children.items()
+                if folder
+                and folder not in direct
+                and len(below) == 1
+                and not next(iter(below)).endswith("\0")
+            )
+        return self._merged
+
+    @staticmethod
+    def _parent(address: str) -> str:
+        """The folder an item sits in directly; a HAR entry's: its file, marked ``\0``."""
+        if "#" in address:
+            file_part, number = entry_of(address)
+            if number is not None:
+                return file_part + "\0"
+        return address.rstrip("/").rpartition("/")[0]
 
     def runs(self) -> list[tuple[int, int, Container, int]]:
         """The items in runs that sit in the same folders: ``(start, end, container, skipped

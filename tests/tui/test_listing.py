@@ -335,3 +335,44 @@ def test_the_word_cut_check_reads_the_cells_a_crop_would(texts: list[str]) -> No
         pair = "".join(s.text for s in row.crop(edge - 1, edge + 1))
         cut = len(pair) >= 2 and not pair[0].isspace() and not pair[1].isspace()
         assert _word_cut(row, edge) is cut
+
+
+def test_a_folder_holding_only_one_folder_shares_its_row() -> None:
+    """Twenty nested folders at 80×24 left no room for the name: a chain of folders that
+    each hold only the next is one row (as editors compact them), which folds as one."""
+    deep = "/".join(f"l{n}" for n in range(1, 21))
+    judgements = {
+        f"{deep}/x.sse": judged(Badge.ERASING),
+        "day/01/a.sse": judged(Badge.CLEAN),
+        "day/01/b.sse": judged(Badge.CLEAN),
+        "day/02/c.sse": judged(Badge.CLEAN),  # day holds two folders: its own row
+        "har/only/e.har#2": judged(Badge.CLEAN),
+        "top.sse": judged(Badge.CLEAN),
+    }
+    listing = Listing(judgements)
+    listing.set_items(sorted(judgements, key=address_key))
+    listing.build()
+    assert shown(listing) == [
+        ("folder", 0, "day"),
+        ("folder", 1, "01"),
+        ("trace", 2, "a.sse"),
+        ("trace", 2, "b.sse"),
+        ("folder", 1, "02"),
+        ("trace", 2, "c.sse"),
+        ("folder", 0, "har/only"),  # a HAR file is a file: never merged with its folder
+        ("folder", 1, "e.har"),
+        ("trace", 2, "#2"),
+        ("folder", 0, deep),
+        ("trace", 1, "x.sse"),
+        ("trace", 0, "top.sse"),
+    ]
+    assert listing.row(9).key == deep and listing.row(9).folder is not None
+    assert listing.row(9).folder.count == 1
+    listing.collapsed.add(deep)
+    listing.build()
+    assert shown(listing)[-2:] == [("folder", 0, deep), ("trace", 0, "top.sse")]
+    # A file of its own keeps a folder on its row.
+    listing.set_items(sorted([*judgements, "l1/l2/y.sse"], key=address_key))
+    listing.build()
+    rows = shown(listing)
+    assert ("folder", 0, "l1/l2") in rows and ("folder", 1, "/".join(deep.split("/")[2:])) in rows
