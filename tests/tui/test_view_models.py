@@ -585,3 +585,23 @@ def test_the_details_line_numbers_are_one_form_in_a_column_wide_enough(tmp_path:
     assert flag.startswith("  line 100,007 erased id ")
     lines = [row.split()[1] for row in shown if row.startswith("  line ")]
     assert lines and all("," in n for n in lines if len(n.replace(",", "")) > 3)
+
+
+@pytest.mark.parametrize("width", [40, 70, 100])
+def test_wrapped_details_hang_under_their_value_never_under_the_label(width: int) -> None:
+    from replay_tui.tui.widgets.details import details_text, hang
+
+    [source] = discover([TRACES / "opencode"]).sources
+    text = details_text(load_trace(source))
+    lines = hang(text, width).plain.splitlines()
+    assert all(len(line) <= width for line in lines)
+    # Every character is kept, in order (a word longer than the room is folded).
+    assert "".join("".join(lines).split()) == "".join(text.plain.split())
+    for n, line in enumerate(lines[1:], 1):
+        above = lines[n - 1]
+        if line.startswith("  ") and not line.lstrip().startswith(("when", "means", "line")):
+            # A continuation: under the value of the line it continues, not at column 2.
+            assert len(line) - len(line.lstrip()) >= 7, (above, line)
+    if width == 70:
+        assert "        string" in lines
+        assert any(line.startswith("                                line 13)") for line in lines)

@@ -23,7 +23,7 @@ from ...core.visible import visible
 from ...core.wire import describe_value
 from ..cells import failure_text
 
-__all__ = ["Details", "details_text", "meta_text"]
+__all__ = ["Details", "details_text", "hang", "meta_text"]
 
 Part = tuple[str, str] | str
 
@@ -94,6 +94,37 @@ def details_text(trace: Trace, *, loading: str | None = None) -> Content:
             visible(n.message) + "\n",
         ]
     return Content.assemble(*parts).rstrip()
+
+
+_COLUMN_GAP = re.compile(r" {2,}")
+_LABEL = re.compile(r" +[a-z]{1,8} ")
+
+
+def hang(content: Content, width: int) -> Content:
+    """``content`` with each line longer than ``width`` wrapped under its value: a hanging
+    indent at the end of the line's last gap of two spaces or more in its first half (after
+    ``  when  ``, or a note's kind), else after an indented line's first word (``  means``),
+    so a wrapped text never runs back under its label."""
+    if width < 20:
+        return content
+    out: list[Content] = []
+    for line in content.split("\n"):
+        if line.cell_length <= width:
+            out.append(line)
+            continue
+        plain = line.plain
+        gaps = [m.end() for m in _COLUMN_GAP.finditer(plain, 0, width // 2) if m.start()]
+        lead = len(plain) - len(plain.lstrip(" "))
+        label = _LABEL.match(plain) if lead else None  # "  means the …": after the word
+        at = gaps[-1] if gaps and gaps[-1] < len(plain) else label.end() if label else lead
+        if at > width // 2 or at >= len(plain):
+            out.append(line)
+            continue
+        head, rest = line[:at], line[at:]
+        pieces = rest.wrap(width - at)
+        out.append(head + pieces[0])
+        out += [Content(" " * at) + piece for piece in pieces[1:]]
+    return Content("\n").join(out)
 
 
 _BREAK_AFTER = (re.compile(r"[/?&]+|\s+"), re.compile(r"[=,;:_.-]+"))
@@ -167,6 +198,15 @@ def skipped_text(skipped: Skipped) -> Content:
     )
 
 
+class Verdicts(Static):
+    """The verdicts column: tells the pane its width, which the hanging indent needs."""
+
+    def on_resize(self) -> None:
+        details = next((a for a in self.ancestors if isinstance(a, Details)), None)
+        if details is not None:
+            details._verdicts_resized(self.content_region.width)
+
+
 class Metadata(Static):
     """The metadata column: tells the pane its width, which the wrapping of values needs."""
 
@@ -208,7 +248,7 @@ class Details(VerticalScroll, can_focus=True):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="details-columns"):
-            yield Static(id="details-verdicts")
+            yield Verdicts(id="details-verdicts")
             yield Metadata(id="details-metadata")
 
     _main = Content("")
@@ -226,9 +266,16 @@ class Details(VerticalScroll, can_focus=True):
             if self._trace is not None:
                 self._set(self._main, meta_text(self._trace, width))
 
+    _verdicts_width = 0
+
+    def _verdicts_resized(self, width: int) -> None:
+        if width != self._verdicts_width:
+            self._verdicts_width = width
+            self.query_one("#details-verdicts", Static).update(hang(self._main, width))
+
     def _set(self, main: Content, meta: Content) -> None:
         self._main, self._meta = main, meta
-        self.query_one("#details-verdicts", Static).update(main)
+        self.query_one("#details-verdicts", Static).update(hang(main, self._verdicts_width))
         metadata = self.query_one("#details-metadata", Static)
         metadata.update(meta)
         metadata.display = bool(meta.plain)
