@@ -90,7 +90,6 @@ def test_served_tui_shows_the_trace_list(browser: Any, served: str, name: str) -
     page.close()
 
 
-
 _ATTACK = """<!doctype html><script>
 window.outcome = new Promise(function (resolve) {
   const got = [];
