@@ -266,9 +266,13 @@ class Capture:
             self.saw_done = b"[DONE]" in seen
             self._tail = seen[-8:]
         try:
-            self._handle.write(data)
-            self._handle.flush()
-            self.bytes += len(data)
+            # An unbuffered file may take part of a chunk (a disk filling up): count what it
+            # took, and offer it the rest (which then fails, saying why).
+            view = memoryview(data)
+            while view:
+                written = self._handle.write(view) or 0
+                self.bytes += written
+                view = view[written:]
         except OSError as exc:
             self.write_error = f"write failed: {_os_reason(exc)}"
             log.warning(
@@ -694,7 +698,13 @@ class Recorder:
         )
         self._open.add(capture)
         self._capture_count += 1
-        log.info("%s  %s %s -> %d", path, request.method, request.path, upstream.status)
+        log.info(
+            "%s  %s %s -> %d",
+            path,
+            request.method,
+            self._redactor.url(request.path),
+            upstream.status,
+        )
         if self.on_capture is not None:
             try:
                 self.on_capture(path)
