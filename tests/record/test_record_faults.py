@@ -21,6 +21,9 @@ import pytest
 from record_helpers import DASHSCOPE_EVENTS, SSE_HEADERS, WAIT, FakeUpstream, Script, sse
 from yarl import URL
 
+from replay_tui.core.discovery import discover
+from replay_tui.core.trace import load_trace
+
 REPO = Path(__file__).resolve().parents[2]
 CHAT = "/v1/chat/completions"
 
@@ -251,7 +254,10 @@ async def test_a_full_disk_is_said_and_the_client_gets_every_byte(
     assert "Traceback" not in err
     assert "without [DONE]" not in err
     assert re.search(r"big-1\.sse: write failed: no space left on device", err), err
-    assert "cannot create a capture" in err or "next-2.sse: write failed" in err, err
+    assert (
+        f"cannot create a capture in {small_disk} (write failed: no space left on device);"
+        " relaying anyway" in err
+    ), err
     files = sorted(p.name for p in small_disk.iterdir())
     captures_ = [p for p in small_disk.iterdir() if p.name.endswith(".sse")]
     for capture in captures_:
@@ -266,5 +272,11 @@ async def test_a_full_disk_is_said_and_the_client_gets_every_byte(
         assert meta["bytes"] == capture.stat().st_size
         # What was kept is what was sent, from the start.
         assert b"".join(events).startswith(capture.read_bytes())
-    assert any(c.name.endswith("big-1.sse") and c.stat().st_size > 500_000 for c in captures_)
+    (big,) = captures_  # the disk had no room for the next one: nothing of it is left
+    assert big.name.endswith("big-1.sse") and big.stat().st_size > 500_000
+    # What the TUI shows for it (its metadata's "recording" row).
+    (source,) = discover([big]).sources
+    assert ("recording", "incomplete: write failed: no space left on device") in load_trace(
+        source
+    ).meta
     assert not [n for n in files if n.startswith(".")], files  # no temporary file left
