@@ -227,7 +227,7 @@ def _make_server(base: Any, command: str, host: str, port: int, max_sessions: in
         if not tokened and not (cookie and hmac.compare_digest(cookie.encode(), token.encode())):
             raise refuse(
                 request,
-                "no token",
+                "a wrong token" if given is not None or cookie else "no token",
                 "open the address `replay-tui serve` printed (it carries the token)",
             )
         response: web.StreamResponse = await handler(request)

@@ -123,6 +123,10 @@ def test_without_the_token_nothing_is_served(serve_proc: Any) -> None:
         assert "the address `replay-tui serve` printed" in body
     status, _, _ = s.get("/", {"Cookie": f"replay-tui-serve-{s.port}=guess"})
     assert status == 403
+    err = s.stderr()
+    assert "refused GET / from 127.0.0.1: no token" in err
+    assert "refused GET / from 127.0.0.1: a wrong token" in err
+    assert s.token not in err  # (nor is the right one ever logged)
 
 
 def test_the_tokened_page_sets_a_cookie_its_own_requests_use(serve_proc: Any) -> None:
