@@ -175,6 +175,9 @@ def test_a_websocket_from_a_page_elsewhere_is_refused(serve_proc: Any) -> None:
     # The page's own websocket is accepted, and its TUI ends with the server.
     assert _ws_status(s.port, {**cookie, "Origin": f"http://127.0.0.1:{s.port}"}) == 101
     assert _ws_status(s.port, {}) == 403  # no token, no cookie
+    # The page itself, asked for by a page elsewhere (a form, a fetch), is refused too.
+    assert s.get(f"/?token={s.token}", {"Origin": "http://evil.example"})[0] == 403
+    assert s.get(f"/?token={s.token}", {"Origin": f"http://127.0.0.1:{s.port}"})[0] == 200
     err = s.stderr()
     assert "refused GET /ws from 127.0.0.1: Origin 'http://evil.example'" in err
     assert "Traceback" not in err
