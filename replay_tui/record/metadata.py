@@ -16,32 +16,16 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
 
 import msgspec
 
+from replay_tui.core import redact
+
 META_SUFFIX = ".meta.json"
 META_VERSION = 1
-REDACTED = "<redacted>"
-
-# Header names whose values are credentials in the APIs engineers put behind a gateway:
-# OpenAI-style bearer tokens, Azure's ``api-key``, Anthropic's ``x-api-key``, Gemini's
-# ``x-goog-api-key``, and cookies in both directions.
-SECRET_HEADERS = frozenset(
-    {
-        "authorization",
-        "proxy-authorization",
-        "api-key",
-        "x-api-key",
-        "x-goog-api-key",
-        "cookie",
-        "set-cookie",
-    }
-)
-
-# Query parameters that carry credentials (Gemini's ``?key=``, signed URLs). The URL is part of
-# the sidecar, so a secret in the query string would otherwise reach disk.
-SECRET_QUERY_PARAMS = frozenset({"key", "api_key", "api-key", "apikey", "access_token", "token"})
+# The rule itself is the product's one rule (replay_tui.core.redact): the sidecar hides what
+# a report, minimize and the TUI hide.
+REDACTED = redact.REDACTED
 
 _MODEL_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _MODEL_IN_PATH = re.compile(r"/models/([^/:?]+)")
@@ -51,52 +35,38 @@ _MODEL_MAX = 40
 class Redactor:
     """Decides which header (and query parameter) values must not reach disk.
 
-    The built-in secret names always apply; each extra pattern is a regular expression
-    matched case-insensitively against the whole name.
+    The product's rule (:mod:`replay_tui.core.redact`: names that say key, token, secret,
+    signature, auth, cookie, session, password; values shaped like credentials) always
+    applies; each extra pattern is a regular expression matched case-insensitively against
+    the whole name.
     """
 
     def __init__(self, patterns: Iterable[str] = ()) -> None:
         """Compile the extra patterns; raises ``re.error`` for an invalid one."""
         self._patterns = [re.compile(p, re.IGNORECASE) for p in patterns]
 
-    def is_secret_header(self, name: str) -> bool:
-        """Whether a header's value must be replaced by ``<redacted>`` in what is saved."""
-        return name.lower() in SECRET_HEADERS or self._matches(name)
+    def is_secret(self, name: str) -> bool:
+        """Whether a header's or parameter's value must be replaced in what is saved."""
+        return redact.is_secret_name(name) or any(p.fullmatch(name) for p in self._patterns)
 
-    def is_secret_param(self, name: str) -> bool:
-        """Whether a query parameter's value must be replaced in the saved URL."""
-        return name.lower() in SECRET_QUERY_PARAMS or self._matches(name)
-
-    def _matches(self, name: str) -> bool:
-        return any(p.fullmatch(name) for p in self._patterns)
+    is_secret_header = is_secret
+    is_secret_param = is_secret
 
     def headers(self, items: Iterable[tuple[str, str]]) -> dict[str, str]:
-        """Headers as a JSON object, secrets replaced.
+        """Headers as a JSON object, credentials replaced.
 
         Repeated headers (``Set-Cookie``, ``Via``) are joined with ``", "`` so none is lost
         from the object form.
         """
         out: dict[str, str] = {}
         for name, value in items:
-            shown = REDACTED if self.is_secret_header(name) else value
+            shown = redact.redact_header(name, value, self.is_secret)
             out[name] = f"{out[name]}, {shown}" if name in out else shown
         return out
 
     def url(self, url: str) -> str:
-        """The URL with secret query parameter values replaced; otherwise unchanged."""
-        base, sep, query = url.partition("?")
-        if not sep:
-            return url
-        fragment = ""
-        if "#" in query:
-            query, _, frag = query.partition("#")
-            fragment = "#" + frag
-        pairs = parse_qsl(query, keep_blank_values=True)
-        if not any(self.is_secret_param(k) for k, _ in pairs):
-            # Leave an untouched query byte-for-byte as it was sent.
-            return url
-        cleaned = [(k, REDACTED if self.is_secret_param(k) else v) for k, v in pairs]
-        return f"{base}?{urlencode(cleaned, safe='<>')}{fragment}"
+        """The URL (or any text) with its credentials replaced; otherwise unchanged."""
+        return redact.redact_text(url, self.is_secret)
 
 
 def utc_now() -> datetime:
@@ -199,3 +169,13 @@ def write_meta_atomic(path: Path, meta: Mapping[str, Any]) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def rewrite_meta_in_place(path: Path, meta: Mapping[str, Any]) -> None:
+    """Overwrite ``path`` with ``meta`` in place: the fallback when the disk has no room for
+    :func:`write_meta_atomic`'s second copy (a sidecar's blocks are already allocated, and
+    the final one is a few dozen bytes longer at most). Not atomic."""
+    data = json.dumps(meta, indent=2, ensure_ascii=False).encode("utf-8") + b"\n"
+    with open(path, "r+b") as fh:
+        fh.write(data)
+        fh.truncate()

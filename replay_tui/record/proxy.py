@@ -29,6 +29,7 @@ from aiohttp import web
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
+from replay_tui.core.redact import redact_text
 from replay_tui.record.metadata import (
     META_VERSION,
     Redactor,
@@ -38,6 +39,7 @@ from replay_tui.record.metadata import (
     inspect_request,
     iso_utc,
     meta_path,
+    rewrite_meta_in_place,
     safe_model,
     utc_now,
     write_meta_atomic,
@@ -99,21 +101,32 @@ def parse_listen(text: str) -> tuple[str, int]:
 
 
 def parse_upstream(text: str) -> URL:
-    """The upstream base URL: ``http(s)://host[:port][/prefix]``, without query or fragment.
+    """The upstream base URL: ``http(s)://[user:password@]host[:port][/prefix]``, without
+    query or fragment.
 
     A path prefix is kept and put in front of every forwarded path, so both
     ``--upstream https://api.example.com`` with the agent on ``http://recorder/v1`` and
-    ``--upstream https://gw.example.com/openai`` work.
+    ``--upstream https://gw.example.com/openai`` work. A ``user:password@`` is sent as HTTP
+    Basic authentication, as curl does (see :func:`upstream_auth`); no message repeats the
+    password.
     """
+    shown = repr(redact_text(text.strip()))
     try:
         url = URL(text.strip())
     except ValueError as exc:
-        raise RecorderError(f"--upstream: not a URL: {text!r} ({exc})") from None
+        raise RecorderError(f"--upstream: not a URL: {shown} ({redact_text(str(exc))})") from None
     if url.scheme not in ("http", "https") or not url.host:
-        raise RecorderError(f"--upstream: expected an http:// or https:// URL, got {text!r}")
+        raise RecorderError(f"--upstream: expected an http:// or https:// URL, got {shown}")
     if url.raw_query_string or url.raw_fragment:
-        raise RecorderError(f"--upstream: must not have a query or fragment, got {text!r}")
+        raise RecorderError(f"--upstream: must not have a query or fragment, got {shown}")
     return url
+
+
+def upstream_auth(url: URL) -> aiohttp.BasicAuth | None:
+    """The HTTP Basic credentials of an upstream URL's ``user:password@``, if it has one."""
+    if url.user is None and url.password is None:
+        return None
+    return aiohttp.BasicAuth(url.user or "", url.password or "", encoding="utf-8")
 
 
 def is_event_stream(content_type: str | None) -> bool:
@@ -212,7 +225,9 @@ class Capture:
     """One response being written to disk: the body file and its sidecar.
 
     Writes are synchronous and unbuffered so each chunk is in the file (visible to a watcher)
-    before the client receives it. A disk error stops this capture, never the relaying.
+    before the client receives it. A disk error (a full disk) stops this capture, never the
+    relaying: the capture keeps what was written, and its sidecar and the log say why it
+    stopped (``write failed: no space left on device``), whatever the stream did after.
     """
 
     def __init__(
@@ -233,6 +248,8 @@ class Capture:
         """Whether the body has had its ``[DONE]`` (an SSE capture that ends without one was
         cut off, however cleanly the HTTP response ended)."""
         self._tail = b""
+        self.write_error: str | None = None
+        """Why the capture stopped being written (``write failed: …``), if it did."""
 
     def write(self, chunk: bytes) -> None:
         """Append a chunk (decoded if the response was compressed) and flush it."""
@@ -249,12 +266,22 @@ class Capture:
             self.saw_done = b"[DONE]" in seen
             self._tail = seen[-8:]
         try:
-            self._handle.write(data)
-            self._handle.flush()
-            self.bytes += len(data)
+            # An unbuffered file may take part of a chunk (a disk filling up): count what it
+            # took, and offer it the rest (which then fails, saying why).
+            view = memoryview(data)
+            while view:
+                written = self._handle.write(view) or 0
+                self.bytes += written
+                view = view[written:]
         except OSError as exc:
-            log.warning("%s: cannot write capture (%s); relaying continues", self.path, exc)
-            self.meta["write_error"] = str(exc)
+            self.write_error = f"write failed: {_os_reason(exc)}"
+            log.warning(
+                "%s: %s; the capture stops at %d bytes, the client still gets every byte",
+                self.path,
+                self.write_error,
+                self.bytes,
+            )
+            self.meta["write_error"] = self.write_error
             self._close_handle()
 
     def _close_handle(self) -> None:
@@ -270,6 +297,8 @@ class Capture:
         self.finished = True
         self._append(self._decoder.flush())
         self._close_handle()
+        if self.write_error is not None:  # what cut the capture, whatever the stream did
+            complete, reason = False, self.write_error
         self.meta.update(
             finished=iso_utc(utc_now()),
             complete=complete,
@@ -282,7 +311,12 @@ class Capture:
         try:
             write_meta_atomic(self.meta_path, self.meta)
         except OSError as exc:
-            log.warning("%s: cannot write metadata (%s)", self.meta_path, exc)
+            # A full disk has no room for a second copy: overwrite the sidecar in place
+            # (its blocks are already allocated), so it does not keep saying "unfinished".
+            try:
+                rewrite_meta_in_place(self.meta_path, self.meta)
+            except OSError:
+                log.warning("%s: cannot write metadata (%s)", self.meta_path, _os_reason(exc))
         return True
 
 
@@ -319,7 +353,10 @@ class Recorder:
         ``on_capture(path)`` is called when a capture file is created, ``on_capture_end(path,
         complete, reason)`` when it is finished.
         """
-        self.upstream = parse_upstream(upstream)
+        parsed = parse_upstream(upstream)
+        self._upstream_auth = upstream_auth(parsed)
+        self.upstream = parsed.with_password(None)
+        """The upstream as shown (its ``user@``, never its password)."""
         self.host, self.port = parse_listen(listen)
         self.out_dir = Path(out_dir)
         self.save_all = save_all
@@ -496,26 +533,31 @@ class Recorder:
             raise  # e.g. 413: aiohttp answers it itself
         except (ConnectionError, aiohttp.ClientError, ValueError) as exc:
             # The agent's upload broke off or was malformed; nothing to forward.
-            log.warning("%s %s: bad request body: %s", request.method, request.raw_path, exc)
+            log.warning("%s %s: bad request body: %s", request.method, self._shown(request), exc)
             return _error_response(400, f"bad request body: {exc}")
         target = self.target_url(request.raw_path)
         started = utc_now()
         skip = [h for h in _CLIENT_AUTO_HEADERS if h not in request.headers]
+        headers = forward_request_headers(request.headers)
+        if self._upstream_auth is not None and "Authorization" not in headers:
+            # --upstream http://user:password@host: HTTP Basic, as curl does; an agent that
+            # sends its own Authorization keeps it.
+            headers["Authorization"] = self._upstream_auth.encode()
         try:
             upstream = await session.request(
                 request.method,
                 target,
-                headers=forward_request_headers(request.headers),
+                headers=headers,
                 data=body if body or "Content-Length" in request.headers else None,
                 allow_redirects=False,  # the agent follows redirects, if it wants to
                 skip_auto_headers=skip,
             )
         except TimeoutError:
-            log.warning("%s %s: upstream timeout", request.method, request.raw_path)
+            log.warning("%s %s: upstream timeout", request.method, self._shown(request))
             return _error_response(504, "upstream timeout")
         except (aiohttp.ClientError, OSError, ValueError) as exc:
             problem = upstream_problem(exc, target)
-            log.warning("%s %s: upstream error: %s", request.method, request.raw_path, problem)
+            log.warning("%s %s: upstream error: %s", request.method, self._shown(request), problem)
             return _error_response(502, f"upstream error: {problem}")
 
         completed = False
@@ -581,7 +623,7 @@ class Recorder:
         if capture is not None:
             self._finish(capture, False, failure)
         if failure != "client disconnected":
-            log.warning("%s %s: %s", request.method, request.raw_path, failure)
+            log.warning("%s %s: %s", request.method, self._shown(request), failure)
             # The upstream broke off: break off the client's response too (no final chunk),
             # so the agent sees the same truncation it would have seen without the proxy.
             # close() still delivers the bytes already written.
@@ -633,16 +675,36 @@ class Recorder:
         ext = ".sse" if streaming else ".body"
         try:
             path, handle = self._reserve(stem, ext)
+        except OSError as exc:
+            log.warning(
+                "cannot create a capture in %s (%s); relaying anyway", self.out_dir, _os_reason(exc)
+            )
+            return None
+        try:
             write_meta_atomic(meta_path(path), meta)
         except OSError as exc:
-            log.warning("cannot create a capture in %s (%s); relaying anyway", self.out_dir, exc)
+            # Without its sidecar a capture is an empty file nobody can account for: remove it.
+            handle.close()
+            with contextlib.suppress(OSError):
+                path.unlink()
+            log.warning(
+                "cannot create a capture in %s (write failed: %s); relaying anyway",
+                self.out_dir,
+                _os_reason(exc),
+            )
             return None
         capture = Capture(
             path, handle, meta, _BodyDecoder(upstream.headers.get("Content-Encoding"))
         )
         self._open.add(capture)
         self._capture_count += 1
-        log.info("%s  %s %s -> %d", path, request.method, request.path, upstream.status)
+        log.info(
+            "%s  %s %s -> %d",
+            path,
+            request.method,
+            self._redactor.url(request.path),
+            upstream.status,
+        )
         if self.on_capture is not None:
             try:
                 self.on_capture(path)
@@ -700,9 +762,15 @@ class Recorder:
             "bytes": 0,
         }
 
+    def _shown(self, request: web.Request) -> str:
+        """The request's path and query as the log shows them: credentials redacted."""
+        return self._redactor.url(request.raw_path)
+
     def _finish(self, capture: Capture, complete: bool, reason: str | None) -> None:
         if not capture.finish(complete, reason):
             return
+        # (a write error overrides what the stream did: the sidecar has the final word)
+        complete, reason = bool(capture.meta["complete"]), capture.meta["incomplete_reason"]
         self._open.discard(capture)
         if complete:
             log.debug("%s complete (%d bytes)", capture.path, capture.bytes)
@@ -731,7 +799,13 @@ def upstream_problem(exc: BaseException, target: URL) -> str:
         if target.scheme == "https" and isinstance(exc, aiohttp.ClientSSLError):
             return f"cannot connect to {where} over TLS: {reason}"
         return f"cannot connect to {where}: {reason}"
-    return str(exc) or type(exc).__name__
+    return redact_text(str(exc)) or type(exc).__name__
+
+
+def _os_reason(exc: OSError) -> str:
+    """``no space left on device``: the errno's words, as a clause."""
+    reason = exc.strerror or (os.strerror(exc.errno) if exc.errno else "") or str(exc)
+    return reason[:1].lower() + reason[1:]
 
 
 def _remove_empty(folders: list[Path]) -> None:

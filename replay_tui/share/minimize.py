@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from ..core.identity import Analysis, Analyzer
+from ..core.redact import redact_head
 from ..core.trace import Form, Source, Trace, load_trace
 from ..core.translator import Behavior, index_key
 from ..core.verdicts import verdict_of_chunks
@@ -382,16 +383,11 @@ def _events(trace: Trace) -> list[bytes]:
     return out
 
 
-_SECRET_HEADER = re.compile(
-    rb"(?im)^((?:set-)?cookie|[^:\r\n]*(?:authorization|api[-_]?key|token|secret)[^:\r\n]*):[^\r\n]*"
-)
-
-
 def _head(trace: Trace) -> bytes:
     """A ``curl -i`` capture's status line and headers, credentials blanked (it is shared)."""
     if trace.source.form is not Form.HTTP or trace.head is None:
         return b""
-    return _SECRET_HEADER.sub(rb"\1: [redacted]", trace.raw[: trace.head.body_offset])
+    return redact_head(bytes(trace.raw[: trace.head.body_offset]))
 
 
 def load_bytes(data: bytes, form: Form, name: str = "minimized") -> Trace:

@@ -22,6 +22,7 @@ from ..core import jsontext
 from ..core.align import align
 from ..core.discovery import Skipped
 from ..core.identity import CallTrace, DeltaRow, Flag
+from ..core.redact import redact_meta
 from ..core.trace import Trace
 from ..core.translator import Behavior, is_identity
 from ..core.verdicts import describe
@@ -42,7 +43,6 @@ __all__ = [
     "build_report",
     "build_reports",
     "folder_finding",
-    "redact",
 ]
 
 ASSIGN = Behavior.ASSIGN_ALWAYS
@@ -210,7 +210,7 @@ def build_report(
         verdicts.append(
             VerdictLine(b.value, o.verdict, info.when, info.consequence, _finish(o.finish))
         )
-    meta = [(visible(k), _cut(visible(redact(k, v)), 300)) for k, v in trace.meta]
+    meta = [(visible(k), _cut(visible(redact_meta(k, v)), 300)) for k, v in trace.meta]
     if a.model:
         meta.insert(1, ("model (from the stream)", _cut(visible(a.model), 300)))
     chunks, differing = _chunk_rows(trace, limits)
@@ -231,26 +231,6 @@ def build_report(
         flags=len(a.flags),
         clients=_clients(trace) if clients else None,
     )
-
-
-_SECRET_NAME = re.compile(r"(?i)authorization|cookie|api[-_]?key|token|secret|password|session")
-_SECRET_QUERY = re.compile(
-    r"(?i)([?&][^=&#]*(?:key|token|secret|signature|sig|auth)[^=&#]*=)[^&#]*"
-)
-REDACTED = "[redacted]"
-
-
-def redact(key: str, value: str) -> str:
-    """A metadata value fit to share: credentials in headers and URL queries are blanked.
-
-    A report goes to a vendor's bug tracker; the capture's request headers (a recorder's
-    sidecar) or its URL may carry the engineer's API key.
-    """
-    if _SECRET_NAME.search(key):
-        return REDACTED
-    if "://" in value:
-        return _SECRET_QUERY.sub(lambda m: m.group(1) + REDACTED, value)
-    return value
 
 
 # -- the headline -----------------------------------------------------------------------------

@@ -3,11 +3,14 @@ which draws the trace list; the page asks nothing of any other host."""
 
 from __future__ import annotations
 
+import http.server
 import re
+import socketserver
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -32,7 +35,7 @@ def served() -> Iterator[str]:
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()  # printed once the port is bound
-        found = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        found = re.search(r"http://127\.0\.0\.1:\d+/\?token=[\w-]+", line)
         assert found, (line, proc.stderr.read() if proc.poll() is not None else "")
         yield found.group(0)
     finally:
@@ -85,3 +88,64 @@ def test_served_tui_shows_the_trace_list(browser: Any, served: str, name: str) -
     assert "2 of 26" in screen
     assert foreign == []
     page.close()
+
+
+_ATTACK = """<!doctype html><script>
+window.outcome = new Promise(function (resolve) {
+  const got = [];
+  const ws = new WebSocket("ws://127.0.0.1:PORT/ws?width=80&height=24");
+  ws.onmessage = function (e) { got.push(typeof e.data); };
+  ws.onclose = function (e) { resolve({code: e.code, messages: got.length}); };
+  setTimeout(function () { ws.close(); }, 5000);
+});
+</script>"""
+
+
+@pytest.fixture
+def attacker() -> Iterator[Callable[[bytes], int]]:
+    """A web server on 127.0.0.1 (another port) serving one page: the page elsewhere."""
+    page: list[bytes] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(page[0])
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = socketserver.TCPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+
+    def serve_page(body: bytes) -> int:
+        page.append(body)
+        port: int = server.server_address[1]
+        return port
+
+    yield serve_page
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize("name", ["127.0.0.1", "localhost"])
+def test_a_page_elsewhere_cannot_open_the_tui(
+    browser: Any, served: str, attacker: Callable[[bytes], int], name: str
+) -> None:
+    """In the browser that has the TUI open (its cookie set), a page on another port opens
+    the TUI's websocket: refused before any screen is sent. On 127.0.0.1 it is the same site,
+    so the browser sends the cookie: only the Origin check refuses it (without it, it got
+    the TUI's screen)."""
+    found = re.search(r":(\d+)/", served)
+    assert found
+    port = int(found.group(1))
+    context = browser.new_context()
+    context.new_page().goto(served)
+    assert [c["name"] for c in context.cookies()] == [f"replay-tui-serve-{port}"]
+    other = attacker(_ATTACK.replace("PORT", str(port)).encode())
+    page = context.new_page()
+    page.goto(f"http://{name}:{other}/")
+    assert page.evaluate("window.outcome") == {"code": 1006, "messages": 0}
+    context.close()

@@ -119,7 +119,7 @@ async def test_stream_is_relayed_and_captured_byte_for_byte(
     assert req["path"] == f"{CHAT}?stream=1&a=%2F"
     assert req["model"] == "deepseek-chat"
     assert req["tools"] == ["get_weather", "get_time"]
-    assert req["headers"]["Authorization"] == "<redacted>"
+    assert req["headers"]["Authorization"] == "[redacted]"
     assert req["headers"]["X-Trace"] == "t-1"
     assert "body" not in req
     assert meta["response"]["status"] == 200
@@ -198,9 +198,9 @@ async def test_secrets_never_reach_disk(
     meta = load_meta(capture)
     saved = {k.lower(): v for k, v in meta["request"]["headers"].items()}
     for name in ("authorization", "api-key", "x-api-key", "cookie", "x-custom-token"):
-        assert saved[name] == "<redacted>"
+        assert saved[name] == "[redacted]"
     assert saved["x-tenant"] == "acme"
-    assert meta["response"]["headers"]["Set-Cookie"] == "<redacted>"
+    assert meta["response"]["headers"]["Set-Cookie"] == "[redacted]"
     assert "secret" not in meta["request"]["url"]
     assert "body" not in meta["request"]
     # Redaction is about disk only: the upstream got every credential.
@@ -444,7 +444,7 @@ async def test_non_streaming_passes_through_and_is_saved_only_with_all(
     meta = load_meta(saved)
     assert meta["complete"] is True
     assert meta["request"]["model"] == "qwen-max"
-    assert meta["response"]["headers"]["Set-Cookie"] == "<redacted>"
+    assert meta["response"]["headers"]["Set-Cookie"] == "[redacted]"
 
 
 async def test_compressed_stream_reaches_client_as_sent_and_disk_decoded(

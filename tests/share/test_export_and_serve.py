@@ -142,13 +142,13 @@ def test_served_page_names_the_address_it_was_reached_at(remote: bool) -> None:
     )
     try:
         assert proc.stdout is not None
-        found = re.search(r":(\d+)/", proc.stdout.readline())
+        found = re.search(r":(\d+)/\?token=([\w-]+)", proc.stdout.readline())
         assert found
-        port = int(found.group(1))
+        port, token = int(found.group(1)), found.group(2)
 
         def get(host: str) -> tuple[int, list[str]]:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-            conn.request("GET", "/", headers={"Host": host})
+            conn.request("GET", f"/?token={token}", headers={"Host": host})
             response = conn.getresponse()
             body = response.read().decode()
             conn.close()

@@ -16,6 +16,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from ...core.discovery import Skipped
+from ...core.redact import redact_meta
 from ...core.trace import Trace
 from ...core.translator import Behavior
 from ...core.verdicts import describe
@@ -162,7 +163,8 @@ def meta_text(trace: Trace, width: int = 0) -> Content:
     parts: list[Part] = [("Metadata\n", "bold $text-primary")]
     key_w = min(22, max([len(k) for k, _ in trace.meta] + [len("tool calls")]) + 2)
     a = trace.analysis
-    rows = [*trace.meta]
+    # Credentials are not shown either (a screen is shared, screenshotted, copied with c).
+    rows = [(k, redact_meta(k, v)) for k, v in trace.meta]
     rows.append(
         (
             "tool calls",
