@@ -17,7 +17,6 @@ never a traceback.
 from __future__ import annotations
 
 import argparse
-import difflib
 import importlib
 import os
 import sys
@@ -87,6 +86,8 @@ def _unknown_command(arg: str) -> None:
     than a path (``replay-tui chek traces/``), is a mistyped command: name the nearest."""
     if arg.startswith("-") or os.path.lexists(arg.partition("#")[0]) or not arg.isalpha():
         return
+    import difflib  # (only here: check's start-up imports nothing it does not use)
+
     near = difflib.get_close_matches(arg.lower(), COMMANDS, n=1, cutoff=0.6)
     hint = f"did you mean '{PROG} {near[0]}'?" if near else f"commands: {', '.join(COMMANDS)}"
     raise UsageError(f"{arg}: no such command, file or folder; {hint}")
