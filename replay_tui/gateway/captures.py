@@ -69,6 +69,8 @@ class ServedCapture:
     """How the capture was re-framed for the wire, when it was (said at start-up)."""
     tools: list[str] = field(default_factory=list)
     """The names of the tools the stream calls, in order of appearance."""
+    source: Source | None = None
+    """Where it was read from (``probe`` judges it again from there)."""
 
     @property
     def body(self) -> bytes:
@@ -155,6 +157,7 @@ def load_captures(
                 timing=_timing(source, har_docs),
                 reframed=reframed,
                 tools=list(dict.fromkeys(tools)),
+                source=source,
             )
         )
     return out, skipped
@@ -214,8 +217,6 @@ def _har_timing(source: Source, har_docs: dict[Path, Any]) -> Timing | None:
     if total is not None:
         return Timing(0.0, total, "HAR time")
     return None
-
-
 
 
 # --- the non-streaming answer ----------------------------------------------------------------

@@ -72,7 +72,9 @@ class Served:
     """The whole capture was written (false: the client went away first)."""
 
 
-def _error(status: int, message: str, code: str, kind: str = "invalid_request_error") -> web.Response:
+def _error(
+    status: int, message: str, code: str, kind: str = "invalid_request_error"
+) -> web.Response:
     body = {"error": {"message": message, "type": kind, "param": None, "code": code}}
     return web.json_response(body, status=status)
 
