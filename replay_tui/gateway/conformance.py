@@ -7,7 +7,8 @@ gateway *introduced* an identity problem the capture did not have:
 - an **erasure**: a flag (``erased-id`` / ``erased-name`` of a wire call) the upstream
   capture does not have, or an ``unidentified-call`` verdict under ``assign-always`` where
   the capture's was something else (a call the gateway left without identity from the start
-  erases nothing, so it has no flag);
+  erases nothing, so it has no flag) when the capture had no flag (a capture whose
+  erasures a missing ``[DONE]`` hid, made whole by the gateway, introduces nothing);
 - a **refusal**: ``malformed-tool-call`` under ``accept-identity`` (the fix refuses a call
   that never got an identity) where the capture's verdict was something else.
 """
@@ -111,10 +112,12 @@ def introduced(upstream: TraceResult, gateway: TraceResult) -> list[str]:
     after = Counter(_flag_key(f.kind, f.call) for f in gateway.flags)
     new_flags = after - before
     unidentified = "unidentified-call"
-    if new_flags or (
+    newly_unidentified = (
         gateway.verdicts.get(ASSIGN) == unidentified
         and upstream.verdicts.get(ASSIGN) != unidentified
-    ):
+        and not upstream.flags
+    )
+    if new_flags or newly_unidentified:
         out.append("erasure")
     refused = "malformed-tool-call"
     if gateway.verdicts.get(ACCEPT) == refused and upstream.verdicts.get(ACCEPT) != refused:
