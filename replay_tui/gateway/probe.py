@@ -117,6 +117,7 @@ class Probe:
         self.timeout = timeout
         self.upstream = upstream
         self._redactor = Redactor()
+        self._taken: set[Path] = set()
 
     async def run(
         self,
@@ -141,6 +142,8 @@ class Probe:
         body: dict[str, Any] = {
             "model": self.model or capture.name,
             "stream": True,
+            # What agents ask for: usage in the stream (a gateway may drop it otherwise).
+            "stream_options": {"include_usage": True},
             "messages": [{"role": "user", "content": f"replay-tui probe: {capture.name}"}],
         }
         if capture.tools:
@@ -200,6 +203,12 @@ class Probe:
         path = self.out_dir / output_name(capture.name)
         if not streaming or response.status >= 400:
             path = path.with_suffix(".body")
+        # Two folders probed at once may hold captures of the same name: keep both outputs.
+        stem, n = path.with_suffix(""), 1
+        while path in self._taken:
+            n += 1
+            path = stem.with_name(f"{stem.name}-{n}").with_suffix(path.suffix)
+        self._taken.add(path)
         meta = self._meta(capture, response, body, headers, started)
         path.parent.mkdir(parents=True, exist_ok=True)
         received = 0
