@@ -1,6 +1,7 @@
 """Re-record what real gateways do to the bundled captures (``tests/data/gateways``).
 
-    python -m venv tests/gateways/.venv && tests/gateways/.venv/bin/pip install -r tests/gateways/requirements.txt
+    python -m venv tests/gateways/.venv
+    tests/gateways/.venv/bin/pip install -r tests/gateways/requirements.txt
     npm ci --prefix tests/gateways
     python scripts/record_gateways.py [litellm] [portkey]
 
@@ -21,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "gateways"))
 
-import real_gateways as rg  # noqa: E402
+import real_gateways as rg
 
 
 def main(names: list[str]) -> int:

@@ -4,7 +4,8 @@ Shared by ``tests/gateways/test_real_gateways.py`` and ``scripts/record_gateways
 writes what they expect). The gateways are installed outside the project's environment, by
 ``.ci/run`` (or by hand, the same commands):
 
-    python -m venv tests/gateways/.venv && tests/gateways/.venv/bin/pip install -r tests/gateways/requirements.txt
+    python -m venv tests/gateways/.venv
+    tests/gateways/.venv/bin/pip install -r tests/gateways/requirements.txt
     npm ci --prefix tests/gateways
 
 - **LiteLLM proxy** (``litellm[proxy]``, a virtual environment of its own: its pins would
