@@ -26,7 +26,7 @@ PATTERNS = {
     "late": "captures/late-id.sse",
     "late name": "nvidia-nim/glm-4.7-name-null-then-real.sse",
     "parallel": "captures/parallel-out-of-order.sse",
-    "parallel, null id and \"\" name": "envoy/vertex-anthropic-parallel.sse",
+    'parallel, null id and "" name': "envoy/vertex-anthropic-parallel.sse",
 }
 
 
