@@ -107,7 +107,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--tui",
         action="store_true",
-        help="afterwards, open the TUI on PATH and the outputs (m marks one, 5 compares)",
+        help="afterwards, open the TUI on the outputs: OUT/upstream/ (what was sent) beside"
+        " OUT/gateway/ (what came back); m marks one, 5 compares",
     )
 
 
@@ -152,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         _write_table(judged, args.gateway, out, Behavior(args.behavior))
     if args.tui:
-        return _open_tui(args.paths, out, code)
+        return _open_tui(out, code)
     return code
 
 
@@ -329,12 +330,12 @@ def _write_json(
     stream.flush()
 
 
-def _open_tui(paths: Sequence[str], out: Path, code: int) -> int:
+def _open_tui(out: Path, code: int) -> int:
     from replay_tui.tui.app import run_app
 
     error(
-        "opening the TUI on the captures and the gateway's outputs: press m on a capture,"
-        " open its output, then 5 (compare)"
+        f"opening the TUI on {out}/: press m on a capture under upstream/, open the same"
+        " capture under gateway/, then 5 (compare)"
     )
-    run_app([*paths, str(out)], watch=False)
+    run_app([str(out)], watch=False)
     return code

@@ -160,6 +160,14 @@ def load_captures(
                 source=source,
             )
         )
+    # Two folders may hold captures of the same address: the later ones are named by their
+    # path as found, so a header or a model names each one.
+    seen: set[str] = set()
+    for capture in out:
+        if capture.name in seen and capture.source is not None:
+            entry = capture.source.entry
+            capture.name = str(capture.source.path) + (f"#{entry.number}" if entry else "")
+        seen.add(capture.name)
     return out, skipped
 
 

@@ -4,8 +4,9 @@ For each capture, one streaming chat completion is sent to the gateway — its `
 capture's name (so a gateway that passes models through reaches the capture by name) unless
 ``--model`` is given, an ``X-Replay-Trace`` header naming the capture (for gateways that
 forward it), and tool definitions for the tools the stream calls. What the gateway answers is
-written as it arrives to ``OUT/<capture>.sse`` with a ``.meta.json`` sidecar (the recorder's
-format; credentials redacted), then judged against the capture (:mod:`.conformance`).
+written as it arrives to ``OUT/gateway/<capture>.sse`` with a ``.meta.json`` sidecar (the
+recorder's format; credentials redacted), beside ``OUT/upstream/<capture>.sse``, what the
+upstream streams for it; then judged against the capture (:mod:`.conformance`).
 
 One request at a time: the upstream's choice "in turn" and its log of what it served follow
 the captures' order. Everything that can go wrong with a gateway — down, a non-SSE answer, an
@@ -40,9 +41,22 @@ from .captures import ServedCapture
 from .conformance import Problem
 from .upstream import TRACE_HEADER, Served, Upstream
 
-__all__ = ["Probe", "ProbeError", "Probed", "chat_url", "output_name", "parse_header"]
+__all__ = [
+    "GATEWAY_DIR",
+    "UPSTREAM_DIR",
+    "Probe",
+    "ProbeError",
+    "Probed",
+    "chat_url",
+    "output_name",
+    "parse_header",
+]
 
 _EXCERPT = 200
+UPSTREAM_DIR = "upstream"
+"""Under OUT: each capture as the upstream streamed it."""
+GATEWAY_DIR = "gateway"
+"""Under OUT: what the gateway returned for it, with its sidecar."""
 
 
 class ProbeError(Exception):
@@ -76,6 +90,9 @@ def output_name(capture: str) -> str:
     """Where a capture's gateway output goes under OUT: its path, ``.sse`` for its extension
     (``x.har#4`` → ``x-4.sse``)."""
     file, entry = split_entry(capture)
+    # Never outside OUT: a capture named by an absolute path, or with "..", stays under it.
+    parts = [p for p in file.replace("\\", "/").split("/") if p not in ("", ".", "..")]
+    file = "/".join(parts) or "capture"
     stem, dot, _ = file.rpartition(".")
     base = stem if dot and "/" not in file[len(stem) :] else file
     return f"{base}-{entry}.sse" if entry is not None else f"{base}.sse"
@@ -117,7 +134,8 @@ class Probe:
         self.timeout = timeout
         self.upstream = upstream
         self._redactor = Redactor()
-        self._taken: set[Path] = set()
+        self._names: dict[int, str] = {}
+        """Each capture's file name under OUT/upstream and OUT/gateway."""
 
     async def run(
         self,
@@ -127,6 +145,7 @@ class Probe:
         timeout = aiohttp.ClientTimeout(
             total=None, sock_connect=self.timeout, sock_read=self.timeout
         )
+        self._name_outputs(captures)
         out: list[Probed] = []
         async with aiohttp.ClientSession(
             timeout=timeout, cookie_jar=aiohttp.DummyCookieJar()
@@ -137,6 +156,28 @@ class Probe:
                 if on_done is not None:
                     on_done(probed)
         return out
+
+    def _name_outputs(self, captures: Sequence[ServedCapture]) -> None:
+        """Two folders probed at once may hold captures of the same name: number the later."""
+        taken: set[str] = set()
+        for capture in captures:
+            name = output_name(capture.name)
+            stem, n = name.removesuffix(".sse"), 1
+            while name in taken:
+                n += 1
+                name = f"{stem}-{n}.sse"
+            taken.add(name)
+            self._names[id(capture)] = name
+
+    def _save_upstream(self, capture: ServedCapture) -> None:
+        """What the upstream streams for ``capture``, beside what the gateway made of it: the
+        TUI opened on OUT compares the two (the capture's own file may be a HAR or a log)."""
+        path = self.out_dir / UPSTREAM_DIR / self._names[id(capture)]
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(capture.body)
+        except OSError:
+            pass  # the comparison in the report does not need it
 
     def _body(self, capture: ServedCapture) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -158,6 +199,9 @@ class Probe:
 
     async def one(self, session: aiohttp.ClientSession, capture: ServedCapture) -> Probed:
         """Probe one capture; never raises for what the gateway does."""
+        if id(capture) not in self._names:
+            self._name_outputs([capture])
+        self._save_upstream(capture)
         served_before = len(self.upstream.served) if self.upstream is not None else 0
         headers = {"Accept": "text/event-stream", TRACE_HEADER: capture.name}
         headers.update(self.headers)
@@ -200,15 +244,9 @@ class Probe:
         del session
         ctype = response.headers.get("Content-Type")
         streaming = is_event_stream(ctype)
-        path = self.out_dir / output_name(capture.name)
+        path = self.out_dir / GATEWAY_DIR / self._names[id(capture)]
         if not streaming or response.status >= 400:
             path = path.with_suffix(".body")
-        # Two folders probed at once may hold captures of the same name: keep both outputs.
-        stem, n = path.with_suffix(""), 1
-        while path in self._taken:
-            n += 1
-            path = stem.with_name(f"{stem.name}-{n}").with_suffix(path.suffix)
-        self._taken.add(path)
         meta = self._meta(capture, response, body, headers, started)
         path.parent.mkdir(parents=True, exist_ok=True)
         received = 0

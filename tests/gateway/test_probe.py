@@ -125,6 +125,7 @@ async def _probe(*argv: str) -> tuple[int, str, str]:
         "replay_tui.cli",
         "probe",
         *argv,
+        stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
@@ -280,7 +281,8 @@ async def test_the_table(upstream: Upstream, captures: Path, tmp_path: Path) -> 
     # the default output folder is a new temporary one, said on stderr
     said = next(x for x in err.splitlines() if "gateway outputs in " in x)
     folder = Path(said.split("gateway outputs in ", 1)[1].rstrip("/"))
-    assert (folder / CLEAN).is_file()
+    assert (folder / "gateway" / CLEAN).is_file()
+    assert (folder / "upstream" / CLEAN).read_bytes() == (TRACES / CLEAN).read_bytes()
     shutil.rmtree(folder)
 
 
@@ -292,6 +294,7 @@ async def test_the_table(upstream: Upstream, captures: Path, tmp_path: Path) -> 
         (("--gateway", "http://x/v1", "--header", "nocolon", str(TRACES)), "--header: expected"),
         (("--gateway", "http://x/v1", "--timeout", "0", str(TRACES)), "--timeout: expected"),
         (("--gateway", "http://x/v1", "nowhere/"), "nowhere/: no such file or folder"),
+        (("--gateway", "http://x/v1", "--tui", str(TRACES)), "the TUI needs a terminal"),
     ],
 )
 async def test_usage_errors(argv: tuple[str, ...], message: str) -> None:
@@ -299,3 +302,33 @@ async def test_usage_errors(argv: tuple[str, ...], message: str) -> None:
     assert code == 2
     assert message in err.strip().splitlines()[-1]
     assert "Traceback" not in err
+
+
+async def test_captures_of_the_same_name_in_two_folders_keep_both_outputs(
+    captures: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    (other / "openai").mkdir(parents=True)
+    shutil.copy(TRACES / ERASING, other / CLEAN)  # same name, other content
+    served, _ = load_captures([captures, other])
+    upstream = Upstream(served, listen="127.0.0.1:0")
+    await upstream.start()
+    gateway, runner = await _gateway("pass", upstream.base_url)
+    try:
+        code, out, err = await _probe(
+            "--gateway", gateway.url, str(captures), str(other), "--out", str(tmp_path / "o"),
+            "--json",
+        )  # fmt: skip
+    finally:
+        await runner.cleanup()
+        await upstream.stop()
+    assert code == 0 and "Traceback" not in err
+    doc = json.loads(out)
+    second = str(other / CLEAN)  # named by its path: its address is taken
+    names = [c["capture"] for c in doc["captures"]]
+    assert names == [ERASING, CLEAN, second]
+    outputs = [Path(c["output"]) for c in doc["captures"]]
+    assert len(set(outputs)) == 3
+    assert all(o.is_relative_to(tmp_path / "o" / "gateway") for o in outputs)
+    assert outputs[2].read_bytes() == (TRACES / ERASING).read_bytes()
+    assert (other / CLEAN).read_bytes() == (TRACES / ERASING).read_bytes()  # left as it was
