@@ -199,12 +199,22 @@ def _flag(f: dict[str, Any]) -> str:
     return f"{f['kind']} call {f['call']} ({json.dumps(f['value'])})"
 
 
+def _same_bytes(output: str | None, out: Path) -> bool | None:
+    """Whether the gateway's output is byte for byte what the upstream streamed."""
+    if output is None:
+        return None
+    sent = out / "upstream" / Path(output).relative_to(out / "gateway")
+    return Path(output).read_bytes() == sent.read_bytes()
+
+
 def reduce(doc: dict[str, Any]) -> dict[str, Any]:
     """What the tests hold a gateway to: per capture, what came out and what changed."""
     captures: dict[str, Any] = {}
+    out = Path(doc["out"])
     for c in doc["captures"]:
         gateway = c["gateway"]
         captures[c["capture"]] = {
+            "same_bytes": _same_bytes(c["output"], out),
             "problem": c["problem"]["kind"] if c["problem"] else None,
             "upstream": [c["upstream"]["verdicts"], [_flag(f) for f in c["upstream"]["flags"]]],
             "gateway": (
@@ -228,4 +238,5 @@ def run(name: str) -> tuple[dict[str, Any], str]:
         work = Path(tmp)
         with starter(work) as running:
             _, doc, err = probe(running, work / "out")
-    return reduce(doc), err
+            record = reduce(doc)
+    return record, err

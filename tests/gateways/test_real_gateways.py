@@ -84,13 +84,16 @@ def test_what_each_gateway_does_to_each_pattern(probed: tuple[str, dict[str, Any
         row = _row(record, pattern)
         assert row["introduced"] == [], (pattern, row)  # neither adds an erasure or refusal
     if name == "portkey":
-        # Passes every stream through as it came: every outcome the same, every flag kept.
+        # Passes every stream through byte for byte: every outcome the same, every flag kept.
+        assert all(c["same_bytes"] for c in record["captures"].values())
         for pattern in PATTERNS:
             row = _row(record, pattern)
             assert row["gateway"] == row["upstream"], pattern
             assert row["same_outcome"] == {"accept-identity": True, "assign-always": True}
         return
-    # LiteLLM re-serialises every chunk. "" ids pass through (the erasure stays) ...
+    # LiteLLM re-serialises every chunk (no output is the bytes it was sent) ...
+    assert not any(c["same_bytes"] for c in record["captures"].values())
+    # ... "" ids pass through (the erasure stays) ...
     for pattern in ('""', '"" id and name'):
         row = _row(record, pattern)
         assert row["gateway"][1] == row["upstream"][1] != [], pattern
