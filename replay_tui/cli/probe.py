@@ -25,7 +25,7 @@ from replay_tui.core.translator import Behavior
 from replay_tui.core.visible import visible
 
 from .errors import EXIT_FINDINGS, EXIT_OK, UsageError, error, plural
-from .upstream import describe, load
+from .serving import describe, load
 
 if TYPE_CHECKING:
     from replay_tui.gateway.captures import ServedCapture
@@ -135,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
     captures = load(args.paths)
     upstream: Upstream | None = None
     if args.start_upstream:
-        from .upstream import upstream_from_args
+        from .serving import upstream_from_args
 
         args.listen, args.allow_remote = args.upstream_listen, False
         upstream = upstream_from_args(args, captures)

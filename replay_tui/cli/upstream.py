@@ -8,19 +8,15 @@ import contextlib
 import logging
 import signal
 import sys
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from replay_tui.core.visible import visible
-
 from .errors import EXIT_OK, UsageError, error, plural
-from .traces import require_paths
+from .serving import describe, load, upstream_from_args
 
 if TYPE_CHECKING:
-    from replay_tui.gateway.captures import ServedCapture
     from replay_tui.gateway.upstream import Upstream
 
-__all__ = ["HELP", "configure", "describe", "run", "upstream_from_args"]
+__all__ = ["HELP", "configure", "run"]
 
 HELP = (
     "A mock OpenAI-compatible provider that streams the captures under PATH: point a gateway"
@@ -51,54 +47,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="allow a --listen address other machines can reach (prints a warning)",
     )
-
-
-def load(paths: Sequence[str]) -> list[ServedCapture]:
-    """The captures under ``paths``; what is not a trace is said on stderr, one line each."""
-    from replay_tui.gateway.captures import load_captures
-
-    require_paths(paths)
-    captures, skipped = load_captures(paths)
-    for s in skipped:
-        where = f"{s.path}:{s.line}" if s.line else s.path
-        error(f"{where}: skipped: {s.reason}")
-    if not captures:
-        raise UsageError(f"{', '.join(paths)}: no capture to serve")
-    return captures
-
-
-def upstream_from_args(args: argparse.Namespace, captures: Sequence[ServedCapture]) -> Upstream:
-    from replay_tui.gateway.upstream import Upstream, UpstreamError
-
-    try:
-        return Upstream(
-            captures,
-            listen=args.listen,
-            timing=bool(args.timing),
-            allow_remote=bool(args.allow_remote),
-        )
-    except UpstreamError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def describe(upstream: Upstream) -> list[str]:
-    """The start-up lines: the base URL, then each capture's name, model and pacing."""
-    lines = [f"base URL: {upstream.base_url}"]
-    width = min(60, max(len(c.name) for c in upstream.captures))
-    for c in upstream.captures:
-        parts = [f"model {visible(c.model)}" if c.model else "no model"]
-        parts.append(plural(len(c.events), "event"))
-        if upstream.timing:
-            t = c.timing
-            parts.append(
-                f"paced by {t.source}: {t.first:.3f}s, then {t.spread:.3f}s"
-                if t is not None
-                else "no timing recorded: at once"
-            )
-        if c.reframed:
-            parts.append(c.reframed)
-        lines.append(f"  {visible(c.name):<{width}}  {', '.join(parts)}")
-    return lines
 
 
 def run(args: argparse.Namespace) -> int:

@@ -28,6 +28,7 @@ from urllib.parse import quote
 import msgspec
 from aiohttp import web
 
+from replay_tui.core.visible import visible
 from replay_tui.record.proxy import RecorderError, parse_listen
 from replay_tui.share.serve import is_loopback
 
@@ -230,7 +231,9 @@ class Upstream:
             how = "header"
         else:
             capture, how = self._choose(model)
-        log.info("%s %s -> %s (by %s)", request.method, request.path, capture.name, how)
+        # What a request says is shown as JSON writes control characters, never interpreted.
+        path, name = visible(request.path), visible(capture.name)
+        log.info("%s %s -> %s (by %s)", request.method, path, name, how)
         if not stream:
             self.served.append(Served(capture.name, how, False, model, True))
             return web.json_response(capture.completion)

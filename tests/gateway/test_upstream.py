@@ -281,6 +281,14 @@ async def test_the_command_prints_its_base_url_and_serves_until_stopped() -> Non
         ):
             body = await response.read()
         assert body == (TRACES / "dashscope/glm-5.2-id-and-name-empty.sse").read_bytes()
+        async with (
+            aiohttp.ClientSession() as session,
+            session.post(
+                f"{match.group(1).removesuffix('/v1')}/openai/deployments/%1b%5b31m/chat/completions",
+                json={},
+            ) as response,
+        ):
+            assert response.status == 200
     finally:
         proc.terminate()
         _, err = await asyncio.wait_for(proc.communicate(), 30)
@@ -288,3 +296,4 @@ async def test_the_command_prints_its_base_url_and_serves_until_stopped() -> Non
     assert b"Traceback" not in err
     assert b"-> dashscope/glm-5.2-id-and-name-empty.sse (by model)" not in err  # by model, named
     assert b"-> glm-5.2-id-and-name-empty.sse (by model)" in err
+    assert b"\x1b" not in err and b"/openai/deployments/\\u001b[31m/chat" in err
