@@ -37,7 +37,7 @@ class Problem:
 
     kind: str
     """``down``, ``timeout``, ``http-error``, ``not-sse``, ``stalled``, ``dropped``,
-    ``misrouted``, ``unreadable``."""
+    ``misrouted``, ``unreadable``, ``unwritable``."""
     message: str
 
 

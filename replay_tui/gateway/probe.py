@@ -16,7 +16,6 @@ capture, and the run goes on.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -211,9 +210,12 @@ class Probe:
         problem: Problem | None = None
         try:
             async with session.post(self.url, json=body, headers=headers) as response:
-                output, problem = await self._record(
-                    capture, response, body, headers, started, session
-                )
+                try:
+                    output, problem = await self._record(capture, response, body, headers, started)
+                except OSError as exc:  # the network's errors are handled inside: this is disk
+                    problem = Problem(
+                        "unwritable", f"cannot save the gateway's answer: {exc.strerror or exc}"
+                    )
         except TimeoutError:
             problem = Problem("timeout", f"no answer from the gateway within {self.timeout:g}s")
         except aiohttp.ClientConnectorError as exc:
@@ -222,12 +224,8 @@ class Probe:
             problem = Problem("down", f"gateway request failed: {upstream_problem(exc, self.url)}")
         served: list[Served] = []
         if self.upstream is not None:
-            # The upstream writes its log entry when its handler ends: give it the moment.
-            for _ in range(20):
-                served = self.upstream.served[served_before:]
-                if served or problem is not None:
-                    break
-                await asyncio.sleep(0.01)
+            # Each entry is made before the upstream sends its first byte: all are here.
+            served = self.upstream.served[served_before:]
             if problem is None:
                 problem = _routing_problem(capture, served)
         return Probed(capture, output, problem, list(served))
@@ -239,9 +237,7 @@ class Probe:
         body: dict[str, Any],
         headers: dict[str, str],
         started: Any,
-        session: aiohttp.ClientSession,
     ) -> tuple[Path | None, Problem | None]:
-        del session
         ctype = response.headers.get("Content-Type")
         streaming = is_event_stream(ctype)
         path = self.out_dir / GATEWAY_DIR / self._names[id(capture)]

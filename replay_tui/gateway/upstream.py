@@ -60,7 +60,7 @@ class UpstreamError(Exception):
     """A start-up problem (address in use, nothing to serve), with a one-line message."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Served:
     """One chat request answered: which capture, chosen how, streamed or not."""
 
@@ -70,7 +70,8 @@ class Served:
     stream: bool
     model: str | None
     completed: bool
-    """The whole capture was written (false: the client went away first)."""
+    """The whole capture was written (false: not yet, or the client went away first). The
+    entry is made before the first byte is sent, so whoever reads that byte finds it."""
 
 
 def _error(
@@ -264,7 +265,8 @@ class Upstream:
                 TRACE_HEADER: quote(capture.name, safe="/#:@+"),
             },
         )
-        completed = False
+        served = Served(capture.name, how, True, model, False)
+        self.served.append(served)
         try:
             await response.prepare(request)
             delays = capture.delays() if self.timing else [0.0] * len(capture.events)
@@ -274,9 +276,7 @@ class Upstream:
                 await response.write(event)
             with contextlib.suppress(ConnectionError):
                 await response.write_eof()
-            completed = True
+            served.completed = True
         except ConnectionError:
             pass
-        finally:
-            self.served.append(Served(capture.name, how, True, model, completed))
         return response

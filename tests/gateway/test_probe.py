@@ -332,3 +332,17 @@ async def test_captures_of_the_same_name_in_two_folders_keep_both_outputs(
     assert all(o.is_relative_to(tmp_path / "o" / "gateway") for o in outputs)
     assert outputs[2].read_bytes() == (TRACES / ERASING).read_bytes()
     assert (other / CLEAN).read_bytes() == (TRACES / ERASING).read_bytes()  # left as it was
+
+
+async def test_an_output_folder_that_cannot_be_written_is_one_line_per_capture(
+    upstream: Upstream, captures: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "gateway").write_text("a file where the outputs' folder goes")
+    code, doc, err = await _probe_json("pass", upstream, captures, tmp_path)
+    assert code == 3
+    for name, c in _by_capture(doc).items():
+        assert c["problem"]["kind"] == "unwritable"
+        assert c["problem"]["message"].startswith("cannot save the gateway's answer: ")
+        assert sum(f"replay-tui: {name}: unwritable: " in x for x in err.splitlines()) == 1
