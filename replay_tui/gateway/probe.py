@@ -52,6 +52,7 @@ __all__ = [
 ]
 
 _EXCERPT = 200
+_CREDENTIAL_NAMES = r".*(key|token|secret|auth|password|passwd|cookie|session).*"
 UPSTREAM_DIR = "upstream"
 """Under OUT: each capture as the upstream streamed it."""
 GATEWAY_DIR = "gateway"
@@ -132,7 +133,9 @@ class Probe:
         self.headers = list(headers)
         self.timeout = timeout
         self.upstream = upstream
-        self._redactor = Redactor()
+        # The recorder's secret headers, and any whose name says it carries a credential
+        # (Portkey's x-portkey-api-key, a gateway's x-…-token).
+        self._redactor = Redactor([_CREDENTIAL_NAMES])
         self._names: dict[int, str] = {}
         """Each capture's file name under OUT/upstream and OUT/gateway."""
 

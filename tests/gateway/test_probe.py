@@ -156,8 +156,15 @@ def _by_capture(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
 async def test_a_pass_through_gateway_changes_nothing(
     upstream: Upstream, captures: Path, tmp_path: Path
 ) -> None:
-    code, doc, _ = await _probe_json("pass", upstream, captures, tmp_path)
+    secrets = ("Authorization: Bearer sk-one", "x-portkey-api-key: pk-two", "X-Gw-Token: t-3")
+    argv = [x for h in secrets for x in ("--header", h)]
+    code, doc, _ = await _probe_json(
+        "pass", upstream, captures, tmp_path, *argv, "--header", "x-route: blue"
+    )
     assert code == 0
+    for text in (p.read_text() for p in (tmp_path / "out").rglob("*.meta.json")):
+        assert not any(s in text for s in ("sk-one", "pk-two", "t-3"))
+        assert '"x-route": "blue"' in text  # what is not a credential is kept
     for name, c in _by_capture(doc).items():
         assert c["problem"] is None and c["introduced"] == []
         assert c["changed"]["same_outcome"] == {"accept-identity": True, "assign-always": True}
