@@ -38,7 +38,7 @@ from replay_tui.record.proxy import is_event_stream, upstream_problem
 
 from .captures import ServedCapture
 from .conformance import Problem
-from .upstream import TRACE_HEADER, Served, Upstream
+from .upstream import TRACE_HEADER, Served, Upstream, header_name
 
 __all__ = [
     "GATEWAY_DIR",
@@ -205,7 +205,7 @@ class Probe:
             self._name_outputs([capture])
         self._save_upstream(capture)
         served_before = len(self.upstream.served) if self.upstream is not None else 0
-        headers = {"Accept": "text/event-stream", TRACE_HEADER: capture.name}
+        headers = {"Accept": "text/event-stream", TRACE_HEADER: header_name(capture.name)}
         headers.update(self.headers)
         body = self._body(capture)
         started = utc_now()

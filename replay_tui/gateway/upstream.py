@@ -23,7 +23,7 @@ import socket
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import msgspec
 from aiohttp import web
@@ -41,6 +41,7 @@ __all__ = [
     "Served",
     "Upstream",
     "UpstreamError",
+    "header_name",
 ]
 
 log = logging.getLogger("replay_tui.upstream")
@@ -72,6 +73,12 @@ class Served:
     completed: bool
     """The whole capture was written (false: not yet, or the client went away first). The
     entry is made before the first byte is sent, so whoever reads that byte finds it."""
+
+
+def header_name(name: str) -> str:
+    """A capture's name as an ``X-Replay-Trace`` value: what a header cannot carry (control
+    characters, non-ASCII) percent-encoded; the upstream takes both forms."""
+    return quote(name, safe=" /#:@+!$&'()*,;=[]~")
 
 
 def _error(
@@ -221,7 +228,10 @@ class Upstream:
             model = request.match_info.get("deployment")
         wanted = request.headers.get(TRACE_HEADER)
         if wanted is not None:
-            capture = capture_named(self.captures, wanted.strip())
+            wanted = wanted.strip()
+            capture = capture_named(self.captures, wanted) or capture_named(
+                self.captures, unquote(wanted)
+            )
             if capture is None:
                 return _error(
                     404,
@@ -262,7 +272,7 @@ class Upstream:
             headers={
                 "Content-Type": "text/event-stream; charset=utf-8",
                 "Cache-Control": "no-cache",
-                TRACE_HEADER: quote(capture.name, safe="/#:@+"),
+                TRACE_HEADER: header_name(capture.name),
             },
         )
         served = Served(capture.name, how, True, model, False)

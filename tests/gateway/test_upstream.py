@@ -19,7 +19,7 @@ import pytest
 
 from replay_tui.cli import main
 from replay_tui.gateway.captures import load_captures
-from replay_tui.gateway.upstream import Upstream
+from replay_tui.gateway.upstream import Upstream, header_name
 
 REPO = Path(__file__).resolve().parents[2]
 TRACES = REPO / "traces"
@@ -297,3 +297,19 @@ async def test_the_command_prints_its_base_url_and_serves_until_stopped() -> Non
     assert b"-> dashscope/glm-5.2-id-and-name-empty.sse (by model)" not in err  # by model, named
     assert b"-> glm-5.2-id-and-name-empty.sse (by model)" in err
     assert b"\x1b" not in err and b"/openai/deployments/\\u001b[31m/chat" in err
+
+
+async def test_a_name_a_header_cannot_carry_is_percent_encoded(tmp_path: Path) -> None:
+    name = "gateway café/naïve #1.sse"
+    (tmp_path / "gateway café").mkdir()
+    shutil.copy(TRACES / "openai/gpt-4.1-text-then-call.sse", tmp_path / name)
+    captures, _ = load_captures([tmp_path])
+    assert [c.name for c in captures] == [name]
+    server = Upstream(captures, listen="127.0.0.1:0")
+    await server.start()
+    try:
+        _, _, body = await _post(server, {"stream": True}, **{"X-Replay-Trace": header_name(name)})
+    finally:
+        await server.stop()
+    assert body == (tmp_path / name).read_bytes()
+    assert header_name(name) == "gateway caf%C3%A9/na%C3%AFve #1.sse"
