@@ -57,7 +57,8 @@ def describe(upstream: Upstream) -> list[str]:
         if upstream.timing:
             t = c.timing
             parts.append(
-                f"paced by {t.source}: {t.first:.3f}s, then {t.spread:.3f}s"
+                f"paced by {t.source}: {t.first:.3f}s to the first event, the rest over"
+                f" {t.spread:.3f}s"
                 if t is not None
                 else "no timing recorded: at once"
             )

@@ -284,7 +284,10 @@ async def test_the_table(upstream: Upstream, captures: Path, tmp_path: Path) -> 
     row = next(x for x in lines if x.startswith(CLEAN))
     assert "ok / ok" in row and "unidentified-call / ok, 1 flag" in row
     assert "INTRODUCED ERASURE; outcome differs (assign-always)" in row
-    assert "2 captures through" in lines[-2] or any("2 captures through" in x for x in lines)
+    summary = next(i for i, x in enumerate(lines) if x.startswith("2 captures through"))
+    assert "1 outcome changed, 1 with an erasure or refusal introduced" in lines[summary]
+    assert lines[summary + 1].startswith(f"  replay-tui diff {captures / CLEAN} ")
+    assert lines[summary + 1].endswith(f"/gateway/{CLEAN}")
     # the default output folder is a new temporary one, said on stderr
     said = next(x for x in err.splitlines() if "gateway outputs in " in x)
     folder = Path(said.split("gateway outputs in ", 1)[1].rstrip("/"))
@@ -353,3 +356,31 @@ async def test_an_output_folder_that_cannot_be_written_is_one_line_per_capture(
         assert c["problem"]["kind"] == "unwritable"
         assert c["problem"]["message"].startswith("cannot save the gateway's answer: ")
         assert sum(f"replay-tui: {name}: unwritable: " in x for x in err.splitlines()) == 1
+
+
+async def test_an_upstream_that_cannot_listen_is_a_usage_error(
+    captures: Path, tmp_path: Path
+) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        code, _, err = await _probe(
+            "--gateway", "http://127.0.0.1:9/v1", str(captures), "--start-upstream",
+            "--upstream-listen", f"127.0.0.1:{port}", "--out", str(tmp_path / "o"),
+        )  # fmt: skip
+    assert code == 2
+    assert f"cannot listen on 127.0.0.1:{port}: " in err.strip().splitlines()[-1]
+    assert "Traceback" not in err
+
+
+async def test_the_behavior_judges_the_headline(
+    upstream: Upstream, captures: Path, tmp_path: Path
+) -> None:
+    code, doc, _ = await _probe_json(
+        "erase", upstream, captures, tmp_path, "--behavior", "assign-always"
+    )
+    assert code == 1 and doc["behavior"] == "assign-always"
+    clean = _by_capture(doc)[CLEAN]
+    assert clean["changed"]["headline"].startswith("outcome differs under assign-always: call 0")
+    assert clean["diff"]["behavior"] == "assign-always"

@@ -51,12 +51,15 @@ async def _post(
 
 
 async def test_a_named_capture_streams_its_bytes_as_captured(upstream: Upstream) -> None:
-    for name in ("dashscope/qwen3-max-id-empty.sse", "captures/crlf-framed.sse"):
+    # CRLF framing and comments, data after [DONE], a last event with no blank line after it
+    names = sorted(str(p.relative_to(TRACES)) for p in TRACES.rglob("*.sse"))
+    assert "envoy/bedrock-parallel-unterminated-done.sse" in names and len(names) >= 20
+    for name in names:
         status, ctype, body = await _post(
             upstream, {"model": "x", "stream": True}, **{"X-Replay-Trace": name}
         )
         assert status == 200 and ctype.startswith("text/event-stream")
-        assert body == (TRACES / name).read_bytes()  # CRLF framing and comments kept
+        assert body == (TRACES / name).read_bytes(), name
 
 
 async def test_the_header_may_name_a_file_or_its_stem(upstream: Upstream) -> None:
@@ -142,7 +145,8 @@ async def test_without_stream_the_assembled_completion(upstream: Upstream) -> No
     _, _, body = await _post(
         upstream, {}, **{"X-Replay-Trace": "deepseek/reasoner-reasoning-then-call.sse"}
     )
-    message = json.loads(body)["choices"][0]["message"]
+    doc = json.loads(body)
+    message = doc["choices"][0]["message"]
     assert message["reasoning_content"] == (
         "The user asks why the stream stalls. I should read the proxy config first."
     )
@@ -313,3 +317,34 @@ async def test_a_name_a_header_cannot_carry_is_percent_encoded(tmp_path: Path) -
         await server.stop()
     assert body == (tmp_path / name).read_bytes()
     assert header_name(name) == "gateway caf%C3%A9/na%C3%AFve #1.sse"
+
+
+async def test_an_error_object_is_kept_in_the_completion(upstream: Upstream) -> None:
+    _, _, body = await _post(upstream, {}, **{"X-Replay-Trace": "openrouter/error-midstream.sse"})
+    doc = json.loads(body)
+    assert doc["choices"][0]["finish_reason"] == "error"
+    assert doc["error"]["code"] == 502
+
+
+def test_timing_falls_back_to_a_har_entry_time(tmp_path: Path) -> None:
+    har = json.loads((TRACES / "captures/mitmproxy-export.har").read_text())
+    entry = har["log"]["entries"][1]
+    del entry["timings"]
+    entry["time"] = 1500
+    (tmp_path / "x.har").write_text(json.dumps(har))
+    captures, _ = load_captures([tmp_path])
+    first = next(c for c in captures if c.name == "x.har#2")
+    assert first.timing is not None and first.timing.source == "HAR time"
+    assert first.delays()[0] == 0 and sum(first.delays()) == pytest.approx(1.5)
+
+
+async def test_the_start_up_lines_say_how_each_capture_is_paced() -> None:
+    from replay_tui.cli.serving import describe
+
+    captures, _ = load_captures([TRACES / "captures"])
+    lines = describe(Upstream(captures, listen="127.0.0.1:0", timing=True))
+    assert lines[0] == "base URL: http://127.0.0.1:0/v1"
+    har = next(x for x in lines if "mitmproxy-export.har#4" in x)
+    assert "paced by HAR timings: 0.392s to the first event, the rest over 0.913s" in har
+    plain = next(x for x in lines if "late-id.sse" in x)
+    assert "no timing recorded: at once" in plain
