@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -144,8 +145,13 @@ def run(args: argparse.Namespace) -> int:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"--out {args.out}: cannot create: {exc.strerror or exc}") from None
-    error(f"gateway outputs in {out}/")
-    probed = asyncio.run(_probe(args, captures, upstream, headers, out))
+    try:
+        probed = asyncio.run(_probe(args, captures, upstream, headers, out))
+    except UsageError:
+        if not args.out:
+            with contextlib.suppress(OSError):
+                out.rmdir()  # the temporary folder made for this run, still empty
+        raise
     judged = [_judge(p, out) for p in probed]
     code = _status(judged)
     if args.json:
@@ -180,6 +186,8 @@ async def _probe(
             await upstream.start()
         except UpstreamError as exc:
             raise UsageError(str(exc)) from None
+    error(f"gateway outputs in {out}/")
+    if upstream is not None:
         error(
             f"upstream serving {plural(len(captures), 'capture')} on {upstream.base_url}:"
             " the gateway must send its requests there"

@@ -371,6 +371,7 @@ async def test_an_upstream_that_cannot_listen_is_a_usage_error(
         )  # fmt: skip
     assert code == 2
     assert f"cannot listen on 127.0.0.1:{port}: " in err.strip().splitlines()[-1]
+    assert not (tmp_path / "o" / "gateway").exists()
     assert "Traceback" not in err
 
 
