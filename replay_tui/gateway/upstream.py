@@ -186,6 +186,11 @@ class Upstream:
             response: web.StreamResponse = await handler(request)
         except web.HTTPException as exc:  # 413 and the like: JSON, not aiohttp's text
             return _error(exc.status, exc.reason, "http_error")
+        except Exception as exc:  # a fault of ours: one line, never a traceback
+            log.warning("%s %s failed: %s: %s", request.method, visible(request.path),
+                        type(exc).__name__, visible(str(exc)))  # fmt: skip
+            return _error(500, f"replay-tui upstream failed: {type(exc).__name__}: {exc}",
+                          "internal_error", "server_error")  # fmt: skip
         return response
 
     async def _unknown(self, request: web.Request) -> web.Response:

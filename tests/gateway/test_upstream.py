@@ -348,3 +348,20 @@ async def test_the_start_up_lines_say_how_each_capture_is_paced() -> None:
     assert "paced by HAR timings: 0.392s to the first event, the rest over 0.913s" in har
     plain = next(x for x in lines if "late-id.sse" in x)
     assert "no timing recorded: at once" in plain
+
+
+async def test_a_fault_of_its_own_is_a_json_500(
+    upstream: Upstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(model: str | None) -> None:
+        raise RuntimeError("no capture chosen")
+
+    monkeypatch.setattr(upstream, "_choose", broken)
+    status, ctype, body = await _post(upstream, {"stream": True})
+    assert status == 500 and ctype.startswith("application/json")
+    assert json.loads(body)["error"] == {
+        "message": "replay-tui upstream failed: RuntimeError: no capture chosen",
+        "type": "server_error",
+        "param": None,
+        "code": "internal_error",
+    }
