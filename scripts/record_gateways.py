@@ -3,15 +3,17 @@
     python -m venv tests/gateways/.venv
     tests/gateways/.venv/bin/pip install -r tests/gateways/requirements.txt
     npm ci --prefix tests/gateways
-    python scripts/record_gateways.py [litellm] [portkey]
+    apt-get install nginx-light                      # Debian 12: nginx 1.22.1
+    python scripts/record_gateways.py [litellm] [portkey] [nginx]
 
-Each gateway is started on 127.0.0.1 at the version pinned in ``tests/gateways`` and pointed
-at ``replay-tui probe --start-upstream``; every capture of ``traces/`` and
-``tests/data/gateways/patterns/`` is probed through it and the reduced result (the gateway's
-verdicts and flags, what it introduced, whether the outcome stayed the same) is written to
-``tests/data/gateways/<gateway>-<version>.json``, which ``tests/gateways`` expects. To move to
-another version: change the pin (``requirements.txt``, ``package.json`` and
-``real_gateways.py``), install, run this, read the diff, update docs/probe.md's table.
+Each gateway (and nginx, a plain reverse proxy, as a reference) is started on 127.0.0.1 at the
+version pinned in ``tests/gateways`` and pointed at ``replay-tui probe --start-upstream``;
+every capture of ``traces/`` and ``tests/data/gateways/patterns/`` is probed through it and the
+reduced result (the gateway's verdicts and flags, what it introduced, whether the outcome
+stayed the same) is written to ``tests/data/gateways/<gateway>-<version>.json``, which
+``tests/gateways`` expects. To move to another version: change the pin (``requirements.txt``,
+``package.json`` and ``real_gateways.py``), install, run this, read the diff, update
+docs/probe.md's table.
 """
 
 from __future__ import annotations
@@ -26,8 +28,13 @@ import real_gateways as rg
 
 
 def main(names: list[str]) -> int:
-    for name in names or ["litellm", "portkey"]:
-        version = {"litellm": rg.LITELLM_VERSION, "portkey": rg.PORTKEY_VERSION}[name]
+    versions = {
+        "litellm": rg.LITELLM_VERSION,
+        "portkey": rg.PORTKEY_VERSION,
+        "nginx": rg.NGINX_VERSION,
+    }
+    for name in names or list(versions):
+        version = versions[name]
         found = rg.installed_version(name)
         if found != version:
             print(f"{name}: {found or 'not installed'}, want {version}", file=sys.stderr)

@@ -44,6 +44,8 @@ DATA = REPO / "tests" / "data" / "gateways"
 PROBED = [REPO / "traces", DATA / "patterns"]
 LITELLM_VERSION = "1.108.7"
 PORTKEY_VERSION = "1.15.2"
+NGINX_VERSION = "1.22.1"
+"""Debian 12's (``apt-get install nginx-light``): a plain reverse proxy, docs/probe.md's snippet."""
 MASTER_KEY = "sk-replay-tui-test"
 START_TIMEOUT = 120.0
 
@@ -78,7 +80,20 @@ def portkey_server() -> Path | None:
     return path if path.is_file() and shutil.which("node") else None
 
 
+def nginx_executable() -> str | None:
+    return shutil.which("nginx") or next(
+        (p for p in ("/usr/sbin/nginx",) if Path(p).is_file()), None
+    )
+
+
 def installed_version(name: str) -> str | None:
+    if name == "nginx":
+        exe = nginx_executable()
+        if exe is None:
+            return None
+        done = subprocess.run([exe, "-v"], capture_output=True, text=True, timeout=60, check=False)
+        text = done.stderr.strip()  # "nginx version: nginx/1.22.1"
+        return text.rpartition("/")[2] or None
     if name == "litellm":
         exe = litellm_executable()
         if exe is None:
@@ -183,6 +198,54 @@ def portkey(work: Path) -> Iterator[Running]:
         _stop(proc)
 
 
+@contextlib.contextmanager
+def nginx(work: Path) -> Iterator[Running]:
+    """nginx in the foreground, one process as the current user, with docs/probe.md's
+    location block proxying to the upstream."""
+    exe = nginx_executable()
+    assert exe is not None
+    port, upstream_port = free_port(), free_port()
+    conf = work / "nginx.conf"
+    conf.write_text(
+        f"""daemon off;
+master_process off;
+pid {work}/nginx.pid;
+error_log {work}/nginx-error.log;
+events {{}}
+http {{
+    access_log off;
+    client_body_temp_path {work}/body;
+    proxy_temp_path {work}/proxy;
+    fastcgi_temp_path {work}/fastcgi;
+    uwsgi_temp_path {work}/uwsgi;
+    scgi_temp_path {work}/scgi;
+    server {{
+        listen 127.0.0.1:{port};
+        location /v1/ {{
+            proxy_pass http://127.0.0.1:{upstream_port}/v1/;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_buffering off;
+            proxy_read_timeout 300s;
+        }}
+        location = /health {{ return 200 "ok"; }}
+    }}
+}}
+"""
+    )
+    log = work / "nginx.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [exe, "-p", str(work), "-c", str(conf), "-e", str(work / "nginx-error.log")],
+            stdout=out, stderr=subprocess.STDOUT, cwd=work,
+        )  # fmt: skip
+    try:
+        _wait_until_up(proc, f"http://127.0.0.1:{port}/health", log)
+        yield Running("nginx", NGINX_VERSION, f"http://127.0.0.1:{port}/v1", (), upstream_port)
+    finally:
+        _stop(proc)
+
+
 def probe(running: Running, out: Path) -> tuple[int, dict[str, Any], str]:
     """``replay-tui probe --start-upstream`` of the bundled traces and patterns through it."""
     argv = [sys.executable, "-m", "replay_tui.cli", "probe", "--gateway", running.url]
@@ -233,7 +296,7 @@ def record_path(name: str, version: str) -> Path:
 
 def run(name: str) -> tuple[dict[str, Any], str]:
     """Start gateway ``name``, probe through it, stop it; the reduced record and stderr."""
-    starter = {"litellm": litellm, "portkey": portkey}[name]
+    starter = {"litellm": litellm, "portkey": portkey, "nginx": nginx}[name]
     with tempfile.TemporaryDirectory(prefix=f"replay-tui-{name}-") as tmp:
         work = Path(tmp)
         with starter(work) as running:

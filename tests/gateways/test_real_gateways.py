@@ -33,8 +33,12 @@ PATTERNS = {
 def _skip_reason(name: str, version: str) -> str | None:
     found = rg.installed_version(name)
     if found is None:
-        where = "tests/gateways/.venv" if name == "litellm" else "tests/gateways/node_modules"
-        return f"{name} is not installed in {where} (.ci/run installs it)"
+        where = {
+            "litellm": "in tests/gateways/.venv",
+            "portkey": "in tests/gateways/node_modules",
+            "nginx": "(apt-get install nginx-light)",
+        }[name]
+        return f"{name} is not installed {where} (.ci/run installs it)"
     if found != version:
         return f"{name} {found} is installed; the recorded expectations are for {version}"
     return None
@@ -46,7 +50,11 @@ def _probed(name: str) -> tuple[dict[str, Any], str]:
     return rg.run(name)
 
 
-GATEWAYS = [("litellm", rg.LITELLM_VERSION), ("portkey", rg.PORTKEY_VERSION)]
+GATEWAYS = [
+    ("litellm", rg.LITELLM_VERSION),
+    ("portkey", rg.PORTKEY_VERSION),
+    ("nginx", rg.NGINX_VERSION),
+]
 
 
 @pytest.fixture(params=GATEWAYS, ids=[g for g, _ in GATEWAYS])
@@ -83,7 +91,7 @@ def test_what_each_gateway_does_to_each_pattern(probed: tuple[str, dict[str, Any
     for pattern in PATTERNS:
         row = _row(record, pattern)
         assert row["introduced"] == [], (pattern, row)  # neither adds an erasure or refusal
-    if name == "portkey":
+    if name in ("portkey", "nginx"):
         # Passes every stream through byte for byte: every outcome the same, every flag kept.
         assert all(c["same_bytes"] for c in record["captures"].values())
         for pattern in PATTERNS:
