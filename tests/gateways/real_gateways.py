@@ -19,6 +19,8 @@ writes what they expect). The gateways are installed outside the project's envir
   ``fetch`` returns mutable headers: at 1.15.2 on Node 20 every chat completion otherwise
   fails with ``TypeError: immutable`` (Portkey-AI/gateway#1389; the fix of its open pull
   requests #1390/#1551). The body is passed on untouched.
+- **nginx** (Debian's ``nginx-light``): docs/probe.md's ``location /v1/`` block, run in the
+  foreground as one process with everything in a temporary folder.
 """
 
 from __future__ import annotations
