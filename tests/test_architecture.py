@@ -119,3 +119,29 @@ def test_no_import_cycles() -> None:
         if v not in index:
             visit(v)
     assert not cycles, cycles
+
+
+@pytest.mark.parametrize(
+    "module", ["replay_tui.gateway.captures", "replay_tui.gateway.conformance"]
+)
+def test_the_gateway_records_are_pure(module: str) -> None:
+    """What a served capture is and how a probe is judged read without a server: no aiohttp,
+    nothing of the TUI (the network is in gateway.upstream and gateway.probe)."""
+    imported = _imports(MODULES[module])
+    libraries = sorted(m for m in imported if m.split(".")[0] in SHELL_LIBRARIES)
+    assert not libraries, f"{module} imports {libraries}"
+    inside = sorted(m for m in graph()[module] if _under(m, "replay_tui.gateway"))
+    assert inside in ([], ["replay_tui.gateway.captures"]), inside
+
+
+def test_nothing_below_the_cli_imports_the_gateway_commands() -> None:
+    """The gateway package builds on the core (and the recorder's helpers); only the CLI
+    uses it."""
+    offenders = sorted(
+        (m, t)
+        for m, targets in graph().items()
+        if not _under(m, "replay_tui.gateway") and not _under(m, "replay_tui.cli")
+        for t in targets
+        if _under(t, "replay_tui.gateway")
+    )
+    assert not offenders

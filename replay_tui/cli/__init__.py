@@ -40,7 +40,17 @@ __all__ = [
     "run",
 ]
 
-COMMANDS: tuple[str, ...] = ("check", "replay", "diff", "record", "report", "minimize", "serve")
+COMMANDS: tuple[str, ...] = (
+    "check",
+    "replay",
+    "diff",
+    "record",
+    "report",
+    "minimize",
+    "serve",
+    "upstream",
+    "probe",
+)
 """The command names, in the order ``--help`` lists them; each is a module of this package."""
 _LAUNCHER = "tui"
 """The module run when no command is named."""
