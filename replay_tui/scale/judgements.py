@@ -13,7 +13,7 @@ The cache is one small file per folder opened, under ``$XDG_CACHE_HOME/replay-tu
 counts only while the file's path, size and modification time (in nanoseconds) and this
 version of the tool are what they were when it was judged; anything else is judged again.
 A cache that cannot be read or written is ignored: it only ever saves time. It is read whole,
-so it is bounded: a cache file over :data:`MAX_CACHE_BYTES` (some 900,000 captures' worth) is
+so it is bounded: a cache file over :data:`MAX_CACHE_BYTES` (some 800,000 captures' worth) is
 neither read nor written, and the TUI says so.
 """
 
@@ -41,7 +41,7 @@ _Stamp = tuple[int, int]
 """A file's size and modification time in nanoseconds."""
 
 MAX_CACHE_BYTES = 64 << 20
-"""The largest cache file read or written. About 70 bytes a capture: some 900,000 captures.
+"""The largest cache file read or written. About 70–80 bytes a capture: some 800,000 captures.
 A larger one (a huge folder, or a file that is no cache of ours) would be read whole into
 memory (a 400 MB one took 458 MB): past this it is left alone and the folder judged again."""
 
