@@ -232,3 +232,29 @@ def test_a_stopped_table_and_json_document_are_whole(tmp_path: Path, sig: signal
     doc = json.loads(out)
     assert doc["incomplete"] == f"stopped by {sig.name}"
     assert f"{len(doc['traces']):,} traces judged and written" in err
+
+
+@pytest.mark.parametrize(
+    ("reason", "incomplete"),
+    [
+        ("cannot read: Permission denied", True),
+        ("cannot read: storage unreachable (EndpointConnectionError: …)", True),
+        ("cannot list folder: Permission denied", True),
+        ("cannot list: Access Denied", True),
+        ("could not be read: ValueError: …", True),
+        ("not judged: still reading or judging after 1 s (…)", True),
+        ("the worker process judging it died (SIGKILL)", True),
+        ("too large to load into memory", True),
+        # Read, and found to be no trace (or gone): the scan covered what there was.
+        ("not a regular file (a named pipe)", False),
+        ("vanished before it could be read", False),
+        ("empty file", False),
+        ("binary file, not a trace", False),
+        ("too large: 2,000,000,000 bytes (traces are read up to 1 GiB)", False),
+        ("could not be judged: RecursionError: …", False),
+    ],
+)
+def test_which_skipped_files_make_a_scan_incomplete(reason: str, incomplete: bool) -> None:
+    from replay_tui.cli.check import unread
+
+    assert unread(reason) is incomplete
