@@ -8,7 +8,8 @@ The limit is a real-time interval timer (``SIGALRM``): its handler raises :class
 the middle of whatever the work is doing, a blocking system call included (Python retries an
 interrupted call only when the handler returns). Timers are per process and signals go to
 the main thread, so a limit is set only there (``check`` in its own process, and the pool's
-worker processes); elsewhere (a thread of the TUI) the work runs unbounded.
+worker processes); elsewhere (a thread of the TUI) the work runs unbounded. The handler,
+once installed, stays: it does nothing unless a limit is running.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ def over_limit(seconds: float) -> str:
 
 
 _armed = False
+_installed = False
 
 
 def _alarm(signum: int, frame: Any) -> None:
@@ -58,10 +60,12 @@ def usable() -> bool:
 def within(seconds: float | None, fn: Callable[[T], R], item: T, late: Callable[[T, str], R]) -> R:
     """``fn(item)``, or ``late(item, reason)`` when it takes more than ``seconds`` (``None``,
     or where no limit can be set: no limit)."""
-    global _armed
+    global _armed, _installed
     if seconds is None or seconds <= 0 or not usable():
         return fn(item)
-    previous = signal.signal(signal.SIGALRM, _alarm)
+    if not _installed:  # once per process: a scan of 100,000 files sets only the timer each
+        signal.signal(signal.SIGALRM, _alarm)
+        _installed = True
     try:
         _armed = True
         signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -72,5 +76,3 @@ def within(seconds: float | None, fn: Callable[[T], R], item: T, late: Callable[
             signal.setitimer(signal.ITIMER_REAL, 0)
     except TimeUp:
         return late(item, over_limit(seconds))
-    finally:
-        signal.signal(signal.SIGALRM, previous)
