@@ -142,7 +142,8 @@ class _Pool(Generic[T, R]):
             args=(child, self._fn, inherited, self._lost, self._seconds),
             daemon=True,
         )
-        process.start()
+        with _stop_signals_held():  # the worker ignores them before it can take one
+            process.start()
         child.close()
         return _Worker(process, parent)
 
@@ -245,6 +246,23 @@ class _Pool(Generic[T, R]):
 _EMPTY: Any = object()
 
 
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def _stop_signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held (not lost: delivered after) while a worker is forked: a forked
+    child starts with the parent's handlers, which would stop it as they stop the parent."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def _death(process: Any) -> str:
     process.join(timeout=1)
     code = process.exitcode
@@ -310,6 +328,8 @@ def _serve(
     # the group too) are the parent's to handle: it writes what is judged and stops workers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):  # held by the parent while it forked this process
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
     gc.disable()  # judging builds no reference cycles; the collector's passes only cost
     while True:
         try:
