@@ -10,6 +10,7 @@ from replay_tui.core.check import load_all
 from replay_tui.core.discovery import Skipped, discover
 from replay_tui.core.trace import Trace
 from replay_tui.share.export import render
+from replay_tui.share.report import Limits
 
 from .errors import UsageError
 from .traces import resolve_trace
@@ -82,8 +83,11 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"{args.output}: cannot write: {exc.strerror or exc}") from None
     n = len(traces)
+    shown = Limits().traces
+    cut = f": the first {shown:,} in full, the rest in its table only" if n > shown else ""
     print(
-        f"replay-tui: wrote {out} ({fmt}, {len(text):,} characters, {n:,} trace{'s' * (n != 1)})",
+        f"replay-tui: wrote {out} ({fmt}, {len(text):,} characters,"
+        f" {n:,} trace{'s' * (n != 1)}{cut})",
         file=sys.stderr,
     )
     return 0

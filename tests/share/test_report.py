@@ -266,6 +266,9 @@ def test_a_folder_report_past_its_limit_lists_the_rest_in_its_table_and_says_so(
     code_, markdown, _ = cli("report", str(har), "--md")
     assert code_ == 0
     assert f"the first {limit} traces have a section below; the other 50" in markdown
+    code_, _, err = cli("report", str(har), "-o", str(tmp_path / "out.html"))
+    assert code_ == 0
+    assert err.endswith(f"250 traces: the first {limit} in full, the rest in its table only)\n")
 
 
 def test_a_folder_report_within_its_limit_says_nothing_of_it(cli: Cli, tmp_path: Path) -> None:
