@@ -12,8 +12,11 @@ address order; :func:`report` writes any such stream and returns the exit status
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import signal
 import sys
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 from itertools import chain, islice
@@ -26,17 +29,26 @@ from replay_tui.core.result import Assess, TraceResult, judge_candidate, skipped
 from replay_tui.core.summary import Summary
 from replay_tui.core.visible import visible
 from replay_tui.core.wire import describe_value
+from replay_tui.scale.timelimit import DEFAULT_FILE_SECONDS, within
 
 from .errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError, error, plural
 from .traces import require_paths
 
-__all__ = ["HELP", "configure", "judge", "report", "run"]
+__all__ = ["EXIT_INCOMPLETE", "HELP", "configure", "judge", "report", "run", "unread"]
 
+EXIT_INCOMPLETE = 3
+"""Some file asked for could not be read (or judged in time): the scan is incomplete, whatever
+the rest says. Distinct from 1, which a CI step reads as "traces flagged"."""
 HELP = (
     "Judge every trace under PATH under both identity behaviors. Exit status: 0 when"
     " nothing is flagged and every verdict is ok, 1 when some trace is flagged or not"
-    " ok, 2 on a usage error or when nothing readable was found."
+    " ok, 2 on a usage error or when nothing readable was found, 3 when some file could"
+    " not be read (an I/O error, storage unreachable, --file-time-limit): the scan is"
+    " incomplete; 130 / 143 when stopped by SIGINT / SIGTERM (what was judged is written)."
 )
+UNREAD_SHOWN = 3
+"""Files that could not be read named one by one on stderr; the rest are counted in one line
+(a storage outage mid-scan is one line, not one per object; ``--json`` lists them all)."""
 WIDTH_SAMPLE = 1000
 """Rows read before the table's first column is sized (then rows stream at that width)."""
 _FLUSH_EVERY = 256
@@ -87,6 +99,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         " captures themselves (pip install 'replay-tui[archive]'; docs/scale.md)",
     )
     parser.add_argument(
+        "--file-time-limit",
+        type=float,
+        metavar="SECONDS",
+        default=DEFAULT_FILE_SECONDS,
+        help=f"a file not judged in SECONDS (default {DEFAULT_FILE_SECONDS:g}; 0: no limit) is"
+        " skipped, saying so, and the scan goes on (local paths)",
+    )
+    parser.add_argument(
         "--fail-on-clients",
         action="store_true",
         help="with --clients: exit 1 also when some client library would break on a trace",
@@ -98,6 +118,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--fail-on-clients needs --clients")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs: expected 1 or more, got {args.jobs}")
+    if not args.file_time_limit >= 0:  # (NaN too)
+        raise UsageError(f"--file-time-limit: expected 0 or more, got {args.file_time_limit}")
+    seconds = args.file_time_limit or None
     libraries = _library_keys() if args.clients else None
     # Only an argument with "://" can be a URL: local paths never import the archive code.
     if args.dask or any("://" in p for p in args.paths):
@@ -112,7 +135,8 @@ def run(args: argparse.Namespace) -> int:
             return report(_scale_errors(items, archive.ScaleError), args, libraries=libraries)
     require_paths(args.paths)
     assess = _client_outcomes if args.clients else None
-    return report(judge(args.paths, jobs=args.jobs, assess=assess), args, libraries=libraries)
+    items = judge(args.paths, jobs=args.jobs, assess=assess, seconds=seconds)
+    return report(items, args, libraries=libraries)
 
 
 def _scale_errors(
@@ -129,10 +153,15 @@ def _scale_errors(
 
 
 def judge(
-    paths: Sequence[str], *, jobs: int | None = None, assess: Assess | None = None
+    paths: Sequence[str],
+    *,
+    jobs: int | None = None,
+    assess: Assess | None = None,
+    seconds: float | None = None,
 ) -> Iterator[TraceResult | Skipped]:
     """Every trace's result (and every file skipped), in address order per path given, judged
-    in ``jobs`` processes (None: one per core).
+    in ``jobs`` processes (None: one per core); a file not judged in ``seconds`` is one
+    skipped entry saying so.
 
     A single file is judged in this process: the process pool (and :mod:`multiprocessing`,
     a fifth of the start-up of ``check`` on one trace) is imported only for two files or more.
@@ -142,17 +171,17 @@ def judge(
     head = list(islice(items, 2))
     if jobs == 1 or len(head) < 2:
         for item in chain(head, items):
-            yield from fn(item)
+            yield from within(seconds, fn, item, _lost)
         return
     from replay_tui.scale.pool import default_jobs, ordered_map
 
     workers = default_jobs() if jobs is None else jobs
-    for results in ordered_map(fn, chain(head, items), workers, _lost):
+    for results in ordered_map(fn, chain(head, items), workers, _lost, seconds=seconds):
         yield from results
 
 
 def _lost(item: Candidate | Skipped, reason: str) -> list[TraceResult | Skipped]:
-    """The result for a file whose worker process died on it."""
+    """The result for a file whose worker process died on it, or over the time limit."""
     if isinstance(item, Skipped):
         return [item]
     return [Skipped(item.address, reason)]
@@ -184,7 +213,12 @@ def report(
     libraries: Sequence[str] | None = None,
 ) -> int:
     """Write ``items`` as ``args`` asks (table, ``--json``, ``--jsonl``, ``--summary``) as they
-    come; skipped files are also named on stderr. Returns the exit status."""
+    come; skipped files are also named on stderr (those that could not be read: the first
+    :data:`UNREAD_SHOWN`, then one line for all). Returns the exit status.
+
+    SIGINT and SIGTERM stop the scan between two results: what was judged is written (the
+    table's last line, a complete JSON document), the workers are stopped, and the status is
+    128 + the signal's number, as a shell reports a command the signal stopped."""
     out = sys.stdout
     state = _State(libraries)
     if args.jsonl:
@@ -195,21 +229,106 @@ def report(
         writer = _SummaryOnly(out, state)
     else:
         writer = _Table(out, state, verbose=args.verbose)
-    for item in items:
-        if isinstance(item, Skipped):
-            state.skip(item)
-            where = f"{item.path}:{item.line}" if item.line is not None else item.path
-            error(f"{where}: {item.reason}")
-        else:
-            state.add(item)
-            writer.trace(item)
-    writer.close()
+    stop = _Stop()
+    with stop.installed():
+        try:
+            for item in items:
+                stop.holding = True  # a signal now is acted on once this item is written
+                if isinstance(item, Skipped):
+                    state.skip(item)
+                    if not unread(item.reason) or state.unread <= UNREAD_SHOWN:
+                        where = f"{item.path}:{item.line}" if item.line is not None else item.path
+                        error(f"{where}: {item.reason}")
+                else:
+                    state.add(item)
+                    writer.trace(item)
+                stop.holding = False
+                stop.check()
+        except _Stopped:
+            stop.holding = True
+            close = getattr(items, "close", None)
+            if close is not None:
+                close()  # stops the pool's workers
+        stop.holding = True
+        state.stopped = stop.name
+        writer.close()
+        return _status(state, args)
+
+
+def _status(state: _State, args: argparse.Namespace) -> int:
+    """Say how the scan ended when it did not end well, and the exit status for it."""
+    if state.unread:
+        more = state.unread - UNREAD_SHOWN
+        named = f" ({UNREAD_SHOWN} named above, {more:,} more in --json)" if more > 0 else ""
+        error(f"{plural(state.unread, 'file')} could not be read{named}: the scan is incomplete")
+    if state.stopped is not None:
+        error(
+            f"stopped by {state.stopped}: {plural(state.summary.traces, 'trace')} judged and"
+            " written before it; the rest not judged"
+        )
+        return 128 + signal.Signals[state.stopped].value
+    if state.unread:
+        return EXIT_INCOMPLETE
     if not state.summary.traces:
         error("no readable trace found")
         return EXIT_USAGE
     if args.fail_on_clients and state.breaking:
         return EXIT_FINDINGS
     return EXIT_OK if state.clean else EXIT_FINDINGS
+
+
+_UNREAD = (
+    "cannot read",  # an I/O error (local or storage)
+    "cannot list",  # a folder, a bucket or prefix that could not be listed
+    "could not be read",  # an error reading it that is not an OSError
+    "not judged: still reading",  # over --file-time-limit
+    "the worker process judging it",  # the process judging it died
+    "too large to load into memory",
+)
+
+
+def unread(reason: str) -> bool:
+    """Whether a skipped entry is a file that could not be read (the scan is incomplete), not
+    one that was read and is no trace (an image, an empty file, a named pipe)."""
+    return reason.startswith(_UNREAD)
+
+
+class _Stopped(KeyboardInterrupt):
+    """SIGINT or SIGTERM, raised where it cannot tear a result in two (a ``KeyboardInterrupt``:
+    the judging's ``except Exception`` lets it through)."""
+
+
+class _Stop:
+    """SIGINT and SIGTERM while a scan is written: the first one stops it, between two results
+    (one that arrives while a result is being written waits until it is); more are ignored
+    while what was judged is written out."""
+
+    def __init__(self) -> None:
+        self.name: str | None = None
+        self.holding = False
+
+    def _handler(self, signum: int, frame: object) -> None:
+        if self.name is not None:
+            return
+        self.name = signal.Signals(signum).name
+        if not self.holding:
+            raise _Stopped
+
+    def check(self) -> None:
+        if self.name is not None:
+            raise _Stopped
+
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        previous = {s: signal.signal(s, self._handler) for s in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield
+        finally:
+            for s, handler in previous.items():
+                signal.signal(s, handler)
 
 
 class _State:
@@ -221,6 +340,10 @@ class _State:
         self.skipped: list[Skipped] = []
         self.clean = True
         self.breaking = 0
+        self.unread = 0
+        """Skipped entries that are files that could not be read (see :func:`unread`)."""
+        self.stopped: str | None = None
+        """The signal that stopped the scan (``SIGTERM``), if one did."""
 
     def add(self, result: TraceResult) -> None:
         self.summary.add(result)
@@ -231,6 +354,17 @@ class _State:
     def skip(self, skipped: Skipped) -> None:
         self.summary.add_skipped(skipped)
         self.skipped.append(skipped)
+        if unread(skipped.reason):
+            self.unread += 1
+
+    def incomplete(self) -> str | None:
+        """Why the output does not cover everything asked for (``None``: it does)."""
+        why = []
+        if self.unread:
+            why.append(f"{plural(self.unread, 'file')} could not be read")
+        if self.stopped is not None:
+            why.append(f"stopped by {self.stopped}")
+        return "; ".join(why) or None
 
     def broken(self, result: TraceResult) -> list[str]:
         """The client libraries (not the seed's alternative designs) that break on a trace."""
@@ -245,6 +379,9 @@ class _State:
             line += f"; {s.skipped:,} skipped"
         if self.libraries is not None:
             line += f"; {self.breaking:,} break some client library"
+        incomplete = self.incomplete()
+        if incomplete is not None:
+            line += f" (incomplete: {incomplete})"
         return line
 
 
@@ -283,6 +420,9 @@ class _JsonDocument(_Writer):
         self._out.write(b'],"skipped":' + skipped)
         if self._summary:
             self._out.write(b',"summary":' + jsontext.encode(self._state.summary.json()))
+        incomplete = self._state.incomplete()
+        if incomplete is not None:
+            self._out.write(b',"incomplete":' + jsontext.encode(incomplete))
         self._out.write(b"}\n")
         self._out.flush()
 
@@ -304,6 +444,9 @@ class _JsonLines(_Writer):
     def close(self) -> None:
         summary = self._state.summary.json()
         summary["skipped_files"] = [skipped_json(s) for s in self._state.skipped]
+        incomplete = self._state.incomplete()
+        if incomplete is not None:
+            summary["incomplete"] = incomplete
         self._out.write(jsontext.encode({"summary": summary}) + b"\n")
         self._out.flush()
 

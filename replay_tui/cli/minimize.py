@@ -108,8 +108,8 @@ def _summary(m: Minimized, where: str) -> str:
         )
     elif not m.complete:
         lines.append(
-            "  stopped early (time budget): the finding holds, but smaller may exist;"
-            " raise --max-seconds to go on"
+            "  stopped early (time budget): kept the smallest capture found so far; the"
+            " finding holds, but smaller may exist: raise --max-seconds to go on"
         )
     lines.append(f"  {m.tests:,} tests in {m.seconds:.1f} s")
     return "\n".join(lines)

@@ -10,6 +10,7 @@ from replay_tui.core.check import load_all
 from replay_tui.core.discovery import Skipped, discover
 from replay_tui.core.trace import Trace
 from replay_tui.share.export import render
+from replay_tui.share.report import Limits
 
 from .errors import UsageError
 from .terminal import is_tty as _tty
@@ -84,9 +85,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.output}: cannot write: {exc.strerror or exc}") from None
     n = len(traces)
     why = "" if args.output else "standard output is a terminal ('-o -' prints there): "
+    shown = Limits().traces
+    cut = f": the first {shown:,} in full, the rest in its table only" if n > shown else ""
     print(
         f"replay-tui: {why}wrote {out} ({fmt}, {len(text):,} characters,"
-        f" {n:,} trace{'s' * (n != 1)})",
+        f" {n:,} trace{'s' * (n != 1)}{cut})",
         file=sys.stderr,
     )
     return 0

@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 
 import msgspec
 
+from .files import NotRegularFile, open_regular, read_regular
 from .har import HarError, parse_har
 from .http import looks_like_http
 from .trace import Form, Source, read_sidecar
@@ -348,6 +349,8 @@ def _list_folder(
 
 def _unreadable(path: Path, exc: OSError) -> str:
     """Why a listed file could not be opened, in the user's terms."""
+    if isinstance(exc, NotRegularFile):  # replaced since it was listed (a pipe: never read)
+        return exc.strerror or "not a regular file"
     if exc.errno == errno.ELOOP or path.is_symlink():
         return _missing_reason(path)
     if exc.errno == errno.ENOENT:
@@ -366,7 +369,7 @@ def _rel(path: Path, root: Path) -> str:
 def classify(path: Path, address: str, out: Discovery) -> None:
     """Add the trace(s) ``path`` holds to ``out``, or say why it holds none."""
     try:
-        with path.open("rb") as fh:
+        with open_regular(path) as fh:
             size = os.fstat(fh.fileno()).st_size
             head = fh.read(SNIFF_BYTES)
     except OSError as exc:
@@ -433,9 +436,9 @@ def _limit() -> str:
 
 def _classify_har(path: Path, address: str, out: Discovery) -> None:
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except OSError as exc:
-        out.skipped.append(Skipped(address, f"cannot read: {exc.strerror or exc}"))
+        out.skipped.append(Skipped(address, _unreadable(path, exc)))
         return
     found = har_sources(path, address, data)
     if isinstance(found, Skipped):

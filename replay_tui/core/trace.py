@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from .files import read_regular
 from .har import HarEntry
 from .http import HttpHead, looks_like_http, may_start_head, parse_head
 from .identity import Analysis, Analyzer, Note
@@ -643,7 +644,7 @@ def load_trace(
     """
     builder = TraceBuilder(source, keep_decoded=keep_decoded, lean=lean)
     if data is None:
-        data = source.entry.body if source.entry is not None else source.path.read_bytes()
+        data = source.entry.body if source.entry is not None else read_regular(source.path)
     builder.feed(data)
     builder.close()
     return builder.build()
@@ -653,7 +654,7 @@ def read_sidecar(path: Path) -> dict[str, Any] | None:
     """The recorder sidecar ``<capture>.meta.json`` of ``path``, if it exists and is sane."""
     side = path.with_name(path.name + ".meta.json")
     try:
-        value = msgspec.json.decode(side.read_bytes())
+        value = msgspec.json.decode(read_regular(side))
     except (OSError, msgspec.DecodeError, RecursionError):
         return None
     return value if isinstance(value, dict) else None

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EXTRA_HINT",
+    "UNREACHABLE",
     "Listed",
     "ScaleError",
     "Unit",
@@ -51,6 +52,7 @@ __all__ = [
     "list_url",
     "order_key",
     "plan",
+    "unreachable",
 ]
 
 EXTRA_HINT = "pip install 'replay-tui[archive]'"
@@ -119,10 +121,37 @@ def _ignored(address: str) -> bool:
     return any(is_ignored_name(p) or p == "__pycache__" for p in address.split("/"))
 
 
+UNREACHABLE = "cannot read: storage unreachable"
+"""How a read that could not reach the storage at all begins (a connection refused or timed
+out: the endpoint is down, not this object): :func:`~.scan.iter_results` stops trying after a
+run of them."""
+_CONNECTION = frozenset(
+    {"ConnectionError", "ClientConnectionError", "ConnectionClosedError", "Timeout"}
+)
+"""Exception classes (by name: botocore's, aiohttp's, requests', the builtin ones) that say
+the storage could not be reached."""
+
+
+def unreachable(exc: BaseException) -> bool:
+    """Whether ``exc`` (or what caused it) says the storage could not be reached at all."""
+    seen = 0
+    cause: BaseException | None = exc
+    while cause is not None and seen < 8:
+        if isinstance(cause, ConnectionError | TimeoutError) or _CONNECTION & {
+            c.__name__ for c in type(cause).__mro__
+        }:
+            return True
+        cause, seen = cause.__cause__ or cause.__context__, seen + 1
+    return False
+
+
 def _reason(exc: BaseException) -> str:
     """Why an object could not be listed or read, in the user's terms."""
     if isinstance(exc, FileNotFoundError):
         return "vanished before it could be read"
+    if unreachable(exc):
+        detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return f"{UNREACHABLE} ({type(exc).__name__}: {detail})"
     if isinstance(exc, OSError):
         return f"cannot read: {exc.strerror or exc}"
     return f"cannot read: {type(exc).__name__}: {exc}"

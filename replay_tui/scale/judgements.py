@@ -12,7 +12,9 @@ The cache is one small file per folder opened, under ``$XDG_CACHE_HOME/replay-tu
 ``~/.cache/replay-tui``), written as the judging goes and read at the next start. An entry
 counts only while the file's path, size and modification time (in nanoseconds) and this
 version of the tool are what they were when it was judged; anything else is judged again.
-A cache that cannot be read or written is ignored: it only ever saves time.
+A cache that cannot be read or written is ignored: it only ever saves time. It is read whole,
+so it is bounded: a cache file over :data:`MAX_CACHE_BYTES` (some 800,000 captures' worth) is
+neither read nor written, and the TUI says so.
 """
 
 from __future__ import annotations
@@ -30,12 +32,22 @@ import msgspec
 
 from .. import __version__
 from ..core.discovery import Candidate, Skipped
+from ..core.files import open_regular
 from ..core.result import Judgement, Listed, judge_listed, only_trace
 
-__all__ = ["JudgementCache", "Known", "cache_dir", "judge_files"]
+__all__ = ["MAX_CACHE_BYTES", "JudgementCache", "Known", "cache_dir", "judge_files"]
 
 _Stamp = tuple[int, int]
 """A file's size and modification time in nanoseconds."""
+
+MAX_CACHE_BYTES = 64 << 20
+"""The largest cache file read or written. About 70–80 bytes a capture: some 800,000 captures.
+A larger one (a huge folder, or a file that is no cache of ours) would be read whole into
+memory (a 400 MB one took 458 MB): past this it is left alone and the folder judged again."""
+
+
+def _mib(n: int) -> str:
+    return f"{n / (1 << 20):,.0f} MiB"
 
 
 def tool_version() -> str:
@@ -110,7 +122,15 @@ class JudgementCache:
     def load(self) -> None:
         """Read the cache file (a missing, stale or unreadable one: an empty cache)."""
         try:
-            data = self.path.read_bytes()
+            with open_regular(self.path) as fh:
+                size = os.fstat(fh.fileno()).st_size
+                if size > MAX_CACHE_BYTES:
+                    self.problem = (
+                        f"{self.path}: {_mib(size)}, over the cache's limit of"
+                        f" {_mib(MAX_CACHE_BYTES)}: not read (every file is judged again)"
+                    )
+                    return
+                data = fh.read(MAX_CACHE_BYTES + 1)
         except FileNotFoundError:
             return
         except OSError as exc:
@@ -264,6 +284,13 @@ class JudgementCache:
                 a: r for a, r in self._others.items() if a in self._stamps and _encodable(r)
             }
             data = msgspec.msgpack.encode(self._saved())
+        if len(data) > MAX_CACHE_BYTES:
+            self.problem = (
+                f"{self.path}: not written: {_mib(len(data))} for {len(self._stamps):,} files,"
+                f" over the cache's limit of {_mib(MAX_CACHE_BYTES)}"
+            )
+            self._dirty = False
+            return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".judgements-", dir=self.path.parent)

@@ -12,6 +12,10 @@ last percent of speed, and shape this module:
   dies (killed, out of memory, a crash in an extension) its batch is known: the batch is
   retried one item at a time in a fresh process, and an item that kills a worker on its own
   becomes ``lost(item, reason)`` — one entry, and the scan goes on.
+- **A stuck item costs its time limit.** With ``seconds``, an item not done in that time (a
+  read that never returns) becomes ``lost(item, reason)`` too (:mod:`.timelimit`).
+- **Stopping is the parent's.** Workers ignore SIGINT and SIGTERM: the parent, told to stop,
+  writes what it has and stops them; a worker whose parent went away exits quietly.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from itertools import islice
 from multiprocessing.connection import Connection, wait
 from typing import Any, Generic, TypeVar
+
+from .timelimit import within
 
 __all__ = ["BATCH", "SMALL", "default_jobs", "ordered_map"]
 
@@ -58,22 +64,27 @@ def ordered_map(
     items: Iterable[T],
     jobs: int,
     lost: Callable[[T, str], R],
+    *,
+    seconds: float | None = None,
 ) -> Generator[R, None, None]:
     """``fn(item)`` for each item, in order, computed in ``jobs`` worker processes.
 
     ``fn`` must not raise (it turns its own failures into results); ``lost`` gives the result
-    for an item whose worker process died on it. With ``jobs <= 1``, or fewer than
-    :data:`SMALL` items, everything runs in this process.
+    for an item whose worker process died on it, or (``seconds``) that took longer than that.
+    With ``jobs <= 1``, or fewer than :data:`SMALL` items, everything runs in this process
+    (the time limit then only in the main thread: see :mod:`.timelimit`).
     """
     it = iter(items)
     if jobs <= 1:
-        yield from map(fn, it)
+        for item in it:
+            yield within(seconds, fn, item, lost)
         return
     head = list(islice(it, SMALL))
     if len(head) < SMALL:
-        yield from map(fn, head)
+        for item in head:
+            yield within(seconds, fn, item, lost)
         return
-    pool = _Pool(fn, jobs, lost)
+    pool = _Pool(fn, jobs, lost, seconds)
     try:
         yield from pool.run(_chain(head, it))
     finally:
@@ -101,9 +112,16 @@ class _Worker:
 
 
 class _Pool(Generic[T, R]):
-    def __init__(self, fn: Callable[[T], R], jobs: int, lost: Callable[[T, str], R]) -> None:
+    def __init__(
+        self,
+        fn: Callable[[T], R],
+        jobs: int,
+        lost: Callable[[T, str], R],
+        seconds: float | None = None,
+    ) -> None:
         self._fn = fn
         self._lost = lost
+        self._seconds = seconds
         self._jobs = jobs
         self._context = _context()
         self._workers: list[_Worker] = []
@@ -120,9 +138,12 @@ class _Pool(Generic[T, R]):
             inherited = [w.conn.fileno() for w in self._workers if not w.conn.closed]
             inherited.append(parent.fileno())
         process = self._context.Process(
-            target=_serve, args=(child, self._fn, inherited), daemon=True
+            target=_serve,
+            args=(child, self._fn, inherited, self._lost, self._seconds),
+            daemon=True,
         )
-        process.start()
+        with _stop_signals_held():  # the worker ignores them before it can take one
+            process.start()
         child.close()
         return _Worker(process, parent)
 
@@ -225,6 +246,23 @@ class _Pool(Generic[T, R]):
 _EMPTY: Any = object()
 
 
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def _stop_signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held (not lost: delivered after) while a worker is forked: a forked
+    child starts with the parent's handlers, which would stop it as they stop the parent."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def _death(process: Any) -> str:
     process.join(timeout=1)
     code = process.exitcode
@@ -274,12 +312,24 @@ def _context() -> Any:
     return multiprocessing.get_context()
 
 
-def _serve(conn: Connection, fn: Callable[[Any], Any], inherited: list[int]) -> None:
-    """A worker: batches in, results out, until told to stop or the parent goes away."""
+def _serve(
+    conn: Connection,
+    fn: Callable[[Any], Any],
+    inherited: list[int],
+    lost: Callable[[Any, str], Any],
+    seconds: float | None,
+) -> None:
+    """A worker: batches in, results out, until told to stop or the parent goes away
+    (then quietly: no traceback for a pipe the parent closed)."""
     for fd in inherited:
         with contextlib.suppress(OSError):
             os.close(fd)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    # Ctrl-C (the terminal's whole process group) and SIGTERM (a process manager's, often to
+    # the group too) are the parent's to handle: it writes what is judged and stops workers.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):  # held by the parent while it forked this process
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
     gc.disable()  # judging builds no reference cycles; the collector's passes only cost
     while True:
         try:
@@ -289,4 +339,8 @@ def _serve(conn: Connection, fn: Callable[[Any], Any], inherited: list[int]) -> 
         if job is None:
             return
         number, start, batch = job
-        conn.send((number, start, [fn(item) for item in batch]))
+        results = [within(seconds, fn, item, lost) for item in batch]
+        try:
+            conn.send((number, start, results))
+        except OSError:  # the parent went away (BrokenPipeError) or closed this end
+            return

@@ -10,9 +10,14 @@ from collections.abc import Iterator, Sequence
 
 from ..core.discovery import Skipped
 from ..core.result import TraceResult
-from .archive import BATCH_BYTES, BATCH_FILES, judge_unit, plan
+from .archive import BATCH_BYTES, BATCH_FILES, UNREACHABLE, Unit, judge_unit, plan
 
-__all__ = ["iter_results"]
+__all__ = ["OUTAGE_RUN", "iter_results"]
+
+OUTAGE_RUN = 32
+"""Objects in a row that could not reach the storage after which the scan stops trying: the
+rest are each one skipped entry, not read (a storage outage mid-scan costs one batch's
+retries, not every object's)."""
 
 
 def iter_results(
@@ -47,12 +52,34 @@ def iter_results(
     - Raises :class:`~.archive.ScaleError` (a one-line message) when the scan cannot start:
       fsspec or the protocol's package missing, an unknown protocol, the scheduler unreachable
       or without workers. Once started the scan completes: problems become ``Skipped`` entries.
+    - An outage: after :data:`OUTAGE_RUN` objects in a row could not reach the storage
+      (judged here), the rest are not tried: each is a ``Skipped`` entry saying so.
     """
     units = plan(urls, files=batch_files, size=batch_bytes)
     if dask is None:
-        for unit in units:
-            yield from judge_unit(unit, clients)
+        yield from _until_outage(units, clients)
     else:
         from .cluster import judge_on_cluster  # only now: dask is an optional extra
 
         yield from judge_on_cluster(dask, units, clients=clients, window=window)
+
+
+def _until_outage(units: Iterator[Unit], clients: bool) -> Iterator[TraceResult | Skipped]:
+    """Each unit judged in turn, until the storage is found unreachable (see
+    :data:`OUTAGE_RUN`); the objects of the units after that are skipped unread."""
+    run = 0
+    last = ""
+    for unit in units:
+        if run >= OUTAGE_RUN and not isinstance(unit, Skipped):
+            outage = (
+                f"{UNREACHABLE}: not tried, after {run:,} objects in a row could not reach it"
+                f" (the last {last})"
+            )
+            yield from (Skipped(item.address, outage) for item in unit[1])
+            continue
+        for result in judge_unit(unit, clients):
+            if isinstance(result, Skipped) and result.reason.startswith(UNREACHABLE):
+                run, last = run + 1, result.path
+            else:
+                run = 0
+            yield result

@@ -92,7 +92,8 @@ def render_html(report: Report) -> str:
     if report.folder:
         out += _summary(report)
     for trace in report.traces:
-        out += _trace(trace, report.folder)
+        if trace.full:  # (past the report's limit: a row of the table only)
+            out += _trace(trace, report.folder)
     out.append(
         "<footer>Written by replay-tui: each trace replayed through the harness translator under"
         " assign-always (the old code: any delta carrying <code>id</code> or"
@@ -113,7 +114,7 @@ def _summary(report: Report) -> list[str]:
     for t in report.traces:
         va, vb = t.verdicts[0].verdict, t.verdicts[1].verdict
         out.append(
-            f'<tr><td><a href="#{t.anchor}"><code>{_e(t.address)}</code></a></td>'
+            f"<tr><td>{_linked(t)}</td>"
             f'<td><span class="badge {_e(t.badge)}">{_e(t.badge)}</span></td>'
             f'<td class="{_verdict_class(va)}">{_e(va)}</td>'
             f'<td class="{_verdict_class(vb)}">{_e(vb)}</td><td>{t.flags}</td></tr>'
@@ -124,6 +125,12 @@ def _summary(report: Report) -> list[str]:
         out += [f"<li><code>{_e(p)}</code>: {_e(r)}</li>" for p, r in report.skipped]
         out.append("</ul></details>")
     return out
+
+
+def _linked(t: TraceReport) -> str:
+    """A trace's name in the table: a link to its section, when it has one."""
+    name = f"<code>{_e(t.address)}</code>"
+    return f'<a href="#{t.anchor}">{name}</a>' if t.full else name
 
 
 def _trace(t: TraceReport, folder: bool) -> list[str]:

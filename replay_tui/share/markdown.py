@@ -150,7 +150,8 @@ def _blocks(report: Report) -> list[list[str]]:
             body = [f"- {code(p)}: {code(r)}" for p, r in report.skipped]
             blocks.append(_details(f"Skipped files ({len(report.skipped)})", body))
     for t in report.traces:
-        blocks += _trace(t, report.folder)
+        if t.full:  # (past the report's limit: a row of the table only)
+            blocks += _trace(t, report.folder)
     blocks.append(
         [
             "<sub>Written by replay-tui: the capture replayed through the harness translator"

@@ -119,16 +119,28 @@ class Budget:
 
 
 class _OutOfTime(Exception):
-    pass
+    """The budget ran out; ``best`` is the smallest candidate found so far (it holds), in the
+    terms of the pass that raised it, each pass above translating it into its own."""
+
+    def __init__(self, best: Any = None) -> None:
+        super().__init__()
+        self.best = best
 
 
 def ddmin(items: Sequence[T], holds: Callable[[list[T]], bool], budget: Budget) -> list[T]:
     """A 1-minimal subsequence of ``items`` for which ``holds`` is true (``holds(items)`` is).
 
     The empty list is tried first; then Zeller's ddmin with complements. Raises
-    :class:`_OutOfTime` when the budget runs out (the caller keeps what it had).
+    :class:`_OutOfTime` when the budget runs out, with the smallest subsequence found so far.
     """
     current = list(items)
+    try:
+        return _ddmin(current, holds, budget)
+    except _OutOfTime as stop:
+        raise _OutOfTime(stop.best if stop.best is not None else current) from None
+
+
+def _ddmin(current: list[T], holds: Callable[[list[T]], bool], budget: Budget) -> list[T]:
     if not current:
         return current
     budget.size = len(current)
@@ -139,11 +151,11 @@ def ddmin(items: Sequence[T], holds: Callable[[list[T]], bool], budget: Budget) 
         chunks = _split(current, n)
         reduced = False
         for k, chunk in enumerate(chunks):
-            if len(chunks) > 2 and _test(holds, chunk, budget):
+            if len(chunks) > 2 and _test(holds, chunk, budget, current):
                 current, n, reduced = chunk, 2, True
                 break
             complement = [x for j, c in enumerate(chunks) if j != k for x in c]
-            if _test(holds, complement, budget):
+            if _test(holds, complement, budget, current):
                 current, n, reduced = complement, max(n - 1, 2), True
                 break
         budget.size = len(current)
@@ -154,9 +166,12 @@ def ddmin(items: Sequence[T], holds: Callable[[list[T]], bool], budget: Budget) 
     return current
 
 
-def _test(holds: Callable[[list[T]], bool], candidate: list[T], budget: Budget) -> bool:
+def _test(
+    holds: Callable[[list[T]], bool], candidate: list[T], budget: Budget, best: Any = None
+) -> bool:
+    """``holds(candidate)``, counted; out of time: :class:`_OutOfTime` with ``best``."""
     if budget.expired:
-        raise _OutOfTime
+        raise _OutOfTime(best)
     budget.tick()
     return holds(candidate)
 
@@ -241,7 +256,10 @@ def _shrink_payload(events: list[bytes], k: int, judge: _Judge, budget: Budget) 
 
     if not holds_with(root):  # re-encoding alone changes it (duplicate keys…): leave it be
         return events
-    root = _shrink_value(root, holds_with, budget)
+    try:
+        root = _shrink_value(root, holds_with, budget)
+    except _OutOfTime as stop:  # the payload as far as it was shrunk
+        raise _OutOfTime([*events[:k], _dump(stop.best), *events[k + 1 :]]) from None
     return [*events[:k], _dump(root), *events[k + 1 :]]
 
 
@@ -249,18 +267,21 @@ def _shrink_value(root: Any, holds: Callable[[Any], bool], budget: Budget) -> An
     """Breadth-first over the containers of ``root``: ddmin their members, then strings."""
     paths: list[tuple[Any, ...]] = [()]
     strings: list[tuple[Any, ...]] = []
-    while paths:
-        path = paths.pop(0)
-        node = _get(root, path)
-        if isinstance(node, dict | list):
-            root = _shrink_members(root, path, holds, budget)
+    try:
+        while paths:
+            path = paths.pop(0)
             node = _get(root, path)
-            members = list(node) if isinstance(node, dict) else range(len(node))
-            paths.extend((*path, m) for m in members)
-        elif isinstance(node, str) and node:
-            strings.append(path)
-    for path in strings:
-        root = _shrink_string(root, path, holds, budget)
+            if isinstance(node, dict | list):
+                root = _shrink_members(root, path, holds, budget)
+                node = _get(root, path)
+                members = list(node) if isinstance(node, dict) else range(len(node))
+                paths.extend((*path, m) for m in members)
+            elif isinstance(node, str) and node:
+                strings.append(path)
+        for path in strings:
+            root = _shrink_string(root, path, holds, budget)
+    except _OutOfTime as stop:  # ``stop.best``: the whole value as far as it was shrunk
+        raise _OutOfTime(stop.best if stop.best is not None else root) from None
     return root
 
 
@@ -274,13 +295,19 @@ def _shrink_members(
         def keep_keys(chosen: list[Any]) -> bool:
             return holds(_set(root, path, {k: node[k] for k in chosen}))
 
-        kept = ddmin(list(node), keep_keys, budget)
+        try:
+            kept = ddmin(list(node), keep_keys, budget)
+        except _OutOfTime as stop:
+            raise _OutOfTime(_set(root, path, {k: node[k] for k in stop.best})) from None
         return _set(root, path, {k: node[k] for k in kept})
 
     def keep_items(chosen: list[Any]) -> bool:
         return holds(_set(root, path, [node[i] for i in chosen]))
 
-    kept = ddmin(list(range(len(node))), keep_items, budget)
+    try:
+        kept = ddmin(list(range(len(node))), keep_items, budget)
+    except _OutOfTime as stop:
+        raise _OutOfTime(_set(root, path, [node[i] for i in stop.best])) from None
     return _set(root, path, [node[i] for i in kept])
 
 
@@ -290,7 +317,10 @@ def _shrink_string(
     def keep_chars(chosen: list[str]) -> bool:
         return holds(_set(root, path, "".join(chosen)))
 
-    chars = ddmin(list(_get(root, path)), keep_chars, budget)
+    try:
+        chars = ddmin(list(_get(root, path)), keep_chars, budget)
+    except _OutOfTime as stop:
+        raise _OutOfTime(_set(root, path, "".join(stop.best))) from None
     return _set(root, path, "".join(chars))
 
 
@@ -437,8 +467,10 @@ def minimize(
             events = _one_minimal(events, judge, budget)
         else:
             complete = False  # the trace's own finding depends on what is not replayed
-    except _OutOfTime:
+    except _OutOfTime as stop:  # keep the smallest capture found so far: it holds
         complete = False
+        if stop.best is not None:
+            events = stop.best
     data = serialize(events, form, head)
     one_minimal = complete and all(
         not judge.holds([*events[:k], *events[k + 1 :]]) for k in range(len(events))
@@ -467,7 +499,10 @@ def _events_pass(events: list[bytes], trace: Trace, judge: _Judge, budget: Budge
         budget.tick()
         if judge.holds([events[i] for i in guess]):
             indices = guess
-    kept = ddmin(indices, lambda chosen: judge.holds([events[i] for i in chosen]), budget)
+    try:
+        kept = ddmin(indices, lambda chosen: judge.holds([events[i] for i in chosen]), budget)
+    except _OutOfTime as stop:
+        raise _OutOfTime([events[i] for i in stop.best]) from None
     return [events[i] for i in kept]
 
 
@@ -525,7 +560,7 @@ def _one_minimal(events: list[bytes], judge: _Judge, budget: Budget) -> list[byt
     k = 0
     while k < len(events):
         candidate = [*events[:k], *events[k + 1 :]]
-        if _test(judge.holds, candidate, budget):
+        if _test(judge.holds, candidate, budget, events):
             events = candidate
             k = 0
             continue

@@ -14,7 +14,12 @@ print(code, " ".join(sorted(m for m in sys.modules if m.split(".")[0] in {TOP}))
 """
 _NEVER = (
     "multiprocessing",
-    "replay_tui.scale",
+    # replay_tui.scale.timelimit (signal, threading: the per-file time limit) is imported.
+    "replay_tui.scale.pool",
+    "replay_tui.scale.archive",
+    "replay_tui.scale.scan",
+    "replay_tui.scale.cluster",
+    "replay_tui.scale.judgements",
     "difflib",
     "textual",
     "aiohttp",

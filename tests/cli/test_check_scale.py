@@ -299,14 +299,14 @@ def test_unreadable_vanishing_and_killing_files_are_one_skipped_entry_each(
     denied = "g1/s1/001"
     gone = "g2/005"
     killer = "g0/s1/003"
-    real_open = Path.open
+    real_open = discovery.open_regular
 
-    def fake_open(self: Path, *args: Any, **kwargs: Any) -> Any:
-        if self.name.startswith(denied.split("/")[-1]):
+    def fake_open(path: Path) -> Any:
+        if path.name.startswith(denied.split("/")[-1]):
             raise PermissionError(13, "Permission denied")
-        if self.name.startswith(killer.split("/")[-1]):
+        if path.name.startswith(killer.split("/")[-1]):
             os._exit(9)  # the worker process dies judging it
-        return real_open(self, *args, **kwargs)
+        return real_open(path)
 
     walk = discovery.walk
 
@@ -316,7 +316,7 @@ def test_unreadable_vanishing_and_killing_files_are_one_skipped_entry_each(
                 Path(item.path).unlink()  # listed, then deleted before it is read
             yield item
 
-    monkeypatch.setattr(Path, "open", fake_open)  # inherited by the forked workers
+    monkeypatch.setattr(discovery, "open_regular", fake_open)  # inherited by the forked workers
     monkeypatch.setattr(check_command, "walk", vanishing_walk)
     code, out, err = _run("check", str(many), "--json", "--jobs", "2")
     doc = json.loads(out)
@@ -327,11 +327,15 @@ def test_unreadable_vanishing_and_killing_files_are_one_skipped_entry_each(
         killer: "the worker process judging it exited with status 9",
     }
     assert len(doc["traces"]) == 117
-    assert err.count("\n") == 3
-    assert code == 1
+    assert doc["incomplete"] == "2 files could not be read"
+    # Each named once, then one line: two files (denied, killer) could not be read.
+    assert err.count("\n") == 4
+    assert err.splitlines()[-1] == "replay-tui: 2 files could not be read: the scan is incomplete"
+    assert code == check_command.EXIT_INCOMPLETE  # not 1: some traces were never judged
     _, table, _ = _run("check", str(many), "--jobs", "2")  # the vanished file is gone for good
     last = table.splitlines()[-1]
-    assert last.startswith("117 traces: ") and last.endswith("; 2 skipped")
+    assert last.startswith("117 traces: ")
+    assert last.endswith("; 2 skipped (incomplete: 2 files could not be read)")
 
 
 def test_jobs_must_be_positive(many: Path) -> None:

@@ -226,3 +226,68 @@ def test_the_cache_lists_what_it_knows_in_list_order_without_reading_a_file(
     several = JudgementCache([str(folder), str(folder / "azure")])
     several.load()
     assert several.listing() == (Known(), [])  # whose is each address? not known: nothing
+
+
+# The peak RSS of this process's own memory (VmHWM: ru_maxrss would count the parent's
+# pages at the fork, kept across exec on Linux), in KiB; 0 where there is no /proc.
+_LOAD_BIG = """
+import re, sys
+from pathlib import Path
+from replay_tui.scale.judgements import JudgementCache
+cache = JudgementCache([sys.argv[1]], directory=Path(sys.argv[2]))
+cache.load()
+print(len(cache))
+print(cache.problem)
+try:
+    status = Path("/proc/self/status").read_text()
+except OSError:
+    status = ""
+found = re.search(r"VmHWM:\\s*(\\d+) kB", status)
+print(found.group(1) if found else 0)
+"""
+
+
+def test_a_cache_file_over_the_limit_is_not_read_and_that_is_said(
+    folder: Path, tmp_path: Path
+) -> None:
+    """The issue's 400 MB cache file, read whole, took 458 MB."""
+    import subprocess
+    import sys
+
+    directory = tmp_path / "cache"
+    cache = JudgementCache([str(folder)], directory=directory)
+    directory.mkdir()
+    with cache.path.open("wb") as fh:
+        fh.truncate(400 << 20)  # sparse: 400 MB to read, no disk used
+    done = subprocess.run(
+        [sys.executable, "-c", _LOAD_BIG, str(folder), str(directory)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    count, problem, peak = done.stdout.splitlines()
+    assert count == "0"
+    assert problem == (
+        f"{cache.path}: 400 MiB, over the cache's limit of 64 MiB: not read (every file is"
+        " judged again)"
+    )
+    if Path("/proc/self/status").exists():
+        assert 0 < int(peak) < 200 << 10  # KiB: the file was not read into memory
+
+
+def test_a_cache_that_would_be_over_the_limit_is_not_written_and_that_is_said(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files, cache = _cached(folder)
+    size = cache.path.stat().st_size
+    monkeypatch.setattr(judging, "MAX_CACHE_BYTES", size - 1)
+    cache.put("one-more.sse", (1, 1), [Skipped("one-more.sse", "empty file")])
+    cache.save()
+    assert cache.problem is not None
+    assert "not written" in cache.problem and "over the cache's limit" in cache.problem
+    assert cache.path.stat().st_size == size  # the last one that fitted is kept
+    monkeypatch.setattr(judging, "MAX_CACHE_BYTES", size)
+    again = JudgementCache([str(folder)], directory=cache.path.parent)
+    again.load()
+    assert len(again) == len(files) and again.problem is None

@@ -4,6 +4,7 @@ the same form, and ``check`` agrees."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -162,3 +163,72 @@ def test_multi_line_data_survives_serialization() -> None:
     framer = SseFramer()
     payloads = framer.feed(serialize(events, Form.SSE)) + framer.close()
     assert [p.data for p in payloads] == events
+
+
+class _CountedBudget(Budget):
+    """A budget that runs out after ``tests`` tests (not seconds): where a run stops is then
+    the same on any machine."""
+
+    allowed = 0
+
+    @property
+    def expired(self) -> bool:
+        return self.tests >= self.allowed
+
+
+def _wide_trace(tmp_path: Path, *, sparse: bool = False) -> Path:
+    """Two calls whose ids are erased on 300 continuation deltas each (``sparse``: on one):
+    the first guess (every flagged delta) is then most of the trace and ddmin does the work
+    (``sparse``: it is a few events), and each payload has fields to shrink."""
+    lines = []
+    for call in (0, 1):
+        first = {"index": call, "id": f"call_{call}", "function": {"name": "f", "arguments": ""}}
+        lines.append({"choices": [{"index": 0, "delta": {"tool_calls": [first]}}]})
+        for k in range(300):
+            cont = {"index": call, "id": "", "function": {"arguments": str(k % 10)}}
+            if sparse and k != 150:
+                del cont["id"]
+            delta = {"tool_calls": [cont], "content": None}
+            lines.append({"id": "x", "choices": [{"index": 0, "delta": delta}]})
+    lines.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    path = tmp_path / "wide.sse"
+    path.write_text("".join(f"data: {json.dumps(p)}\n\n" for p in lines) + "data: [DONE]\n\n")
+    return path
+
+
+@pytest.mark.parametrize("guess", [True, False])
+def test_a_run_stopped_by_its_budget_keeps_the_smallest_capture_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, guess: bool
+) -> None:
+    """The issue's case: '5,402 left after 85 tests', then '18,302 events → 18,302'."""
+    from replay_tui.share import minimize as module
+
+    trace = resolve_trace(str(_wide_trace(tmp_path)))
+    monkeypatch.setattr(module, "Budget", _CountedBudget)
+    if not guess:  # ddmin from every event, as when the first guess does not hold
+        monkeypatch.setattr(module, "_first_guess", lambda trace, count: None)
+    sizes = []
+    for allowed in (3, 12, 40, 150, 600, 5000):
+        _CountedBudget.allowed = allowed
+        stopped = minimize(trace)
+        assert stopped.verified  # what it kept still shows the finding
+        if allowed >= 12:
+            assert stopped.events_after < stopped.events_before
+        sizes.append(stopped.bytes_after)
+        if not stopped.complete:
+            assert not stopped.one_minimal
+    assert sizes == sorted(sizes, reverse=True)  # further along, never larger
+    assert sizes[-1] < sizes[1]
+
+
+def test_the_command_says_it_kept_the_smallest_found_when_stopped(cli: Cli, tmp_path: Path) -> None:
+    path = _wide_trace(tmp_path, sparse=True)
+    out_file = tmp_path / "out.sse"
+    code, out, _ = cli("minimize", str(path), "-o", str(out_file), "--max-seconds", "1e-9")
+    assert code == 0
+    first = out.splitlines()[0]
+    match = re.match(r"([\d,]+) events → ([\d,]+);", first)
+    assert match is not None, first
+    before, after = (int(n.replace(",", "")) for n in match.groups())
+    assert after < before  # the first guess, tested before the budget is looked at
+    assert "stopped early (time budget): kept the smallest capture found so far" in out

@@ -225,3 +225,55 @@ def test_credentials_in_the_capture_metadata_are_not_shared(tmp_path: Path, cli:
     head = (tmp_path / "min.txt").read_bytes().split(b"\r\n\r\n")[0]
     assert code_ == 0 and b"s3cr3t" not in head and b"sk-live-123" not in head
     assert b"set-cookie: [redacted]" in head and b"content-type: text/event-stream" in head
+
+
+def _many_entries(tmp_path: Path, count: int) -> Path:
+    """A HAR export of ``count`` SSE entries (the mitmproxy export's streams, repeated)."""
+    import json
+
+    doc = json.loads((TRACES / "captures" / "mitmproxy-export.har").read_text())
+    streams = [
+        e
+        for e in doc["log"]["entries"]
+        if "event-stream" in (e["response"]["content"].get("mimeType") or "")
+    ]
+    doc["log"]["entries"] = [streams[k % len(streams)] for k in range(count)]
+    path = tmp_path / "many.har"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_a_folder_report_past_its_limit_lists_the_rest_in_its_table_and_says_so(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """The issue's 10,000-entry HAR made a 62 MB page (33 s, 519 MB); here 250 entries, past
+    the limit of 200 sections."""
+    from replay_tui.share.report import Limits
+
+    limit = Limits().traces
+    har = _many_entries(tmp_path, limit + 50)
+    code_, page, _ = cli("report", str(har))
+    assert code_ == 0
+    assert len(re.findall(r'<section id="t\d+">', page)) == limit
+    rows = re.findall(r'<tr><td>(?:<a href="#t\d+">)?<code>[^<]*many\.har#(\d+)</code>', page)
+    assert [int(n) for n in rows] == list(range(1, limit + 51))  # every entry in the table
+    linked = re.findall(r'<a href="#t(\d+)"><code>[^<]*many\.har#', page)
+    assert [int(n) for n in linked] == list(range(1, limit + 1))  # links only to sections
+    assert (
+        f"(A report&#x27;s limit: the first {limit} traces have a section below; the other 50"
+        " are in the table only.)"
+    ) in page
+    code_, markdown, _ = cli("report", str(har), "--md")
+    assert code_ == 0
+    assert f"the first {limit} traces have a section below; the other 50" in markdown
+    code_, _, err = cli("report", str(har), "-o", str(tmp_path / "out.html"))
+    assert code_ == 0
+    assert err.endswith(f"250 traces: the first {limit} in full, the rest in its table only)\n")
+
+
+def test_a_folder_report_within_its_limit_says_nothing_of_it(cli: Cli, tmp_path: Path) -> None:
+    har = _many_entries(tmp_path, 12)
+    code_, page, _ = cli("report", str(har))
+    assert code_ == 0
+    assert len(re.findall(r'<section id="t\d+">', page)) == 12
+    assert "limit" not in page
