@@ -66,7 +66,7 @@ class JsonlFramer:
         if buf.startswith(_DATA_PREFIX, start, end):
             self.prefixed += 1
             start += len(_DATA_PREFIX)
-            while start < end and buf[start] == 0x20:
+            while start < end and buf[start] in _SPACE:  # (a CR or tab too: b"data: \r0")
                 start += 1
         after = fr.done_line is not None
         offset = self._offset
