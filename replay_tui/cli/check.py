@@ -27,7 +27,8 @@ from replay_tui.core.summary import Summary
 from replay_tui.core.visible import visible
 from replay_tui.core.wire import describe_value
 
-from .errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError, error, plural
+from ..core.words import plural
+from .errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError, error
 from .traces import require_paths
 
 __all__ = ["HELP", "configure", "judge", "report", "run"]

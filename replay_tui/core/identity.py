@@ -321,6 +321,13 @@ class CallTrace(msgspec.Struct):
             return self.id_accept, self.name_accept
         return self.id_assign, self.name_assign
 
+    def closes_with(self, behavior: Behavior) -> tuple[Any, Any] | None:
+        """The ``(id, name)`` this call's ``block-end`` carries under ``behavior``, by the
+        translator's own end (:func:`done_end`); ``None`` when the fix refuses the call
+        for lacking identity."""
+        closed, _ = done_end(behavior, [self.final(behavior)], None, True)
+        return None if closed is None else closed[0]
+
     def identity(self, behavior: Behavior, delta: int) -> tuple[Any, Any]:
         """The ``(id, name)`` in force after the 0-based ``delta`` under ``behavior``."""
         h = self.history

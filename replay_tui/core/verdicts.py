@@ -134,8 +134,8 @@ def consequence(field: str, closed: str) -> str:
     """What the harness does with a call that closes with ``field`` not identifying it
     (``closed``: how the value it closed with is shown)."""
     if field == "name":
-        return f"the tool registry refuses it as unknown tool {closed}"
-    return "an empty callId: the saved session will not load (SessionPersistenceCorruptionError)"
+        return f"the registry refuses it: unknown tool {closed}"
+    return "an empty callId: the saved session will not load"
 
 
 def is_clean(flag_count: int, verdicts: Iterable[str]) -> bool:

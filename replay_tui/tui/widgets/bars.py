@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from ...core.trace import Badge, Trace
 from ...core.visible import visible
+from ...core.words import plural
 from ..cells import cell_len, middle_cut
 from ..store import BADGE_ORDER
 from .trace_list import BADGE_GLYPHS
@@ -38,7 +39,7 @@ class BadgeChip(Static):
     full_text = ""
     """The chip with its word, to measure whether the bar has room for it."""
 
-    def set_count(
+    def setplural(
         self, count: int, total_pending: int = 0, checking: bool = False, shown: int | None = None
     ) -> None:
         """``shown``: (the all-traces chip) how many of the ``count`` the filter shows."""
@@ -69,7 +70,7 @@ class BadgeChip(Static):
     def set_compact(self, compact: bool) -> None:
         if compact != self.compact:
             self.compact = compact
-            self.set_count(self._count, self._pending, self._checking, self._shown)
+            self.setplural(self._count, self._pending, self._checking, self._shown)
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
@@ -168,11 +169,11 @@ class CountsBar(Horizontal):
         as "2 of 26 traces"; ``pending``: traces not judged yet (of all of them)."""
         for chip in self.query(BadgeChip):
             if chip.badge is None:
-                chip.set_count(total, pending, checking, shown)
+                chip.setplural(total, pending, checking, shown)
             elif chip.badge == "skipped":
-                chip.set_count(skipped)
+                chip.setplural(skipped)
             else:
-                chip.set_count(counts.get(chip.badge, 0))
+                chip.setplural(counts.get(chip.badge, 0))
             chip.set_class(chip.badge == active, "-active")
         self._fit()
 
@@ -237,9 +238,9 @@ def trace_summary(
                 (f"  {behavior if level < 3 else short} ", "$text-muted"),
                 (verdict, "bold $text-success" if verdict == "ok" else "bold $text-error"),
             ]
-    counts = _count(len(a.flags), "flag")
+    counts = plural(len(a.flags), "flag")
     if level < 1:
-        counts += f" · {_count(len(a.calls), 'call')} · {_count(a.deltas, 'delta')}"
+        counts += f" · {plural(len(a.calls), 'call')} · {plural(a.deltas, 'delta')}"
     parts.append((f"   {counts}", "$text-muted"))
     if progress:
         parts.append((f"   {progress}", "italic $text-accent"))
@@ -252,10 +253,6 @@ _BADGE_BEHAVIOR = {
     Badge.BROKEN: "accept-identity",
 }
 """The behavior whose verdict a badge is about (what the header keeps when short of room)."""
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n:,} {word}{'s' if n != 1 else ''}"
 
 
 class TraceHeader(Static):
