@@ -1,0 +1,338 @@
+"""The single pass the product runs is held to the identity rule, applied delta by delta.
+
+:class:`~replay_tui.core.translator.Translator` applies :func:`takes_identity` to every wire
+delta with no fast path; the product runs the single pass (:class:`~.identity.Analyzer`, which
+skips what cannot change anything) and re-derives the chunks from its record
+(:class:`~.stream.ChunkStream`). On generated streams whose ids and names are drawn from small
+pools, so that they repeat, change mid-stream, go empty, null or non-string and come back, the
+two must give the same chunks, verdicts, flags and final identities. The literal expectations
+below (hand-computed, no product code in them) pin what a shared piece could get wrong in both.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from replay_tui.core.translator import Behavior, Chunk, is_identity, takes_identity
+from replay_tui.core.translator import replay as translate
+from replay_tui.core.verdicts import verdict_of_chunks
+from replay_tui.core.wire import UNSET
+
+from .helpers import ENVELOPE, call, chunk, chunks, sse, tools, trace_of
+
+AA, AI = Behavior.ASSIGN_ALWAYS, Behavior.ACCEPT_IDENTITY
+ABSENT = object()
+IDS = st.sampled_from([ABSENT, ABSENT, None, "", "a", "a", "b", 7, "null", [1]])
+NAMES = st.sampled_from([ABSENT, ABSENT, None, "", "f", "f", "g", 0, "null", {"x": 1}])
+ARGS = st.sampled_from([ABSENT, None, "", "{", '"k":1', "}", 5])
+INDEXES = st.sampled_from([0, 0, 1, 1.0, "0", True, None, ABSENT])
+COUNTS = st.sampled_from([ABSENT, 0, 3, 10, 2.0, 2.5, -1, "4", None])
+FINISHES = st.sampled_from(["stop", "tool_calls", "length", "", "content_filter", None, 3])
+TEXTS = st.sampled_from(["", "x", None, 1])
+KINDS = st.sampled_from(["tools"] * 6 + ["text", "finish", "usage", "odd", "model"])
+ODD = st.sampled_from(
+    ["{bad json", "null", "[1]", '{"choices": [null]}', '{"choices": 3}', '{"error": {}}']
+)
+
+
+@st.composite
+def tool_call(draw: st.DrawFn) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    index = draw(INDEXES)
+    if index is not ABSENT:
+        out["index"] = index
+    cid = draw(IDS)
+    if cid is not ABSENT:
+        out["id"] = cid
+    fn: dict[str, Any] = {}
+    for key, strategy in (("name", NAMES), ("arguments", ARGS)):
+        value = draw(strategy)
+        if value is not ABSENT:
+            fn[key] = value
+    if fn or draw(st.booleans()):
+        out["function"] = fn
+    return out
+
+
+@st.composite
+def usage(draw: st.DrawFn) -> Any:
+    shape = draw(st.sampled_from(["dict", "dict", "dict", "null", "number", "list", "text"]))
+    if shape != "dict":
+        return {"null": None, "number": 5, "list": [1], "text": "u"}[shape]
+    out: dict[str, Any] = {}
+    for key in ("prompt_tokens", "completion_tokens", "total_tokens", "prompt_cache_hit_tokens"):
+        value = draw(COUNTS)
+        if value is not ABSENT:
+            out[key] = value
+    for key, inner in (
+        ("prompt_tokens_details", "cached_tokens"),
+        ("completion_tokens_details", "reasoning_tokens"),
+    ):
+        value = draw(COUNTS)
+        if value is not ABSENT:
+            out[key] = {inner: value} if draw(st.booleans()) else value
+    return out
+
+
+@st.composite
+def wire_chunk(draw: st.DrawFn) -> dict[str, Any] | str:
+    kind = draw(KINDS)
+    if kind == "odd":
+        return draw(ODD)
+    delta: dict[str, Any] = {}
+    choice: dict[str, Any] = {"index": 0, "delta": delta}
+    top: dict[str, Any] = {}
+    if kind == "tools":
+        delta["tool_calls"] = draw(st.lists(tool_call(), min_size=1, max_size=2))
+    elif kind == "text":
+        delta[draw(st.sampled_from(["content", "reasoning_content"]))] = draw(TEXTS)
+    elif kind == "finish":
+        choice["finish_reason"] = draw(FINISHES)
+    elif kind == "usage":
+        top["usage"] = draw(usage())
+    else:
+        top["model"] = draw(st.sampled_from(["m1", "", None]))
+    return {**ENVELOPE, "choices": [choice], **top}
+
+
+def body_of(payloads: list[dict[str, Any] | str], done: bool, after: bool) -> bytes:
+    text = "".join(
+        "data: " + (p if isinstance(p, str) else json.dumps(p)) + "\n\n" for p in payloads
+    )
+    if done:
+        text += "data: [DONE]\n\n"
+    if after:
+        text += 'data: {"choices":[]}\n\n'
+    return text.encode()
+
+
+STREAMS = st.tuples(st.lists(wire_chunk(), max_size=14), st.booleans(), st.booleans())
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+MID_STREAM_CHANGE = (
+    [
+        tools(call(0, id="a", name="f", arguments="{")),
+        tools(call(0, id="b", arguments="}")),
+        tools(call(0, name="g")),
+    ],
+    True,
+    False,
+)
+
+
+def erasures(chunks: list[tuple[int, Chunk]]) -> list[tuple[str, int]]:
+    """Where an assign-always identity stops being a non-empty string, read off the
+    translator's ``tool-call-delta`` chunks: ``(kind, payload position)``."""
+    held: dict[int, dict[str, Any]] = {}
+    out: list[tuple[str, int]] = []
+    for position, c in chunks:
+        if c["type"] != "tool-call-delta":
+            continue
+        before = held.setdefault(c["index"], {"id": "", "name": None})
+        for field in ("id", "name"):
+            now = c.get(field)
+            if is_identity(before[field]) and not is_identity(now):
+                out.append(("erased-" + field, position))
+            before[field] = now
+    return out
+
+
+@SETTINGS
+@given(STREAMS)
+@example(MID_STREAM_CHANGE)
+def test_the_single_pass_gives_what_the_rule_gives_delta_by_delta(
+    stream: tuple[list[Any], bool, bool],
+) -> None:
+    trace = trace_of(body_of(*stream))
+    analysis = trace.analysis
+    for behavior in (AA, AI):
+        stepwise = list(translate(trace.items(), behavior))
+        want = [c for _, c in stepwise]
+        assert [c for _, c in trace.replay(behavior)] == want
+        assert [list(c) for _, c in trace.replay(behavior)] == [list(c) for c in want]
+        outcome = analysis.outcomes[behavior]
+        assert outcome.verdict == verdict_of_chunks(want)
+        assert outcome.finish == want[-1]["reason"]
+        ends = {c["index"]: c["block"] for c in want if c["type"] == "block-end"}
+        for ct in analysis.calls:
+            closed = ct.closes_with(behavior)
+            if ct.block_index in ends:
+                block = ends[ct.block_index]
+                assert closed == (block["id"], block["name"])
+                assert ct.arguments == block["arguments"]
+            elif outcome.verdict == "malformed-tool-call" and closed is not None:
+                assert is_identity(closed[0]) and is_identity(closed[1])
+        if behavior is AA:
+            flagged = [(f.kind, f.position) for f in analysis.flags]
+            assert flagged == erasures(stepwise)
+    assert analysis.clean == (
+        not analysis.flags and all(o.verdict == "ok" for o in analysis.outcomes.values())
+    )
+
+
+VALUES = [UNSET, None, "", "a", "b", 0, 7, 1.5, True, "null", [1], {"x": 1}]
+
+
+@pytest.mark.parametrize("value", VALUES, ids=repr)
+def test_the_rule_itself(value: Any) -> None:
+    """accept-identity takes a non-empty string only; assign-always any value sent."""
+    assert takes_identity(AI, value) is (value in ("a", "b", "null"))
+    assert takes_identity(AA, value) is (value is not UNSET)
+    assert is_identity(value) is takes_identity(AI, value)
+
+
+# -- literal expectations ----------------------------------------------------------------------
+
+
+def test_a_mid_stream_identity_change_closes_with_the_new_id_and_name() -> None:
+    body = sse(*MID_STREAM_CHANGE[0])
+    for behavior in (AA, AI):
+        got = chunks(body, behavior)
+        assert [c for c in got if c["type"] == "tool-call-delta"] == [
+            {"type": "tool-call-delta", "index": 0, "id": "a", "name": "f", "argumentsDelta": "{"},
+            {"type": "tool-call-delta", "index": 0, "id": "b", "name": "f", "argumentsDelta": "}"},
+            {"type": "tool-call-delta", "index": 0, "id": "b", "name": "g", "argumentsDelta": ""},
+        ]
+        assert got[-2] == {
+            "type": "block-end",
+            "index": 0,
+            "block": {"type": "tool-call", "id": "b", "name": "g", "arguments": "{}"},
+        }
+    notes = [n.kind for n in trace_of(body).analysis.notes]
+    assert notes.count("identity-changed") == 2 and "late-identity" not in notes
+
+
+def test_identity_arriving_on_the_first_delta_is_not_late_but_on_the_second_it_is() -> None:
+    first = trace_of(sse(tools(call(0, id="a", name="f")), tools(call(0, arguments="{}"))))
+    assert [n.kind for n in first.analysis.notes] == []
+    second = trace_of(sse(tools(call(0, arguments="{")), tools(call(0, id="a", name="f"))))
+    late = [n for n in second.analysis.notes if n.kind == "late-identity"]
+    assert [(n.line, n.message) for n in late] == [
+        (3, 'call 0: id "a" first arrives on delta 2, not the call\'s first'),
+        (3, 'call 0: name "f" first arrives on delta 2, not the call\'s first'),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "blocks"),
+    [(1, 1.0, 1), (0, False, 2), (0, "0", 2), (1, True, 2), (None, None, 1), (2.5, 2.5, 1)],
+    ids=["int-float", "int-bool", "int-string", "int-true", "null", "fraction"],
+)
+def test_calls_are_keyed_by_index_as_javascript_compares_numbers(
+    first: Any, second: Any, blocks: int
+) -> None:
+    body = sse(tools(call(first, id="a", name="f")), tools(call(second, arguments="{}")))
+    got = chunks(body, AA)
+    assert [c["index"] for c in got if c["type"] == "block-start"] == list(range(blocks))
+    assert len(trace_of(body).analysis.calls) == blocks
+
+
+@pytest.mark.parametrize(
+    ("usage", "want"),
+    [
+        ({"completion_tokens": 5}, {"inputTokens": 0, "outputTokens": 5}),
+        ({"prompt_tokens": 10}, {"inputTokens": 10, "outputTokens": 0}),
+        (
+            {"prompt_tokens": 10.0, "completion_tokens": 5.0, "total_tokens": 15.0},
+            {"inputTokens": 10, "outputTokens": 5, "totalTokens": 15},
+        ),
+        ({"prompt_tokens": 2.5, "completion_tokens": 1}, {"inputTokens": 2.5, "outputTokens": 1}),
+        ({"prompt_tokens": -1, "completion_tokens": 1}, {"inputTokens": -1, "outputTokens": 1}),
+        ({"prompt_tokens": 4, "completion_tokens": -2}, {"inputTokens": 4, "outputTokens": -2}),
+        (
+            {"prompt_tokens": 0, "completion_tokens": 0},
+            {"inputTokens": 0, "outputTokens": 0, "totalTokens": 0},
+        ),
+        ({"prompt_tokens": "4", "completion_tokens": "2"}, {"inputTokens": 0, "outputTokens": 0}),
+        (
+            {"prompt_tokens": 10, "completion_tokens": 5, "prompt_cache_hit_tokens": 2.0},
+            {"inputTokens": 8, "outputTokens": 5, "totalTokens": 15, "cacheReadTokens": 2},
+        ),
+        (
+            {
+                "prompt_tokens": 10,
+                "completion_tokens": 5,
+                "prompt_tokens_details": {"cached_tokens": 4},
+                "prompt_cache_hit_tokens": 2,
+            },
+            {"inputTokens": 6, "outputTokens": 5, "totalTokens": 15, "cacheReadTokens": 4},
+        ),
+        (
+            {"prompt_tokens": 10, "prompt_tokens_details": 3, "prompt_cache_hit_tokens": 2},
+            {"inputTokens": 8, "outputTokens": 0, "cacheReadTokens": 2},
+        ),
+        (
+            {"prompt_tokens": 10, "prompt_tokens_details": {"cached_tokens": None}},
+            {"inputTokens": 10, "outputTokens": 0},
+        ),
+        (
+            {"completion_tokens": 3, "completion_tokens_details": {"reasoning_tokens": 2.0}},
+            {"inputTokens": 0, "outputTokens": 3, "reasoningTokens": 2},
+        ),
+        (
+            {"completion_tokens": 3, "completion_tokens_details": {"reasoning_tokens": "2"}},
+            {"inputTokens": 0, "outputTokens": 3},
+        ),
+        (
+            {"completion_tokens": 3, "completion_tokens_details": 2},
+            {"inputTokens": 0, "outputTokens": 3},
+        ),
+        (
+            {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": None},
+            {"inputTokens": 1, "outputTokens": 2, "totalTokens": 3},
+        ),
+        (
+            {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": "3"},
+            {"inputTokens": 1, "outputTokens": 2},
+        ),
+        (5, {"inputTokens": 0, "outputTokens": 0}),
+        ([1], {"inputTokens": 0, "outputTokens": 0}),
+        ("u", {"inputTokens": 0, "outputTokens": 0}),
+    ],
+)
+def test_usage_counts_as_javascript_would_add_them(usage: Any, want: dict[str, Any]) -> None:
+    body = sse({**chunk({"content": "x"}, finish="stop"), "usage": usage})
+    for behavior in (AA, AI):
+        got = [c for c in chunks(body, behavior) if c["type"] == "usage"]
+        assert got == [{"type": "usage", "usage": want}]
+
+
+@pytest.mark.parametrize(
+    ("value", "truthy"),
+    [(0, False), ("", False), (False, False), (None, False), ([], True), ({}, True), (0.5, True)],
+)
+def test_a_falsy_usage_is_ignored_as_javascript_would(value: Any, truthy: bool) -> None:
+    body = sse({**chunk({"content": "x"}, finish="stop"), "usage": value})
+    got = [c for c in chunks(body, AA) if c["type"] == "usage"]
+    assert got == (
+        [{"type": "usage", "usage": {"inputTokens": 0, "outputTokens": 0}}] if truthy else []
+    )
+
+
+def test_the_usage_before_a_refusal_keeps_its_counts() -> None:
+    body = sse(
+        tools(call(0, name="f", arguments="{}")),
+        {**chunk(finish="tool_calls"), "usage": {"prompt_tokens": 7, "completion_tokens": 3}},
+    )
+    assert chunks(body, AI)[-2:] == [
+        {
+            "type": "usage",
+            "usage": {"inputTokens": 7, "outputTokens": 3, "totalTokens": 10},
+        },
+        {
+            "type": "finish",
+            "reason": {
+                "kind": "error",
+                "failure": {
+                    "message": "model streamed a tool call with no id",
+                    "code": "MALFORMED_TOOL_CALL",
+                },
+            },
+        },
+    ]
+    assert trace_of(body).analysis.outcomes[AI].finish == chunks(body, AI)[-1]["reason"]
