@@ -1,4 +1,4 @@
-"""Identity evolution, flags, notes and verdicts (SPEC §3.2, §3.3)."""
+"""Identity evolution, flags, notes and verdicts (README, Verdicts)."""
 
 from __future__ import annotations
 
