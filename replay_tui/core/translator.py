@@ -303,13 +303,11 @@ class Translator:
         self._finish: str | None = None
         self.finished = False
 
-    def payload(self, decoded: Decoded, text: str | None = None) -> list[Chunk]:
-        """Translate one decoded payload (``text`` is its source, for error messages)."""
+    def payload(self, decoded: Decoded) -> list[Chunk]:
+        """Translate one decoded payload."""
         if decoded.malformed is not None:
-            return self._fail(
-                "MALFORMED_RESPONSE",
-                "malformed SSE payload: " + js_head(text or decoded.text or ""),
-            )
+            text = decoded.text or ""  # a malformed payload keeps its text
+            return self._fail("MALFORMED_RESPONSE", "malformed SSE payload: " + js_head(text))
         if decoded.chunk is None:
             return []  # valid JSON that is not an object: ignored
         out = self.chunk(decoded.chunk)
@@ -415,8 +413,7 @@ def replay(
             for c in tr.done():
                 yield position, c
             return
-        text = data.decode("utf-8", "replace") if decoded.malformed is not None else None
-        for c in tr.payload(decoded, text):
+        for c in tr.payload(decoded):
             yield position, c
         if tr.finished:
             return

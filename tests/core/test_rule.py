@@ -12,20 +12,31 @@ below (hand-computed, no product code in them) pin what a shared piece could get
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from replay_tui.core.trace import Trace
 from replay_tui.core.translator import Behavior, Chunk, is_identity, takes_identity
 from replay_tui.core.translator import replay as translate
-from replay_tui.core.verdicts import verdict_of_chunks
+from replay_tui.core.verdicts import (
+    VERDICTS,
+    consequence,
+    describe,
+    is_clean,
+    unidentified,
+    verdict,
+    verdict_of_chunks,
+)
 from replay_tui.core.wire import UNSET
 
-from .helpers import ENVELOPE, call, chunk, chunks, sse, tools, trace_of
+from .helpers import ENVELOPE, call, chunk, chunks, examples, sse, tools, trace_of
 
 AA, AI = Behavior.ASSIGN_ALWAYS, Behavior.ACCEPT_IDENTITY
+CAPTURES = sorted((Path(__file__).parent.parent / "data" / "corpus").glob("*.sse"))
 ABSENT = object()
 IDS = st.sampled_from([ABSENT, ABSENT, None, "", "a", "a", "b", 7, "null", [1]])
 NAMES = st.sampled_from([ABSENT, ABSENT, None, "", "f", "f", "g", 0, "null", {"x": 1}])
@@ -34,7 +45,7 @@ INDEXES = st.sampled_from([0, 0, 1, 1.0, "0", True, None, ABSENT])
 COUNTS = st.sampled_from([ABSENT, 0, 3, 10, 2.0, 2.5, -1, "4", None])
 FINISHES = st.sampled_from(["stop", "tool_calls", "length", "", "content_filter", None, 3])
 TEXTS = st.sampled_from(["", "x", None, 1])
-KINDS = st.sampled_from(["tools"] * 6 + ["text", "finish", "usage", "odd", "model"])
+KINDS = st.sampled_from(["tools"] * 6 + ["text"] * 3 + ["finish", "usage", "odd", "model"])
 ODD = st.sampled_from(
     ["{bad json", "null", "[1]", '{"choices": [null]}', '{"choices": 3}', '{"error": {}}']
 )
@@ -112,8 +123,20 @@ def body_of(payloads: list[dict[str, Any] | str], done: bool, after: bool) -> by
 
 
 STREAMS = st.tuples(st.lists(wire_chunk(), max_size=14), st.booleans(), st.booleans())
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
+TEXT_AND_REASONING = (
+    [
+        chunk({"content": "x"}),
+        chunk({"reasoning_content": "r"}),
+        chunk({"content": "y", "reasoning_content": "s"}),
+        tools(call(0, id="a", name="f")),
+    ],
+    True,
+    False,
+)
 MID_STREAM_CHANGE = (
     [
         tools(call(0, id="a", name="f", arguments="{")),
@@ -145,16 +168,30 @@ def erasures(chunks: list[tuple[int, Chunk]]) -> list[tuple[str, int]]:
 @SETTINGS
 @given(STREAMS)
 @example(MID_STREAM_CHANGE)
+@example(TEXT_AND_REASONING)
+@example(([], False, False))
 def test_the_single_pass_gives_what_the_rule_gives_delta_by_delta(
     stream: tuple[list[Any], bool, bool],
 ) -> None:
-    trace = trace_of(body_of(*stream))
+    assert_single_pass_is_stepwise(trace_of(body_of(*stream)))
+
+
+@pytest.mark.parametrize("capture", CAPTURES, ids=lambda p: p.stem)
+def test_the_golden_captures_too(capture: Path) -> None:
+    assert_single_pass_is_stepwise(trace_of(capture.read_bytes(), name=capture.name))
+
+
+def assert_single_pass_is_stepwise(trace: Trace) -> None:
     analysis = trace.analysis
+    payloads = trace.payloads
     for behavior in (AA, AI):
         stepwise = list(translate(trace.items(), behavior))
         want = [c for _, c in stepwise]
-        assert [c for _, c in trace.replay(behavior)] == want
-        assert [list(c) for _, c in trace.replay(behavior)] == [list(c) for c in want]
+        replayed = list(trace.replay(behavior))
+        assert [c for _, c in replayed] == want
+        assert [list(c) for _, c in replayed] == [list(c) for c in want]
+        lines = [payloads[p].line if p < len(payloads) else None for p, _ in stepwise]
+        assert [line for line, _ in replayed] == lines
         outcome = analysis.outcomes[behavior]
         assert outcome.verdict == verdict_of_chunks(want)
         assert outcome.finish == want[-1]["reason"]
@@ -336,3 +373,64 @@ def test_the_usage_before_a_refusal_keeps_its_counts() -> None:
         },
     ]
     assert trace_of(body).analysis.outcomes[AI].finish == chunks(body, AI)[-1]["reason"]
+
+
+# -- verdicts, and what they cost --------------------------------------------------------------
+
+
+def test_the_verdict_table_is_read_in_order() -> None:
+    stop, calls = {"kind": "stop"}, {"kind": "tool-calls"}
+    error = {"kind": "error", "failure": {"message": "m", "code": "CONTENT_FILTER"}}
+    assert verdict(stop, [("a", "f")]) == "ok"
+    assert verdict(calls, []) == "ok"
+    assert verdict({"kind": "max-tokens"}, []) == "ok"
+    assert verdict(stop, [("a", "f"), ("", "g")]) == "unidentified-call"
+    assert verdict(error, [("a", None)]) == "unidentified-call"
+    assert verdict(error, [("a", "f")]) == "model-error"
+    assert verdict(None, []) == "in-progress"
+    assert verdict(None, [(7, "f")]) == "unidentified-call"
+    for code, name in (
+        ("MALFORMED_TOOL_CALL", "malformed-tool-call"),
+        ("EMPTY_RESPONSE", "empty-response"),
+        ("MALFORMED_RESPONSE", "malformed-response"),
+        ("STREAM_CLOSED", "stream-closed"),
+        ("UNKNOWN", "model-error"),
+    ):
+        assert verdict({"kind": "error", "failure": {"code": code}}, []) == name
+    assert verdict({"kind": "error"}, []) == "model-error"
+    assert verdict_of_chunks([]) == "in-progress"
+    assert (
+        verdict_of_chunks(
+            [
+                {"type": "block-end", "index": 0, "block": {"type": "text", "text": ""}},
+                {"type": "block-end", "index": 1, "block": {"type": "tool-call", "id": "a"}},
+                {"type": "finish", "reason": stop},
+            ]
+        )
+        == "unidentified-call"
+    )
+    assert verdict_of_chunks([{"type": "finish", "reason": stop}, {"type": "usage"}]) == "ok"
+
+
+def test_each_verdict_says_what_it_meant() -> None:
+    assert [v for v, info in VERDICTS.items() if info.ok] == ["ok"]
+    assert all(info.name == v and info.when and info.consequence for v, info in VERDICTS.items())
+    assert describe("ok") is VERDICTS["ok"]
+    unknown = describe("no-such-verdict")
+    assert (unknown.name, unknown.when, unknown.consequence, unknown.ok) == (
+        "no-such-verdict",
+        "no-such-verdict",
+        "unknown",
+        False,
+    )
+
+
+def test_what_a_call_closing_without_identity_costs() -> None:
+    assert unidentified("a", "f") == []
+    assert unidentified("", "f") == ["id"]
+    assert unidentified("a", None) == ["name"]
+    assert unidentified(7, "") == ["id", "name"]
+    assert consequence("name", '""') == 'the registry refuses it: unknown tool ""'
+    assert consequence("id", '""') == "an empty callId: the saved session will not load"
+    assert is_clean(0, ["ok", "ok"]) and is_clean(0, [])
+    assert not is_clean(1, ["ok", "ok"]) and not is_clean(0, ["ok", "model-error"])
