@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from replay_tui.core.stream import BehaviorPairs
 from replay_tui.core.trace import Trace
 from replay_tui.core.translator import Behavior, Chunk, is_identity, takes_identity
 from replay_tui.core.translator import replay as translate
@@ -207,9 +208,42 @@ def assert_single_pass_is_stepwise(trace: Trace) -> None:
         if behavior is AA:
             flagged = [(f.kind, f.position) for f in analysis.flags]
             assert flagged == erasures(stepwise)
+    assert_pairs_are_the_two_streams(trace)
     assert analysis.clean == (
         not analysis.flags and all(o.verdict == "ok" for o in analysis.outcomes.values())
     )
+
+
+def assert_pairs_are_the_two_streams(trace: Trace) -> None:
+    """Both behaviors side by side: each side, read down, is its behavior's stream; rows pair
+    chunk k with chunk k until the end, where the ends pair by kind (the first of each kind
+    with the first, a refused side leaving gaps); ``same`` says whether a row's two differ."""
+    pairs = BehaviorPairs(trace.analysis)
+    rows = list(pairs)
+    left, right = list(trace.replay(AA)), list(trace.replay(AI))
+    assert [a for a, _ in rows if a is not None] == left
+    assert [b for _, b in rows if b is not None] == right
+    body = pairs.assign.body
+    assert body == pairs.accept.body == trace.analysis.event_count
+    assert all(a is not None and b is not None for a, b in rows[:body])
+    for k, (a, b) in enumerate(rows):
+        assert a is not None or b is not None
+        if a is not None and b is not None and k >= body:
+            assert (a[1]["type"], a[1].get("index")) == (b[1]["type"], b[1].get("index"))
+        assert pairs.same[k] == (a is not None and b is not None and a[1] == b[1])
+        assert pairs.line(k) == (a if a is not None else b)[0]  # type: ignore[index]
+    assert len(pairs) == len(rows)
+    ends_a = [(c["type"], c.get("index")) for _, c in left[body:]]
+    ends_b = [(c["type"], c.get("index")) for _, c in right[body:]]
+    paired = [
+        (
+            None if a is None else (a[1]["type"], a[1].get("index")),
+            None if b is None else (b[1]["type"], b[1].get("index")),
+        )
+        for a, b in rows[body:]
+    ]
+    common = [x for x in ends_a if x in ends_b]
+    assert [a for a, b in paired if a is not None and b is not None] == common
 
 
 VALUES = [UNSET, None, "", "a", "b", 0, 7, 1.5, True, "null", [1], {"x": 1}]
