@@ -18,7 +18,7 @@ async def test_settle_fails_when_the_app_is_still_busy_at_its_limit(
     reading = held(monkeypatch, app_module, "judge_listed")
     app = make_app([str(TRACES / "captures" / "late-id.sse")])
     async with app.run_test(size=SIZE) as pilot:
-        with pytest.raises(AssertionError, match="did not settle in 0.3 s"):
+        with pytest.raises(AssertionError, match=r"did not settle in 0\.3 s"):
             await settle(app, pilot, limit=0.3)
         reading.set()
         await settle(app, pilot)
