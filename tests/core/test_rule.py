@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from replay_tui.core.stream import BehaviorPairs
 from replay_tui.core.trace import Trace
-from replay_tui.core.translator import Behavior, Chunk, is_identity, takes_identity
+from replay_tui.core.translator import Behavior, Chunk, is_identity, js_head, takes_identity
 from replay_tui.core.translator import replay as translate
 from replay_tui.core.verdicts import (
     VERDICTS,
@@ -468,3 +468,76 @@ def test_what_a_call_closing_without_identity_costs() -> None:
     assert consequence("id", '""') == "an empty callId: the saved session will not load"
     assert is_clean(0, ["ok", "ok"]) and is_clean(0, [])
     assert not is_clean(1, ["ok", "ok"]) and not is_clean(0, ["ok", "model-error"])
+
+
+# -- the translator's own edges ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "head"),
+    [
+        ("a" * 130, "a" * 120),
+        ("é" * 130, "é" * 120),
+        ("😀" * 60, "😀" * 60),  # 120 UTF-16 units exactly
+        ("😀" * 61, "😀" * 60),
+        ("a" + "😀" * 70, "a" + "😀" * 59),  # the pair that would pass 120 is not split
+        ("é" * 59 + "😀" * 2, "é" * 59 + "😀" * 2),
+        ("😀" * 30 + "a" * 70, "😀" * 30 + "a" * 60),
+        ("", ""),
+    ],
+    ids=[
+        "ascii",
+        "bmp",
+        "astral-exact",
+        "astral-over",
+        "astral-boundary",
+        "short",
+        "mixed",
+        "empty",
+    ],
+)
+def test_a_malformed_payload_is_quoted_by_its_first_120_utf16_units(text: str, head: str) -> None:
+    assert js_head(text) == head
+    body = sse("{" + text[:-1] if text else "{")
+    want = "malformed SSE payload: " + js_head("{" + text[:-1] if text else "{")
+    for behavior in (AA, AI):
+        assert chunks(body, behavior)[-1]["reason"]["failure"] == {
+            "message": want,
+            "code": "MALFORMED_RESPONSE",
+        }
+
+
+def test_the_translator_says_where_each_chunk_came_from() -> None:
+    trace = trace_of(sse(chunk({"content": "x"}), '{"choices": [null]}', chunk()))
+    got = list(translate(trace.items(), AA))
+    assert [(p, c["type"]) for p, c in got] == [
+        (0, "block-start"),
+        (0, "text-delta"),
+        (1, "finish"),
+    ]
+    assert got[-1][1]["reason"] == {
+        "kind": "error",
+        "failure": {
+            "message": "Cannot read properties of null (reading 'delta')",
+            "code": "UNKNOWN",
+        },
+    }
+    closed = trace_of(sse(chunk({"content": "x"}), chunk(), done=False))
+    assert [(p, c["type"]) for p, c in translate(closed.items(), AI)][-1] == (2, "finish")
+    assert list(translate([], AI)) == [
+        (
+            0,
+            {
+                "type": "finish",
+                "reason": {
+                    "kind": "error",
+                    "failure": {
+                        "message": "SSE stream ended without [DONE]",
+                        "code": "STREAM_CLOSED",
+                    },
+                },
+            },
+        )
+    ]
+    done = trace_of(sse(chunk({"content": "x"}, finish="stop")) + b"data: {}\n\n")
+    assert [p for p, _ in translate(done.items(), AA)] == [0, 0, 1, 1]
