@@ -407,7 +407,7 @@ def replay(
     """
     tr = Translator(behavior)
     count = 0
-    for position, (data, decoded) in enumerate(items):
+    for position, (_, decoded) in enumerate(items):
         count = position + 1
         if decoded is None:
             for c in tr.done():

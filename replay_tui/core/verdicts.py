@@ -105,8 +105,8 @@ def verdict(finish: Mapping[str, Any] | None, closed: Iterable[tuple[Any, Any]])
         return "in-progress"
     if finish.get("kind") in _WORKS:
         return "ok"
-    failure = finish.get("failure") or {}
-    return _CODES.get(str(failure.get("code", "")), "model-error")
+    code = (finish.get("failure") or {}).get("code")
+    return _CODES.get(code, "model-error") if type(code) is str else "model-error"
 
 
 def verdict_of_chunks(chunks: Iterable[Mapping[str, Any]]) -> str:

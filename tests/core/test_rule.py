@@ -42,7 +42,7 @@ ABSENT = object()
 IDS = st.sampled_from([ABSENT, ABSENT, None, "", "a", "a", "b", 7, "null", [1]])
 NAMES = st.sampled_from([ABSENT, ABSENT, None, "", "f", "f", "g", 0, "null", {"x": 1}])
 ARGS = st.sampled_from([ABSENT, None, "", "{", '"k":1', "}", 5])
-INDEXES = st.sampled_from([0, 0, 1, 1.0, "0", True, None, ABSENT])
+INDEXES = st.sampled_from([0, 0, 1, 1.0, "0", True, None, ABSENT, [0]])
 COUNTS = st.sampled_from([ABSENT, 0, 3, 10, 2.0, 2.5, -1, "4", None])
 FINISHES = st.sampled_from(["stop", "tool_calls", "length", "", "content_filter", None, 3])
 TEXTS = st.sampled_from(["", "x", None, 1])
@@ -291,8 +291,34 @@ def test_identity_arriving_on_the_first_delta_is_not_late_but_on_the_second_it_i
 
 @pytest.mark.parametrize(
     ("first", "second", "blocks"),
-    [(1, 1.0, 1), (0, False, 2), (0, "0", 2), (1, True, 2), (None, None, 1), (2.5, 2.5, 1)],
-    ids=["int-float", "int-bool", "int-string", "int-true", "null", "fraction"],
+    [
+        (1, 1.0, 1),
+        (0, False, 2),
+        (0, "0", 2),
+        (1, True, 2),
+        (None, None, 1),
+        (2.5, 2.5, 1),
+        (2.5, "2.5", 2),
+        (True, [True], 2),
+        ([1], [1], 1),
+        ([1], [2], 2),
+        ({"a": 1}, {"a": 1}, 1),
+        (None, "null", 2),
+    ],
+    ids=[
+        "int-float",
+        "int-bool",
+        "int-string",
+        "int-true",
+        "null",
+        "fraction",
+        "fraction-string",
+        "true-array",
+        "same-array",
+        "other-array",
+        "same-object",
+        "null-string",
+    ],
 )
 def test_calls_are_keyed_by_index_as_javascript_compares_numbers(
     first: Any, second: Any, blocks: int
