@@ -208,7 +208,54 @@ def assert_single_pass_is_stepwise(trace: Trace) -> None:
         if behavior is AA:
             flagged = [(f.kind, f.position) for f in analysis.flags]
             assert flagged == erasures(stepwise)
+    assert_rows_are_the_deltas(trace)
     assert_pairs_are_the_two_streams(trace)
+
+
+def _shown(value: Any) -> Any:
+    """An identity in force as a ``tool-call-delta`` shows it (none or null: ``""``)."""
+    return "" if value is UNSET or value is None else value
+
+
+def assert_rows_are_the_deltas(trace: Trace) -> None:
+    """Each call's identity evolution, row by row, is what each behavior's stepwise
+    translation showed at that delta; a delta's flags are the analysis' flags of it; the
+    line that set the accept-identity value in force is the last one its value changed on."""
+    analysis = trace.analysis
+    payloads = trace.payloads
+    deltas: dict[Behavior, dict[int, list[tuple[int, Chunk]]]] = {}
+    for behavior in (AA, AI):
+        per_block: dict[int, list[tuple[int, Chunk]]] = {}
+        for p, c in translate(trace.items(), behavior):
+            if c["type"] == "tool-call-delta":
+                per_block.setdefault(c["index"], []).append((p, c))
+        deltas[behavior] = per_block
+    for k, ct in enumerate(analysis.calls):
+        rows = ct.rows()
+        assert list(analysis.delta_rows(k)) == rows
+        assert len(rows) == ct.count == len(ct.deltas)
+        assert [(r.position, r.line) for r in rows] == [(p, line) for p, line, _ in ct.deltas]
+        set_line: dict[str, int | None] = {"id": None, "name": None}
+        for n, (row, (p, assign), (_, accept)) in enumerate(
+            zip(rows, deltas[AA][ct.block_index], deltas[AI][ct.block_index], strict=True)
+        ):
+            assert (row.delta, row.position, row.line) == (n + 1, p, payloads[p].line)
+            assert assign["id"] == _shown(row.id_assign)
+            assert accept["id"] == _shown(row.id_accept)
+            assert assign.get("name", UNSET) == row.name_assign
+            assert accept.get("name", UNSET) == row.name_accept
+            assert assign["argumentsDelta"] == _shown(row.arguments)
+            if row.raw_id is not UNSET:
+                assert assign["id"] == _shown(row.raw_id)
+            if row.raw_name is not UNSET:
+                assert assign["name"] == row.raw_name
+            for field, value in (("id", row.id_accept), ("name", row.name_accept)):
+                previous = rows[n - 1] if n else None
+                before = getattr(previous, field + "_accept") if previous else UNSET
+                if value is not UNSET and value != before:
+                    set_line[field] = row.line
+            assert (row.id_set_line, row.name_set_line) == (set_line["id"], set_line["name"])
+            assert list(row.flags) == [f for f in ct.flags if f.delta == n + 1]
     assert analysis.clean == (
         not analysis.flags and all(o.verdict == "ok" for o in analysis.outcomes.values())
     )
@@ -567,3 +614,43 @@ def test_the_translator_says_where_each_chunk_came_from() -> None:
     ]
     done = trace_of(sse(chunk({"content": "x"}, finish="stop")) + b"data: {}\n\n")
     assert [p for p, _ in translate(done.items(), AA)] == [0, 0, 1, 1]
+
+
+def test_a_long_calls_rows_read_a_block_at_a_time_as_a_sequence() -> None:
+    body = sse(
+        tools(call(0, id="a", name="f", arguments="[")),
+        *[tools(call(0, **_every_97th(k), arguments=f"{k},")) for k in range(600)],
+        tools(call(1, id="b", name="g")),
+        chunk(finish="tool_calls"),
+    )
+    analysis = trace_of(body).analysis
+    ct = analysis.calls[0]
+    rows = ct.rows()
+    seq = analysis.delta_rows(0)
+    assert len(seq) == 601 and list(seq) == rows
+    for i in (0, 1, 255, 256, 257, 511, 512, 600, -1, -601):
+        assert seq[i] == rows[i]
+    for window in (slice(250, 260), slice(-5, None), slice(0, 601, 97), slice(600, 700)):
+        assert seq[window] == rows[window]
+    for outside in (601, -602):
+        with pytest.raises(IndexError):
+            seq[outside]
+    assert seq[300] == rows[300]  # a block read again after another
+    assert ct.rows(598) == rows[598:] and ct.rows(2, 4) == rows[2:4]
+    deltas = ct.deltas
+    assert list(deltas) == [
+        (p, line, c) for p, line, c in zip(ct.positions, ct.lines, ct.calls, strict=True)
+    ]
+    assert deltas[1] == (ct.positions[1], ct.lines[1], ct.calls[1])
+    assert deltas[3:5] == list(deltas)[3:5]
+    assert deltas == list(deltas) and deltas == ct.deltas and deltas != analysis.calls[1].deltas
+    assert (deltas == 5) is False
+    assert analysis.delta_rows(1)[0].delta == 1
+    assert [f.delta for f in ct.flags] == [k + 2 for k in range(600) if k % 97 == 0]
+    assert {r.delta for r in rows if r.flags} == {k + 2 for k in range(600) if k % 97 == 0}
+    assert all(f.repaired_line == f.line + 2 for f in ct.flags)
+
+
+def _every_97th(k: int) -> dict[str, Any]:
+    """The id erased on every 97th continuation, re-sent on the next."""
+    return {"id": ""} if k % 97 == 0 else {"id": "a"} if k % 97 == 1 else {}
