@@ -1,4 +1,4 @@
-"""The floor ``check`` is measured against (SPEC §7): a typed msgspec decode, nothing else.
+"""The floor ``check`` is measured against (README, Speed): a typed msgspec decode, nothing else.
 
 ``msgspec.json.Decoder(Chunk)``, ``Chunk`` holding only what a translator must read —
 ``choices[].delta.{content, tool_calls[].{index, id, function.{name, arguments}}}`` and

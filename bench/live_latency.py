@@ -1,4 +1,4 @@
-"""Live-reload latency: from a write to the screen (SPEC §7: under 300 ms).
+"""Live-reload latency: from a write to the screen (README, Speed: under 300 ms).
 
 The TUI runs headless on an empty temporary folder, watching it; each round writes a new trace
 file and times until the app has it judged in its list (what the user sees), then a change to

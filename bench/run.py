@@ -1,10 +1,11 @@
-"""The benchmark behind SPEC §7's budgets: anyone can run it, the README quotes it.
+"""The benchmark behind the README's Speed budgets: anyone can run it, the README quotes it.
 
     python bench/run.py              # all measurements
     python bench/run.py --deltas 20000 --runs 3
 
 It builds a 100,000-delta trace and times, as whole processes alternating in the same run,
-``replay-tui check`` against the typed msgspec floor SPEC §7 defines (bench/floor.py).
+``replay-tui check`` against the typed msgspec floor (bench/floor.py: a typed decode of each
+payload, nothing else).
 Budget: check at most 2x the floor (aim 1.5x). Each figure is the median of ``--runs`` runs (the
 minimum is printed beside it: on a busy machine it is the steadier of the two), in wall-clock
 time and in CPU time (user + system of the process: what a shared machine disturbs least).
@@ -115,7 +116,7 @@ EXTRA: list[tuple[str, Callable[[Path, int], object]]] = []
 
 
 def tui_first_screen(trace: Path, runs: int) -> object:
-    """SPEC §7: the TUI shows a 100,000-delta trace's first screen in under 1.5 s."""
+    """The TUI shows a 100,000-delta trace's first screen in under 1.5 s."""
     sys.path.insert(0, str(HERE.parent / "scripts"))
     from bench_tui import measure
 
@@ -126,7 +127,7 @@ EXTRA.append(("TUI on the same trace (fresh processes, headless 180x50)", tui_fi
 
 
 def live_reload(_trace: Path, runs: int) -> object:
-    """SPEC §7: a file change is on screen in under 300 ms."""
+    """A file change is on screen in under 300 ms."""
     from live_latency import measure
 
     return measure(None, max(runs, 10))

@@ -1,5 +1,6 @@
-"""The design, as tests: the core is a library that knows nothing of its shells, and the
-package has no import cycles (each module can be read knowing only what it imports)."""
+"""The design, as tests: the package is layered (:data:`LAYERS`: the core at the bottom, the
+command line and the TUI at the top), the core knows nothing of its shells, and the package has
+no import cycles (each module can be read knowing only what it imports)."""
 
 from __future__ import annotations
 
@@ -61,6 +62,66 @@ def graph() -> dict[str, set[str]]:
 
 def _under(module: str, package: str) -> bool:
     return module == package or module.startswith(package + ".")
+
+
+LAYERS: dict[str, set[str]] = {
+    "core": set(),
+    "live": {"core"},
+    "clientlibs": {"core"},
+    "record": {"core"},
+    "scale": {"core", "clientlibs"},
+    "share": {"core", "clientlibs"},
+    "gateway": {"core", "record", "share"},
+    "tui": {"core", "live", "clientlibs", "scale", "share", "record"},
+    "cli": {"core", "scale", "share", "record", "gateway", "tui"},
+}
+"""Each subpackage and what it may import of the package: the core (framing, wire types, the
+translator and its rule, the analysis, verdicts, discovery) rests on nothing; watching and
+following (``live``) and the client-library models (``clientlibs``) on the core; the pool,
+archives and Dask (``scale``) and reports, minimizing and serving (``share``) on those; the
+recording proxy (``record``) on the core alone (its redaction rule); the mock upstream and the
+probe (``gateway``) on the recorder's helpers and serving; the TUI and the command line are the
+shells on top (the command line reaches the client-library models and the watcher through
+them).
+Anything may read the package's own ``__init__`` (its version)."""
+
+LAUNCHERS = {"replay_tui.record.__main__": "cli"}
+"""``python -m replay_tui.record`` is the command line's ``record``: it may start the shell."""
+
+
+def _layer(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else None
+
+
+def test_every_subpackage_has_a_layer() -> None:
+    found = {_layer(m) for m in MODULES} - {None}
+    assert found == set(LAYERS)
+
+
+@pytest.mark.parametrize("layer", sorted(LAYERS))
+def test_each_layer_imports_only_what_is_below_it(layer: str) -> None:
+    offenders = sorted(
+        (m, t)
+        for m, targets in graph().items()
+        if _layer(m) == layer
+        for t in targets
+        if _layer(t) not in (None, layer)
+        and _layer(t) not in LAYERS[layer]
+        and LAUNCHERS.get(m) != _layer(t)
+    )
+    assert not offenders, offenders
+
+
+def test_the_layers_are_what_the_code_does() -> None:
+    """No layer is allowed what nothing in it uses (the table is the design, not a wish)."""
+    used: dict[str, set[str]] = {layer: set() for layer in LAYERS}
+    for m, targets in graph().items():
+        layer = _layer(m)
+        if layer is None or m in LAUNCHERS:
+            continue
+        used[layer] |= {_layer(t) for t in targets} - {None, layer}  # type: ignore[arg-type]
+    assert used == LAYERS
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if _under(m, "replay_tui.core")))

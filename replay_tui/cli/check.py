@@ -31,7 +31,8 @@ from replay_tui.core.visible import visible
 from replay_tui.core.wire import describe_value
 from replay_tui.scale.timelimit import DEFAULT_FILE_SECONDS, within
 
-from .errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError, error, plural
+from ..core.words import plural
+from .errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError, error
 from .traces import require_paths
 
 __all__ = ["EXIT_INCOMPLETE", "HELP", "configure", "judge", "report", "run", "unread"]

@@ -30,7 +30,8 @@ from replay_tui.core.identity import DeltaRow
 from replay_tui.core.translator import Behavior
 from replay_tui.core.visible import visible
 
-from .errors import EXIT_FINDINGS, EXIT_OK, UsageError, plural
+from ..core.words import plural
+from .errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from .traces import resolve_trace
 
 __all__ = ["HELP", "configure", "run", "write_report"]

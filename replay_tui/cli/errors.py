@@ -19,7 +19,6 @@ __all__ = [
     "PROG",
     "UsageError",
     "error",
-    "plural",
 ]
 
 PROG = "replay-tui"
@@ -42,9 +41,3 @@ def error(message: str) -> None:
     """The one way a command reports a problem: ``replay-tui: <message>`` on one line."""
     text = visible(message)
     print(f"{PROG}: {text}", file=sys.stderr, flush=True)
-
-
-def plural(count: int, noun: str, many: str | None = None) -> str:
-    """``1 trace``, ``1,204 traces``, ``2 entries`` (``many`` for irregular plurals)."""
-    word = noun if count == 1 else many or noun + "s"
-    return f"{count:,} {word}"

@@ -25,7 +25,8 @@ from replay_tui.core.trace import load_trace
 from replay_tui.core.translator import Behavior
 from replay_tui.core.visible import visible
 
-from .errors import EXIT_FINDINGS, EXIT_OK, UsageError, error, plural
+from ..core.words import plural
+from .errors import EXIT_FINDINGS, EXIT_OK, UsageError, error
 from .serving import describe, load
 
 if TYPE_CHECKING:

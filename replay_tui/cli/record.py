@@ -15,7 +15,8 @@ import socket
 import sys
 from typing import TYPE_CHECKING
 
-from .errors import EXIT_OK, EXIT_USAGE, UsageError, error, plural
+from ..core.words import plural
+from .errors import EXIT_OK, EXIT_USAGE, UsageError, error
 from .terminal import require_terminal
 
 if TYPE_CHECKING:

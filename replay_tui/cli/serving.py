@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 from replay_tui.core.visible import visible
 
-from .errors import UsageError, error, plural
+from ..core.words import plural
+from .errors import UsageError, error
 from .traces import require_paths
 
 if TYPE_CHECKING:

@@ -19,7 +19,8 @@ from replay_tui.core.discovery import (
 )
 from replay_tui.core.trace import Source, Trace, load_trace
 
-from .errors import UsageError, plural
+from ..core.words import plural
+from .errors import UsageError
 
 __all__ = ["require_paths", "resolve_trace"]
 

@@ -10,7 +10,8 @@ import signal
 import sys
 from typing import TYPE_CHECKING
 
-from .errors import EXIT_OK, UsageError, error, plural
+from ..core.words import plural
+from .errors import EXIT_OK, UsageError, error
 from .serving import describe, load, upstream_from_args
 
 if TYPE_CHECKING:

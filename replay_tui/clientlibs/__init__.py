@@ -1,7 +1,7 @@
 """How popular client libraries would assemble a trace's streamed tool calls.
 
 One module per library (each names the version it models and the rule it follows, after
-``CLIENTS.md``), plus the designs the seed record rejected (:mod:`.alternatives`).
+docs/clients.md), plus the designs the seed record rejected (:mod:`.alternatives`).
 :data:`POLICIES` lists them in display order; :func:`assess` runs a trace through all of them
 and says, per library and per call, what the application would get instead of what the stream
 meant.

@@ -94,7 +94,7 @@ class ClientOutcome:
 
 
 def meant_calls(calls: Iterable[CallTrace]) -> list[MeantCall]:
-    """The calls the stream meant (CLIENTS.md, "What 'ok' means for a library").
+    """The calls the stream meant (docs/clients.md, "What the outcome words mean").
 
     Per wire index, the accept-identity assembly (the last non-empty string ``id`` and
     ``name``), except that the string ``"null"`` arriving after a real id or name is a

@@ -3,8 +3,8 @@
 A policy replays a trace's chunks the way one client library assembles streamed tool calls,
 and returns an :class:`Assembly`: the calls the application would receive, the error the
 library would raise instead, the calls it would silently drop, and any non-fatal error parts
-it would surface in the stream. Policies never judge; :mod:`.outcome` compares an assembly
-with what the stream meant.
+it would surface in the stream. Policies never judge; :func:`~.assess.assess` compares an
+assembly with what the stream meant.
 
 Policies read the same decoded chunks the harness does (:class:`~replay_tui.core.wire.WireChunk`,
 where an absent field is ``UNSET`` and ``null`` is ``None``), so ``type: null`` and a missing

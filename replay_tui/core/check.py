@@ -1,4 +1,4 @@
-"""``check``: judge every trace under some paths, as data and as the SPEC §4 JSON document."""
+"""``check``: judge every trace under some paths, as data and as its JSON document."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 import msgspec
 
 from .discovery import Discovery, Skipped, discover
-from .result import flag_json, note_json, skipped_json
+from .result import flag_json, note_json, skipped_json, trace_result
 from .trace import Source, Trace, load_trace
 
 __all__ = ["Report", "check_paths", "flag_json", "load_all", "note_json", "report_json"]
@@ -63,21 +63,13 @@ def check_paths(paths: Sequence[str | os.PathLike[str]]) -> Report:
 
 
 def trace_json(trace: Trace, clients: dict[str, Any] | None = None) -> dict[str, Any]:
-    """One trace of the ``check --json`` document; ``clients`` (``check --clients``) is added
-    as given: ``{policy key: {"ok": bool, "outcome": str}}``."""
-    out: dict[str, Any] = {
-        "path": trace.address,
-        "verdicts": trace.verdicts,
-        "flags": [flag_json(f) for f in trace.analysis.flags],
-        "notes": [note_json(n) for n in trace.notes],
-    }
-    if clients is not None:
-        out["clients"] = clients
-    return out
+    """One trace of the ``check --json`` document (:meth:`TraceResult.json`); ``clients``
+    (``check --clients``) is added as given: ``{policy key: {"ok": bool, "outcome": str}}``."""
+    return trace_result(trace, clients).json()
 
 
 def report_json(report: Report, clients: Sequence[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """The ``check --json`` document (SPEC §4). ``clients`` (``check --clients``), aligned
+    """The ``check --json`` document. ``clients`` (``check --clients``), aligned
     with ``report.traces``, adds each trace's ``"clients"`` key."""
     per_trace = clients if clients is not None else [None] * len(report.traces)
     return {

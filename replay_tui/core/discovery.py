@@ -1,10 +1,10 @@
 """Finding traces: a recursive scan that names every file it cannot use, once, with why.
 
-Forms are recognised as SPEC §2 says: by extension (``.sse .txt .log .stream .bin``,
-``.jsonl .ndjson``, ``.har``) and, for anything else, by content (an SSE field or an HTTP
-status line at the start). Hidden files and folders, editor and download temporaries, and a
-recorder's side files (``.meta.json`` sidecars, the ``.body`` files of ``record --all``) are not
-traces and are passed over silently.
+Forms are recognised as the README's Trace files section says: by extension (``.sse .txt
+.log .stream .bin``, ``.jsonl .ndjson``, ``.har``) and, for anything else, by content (an SSE
+field or an HTTP status line at the start). Hidden files and folders, editor and download
+temporaries, and a recorder's side files (``.meta.json`` sidecars, the ``.body`` files of
+``record --all``) are not traces and are passed over silently.
 
 :func:`walk` lists candidate files lazily, in address order, without opening them: ``check`` on
 a hundred thousand captures holds one file at a time (:func:`discover` collects everything, for

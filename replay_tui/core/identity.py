@@ -3,7 +3,7 @@
 One pass over the decoded payloads tracks both behaviors at once, without building output
 chunks: per call (keyed by wire ``tool_calls[].index``, as the harness keys blocks) it keeps
 the identity in force under ``accept-identity`` and ``assign-always``, flags every delta at
-which the assign-always identity stops being a non-empty string (SPEC §3.3), and collects the
+which the assign-always identity stops being a non-empty string, and collects the
 informational notes. The outcome per behavior (what the harness would finish with) comes from
 the same state, so ``check`` never has to run the translator twice; the tests hold this
 analysis to the translator's own chunks.
@@ -25,17 +25,15 @@ import msgspec
 from .translator import (
     STREAM_CLOSED_MESSAGE,
     Behavior,
+    done_end,
     error_reason,
-    finish_reason,
     index_key,
     is_identity,
     js_head,
-    missing_identity,
-    refusal_message,
     takes_identity,
     truthy,
 )
-from .verdicts import verdict_of_code
+from .verdicts import is_clean, verdict
 from .wire import UNSET, Decoded, ToolCall, WireChunk, describe_value, js_string
 
 __all__ = [
@@ -287,14 +285,14 @@ class CallTrace(msgspec.Struct):
     order: int = 0
     """The call's place in order of first appearance (``Analysis.calls[order]``)."""
     count: int = 0
-    """Deltas seen (the per-delta arrays below hold them all unless the analysis is lean)."""
+    """Deltas seen (the per-delta arrays below hold them all, or none when the analysis is
+    lean)."""
     positions: array[int] = msgspec.field(default_factory=lambda: array("q"))
     """Position in the stream of each delta's payload (compact: a call can have 100,000)."""
     lines: array[int] = msgspec.field(default_factory=lambda: array("q"))
     """Line of each delta's payload."""
     calls: list[ToolCall] = msgspec.field(default_factory=list)
     """Each delta's wire tool call, as sent."""
-    """``(position, line, wire tool call)`` for each delta, in order."""
     id_accept: Any = UNSET
     name_accept: Any = UNSET
     id_assign: Any = UNSET
@@ -322,6 +320,13 @@ class CallTrace(msgspec.Struct):
         if behavior is ACCEPT:
             return self.id_accept, self.name_accept
         return self.id_assign, self.name_assign
+
+    def closes_with(self, behavior: Behavior) -> tuple[Any, Any] | None:
+        """The ``(id, name)`` this call's ``block-end`` carries under ``behavior``, by the
+        translator's own end (:func:`done_end`); ``None`` when the fix refuses the call
+        for lacking identity."""
+        closed, _ = done_end(behavior, [self.final(behavior)], None, True)
+        return None if closed is None else closed[0]
 
     def identity(self, behavior: Behavior, delta: int) -> tuple[Any, Any]:
         """The ``(id, name)`` in force after the 0-based ``delta`` under ``behavior``."""
@@ -415,7 +420,7 @@ class Analysis(msgspec.Struct):
 
     @property
     def clean(self) -> bool:
-        return not self.flags and all(o.verdict == "ok" for o in self.outcomes.values())
+        return is_clean(len(self.flags), (o.verdict for o in self.outcomes.values()))
 
 
 class Analyzer:
@@ -447,6 +452,9 @@ class Analyzer:
         self._events = EventLog()
         self._text_blocks: dict[str, int] = {}
         self._usage: Any = UNSET
+        self._shapes: dict[tuple[str, str], tuple[int, int]] = {}
+        """Gateway patterns the continuations follow: ``(id, name)`` shape → ``(call order,
+        line)`` where the first call that follows it first does."""
 
     @property
     def finished(self) -> bool:
@@ -468,6 +476,7 @@ class Analyzer:
         calls_by_key = self._calls
         new_call = self._new_call
         identity = self._identity
+        shape = self._shape
         events = self._events
         record = self._record
         position = self._position
@@ -515,9 +524,8 @@ class Analyzer:
                                     ct = new_call(idx, line)
                                 n = ct.count
                                 ct.count = n + 1
-                                if record or n < _PATTERN_SAMPLE:
-                                    if record:
-                                        events.tool(ct.order, n, line)
+                                if record:
+                                    events.tool(ct.order, n, line)
                                     ct.positions.append(position)
                                     ct.lines.append(line)
                                     ct.calls.append(call)
@@ -531,25 +539,23 @@ class Analyzer:
                                         ct.args.append(js_string(args))
                                 else:
                                     name = UNSET
-                                # Most continuations repeat what is in force already (absent,
-                                # or the same "" / null / name again): nothing changes under
-                                # either behavior, so the bookkeeping is skipped.
                                 cid = call.id
+                                if cid is UNSET and name is UNSET:
+                                    continue  # most continuations: nothing to take or see
+                                if 0 < n < _PATTERN_SAMPLE:
+                                    shape(ct, cid, name, line)
+                                # Most of the rest repeat what assign-always holds already
+                                # (the same "" / null / name again): that changes nothing
+                                # under either behavior, so the rule is not consulted. An
+                                # absent key is taken under no behavior (tests/core hold this
+                                # fast path to takes_identity).
                                 if cid is not UNSET:
                                     cur = ct.id_assign
-                                    if cid is not cur and (
-                                        type(cid) is not type(cur)
-                                        or type(cid) in _NESTED
-                                        or cid != cur
-                                    ):
+                                    if cid is not cur and not _same(cid, cur):
                                         identity(ct, "id", cid, position, line, name)
                                 if name is not UNSET:
                                     cur = ct.name_assign
-                                    if name is not cur and (
-                                        type(name) is not type(cur)
-                                        or type(name) in _NESTED
-                                        or name != cur
-                                    ):
+                                    if name is not cur and not _same(name, cur):
                                         identity(ct, "name", name, position, line, name)
                     reason = choice.finish_reason
                     if type(reason) is str:
@@ -633,68 +639,74 @@ class Analyzer:
     def _identity(
         self, ct: CallTrace, fld: str, value: Any, position: int, line: int, name: Any
     ) -> None:
-        """A delta carried a changed ``fld``: update both behaviors, flag erasures, note.
-
-        The delta changed what assign-always holds (only then is this called); whether the
-        fix takes the value is the translator's rule, :func:`takes_identity`.
-        """
+        """A delta carried ``fld`` with a ``value`` other than the one assign-always holds
+        (the fast path in :meth:`feed` skips the rest: a value equal to it changes nothing
+        under either behavior). Each behavior takes it or not by the rule,
+        :func:`takes_identity`; then erasures are flagged and the notes written from what
+        changed."""
         n = ct.count
         if fld == "id":
-            before_assign, before_accept = ct.id_assign, ct.id_accept
-            ct.id_assign = value
+            was, kept = ct.id_assign, ct.id_accept
         else:
-            before_assign, before_accept = ct.name_assign, ct.name_accept
-            ct.name_assign = value
-        ct.history[ASSIGN, fld].change(n - 1, value)
-        if takes_identity(ACCEPT, value):
-            if value != before_accept:
-                ct.history[ACCEPT, fld].change(n - 1, value)
-            if before_assign is not UNSET and not is_identity(before_assign):
-                # Re-established after an erasure: mark the open erasure as repaired.
-                for f in reversed(ct.flags):
-                    if f.field == fld:
-                        if f.repaired_line is None:
-                            f.repaired_line = line
-                        break
-            if before_accept is UNSET:
-                if fld == "id":
-                    ct.id_accept, ct.id_first_delta = value, n
-                else:
-                    ct.name_accept, ct.name_first_delta = value, n
-                if n > 1:
-                    self._notes.append(
-                        Note(
-                            "late-identity",
-                            f"call {_described(ct.wire_index)}: {fld} {_described(value)}"
-                            f" first arrives on delta {n}, not the call's first",
-                            line,
-                            ct.wire_index,
-                        )
-                    )
-            elif value != before_accept:
-                if fld == "id":
-                    ct.id_accept = value
-                else:
-                    ct.name_accept = value
-                where = _described(ct.wire_index)
-                change = f"({_described(before_accept)} → {_described(value)})"
-                if fld == "id" and is_identity(name):
-                    note = Note(
-                        "index-reused",
-                        f"call {where}: a new id and name arrive on the same wire index {change}:"
-                        " looks like a new call reusing the index; both behaviors merge them",
+            was, kept = ct.name_assign, ct.name_accept
+        now, taken = was, kept
+        if takes_identity(ASSIGN, value) and not _same(value, was):
+            now = value
+            ct.history[ASSIGN, fld].change(n - 1, value)
+        if takes_identity(ACCEPT, value) and not _same(value, kept):
+            taken = value
+            ct.history[ACCEPT, fld].change(n - 1, value)
+        if fld == "id":
+            ct.id_assign, ct.id_accept = now, taken
+        else:
+            ct.name_assign, ct.name_accept = now, taken
+        if is_identity(was) and not is_identity(now):
+            flag = Flag("erased-" + fld, line, ct.wire_index, value, position, n)
+            self._flags.append(flag)
+            ct.flags.append(flag)  # per call too: rows() and the repair marking read ct.flags
+        elif was is not UNSET and not is_identity(was) and is_identity(now):
+            # Re-established after an erasure: mark the open erasure as repaired.
+            for f in reversed(ct.flags):
+                if f.field == fld:
+                    if f.repaired_line is None:
+                        f.repaired_line = line
+                    break
+        if kept is UNSET and taken is not UNSET:
+            if fld == "id":
+                ct.id_first_delta = n
+            else:
+                ct.name_first_delta = n
+            if n > 1:
+                self._notes.append(
+                    Note(
+                        "late-identity",
+                        f"call {_described(ct.wire_index)}: {fld} {_described(taken)}"
+                        f" first arrives on delta {n}, not the call's first",
                         line,
                         ct.wire_index,
                     )
-                else:
-                    note = Note(
-                        "identity-changed",
-                        f"call {where}: {fld} changes mid-stream on delta {n} {change};"
-                        " both behaviors take the new value",
-                        line,
-                        ct.wire_index,
-                    )
-                self._notes.append(note)
+                )
+        elif taken is not kept:
+            where = _described(ct.wire_index)
+            change = f"({_described(kept)} → {_described(taken)})"
+            if fld == "id" and is_identity(name):
+                note = Note(
+                    "index-reused",
+                    f"call {where}: a new id and name arrive on the same wire index {change}:"
+                    " looks like a new call reusing the index; both behaviors merge them",
+                    line,
+                    ct.wire_index,
+                )
+            else:
+                note = Note(
+                    "identity-changed",
+                    f"call {where}: {fld} changes mid-stream on delta {n} {change};"
+                    " both behaviors take the new value",
+                    line,
+                    ct.wire_index,
+                )
+            self._notes.append(note)
+        if is_identity(value):
             if fld == "name" and value == "null" and self._once("name-string-null", ct, fld):
                 self._notes.append(
                     Note(
@@ -705,8 +717,7 @@ class Analyzer:
                         ct.wire_index,
                     )
                 )
-            return
-        if value is not None and type(value) is not str and self._once("non-string", ct, fld):
+        elif value is not None and type(value) is not str and self._once("non-string", ct, fld):
             self._notes.append(
                 Note(
                     "non-string-identity",
@@ -717,10 +728,15 @@ class Analyzer:
                     ct.wire_index,
                 )
             )
-        if is_identity(before_assign):
-            flag = Flag("erased-" + fld, line, ct.wire_index, value, position, n)
-            self._flags.append(flag)
-            ct.flags.append(flag)  # per call too: rows() and the repair marking read ct.flags
+
+    def _shape(self, ct: CallTrace, cid: Any, name: Any, line: int) -> None:
+        """A continuation delta (one of the first :data:`_PATTERN_SAMPLE` of its call) with
+        an ``id`` or ``name``: the gateway pattern it follows, if it follows one."""
+        key = (_shape(cid), _shape(name))
+        if key in _PATTERN_SHAPES:
+            seen = self._shapes.get(key)
+            if seen is None or (ct.order, line) < seen:
+                self._shapes[key] = (ct.order, line)
 
     def _once(self, kind: str, ct: CallTrace, fld: str) -> bool:
         """True the first time a per-call note of ``kind`` is due (a note, not one per delta)."""
@@ -772,7 +788,7 @@ class Analyzer:
             else:
                 why = "the stream stops without [DONE] (truncated capture?)"
             notes.append(Note("no-done", f"{why}: the harness fails with STREAM_CLOSED"))
-        notes.extend(_pattern_notes(self._order, self._model))
+        notes.extend(_pattern_notes(self._shapes, self._model))
         return Analysis(
             calls=list(self._order),
             flags=list(self._flags),
@@ -812,32 +828,30 @@ class Analyzer:
             )
 
     def _outcome(self, behavior: Behavior, closed: bool) -> Outcome:
+        """How ``behavior`` ends (the translator's own end, :func:`done_end`, or the
+        failure), and its :func:`verdict`."""
         if self._ended is not None:
             code, message, position, _ = self._ended
-            return Outcome(verdict_of_code(code), error_reason(code, message), position)
+            finish = error_reason(code, message)
+            return Outcome(verdict(finish, ()), finish, position)
         if self._done_position is None:
             if not closed:
-                return Outcome("in-progress", {"kind": "in-progress"}, None)
-            return Outcome("stream-closed", error_reason("STREAM_CLOSED", STREAM_CLOSED_MESSAGE))
-        pos = self._done_position
-        if behavior is ACCEPT:
-            for ct in self._order:
-                missing = missing_identity(ct.id_accept, ct.name_accept)
-                if missing:
-                    return Outcome(
-                        "malformed-tool-call",
-                        error_reason("MALFORMED_TOOL_CALL", refusal_message(missing)),
-                        pos,
-                    )
-        finish = finish_reason(self._finish, bool(self._blocks))
-        for ct in self._order:
-            cid, name = ct.final(behavior)
-            if not (is_identity(cid) and is_identity(name)):
-                return Outcome("unidentified-call", finish, pos)
-        failure = finish.get("failure")
-        if isinstance(failure, dict):
-            return Outcome(verdict_of_code(str(failure["code"])), finish, pos)
-        return Outcome("ok", finish, pos)
+                return Outcome(verdict(None, ()), {"kind": "in-progress"}, None)
+            finish = error_reason("STREAM_CLOSED", STREAM_CLOSED_MESSAGE)
+            return Outcome(verdict(finish, ()), finish)
+        calls = [ct.final(behavior) for ct in self._order]
+        ends, finish = done_end(behavior, calls, self._finish, bool(self._blocks))
+        return Outcome(verdict(finish, ends or ()), finish, self._done_position)
+
+
+def _same(value: Any, held: Any) -> bool:
+    """Whether a value sent equals the one held: a JSON equality that keeps ``1``, ``1.0``
+    and ``true`` apart; nested values always count as changed (``==`` on a 100,000-deep one
+    recurses too far; a non-string identity never sets or flags twice for it)."""
+    if value is held:
+        return True
+    t = type(value)
+    return t is type(held) and t not in _NESTED and bool(value == held)
 
 
 def _json_type(value: Any) -> str:
@@ -861,7 +875,7 @@ def _short(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-# Continuation shapes seen in the wild (GATEWAYS.md), keyed by (id, name) on continuations.
+# Continuation shapes seen in the wild, keyed by the (id, name) continuations send.
 _PATTERNS: list[tuple[str, str, str]] = [
     ('""', "absent", 'the DashScope pattern: continuations repeat id:""'),
     ('""', '""', 'the DashScope-serving-GLM pattern: continuations send id:"" and name:""'),
@@ -873,33 +887,21 @@ _PATTERNS: list[tuple[str, str, str]] = [
 ]
 
 
+_PATTERN_SHAPES = {(id_shape, name_shape) for id_shape, name_shape, _ in _PATTERNS}
+
 _PATTERN_SAMPLE = 64
+"""The continuation shape is a property of the gateway: the first deltas of each call tell."""
 
 
-def _pattern_notes(calls: Iterable[CallTrace], model: str | None) -> list[Note]:
-    """Name the gateway pattern the continuation deltas follow, when they follow one (and
-    the model that streamed it, when a chunk named it)."""
-    shapes: dict[tuple[str, str], int] = {}
-    first_line: dict[tuple[str, str], int] = {}
-    for ct in calls:
-        # The continuation shape is a property of the gateway: a sample of each call tells.
-        for _, line, call in ct.deltas[1:_PATTERN_SAMPLE]:
-            fn = call.function
-            shape = (_shape(call.id), _shape(fn.name if fn else UNSET))
-            shapes[shape] = shapes.get(shape, 0) + 1
-            first_line.setdefault(shape, line)
-    notes = []
-    for id_shape, name_shape, text in _PATTERNS:
-        if (id_shape, name_shape) in shapes:
-            seen = f" (model {_short(model)})" if model else ""
-            notes.append(
-                Note(
-                    "gateway-pattern",
-                    f"looks like {text}{seen}",
-                    first_line[(id_shape, name_shape)],
-                )
-            )
-    return notes
+def _pattern_notes(shapes: dict[tuple[str, str], tuple[int, int]], model: str | None) -> list[Note]:
+    """Name the gateway patterns the continuation deltas follow (and the model that
+    streamed them, when a chunk named it)."""
+    seen = f" (model {_short(model)})" if model else ""
+    return [
+        Note("gateway-pattern", f"looks like {text}{seen}", shapes[id_shape, name_shape][1])
+        for id_shape, name_shape, text in _PATTERNS
+        if (id_shape, name_shape) in shapes
+    ]
 
 
 def _shape(value: Any) -> str:

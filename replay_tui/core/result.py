@@ -18,6 +18,7 @@ from .discovery import Candidate, Discovery, Skipped, classify_candidate
 from .har import HarEntry
 from .identity import Flag, Note
 from .trace import Badge, Source, Trace, load_trace
+from .verdicts import is_clean
 from .wire import UNSET
 
 __all__ = [
@@ -61,7 +62,7 @@ class TraceResult(msgspec.Struct):
 
     @property
     def clean(self) -> bool:
-        return not self.flags and all(v == "ok" for v in self.verdicts.values())
+        return is_clean(len(self.flags), self.verdicts.values())
 
     def json(self) -> dict[str, Any]:
         """The trace's element of the ``check --json`` document's ``traces`` array."""

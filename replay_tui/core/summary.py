@@ -16,6 +16,7 @@ import msgspec
 
 from .discovery import Skipped, address_key
 from .result import TraceResult
+from .words import plural
 
 __all__ = ["Group", "Summary"]
 
@@ -149,7 +150,7 @@ class Summary:
     def lines(self) -> list[str]:
         """The summary for people, e.g. ``kimi-k2-0905 via openrouter: 1,204 of 1,310
         erasing (id:null,name:null)``, each group with one example address."""
-        out = [f"by model ({_n(len(self.models), 'group')}):"]
+        out = [f"by model ({plural(len(self.models), 'group')}):"]
         for (model, gateway), grp in _shown(self.models, out):
             name = model or "(no model named)"
             if gateway:
@@ -157,7 +158,7 @@ class Summary:
             shapes = _ranked(grp.patterns)
             tail = f" ({'; '.join(shapes)})" if shapes else ""
             out.append(f"  {name}: {_share(grp)}{tail}  e.g. {grp.example}")
-        out.append(f"by gateway pattern ({_n(len(self.patterns), 'group')}):")
+        out.append(f"by gateway pattern ({plural(len(self.patterns), 'group')}):")
         if not self.patterns and not self.unpatterned.traces:
             out.append("  none seen")
         for pattern, grp in _shown(self.patterns, out):
@@ -166,11 +167,11 @@ class Summary:
         grp = self.unpatterned
         if grp.traces:
             out.append(
-                f"  no known pattern: {_n(grp.erasing, 'erasing trace')} ({_models(grp)})"
+                f"  no known pattern: {plural(grp.erasing, 'erasing trace')} ({_models(grp)})"
                 f"  e.g. {grp.example}"
             )
         out.append(
-            f"by verdicts, assign-always / accept-identity ({_n(len(self.verdicts), 'group')}):"
+            f"by verdicts, assign-always / accept-identity ({plural(len(self.verdicts), 'group')}):"
         )
         for (a, b), grp in _shown(self.verdicts, out):
             out.append(f"  {a} / {b}: {_share(grp)}  e.g. {grp.example}")
@@ -192,13 +193,9 @@ def _shown(groups: dict[Any, Group], out: list[str]) -> Iterator[tuple[Any, Grou
         traces = sum(grp.traces for _, grp in rest)
         erasing = sum(grp.erasing for _, grp in rest)
         out.append(
-            f"  … {_n(len(rest), 'more group')}: {erasing:,} of {traces:,} erasing"
+            f"  … {plural(len(rest), 'more group')}: {erasing:,} of {traces:,} erasing"
             " (--json lists all)"
         )
-
-
-def _n(count: int, noun: str) -> str:
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def _share(grp: Group) -> str:

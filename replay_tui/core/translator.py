@@ -1,13 +1,20 @@
 """A port of the harness's DeepSeek SSE translator, under either identity behavior.
 
-It turns decoded wire chunks into the harness's StreamChunk protocol (SPEC §3.1), chunk for
-chunk and field for field, so that its output can be compared with what the harness emitted
+It turns decoded wire chunks into the harness's StreamChunk protocol, chunk for chunk and
+field for field, so that its output can be compared with what the harness emitted
 (``tests/data/corpus/expected``). The two behaviors differ only in how a tool call's ``id``
-and ``function.name`` are taken from a delta:
+and ``function.name`` are taken from a delta, and :func:`takes_identity` is the one statement
+of that rule:
 
 - ``accept-identity`` (the fix): only a non-empty string is taken; a call still lacking
   ``id`` or ``name`` at ``[DONE]`` is refused with ``MALFORMED_TOOL_CALL``.
 - ``assign-always`` (the old code): any delta carrying the key assigns it, whatever its value.
+
+What the product runs is made of these pieces: the single pass (:mod:`.identity`) applies
+:func:`takes_identity` to each change of identity and ends with :func:`done_chunks`, and the
+chunk streams the views show (:mod:`.stream`) are built with the chunk builders here. The
+:class:`Translator` applies the same pieces delta by delta, with no fast path: the tests
+replay every generated and golden stream through it and hold the single pass to its output.
 
 Chunks are plain dicts in the harness's field order, ready for JSON.
 """
@@ -30,6 +37,7 @@ __all__ = [
     "Translator",
     "block_start",
     "done_chunks",
+    "done_end",
     "error_finish",
     "index_key",
     "is_identity",
@@ -54,11 +62,6 @@ class Behavior(StrEnum):
 
 STREAM_CLOSED_MESSAGE = "SSE stream ended without [DONE]"
 EMPTY_RESPONSE_MESSAGE = "model returned a completed response with no content"
-
-
-def is_identity(value: Any) -> bool:
-    """Whether a raw ``id``/``name`` value establishes identity under accept-identity."""
-    return type(value) is str and value != ""
 
 
 def index_key(value: Any) -> Any:
@@ -163,12 +166,19 @@ def takes_identity(behavior: Behavior, value: Any) -> bool:
     """The identity rule: whether a delta whose ``id`` or ``function.name`` is ``value``
     (``UNSET`` when the key is absent) sets that field of its call under ``behavior``.
 
-    This is the one place the two behaviors differ; the translator, the identity analysis
-    and every view derive from it.
+    This is the one place the two behaviors differ. The translator below applies it delta
+    by delta; the identity analysis (:class:`~.identity.Analyzer`) applies it to every change
+    of a call's ``id`` or ``name``, and the tests hold the two to each other on every run.
     """
     if behavior is Behavior.ACCEPT_IDENTITY:
-        return type(value) is str and value != ""
+        return is_identity(value)
     return value is not UNSET
+
+
+def is_identity(value: Any) -> bool:
+    """Whether ``value`` identifies a tool call (a non-empty string): what the fix takes,
+    and what a closed call needs for its verdict to be ``ok``."""
+    return type(value) is str and value != ""
 
 
 def missing_identity(cid: Any, name: Any) -> str | None:
@@ -226,6 +236,23 @@ class TextBlock(msgspec.Struct):
     parts: list[str] = msgspec.field(default_factory=list)
 
 
+def done_end(
+    behavior: Behavior, calls: Iterable[tuple[Any, Any]], finish: str | None, any_block: bool
+) -> tuple[list[tuple[Any, Any]] | None, dict[str, Any]]:
+    """How the response ends at ``[DONE]`` under ``behavior``, given the ``(id, name)`` in
+    force for each tool call in opening order: what each call closes with (``None``: the fix
+    refuses a call lacking identity, and no block closes) and the ``finish`` chunk's reason.
+    ``any_block``: some block opened at all."""
+    calls = list(calls)
+    if behavior is Behavior.ACCEPT_IDENTITY:
+        for cid, name in calls:
+            missing = missing_identity(cid, name)
+            if missing is not None:
+                return None, error_reason("MALFORMED_TOOL_CALL", refusal_message(missing))
+    closed = [(closing_identity(cid), closing_identity(name)) for cid, name in calls]
+    return closed, finish_reason(finish, any_block)
+
+
 def done_chunks(
     blocks: Iterable[ToolBlock | TextBlock],
     usage: Any,
@@ -235,30 +262,26 @@ def done_chunks(
     """What the harness emits at ``[DONE]``: every block closed in opening order, the usage,
     the finish — or, under accept-identity with a call lacking identity, the refusal."""
     blocks = list(blocks)
+    tools = [(b.id, b.name) for b in blocks if isinstance(b, ToolBlock)]
+    closed, reason = done_end(behavior, tools, finish, bool(blocks))
     out: list[Chunk] = []
-    if behavior is Behavior.ACCEPT_IDENTITY:
+    if closed is not None:
+        identities = iter(closed)
         for block in blocks:
             if isinstance(block, ToolBlock):
-                missing = missing_identity(block.id, block.name)
-                if missing is not None:
-                    if usage is not UNSET:
-                        out.append(usage_chunk(usage))
-                    out.append(error_finish("MALFORMED_TOOL_CALL", refusal_message(missing)))
-                    return out
-    for block in blocks:
-        if isinstance(block, ToolBlock):
-            closed: dict[str, Any] = {
-                "type": "tool-call",
-                "id": closing_identity(block.id),
-                "name": closing_identity(block.name),
-                "arguments": "".join(block.args),
-            }
-        else:
-            closed = {"type": block.kind, "text": "".join(block.parts)}
-        out.append({"type": "block-end", "index": block.index, "block": closed})
+                cid, name = next(identities)
+                end: dict[str, Any] = {
+                    "type": "tool-call",
+                    "id": cid,
+                    "name": name,
+                    "arguments": "".join(block.args),
+                }
+            else:
+                end = {"type": block.kind, "text": "".join(block.parts)}
+            out.append({"type": "block-end", "index": block.index, "block": end})
     if usage is not UNSET:
         out.append(usage_chunk(usage))
-    out.append({"type": "finish", "reason": finish_reason(finish, bool(blocks))})
+    out.append({"type": "finish", "reason": reason})
     return out
 
 
@@ -280,13 +303,11 @@ class Translator:
         self._finish: str | None = None
         self.finished = False
 
-    def payload(self, decoded: Decoded, text: str | None = None) -> list[Chunk]:
-        """Translate one decoded payload (``text`` is its source, for error messages)."""
+    def payload(self, decoded: Decoded) -> list[Chunk]:
+        """Translate one decoded payload."""
         if decoded.malformed is not None:
-            return self._fail(
-                "MALFORMED_RESPONSE",
-                "malformed SSE payload: " + js_head(text or decoded.text or ""),
-            )
+            text = decoded.text or ""  # a malformed payload keeps its text
+            return self._fail("MALFORMED_RESPONSE", "malformed SSE payload: " + js_head(text))
         if decoded.chunk is None:
             return []  # valid JSON that is not an object: ignored
         out = self.chunk(decoded.chunk)
@@ -386,14 +407,13 @@ def replay(
     """
     tr = Translator(behavior)
     count = 0
-    for position, (data, decoded) in enumerate(items):
+    for position, (_, decoded) in enumerate(items):
         count = position + 1
         if decoded is None:
             for c in tr.done():
                 yield position, c
             return
-        text = data.decode("utf-8", "replace") if decoded.malformed is not None else None
-        for c in tr.payload(decoded, text):
+        for c in tr.payload(decoded):
             yield position, c
         if tr.finished:
             return

@@ -1,4 +1,6 @@
-"""Verdicts and what each meant for the harness (SPEC §3.2), in words."""
+"""Verdicts and what each meant for the harness, in words: the one place that says what a
+verdict is (:func:`verdict_of_chunks`), what a call that closes without identity costs
+(:func:`consequence`) and when a trace is clean (:func:`is_clean`)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,18 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["VERDICTS", "VerdictInfo", "describe", "verdict_of_chunks", "verdict_of_code"]
+from .translator import is_identity
+
+__all__ = [
+    "VERDICTS",
+    "VerdictInfo",
+    "consequence",
+    "describe",
+    "is_clean",
+    "unidentified",
+    "verdict",
+    "verdict_of_chunks",
+]
 
 
 class VerdictInfo(msgspec.Struct):
@@ -78,31 +91,53 @@ _CODES = {
     "MALFORMED_RESPONSE": "malformed-response",
     "STREAM_CLOSED": "stream-closed",
 }
+_WORKS = ("stop", "tool-calls", "max-tokens")
+
+
+def verdict(finish: Mapping[str, Any] | None, closed: Iterable[tuple[Any, Any]]) -> str:
+    """The verdict of a response that ends with ``finish`` (the ``finish`` chunk's reason;
+    ``None``: not yet) after closing tool calls with these ``(id, name)``: the table of
+    :data:`VERDICTS` read in order (a call closing without identity outranks the finish)."""
+    for cid, name in closed:
+        if not (is_identity(cid) and is_identity(name)):
+            return "unidentified-call"
+    if finish is None:
+        return "in-progress"
+    if finish.get("kind") in _WORKS:
+        return "ok"
+    code = (finish.get("failure") or {}).get("code")
+    return _CODES.get(code, "model-error") if type(code) is str else "model-error"
 
 
 def verdict_of_chunks(chunks: Iterable[Mapping[str, Any]]) -> str:
-    """The verdict (SPEC §3.2) of a translator output stream, read from its chunks alone."""
+    """The :func:`verdict` of a translator output stream, read from its chunks alone."""
     finish: Mapping[str, Any] | None = None
-    unidentified = False
+    closed: list[tuple[Any, Any]] = []
     for c in chunks:
-        if c.get("type") == "block-end":
+        kind = c.get("type")
+        if kind == "block-end":
             block = c.get("block") or {}
             if block.get("type") == "tool-call":
-                for key in ("id", "name"):
-                    value = block.get(key)
-                    if not (isinstance(value, str) and value):
-                        unidentified = True
-        elif c.get("type") == "finish":
+                closed.append((block.get("id"), block.get("name")))
+        elif kind == "finish":
             finish = c.get("reason")
-    if unidentified:
-        return "unidentified-call"
-    if finish is None:
-        return "in-progress"
-    if finish.get("kind") in ("stop", "tool-calls", "max-tokens"):
-        return "ok"
-    return verdict_of_code(str((finish.get("failure") or {}).get("code", "")))
+    return verdict(finish, closed)
 
 
-def verdict_of_code(code: str) -> str:
-    """The verdict of an error finish with this ``code``."""
-    return _CODES.get(code, "model-error")
+def unidentified(cid: Any, name: Any) -> list[str]:
+    """The fields (``id``, ``name``) a call closing with this identity lacks: none when it
+    is identified."""
+    return [f for f, v in (("id", cid), ("name", name)) if not is_identity(v)]
+
+
+def consequence(field: str, closed: str) -> str:
+    """What the harness does with a call that closes with ``field`` not identifying it
+    (``closed``: how the value it closed with is shown)."""
+    if field == "name":
+        return f"the registry refuses it: unknown tool {closed}"
+    return "an empty callId: the saved session will not load"
+
+
+def is_clean(flag_count: int, verdicts: Iterable[str]) -> bool:
+    """A trace with no erasure flagged and every verdict ``ok``."""
+    return not flag_count and all(v == "ok" for v in verdicts)

@@ -1,4 +1,4 @@
-"""A folder of traces kept true while its files change (SPEC §6), for the live TUI.
+"""A folder of traces kept true while its files change (README, Live reload), for the live TUI.
 
 :class:`LiveFolder` turns batches of file changes (from the watcher) into what the list must
 do: traces added, traces updated, traces removed, files now skipped or no longer skipped.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 
+from ..core.verdicts import is_clean
 from .report import CallSection, ChunkRow, Gap, Report, Span, TraceReport, folder_finding
 
 __all__ = ["render_html"]
@@ -134,7 +135,7 @@ def _linked(t: TraceReport) -> str:
 
 
 def _trace(t: TraceReport, folder: bool) -> list[str]:
-    clean = not t.flags and all(v.verdict == "ok" for v in t.verdicts)
+    clean = is_clean(t.flags, (v.verdict for v in t.verdicts))
     out = [f'<section id="{_e(t.anchor)}">']
     if folder:
         out.append(

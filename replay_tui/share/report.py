@@ -26,8 +26,8 @@ from ..core.discovery import Skipped
 from ..core.identity import CallTrace, DeltaRow, Flag
 from ..core.redact import redact_meta
 from ..core.trace import Trace
-from ..core.translator import Behavior, is_identity
-from ..core.verdicts import describe
+from ..core.translator import Behavior, missing_identity
+from ..core.verdicts import consequence, describe, unidentified
 from ..core.visible import visible
 from ..core.wire import UNSET, describe_value
 
@@ -297,13 +297,13 @@ def headline(trace: Trace) -> list[Span]:
             (" and no tool-call identity is erased.", False),
         ]
     if va == "unidentified-call" and vb == "malformed-tool-call":
-        ct = next((c for c in a.calls if c.id_accept is UNSET or c.name_accept is UNSET), None)
-        what = "id" if ct is not None and ct.id_accept is UNSET else "name"
+        ct = next((c for c in a.calls if c.closes_with(ACCEPT) is None), None)
+        what = missing_identity(*ct.final(ACCEPT)) or "name" if ct is not None else "name"
         where = _call_name(ct.wire_index) if ct is not None else "a call"
         return [
             (f"The stream never gives {where} a{'n' if what == 'id' else ''} {what}: ", False),
             ("the old translator closes it with an empty " + what + " — ", False),
-            (_consequence(what), False),
+            (consequence(what, '""'), False),
             ("; the fix refuses it (", False),
             ("MALFORMED_TOOL_CALL", True),
             (", retried).", False),
@@ -348,20 +348,20 @@ def _erasure_headline(trace: Trace, flags: list[Flag]) -> list[Span]:
         (_call_name(ct.wire_index), False),
         (" with ", False),
     ]
+    closed = dict(zip(("id", "name"), ct.closes_with(ASSIGN) or ("", ""), strict=True))
+    lacking = unidentified(closed["id"], closed["name"])
     parts: list[Span] = []
-    for fld in ("id", "name"):
-        value = ct.id_assign if fld == "id" else ct.name_assign
-        if not is_identity(value):
-            closed = "" if value is UNSET or value is None else value
-            if parts:
-                parts.append((" and ", False))
-            parts += [(f"{fld} ", False), (_cut(describe_value(closed), 40), True)]
+    for fld in lacking:
+        if parts:
+            parts.append((" and ", False))
+        parts += [(f"{fld} ", False), (_cut(describe_value(closed[fld]), 40), True)]
     if not parts:
         parts = [("its identity re-sent later (", False), ("repaired", True), (")", False)]
     spans += parts
-    missing = [f for f in ("id", "name") if f in erased and not _final_ok(ct, f)]
+    missing = [f for f in lacking if f in erased]
     if missing:
-        spans.append((" — " + "; ".join(_consequence(f) for f in missing), False))
+        said = [consequence(f, _cut(describe_value(closed[f]), 40)) for f in missing]
+        spans.append((" — " + "; ".join(said), False))
     vb = a.outcomes[ACCEPT].verdict
     if vb == "ok":
         kept = [describe_value(ct.id_accept if f == "id" else ct.name_accept) for f in missing]
@@ -381,16 +381,6 @@ def _erasure_headline(trace: Trace, flags: list[Flag]) -> list[Span]:
         spans.append((f" ({more} more flag{'s' if more != 1 else ''} below)", False))
     spans.append((".", False))
     return spans
-
-
-def _final_ok(ct: CallTrace, fld: str) -> bool:
-    return is_identity(ct.id_assign if fld == "id" else ct.name_assign)
-
-
-def _consequence(fld: str) -> str:
-    if fld == "id":
-        return "the saved session will not load (SessionPersistenceCorruptionError)"
-    return 'the tool registry refuses it as unknown tool ""'
 
 
 def _call_name(index: Any) -> str:

@@ -41,6 +41,7 @@ from ..core.discovery import (
 from ..core.result import Judgement, Listed, judge_listed, judgement_of, only_trace, split_listed
 from ..core.trace import Badge, Trace, load_trace
 from ..core.visible import visible
+from ..core.words import plural
 from ..live.folder import FolderUpdate
 from .clipboard import copy
 from .commands import ReplayCommands
@@ -114,10 +115,6 @@ BADGE_CYCLE: tuple[str | None, ...] = (
     "clean",
     SKIPPED,
 )
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
 class ReplayApp(App[int]):
@@ -1272,11 +1269,11 @@ class ReplayApp(App[int]):
             files = self.trace_list.listing.shown_skipped
             said = f"Showing the files that are not traces: {files:,}"
         elif badge is not None:
-            said = f"Showing {badge} traces: {shown:,} of {_count(total, 'trace')}"
+            said = f"Showing {badge} traces: {shown:,} of {plural(total, 'trace')}"
         elif self.trace_list.filtering:  # (the text filter stays)
-            said = f"Showing every verdict: {shown:,} of {_count(total, 'trace')}"
+            said = f"Showing every verdict: {shown:,} of {plural(total, 'trace')}"
         else:
-            said = f"Showing all {_count(total, 'trace')}"
+            said = f"Showing all {plural(total, 'trace')}"
         self.notify(said, timeout=2, markup=False)  # as the header counts them
 
     def action_cycle_badge(self) -> None:
@@ -1663,8 +1660,8 @@ def run_app(
         return 2
     if recorder is not None:
         print(
-            f"replay-tui: recorder stopped; {_count(recorder.request_count, 'request')}, "
-            f"{_count(recorder.capture_count, 'capture')} in {visible(str(recorder.out_dir))}/",
+            f"replay-tui: recorder stopped; {plural(recorder.request_count, 'request')}, "
+            f"{plural(recorder.capture_count, 'capture')} in {visible(str(recorder.out_dir))}/",
             file=sys.stderr,
         )
     # An unhandled error has been shown by Textual, and its status is not 0.

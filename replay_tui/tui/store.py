@@ -5,7 +5,7 @@ path, "pending" until judged. Judging (the process pool, the judgement cache, or
 loaded here) gives each trace a :class:`~replay_tui.core.result.Judgement` — tiny, kept for
 every trace; a file that holds no trace becomes a skipped entry, a HAR file its entries.
 Whole traces are kept in an LRU cache bounded by their size, so a folder of big captures does
-not fill memory (SPEC §7), while the trace under the cursor and its neighbours open instantly.
+not fill memory (README, Speed), while the trace under the cursor and its neighbours open instantly.
 Counts per badge are kept as judgements come and go, never recounted.
 """
 

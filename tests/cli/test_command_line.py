@@ -264,7 +264,7 @@ def test_recorder_side_files_are_never_listed_as_bad_traces(tmp_path: Path) -> N
 
 
 def test_counts_are_plural_aware_with_thousands_separators() -> None:
-    from replay_tui.cli.errors import plural
+    from replay_tui.core.words import plural
 
     assert plural(1, "request") == "1 request"
     assert plural(0, "capture") == "0 captures"

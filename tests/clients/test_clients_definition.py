@@ -1,4 +1,4 @@
-"""CLIENTS.md, "What 'ok' means for a library": the stream's meant identity, a stringified
+"""docs/clients.md, "What the outcome words mean": the stream's meant identity, a stringified
 null after a real value, a reused index, and what is never ok."""
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from hypothesis import settings
+
 from replay_tui.core.discovery import discover
 from replay_tui.core.trace import Form, Source, Trace, load_trace
 from replay_tui.core.translator import Chunk
@@ -52,6 +54,14 @@ def sse(*payloads: Any, done: bool = True) -> bytes:
 
 def trace_of(body: bytes, form: Form = Form.SSE, name: str = "t.sse") -> Trace:
     return load_trace(Source(Path(name), name, form), body)
+
+
+def examples(n: int) -> int:
+    """The examples a property of ``n`` runs under the current hypothesis profile (a fifth
+    under ``mutation``: see conftest.py)."""
+    if settings.get_current_profile_name() == "mutation":
+        return max(20, n // 5)
+    return n
 
 
 def chunks(body: bytes, behavior: str) -> list[Chunk]:

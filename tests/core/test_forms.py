@@ -1,4 +1,4 @@
-"""Trace forms and discovery (SPEC §2): curl -i, chunk logs, HAR, folders, skipped files."""
+"""Trace forms and discovery (README, Trace files): curl -i, chunk logs, HAR, folders, skipped files."""
 
 from __future__ import annotations
 

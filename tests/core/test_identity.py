@@ -1,6 +1,8 @@
-"""Identity evolution, flags, notes and verdicts (SPEC §3.2, §3.3)."""
+"""Identity evolution, flags, notes and verdicts (README, Verdicts)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 
@@ -252,3 +254,324 @@ def test_a_comparison_holds_to_the_snapshots_while_a_call_grows_on() -> None:
     assert [r.status for r in rows] == ["same", "same", "only-b"]
     assert [r.a.delta for r in rows if r.a is not None] == [1, 2]
     assert diff.calls[0].counts == (2, 3)
+
+
+NOTED = [
+    (
+        sse(tools(call(0, name="f")), tools(call(0, id="late")), chunk(finish="tool_calls")),
+        [
+            (
+                "late-identity",
+                3,
+                0,
+                'call 0: id "late" first arrives on delta 2, not the call\'s first',
+            )
+        ],
+    ),
+    (
+        sse(
+            tools(call(0, id="a", name="f")),
+            tools(call(0, id="b")),
+            tools(call(0, name="g")),
+            chunk(finish="tool_calls"),
+        ),
+        [
+            (
+                "identity-changed",
+                3,
+                0,
+                'call 0: id changes mid-stream on delta 2 ("a" → "b"); both behaviors take the new value',
+            ),
+            (
+                "identity-changed",
+                5,
+                0,
+                'call 0: name changes mid-stream on delta 3 ("f" → "g"); both behaviors take the new value',
+            ),
+        ],
+    ),
+    (
+        sse(
+            tools(call(0, id="a", name="f")),
+            tools(call(0, id="b", name="g")),
+            chunk(finish="tool_calls"),
+        ),
+        [
+            (
+                "index-reused",
+                3,
+                0,
+                'call 0: a new id and name arrive on the same wire index ("a" → "b"): looks like a new call reusing the index; both behaviors merge them',
+            ),
+            (
+                "identity-changed",
+                3,
+                0,
+                'call 0: name changes mid-stream on delta 2 ("f" → "g"); both behaviors take the new value',
+            ),
+        ],
+    ),
+    (
+        sse(
+            tools(call(0, id=7, name=[1])),
+            tools(call(0, id=8, name={"a": 1})),
+            chunk(finish="tool_calls"),
+        ),
+        [
+            (
+                "non-string-identity",
+                1,
+                0,
+                "call 0: id is a JSON number (7); accept-identity ignores it, assign-always takes it",
+            ),
+            (
+                "non-string-identity",
+                1,
+                0,
+                "call 0: name is a JSON array ([1]); accept-identity ignores it, assign-always takes it",
+            ),
+        ],
+    ),
+    (
+        sse(
+            tools(call(0, id="c", name="null")),
+            tools(call(0, name="null")),
+            chunk(finish="tool_calls"),
+        ),
+        [
+            (
+                "name-string-null",
+                1,
+                0,
+                'call 0: name is the string "null" (a gateway stringified a null; both behaviors accept it as a name)',
+            )
+        ],
+    ),
+    (
+        sse(
+            tools(call(0, id="c", name="f", arguments='{"a":1}{"a":1}')),
+            tools(call(1, id="d", name="g", arguments="x")),
+            tools(call(2, id="e", name="h", arguments="  ")),
+            chunk(finish="tool_calls"),
+        ),
+        [
+            (
+                "arguments-not-json",
+                1,
+                0,
+                'call 0: arguments do not parse as JSON at close (looks like arguments re-sent cumulatively: {…}{…}): {"a":1}{"a":1}',
+            ),
+            ("arguments-not-json", 3, 1, "call 1: arguments do not parse as JSON at close: x"),
+        ],
+    ),
+    (
+        sse(chunk({"content": "x"}), done=False),
+        [
+            (
+                "no-done",
+                None,
+                UNSET,
+                "the stream stops without [DONE] (truncated capture?): the harness fails with STREAM_CLOSED",
+            )
+        ],
+    ),
+    (
+        sse(chunk({"content": "x"}, finish="stop"), done=False),
+        [
+            (
+                "no-done",
+                None,
+                UNSET,
+                'the stream sent finish_reason "stop" on line 1 but never [DONE] (Cerebras/Groq style): the harness fails with STREAM_CLOSED',
+            )
+        ],
+    ),
+    (
+        sse(chunk({"content": "x"}, finish="stop")) + b"data: {}\n\ndata: {}\n\n",
+        [
+            (
+                "data-after-done",
+                5,
+                UNSET,
+                "2 payload(s) after [DONE] (first on line 5): shown, not replayed",
+            )
+        ],
+    ),
+    (
+        sse(chunk({"content": "x"}), "{bad") + b"data: {}\n\n",
+        [
+            (
+                "malformed-payload",
+                3,
+                UNSET,
+                "payload is not valid JSON: Expecting property name enclosed in double quotes at column 8",
+            ),
+            (
+                "data-after-done",
+                5,
+                UNSET,
+                "2 payload(s) after the replay stopped on line 3 (first on line 5): shown, not replayed",
+            ),
+        ],
+    ),
+    (
+        sse(chunk({"content": "x"}, finish="")),
+        [
+            (
+                "empty-finish-reason",
+                1,
+                UNSET,
+                'finish_reason is "": the harness ends with a model error',
+            )
+        ],
+    ),
+    (
+        sse({**chunk({"content": "x"}), "error": {"code": 400}}),
+        [
+            (
+                "error-object",
+                1,
+                UNSET,
+                'chunk carries an error object: {"code":400} (the harness ignores it and goes on)',
+            )
+        ],
+    ),
+    (
+        sse(
+            tools(call(0, id="a", name="f")),
+            tools(call(0, id="")),
+            tools(call(0, id="a")),
+            chunk(finish="tool_calls"),
+        ),
+        [
+            ("erasure-repaired", 3, 0, "call 0: id erased on line 3 was re-sent on line 5"),
+            (
+                "gateway-pattern",
+                3,
+                UNSET,
+                'looks like the DashScope pattern: continuations repeat id:"" (model m)',
+            ),
+        ],
+    ),
+    (
+        sse('{"choices": [null]}'),
+        [
+            (
+                "odd-shape",
+                1,
+                UNSET,
+                "unusual chunk shape (Expected `object`, got `null` - at `$.choices[0]`)",
+            ),
+            (
+                "harness-throws",
+                1,
+                UNSET,
+                "the harness throws a TypeError: Cannot read properties of null (reading 'delta')",
+            ),
+            (
+                "data-after-done",
+                3,
+                UNSET,
+                "1 payload(s) after the replay stopped on line 1 (first on line 3): shown, not replayed",
+            ),
+        ],
+    ),
+    (
+        sse("[1]", chunk({"content": "x"}, finish="stop")),
+        [("ignored-payload", 1, UNSET, "payload is a JSON array, not an object")],
+    ),
+    (
+        sse(
+            tools({"id": "a", "function": {"name": "f"}}),
+            tools({"function": {"arguments": "{"}}),
+            tools({"id": "b"}),
+            chunk(finish="tool_calls"),
+        ),
+        [
+            (
+                "identity-changed",
+                5,
+                UNSET,
+                'call absent: id changes mid-stream on delta 3 ("a" → "b"); both behaviors take the new value',
+            ),
+            (
+                "arguments-not-json",
+                1,
+                UNSET,
+                "call absent: arguments do not parse as JSON at close: {",
+            ),
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(("body", "want"), NOTED)
+def test_each_note_says_where_and_what(body: bytes, want: list[tuple[Any, ...]]) -> None:
+    got = [(n.kind, n.line, n.call, n.message) for n in trace_of(body).analysis.notes]
+    assert got == want
+
+
+PATTERNS = [
+    ({"id": ""}, 'the DashScope pattern: continuations repeat id:""'),
+    (
+        {"id": "", "name": ""},
+        'the DashScope-serving-GLM pattern: continuations send id:"" and name:""',
+    ),
+    ({"id": None, "name": ""}, 'the Envoy AI Gateway pattern: continuations send id:null, name:""'),
+    (
+        {"id": None, "name": None},
+        "the Writer / vLLM / OpenCode pattern: continuations send id:null, name:null",
+    ),
+    ({"name": ""}, 'the Mistral-platform-GLM / Volcengine pattern: continuations send name:""'),
+    ({"name": None}, "the Fireworks / NIM pattern: continuations send name:null"),
+    (
+        {"id": "", "name": "null"},
+        'the LiteLLM proxy pattern: continuations send id:"" and name:"null"',
+    ),
+]
+
+
+@pytest.mark.parametrize(("continuation", "text"), PATTERNS)
+def test_each_gateway_pattern_is_named_at_the_first_calls_continuation(
+    continuation: dict[str, Any], text: str
+) -> None:
+    # Call 1's continuation comes first in the stream; call 0's is where the note points.
+    body = sse(
+        tools(call(0, id="a", name="f")),
+        tools(call(1, id="b", name="g")),
+        tools(call(1, **continuation, arguments="{}")),
+        tools(call(0, **continuation, arguments="{}")),
+        *[tools(call(0, **continuation)) for _ in range(70)],
+        chunk(finish="tool_calls"),
+    )
+    for lean in (False, True):
+        notes = trace_of(body).analysis.notes if not lean else _lean(body).analysis.notes
+        said = [(n.line, n.message) for n in notes if n.kind == "gateway-pattern"]
+        assert said == [(7, f"looks like {text} (model m)")]
+
+
+def test_only_the_first_deltas_of_a_call_tell_its_pattern() -> None:
+    late = sse(
+        tools(call(0, id="a", name="f")),
+        *[tools(call(0, arguments="x")) for _ in range(63)],
+        tools(call(0, id="")),
+        chunk(finish="tool_calls"),
+    )
+    assert [n for n in trace_of(late).analysis.notes if n.kind == "gateway-pattern"] == []
+    in_time = sse(
+        tools(call(0, id="a", name="f")),
+        *[tools(call(0, arguments="x")) for _ in range(62)],
+        tools(call(0, id="")),
+        chunk(finish="tool_calls"),
+    )
+    assert [n.line for n in trace_of(in_time).analysis.notes if n.kind == "gateway-pattern"] == [
+        127
+    ]
+
+
+def _lean(body: bytes) -> Any:
+    from pathlib import Path
+
+    from replay_tui.core.trace import Form, Source, load_trace
+
+    return load_trace(Source(Path("t.sse"), "t.sse", Form.SSE), body, lean=True)

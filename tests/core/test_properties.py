@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from replay_tui.core.translator import is_identity
 from replay_tui.core.verdicts import verdict_of_chunks
 
-from .helpers import ENVELOPE, chunks, trace_of
+from .helpers import ENVELOPE, chunks, examples, trace_of
 
 ABSENT = object()
 IDENTITY = st.sampled_from(
@@ -78,7 +78,9 @@ def body_of(payloads: list[dict[str, Any] | str], done: bool) -> bytes:
 
 
 STREAMS = st.tuples(st.lists(wire_chunk(), max_size=12), st.booleans())
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @SETTINGS

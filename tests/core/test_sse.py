@@ -1,4 +1,4 @@
-"""SSE framing, spec-strict (SPEC §2): lines, fields, dispatch, [DONE], origins."""
+"""SSE framing, spec-strict (README, Trace files): lines, fields, dispatch, [DONE], origins."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""One test per rule of the harness translator's output protocol (SPEC §3.1)."""
+"""One test per rule of the harness translator's output protocol (core/translator.py ports it;
+tests/data/corpus holds the harness's own output)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""LiveFolder: what a batch of file changes means for the list (SPEC §6)."""
+"""LiveFolder: what a batch of file changes means for the list (README, Live reload)."""
 
 from __future__ import annotations
 

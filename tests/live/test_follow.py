@@ -1,4 +1,4 @@
-"""Following a capture while it is written (SPEC §6): incremental, truncation-proof, honest."""
+"""Following a capture while it is written (README, Live reload): incremental, truncation-proof, honest."""
 
 from __future__ import annotations
 

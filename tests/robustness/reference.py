@@ -1,9 +1,9 @@
 """Small, slow, obviously-right models the core is held to.
 
-- :func:`reference_frame`: the WHATWG event-stream rules (as SPEC §2 restates them), one byte
+- :func:`reference_frame`: the WHATWG event-stream rules (as the README's Trace files section restates them), one byte
   at a time, with no fast path, producing what :class:`replay_tui.core.sse.Framing` holds.
 - :class:`GeneralPathFramer`: the core's own framer with its LF-only fast paths switched off.
-- :func:`verdicts_from_chunks` / :func:`flags_from_chunks`: SPEC §3.2 and §3.3 read off the
+- :func:`verdicts_from_chunks` / :func:`flags_from_chunks`: the verdicts and the erasure flags read off the
   translator's chunk stream, to compare with the single-pass :class:`identity.Analyzer`.
 """
 
@@ -147,7 +147,7 @@ def framing_state(fr: Framing) -> tuple[Any, ...]:
     )
 
 
-# ---- SPEC §3.2 / §3.3 from the translator's chunks ----------------------------------------
+# ---- verdicts and flags from the translator's chunks ----------------------------------------
 
 _CODE_VERDICTS = {
     "MALFORMED_TOOL_CALL": "malformed-tool-call",
@@ -162,7 +162,7 @@ def _identity(value: Any) -> bool:
 
 
 def verdict_from_chunks(chunks: list[Chunk]) -> str:
-    """The §3.2 verdict of one behavior's chunk stream."""
+    """The verdict of one behavior's chunk stream."""
     finish = chunks[-1]
     assert finish["type"] == "finish"
     for c in chunks:
@@ -179,7 +179,7 @@ def verdict_from_chunks(chunks: list[Chunk]) -> str:
 
 
 def flags_from_chunks(chunks: list[tuple[int | None, Chunk]]) -> list[tuple[str, int | None, int]]:
-    """Erasures (§3.3) in assign-always chunks: ``(kind, line, block index)`` in order."""
+    """Erasures in assign-always chunks: ``(kind, line, block index)`` in order."""
     had: dict[tuple[int, str], bool] = {}
     out: list[tuple[str, int | None, int]] = []
     for line, c in chunks:

@@ -4,8 +4,8 @@
   which callers report; nothing here reads files).
 - Every replay, under either behavior, ends in exactly one ``finish`` chunk, and it is last.
 - The single-pass :class:`~replay_tui.core.identity.Analyzer` agrees with the translator's
-  chunks: verdicts (SPEC §3.2 table), finish reasons and where the stream ended, erasure flags
-  (§3.3), and each call's final identity and arguments.
+  chunks: verdicts (the README's Verdicts table), finish reasons and where the stream ended, erasure flags
+  and each call's final identity and arguments.
 - ``check``'s JSON stays JSON, and its table carries no raw control character.
 - Feeding a capture in arbitrary pieces builds the same trace as feeding it whole.
 """

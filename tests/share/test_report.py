@@ -26,8 +26,8 @@ def test_headline_says_the_finding_in_one_sentence() -> None:
     text = "".join(t for t, _ in report.headline)
     assert text == (
         'DashScope-style id:"" on a continuation delta (line 3): the old translator closes'
-        ' call 0 with id "" — the saved session will not load'
-        " (SessionPersistenceCorruptionError); the fix keeps call_99a5ca83…."
+        ' call 0 with id "" — an empty callId: the saved session will not load; the fix'
+        " keeps call_99a5ca83…."
     )
     assert ('id:""', True) in report.headline  # the values are code, not prose
 

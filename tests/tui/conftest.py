@@ -31,10 +31,12 @@ LONG_LIVED = frozenset({"watch", "settle"})
 
 
 async def settle(app: ReplayApp, pilot: Pilot[int], *, limit: float = 20.0) -> None:
-    """Wait until discovery, judging, loading and view building are done (or ``limit`` s).
+    """Wait until discovery, judging, loading and view building are done; fail the test if
+    they are not within ``limit`` s.
 
-    Waits on the things themselves, never on a clock: on each running worker's end, on the
-    app and its widgets to have handled every message queued so far, and on the screen's next
+    Waits on the things themselves, never on a clock, through Textual's public API: on each
+    running worker's end, on the app and its widgets to have handled every message queued so
+    far (``pilot.pause()``), on a resize to have reached the screen, and on the screen's next
     refresh (a view that recentres once laid out does it then). Done is two looks in a row
     with no worker running and nothing judging or half loaded: a worker that posts a message
     whose handler starts the next worker (a model built, then assessed) leaves a moment with
@@ -42,17 +44,15 @@ async def settle(app: ReplayApp, pilot: Pilot[int], *, limit: float = 20.0) -> N
     """
     deadline = time.monotonic() + limit
     quiet = 0
-    while quiet < 2 and time.monotonic() < deadline:
-        await pilot._wait_for_screen()  # every message queued so far is handled
+    while quiet < 2:
+        assert time.monotonic() < deadline, f"the app did not settle in {limit} s: {_busy(app)}"
+        await pilot.pause()  # every message queued so far is handled
         running = [w for w in app.workers if w.group not in LONG_LIVED and not w.is_finished]
         if running:
             quiet = 0
             await _finished(running, deadline)
             continue
-        # a resize reaches the screens a timer's tick (1/120 s) after the terminal's
-        busy = app.judging or app.partial or app._resize_timer is not None
-        ready = app.discovered and (app.current is not None or not app.store.paths)
-        if busy or not ready:  # set by a message that is on its way: look again very soon
+        if _busy(app):  # set by a message that is on its way: look again very soon
             quiet = 0
             await asyncio.sleep(0.002)
             continue
@@ -61,6 +61,23 @@ async def settle(app: ReplayApp, pilot: Pilot[int], *, limit: float = 20.0) -> N
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(app.screen.wait_for_refresh(), deadline - time.monotonic())
     await pilot.pause()  # and the screen drawn from all of it
+
+
+def _busy(app: ReplayApp) -> str:
+    """What the app is still doing ("" when nothing)."""
+    doing = [
+        what
+        for what, busy in (
+            ("judging", app.judging),
+            ("loading a trace", app.partial),
+            ("discovering", not app.discovered),
+            ("opening the first trace", app.current is None and bool(app.store.paths)),
+            # a resize reaches the screen a timer's tick (1/120 s) after the terminal
+            ("resizing", app.screen.size != app.size),
+        )
+        if busy
+    ]
+    return ", ".join(doing)
 
 
 async def until(pilot: Pilot[int], cond: Callable[[], bool], limit: float = 10.0) -> None:

@@ -48,7 +48,7 @@ async def test_clients_tab_shows_each_library_on_each_call_and_the_cell_in_detai
             < text.index("concatenate-identity")
         )
         # the call's column, headed by the name it meant: the "null" strings after the real
-        # name are a gateway's stringified nulls (CLIENTS.md), so not the name
+        # name are a gateway's stringified nulls (docs/clients.md), so not the name
         assert "call 0 · get_weather" in text
         assert "✗ not delivered (AssertionError)" in _row(matrix, "openai-python")
         assert "✗ throws AssertionError" in _row(matrix, "openai-python")

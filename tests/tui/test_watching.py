@@ -1,4 +1,4 @@
-"""Live reload with real files: written into a folder while the app runs headless (SPEC §6)."""
+"""Live reload with real files: written into a folder while the app runs headless (README, Live reload)."""
 
 from __future__ import annotations
 

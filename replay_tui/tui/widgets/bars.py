@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from ...core.trace import Badge, Trace
 from ...core.visible import visible
+from ...core.words import plural
 from ..cells import cell_len, middle_cut
 from ..store import BADGE_ORDER
 from .trace_list import BADGE_GLYPHS
@@ -263,9 +264,9 @@ def trace_summary(
                 (f"  {behavior if level < 3 else short} ", "$text-muted"),
                 (verdict, "bold $text-success" if verdict == "ok" else "bold $text-error"),
             ]
-    counts = _count(len(a.flags), "flag")
+    counts = plural(len(a.flags), "flag")
     if level < 1:
-        counts += f" · {_count(len(a.calls), 'call')} · {_count(a.deltas, 'delta')}"
+        counts += f" · {plural(len(a.calls), 'call')} · {plural(a.deltas, 'delta')}"
     if decoding:  # of the part decoded: not final
         counts += " so far"
     parts.append((f"   {counts}", "$text-muted"))
@@ -280,10 +281,6 @@ _BADGE_BEHAVIOR = {
     Badge.BROKEN: "accept-identity",
 }
 """The behavior whose verdict a badge is about (what the header keeps when short of room)."""
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n:,} {word}{'s' if n != 1 else ''}"
 
 
 class TraceHeader(Static):

@@ -24,7 +24,8 @@ from rich.style import Style
 
 from ...core.identity import CallTrace, DeltaRow, Flag
 from ...core.trace import Trace
-from ...core.translator import Behavior, index_key, is_identity, missing_identity
+from ...core.translator import Behavior, index_key, missing_identity
+from ...core.verdicts import consequence, unidentified
 from ...core.visible import visible
 from ...core.wire import UNSET, describe_value
 from ..cells import (
@@ -243,10 +244,10 @@ def _tail(ct: CallTrace, accept_verdict: str, accept_finish: dict[str, Any]) -> 
     """The assembled call under both behaviors, then its arguments."""
     out: list[list[Piece]] = []
     for behavior, label in ((ASSIGN, "assign-always  "), (ACCEPT, "accept-identity")):
-        cid, name = ct.final(behavior)
         line: list[Piece] = [(f"   {label}".ljust(TAIL_LABEL_W), "calls-view--header")]
-        missing = missing_identity(cid, name) if behavior is ACCEPT else None
-        if missing is not None:
+        closed = ct.closes_with(behavior)
+        if closed is None:
+            missing = missing_identity(*ct.final(behavior))
             why = f"refused: the call never got a non-empty {missing}"
             if accept_verdict == "malformed-tool-call":
                 failure = accept_finish.get("failure", {})
@@ -256,8 +257,7 @@ def _tail(ct: CallTrace, accept_verdict: str, accept_finish: dict[str, Any]) -> 
             line.append(("✗ " + visible(why), "calls-view--bad"))
             out.append(line)
             continue
-        if behavior is ASSIGN:
-            cid, name = closed_by_assign(cid, name)
+        cid, name = closed
         line += [
             ("id ", "calls-view--dim"),
             (show_value(cid), _kind_style(cid)),
@@ -265,14 +265,13 @@ def _tail(ct: CallTrace, accept_verdict: str, accept_finish: dict[str, Any]) -> 
             (show_value(name), _kind_style(name)),
             ("  ", ""),
         ]
-        if is_identity(cid) and is_identity(name):
+        lacking = unidentified(cid, name)
+        if not lacking:
             line.append(("✓ identified", "calls-view--ok"))
-        elif not is_identity(name):
-            line.append(
-                (f"✗ the registry refuses it: unknown tool {show_value(name)}", "calls-view--bad")
-            )
-        else:
-            line.append(("✗ an empty callId: the saved session will not load", "calls-view--bad"))
+        else:  # the name is what the harness trips on first
+            fld = "name" if "name" in lacking else "id"
+            shown = show_value(name if fld == "name" else cid)
+            line.append(("✗ " + consequence(fld, shown), "calls-view--bad"))
         out.append(line)
     out.extend(_argument_lines(ct.arguments))
     out.append([])
@@ -628,9 +627,7 @@ class CallsView(ModelView[CallsModel]):
         if offset == 0:
             data = {
                 "call": ct.wire_index if ct.wire_index is not UNSET else None,
-                ASSIGN.value: dict(
-                    zip(("id", "name"), closed_by_assign(*ct.final(ASSIGN)), strict=True)
-                ),
+                ASSIGN.value: dict(zip(("id", "name"), ct.closes_with(ASSIGN) or (), strict=True)),
                 ACCEPT.value: dict(zip(("id", "name"), _plain(ct.final(ACCEPT)), strict=True)),
                 "arguments": ct.arguments,
             }
@@ -660,14 +657,6 @@ class CallsView(ModelView[CallsModel]):
         if problem:
             sections.append(("decode problem", problem))
         self.app.push_screen(PayloadScreen(what, sections, text))
-
-
-def closed_by_assign(cid: Any, name: Any) -> tuple[Any, Any]:
-    """What the old code closes a call with: a missing or null field becomes "" at [DONE]
-    (what was in force while it streamed is in the table above)."""
-    return ("" if cid is UNSET or cid is None else cid), (
-        "" if name is UNSET or name is None else name
-    )
 
 
 def _plain(pair: tuple[Any, Any]) -> tuple[Any, Any]:

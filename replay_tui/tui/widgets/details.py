@@ -22,6 +22,7 @@ from ...core.translator import Behavior
 from ...core.verdicts import describe
 from ...core.visible import visible
 from ...core.wire import describe_value
+from ...core.words import plural
 from ..cells import failure_text
 
 __all__ = ["Details", "details_text", "hang", "meta_text"]
@@ -168,7 +169,7 @@ def meta_text(trace: Trace, width: int = 0) -> Content:
     rows.append(
         (
             "tool calls",
-            f"{len(a.calls):,} ({_count(a.deltas, 'delta')}, {_count(a.blocks, 'block')})",
+            f"{len(a.calls):,} ({plural(a.deltas, 'delta')}, {plural(a.blocks, 'block')})",
         )
     )
     for key, value in rows:
@@ -180,10 +181,6 @@ def meta_text(trace: Trace, width: int = 0) -> Content:
         parts += [(f"{shown_key:<{key_w}}", "$text-muted"), lines[0] + "\n"]
         parts += [" " * key_w + line + "\n" for line in lines[1:]]
     return Content.assemble(*parts).rstrip()
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
 def skipped_text(skipped: Skipped) -> Content:
