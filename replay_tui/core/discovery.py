@@ -40,6 +40,7 @@ __all__ = [
     "discover",
     "entry_list",
     "entry_of",
+    "folder_prefix",
     "har_sources",
     "is_ignored_name",
     "said_list",
@@ -144,10 +145,11 @@ def is_ignored_name(name: str) -> bool:
     )
 
 
-def discover(paths: Sequence[str | os.PathLike[str]]) -> Discovery:
-    """Every trace under ``paths`` (folders are searched recursively), in a stable order."""
+def discover(paths: Sequence[str | os.PathLike[str]], *, prefix_folders: bool = False) -> Discovery:
+    """Every trace under ``paths`` (folders are searched recursively), in a stable order
+    (``prefix_folders``: see :func:`walk`)."""
     out = Discovery()
-    for item in walk(paths):
+    for item in walk(paths, prefix_folders=prefix_folders):
         if isinstance(item, Skipped):
             out.skipped.append(item)
         else:
@@ -156,7 +158,7 @@ def discover(paths: Sequence[str | os.PathLike[str]]) -> Discovery:
 
 
 def walk(
-    paths: Sequence[str | os.PathLike[str]], *, stat: bool = False
+    paths: Sequence[str | os.PathLike[str]], *, stat: bool = False, prefix_folders: bool = False
 ) -> Iterator[Candidate | Skipped]:
     """The files under ``paths``, lazily and in :func:`address_key` order per path given.
 
@@ -164,14 +166,18 @@ def walk(
     as :class:`Skipped` where they are met. ``stat``: each file's size and modification time
     come with it (taken as its folder is listed, relative to the open folder: about two
     thirds of what a stat of each full path costs afterwards, the path lookups saved).
+    ``prefix_folders``: with several paths, a folder's files are addressed from the folder
+    as given (:func:`folder_prefix`), as one list of them all needs (the TUI); else each
+    relative to its folder, as ``check`` reports them.
     """
+    several = prefix_folders and len(paths) > 1
     for given in paths:
         text = os.fspath(given)
         name, entry = split_entry(text) if isinstance(text, str) else (text, None)
         root = Path(name)
         if entry is None and root.is_dir():
             out = Discovery()
-            for batch in _walk(root, out, stat):
+            for batch in _walk(root, out, stat, folder_prefix(name, several)):
                 if out.skipped:
                     yield from out.skipped
                     out.skipped.clear()
@@ -244,7 +250,17 @@ def _missing_reason(path: Path) -> str:
 _Stamp = tuple[int, int] | None
 
 
-def _walk(root: Path, out: Discovery, stat: bool) -> Iterator[list[Candidate]]:
+def folder_prefix(given: str | os.PathLike[str], several: bool) -> str:
+    """What the addresses of a folder's files start with: nothing when it is the one path
+    given (``a.sse``), else the folder as given (``traces/dashscope/a.sse``), so that two
+    folders' files of the same name stay two traces, and each is listed under its folder."""
+    if not several:
+        return ""
+    folder = Path(os.path.normpath(os.fspath(given))).as_posix()
+    return "" if folder == "." else f"{folder.rstrip('/')}/"
+
+
+def _walk(root: Path, out: Discovery, stat: bool, prefix: str = "") -> Iterator[list[Candidate]]:
     """Files below ``root`` in address order (a folder's entries by name, subfolders where
     their name sorts), following folder symlinks without looping: in batches, each a run of
     files side by side in one folder (a folder of 100,000 captures is a few runs, not
@@ -261,7 +277,7 @@ def _walk(root: Path, out: Discovery, stat: bool) -> Iterator[list[Candidate]]:
     levels: list[list[Any]] = []
     opened = _list_folder(root, _rel(root, root), seen, out, stat)
     if opened is not None:
-        levels.append([os.path.join(os.fspath(root), ""), "", opened, 0])  # (ends with "/")
+        levels.append([os.path.join(os.fspath(root), ""), prefix, opened, 0])  # (ends with "/")
     while levels:
         level = levels[-1]
         folder, prefix, listing, i = level

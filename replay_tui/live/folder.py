@@ -24,6 +24,7 @@ from ..core.discovery import (
     Skipped,
     classify,
     discover,
+    folder_prefix,
     is_ignored_name,
     walk,
 )
@@ -92,6 +93,10 @@ class LiveFolder:
 
     def __init__(self, roots: Sequence[str], *, quiet: float = 5.0) -> None:
         self.roots = [(str(r), _abs(r)) for r in roots]
+        self._prefix = {
+            root: folder_prefix(given, len(self.roots) > 1) for given, root in self.roots
+        }
+        """What the addresses under each folder root start with (:func:`folder_prefix`)."""
         self._folders = {root for _, root in self.roots if root.is_dir()}
         """The roots that are folders: one deleted is still one, for what was skipped in it."""
         self.quiet = quiet
@@ -114,7 +119,7 @@ class LiveFolder:
 
     def scan(self) -> Discovery:
         """Discover everything under the roots (the list's first content)."""
-        found = discover([given for given, _ in self.roots])
+        found = discover([given for given, _ in self.roots], prefix_folders=True)
         with self._lock:
             self.known = {}
             self._entries = {}
@@ -178,7 +183,7 @@ class LiveFolder:
         """
         with self._lock:
             before = set(self.known.values())
-        walked = walk([given for given, _ in self.roots], stat=True)
+        walked = walk([given for given, _ in self.roots], stat=True, prefix_folders=True)
         files = [c for c in walked if isinstance(c, Candidate)]
         since = int((self.opened_at - _FRESH) * 1e9)
         changes: list[FileChange] = []
@@ -263,7 +268,7 @@ class LiveFolder:
                 continue
             if any(is_ignored_name(part) for part in rel.parts):
                 return None
-            return rel.as_posix()
+            return self._prefix[root] + rel.as_posix()
         return None
 
     def _forget_under(self, path: Path, out: FolderUpdate) -> None:
@@ -282,8 +287,9 @@ class LiveFolder:
         for given, root in self.roots:
             if key == given:
                 return root
-            if root in self._folders or root.is_dir():
-                return root / key.rstrip("/")
+            prefix = self._prefix[root]
+            if (root in self._folders or root.is_dir()) and key.startswith(prefix):
+                return root / key[len(prefix) :].rstrip("/")
         return None
 
     def _pair_renames(self, out: FolderUpdate) -> None:
@@ -318,19 +324,20 @@ class LiveFolder:
         self._drop(address, out)
 
     def _rescan(self, folder: Path, out: FolderUpdate) -> None:
-        prefix = self._address(folder)
+        at = self._address(folder)
         root_match = any(folder == root for _, root in self.roots)
-        if prefix is None and not root_match:
+        if at is None and not root_match:
             return
+        prefix = self._prefix.get(folder, "") if root_match else f"{at}/"
         found = discover([folder])
         seen: set[str] = set()
         for source in found.sources:
-            address = source.address if root_match else f"{prefix}/{source.address}"
+            address = prefix + source.address
             source = Source(source.path, address, source.form, source.entry, source.sidecar)
             seen.add(address)
             self._take(source, out)
         for skipped in found.skipped:
-            key = skipped.path if root_match else f"{prefix}/{skipped.path}"
+            key = prefix + skipped.path
             self._skip(Skipped(key, skipped.reason, skipped.line), out)
         # Traces that were under this folder and are not any more.
         below = str(folder).rstrip(os.sep) + os.sep

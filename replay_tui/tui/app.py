@@ -451,7 +451,7 @@ class ReplayApp(App[int]):
                 self.post_message(CacheListed(listed, known.other, known.single, hays))
         files: list[Candidate] = []
         skipped: list[Skipped] = []
-        for item in walk(paths, stat=self.use_cache):
+        for item in walk(paths, stat=self.use_cache, prefix_folders=True):
             if isinstance(item, Skipped):
                 skipped.append(item)
             else:

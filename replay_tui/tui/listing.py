@@ -382,7 +382,10 @@ class Listing:
             if folder and folder not in self.file_roots:
                 merged = self.merged_folders()
                 path, pending = "", ""
-                for name in folder.split("/"):
+                names = folder.split("/")
+                if len(names) > 1 and not names[0]:  # an absolute folder: "/tmp" is one name
+                    names[:2] = [f"/{names[1]}"]
+                for name in names:
                     path = f"{path}/{name}" if path else name
                     if path in merged:  # one row with the folder it holds alone
                         pending += f"{name}/"
@@ -402,7 +405,7 @@ class Listing:
             children: dict[str, set[str]] = {}
             direct: set[str] = set()  # folders holding a file of their own
             for parent in {self._parent(address) for address in self.items}:
-                if not parent:
+                if not parent or parent in self.file_roots:  # (files named: listed alone)
                     continue
                 is_har = parent.endswith("\0")
                 path = parent[:-1] if is_har else parent

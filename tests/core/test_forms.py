@@ -276,3 +276,31 @@ def test_a_five_megabyte_line(tmp_path: Path) -> None:
         write(tmp_path, "x.sse", sse(chunk({"content": "x" * 5_000_000}, finish="stop")))
     )
     assert trace.verdicts["accept-identity"] == "ok"
+
+
+def test_several_folders_keep_same_named_files_apart_by_their_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two folders given to the TUI, each with an a.sse: both were addressed "a.sse" and one
+    hid the other in the list."""
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "gw1/a.sse", ERASING)
+    write(tmp_path, "gw1/x/b.json", b"{}")
+    write(tmp_path, "gw2/a.sse", ERASING)
+    write(tmp_path, "one.sse", ERASING)
+    found = discover(["gw1", "./gw2/", "one.sse", str(tmp_path / "gw2")], prefix_folders=True)
+    assert [s.address for s in found.sources] == [
+        "gw1/a.sse",
+        "gw2/a.sse",
+        "one.sse",
+        f"{tmp_path.as_posix()}/gw2/a.sse",
+    ]
+    assert [s.path for s in found.skipped] == ["gw1/x/b.json"]
+    # One folder alone: addresses relative to it, as before.
+    assert [s.address for s in discover(["gw1"]).sources] == ["a.sse"]
+    # The current folder given with another: its files are its own, unprefixed.
+    assert [s.address for s in discover([".", "gw2"], prefix_folders=True).sources][-1] == (
+        "gw2/a.sse"
+    )
+    # check reports each folder's files relative to it (as documented).
+    assert [s.address for s in discover(["gw1", "gw2"]).sources] == ["a.sse", "a.sse"]

@@ -264,3 +264,24 @@ def test_a_deleted_root_takes_its_skipped_files_with_it(tmp_path: Path) -> None:
     assert sorted(upd.unskipped) == ["README.md", "req.json"]
     assert upd.removed == ["a.sse"]
     assert live.skipped == {} and live.known == {}
+
+
+def test_two_roots_keep_their_files_apart_as_they_change(tmp_path: Path) -> None:
+    write(tmp_path, "gw1/a.sse", ERASING)
+    write(tmp_path, "gw2/a.sse", CLEAN)
+    write(tmp_path, "gw2/notes.json", b"{}")
+    live = LiveFolder([str(tmp_path / "gw1"), str(tmp_path / "gw2")])
+    found = live.scan()
+    g1, g2 = f"{tmp_path.as_posix()}/gw1/", f"{tmp_path.as_posix()}/gw2/"
+    assert [s.address for s in found.sources] == [f"{g1}a.sse", f"{g2}a.sse"]
+    for source in found.sources:
+        live.load(source)
+    path = write(tmp_path, "gw2/sub/b.sse", ERASING)
+    upd = live.apply([FileChange(Kind.ADDED, path)])
+    assert [t.address for t in upd.added] == [f"{g2}sub/b.sse"]
+    (tmp_path / "gw2" / "notes.json").unlink()
+    upd = live.apply([FileChange(Kind.DELETED, tmp_path / "gw2" / "notes.json")])
+    assert upd.unskipped == [f"{g2}notes.json"] and live.skipped == {}
+    # A root rescanned (deleted and made again) comes back under its own addresses.
+    upd = live.apply([FileChange(Kind.ADDED, tmp_path / "gw1")])
+    assert f"{g1}a.sse" in live.known and "a.sse" not in live.known

@@ -36,7 +36,7 @@ async def test_flags_are_walked_with_n_and_shift_n_across_calls() -> None:
         await pilot.press("N")
         assert "back to" not in str(list(app._notifications)[-1].message)
 
-        app.choose_trace("gpt-4.1-text-then-call.sse")
+        app.choose_trace(f"{TRACES / 'openai'}/gpt-4.1-text-then-call.sse")  # (several roots)
         await settle(app, pilot)
         before = view.cursor
         await pilot.press("n")

@@ -623,7 +623,7 @@ async def test_the_open_trace_filtered_out_is_named_whole_words_at_80x24() -> No
     async with app.run_test(size=SMALL) as pilot:
         await settle(app, pilot)
         assert app.current is not None
-        assert app.current.address == "zen-null-identity-data-after-done.sse"
+        assert app.current.address == f"{TRACES / 'opencode'}/zen-null-identity-data-after-done.sse"
         await pilot.press("slash", *"glm")
         await settle(app, pilot)
         empty = app.trace_list.query_one("#list-empty", Static)

@@ -125,3 +125,33 @@ async def test_a_deleted_open_trace_is_said_deleted_not_filtered_out_and_a_root_
         app.post_message(FolderChanged(FolderUpdate()))
         await settle(app, pilot)
         assert app.details._main.plain.strip() == "a.sse was deleted."
+
+
+async def test_two_folders_with_same_named_captures_list_both_under_their_folders(
+    tmp_path: Path,
+) -> None:
+    """``replay-tui gw1 gw2``, each holding a.sse: one hid the other (both were "a.sse"), and
+    the list gave no folder for either."""
+    for gw, trace in (
+        ("gw1", "dashscope/qwen3-max-id-empty.sse"),
+        ("gw2", "openai/gpt-4.1-text-then-call.sse"),
+    ):
+        (tmp_path / gw).mkdir()
+        shutil.copy(TRACES / trace, tmp_path / gw / "a.sse")
+    one, two = str(tmp_path / "gw1"), str(tmp_path / "gw2")
+    app = make_app([one, two], watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert sorted(app.store.paths) == [f"{one}/a.sse", f"{two}/a.sse"]
+        badges = {a: j.badge.value for a, j in app.store.judgements.items()}
+        assert badges == {f"{one}/a.sse": "erasing", f"{two}/a.sse": "clean"}
+        listing = app.trace_list.listing
+        rows = [listing.row(n) for n in range(len(listing.rows))]
+        # Their common folders share one row (as a folder holding one folder does).
+        assert [(r.name, r.depth) for r in rows] == [
+            (tmp_path.as_posix(), 0),
+            ("gw1", 1),
+            ("a.sse", 2),
+            ("gw2", 1),
+            ("a.sse", 2),
+        ]
