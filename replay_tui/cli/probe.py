@@ -160,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         _write_table(judged, args.gateway, out, Behavior(args.behavior))
     if args.tui:
-        return _open_tui(out, code)
+        return _open_tui(out, code, judged)
     return code
 
 
@@ -339,12 +339,24 @@ def _write_json(
     stream.flush()
 
 
-def _open_tui(out: Path, code: int) -> int:
+def _open_tui(out: Path, code: int, judged: Sequence[Judged]) -> int:
+    """The TUI on both halves of the output, the first capture the gateway changed (else the
+    first probed) open in the compare view: upstream as A, the gateway's output as B."""
+    from replay_tui.core.discovery import folder_prefix
+    from replay_tui.gateway.probe import GATEWAY_DIR, UPSTREAM_DIR
     from replay_tui.tui.app import run_app
 
-    error(
-        f"opening the TUI on {out}/: press m on a capture under upstream/, open the same"
-        " capture under gateway/, then 5 (compare)"
-    )
-    run_app([str(out)], watch=False)
+    halves = [out / UPSTREAM_DIR, out / GATEWAY_DIR]
+    paths = [str(h) for h in halves if h.is_dir()]
+    saved = [j for j in judged if j.output and Path(j.output).parent == halves[1]]
+    pick = next((j for j in saved if j.introduced or j.changes()), saved[0] if saved else None)
+    compare: tuple[str, str] | None = None
+    if pick is not None and len(paths) == 2 and pick.output is not None:
+        name = Path(pick.output).name
+        a, b = (folder_prefix(p, True) + name for p in paths)
+        compare = (a, b)
+        error(f"opening the TUI on {out}/: {name}, upstream (A) beside the gateway's (B)")
+    else:
+        error(f"opening the TUI on {out}/ (nothing the gateway returned to compare)")
+    run_app(paths or [str(out)], watch=False, compare=compare)
     return code

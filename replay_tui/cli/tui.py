@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from .errors import EXIT_OK, UsageError
 from .terminal import require_terminal
@@ -34,6 +35,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         " ($XDG_CACHE_HOME/replay-tui, else ~/.cache/replay-tui)",
     )
     tui.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("A", "B"),
+        help="open the two traces A and B (files or FILE.har#N), A marked, in the compare view",
+    )
+    tui.add_argument(
         "--jobs",
         type=int,
         default=None,
@@ -43,6 +50,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    compare: tuple[str, str] | None = None
+    if args.compare:
+        if args.paths:
+            raise UsageError("--compare A B opens those two traces: name no other PATH")
+        args.paths = list(args.compare)
+        a, b = (Path(p).as_posix() for p in args.compare)  # (their addresses in the list)
+        if a == b:
+            raise UsageError("--compare: A and B are the same trace")
+        compare = (a, b)
     paths: list[str] = args.paths or ["."]
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs: expected 1 or more, got {args.jobs}")
@@ -50,5 +66,11 @@ def run(args: argparse.Namespace) -> int:
     require_terminal()
     from replay_tui.tui.app import run_app  # only now: Textual is the TUI's business
 
-    code: int = run_app(paths, watch=not args.no_watch, jobs=args.jobs, cache=not args.no_cache)
+    code: int = run_app(
+        paths,
+        watch=not args.no_watch,
+        jobs=args.jobs,
+        cache=not args.no_cache,
+        compare=compare,
+    )
     return code if isinstance(code, int) else EXIT_OK

@@ -279,6 +279,7 @@ class ReplayApp(App[int]):
         recorder: Recorder | None = None,
         jobs: int | None = None,
         cache: bool = True,
+        compare: tuple[str, str] | None = None,
     ) -> None:
         super().__init__()
         self.jobs = jobs
@@ -286,6 +287,9 @@ class ReplayApp(App[int]):
         self.use_cache = cache
         """Judgements are kept in, and read from, the judgement cache (``--no-cache``: not)."""
         self.recorder = recorder
+        self._compare_wanted = compare
+        """``--compare A B`` (and ``probe --tui``): once both are listed, A is marked and B
+        opened in the compare view."""
         """``record --tui``: the recording proxy, run in this app's event loop."""
         self.fatal: str | None = None
         """Why the app exited at once (the recorder could not start), for the CLI to say."""
@@ -560,6 +564,7 @@ class ReplayApp(App[int]):
             [address for address, _ in files], skipped, results, addresses, hays
         )
         self._update_counts()
+        self._compare_when_listed()  # (known from the judgement cache already)
 
     def _say_no_traces(self) -> None:
         self.trace_header.show_text(Content("No traces found"))
@@ -600,6 +605,18 @@ class ReplayApp(App[int]):
         results, single = self._into_store(judged)
         if results or single:
             self.trace_list.resolve(results, single, hays)
+        self._compare_when_listed()
+
+    def _compare_when_listed(self) -> None:
+        wanted = self._compare_wanted
+        if wanted is None or not all(a in self.store.judgements for a in wanted):
+            return
+        self._compare_wanted = None
+        a, b = wanted
+        self.marked = a
+        self.trace_list.set_marked(a)
+        self.choose_trace(b)
+        self.call_later(self.run_action, "show_tab('compare')")
 
     def _into_store(
         self, judged: list[tuple[str, Listed]]
@@ -1630,12 +1647,23 @@ def make_app(
     recorder: Recorder | None = None,
     jobs: int | None = None,
     cache: bool = True,
+    compare: tuple[str, str] | None = None,
 ) -> ReplayApp:
     """The app over ``paths``, as the CLI runs it and the tests drive it.
 
     With ``recorder`` (``record --tui``), the app starts it before taking the terminal, shows
-    its address and request count on a line at the bottom, and stops it on exit."""
-    return ReplayApp(paths, watch=watch, keymap=keymap, recorder=recorder, jobs=jobs, cache=cache)
+    its address and request count on a line at the bottom, and stops it on exit. With
+    ``compare`` (two addresses), the first is marked as A and the second opened beside it in
+    the compare view once both are listed."""
+    return ReplayApp(
+        paths,
+        watch=watch,
+        keymap=keymap,
+        recorder=recorder,
+        jobs=jobs,
+        cache=cache,
+        compare=compare,
+    )
 
 
 def run_app(
@@ -1645,10 +1673,19 @@ def run_app(
     *,
     jobs: int | None = None,
     cache: bool = True,
+    compare: tuple[str, str] | None = None,
 ) -> int:
     """Run the TUI (called by the CLI); returns the exit status."""
     keymap, problem = load_keymap()
-    app = make_app(paths, watch=watch, keymap=keymap, recorder=recorder, jobs=jobs, cache=cache)
+    app = make_app(
+        paths,
+        watch=watch,
+        keymap=keymap,
+        recorder=recorder,
+        jobs=jobs,
+        cache=cache,
+        compare=compare,
+    )
     # Said once: on stderr (still there when the screen closes) and as a toast (on mount).
     if problem:
         app.keymap_problems.insert(0, problem)

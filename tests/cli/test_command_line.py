@@ -442,3 +442,17 @@ def test_a_report_asked_for_on_a_terminal_is_written_to_a_file_it_names(tmp_path
         check=True,
     )
     assert piped.stdout.startswith(b"<!DOCTYPE html>") and piped.stderr == b""
+
+
+def test_compare_takes_two_traces_and_nothing_else(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.sse", tmp_path / "b.sse"
+    a.write_bytes(STREAM)
+    b.write_bytes(CLEAN)
+    code, _, err = run_cli(["--compare", str(a), str(a)])
+    assert (code, err) == (2, "replay-tui: --compare: A and B are the same trace\n")
+    code, _, err = run_cli([str(tmp_path), "--compare", str(a), str(b)])
+    assert code == 2 and "name no other PATH" in err
+    code, _, err = run_cli(["--compare", str(a), str(tmp_path / "nope.sse")])
+    assert code == 2 and err.endswith("nope.sse: no such file or folder\n")
+    code, _, err = run_cli(["--compare", str(a), str(b)])  # (here: no terminal to open it in)
+    assert code == 2 and "the TUI needs a terminal" in err

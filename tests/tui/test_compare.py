@@ -484,3 +484,18 @@ async def test_the_palette_runs_the_compare_views_walks_and_the_export(
         await settle(app, pilot)
         [written] = list(tmp_path.iterdir())
         assert written.suffix == ".html" and "mitmproxy-export" in written.name
+
+
+async def test_compare_a_b_opens_both_with_a_marked_in_the_compare_view() -> None:
+    """``replay-tui --compare A B`` (and ``probe --tui``): no m, no 5 to press."""
+    a = (TRACES / "dashscope" / "qwen3-max-id-empty.sse").as_posix()
+    b = (TRACES / "writer" / "palmyra-x5-all-null.sse").as_posix()
+    app = make_app([a, b], compare=(a, b))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.marked == a
+        assert app.current is not None and app.current.address == b
+        assert app.tabs.active == "compare"
+        view = app.compare_pane.view
+        assert view.model is not None and app.focused is view
+        assert "outcome differs under accept-identity" in _header(app)
