@@ -1111,6 +1111,8 @@ class ReplayApp(App[int]):
             if current is not None and current.address == old:
                 self.current = None  # the same capture under its new name: shown afresh
                 self.show_trace(trace)
+        if self.marked in update.removed and self.tabs.active == "compare":
+            self._refresh_active_view(keep=True)  # A deleted: the compare view says so now
         now_skipped = self.trace_list.listing.skipped
         if current is not None and current.address in update.removed:
             address = current.address
