@@ -118,8 +118,10 @@ def test_serve_on_a_busy_port_is_one_line_and_exit_2() -> None:
             timeout=30,
         )
     assert done.returncode == 2
-    assert done.stderr.startswith(f"replay-tui: cannot listen on 127.0.0.1:{port}")
+    assert done.stderr.startswith(f"replay-tui: cannot listen on 127.0.0.1:{port}: ")
     assert done.stderr.count("\n") == 1
+    # in words, with what to do; never asyncio's Python tuple ("('127.0.0.1', 8000)")
+    assert "('127.0.0.1'" not in done.stderr and "--port 0" in done.stderr
 
 
 @pytest.mark.parametrize("remote", [False, True])
