@@ -442,3 +442,27 @@ def test_a_report_asked_for_on_a_terminal_is_written_to_a_file_it_names(tmp_path
         check=True,
     )
     assert piped.stdout.startswith(b"<!DOCTYPE html>") and piped.stderr == b""
+
+
+def test_checks_table_lines_up_past_wide_characters_in_trace_names(tmp_path: Path) -> None:
+    """An emoji (or a CJK name) takes two cells: padded by characters, its row's verdicts
+    stood one cell right of the others'. Columns are padded by cells."""
+    import unicodedata
+
+    from .helpers import run_cli
+
+    source = Path(__file__).resolve().parents[2] / "traces" / "dashscope" / "qwen3-max-id-empty.sse"
+    for name in ("🔥-hot.sse", "plain-a.sse", "日本-b.sse"):
+        (tmp_path / name).write_bytes(source.read_bytes())
+    _, out, _ = run_cli(["check", str(tmp_path)])
+    rows = [line for line in out.splitlines() if "(erased id" in line]
+    assert len(rows) == 3, out
+
+    def cells(text: str) -> int:  # the oracle: East Asian Wide/Fullwidth take two cells
+        return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+    header = next(line for line in out.splitlines() if line.startswith("TRACE"))
+    column = cells(header[: header.index("ASSIGN-ALWAYS")])
+    for row in rows:
+        verdict = row.index("unidentified-call")
+        assert cells(row[:verdict]) == column, (row, header)
