@@ -3,6 +3,11 @@ toasts that cut paths where they can be read, the footer under the palette."""
 
 from __future__ import annotations
 
+import itertools
+import shutil
+from pathlib import Path
+
+import pytest
 from textual.widgets import Static
 
 from replay_tui.tui.app import make_app
@@ -24,3 +29,30 @@ async def test_at_200_columns_the_metadata_takes_the_width_the_verdicts_leave() 
             MODEL_ID in app.details._meta.plain
         )  # whole on its line, not wrapped at 2/5 of the width
         assert metadata.size.width > 80 and verdicts.size.width < 120
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24), (120, 40), (200, 60)])
+async def test_a_toast_wraps_a_long_path_between_its_parts_never_inside_a_name(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """m on a trace with a long path: Textual wraps a toast only at spaces and cut the path
+    wherever the toast's line ended ("…/2026-12-0" / "1T10…"). It breaks after a separator."""
+    from textual.widgets._toast import Toast
+
+    folder = tmp_path / "captures-from-the-staging-gateway" / "2026" / "12" / "01"
+    folder.mkdir(parents=True)
+    name = "2026-12-01T10-00-00Z-gateway-alpha-production-qwen3-max-1.sse"
+    shutil.copy(TRACES / "dashscope" / "qwen3-max-id-empty.sse", folder / name)
+    app = make_app([str(folder / name)])
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await settle(app, pilot)
+        await pilot.press("m")
+        await pilot.pause()
+        toast = app.screen.query(Toast).last()
+        strips = toast.render_lines(toast.region.reset_offset)
+        said = [t for t in (str(strip.text).strip(" ▌▐") for strip in strips) if t]
+        message = f"Marked {folder / name} as A"
+        assert "".join(said).replace(" ", "").startswith(message.replace(" ", ""))
+        for a, b in itertools.pairwise(said):  # inside the path, breaks after a separator
+            if a.split()[-1] + b.split()[0] in message:
+                assert a.endswith(("/", "-", "_", ".")), (a, b)
