@@ -56,3 +56,25 @@ async def test_a_toast_wraps_a_long_path_between_its_parts_never_inside_a_name(
         for a, b in itertools.pairwise(said):  # inside the path, breaks after a separator
             if a.split()[-1] + b.split()[0] in message:
                 assert a.endswith(("/", "-", "_", ".")), (a, b)
+
+
+async def test_the_footer_says_the_palettes_keys_while_it_is_open() -> None:
+    """The list's keys did nothing under the palette, yet the footer offered them."""
+    from textual.command import CommandPalette
+
+    from replay_tui.tui.widgets.key_hints import KeyHints
+
+    app = make_app([str(TRACES)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        hints = app.query_one(KeyHints)
+        before = str(hints.render())
+        assert "Filter" in before and "^p Commands" in before
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert isinstance(app.screen, CommandPalette)
+        assert str(hints.render()).strip() == "↑↓ Choose  ⏎ Run  esc Close"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, CommandPalette)
+        assert "^p Commands" in str(hints.render()) and "esc Close" not in str(hints.render())
