@@ -212,6 +212,22 @@ def test_diff_aligns_both_streams_and_marks_differences() -> None:
     assert any("block-start" in r for r in rows[1:] if r[6] == " ")
 
 
+def test_a_six_digit_line_number_keeps_a_space_before_the_marker(tmp_path: Path) -> None:
+    """Past line 100,000 the line column ran into the marker ("100007≠")."""
+    path = tmp_path / "late.sse"
+    padding = b": keep-alive\n\n" * 50_000  # 100,000 lines before the stream
+    path.write_bytes(padding + (TRACES / "dashscope" / "qwen3-max-id-empty.sse").read_bytes())
+    view = diff_view(load(path))
+    assert view.model is not None
+    rows = texts(view, count=len(view.model.display) + 1)
+    differing = [row for row in rows if "≠" in row]
+    assert differing
+    for row in differing:
+        number, _, rest = row.partition("≠")
+        assert number.strip().isdigit() and int(number) > 100_000
+        assert number.endswith(" "), row  # a space between the number and the marker
+
+
 def test_a_narrow_diff_starts_a_differing_row_at_what_differs() -> None:
     """A side too narrow to reach the difference (80 columns beside the list): the type
     gives way, and a differing row starts at what differs ('…' for what comes before)."""
