@@ -510,4 +510,6 @@ async def test_the_compare_view_says_a_was_deleted_as_soon_as_it_is(tmp_path: Pa
         await until(pilot, lambda: said in " ".join(rendered(app.compare_pane.view)))
         assert not app.compare_pane.header.display  # no header of a comparison gone
         (tmp_path / "a.sse").write_text(text)  # back: compared again
-        await until(pilot, lambda: "same outcome" in _header(app) and app.compare_pane.header.display)
+        await until(
+            pilot, lambda: "same outcome" in _header(app) and app.compare_pane.header.display
+        )
