@@ -78,3 +78,21 @@ async def test_the_footer_says_the_palettes_keys_while_it_is_open() -> None:
         await pilot.pause()
         assert not isinstance(app.screen, CommandPalette)
         assert "^p Commands" in str(hints.render()) and "esc Close" not in str(hints.render())
+
+
+async def test_at_60x20_the_helps_text_keeps_a_cell_from_its_scrollbar() -> None:
+    """The help's text ran into its scrollbar ("a tool call's id▆▆")."""
+    from textual.containers import VerticalScroll
+
+    app = make_app([str(TRACES)])
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        scroll = app.screen.query_one("#help-scroll", VerticalScroll)
+        keys = app.screen.query_one("#help-keys", Static)
+        bar = scroll.vertical_scrollbar.region
+        assert scroll.show_vertical_scrollbar and bar.width == 1
+        assert keys.content_region.right < bar.x  # a cell between the text and the bar
+        widest = max(len(line) for line in str(keys.render()).split("\n"))
+        assert widest <= keys.content_region.width
