@@ -96,3 +96,30 @@ async def test_at_60x20_the_helps_text_keeps_a_cell_from_its_scrollbar() -> None
         assert keys.content_region.right < bar.x  # a cell between the text and the bar
         widest = max(len(line) for line in str(keys.render()).split("\n"))
         assert widest <= keys.content_region.width
+
+
+async def test_at_60x20_right_brings_bs_label_and_lines_into_view() -> None:
+    """→ in a narrow compare view scrolled past B's start: "B · traces/…" showed as
+    "…s/captures/…" and each difference's "B:1" was gone."""
+    har = TRACES / "captures" / "mitmproxy-export.har"
+    app = make_app([str(har)])
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(app, pilot)
+        app.choose_trace(f"{har}#2")
+        await settle(app, pilot)
+        await pilot.press("m")
+        app.choose_trace(f"{har}#4")
+        await settle(app, pilot)
+        await pilot.press("5")
+        await settle(app, pilot)
+        view = app.compare_pane.view
+        lines = ["".join(s.text for s in view.render_line(y)) for y in range(view.size.height)]
+        assert any(line.lstrip().startswith("what") for line in lines)
+        assert not any("B · " in line for line in lines)  # (too narrow for both halves)
+        await pilot.press("right")
+        await pilot.pause()
+        lines = ["".join(s.text for s in view.render_line(y)) for y in range(view.size.height)]
+        head = next(line for line in lines if line.lstrip().startswith("what"))
+        assert "│ B · " in head, head
+        rows = [line for line in lines if line.lstrip().startswith("call 0 id")]
+        assert rows and "│ B:1 " in rows[0], rows
