@@ -123,3 +123,21 @@ async def test_at_60x20_right_brings_bs_label_and_lines_into_view() -> None:
         assert "│ B · " in head, head
         rows = [line for line in lines if line.lstrip().startswith("call 0 id")]
         assert rows and "│ B:1 " in rows[0], rows
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24)])
+async def test_a_narrow_header_drops_the_programs_name_before_the_watch_states_words(
+    size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At 60x20 the header said "replay-tui  traces/ … ○": the watch state was a glyph
+    while the program's name, which says nothing about the traces, kept its room."""
+    monkeypatch.chdir(TRACES.parent)
+    app = make_app(["traces/"])
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        bar = app.counts_bar
+        title = str(bar.query_one("#app-title", Static).render())
+        state = str(bar.query_one("#watch-state", Static).render())
+        assert state == "○ not watching"
+        assert "traces/" in title
+        assert ("replay-tui" in title) == (size[0] >= 80)
