@@ -182,17 +182,6 @@ def meta_text(trace: Trace, width: int = 0) -> Content:
     return Content.assemble(*parts).rstrip()
 
 
-def _lengths(content: Content) -> list[int]:
-    return [line.cell_length for line in content.split("\n")]
-
-
-def _rows(lengths: list[int], width: int, indent: int) -> int:
-    """About how many rows lines of ``lengths`` take in ``width`` cells, wrapped under a
-    hanging ``indent`` (what choosing the columns' widths needs, not an exact count)."""
-    room = max(1, width - indent)
-    return sum(1 if n <= width else 1 + -(-(n - width) // room) for n in lengths)
-
-
 def _count(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
@@ -209,6 +198,17 @@ def skipped_text(skipped: Skipped) -> Content:
             "$text-muted",
         ),
     )
+
+
+def _lengths(content: Content) -> list[int]:
+    return [line.cell_length for line in content.split("\n")]
+
+
+def _rows(lengths: list[int], width: int, indent: int) -> int:
+    """About how many rows lines of ``lengths`` take in ``width`` cells, wrapped under a
+    hanging ``indent`` (what choosing the columns' widths needs, not an exact count)."""
+    room = max(1, width - indent)
+    return sum(1 if n <= width else 1 + -(-(n - width) // room) for n in lengths)
 
 
 class Verdicts(Static):
