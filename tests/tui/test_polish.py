@@ -141,3 +141,28 @@ async def test_a_narrow_header_drops_the_programs_name_before_the_watch_states_w
         assert state == "○ not watching"
         assert "traces/" in title
         assert ("replay-tui" in title) == (size[0] >= 80)
+
+
+async def test_at_200_columns_the_clients_cells_share_the_room() -> None:
+    """The cells kept 36 cells, their words cut ("name concatenated: get_weathernu…"),
+    beside 100 free columns. A wide view gives them the room (up to 80 cells each)."""
+    from replay_tui.tui.widgets.clients_view import CELL_W
+
+    app = make_app([str(CURL)])
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("4")
+        await settle(app, pilot)
+        matrix = app.clients_pane.matrix
+        assert matrix.model is not None
+        start, end = matrix._column_span(0)
+        assert end - start > CELL_W
+        assert matrix.virtual_size.width <= matrix.scrollable_content_region.width  # no scroll
+        row = matrix.model.row_of("langchain")
+        text = "".join(s.text for s in matrix.render_line(row - int(matrix.scroll_y)))
+        cell = text[start : end + 1].strip()
+        assert cell.startswith("✗ name concatenated: get_weather") and "…" not in cell, text
+        await pilot.resize_terminal(80, 24)  # narrow: back to CELL_W, scrolled sideways
+        await settle(app, pilot)
+        start, end = matrix._column_span(0)
+        assert end - start == CELL_W
