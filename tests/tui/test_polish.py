@@ -166,3 +166,36 @@ async def test_at_200_columns_the_clients_cells_share_the_room() -> None:
         await settle(app, pilot)
         start, end = matrix._column_span(0)
         assert end - start == CELL_W
+
+
+async def test_past_line_100000_the_compare_views_line_column_keeps_a_space(
+    tmp_path: Path,
+) -> None:
+    """At 120x40 "A:100007" ran into the value after it in the compare view."""
+    import re
+
+    padding = b": keep-alive\n\n" * 50_000  # 100,000 lines before each stream
+    sources = {
+        "a.sse": "dashscope/qwen3-max-id-empty.sse",
+        "b.sse": "azure/gpt-4o-mini-usage-tail.sse",
+    }
+    for name, source in sources.items():
+        (tmp_path / name).write_bytes(padding + (TRACES / source).read_bytes())
+    app = make_app([str(tmp_path)])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        app.choose_trace("a.sse")
+        await settle(app, pilot)
+        await pilot.press("m")
+        app.choose_trace("b.sse")
+        await settle(app, pilot)
+        await pilot.press("5")
+        await settle(app, pilot)
+        view = app.compare_pane.view
+        assert view.model is not None
+        rows = [
+            "".join(s.text for s in view.render_row(i)[0]) for i in range(len(view.model.display))
+        ]
+        located = [m for row in rows for m in re.finditer(r"[AB]:1\d{5}(.)", row)]
+        assert located, rows[:20]
+        assert all(m.group(1) == " " for m in located), [m.string for m in located][:3]

@@ -440,11 +440,21 @@ class CompareView(LineView):
         segs += self._located("B", d.b_line, _text(d, d.b, d.b_text), right)
         return segs
 
+    def _where_w(self) -> int:
+        """The "A:12" column: 8 cells, or a line number of both traces and a space more
+        ("A:100007" ran into the value after it)."""
+        model = self.model
+        if model is None:
+            return 8
+        lines = max(model.a.framing.lines, model.b.framing.lines)
+        return max(8, len(str(lines)) + 3)
+
     def _located(self, side: str, line: int | None, text: str, width: int) -> list[Segment]:
         where = f"{side}:{line}" if line is not None else f"{side}:–"
+        where_w = self._where_w()
         return [
-            Segment(fit(where, 8), self._style("compare-view--dim")),
-            Segment(fit(text, width - 8), self._style("compare-view--changed")),
+            Segment(fit(where, where_w), self._style("compare-view--dim")),
+            Segment(fit(text, width - where_w), self._style("compare-view--changed")),
         ]
 
     # calls
@@ -634,8 +644,9 @@ class CompareView(LineView):
             text = f"  — {note}" if note else "  —"
             return [Segment(fit(text, width), style("compare-view--dim"))]
         where, text = side
-        segs = [Segment(fit(where, 8), style("compare-view--dim"))]
-        room = width - 8
+        where_w = self._where_w()
+        segs = [Segment(fit(where, where_w), style("compare-view--dim"))]
+        room = width - where_w
         if start > 0:
             text = "…" + text[start:]
             if highlight is not None:
