@@ -17,18 +17,30 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 import msgspec
-
-if TYPE_CHECKING:
-    from .trace import Source
 
 __all__ = ["Ask", "ask_of", "conversation_of", "known_from", "request_differences"]
 
 ASKED = ("system", "instructions", "messages", "input", "contents", "prompt")
 """The body's fields that hold what is asked (OpenAI, Anthropic, Responses, Gemini, legacy)."""
 LISTED = ("messages", "input", "contents")
+
+
+class Asked(Protocol):
+    """What a HAR entry (:class:`.har.HarEntry`) read of its request (not imported: the HAR
+    reader imports this module)."""
+
+    @property
+    def model(self) -> str | None: ...
+    @property
+    def tools(self) -> Sequence[str]: ...
+    @property
+    def conversation(self) -> str | None: ...
+    @property
+    def messages(self) -> int | None: ...
 
 
 class Ask(msgspec.Struct, frozen=True):
@@ -67,15 +79,14 @@ def _tools(value: Any) -> tuple[str, ...] | None:
     return tuple(str(v) for v in value)
 
 
-def ask_of(source: Source) -> Ask | None:
-    """What ``source``'s request asked, or None when its capture does not tell."""
-    entry = source.entry
+def ask_of(entry: Asked | None, sidecar: Mapping[str, Any] | None) -> Ask | None:
+    """What a capture's request asked (``entry``: its HAR entry; ``sidecar``: its recorder
+    sidecar), or None when the capture does not tell."""
     if entry is not None:
         if entry.model is None and entry.conversation is None and not entry.tools:
             return None  # (no request body saved)
         return Ask("HAR entry", entry.model, tuple(entry.tools), entry.conversation, entry.messages)
-    side = source.sidecar
-    request = side.get("request") if side is not None else None
+    request = sidecar.get("request") if sidecar is not None else None
     if not isinstance(request, dict):
         return None
     model = request.get("model")

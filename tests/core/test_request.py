@@ -8,12 +8,13 @@ from pathlib import Path
 
 from replay_tui.core.discovery import discover
 from replay_tui.core.request import ask_of, known_from, request_differences
+from replay_tui.core.trace import Source
 
 ROOT = Path(__file__).resolve().parents[2]
 HAR = ROOT / "traces" / "captures" / "mitmproxy-export.har"
 
 
-def _by_entry() -> dict[str, object]:
+def _by_entry() -> dict[str, Source]:
     return {s.address.rpartition("#")[2]: s for s in discover([HAR]).sources}
 
 
@@ -24,7 +25,7 @@ def test_har_entries_tell_the_model_and_the_messages() -> None:
     assert bodies[2]["messages"] == bodies[4]["messages"] != []
     assert bodies[2]["model"] != bodies[4]["model"]
     sources = _by_entry()
-    a, b = ask_of(sources["2"]), ask_of(sources["4"])  # type: ignore[arg-type]
+    a, b = (ask_of(sources[n].entry, sources[n].sidecar) for n in ("2", "4"))
     assert a is not None and b is not None
     assert request_differences(a, b) == [f"model {bodies[2]['model']} vs {bodies[4]['model']}"]
     assert request_differences(a, a) == []
@@ -52,7 +53,7 @@ def test_sidecars_tell_the_model_the_tools_and_saved_bodies_the_messages(tmp_pat
     _capture(tmp_path, "c.sse", {**common, "url": "http://one/v1", "body": body("hi", "more")})
     _capture(tmp_path, "d.sse", {**common, "model": "n", "tools": []})  # no body saved
     _capture(tmp_path, "e.sse", None)  # a bare capture: nothing known of its request
-    asks = {s.address: ask_of(s) for s in discover([tmp_path]).sources}
+    asks = {s.address: ask_of(s.entry, s.sidecar) for s in discover([tmp_path]).sources}
     assert request_differences(asks["a.sse"], asks["b.sse"]) == []  # another URL: same ask
     assert request_differences(asks["a.sse"], asks["c.sse"]) == ["the messages differ (1 vs 2)"]
     assert request_differences(asks["a.sse"], asks["d.sse"]) == [

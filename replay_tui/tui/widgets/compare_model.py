@@ -242,7 +242,7 @@ def build_compare_model(diff: TraceDiff, behavior: Behavior) -> CompareModel:
     for b in Behavior:
         diff.outcome(b)
     model = CompareModel(diff, behavior)
-    ask_a, ask_b = ask_of(diff.a.source), ask_of(diff.b.source)
+    ask_a, ask_b = (ask_of(t.source.entry, t.source.sidecar) for t in (diff.a, diff.b))
     model.asked = request_differences(ask_a, ask_b)
     model.asked_where = known_from(ask_a, ask_b)
     model.call_runs = [cd.rows.same_runs(MIN_RUN) for cd in diff.calls]
