@@ -23,6 +23,8 @@ from itertools import chain, islice
 from types import ModuleType
 from typing import IO, Any
 
+from rich.cells import cell_len
+
 from replay_tui.core import jsontext
 from replay_tui.core.discovery import Candidate, Skipped, walk
 from replay_tui.core.result import Assess, TraceResult, judge_candidate, skipped_json
@@ -490,7 +492,7 @@ class _Table(_Writer):
 
     def _start(self) -> None:
         held, self._held = self._held or [], None
-        paths = [len(visible(r.path)) for r in held]
+        paths = [cell_len(visible(r.path)) for r in held]
         self._width = min(max([*paths, 5]), 64)
         column = f"{'CLIENTS':<12} " if self._state.libraries is not None else ""
         self._out.write(
@@ -524,7 +526,7 @@ class _Table(_Writer):
             first = f"line {f.line} ({f.label}, call {_shown(f.call)})"
         path = visible(result.path)  # whole, even past its column: it is pasted and grepped
         lines = [
-            f"{path:<{width}}  {v['assign-always']:<19} {v['accept-identity']:<19}"
+            f"{_pad(path, width)}  {v['assign-always']:<19} {v['accept-identity']:<19}"
             f" {len(result.flags):>5,}  {column}{first}".rstrip()
         ]
         if self._verbose:
@@ -547,6 +549,12 @@ class _Table(_Writer):
             self._start()
         self._out.write(self._state.total_line() + "\n")
         self._out.flush()
+
+
+def _pad(text: str, width: int) -> str:
+    """``text`` padded to ``width`` terminal cells (an emoji or a CJK name takes two a
+    character: padded by characters, the columns after it were pushed right)."""
+    return text + " " * max(0, width - cell_len(text))
 
 
 def _shown(value: Any, limit: int = 80) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 import msgspec
 
 from .errors import msgspec_error
+from .request import conversation_of
 
 __all__ = ["HarEntry", "HarError", "parse_har"]
 
@@ -87,6 +88,10 @@ class HarEntry(msgspec.Struct):
     response_headers: list[tuple[str, str]] = msgspec.field(default_factory=list)
     problem: str | None = None
     """Why the entry looks like a stream but its body cannot be read (exporter dropped it…)."""
+    conversation: str | None = None
+    """A digest of what the request asked (:func:`.request.conversation_of`)."""
+    messages: int | None = None
+    """How many messages the request held."""
 
 
 _SSE_STARTS = (b"data:", b"event:", b"id:", b"retry:", b":")
@@ -146,7 +151,7 @@ def parse_har(data: bytes) -> tuple[list[HarEntry], int]:
             # a stream, is one the exporter dropped: said, not left out)
         if text is None:
             problem = "the exporter saved no response body for this stream"
-        model, tools = _request_summary(request)
+        model, tools, conversation, messages = _request_summary(request)
         status = entry.response.status
         out.append(
             HarEntry(
@@ -163,6 +168,8 @@ def parse_har(data: bytes) -> tuple[list[HarEntry], int]:
                 request_headers=[(h.name, h.value) for h in request.headers],
                 response_headers=[(h.name, h.value) for h in entry.response.headers],
                 problem=problem,
+                conversation=conversation,
+                messages=messages,
             )
         )
     return out, len(har.log.entries)
@@ -222,16 +229,19 @@ def _asks_for_stream(request: _Request) -> bool:
     return isinstance(body, dict) and body.get("stream") is True
 
 
-def _request_summary(request: _Request) -> tuple[str | None, list[str]]:
-    """The ``model`` and tool names of a chat-completions request body, when it has them."""
+def _request_summary(
+    request: _Request,
+) -> tuple[str | None, list[str], str | None, int | None]:
+    """The ``model`` and tool names of a chat-completions request body, when it has them,
+    and the digest and message count of what it asked (:func:`.request.conversation_of`)."""
     post = request.postData
     if post is None or not post.text:
-        return None, []
+        return None, [], None, None
     try:
         body: Any = msgspec.json.decode(post.text)
     except (msgspec.DecodeError, RecursionError):
-        return None, []
-    return request_model_and_tools(body)
+        return None, [], None, None
+    return (*request_model_and_tools(body), *conversation_of(body))
 
 
 def request_model_and_tools(body: Any) -> tuple[str | None, list[str]]:

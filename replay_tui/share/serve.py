@@ -19,9 +19,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import errno
 import hmac
 import ipaddress
 import logging
+import os
 import re
 import secrets
 import shlex
@@ -158,7 +160,19 @@ def serve(
     try:
         asyncio.run(_run(server, host, port, on_ready))
     except OSError as exc:
-        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        raise ServeError(f"cannot listen on {host}:{port}: {_listen_error(exc)}") from None
+
+
+def _listen_error(exc: OSError) -> str:
+    """Why binding failed, in words: asyncio's own message names the address as a Python
+    tuple ("error while attempting to bind on address ('127.0.0.1', 8000): address already
+    in use"); the errno says it plainly, with what to do when the port is taken."""
+    if exc.errno is None:
+        return exc.strerror or str(exc)
+    reason = os.strerror(exc.errno)
+    if exc.errno == errno.EADDRINUSE:
+        reason += " (another program listens there: --port picks another, --port 0 a free one)"
+    return reason
 
 
 class _OneLine(logging.Formatter):

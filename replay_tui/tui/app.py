@@ -23,7 +23,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.notifications import Notify
+from textual.notifications import Notify, SeverityLevel
 from textual.widget import Widget
 from textual.widgets import Input, ProgressBar, Static, TabbedContent, TabPane, Tabs
 from textual.worker import get_current_worker
@@ -65,6 +65,7 @@ from .messages import (
 from .screens.help import HelpScreen
 from .screens.payload import PayloadScreen
 from .store import TraceStore
+from .toasts import toast_text
 from .widgets.bars import BadgeChip, CountsBar, TraceHeader
 from .widgets.calls_view import CallsView
 from .widgets.clients_view import ClientsMatrix, ClientsPane
@@ -1125,6 +1126,8 @@ class ReplayApp(App[int]):
             if current is not None and current.address == old:
                 self.current = None  # the same capture under its new name: shown afresh
                 self.show_trace(trace)
+        if self.marked in update.removed and self.tabs.active == "compare":
+            self._refresh_active_view(keep=True)  # A deleted: the compare view says so now
         now_skipped = self.trace_list.listing.skipped
         if current is not None and current.address in update.removed:
             address = current.address
@@ -1531,6 +1534,20 @@ class ReplayApp(App[int]):
     def action_previous_flag(self) -> None:
         if not self._said_not_a_trace("walk the flags of"):
             self._walk_flags(False)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every toast: a long path in it wraps between its parts (:mod:`.toasts`)."""
+        if not markup:
+            message = toast_text(message, self.size.width)
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def on_notify(self, event: Notify) -> None:
         """A message said again (n pressed three times on a trace with no flags) replaces the

@@ -456,3 +456,27 @@ def test_compare_takes_two_traces_and_nothing_else(tmp_path: Path) -> None:
     assert code == 2 and err.endswith("nope.sse: no such file or folder\n")
     code, _, err = run_cli(["--compare", str(a), str(b)])  # (here: no terminal to open it in)
     assert code == 2 and "the TUI needs a terminal" in err
+
+
+def test_checks_table_lines_up_past_wide_characters_in_trace_names(tmp_path: Path) -> None:
+    """An emoji (or a CJK name) takes two cells: padded by characters, its row's verdicts
+    stood one cell right of the others'. Columns are padded by cells."""
+    import unicodedata
+
+    from .helpers import run_cli
+
+    source = Path(__file__).resolve().parents[2] / "traces" / "dashscope" / "qwen3-max-id-empty.sse"
+    for name in ("🔥-hot.sse", "plain-a.sse", "日本-b.sse"):
+        (tmp_path / name).write_bytes(source.read_bytes())
+    _, out, _ = run_cli(["check", str(tmp_path)])
+    rows = [line for line in out.splitlines() if "(erased id" in line]
+    assert len(rows) == 3, out
+
+    def cells(text: str) -> int:  # the oracle: East Asian Wide/Fullwidth take two cells
+        return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+    header = next(line for line in out.splitlines() if line.startswith("TRACE"))
+    column = cells(header[: header.index("ASSIGN-ALWAYS")])
+    for row in rows:
+        verdict = row.index("unidentified-call")
+        assert cells(row[:verdict]) == column, (row, header)

@@ -499,3 +499,32 @@ async def test_compare_a_b_opens_both_with_a_marked_in_the_compare_view() -> Non
         view = app.compare_pane.view
         assert view.model is not None and app.focused is view
         assert "outcome differs under accept-identity" in _header(app)
+
+
+async def test_the_compare_view_says_a_was_deleted_as_soon_as_it_is(tmp_path: Path) -> None:
+    """Live reload: A deleted on disk while the compare view is open; it says so at once,
+    not when the view is next entered, and compares again once A is back."""
+    from .conftest import until
+    from .test_watching import settle as settle_watching
+
+    text = AZURE.read_text()
+    (tmp_path / "a.sse").write_text(text)
+    (tmp_path / "b.sse").write_text(text)
+    app = make_app([str(tmp_path)], watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle_watching(app, pilot)
+        app.choose_trace("a.sse")
+        await settle_watching(app, pilot)
+        await pilot.press("m")
+        app.choose_trace("b.sse")
+        await settle_watching(app, pilot)
+        await pilot.press("5")
+        await until(pilot, lambda: app.compare_pane.view.model is not None)
+        (tmp_path / "a.sse").unlink()
+        said = "The marked trace (A) a.sse was deleted: mark another (m)."
+        await until(pilot, lambda: said in " ".join(rendered(app.compare_pane.view)))
+        assert not app.compare_pane.header.display  # no header of a comparison gone
+        (tmp_path / "a.sse").write_text(text)  # back: compared again
+        await until(
+            pilot, lambda: "same outcome" in _header(app) and app.compare_pane.header.display
+        )

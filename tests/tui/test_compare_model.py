@@ -177,3 +177,55 @@ def test_the_compare_header_says_less_rather_than_wrap_a_verdict_from_its_behavi
             assert lines[0].endswith("fix ok   old unidentified-call")
     assert lines[0].startswith(" A  crlf…sse   fix ok   old ")  # at 40: the line is cut
     assert lines[1].endswith("…") and lines[2].endswith("…")
+
+
+def test_a_compact_header_cuts_both_names_the_same() -> None:
+    """At 80x24 the side with the longer verdicts cut its name more ("2026-12…-b.sse" over
+    "2026-12-01T10-…oduction-a.sse"): both keep the same cells, and line up."""
+    import shutil
+    import tempfile
+
+    from replay_tui.tui.cells import cell_len
+    from replay_tui.tui.widgets.compare_pane import header_text
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        stem = "2026-12-01T10-00-00Z-gateway-alpha-production"
+        shutil.copy(
+            ROOT / "traces" / "writer" / "palmyra-x5-all-null.sse", folder / f"{stem}-a.sse"
+        )
+        shutil.copy(
+            ROOT / "traces" / "openai" / "gpt-4.1-text-then-call.sse", folder / f"{stem}-b.sse"
+        )
+        a, b = (load_trace(s) for s in discover([folder]).sources)
+    assert a.verdicts != b.verdicts  # (A's line is the longer)
+    model = build_compare_model(diff_traces(a, b), Behavior.ACCEPT_IDENTITY)
+    for width in (60, 52):
+        lines = header_text(model, width, compact=True).plain.split("\n")
+        names = [
+            line.split("   ")[0].removeprefix(" A  ").removeprefix(" B  ") for line in lines[:2]
+        ]
+        assert all(cell_len(line) <= width for line in lines), lines
+        assert cell_len(names[0]) == cell_len(names[1]), names
+        assert names[0].endswith("-a.sse") and names[1].endswith("-b.sse") and "…" in names[0]
+
+
+def test_the_header_warns_when_a_and_b_asked_different_requests() -> None:
+    """Two HAR entries asking the same messages of two models: the header says how they
+    differ and where that is known from; the same request (or one not known) says nothing."""
+    from replay_tui.tui.widgets.compare_pane import header_text
+
+    har = ROOT / "traces" / "captures" / "mitmproxy-export.har"
+    entries = {s.address.rpartition("#")[2]: load_trace(s) for s in discover([har]).sources}
+    model = build_compare_model(diff_traces(entries["2"], entries["4"]), Behavior.ACCEPT_IDENTITY)
+    lines = header_text(model, 200).plain.split("\n")
+    assert lines[2] == "⚠ different requests: model gpt-4.1-mini vs qwen3-max (both HAR entries)"
+    assert lines[3].startswith(("✗ ", "✓ "))  # the outcome headline, after it
+    compact = header_text(model, 40, compact=True).plain.split("\n")
+    assert compact[2].startswith("⚠ different requests: model gpt-4.1-")
+    assert compact[2].endswith("…") and len(compact) == 4 and len(compact[2]) <= 40
+    same = build_compare_model(diff_traces(entries["4"], entries["4"]), Behavior.ACCEPT_IDENTITY)
+    assert "different requests" not in header_text(same, 200).plain
+    bare = load_trace(discover([ROOT / "traces" / "ollama" / "qwen3-no-id.sse"]).sources[0])
+    unknown = build_compare_model(diff_traces(entries["2"], bare), Behavior.ACCEPT_IDENTITY)
+    assert "different requests" not in header_text(unknown, 200).plain

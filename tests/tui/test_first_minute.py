@@ -239,7 +239,7 @@ async def test_the_counts_bar_fits_its_line(width: int) -> None:
         (130, "● watching · last change 02:48:11"),
         (80, "● watching · 02:48:11"),
         (70, "● 02:48:11"),
-        (55, "●"),
+        (55, "● 02:48:11"),  # (the program's name gone: "●" alone said too little)
     ],
 )
 async def test_the_watch_state_drops_words_never_cuts_one(width: int, said: str) -> None:

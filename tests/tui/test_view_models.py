@@ -212,6 +212,22 @@ def test_diff_aligns_both_streams_and_marks_differences() -> None:
     assert any("block-start" in r for r in rows[1:] if r[6] == " ")
 
 
+def test_a_six_digit_line_number_keeps_a_space_before_the_marker(tmp_path: Path) -> None:
+    """Past line 100,000 the line column ran into the marker ("100007≠")."""
+    path = tmp_path / "late.sse"
+    padding = b": keep-alive\n\n" * 50_000  # 100,000 lines before the stream
+    path.write_bytes(padding + (TRACES / "dashscope" / "qwen3-max-id-empty.sse").read_bytes())
+    view = diff_view(load(path))
+    assert view.model is not None
+    rows = texts(view, count=len(view.model.display) + 1)
+    differing = [row for row in rows if "≠" in row]
+    assert differing
+    for row in differing:
+        number = row.partition("≠")[0]
+        assert number.strip().isdigit() and int(number) > 100_000
+        assert number.endswith(" "), row  # a space between the number and the marker
+
+
 def test_a_narrow_diff_starts_a_differing_row_at_what_differs() -> None:
     """A side too narrow to reach the difference (80 columns beside the list): the type
     gives way, and a differing row starts at what differs ('…' for what comes before)."""
@@ -307,7 +323,7 @@ def test_raw_numbers_lines_marks_what_follows_done_and_shows_curl_heads() -> Non
     assert rows[0].split()[0] == "1"
     assert rows[13].split()[0] == "13"  # below line 5: the note of what erased the identity
     assert 'data: {"choices":[],"cost":"0"}' in rows[13]
-    assert "after [DONE]: not replayed" in rows[13]
+    assert rows[13].endswith("not replayed: after [DONE]")
     rows = raw_text(load(TRACES / "litellm" / "proxy-curl-i.txt"))
     assert "HTTP/1.1 200 OK" in rows[0]
     assert "content-type: text/event-stream" in rows[3]
@@ -367,6 +383,63 @@ def test_invalid_utf8_and_an_unterminated_event_are_shown_under_their_line(
     assert rows[5].split()[:2] == ["5", "⚠"] and "⚠ invalid UTF-8" in rows[6]
     last = rows.index(next(r for r in rows if r.split()[:1] == ["7"]))
     assert "⚠ unterminated event" in rows[last + 1] and "not replayed" in rows[last + 1]
+
+
+def test_a_line_with_invalid_utf8_and_an_erasing_field_has_both_notes(tmp_path: Path) -> None:
+    path = tmp_path / "both.sse"
+    path.write_bytes(
+        b'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c",'
+        b'"function":{"name":"f"}}]}}]}\n\n'
+        b'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"",'
+        b'"function":{"arguments":"\xff"}}]}}]}\n\n'
+        b"data: [DONE]\n\n"
+    )
+    rows = raw_text(load(path))
+    assert rows[2].split()[:2] == ["3", "⚠"]
+    assert rows[3].strip().startswith("⚠ invalid UTF-8")
+    assert rows[4].strip().startswith('⚑ "id":"" (column ')
+    assert rows[4].strip().endswith("erases call 0's id (assign-always)")
+    assert rows[5].split()[0] == "4"  # numbering resumes after both notes
+    model = build_raw_model(load(path))
+    view = offline(RawView(), model)
+    view.cursor = 4  # each note is copied on its own
+    assert view.copy_text() == (model.erased[3], "the note under line 3")
+    view.cursor = 3
+    assert view.copy_text() == (model.messages[3], "the error on line 3")
+
+
+def test_every_payload_after_the_replay_stopped_is_marked_not_replayed(tmp_path: Path) -> None:
+    # One rule: every line after the one that ended the replay ([DONE], or the payload the
+    # harness failed on) is dimmed, and every payload there is marked on its first line,
+    # whatever the line starts with (an event line, a comment) and however the replay ended.
+    path = tmp_path / "stops.sse"
+    path.write_bytes(
+        b'data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\n'
+        b"data: {not json\n\n"
+        b": keep-alive\n\n"
+        b'data: {"choices":[{"index":0,\n'
+        b'data: "delta":{"content":"x"}}]}\n\n'
+        b"data: [DONE]\n\n"
+    )
+    rows = raw_text(load(path))
+    by_line = {r.split()[0]: r for r in rows if r.split() and r.split()[0].isdigit()}
+    stopped = "not replayed: the replay stopped on line 3"
+    assert stopped not in by_line["1"] and stopped not in by_line["3"]
+    assert by_line["7"].endswith(stopped)  # the first line of a two-line payload
+    assert not by_line["8"].endswith(stopped)  # its second line: the payload is marked once
+    assert by_line["10"].endswith(stopped)  # a [DONE] after the failure is not replayed either
+    assert "keep-alive" in by_line["5"] and "not replayed" not in by_line["5"]
+    model = build_raw_model(load(path))
+    assert [model.replayed(line) for line in (1, 3, 4, 5, 10)] == [True] * 2 + [False] * 3
+    path.write_bytes(
+        b'data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\n'
+        b"data: [DONE]\n\n"
+        b"event: late\n"
+        b'data: {"choices":[]}\n\n'
+    )
+    rows = raw_text(load(path))
+    assert rows[4].startswith("5") and "not replayed" not in rows[4]  # the event line
+    assert rows[5].startswith("6") and rows[5].endswith("not replayed: after [DONE]")
 
 
 def test_a_har_entry_without_its_body_says_so_in_place(tmp_path: Path) -> None:

@@ -157,8 +157,11 @@ class HelpScreen(ModalScreen[None]):
         align: center middle;
         & > VerticalScroll {
             width: 120; max-width: 95%; height: 85%; scrollbar-gutter: stable;
-            border: round $primary; background: $surface; padding: 0 1;
+            border: round $primary; background: $surface; padding: 0 0 0 1;
             border-title-color: $text-primary; border-subtitle-color: $text-muted;
+            scrollbar-size-vertical: 1;
+            /* the text keeps a cell from the bar (it ran into it: "call's id▆▆") */
+            & > #help-keys { padding: 0 1 0 0; }
         }
     }
     """

@@ -82,6 +82,10 @@ class BadgeChip(Static):
         self.post_message(self.Clicked(self.badge))
 
 
+TITLE_MIN = 16
+"""The fewest cells the header's path gives up its middle to (for the watch state's words)."""
+
+
 class CountsBar(Horizontal):
     """The header: the program, what was opened, counts per badge, and whether it watches."""
 
@@ -99,10 +103,12 @@ class CountsBar(Horizontal):
         self._watch_shown: str | None = None
         self._title = Static(self._title_content(visible(where)), id="app-title")
         self._title_cells = len(f"replay-tui  {visible(where)}")
-        self._title_room = -1
+        self._title_room: tuple[int, bool] = (-1, True)
 
     @staticmethod
-    def _title_content(shown: str) -> Content:
+    def _title_content(shown: str, named: bool = True) -> Content:
+        if not named:
+            return Content.assemble((shown, "bold"))
         return Content.assemble(("replay-tui", "bold"), "  ", shown)
 
     def compose(self) -> ComposeResult:
@@ -136,6 +142,17 @@ class CountsBar(Horizontal):
         # never cut mid-word at the edge.
         # (the watch state: its padding and a cell for the title's 40%, which rounds up)
         compact = full + len(said[0]) + 3 > width
+        # Narrower still (60 columns), the program's name goes before the watch state's
+        # last words: "●" alone beside "replay-tui" said less than "● watching" beside the
+        # path. A long path gives up cells too (its middle; TITLE_MIN at least).
+        worded = said[:-1] or said
+        named = not compact or any(short + len(text) + 2 <= width for text in worded)
+        title_cells = self._title_cells if named else len(visible(self.where))
+        if not named:
+            spare = width - (short - title + 1) - len(worded[-1]) - 2  # the title may have
+            smaller = min(title_cells + 3, int(width * 0.4), max(TITLE_MIN, spare))
+            short -= title - smaller
+            title = smaller
         shown = (
             said[0]
             if not compact
@@ -150,17 +167,17 @@ class CountsBar(Horizontal):
             chip.set_compact(compact)
         # What the rest leaves, the title may have; a path still too long is cut in its
         # middle (its start and its end, the folder opened, stay).
-        room = int(width * 0.4) + max(0, width - needed)  # (compact chips: fewer still)
-        room = min(room, self._title_cells + 3)
-        if room == self._title_room:
+        room = title + max(0, width - needed)  # (compact chips: fewer still)
+        room = min(room, title_cells + 3)
+        if (room, named) == self._title_room:
             return  # (counts change often while a big folder is judged: nothing to redo)
-        self._title_room = room
+        self._title_room = (room, named)
         self._title.styles.max_width = room
         where = visible(self.where)
-        path_room = room - 3 - len("replay-tui  ")
+        path_room = room - 3 - (len("replay-tui  ") if named else 0)
         if len(where) > path_room:
             where = middle_cut(where, max(path_room, 8))
-        self._title.update(self._title_content(where))
+        self._title.update(self._title_content(where, named))
 
     def _watch_variants(self) -> list[str]:
         """The watch state, from the whole text to the fewest words that still say it."""

@@ -60,6 +60,10 @@ NAME_W = 32
 """The longest policy key (``refuse-first-delta-without-id``), its mark and a gap."""
 CELL_W = 36
 RESPONSE_W = 40
+"""The fewest cells a call's column and the response's get (narrower, the view scrolls)."""
+WIDEST = 80
+"""The most they get: a wide view shares its room among them (at 200 columns the cells
+were cut beside 100 free ones), up to this."""
 STICKY = GUTTER + NAME_W
 """The client column stays put while the calls scroll sideways."""
 CHECK_EVERY = 500
@@ -138,7 +142,7 @@ class ClientsMatrix(LineView):
         self.sticky = STICKY  # the client column stays put while the calls scroll sideways
         self.fixed_rows = 2  # and the two heading rows while the libraries scroll
         rows = len(model.layout)
-        self.set_shape(rows, STICKY + len(model.meant) * (CELL_W + 1) + RESPONSE_W + 2)
+        self.set_shape(rows, self._table_width())
         if keep_position and old is not None and self.cursor >= 0:
             self.column = min(self.column, model.columns - 1)
             self.move_cursor(self.cursor, user=False)
@@ -182,16 +186,37 @@ class ClientsMatrix(LineView):
 
     # -- geometry ------------------------------------------------------------------------
 
+    def _widths(self) -> tuple[int, int]:
+        """A call column's width and the response column's: CELL_W and RESPONSE_W, or more
+        of a view wider than that (the same to each, up to WIDEST)."""
+        calls = len(self.model.meant) if self.model is not None else 0
+        room = (self.scrollable_content_region.width or self.size.width) - STICKY - 2 - calls
+        if room <= calls * CELL_W + RESPONSE_W:
+            return CELL_W, RESPONSE_W
+        cell = min(WIDEST, max(CELL_W, room // (calls + 1)))
+        return cell, min(WIDEST, max(RESPONSE_W, room - calls * cell))
+
+    def _table_width(self) -> int:
+        cell, response = self._widths()
+        calls = len(self.model.meant) if self.model is not None else 0
+        return STICKY + calls * (cell + 1) + response + 2
+
+    def on_resize(self) -> None:
+        if self.model is not None and self.virtual_size.width != self._table_width():
+            self.set_shape(len(self.model.layout), self._table_width())
+            self.invalidate()
+
     def _column_span(self, column: int) -> tuple[int, int]:
         """Content x range of call/response column ``column``."""
-        start = STICKY + 1 + column * (CELL_W + 1)
-        width = RESPONSE_W if self.model is not None and column == len(self.model.meant) else CELL_W
+        cell, response = self._widths()
+        start = STICKY + 1 + column * (cell + 1)
+        width = response if self.model is not None and column == len(self.model.meant) else cell
         return start, start + width
 
     def _column_at(self, x: int) -> int | None:
         if self.model is None or x < STICKY:
             return None
-        column = (x - STICKY - 1) // (CELL_W + 1)
+        column = (x - STICKY - 1) // (self._widths()[0] + 1)
         return max(0, min(column, self.model.columns - 1))
 
     def _reveal_column(self) -> None:
@@ -253,6 +278,7 @@ class ClientsMatrix(LineView):
     def _header(self, model: ClientsModel, first: bool) -> list[Segment]:
         head = self._style("clients-matrix--header")
         dim = self._style("clients-matrix--dim")
+        cell_w, response_w = self._widths()
         if first:
             segs = [Segment(" " * GUTTER + fit("client", NAME_W), head)]
         else:  # under "client", what the libraries come to: in sight wherever the rows are
@@ -262,14 +288,14 @@ class ClientsMatrix(LineView):
             segs.append(Segment(" "))
             if first:
                 text = f"call {visible(describe_value(m.wire_index))} · {tool_name(m.name)}"
-                segs.append(Segment(fit(text, CELL_W), head))
+                segs.append(Segment(fit(text, cell_w), head))
             else:
                 cid = visible(describe_value(m.id)) if m.id is not UNSET else "no id"
-                text = f"line {m.line} · " + middle_fit(cid, CELL_W - 8 - len(str(m.line)))
-                segs.append(Segment(fit(text, CELL_W), dim))
+                text = f"line {m.line} · " + middle_fit(cid, cell_w - 8 - len(str(m.line)))
+                segs.append(Segment(fit(text, cell_w), dim))
         segs.append(Segment(" "))
         text = "whole response" if first else "throws, error parts, extra calls"
-        segs.append(Segment(fit(text, RESPONSE_W), head if first else dim))
+        segs.append(Segment(fit(text, response_w), head if first else dim))
         return segs
 
     @staticmethod
@@ -303,7 +329,7 @@ class ClientsMatrix(LineView):
             done = len(model.outcomes)
             text += f" · assessing… {done} of {len(model.policies)} policies"
         pieces = [Segment(" " * GUTTER + text + " ", self._style("clients-matrix--group"))]
-        end = STICKY + len(model.meant) * (CELL_W + 1) + 1 + RESPONSE_W
+        end = self._table_width() - 1
         rule = max(0, end - cell_len(text) - GUTTER - 1)
         pieces.append(Segment("─" * rule, self._style("clients-matrix--dim")))
         return pieces
@@ -327,8 +353,9 @@ class ClientsMatrix(LineView):
             cells = [("…", "clients-matrix--pending")] * model.columns
         else:
             cells = [call_cell(c) for c in outcome.calls] + [response_cell(outcome)]
+        cell_w, response_w = self._widths()
         for column, (text, name) in enumerate(cells):
-            width = RESPONSE_W if column == len(model.meant) else CELL_W
+            width = response_w if column == len(model.meant) else cell_w
             segs.append(Segment(" "))
             cell_style = style(name)
             if index == self.cursor and column == self.column:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from ...core.diff import EventRows, OutcomeDiff, TraceDiff
 from ...core.indexed import Indexed
+from ...core.request import ask_of, known_from, request_differences
 from ...core.trace import Trace
 from ...core.translator import Behavior
 
@@ -123,6 +124,10 @@ class CompareModel:
     """Per call, how many of its delta rows differ."""
     events_differ: int = 0
     """How many event rows differ."""
+    asked: list[str] = field(default_factory=list)
+    """How A's and B's requests differ (:func:`~replay_tui.core.request.request_differences`)."""
+    asked_where: str = ""
+    """Where what they asked is known from ("both HAR entries")."""
     _calls_part: Entries = field(default_factory=Entries)
     _events_part: Entries = field(default_factory=Entries)
 
@@ -237,6 +242,9 @@ def build_compare_model(diff: TraceDiff, behavior: Behavior) -> CompareModel:
     for b in Behavior:
         diff.outcome(b)
     model = CompareModel(diff, behavior)
+    ask_a, ask_b = (ask_of(t.source.entry, t.source.sidecar) for t in (diff.a, diff.b))
+    model.asked = request_differences(ask_a, ask_b)
+    model.asked_where = known_from(ask_a, ask_b)
     model.call_runs = [cd.rows.same_runs(MIN_RUN) for cd in diff.calls]
     model.event_runs = diff.events.same_runs(MIN_RUN)
     model.changed_rows = [cd.changed_count for cd in diff.calls]

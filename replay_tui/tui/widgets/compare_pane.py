@@ -57,14 +57,18 @@ def _verdict_style(verdict: str) -> str:
 _SHORT = {Behavior.ACCEPT_IDENTITY: "fix", Behavior.ASSIGN_ALWAYS: "old"}
 
 
+def _address(trace: Trace, level: int) -> str:
+    """The name a side's line gives its trace (at ``level`` 2 and above, its file's name)."""
+    address = visible(trace.address)
+    return address.rpartition("/")[2] if level >= 2 else address
+
+
 def _side(label: str, trace: Trace, level: int, cut: int = 0) -> Content:
     """A's or B's line: the address and its verdicts; a higher ``level`` says less (the
     behaviors become fix / old, as in the trace's header, then the address its file's name),
     then the verdicts go on a line of their own, then each on its own. ``cut``: cells to take
     out of the middle of the name (its start and its end stay)."""
-    address = visible(trace.address)
-    if level >= 2:
-        address = address.rpartition("/")[2]
+    address = _address(trace, level)
     if cut:
         address = middle_fit(address, max(8, cell_len(address) - cut)).rstrip()
     parts: list[tuple[str, str] | str] = [
@@ -85,7 +89,8 @@ def _widest(content: Content) -> int:
 
 
 def header_text(model: CompareModel, width: int = 0, *, compact: bool = False) -> Content:
-    """Three lines: A, B (each with its verdicts), then the outcome headline. In ``width``
+    """Three lines: A, B (each with its verdicts), then the outcome headline (and between,
+    when what A and B asked is known and differs, a warning that says how). In ``width``
     cells (0: any), A's and B's lines say less rather than wrap, a verdict apart from its
     behavior (both at the level the longer needs; the headline wraps).
 
@@ -99,13 +104,24 @@ def header_text(model: CompareModel, width: int = 0, *, compact: bool = False) -
     while width and level < top and any(_widest(_side(s, t, level)) > width for s, t in sides):
         level += 1
     parts: list[Content | tuple[str, str] | str] = []
+    keep = 0  # compact: the cells both names keep (cut the same, they line up)
+    if compact and width:
+        names = [cell_len(_address(t, level)) for _, t in sides]
+        over = [_side(s, t, level).cell_length - width for s, t in sides]
+        if max(over) > 0:
+            keep = max(8, min(n - max(o, 0) for n, o in zip(names, over, strict=True)))
     for label, trace in sides:
-        side = _side(label, trace, level)
+        cut = max(0, cell_len(_address(trace, level)) - keep) if keep else 0
+        side = _side(label, trace, level, cut=cut)
         if compact and width and side.cell_length > width:
-            side = _side(label, trace, level, cut=side.cell_length - width)
-            if side.cell_length > width:  # (the name at its shortest): the line is cut
-                side = side.truncate(width, ellipsis=True)
+            side = side.truncate(width, ellipsis=True)  # (the name at its shortest): cut
         parts += [side, "\n"]
+    if model.asked:  # two captures of different requests: their differences may be that
+        warning = f"⚠ different requests: {'; '.join(model.asked)} ({model.asked_where})"
+        warning = visible(warning)
+        if compact and width:
+            warning = fit(warning, width).rstrip()
+        parts += [(warning, "bold $text-warning"), "\n"]
     od = model.outcome
     mark = "✓ " if od.same else "✗ "
     headline = visible(od.headline())
@@ -212,7 +228,9 @@ class ComparePane(Vertical):
         if marked is None:
             self.show_message(NOTHING_MARKED + (ALONE if alone else ""))
         elif gone:
-            self.show_message(f"The marked trace {visible(marked)} is gone: mark another (m).")
+            self.show_message(
+                f"The marked trace (A) {visible(marked)} was deleted: mark another (m)."
+            )
         elif b.address == marked:
             self.show_message(
                 f"{visible(marked)} is the marked trace (A): "

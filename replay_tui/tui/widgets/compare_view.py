@@ -268,11 +268,24 @@ class CompareView(LineView):
         return max(self.scrollable_content_region.width or self.size.width, MIN_WIDTH)
 
     def column_stops(self) -> list[int]:
-        """Where ← → stop: the left edge, and where B's half starts in each section's rows
-        (the view scrolls sideways only when narrower than MIN_WIDTH)."""
-        leads = (self._what_w + 2, STATUS_W + 2)
-        stops = {0, 2 + self._call_halves()[0] + 3}
-        return sorted(stops | {lead + self._halves(lead)[0] + 3 for lead in leads})
+        """Where ← → stop, as scroll offsets (the view scrolls sideways only when narrower
+        than MIN_WIDTH): the left edge, and the offset that brings B's half, from its " │ ",
+        just past the columns that stay in place, in the widest rows on screen (a call's
+        delta table, else the events, else the outcome's; narrower rows scroll only as far
+        as their end). B's content x, taken for an offset, went past the kept columns' width
+        into B: at 60x20 "B · traces/…" showed as "…s/captures/…", and "B:1" was gone."""
+        model = self.model
+        top = int(self.scroll_offset.y)
+        shown = range(top, min(top + self.size.height, len(model.display) if model else 0))
+        kinds = {model.display[i][0] for i in shown} if model is not None else set()
+        if kinds & {CALL_HEAD, CALL_ROW}:
+            dw, lw = self._call_widths()[:2]
+            start, keep = 2 + self._call_halves()[0], 2 + dw + 1 + lw + 1
+        else:
+            events = bool(kinds & {EV_HEAD, EV_ROW})
+            keep = STATUS_W + 2 if events else self._what_w + 2
+            start = keep + self._halves(keep)[0]
+        return [0, max(0, start - keep)]
 
     def row_scroll(self, index: int, scroll_x: int, length: int) -> int:
         # A call's delta table scrolls sideways as far as asked; the rows around it (laid out
@@ -427,11 +440,21 @@ class CompareView(LineView):
         segs += self._located("B", d.b_line, _text(d, d.b, d.b_text), right)
         return segs
 
+    def _where_w(self) -> int:
+        """The "A:12" column: 8 cells, or a line number of both traces and a space more
+        ("A:100007" ran into the value after it)."""
+        model = self.model
+        if model is None:
+            return 8
+        lines = max(model.a.framing.lines, model.b.framing.lines)
+        return max(8, len(str(lines)) + 3)
+
     def _located(self, side: str, line: int | None, text: str, width: int) -> list[Segment]:
         where = f"{side}:{line}" if line is not None else f"{side}:–"
+        where_w = self._where_w()
         return [
-            Segment(fit(where, 8), self._style("compare-view--dim")),
-            Segment(fit(text, width - 8), self._style("compare-view--changed")),
+            Segment(fit(where, where_w), self._style("compare-view--dim")),
+            Segment(fit(text, width - where_w), self._style("compare-view--changed")),
         ]
 
     # calls
@@ -621,8 +644,9 @@ class CompareView(LineView):
             text = f"  — {note}" if note else "  —"
             return [Segment(fit(text, width), style("compare-view--dim"))]
         where, text = side
-        segs = [Segment(fit(where, 8), style("compare-view--dim"))]
-        room = width - 8
+        where_w = self._where_w()
+        segs = [Segment(fit(where, where_w), style("compare-view--dim"))]
+        room = width - where_w
         if start > 0:
             text = "…" + text[start:]
             if highlight is not None:

@@ -197,6 +197,17 @@ def skipped_text(skipped: Skipped) -> Content:
     )
 
 
+def _lengths(content: Content) -> list[int]:
+    return [line.cell_length for line in content.split("\n")]
+
+
+def _rows(lengths: list[int], width: int, indent: int) -> int:
+    """About how many rows lines of ``lengths`` take in ``width`` cells, wrapped under a
+    hanging ``indent`` (what choosing the columns' widths needs, not an exact count)."""
+    room = max(1, width - indent)
+    return sum(1 if n <= width else 1 + -(-(n - width) // room) for n in lengths)
+
+
 class Verdicts(Static):
     """The verdicts column: tells the pane its width, which the hanging indent needs."""
 
@@ -256,8 +267,33 @@ class Details(VerticalScroll, can_focus=True):
     _trace: Trace | None = None
     _meta_width = 0
 
+    _lines: tuple[list[int], list[int]] = ([], [])
+    """The length of each line of the verdicts column and of the metadata, unwrapped."""
+
     def on_resize(self) -> None:
         self.set_class(self.size.width < self.STACK_BELOW, "-stacked")
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        """Side by side, the columns share the width so that the taller is as low as it can
+        be (the pane shows both at once): a column that needs less than 3:2 gives the rest
+        away (at 200 columns the metadata wrapped beside 70 free columns of verdicts)."""
+        verdicts = self.query_one("#details-verdicts", Static)
+        metadata = self.query_one("#details-metadata", Static)
+        width = self.scrollable_content_region.width - 3  # the gap, the rule
+        sizes = ("3fr", "2fr")
+        if self.has_class("-stacked") or not metadata.display:
+            sizes = ("1fr", "1fr")
+        elif width > 20:
+            main, meta = self._lines
+            best = min(
+                range(width * 2 // 5, width * 3 // 5 + 1),
+                key=lambda w: (max(_rows(main, w, 9), _rows(meta, width - w, 16)), -w),
+            )
+            if best < width * 3 // 5:  # (else 3:2, as laid out by the stylesheet)
+                sizes = (str(best + 1), "1fr")  # (the verdicts' padding: 1 on the right)
+        if (str(verdicts.styles.width), str(metadata.styles.width)) != sizes:
+            verdicts.styles.width, metadata.styles.width = sizes
 
     def _metadata_resized(self, width: int) -> None:
         if width != self._meta_width:
@@ -278,6 +314,9 @@ class Details(VerticalScroll, can_focus=True):
         metadata = self.query_one("#details-metadata", Static)
         metadata.update(meta)
         metadata.display = bool(meta.plain)
+        unwrapped = meta_text(self._trace) if self._trace is not None else meta
+        self._lines = (_lengths(main), _lengths(unwrapped))
+        self._fit_columns()
 
     def show(self, trace: Trace, *, loading: str | None = None) -> None:
         self._trace = trace

@@ -277,8 +277,15 @@ class DiffView(ModelView[DiffModel]):
     def _halves(self) -> tuple[int, int]:
         """The width of each side: half the view."""
         width = max(self.scrollable_content_region.width or self.size.width, 40)
-        half = (width - LEAD - 3) // 2
-        return half, width - LEAD - 3 - half
+        lead = self._lead()
+        half = (width - lead - 3) // 2
+        return half, width - lead - 3 - half
+
+    def _lead(self) -> int:
+        """The line column and the marker: wide enough for the trace's last line number
+        with a space after it ("100007≠" ran the two together)."""
+        lines = self.model.trace.framing.lines if self.model is not None else 0
+        return max(LEAD, len(str(lines)) + 3)
 
     def _table_width(self) -> int:
         """The view, plus how far the longest chunk runs past its half (the sideways scroll)."""
@@ -287,7 +294,7 @@ class DiffView(ModelView[DiffModel]):
         if self.model is not None:
             widest = self.model.side_widths
             over = max(widest[0] - left, widest[1] - right, 0)
-        return LEAD + left + 3 + right + (over + 1 if over else 0)
+        return self._lead() + left + 3 + right + (over + 1 if over else 0)
 
     def sideways_step(self) -> int:
         """Half of what a side shows of the values: the next part overlaps the last."""
@@ -307,7 +314,7 @@ class DiffView(ModelView[DiffModel]):
         if index == 0:
             left, right = header_sides(model.differing, len(model.left), left_w, right_w)
             head = (  # each word over its column: line numbers, then each side's chunks
-                fit("line", LEAD) + fit(left, left_w) + " │ " + fit(right, right_w)
+                fit("line", self._lead()) + fit(left, left_w) + " │ " + fit(right, right_w)
             )
             return [Segment(head, style("diff-view--header"))], Style()
         entry = model.display[index - 1]
@@ -324,7 +331,10 @@ class DiffView(ModelView[DiffModel]):
             " " if same else ("≠" if a is not None and b is not None else "◀" if b is None else "▶")
         )
         segs = [
-            Segment(fit(str(line) if line is not None else "EOF", 6), style("diff-view--line")),
+            Segment(
+                fit(str(line) if line is not None else "EOF", self._lead() - 2),
+                style("diff-view--line"),
+            ),
             Segment(marker + " ", style("diff-view--marker")),
         ]
         other_a = b[1] if b is not None else None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from textual import events
 from textual.binding import Binding
+from textual.command import CommandPalette
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
@@ -34,14 +35,35 @@ class KeyHints(Static):
         self._shown: tuple[tuple[tuple[str, str], ...], tuple[str, str] | None] = ((), None)
         """The hints (key, display and description), and the help's key and display."""
 
+    PALETTE: tuple[tuple[str, str], ...] = (
+        ("down", "↑↓\x00Choose"),
+        ("enter", "⏎\x00Run"),
+        ("escape", "esc\x00Close"),
+    )
+    """What the line says while the command palette is open over its screen (the screen's
+    own keys do nothing then)."""
+
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+        self.app.screen_change_signal.subscribe(self, self._screen_changed)
         self._bindings_changed(self.screen)
 
     def on_unmount(self) -> None:
         self.screen.bindings_updated_signal.unsubscribe(self)
+        self.app.screen_change_signal.unsubscribe(self)
+
+    def _palette_open(self) -> bool:
+        return self.app.screen is not self.screen and isinstance(self.app.screen, CommandPalette)
+
+    def _screen_changed(self, _screen: Screen[object]) -> None:
+        self._bindings_changed(self.screen)
 
     def _bindings_changed(self, screen: Screen[object]) -> None:
+        if self._palette_open():
+            if self._shown != (self.PALETTE, None):
+                self._shown = (self.PALETTE, None)
+                self._draw()
+            return
         ranked: list[tuple[tuple[int, int], tuple[str, str]]] = []
         seen: set[str] = set()
         nodes: dict[int, int] = {}
@@ -82,7 +104,8 @@ class KeyHints(Static):
         ends: list[tuple[str, str, str]] = []
         if help_key is not None:
             ends.append((help_key[0], help_key[1], "all keys"))
-        ends.append(("ctrl+p", "^p", "Commands"))
+        if hints != self.PALETTE:
+            ends.append(("ctrl+p", "^p", "Commands"))
         width = self.content_region.width or 10_000
         end_width = sum(len(d) + 1 + len(t) + 2 for _, d, t in ends) - 2
         while len(ends) > 1 and end_width > width:

@@ -1,9 +1,11 @@
 """The raw view: the capture as it is on disk, with line numbers.
 
 Lines are indexed once (their byte offsets), and decoded only when on screen. The selected
-delta's lines are highlighted, decode problems are shown in place under their line, comments
-and everything after ``[DONE]`` are dimmed; every character a terminal would act on is shown
-as an escape.
+delta's lines are highlighted, decode problems and erasing fields are noted under their line
+(each its own row: a line can have both), comments are dimmed, and so is every line after
+the one that ended the replay (``[DONE]``, or the payload that made the harness fail), each
+payload there marked "not replayed"; every character a terminal would act on is shown as an
+escape.
 """
 
 from __future__ import annotations
@@ -41,7 +43,11 @@ class RawModel:
     """Byte offset of each line (compact: a capture can have 200,000 lines)."""
     ends: array[int] = field(default_factory=lambda: array("q"))
     error_lines: list[int] = field(default_factory=list)
+    """The line each note row is under, in order: a line with two notes (invalid UTF-8 and
+    an erasing field) is in it twice, and has two rows under it."""
     error_rows: list[int] = field(default_factory=list)
+    error_kinds: list[str] = field(default_factory=list)
+    """What each note row says: ``"problem"`` (``messages``) or ``"erased"`` (``erased``)."""
     messages: dict[int, str] = field(default_factory=dict)
     """The decode problem shown under each line that has one."""
     erasing: dict[int, re.Pattern[str]] = field(default_factory=dict)
@@ -51,6 +57,12 @@ class RawModel:
     """The note shown under each such line: what erased which call's identity, and at which
     column (a long line is cut by the view's width: the note says where to look)."""
     width: int = 0
+    stop: int | None = None
+    """The line of the payload that ended the replay: ``[DONE]``, or the one that made the
+    harness fail (None: it has not ended, or nothing follows)."""
+    stopped_at_done: bool = True
+    after_stop: array[int] = field(default_factory=lambda: array("q"))
+    """First line of each payload after ``stop`` (sorted): each is marked "not replayed"."""
 
     @property
     def lines(self) -> int:
@@ -66,6 +78,30 @@ class RawModel:
         if m < len(self.error_rows) and self.error_rows[m] == row:
             return self.error_lines[m], True
         return row - m + 1, False
+
+    def note(self, row: int) -> tuple[str, str] | None:
+        """``(kind, text)`` of the note on display row ``row`` (None: a line of the capture)."""
+        m = bisect_left(self.error_rows, row)
+        if m < len(self.error_rows) and self.error_rows[m] == row:
+            line, kind = self.error_lines[m], self.error_kinds[m]
+            return kind, (self.messages if kind == "problem" else self.erased)[line]
+        return None
+
+    def replayed(self, line: int) -> bool:
+        """False for every line after the one that ended the replay (the one rule)."""
+        return self.stop is None or line <= self.stop
+
+    def payload_after_stop(self, line: int) -> bool:
+        """Line ``line`` starts a payload the replay never reached."""
+        k = bisect_left(self.after_stop, line)
+        return k < len(self.after_stop) and self.after_stop[k] == line
+
+    def not_replayed_note(self) -> str:
+        if self.stop is None:
+            return ""
+        if self.stopped_at_done:
+            return "not replayed: after [DONE]"
+        return f"not replayed: the replay stopped on line {self.stop:,}"
 
     def row_of(self, line: int) -> int:
         return line - 1 + bisect_left(self.error_lines, line)
@@ -177,6 +213,19 @@ def _erased_notes(trace: Trace, model: RawModel) -> dict[int, str]:
     return {line: "⚑ " + "; ".join(p) + " (assign-always)" for line, p in parts.items()}
 
 
+def _mark_after_stop(trace: Trace, model: RawModel) -> None:
+    """Where the replay ended, and the payloads after it (see ``RawModel.stop``)."""
+    stop = trace.analysis.end_line
+    if stop is None or stop >= model.lines:
+        return
+    model.stop = stop
+    done = trace.framing.done_line
+    model.stopped_at_done = done is not None and done == stop
+    payloads = trace.payloads
+    k = bisect_right(payloads, stop, key=lambda p: p.line)
+    model.after_stop = array("q", (payloads[i].line for i in range(k, len(payloads))))
+
+
 def build_raw_model(trace: Trace) -> RawModel:
     """Index the lines of ``trace.raw`` (pure: worker-safe)."""
     raw = trace.raw
@@ -195,11 +244,18 @@ def build_raw_model(trace: Trace) -> RawModel:
     model.messages = _problems(trace, starts)
     model.erasing = _erasing(trace)
     model.erased = _erased_notes(trace, model)
-    model.error_lines = sorted({*model.messages, *model.erased})
+    # A line may have both a decode problem and an erasing field: a row for each.
+    notes = sorted(
+        [(line, 0, "problem") for line in model.messages]
+        + [(line, 1, "erased") for line in model.erased]
+    )
+    model.error_lines = [line for line, _, _ in notes]
+    model.error_kinds = [kind for _, _, kind in notes]
     model.error_rows = [line + k for k, line in enumerate(model.error_lines)]
+    _mark_after_stop(trace, model)
     longest = max((e - s for s, e in zip(starts, ends, strict=True)), default=0)
     gutter = len(str(len(starts))) + 3
-    model.width = min(longest, MAX_WIDTH) + gutter + 24
+    model.width = min(longest, MAX_WIDTH) + gutter + max(24, len(model.not_replayed_note()) + 4)
     for message in [*model.messages.values(), *model.erased.values()]:
         model.width = max(model.width, len(message) + gutter + 8)
     return model
@@ -367,10 +423,11 @@ class RawView(ModelView[RawModel]):
         line, is_error = model.locate(index)
         digits = len(str(model.lines))
         if is_error:
-            if line not in model.messages:  # a flag's note: not a problem of the capture
-                text = f"{' ' * digits}  {model.erased[line]}"
+            kind, note = model.note(index) or ("problem", "")
+            if kind == "erased":  # a flag's note: not a problem of the capture
+                text = f"{' ' * digits}  {note}"
                 return [Segment(text, style("raw-view--erased-note"))], Style()
-            text = f"{' ' * digits}  ⚠ {visible(model.messages[line])}"
+            text = f"{' ' * digits}  ⚠ {visible(note)}"
             return [Segment(text, style("raw-view--error"))], self.fill_style(
                 "raw-view--error-line"
             )
@@ -395,10 +452,11 @@ class RawView(ModelView[RawModel]):
         segs = [number, mark, Segment(" ")]
         if head is not None and line <= head.body_line:
             segs.append(Segment(shown, style("raw-view--head")))
-        elif done is not None and line > done:
+        elif not model.replayed(line):
             segs.append(Segment(shown, style("raw-view--after-done")))
-            if content.startswith("data:"):
-                segs.append(Segment("   after [DONE]: not replayed", style("raw-view--more")))
+            if model.payload_after_stop(line):
+                note = "   " + model.not_replayed_note()
+                segs.append(Segment(note, style("raw-view--more")))
         elif content.startswith(":"):
             segs.append(Segment(shown, style("raw-view--comment")))
         elif line == done:
@@ -429,11 +487,12 @@ class RawView(ModelView[RawModel]):
         model = self.model
         if model is None or self.cursor < 0 or model.rows == 0:
             return None
-        line, is_error = model.locate(self.cursor)
-        if is_error and line not in model.messages:
-            return model.erased[line], f"the note under line {line}"
-        if is_error:
-            return model.messages[line], f"the error on line {line}"
+        line, _ = model.locate(self.cursor)
+        note = model.note(self.cursor)
+        if note is not None and note[0] == "erased":
+            return note[1], f"the note under line {line}"
+        if note is not None:
+            return note[1], f"the error on line {line}"
         return model.text(line), f"line {line}"
 
     def action_inspect(self) -> None:
