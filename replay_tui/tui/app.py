@@ -119,7 +119,12 @@ BADGE_CYCLE: tuple[str | None, ...] = (
 
 
 class ReplayApp(App[int]):
-    """Browse traces, see where tool-call identity was erased."""
+    """Browse traces, see where tool-call identity was erased.
+
+    With ``recorder`` (``record --tui``), the app starts it before taking the terminal, shows
+    its address and request count on a line at the bottom, and stops it on exit. With
+    ``compare`` (two addresses), the first is marked as A and the second opened beside it in
+    the compare view once both are listed."""
 
     CSS_PATH = "app.tcss"
     TITLE = "replay-tui"
@@ -1656,31 +1661,8 @@ def check_keymap(keymap: dict[str, str]) -> tuple[dict[str, str], list[str]]:
     )
 
 
-def make_app(
-    paths: Sequence[str],
-    *,
-    watch: bool = False,
-    keymap: dict[str, str] | None = None,
-    recorder: Recorder | None = None,
-    jobs: int | None = None,
-    cache: bool = True,
-    compare: tuple[str, str] | None = None,
-) -> ReplayApp:
-    """The app over ``paths``, as the CLI runs it and the tests drive it.
-
-    With ``recorder`` (``record --tui``), the app starts it before taking the terminal, shows
-    its address and request count on a line at the bottom, and stops it on exit. With
-    ``compare`` (two addresses), the first is marked as A and the second opened beside it in
-    the compare view once both are listed."""
-    return ReplayApp(
-        paths,
-        watch=watch,
-        keymap=keymap,
-        recorder=recorder,
-        jobs=jobs,
-        cache=cache,
-        compare=compare,
-    )
+make_app = ReplayApp
+"""The app over ``paths``, as the CLI runs it and the tests drive it (see :class:`ReplayApp`)."""
 
 
 def run_app(
