@@ -8,6 +8,8 @@ reach the terminal only through :func:`~replay_tui.core.visible.visible`.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from replay_tui.core.visible import visible
 
@@ -19,6 +21,7 @@ __all__ = [
     "PROG",
     "UsageError",
     "error",
+    "logging_to_stderr",
 ]
 
 PROG = "replay-tui"
@@ -41,3 +44,22 @@ def error(message: str) -> None:
     """The one way a command reports a problem: ``replay-tui: <message>`` on one line."""
     text = visible(message)
     print(f"{PROG}: {text}", file=sys.stderr, flush=True)
+
+
+@contextmanager
+def logging_to_stderr(name: str) -> Iterator[None]:
+    """While the block runs, the named logger's lines (INFO and up) as ``replay-tui: …`` on
+    stderr: what a server command (``record``, ``upstream``) says as it serves."""
+    import logging  # (only the servers log: check's start-up does not pay for it)
+
+    logger = logging.getLogger(name)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(f"{PROG}: %(message)s"))
+    previous = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(previous)

@@ -9,14 +9,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import logging
 import signal
 import socket
-import sys
 from typing import TYPE_CHECKING
 
 from ..core.words import plural
-from .errors import EXIT_OK, EXIT_USAGE, UsageError, error
+from .errors import EXIT_OK, EXIT_USAGE, UsageError, error, logging_to_stderr
 from .terminal import require_terminal
 
 if TYPE_CHECKING:
@@ -117,21 +115,13 @@ def run(args: argparse.Namespace) -> int:
         return _in_tui(recorder)
 
     # One line per capture (and per upstream problem) on stderr while recording.
-    logger = logging.getLogger(_LOGGER)
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("replay-tui: %(message)s"))
-    previous_level = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
     try:
-        return asyncio.run(_serve(recorder))
+        with logging_to_stderr(_LOGGER):
+            return asyncio.run(_serve(recorder))
     except KeyboardInterrupt:
         # Ctrl-C before the signal handlers were installed (or where they cannot be):
         # asyncio.run has already cancelled _serve, whose finally stopped the recorder.
         return EXIT_OK
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(previous_level)
 
 
 def _in_tui(recorder: Recorder) -> int:

@@ -5,13 +5,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import logging
 import signal
-import sys
 from typing import TYPE_CHECKING
 
 from ..core.words import plural
-from .errors import EXIT_OK, UsageError, error
+from .errors import EXIT_OK, UsageError, error, logging_to_stderr
 from .serving import describe, load, upstream_from_args
 
 if TYPE_CHECKING:
@@ -59,17 +57,11 @@ def run(args: argparse.Namespace) -> int:
             f"WARNING: listening on {upstream.host}: anyone who can reach this port can read"
             " every capture served (no password)"
         )
-    logger = logging.getLogger("replay_tui.upstream")
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("replay-tui: %(message)s"))
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
     try:
-        return asyncio.run(_serve(upstream))
+        with logging_to_stderr("replay_tui.upstream"):
+            return asyncio.run(_serve(upstream))
     except KeyboardInterrupt:
         return EXIT_OK
-    finally:
-        logger.removeHandler(handler)
 
 
 async def _serve(upstream: Upstream) -> int:
