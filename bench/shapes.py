@@ -10,6 +10,7 @@ how large each payload is, how much text comes before the calls.
 Copied from the project's shared benchmark material (../shared/bench/shapes.py); the
 ``huge-*`` shapes are this project's own.
 """
+
 import json
 import sys
 
@@ -17,7 +18,12 @@ BASE = {"id": "chatcmpl-shape", "object": "chat.completion.chunk", "created": 17
 
 
 def _chunk(model, delta, finish=None, **extra):
-    c = {**BASE, "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
+    c = {
+        **BASE,
+        "model": model,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        **extra,
+    }
     return "data: " + json.dumps(c, separators=(",", ":")) + "\n\n"
 
 
@@ -34,7 +40,19 @@ def _call(i, ident=None, name=None, args="", **fields):
 
 def _end(model, n):
     yield _chunk(model, {}, "tool_calls")
-    yield "data: " + json.dumps({**BASE, "model": model, "choices": [], "usage": {"prompt_tokens": 900, "completion_tokens": n, "total_tokens": 900 + n}}, separators=(",", ":")) + "\n\n"
+    yield (
+        "data: "
+        + json.dumps(
+            {
+                **BASE,
+                "model": model,
+                "choices": [],
+                "usage": {"prompt_tokens": 900, "completion_tokens": n, "total_tokens": 900 + n},
+            },
+            separators=(",", ":"),
+        )
+        + "\n\n"
+    )
     yield "data: [DONE]\n\n"
 
 
@@ -42,7 +60,9 @@ def uniform(n):
     """DashScope: 4 calls one after another; every continuation re-sends "id": ""."""
     m, per = "qwen3-max", max(2, n // 4)
     for c in range(4):
-        yield _chunk(m, {"tool_calls": [_call(c, f"call_{c:024x}", "read_file", "", type="function")]})
+        yield _chunk(
+            m, {"tool_calls": [_call(c, f"call_{c:024x}", "read_file", "", type="function")]}
+        )
         yield _chunk(m, {"tool_calls": [_call(c, "", None, '{"path": "src/', type="function")]})
         for k in range(per - 2):
             yield _chunk(m, {"tool_calls": [_call(c, "", None, f"part{k}/", type="function")]})
@@ -57,7 +77,20 @@ def alternating(n):
     yield _chunk(m, {"tool_calls": [_call(0, "call_0_big", "get_weather", "", type="function")]})
     for i in range(n):
         args = '{"q":"' if i == 0 else ("x" if i < n - 1 else 'x"}')
-        yield _chunk(m, {"tool_calls": [_call(0, "" if i % 3 == 0 else None, "" if i % 5 == 0 else None, args, type="function")]})
+        yield _chunk(
+            m,
+            {
+                "tool_calls": [
+                    _call(
+                        0,
+                        "" if i % 3 == 0 else None,
+                        "" if i % 5 == 0 else None,
+                        args,
+                        type="function",
+                    )
+                ]
+            },
+        )
     yield from _end(m, n)
 
 
@@ -66,12 +99,18 @@ def interleaved(n):
     "id": null and "name": "", odd ones neither."""
     m, calls = "anthropic.claude-sonnet-4-6", 16
     for c in range(calls):
-        yield _chunk(m, {"tool_calls": [_call(c, f"tooluse_{c:022d}", f"tool_{c}", "", type="function")]})
+        yield _chunk(
+            m, {"tool_calls": [_call(c, f"tooluse_{c:022d}", f"tool_{c}", "", type="function")]}
+        )
     for k in range(max(1, (n - calls) // calls)):
         for c in range(calls):
             args = '{"k":"' if k == 0 else ("v" if k < (n - calls) // calls - 1 else 'v"}')
             extra = {"id": None} if k % 2 == 0 else {}
-            tc = {"index": c, **extra, "function": {"arguments": args, **({"name": ""} if k % 2 == 0 else {})}}
+            tc = {
+                "index": c,
+                **extra,
+                "function": {"arguments": args, **({"name": ""} if k % 2 == 0 else {})},
+            }
             yield _chunk(m, {"tool_calls": [tc]})
     yield from _end(m, n)
 
@@ -80,9 +119,23 @@ def many_calls(n):
     """An agent loop's batch: n/20 canonical calls of 20 deltas each (OpenAI: identity once)."""
     m = "gpt-4.1"
     for c in range(max(1, n // 20)):
-        yield _chunk(m, {"tool_calls": [_call(c, f"call_{c:024x}", "run_shell", "", type="function")]})
+        yield _chunk(
+            m, {"tool_calls": [_call(c, f"call_{c:024x}", "run_shell", "", type="function")]}
+        )
         for k in range(19):
-            yield _chunk(m, {"tool_calls": [{"index": c, "function": {"arguments": '{"cmd":"' if k == 0 else ("ls" if k < 18 else '"}')}}]})
+            yield _chunk(
+                m,
+                {
+                    "tool_calls": [
+                        {
+                            "index": c,
+                            "function": {
+                                "arguments": '{"cmd":"' if k == 0 else ("ls" if k < 18 else '"}')
+                            },
+                        }
+                    ]
+                },
+            )
     yield from _end(m, n)
 
 
@@ -93,10 +146,27 @@ def text_then_call(n):
     for k in range(half):
         key = "reasoning_content" if k < half // 2 else "content"
         yield _chunk(m, {key: f"token{k} "}, provider="AtlasCloud")
-    yield _chunk(m, {"tool_calls": [_call(0, "functions.glob:0", "glob", "", type="function")]}, provider="AtlasCloud")
+    yield _chunk(
+        m,
+        {"tool_calls": [_call(0, "functions.glob:0", "glob", "", type="function")]},
+        provider="AtlasCloud",
+    )
     for k in range(half):
         args = '{"pattern":"' if k == 0 else ("*" if k < half - 1 else '"}')
-        yield _chunk(m, {"tool_calls": [{"index": 0, "id": None, "type": "function", "function": {"name": None, "arguments": args}}]}, provider="AtlasCloud")
+        yield _chunk(
+            m,
+            {
+                "tool_calls": [
+                    {
+                        "index": 0,
+                        "id": None,
+                        "type": "function",
+                        "function": {"name": None, "arguments": args},
+                    }
+                ]
+            },
+            provider="AtlasCloud",
+        )
     yield from _end(m, n)
 
 
@@ -111,12 +181,16 @@ def huge_5mb(n):
     calls (DashScope's "id": "" continuations)."""
     m, per = "qwen3-max", max(3, n // 2)
     for c in range(2):
-        yield _chunk(m, {"tool_calls": [_call(c, f"call_{c:024x}", "write_file", "", type="function")]})
+        yield _chunk(
+            m, {"tool_calls": [_call(c, f"call_{c:024x}", "write_file", "", type="function")]}
+        )
         yield _chunk(m, {"tool_calls": [_call(c, "", None, '{"text": "', type="function")]})
         for k in range(per - 3):
             yield _chunk(m, {"tool_calls": [_call(c, "", None, f"part{k} ", type="function")]})
             if c == 0 and k == (per - 3) // 2:
-                yield _chunk(m, {"tool_calls": [_call(c, "", None, _words(5_000_000), type="function")]})
+                yield _chunk(
+                    m, {"tool_calls": [_call(c, "", None, _words(5_000_000), type="function")]}
+                )
         yield _chunk(m, {"tool_calls": [_call(c, "", None, '"}', type="function")]})
     yield from _end(m, n)
 
@@ -135,8 +209,29 @@ def huge_50mb(n):
     yield from _end(m, n)
 
 
-SHAPES = {f.__name__.replace("_", "-"): f for f in (uniform, alternating, interleaved, many_calls, text_then_call)}
+SHAPES = {
+    f.__name__.replace("_", "-"): f
+    for f in (uniform, alternating, interleaved, many_calls, text_then_call)
+}
 HUGE = {f.__name__.replace("_", "-"): f for f in (huge_5mb, huge_50mb)}
+
+
+def write_shapes(folder, n, only=None):
+    """Write each shape (the huge-payload ones too) of about ``n`` deltas into ``folder``;
+    ``{name: path}``. ``only``: these shapes alone. Each is written by a process of its own:
+    a process started afterwards would otherwise inherit this one's peak RSS (Linux keeps
+    ``ru_maxrss`` across fork), and the memory benchmark reads it."""
+    import subprocess
+
+    out = {}
+    for name in {**SHAPES, **HUGE}:
+        if only and name not in only:
+            continue
+        path = folder / f"{name}.sse"
+        subprocess.run([sys.executable, __file__, name, str(n), str(path)], check=True)
+        out[name] = path
+    return out
+
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--list"]:

@@ -32,7 +32,7 @@ BUDGET = 1.5
 TIMEOUT = 60.0
 POLL = 0.005
 
-BARE_APP = '''
+BARE_APP = """
 from textual.app import App
 from textual.widgets import DataTable
 
@@ -49,7 +49,7 @@ class Bare(App[None]):
 
 
 Bare().run()
-'''
+"""
 
 _ROW = re.compile(r"^[\s▶▸]*\d")
 
@@ -80,9 +80,7 @@ class Terminal:
         )
         return out.stdout
 
-    def time_to(
-        self, cmd: list[str], env: dict[str, str], visible: Callable[[str], bool]
-    ) -> float:
+    def time_to(self, cmd: list[str], env: dict[str, str], visible: Callable[[str], bool]) -> float:
         """Seconds from launching ``cmd`` in the terminal to ``visible(screen)``."""
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
         line = f"env -u PYTHONDONTWRITEBYTECODE {exports} {shlex.join(cmd)}; sleep 30"

@@ -14,7 +14,7 @@ import shlex
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -39,7 +39,7 @@ from ..core.discovery import (
     walk,
 )
 from ..core.result import Judgement, Listed, judge_listed, judgement_of, only_trace, split_listed
-from ..core.trace import Badge, Trace, load_trace
+from ..core.trace import Badge, Form, Source, Trace, TraceBuilder, load_trace
 from ..core.visible import visible
 from ..live.folder import FolderUpdate
 from .clipboard import copy
@@ -47,7 +47,7 @@ from .commands import ReplayCommands
 from .config import keymap_path, keymap_problems, load_keymap
 from .listing import SKIPPED, Row, hays_of
 from .live_reload import LiveReload
-from .loading import load_in_steps
+from .loading import first_screen, load_in_steps
 from .messages import (
     CacheListed,
     DiscoveryDone,
@@ -328,6 +328,9 @@ class ReplayApp(App[int]):
         """Seconds from app start until the first trace's rows were on screen (benchmarks)."""
         self._started = time.perf_counter()
         self._first_slice = first_slice
+        self._early: str | None = None
+        """The file named alone whose first rows were read before the walk (see
+        :meth:`_show_named_at_once`)."""
         self._counts_shown: (
             tuple[dict[str, int], int, int, str | None, bool, int | None, int] | None
         ) = None
@@ -436,7 +439,32 @@ class ReplayApp(App[int]):
         self.not_a_trace_note.display = False
         self.trace_list.trace_tree.focus_when_chosen = self.calls_view  # (as choose_trace)
         self.details.show_message("Scanning " + visible(", ".join(self.paths)) + " …")
+        self._show_named_at_once()
         self._discover(self.paths)
+
+    def _show_named_at_once(self) -> None:
+        """One file named that holds one stream: its first rows are read here, so that the
+        app's first frame shows them (the walk, the judging and the rest of the decoding come
+        after it: each frame before the rows cost a tenth of a second or more)."""
+        name, entry = split_entry(self.paths[0])
+        if len(self.paths) != 1 or entry is not None or not Path(name).is_file():
+            return
+        item = Candidate(name, Path(name).as_posix())
+        if not _one_stream(item):
+            return
+        found = Discovery()
+        classify_candidate(item, found)
+        kwargs: dict[str, int] = {} if self._first_slice is None else {"first": self._first_slice}
+        try:
+            trace, whole = first_screen(found.sources[0], **kwargs)
+        except OSError:
+            return  # the walk says so
+        self._early = trace.address
+        self.trace_list.display = False
+        self.user_navigated = True
+        if whole:
+            self.store.put(trace)
+        self.show_trace(trace, partial=not whole)
 
     # -- discovery and judging ---------------------------------------------------------------
 
@@ -541,7 +569,11 @@ class ReplayApp(App[int]):
             # One file named (or one HAR entry, FILE.har#N): shown directly, the list hidden.
             self.trace_list.display = False
             self.user_navigated = True
-            self.open_trace(next(iter(self.store.paths)))
+            address = next(iter(self.store.paths))
+            if self._early == address:  # its first rows are shown: read on once painted
+                self.call_after_refresh(self.open_trace, address)
+            else:
+                self.open_trace(address)
             # The open view (a view key pressed while the file was read stays pressed:
             # focusing the calls would show the calls tab again).
             self._view_widget().focus()
@@ -799,10 +831,13 @@ class ReplayApp(App[int]):
             return
         if address not in self.store.paths:
             return
-        self.details.show_message(f"Loading {visible(address)} …")
-        self.trace_header.show_text(Content.assemble((visible(address), "bold"), "  loading…"))
+        early = self._early == address and current is not None and current.address == address
+        self._early = None
+        if not early:  # (else its first rows are on screen and say "decoding…")
+            self.details.show_message(f"Loading {visible(address)} …")
+            self.trace_header.show_text(Content.assemble((visible(address), "bold"), "  loading…"))
         self._loading = address
-        self._load(address)
+        self._load(address, early=early)
 
     def choose_trace(self, address: str) -> None:
         """Open ``address`` and go to its calls (enter, click, the command palette)."""
@@ -812,7 +847,7 @@ class ReplayApp(App[int]):
         self.calls_view.focus()
 
     @work(thread=True, exclusive=True, group="open", description="open")
-    def _load(self, address: str) -> None:
+    def _load(self, address: str, early: bool = False) -> None:
         worker = get_current_worker()
         source = self.store.source(address)
         if source is None:
@@ -828,19 +863,32 @@ class ReplayApp(App[int]):
         def progress(done: int, total: int) -> None:
             self.post_message(LoadProgress(address, done, total))
 
+        follow = self._follower(source)
         try:
             trace = load_in_steps(
                 source,
-                on_partial=partial,
+                on_partial=None if early else partial,
                 on_progress=progress,
+                follow=follow,
                 cancelled=lambda: worker.is_cancelled,
                 **kwargs,
             )
         except OSError as exc:
             self.call_from_thread(self._load_failed, address, exc.strerror or str(exc))
             return
+        finally:
+            if follow is not None and self.live is not None:
+                self.live.folder.expect(address, reading=False)  # (handed over, or not)
         if trace is not None and not worker.is_cancelled:
             self.post_message(TraceOpened(trace))
+
+    def _follower(self, source: Source) -> Callable[[TraceBuilder, bytes], Trace] | None:
+        """Watching: the live folder follows the trace on from the loader's builder, so what
+        is appended to the open trace costs what was appended (a HAR entry: read again)."""
+        if self.live is None or source.form is Form.HAR:
+            return None
+        self.live.folder.expect(source.address)
+        return self.live.folder.adopt
 
     def _load_failed(self, address: str, reason: str) -> None:
         if self._loading == address:

@@ -14,7 +14,7 @@ from itertools import pairwise
 
 from ..core.trace import Source, Trace, TraceBuilder, load_trace
 
-__all__ = ["FIRST_SLICE", "load_in_steps"]
+__all__ = ["FIRST_SLICE", "first_screen", "load_in_steps"]
 
 FIRST_SLICE = 64 * 1024
 """Bytes decoded before the first snapshot: a few hundred deltas, more than a screenful."""
@@ -41,6 +41,18 @@ def _slices(source: Source, first: int, step: int) -> Iterator[tuple[int, Iterat
         yield size, read()
 
 
+def first_screen(source: Source, first: int = FIRST_SLICE) -> tuple[Trace, bool]:
+    """The trace of the capture's first ``first`` bytes, and whether that is all of it (then
+    it is the whole trace). Raises ``OSError``."""
+    with _slices(source, first, STEP) as (_size, slices):
+        head = next(slices, b"")
+    if len(head) < first:
+        return load_trace(source, head), True
+    early = TraceBuilder(source)
+    early.feed(head)
+    return early.build(), False
+
+
 class _Cancelled(Exception):
     """The worker was cancelled while the capture was decoding."""
 
@@ -53,6 +65,7 @@ def load_in_steps(
     cancelled: Callable[[], bool] = lambda: False,
     first: int = FIRST_SLICE,
     step: int = STEP,
+    follow: Callable[[TraceBuilder, bytes], Trace] | None = None,
 ) -> Trace | None:
     """Read and decode ``source``; ``None`` when cancelled on the way. Raises ``OSError``.
 
@@ -64,9 +77,9 @@ def load_in_steps(
     """
     with _slices(source, first, step) as (size, slices):
         head = next(slices, b"")
-        if len(head) < first:
+        if len(head) < first and follow is None:
             return load_trace(source, head)
-        if on_partial is not None:
+        if on_partial is not None and len(head) == first:
             early = TraceBuilder(source)
             early.feed(head)
             on_partial(early.build())
@@ -95,6 +108,8 @@ def load_in_steps(
         builder.feed(data)
     except _Cancelled:
         return None
+    if follow is not None:
+        return follow(builder, data)
     builder.close()
     if on_progress is not None:
         on_progress(len(data), max(size, len(data)))
