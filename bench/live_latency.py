@@ -46,13 +46,13 @@ async def _rounds(runs: int) -> tuple[list[float], list[float]]:
                 name = f"t{i}.sse"
                 start = time.perf_counter()
                 shutil.copy(CLEAN, folder / name)
-                while name not in app.store.summaries:
+                while name not in app.store.judgements:
                     await pilot.pause(0.002)
                 added.append(time.perf_counter() - start)
                 await pilot.pause(0.2)
                 start = time.perf_counter()
                 shutil.copy(ERASING, folder / name)
-                while app.store.summaries[name].badge is not Badge.ERASING:
+                while app.store.judgements[name].badge is not Badge.ERASING:
                     await pilot.pause(0.002)
                 changed.append(time.perf_counter() - start)
                 await pilot.pause(0.2)
