@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -66,15 +67,10 @@ from .screens.payload import PayloadScreen
 from .store import TraceStore
 from .widgets.bars import BadgeChip, CountsBar, TraceHeader
 from .widgets.calls_view import CallsView
-from .widgets.clients_view import ClientsMatrix, ClientsPane
-from .widgets.compare_pane import ALONE_TO_COMPARE, ComparePane
-from .widgets.compare_view import CompareView
 from .widgets.details import Details
-from .widgets.diff_view import DiffView
 from .widgets.key_hints import KeyHints
 from .widgets.line_view import LineView
 from .widgets.model_view import ModelShown
-from .widgets.raw_view import RawView
 from .widgets.trace_list import TraceList, TraceTree
 
 if TYPE_CHECKING:
@@ -82,6 +78,10 @@ if TYPE_CHECKING:
 
     from ..record import Recorder
     from ..scale.judgements import JudgementCache
+    from .widgets.clients_view import ClientsPane
+    from .widgets.compare_pane import ComparePane
+    from .widgets.diff_view import DiffView
+    from .widgets.raw_view import RawView
 
 __all__ = ["ReplayApp", "make_app", "run_app"]
 
@@ -354,19 +354,11 @@ class ReplayApp(App[int]):
         self.progress_bar = ProgressBar(total=1, id="load-progress", show_eta=False)
         self.tabs = TabbedContent(id="views", initial="calls")
         self.calls_view = CallsView(id="calls-view")
-        self.diff_view = DiffView(id="diff-view")
-        self.raw_view = RawView(id="raw-view")
-        self.clients_pane = ClientsPane(id="clients-pane")
-        self.compare_pane = ComparePane(id="compare-pane")
         self.details = Details(id="details")
-        self._unopened: dict[str, Widget] = {
-            "diff": self.diff_view,
-            "raw": self.raw_view,
-            "clients": self.clients_pane,
-            "compare": self.compare_pane,
-        }
-        """The views whose tab was never shown: mounted when it first is (a fifth of what
-        starting the app costs went on building views most sessions never open)."""
+        self._unopened = {"diff", "raw", "clients", "compare"}
+        """The views whose tab was never shown: made and mounted when it first is (a fifth of
+        what starting the app costs went on building views most sessions never open, and
+        their modules are imported then too)."""
         self.not_a_trace_note = Static(id="not-a-trace")
         """In the views' place while the cursor is on a file that is not a trace."""
         yield self.counts_bar
@@ -389,6 +381,32 @@ class ReplayApp(App[int]):
                 yield self.not_a_trace_note
                 yield self.details
         yield KeyHints()
+
+    # The views of the tabs not shown at start: made when first wanted (see _unopened).
+
+    @cached_property
+    def diff_view(self) -> DiffView:
+        from .widgets.diff_view import DiffView
+
+        return DiffView(id="diff-view")
+
+    @cached_property
+    def raw_view(self) -> RawView:
+        from .widgets.raw_view import RawView
+
+        return RawView(id="raw-view")
+
+    @cached_property
+    def clients_pane(self) -> ClientsPane:
+        from .widgets.clients_view import ClientsPane
+
+        return ClientsPane(id="clients-pane")
+
+    @cached_property
+    def compare_pane(self) -> ComparePane:
+        from .widgets.compare_pane import ComparePane
+
+        return ComparePane(id="compare-pane")
 
     async def on_load(self) -> None:
         # Before the terminal is taken over: a busy port exits with one line, no broken screen.
@@ -439,32 +457,36 @@ class ReplayApp(App[int]):
         self.not_a_trace_note.display = False
         self.trace_list.trace_tree.focus_when_chosen = self.calls_view  # (as choose_trace)
         self.details.show_message("Scanning " + visible(", ".join(self.paths)) + " …")
-        self._show_named_at_once()
-        self._discover(self.paths)
+        if self._show_named_at_once():  # the walk after its first frame
+            self.call_after_refresh(self._discover, self.paths)
+        else:
+            self._discover(self.paths)
 
-    def _show_named_at_once(self) -> None:
+    def _show_named_at_once(self) -> bool:
         """One file named that holds one stream: its first rows are read here, so that the
         app's first frame shows them (the walk, the judging and the rest of the decoding come
-        after it: each frame before the rows cost a tenth of a second or more)."""
+        after it: each frame before the rows cost a tenth of a second or more). Whether it
+        was."""
         name, entry = split_entry(self.paths[0])
         if len(self.paths) != 1 or entry is not None or not Path(name).is_file():
-            return
+            return False
         item = Candidate(name, Path(name).as_posix())
         if not _one_stream(item):
-            return
+            return False
         found = Discovery()
         classify_candidate(item, found)
         kwargs: dict[str, int] = {} if self._first_slice is None else {"first": self._first_slice}
         try:
             trace, whole = first_screen(found.sources[0], **kwargs)
         except OSError:
-            return  # the walk says so
+            return False  # the walk says so
         self._early = trace.address
         self.trace_list.display = False
         self.user_navigated = True
         if whole:
             self.store.put(trace)
         self.show_trace(trace, partial=not whole)
+        return True
 
     # -- discovery and judging ---------------------------------------------------------------
 
@@ -981,9 +1003,15 @@ class ReplayApp(App[int]):
 
     async def _open_view(self, name: str) -> None:
         """Mount the view of tab ``name`` if it never was shown (once mounted, it stays)."""
-        view = self._unopened.pop(name, None)
-        if view is not None:
-            await self.tabs.get_pane(name).mount(view)
+        if name in self._unopened:
+            self._unopened.discard(name)
+            views: dict[str, Widget] = {
+                "diff": self.diff_view,
+                "raw": self.raw_view,
+                "clients": self.clients_pane,
+                "compare": self.compare_pane,
+            }
+            await self.tabs.get_pane(name).mount(views[name])
 
     def _refresh_active_view(self, keep: bool) -> None:
         """Route the open trace to the active view (the others get it when they are shown)."""
@@ -1448,6 +1476,8 @@ class ReplayApp(App[int]):
         if self.marked is None:
             self.notify(f"Unmarked {visible(address)}", timeout=2, markup=False)
         else:
+            from .widgets.compare_pane import ALONE_TO_COMPARE
+
             then = ALONE_TO_COMPARE if self._alone else "open another trace, then 5 compares them"
             self.notify(f"Marked {visible(address)} as A: {then}", timeout=4, markup=False)
         self._refresh_active_view(keep=False)
@@ -1579,6 +1609,11 @@ class ReplayApp(App[int]):
         elif focused is self.details:
             got = self.details.copy_text()
         else:
+            from .widgets.clients_view import ClientsMatrix
+            from .widgets.compare_view import CompareView
+            from .widgets.diff_view import DiffView
+            from .widgets.raw_view import RawView
+
             view = self.query_one(f"#{self.tabs.active}-view")
             if isinstance(view, CallsView | DiffView | RawView | ClientsMatrix | CompareView):
                 got = view.copy_text()
@@ -1621,6 +1656,10 @@ def _for_the_shell(path: str) -> str:
 def binding_sections() -> list[tuple[str, list[BindingType]]]:
     """Every key binding by where it works: the help lists them, the palette and the keymap
     check read them."""
+    from .widgets.clients_view import ClientsMatrix
+    from .widgets.compare_view import CompareView
+    from .widgets.diff_view import DiffView
+
     return [
         ("Everywhere", list(ReplayApp.BINDINGS)),
         ("Trace list", list(TraceTree.BINDINGS)),
@@ -1636,6 +1675,8 @@ def binding_sections() -> list[tuple[str, list[BindingType]]]:
 
 def check_keymap(keymap: dict[str, str]) -> list[str]:
     """The keymap's problems, against the keys that work together in each pane."""
+    if not keymap:
+        return []  # (only what a keymap binds can clash: no need to read every view's keys)
     (
         (_, app_keys),
         (_, tree),
