@@ -328,6 +328,7 @@ class ReplayApp(App[int]):
         """Seconds from app start until the first trace's rows were on screen (benchmarks)."""
         self._started = time.perf_counter()
         self._first_slice = first_slice
+        self._early_deltas = 0
         self._early: str | None = None
         """The file named alone whose first rows were read before the walk (see
         :meth:`_show_named_at_once`)."""
@@ -481,6 +482,7 @@ class ReplayApp(App[int]):
         except OSError:
             return False  # the walk says so
         self._early = trace.address
+        self._early_deltas = trace.analysis.deltas
         self.trace_list.display = False
         self.user_navigated = True
         if whole:
@@ -889,7 +891,8 @@ class ReplayApp(App[int]):
         try:
             trace = load_in_steps(
                 source,
-                on_partial=None if early else partial,
+                on_partial=partial,
+                shown=self._early_deltas if early else 0,
                 on_progress=progress,
                 follow=follow,
                 cancelled=lambda: worker.is_cancelled,
