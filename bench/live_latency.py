@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import shutil
 import statistics
 import sys
@@ -89,6 +90,7 @@ async def _append_rounds(path: Path, event: bytes, runs: int) -> dict[str, list[
     from replay_tui.tui.app import make_app
 
     out: dict[str, list[float]] = {"start": [], "middle": [], "end": []}
+    os.utime(path)  # being written: a capture last written before it was opened is done
     app = make_app([str(path)], watch=True)
     async with app.run_test(size=(180, 50)) as pilot:
         while app.current is None or app.partial or app._loading is not None:
