@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import shutil
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -90,7 +90,17 @@ async def _append_rounds(path: Path, event: bytes, runs: int) -> dict[str, list[
     from replay_tui.tui.app import make_app
 
     out: dict[str, list[float]] = {"start": [], "middle": [], "end": []}
-    os.utime(path)  # being written: a capture last written before it was opened is done
+    # Being written, as a gateway streams: a delta a second while the app opens it (a
+    # capture quiet for 5 s is judged as ended, and an append to it then reads it again).
+    writing = threading.Event()
+
+    def stream() -> None:
+        while not writing.wait(1.0):
+            with path.open("ab") as fh:
+                fh.write(event)
+
+    writer = threading.Thread(target=stream, daemon=True)
+    writer.start()
     app = make_app([str(path)], watch=True)
     async with app.run_test(size=(180, 50)) as pilot:
         while app.current is None or app.partial or app._loading is not None:
@@ -99,6 +109,8 @@ async def _append_rounds(path: Path, event: bytes, runs: int) -> dict[str, list[
         while view.model is None or view.loading or view.model.trace is not app.current:
             await pilot.pause(0.05)
         await pilot.pause(0.5)  # the watcher is up
+        writing.set()
+        writer.join()
         for where in out:
             for _ in range(runs):
                 model = view.model
