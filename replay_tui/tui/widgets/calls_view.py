@@ -213,9 +213,7 @@ def build_calls_model(trace: Trace, previous: CallsModel | None = None) -> Calls
     index = len(model.intro)
     accept = analysis.outcomes.get(ACCEPT)
     calls = _calls(trace)
-    labels_of = [
-        {d: flag_label(fs) for d, fs in _flags_by_delta(ct.flags).items()} for ct, _ in calls
-    ]
+    labels_of = [_labels(ct, taken.get(id(ct))) for ct, _ in calls]
     heads = (
         max([2] + [len(f"{len(rows):,}") for _, rows in calls]),
         max([4] + [len(str(ct.lines[len(rows) - 1])) for ct, rows in calls if rows]),
@@ -230,9 +228,11 @@ def build_calls_model(trace: Trace, previous: CallsModel | None = None) -> Calls
         stamp = (len(rows), verdict, finish, len(ct.flags), final, heads)
         old = taken.get(id(ct))
         if old is not None and old.call is ct and old.stamp == stamp:
-            section = Section(
-                ct, old.rows, index, old.tail, old.labels, old.columns, stamp, old.tail_width
-            )
+            section = old
+            if old.start != index:  # (a call before it grew: the same, further down)
+                section = Section(
+                    ct, old.rows, index, old.tail, old.labels, old.columns, stamp, old.tail_width
+                )
             model.sections.append(section)
             model.starts.append(index)
             model.by_key[ct.key] = section
@@ -270,6 +270,14 @@ def _calls(trace: Trace) -> list[tuple[CallTrace, Sequence[DeltaRow]]]:
     at a time as they are drawn, from the analysis' record)."""
     analysis = trace.analysis
     return [(ct, analysis.delta_rows(k)) for k, ct in enumerate(analysis.calls)]
+
+
+def _labels(ct: CallTrace, old: Section | None) -> dict[int, str]:
+    """The erasure label of each delta of ``ct`` that erased something (``old``: its section
+    in the model of an earlier state, whose labels stand while no flag was added)."""
+    if old is not None and old.call is ct and old.stamp and old.stamp[3] == len(ct.flags):
+        return old.labels
+    return {d: flag_label(fs) for d, fs in _flags_by_delta(ct.flags).items()}
 
 
 def _flags_by_delta(flags: list[Flag]) -> dict[int, list[Flag]]:
