@@ -4,7 +4,12 @@ The TUI runs headless on an empty temporary folder, watching it; each round writ
 file and times until the app has it judged in its list (what the user sees), then a change to
 an existing file until its new verdict is shown. ``bench/run.py`` calls :func:`measure`.
 
-    python bench/live_latency.py [--runs 10]
+With ``--append``, for each shape of ``bench/shapes.py`` (100,000 deltas, the capture still
+being written: no ``[DONE]`` yet), the TUI opens the file alone, decodes it, puts the calls
+view's cursor at its start, middle or end, and each round appends one delta (the file's last
+one again) and times until the calls view shows one row more (:func:`measure_append`).
+
+    python bench/live_latency.py [--runs 10] [--append] [--deltas 100000] [--shape NAME]
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import shutil
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -41,13 +47,13 @@ async def _rounds(runs: int) -> tuple[list[float], list[float]]:
                 name = f"t{i}.sse"
                 start = time.perf_counter()
                 shutil.copy(CLEAN, folder / name)
-                while name not in app.store.summaries:
+                while name not in app.store.judgements:
                     await pilot.pause(0.002)
                 added.append(time.perf_counter() - start)
                 await pilot.pause(0.2)
                 start = time.perf_counter()
                 shutil.copy(ERASING, folder / name)
-                while app.store.summaries[name].badge is not Badge.ERASING:
+                while app.store.judgements[name].badge is not Badge.ERASING:
                     await pilot.pause(0.002)
                 changed.append(time.perf_counter() - start)
                 await pilot.pause(0.2)
@@ -68,7 +74,92 @@ def measure(_trace: Path | None = None, runs: int = 10) -> tuple[float, float]:
     return a, c
 
 
+def in_progress(path: Path) -> bytes:
+    """Cut ``path`` before its end (finish, usage, ``[DONE]``): a capture still being written.
+    Returns one delta's event to append (its last tool-call or text delta again)."""
+    events = path.read_bytes().split(b"\n\n")
+    last = max(
+        i for i, e in enumerate(events) if b'"delta":{"tool_calls"' in e or b'"content"' in e
+    )
+    path.write_bytes(b"\n\n".join(events[: last + 1]) + b"\n\n")
+    return events[last] + b"\n\n"
+
+
+async def _append_rounds(path: Path, event: bytes, runs: int) -> dict[str, list[float]]:
+    sys.path.insert(0, str(ROOT))
+    from replay_tui.tui.app import make_app
+
+    out: dict[str, list[float]] = {"start": [], "middle": [], "end": []}
+    # Being written, as a gateway streams: a delta a second while the app opens it (a
+    # capture quiet for 5 s is judged as ended, and an append to it then reads it again).
+    writing = threading.Event()
+
+    def stream() -> None:
+        while not writing.wait(1.0):
+            with path.open("ab") as fh:
+                fh.write(event)
+
+    writer = threading.Thread(target=stream, daemon=True)
+    writer.start()
+    app = make_app([str(path)], watch=True)
+    async with app.run_test(size=(180, 50)) as pilot:
+        while app.current is None or app.partial or app._loading is not None:
+            await pilot.pause(0.05)
+        view = app.calls_view
+        while view.model is None or view.loading or view.model.trace is not app.current:
+            await pilot.pause(0.05)
+        await pilot.pause(0.5)  # the watcher is up
+        writing.set()
+        writer.join()
+        for where in out:
+            for _ in range(runs):
+                model = view.model
+                assert model is not None
+                view.move_cursor(
+                    {"start": 0, "middle": model.total // 2, "end": model.total - 1}[where]
+                )
+                await pilot.pause(0.05)
+                before = model.total
+                start = time.perf_counter()
+                with path.open("ab") as fh:
+                    fh.write(event)
+                while view.model is None or view.model.total <= before or view.loading:
+                    await pilot.pause(0.002)
+                await pilot.pause(0)  # (the refresh it asked for)
+                out[where].append(time.perf_counter() - start)
+    return out
+
+
+def measure_append(traces: dict[str, Path], runs: int) -> dict[str, float]:
+    """Per shape: the median (over every cursor position) seconds from one delta appended to
+    the open trace to its row in the calls view."""
+    result: dict[str, float] = {}
+    for name, path in traces.items():
+        event = in_progress(path)
+        rounds = asyncio.run(_append_rounds(path, event, runs))
+        every = [t for ts in rounds.values() for t in ts]
+        result[name] = statistics.median(every)
+        per = "   ".join(f"{w} {statistics.median(ts) * 1000:.0f}" for w, ts in rounds.items())
+        print(
+            f"  {name:<16} a delta appended, on screen: median {result[name] * 1000:.0f} ms"
+            f"   max {max(every) * 1000:.0f} ms   (cursor at {per} ms; budget 300 ms)",
+            flush=True,
+        )
+    return result
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=10)
-    measure(None, parser.parse_args().runs)
+    parser.add_argument("--append", action="store_true", help="appends to an open trace")
+    parser.add_argument("--deltas", type=int, default=100_000)
+    parser.add_argument("--shape", action="append")
+    ns = parser.parse_args()
+    if not ns.append:
+        measure(None, ns.runs)
+    else:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from shapes import write_shapes
+
+        with tempfile.TemporaryDirectory() as tmp:
+            measure_append(write_shapes(Path(tmp), ns.deltas, ns.shape), max(1, ns.runs // 3))

@@ -1,7 +1,7 @@
 """Memory of an open trace, against the budget: at most 3x the trace's size above the baseline.
 
-Writes the benchmark's 100,000-delta trace (``tracegen.write_big_trace``), then loads it in
-a fresh process, two ways:
+Writes a 100,000-delta trace of each shape of ``bench/shapes.py`` (and its huge-payload shapes),
+then loads each in a fresh process, four ways:
 
 - ``whole``: ``load_trace`` on the file, as ``check`` and ``replay`` do;
 - ``steps``: the TUI's loader (``tui/loading.py``): a first-screen snapshot of the start, then
@@ -18,7 +18,7 @@ allocations only, in another process: tracing costs memory of its own), and with
 ``--breakdown`` the source lines that hold the retained memory. Exit status 1 when a peak is
 over the budget.
 
-    python bench/memory.py [--deltas 100000] [--breakdown]
+    python bench/memory.py [--deltas 100000] [--shape NAME]... [--breakdown]
 """
 
 from __future__ import annotations
@@ -127,6 +127,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--deltas", type=int, default=100_000)
     parser.add_argument("--breakdown", action="store_true", help="where retained memory is")
+    parser.add_argument("--shape", action="append", help="only this shape (repeatable)")
+    parser.add_argument(
+        "--mode", dest="modes", action="append", choices=("whole", "steps", "views", "compare")
+    )
     parser.add_argument("--child", nargs=2, metavar=("PATH", "MODE"), help=argparse.SUPPRESS)
     parser.add_argument("--traced", action="store_true", help=argparse.SUPPRESS)
     ns = parser.parse_args()
@@ -135,27 +139,28 @@ def main() -> int:
         print(json.dumps(measure(path, mode, ns.traced, ns.breakdown)))
         return 0
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from tracegen import write_big_trace
+    from shapes import write_shapes
 
     over = False
     with tempfile.TemporaryDirectory() as tmp:
-        path = write_big_trace(Path(tmp) / "big.sse", deltas=ns.deltas)
-        size = path.stat().st_size
-        print(
-            f"trace: {ns.deltas:,} deltas, {size / 1e6:.1f} MB; budget {BUDGET:.0f}x above baseline"
-        )
-        for mode in ("whole", "steps", "views", "compare"):
-            result = _child(path, mode)
-            result.update(_child(path, mode, "--traced", *(["--breakdown"] * ns.breakdown)))
-            ok = result["rss_peak"] <= BUDGET and result["traced_peak"] <= BUDGET
-            over |= not ok
-            rss, kept, peak = result["rss_peak"], result["retained"], result["traced_peak"]
-            print(
-                f"{mode:>5}: peak RSS {rss:.2f}x, retained {kept:.2f}x, peak traced {peak:.2f}x"
-                f"  {'ok' if ok else 'OVER BUDGET'}"
-            )
-            for where, ratio in result["lines"]:
-                print(f"         {ratio:6.3f}x  {where}")
+        traces = write_shapes(Path(tmp), ns.deltas, ns.shape)
+        print(f"{ns.deltas:,} deltas per shape; budget {BUDGET:.0f}x the file above baseline")
+        for name, path in traces.items():
+            size = path.stat().st_size
+            print(f"{name} ({size / 1e6:.1f} MB):")
+            for mode in ns.modes or ("whole", "steps", "views", "compare"):
+                result = _child(path, mode)
+                result.update(_child(path, mode, "--traced", *(["--breakdown"] * ns.breakdown)))
+                ok = result["rss_peak"] <= BUDGET and result["traced_peak"] <= BUDGET
+                over |= not ok
+                rss, kept, peak = result["rss_peak"], result["retained"], result["traced_peak"]
+                print(
+                    f"  {mode:>7}: peak RSS {rss:.2f}x, retained {kept:.2f}x,"
+                    f" peak traced {peak:.2f}x  {'ok' if ok else 'OVER BUDGET'}",
+                    flush=True,
+                )
+                for where, ratio in result["lines"]:
+                    print(f"           {ratio:6.3f}x  {where}")
     return 1 if over else 0
 
 

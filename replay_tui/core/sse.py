@@ -362,6 +362,8 @@ class SseFramer:
         "_data_line",
         "_data_start",
         "_event",
+        "_held",
+        "_held_bytes",
         "_offset",
         "_pending",
         "_started",
@@ -373,6 +375,8 @@ class SseFramer:
         (the head of a ``curl -i`` capture), so that origins point into the file."""
         self.framing = Framing(lines=line_base)
         self._pending = b""  # bytes of an unfinished line
+        self._held: list[bytes] = []  # ... and chunks of it that held no line ending
+        self._held_bytes = 0
         self._offset = offset_base  # byte offset of the start of _pending in the file
         self._started = False  # BOM handled
         self._data: list[bytes] = []
@@ -385,7 +389,7 @@ class SseFramer:
     @property
     def offset(self) -> int:
         """Bytes consumed so far, including a partial line held back."""
-        return self._offset + len(self._pending)
+        return self._offset + len(self._pending) + self._held_bytes
 
     def feed(self, chunk: bytes) -> list[Payload]:
         """Frame ``chunk`` and return the payloads it completed."""
@@ -396,6 +400,18 @@ class SseFramer:
         columns rather than one payload each."""
         if self.framing.closed:
             raise ValueError("framer is closed")
+        if (
+            self._started
+            and not self._pending.endswith(b"\r")
+            and b"\n" not in chunk
+            and b"\r" not in chunk
+        ):
+            # The middle of a long line (a 50 MB string fed a slice at a time): held, joined
+            # once when its end comes, not copied and searched again for every slice.
+            self._held.append(chunk)
+            self._held_bytes += len(chunk)
+            return []
+        self._join_held()
         buf = self._pending + chunk if self._pending else chunk
         base = self._offset
         if not self._started:
@@ -418,6 +434,7 @@ class SseFramer:
         if self.framing.closed:
             return []
         out: list[Payload | PayloadRun] = []
+        self._join_held()
         buf = self._pending
         base = self._offset
         if not self._started:
@@ -435,6 +452,12 @@ class SseFramer:
             self.framing.truncated_line = self._data_line
         self.framing.closed = True
         return expanded(out)
+
+    def _join_held(self) -> None:
+        if self._held:
+            self._pending = b"".join([self._pending, *self._held])
+            self._held.clear()
+            self._held_bytes = 0
 
     def _split(self, buf: bytes, base: int, out: list[Payload | PayloadRun], *, final: bool) -> int:
         """Handle every complete line of ``buf``; return where the unfinished part starts."""

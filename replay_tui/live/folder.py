@@ -28,7 +28,7 @@ from ..core.discovery import (
     is_ignored_name,
     walk,
 )
-from ..core.trace import Form, Source, Trace, load_trace
+from ..core.trace import Form, Source, Trace, TraceBuilder, load_trace
 from .follow import LiveTrace
 from .watch import FileChange, Kind
 
@@ -107,6 +107,8 @@ class LiveFolder:
         file listed and not yet read (by the file's address)."""
         self.skipped: dict[str, Skipped] = {}
         self._live: dict[str, LiveTrace] = {}
+        self._loading: set[str] = set()
+        """Addresses the app is reading whole to follow them (:meth:`expect`)."""
         self._reported: set[str] = set()
         self._dropped: dict[tuple[int, int], str] = {}  # inode → address, within one batch
         self._entries: dict[str, set[str]] = {}
@@ -172,6 +174,34 @@ class LiveFolder:
         if update.trace is None:
             raise OSError(live.gone or "the file vanished")
         return update.trace
+
+    def expect(self, address: str, reading: bool = True) -> None:
+        """The app reads the trace at ``address`` whole and hands it over (:meth:`adopt`):
+        until then a change to it is not read here too (twice the decoding and the memory,
+        in two threads, for one trace). ``reading=False``: it will not (it failed)."""
+        with self._lock:
+            if reading:
+                self._loading.add(address)
+            else:
+                self._loading.discard(address)
+
+    def adopt(self, builder: TraceBuilder, data: bytes) -> Trace:
+        """Follow the trace ``builder`` was fed ``data`` of (the whole file as read, not
+        closed), from there, while it is being written: an append to it then costs what was
+        appended (see :meth:`LiveTrace.adopt`). Not for HAR entries."""
+        source = builder.source
+        with self._lock:
+            self._loading.discard(source.address)
+            live = LiveTrace(source, quiet=self.quiet, written_before=self.opened_at - _FRESH)
+            trace = live.adopt(builder, data)
+            update = live.update()  # what was written while it was being read
+            if update.trace is not None:
+                trace = update.trace
+            if trace.in_progress:  # still being written: followed from here
+                self._live[source.address] = live
+            else:  # ended: a change reads it again (and the builder is not kept for nothing)
+                self._live.pop(source.address, None)
+            return trace
 
     def catch_up(self) -> FolderUpdate:
         """What changed while nothing watched the roots: after the walk that filled the list,
@@ -379,6 +409,8 @@ class LiveFolder:
             trace = load_trace(source)
         else:
             live = self._live.get(address)
+            if live is None and address in self._loading:
+                return  # the app is reading it: it hands it over when read (adopt)
             if live is None or live.source.form is not source.form:
                 live = self._live[address] = LiveTrace(source, quiet=self.quiet)
             update = live.update()

@@ -130,6 +130,30 @@ class LiveTrace:
             self.trace, changed=True, appended=len(data), reloaded=reloaded, settled=settled
         )
 
+    def adopt(self, builder: TraceBuilder, data: bytes, now: float | None = None) -> Trace:
+        """Follow on from ``builder``, fed (not closed) the file's first ``len(data)`` bytes,
+        ``data``, by someone else (the TUI's loader): what is appended next is all the next
+        :meth:`update` reads. Returns the trace as it now stands (judged as ended when the
+        file was written longer than ``quiet`` ago)."""
+        now = time.monotonic() if now is None else now
+        self._reset()
+        self._builder = builder
+        self._head = data[:_PRINT]
+        self._tail = data[-_TAIL:]
+        self._offset = len(data)
+        try:
+            st = os.stat(self.source.path)
+        except OSError:
+            st = None  # the next update says it is gone
+        if st is not None:
+            self._inode = (st.st_dev, st.st_ino)
+            self._changed_at = now - max(0.0, time.time() - st.st_mtime)
+            before = self._written_before
+            if before is not None and st.st_mtime < before:
+                self._changed_at = now - self.quiet
+        self.trace = self._build(now)
+        return self.trace
+
     def _due_to_settle(self, now: float) -> bool:
         trace = self.trace
         if trace is None or not trace.in_progress or self._settled:

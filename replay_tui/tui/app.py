@@ -14,7 +14,8 @@ import shlex
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -39,7 +40,7 @@ from ..core.discovery import (
     walk,
 )
 from ..core.result import Judgement, Listed, judge_listed, judgement_of, only_trace, split_listed
-from ..core.trace import Badge, Trace, load_trace
+from ..core.trace import Badge, Form, Source, Trace, TraceBuilder, load_trace
 from ..core.visible import visible
 from ..core.words import plural
 from ..live.folder import FolderUpdate
@@ -48,7 +49,7 @@ from .commands import ReplayCommands
 from .config import keymap_path, load_keymap, node_bindings, resolve_keymap
 from .listing import SKIPPED, Row, hays_of
 from .live_reload import LiveReload
-from .loading import load_in_steps
+from .loading import first_screen, load_in_steps
 from .messages import (
     CacheListed,
     DiscoveryDone,
@@ -68,15 +69,10 @@ from .store import TraceStore
 from .toasts import toast_text
 from .widgets.bars import BadgeChip, CountsBar, TraceHeader
 from .widgets.calls_view import CallsView
-from .widgets.clients_view import ClientsMatrix, ClientsPane
-from .widgets.compare_pane import ALONE_TO_COMPARE, ComparePane
-from .widgets.compare_view import CompareView
 from .widgets.details import Details
-from .widgets.diff_view import DiffView
 from .widgets.key_hints import KeyHints
 from .widgets.line_view import LineView
 from .widgets.model_view import ModelShown
-from .widgets.raw_view import RawView
 from .widgets.trace_list import TraceList, TraceTree
 
 if TYPE_CHECKING:
@@ -84,6 +80,10 @@ if TYPE_CHECKING:
 
     from ..record import Recorder
     from ..scale.judgements import JudgementCache
+    from .widgets.clients_view import ClientsPane
+    from .widgets.compare_pane import ComparePane
+    from .widgets.diff_view import DiffView
+    from .widgets.raw_view import RawView
 
 __all__ = ["ReplayApp", "make_app", "run_app"]
 
@@ -116,6 +116,18 @@ BADGE_CYCLE: tuple[str | None, ...] = (
     "clean",
     SKIPPED,
 )
+
+
+def _one_stream(item: Candidate) -> bool:
+    """The file named holds one stream, under its own address (not a HAR file's entries)."""
+    found = Discovery()
+    try:
+        classify_candidate(item, found)
+    except Exception:  # judge_listed says what is wrong with it
+        return False
+    return (
+        not found.skipped and len(found.sources) == 1 and found.sources[0].address == item.address
+    )
 
 
 class ReplayApp(App[int]):
@@ -325,6 +337,10 @@ class ReplayApp(App[int]):
         """Seconds from app start until the first trace's rows were on screen (benchmarks)."""
         self._started = time.perf_counter()
         self._first_slice = first_slice
+        self._early_deltas = 0
+        self._early: str | None = None
+        """The file named alone whose first rows were read before the walk (see
+        :meth:`_show_named_at_once`)."""
         self._counts_shown: (
             tuple[dict[str, int], int, int, str | None, bool, int | None, int] | None
         ) = None
@@ -348,19 +364,11 @@ class ReplayApp(App[int]):
         self.progress_bar = ProgressBar(total=1, id="load-progress", show_eta=False)
         self.tabs = TabbedContent(id="views", initial="calls")
         self.calls_view = CallsView(id="calls-view")
-        self.diff_view = DiffView(id="diff-view")
-        self.raw_view = RawView(id="raw-view")
-        self.clients_pane = ClientsPane(id="clients-pane")
-        self.compare_pane = ComparePane(id="compare-pane")
         self.details = Details(id="details")
-        self._unopened: dict[str, Widget] = {
-            "diff": self.diff_view,
-            "raw": self.raw_view,
-            "clients": self.clients_pane,
-            "compare": self.compare_pane,
-        }
-        """The views whose tab was never shown: mounted when it first is (a fifth of what
-        starting the app costs went on building views most sessions never open)."""
+        self._unopened = {"diff", "raw", "clients", "compare"}
+        """The views whose tab was never shown: made and mounted when it first is (a fifth of
+        what starting the app costs went on building views most sessions never open, and
+        their modules are imported then too)."""
         self.not_a_trace_note = Static(id="not-a-trace")
         """In the views' place while the cursor is on a file that is not a trace."""
         yield self.counts_bar
@@ -383,6 +391,32 @@ class ReplayApp(App[int]):
                 yield self.not_a_trace_note
                 yield self.details
         yield KeyHints()
+
+    # The views of the tabs not shown at start: made when first wanted (see _unopened).
+
+    @cached_property
+    def diff_view(self) -> DiffView:
+        from .widgets.diff_view import DiffView
+
+        return DiffView(id="diff-view")
+
+    @cached_property
+    def raw_view(self) -> RawView:
+        from .widgets.raw_view import RawView
+
+        return RawView(id="raw-view")
+
+    @cached_property
+    def clients_pane(self) -> ClientsPane:
+        from .widgets.clients_view import ClientsPane
+
+        return ClientsPane(id="clients-pane")
+
+    @cached_property
+    def compare_pane(self) -> ComparePane:
+        from .widgets.compare_pane import ComparePane
+
+        return ComparePane(id="compare-pane")
 
     async def on_load(self) -> None:
         # Before the terminal is taken over: a busy port exits with one line, no broken screen.
@@ -433,7 +467,37 @@ class ReplayApp(App[int]):
         self.not_a_trace_note.display = False
         self.trace_list.trace_tree.focus_when_chosen = self.calls_view  # (as choose_trace)
         self.details.show_message("Scanning " + visible(", ".join(self.paths)) + " …")
-        self._discover(self.paths)
+        if self._show_named_at_once():  # the walk after its first frame
+            self.call_after_refresh(self._discover, self.paths)
+        else:
+            self._discover(self.paths)
+
+    def _show_named_at_once(self) -> bool:
+        """One file named that holds one stream: its first rows are read here, so that the
+        app's first frame shows them (the walk, the judging and the rest of the decoding come
+        after it: each frame before the rows cost a tenth of a second or more). Whether it
+        was."""
+        name, entry = split_entry(self.paths[0])
+        if len(self.paths) != 1 or entry is not None or not Path(name).is_file():
+            return False
+        item = Candidate(name, Path(name).as_posix())
+        if not _one_stream(item):
+            return False
+        found = Discovery()
+        classify_candidate(item, found)
+        kwargs: dict[str, int] = {} if self._first_slice is None else {"first": self._first_slice}
+        try:
+            trace, whole = first_screen(found.sources[0], **kwargs)
+        except OSError:
+            return False  # the walk says so
+        self._early = trace.address
+        self._early_deltas = trace.analysis.deltas
+        self.trace_list.display = False
+        self.user_navigated = True
+        if whole:
+            self.store.put(trace)
+        self.show_trace(trace, partial=not whole)
+        return True
 
     # -- discovery and judging ---------------------------------------------------------------
 
@@ -468,7 +532,13 @@ class ReplayApp(App[int]):
                 files.append(item)
         done = DiscoveryDone(files, skipped, todo=files)
         if len(paths) == 1 and len(files) == 1 and Path(split_entry(paths[0])[0]).is_file():
-            done.judged, done.todo = [(files[0].address, judge_listed(files[0]))], []
+            done.todo = []
+            if _one_stream(files[0]):
+                # Opened at once, judged as it is read: judging it first read it all twice
+                # before its first rows (half a second on a 25 MB capture).
+                done.named = True
+            else:
+                done.judged = [(files[0].address, judge_listed(files[0]))]
         elif cache is not None and files:
             # What the judgement cache knows is shown with the list: a folder re-opened is
             # listed judged, in one go; only the files it does not know are judged after.
@@ -527,12 +597,16 @@ class ReplayApp(App[int]):
         if not self.store.paths:
             self._say_no_traces()
             return
-        named = not message.todo and message.cache is None and message.judged
+        named = message.named or (not message.todo and message.cache is None and message.judged)
         if named and len(self.store.paths) == 1:
             # One file named (or one HAR entry, FILE.har#N): shown directly, the list hidden.
             self.trace_list.display = False
             self.user_navigated = True
-            self.open_trace(next(iter(self.store.paths)))
+            address = next(iter(self.store.paths))
+            if self._early == address:  # its first rows are shown: read on once painted
+                self.call_after_refresh(self.open_trace, address)
+            else:
+                self.open_trace(address)
             # The open view (a view key pressed while the file was read stays pressed:
             # focusing the calls would show the calls tab again).
             self._view_widget().focus()
@@ -827,10 +901,13 @@ class ReplayApp(App[int]):
             return
         if address not in self.store.paths:
             return
-        self.details.show_message(f"Loading {visible(address)} …")
-        self.trace_header.show_text(Content.assemble((visible(address), "bold"), "  loading…"))
+        early = self._early == address and current is not None and current.address == address
+        self._early = None
+        if not early:  # (else its first rows are on screen and say "decoding…")
+            self.details.show_message(f"Loading {visible(address)} …")
+            self.trace_header.show_text(Content.assemble((visible(address), "bold"), "  loading…"))
         self._loading = address
-        self._load(address)
+        self._load(address, early=early)
 
     def choose_trace(self, address: str) -> None:
         """Open ``address`` and go to its calls (enter, click, the command palette)."""
@@ -840,7 +917,7 @@ class ReplayApp(App[int]):
         self.calls_view.focus()
 
     @work(thread=True, exclusive=True, group="open", description="open")
-    def _load(self, address: str) -> None:
+    def _load(self, address: str, early: bool = False) -> None:
         worker = get_current_worker()
         source = self.store.source(address)
         if source is None:
@@ -856,19 +933,33 @@ class ReplayApp(App[int]):
         def progress(done: int, total: int) -> None:
             self.post_message(LoadProgress(address, done, total))
 
+        follow = self._follower(source)
         try:
             trace = load_in_steps(
                 source,
                 on_partial=partial,
+                shown=self._early_deltas if early else 0,
                 on_progress=progress,
+                follow=follow,
                 cancelled=lambda: worker.is_cancelled,
                 **kwargs,
             )
         except OSError as exc:
             self.call_from_thread(self._load_failed, address, exc.strerror or str(exc))
             return
+        finally:
+            if follow is not None and self.live is not None:
+                self.live.folder.expect(address, reading=False)  # (handed over, or not)
         if trace is not None and not worker.is_cancelled:
             self.post_message(TraceOpened(trace))
+
+    def _follower(self, source: Source) -> Callable[[TraceBuilder, bytes], Trace] | None:
+        """Watching: the live folder follows the trace on from the loader's builder, so what
+        is appended to the open trace costs what was appended (a HAR entry: read again)."""
+        if self.live is None or source.form is Form.HAR:
+            return None
+        self.live.folder.expect(source.address)
+        return self.live.folder.adopt
 
     def _load_failed(self, address: str, reason: str) -> None:
         if self._loading == address:
@@ -962,9 +1053,15 @@ class ReplayApp(App[int]):
 
     async def _open_view(self, name: str) -> None:
         """Mount the view of tab ``name`` if it never was shown (once mounted, it stays)."""
-        view = self._unopened.pop(name, None)
-        if view is not None:
-            await self.tabs.get_pane(name).mount(view)
+        if name in self._unopened:
+            self._unopened.discard(name)
+            views: dict[str, Widget] = {
+                "diff": self.diff_view,
+                "raw": self.raw_view,
+                "clients": self.clients_pane,
+                "compare": self.compare_pane,
+            }
+            await self.tabs.get_pane(name).mount(views[name])
 
     def _refresh_active_view(self, keep: bool) -> None:
         """Route the open trace to the active view (the others get it when they are shown)."""
@@ -1436,6 +1533,8 @@ class ReplayApp(App[int]):
         if self.marked is None:
             self.notify(f"Unmarked {visible(address)}", timeout=2, markup=False)
         else:
+            from .widgets.compare_pane import ALONE_TO_COMPARE
+
             then = ALONE_TO_COMPARE if self._alone else "open another trace, then 5 compares them"
             self.notify(f"Marked {visible(address)} as A: {then}", timeout=4, markup=False)
         self._refresh_active_view(keep=False)
@@ -1581,6 +1680,11 @@ class ReplayApp(App[int]):
         elif focused is self.details:
             got = self.details.copy_text()
         else:
+            from .widgets.clients_view import ClientsMatrix
+            from .widgets.compare_view import CompareView
+            from .widgets.diff_view import DiffView
+            from .widgets.raw_view import RawView
+
             view = self.query_one(f"#{self.tabs.active}-view")
             if isinstance(view, CallsView | DiffView | RawView | ClientsMatrix | CompareView):
                 got = view.copy_text()
@@ -1623,6 +1727,10 @@ def _for_the_shell(path: str) -> str:
 def binding_sections() -> list[tuple[str, list[BindingType]]]:
     """Every key binding by where it works: the help lists them, the palette and the keymap
     check read them."""
+    from .widgets.clients_view import ClientsMatrix
+    from .widgets.compare_view import CompareView
+    from .widgets.diff_view import DiffView
+
     return [
         ("Everywhere", list(ReplayApp.BINDINGS)),
         ("Trace list", list(TraceTree.BINDINGS)),
@@ -1640,8 +1748,13 @@ def check_keymap(keymap: dict[str, str]) -> tuple[dict[str, str], list[str]]:
     """The keymap as applied and its problems, against the keys that work together in each
     pane: the focused widget's, the screen's and the app's, inherited ones included
     (:func:`~.config.resolve_keymap`)."""
+    if not keymap:
+        return {}, []  # (only what a keymap binds can clash: no need to read every view's keys)
     from textual.screen import Screen
 
+    from .widgets.clients_view import ClientsMatrix
+    from .widgets.compare_view import CompareView
+    from .widgets.diff_view import DiffView
     from .widgets.raw_view import RawView
 
     app_keys = node_bindings(ReplayApp) + node_bindings(Screen)

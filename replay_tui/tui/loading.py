@@ -14,11 +14,13 @@ from itertools import pairwise
 
 from ..core.trace import Source, Trace, TraceBuilder, load_trace
 
-__all__ = ["FIRST_SLICE", "load_in_steps"]
+__all__ = ["FIRST_SLICE", "first_screen", "load_in_steps"]
 
 FIRST_SLICE = 64 * 1024
 """Bytes decoded before the first snapshot: a few hundred deltas, more than a screenful."""
 STEP = 2 * 1024 * 1024
+EARLY_ROWS = 100
+"""Deltas a first snapshot shows, when the capture has them: more than a screenful."""
 
 
 @contextmanager
@@ -41,6 +43,18 @@ def _slices(source: Source, first: int, step: int) -> Iterator[tuple[int, Iterat
         yield size, read()
 
 
+def first_screen(source: Source, first: int = FIRST_SLICE) -> tuple[Trace, bool]:
+    """The trace of the capture's first ``first`` bytes, and whether that is all of it (then
+    it is the whole trace). Raises ``OSError``."""
+    with _slices(source, first, STEP) as (_size, slices):
+        head = next(slices, b"")
+    if len(head) < first:
+        return load_trace(source, head), True
+    early = TraceBuilder(source)
+    early.feed(head)
+    return early.build(), False
+
+
 class _Cancelled(Exception):
     """The worker was cancelled while the capture was decoding."""
 
@@ -53,28 +67,52 @@ def load_in_steps(
     cancelled: Callable[[], bool] = lambda: False,
     first: int = FIRST_SLICE,
     step: int = STEP,
+    follow: Callable[[TraceBuilder, bytes], Trace] | None = None,
+    shown: int = 0,
 ) -> Trace | None:
     """Read and decode ``source``; ``None`` when cancelled on the way. Raises ``OSError``.
 
     A capture no bigger than ``first`` is loaded in one go, with no partial snapshot. A bigger
-    one: its first ``first`` bytes are decoded on their own for a first screen, then the whole
+    one: its first ``first`` bytes (more, a ``step`` at a time, until they hold
+    :data:`EARLY_ROWS` deltas) are decoded on their own for a first screen, sent unless it
+    has no more deltas than ``shown`` (a first screen already on screen), then the whole
     capture in one builder, reporting progress from inside the decode. One builder over the
     whole bytes keeps them once (its payloads point into them) where feeding slices would keep
     the slices and their joined copy.
     """
     with _slices(source, first, step) as (size, slices):
         head = next(slices, b"")
-        if len(head) < first:
+        if len(head) < first and follow is None:
             return load_trace(source, head)
-        if on_partial is not None:
-            early = TraceBuilder(source)
-            early.feed(head)
-            on_partial(early.build())
-            del early
-        if cancelled():
-            return None
         parts = [head]
         done = len(head)
+        if on_partial is not None and len(head) == first:
+            # A screenful of rows first: read on while the head shows fewer (a 50 MB string
+            # first, or 50,000 text deltas before the calls), not just a first slice.
+            early = TraceBuilder(source)
+            early.feed(head)
+            snapshot = early.build()
+            look_at = 2 * done  # (looked at after each doubling: a snapshot costs its size)
+            while snapshot.analysis.deltas < EARLY_ROWS and snapshot.in_progress:
+                chunk = next(slices, b"")
+                if not chunk or cancelled():
+                    break
+                parts.append(chunk)
+                done += len(chunk)
+                early.feed(chunk)
+                if done >= look_at:
+                    snapshot, look_at = early.build(), 2 * done
+                    if on_progress is not None:
+                        on_progress(done, size)
+            else:
+                chunk = b"x"
+            if not chunk:  # the whole capture was read: its last state
+                snapshot = early.build()
+            if snapshot.analysis.deltas > shown:
+                on_partial(snapshot)
+            del early, snapshot
+        if cancelled():
+            return None
         for chunk in slices:  # reading: a fraction of decoding, reported too
             if cancelled():
                 return None
@@ -95,6 +133,8 @@ def load_in_steps(
         builder.feed(data)
     except _Cancelled:
         return None
+    if follow is not None:
+        return follow(builder, data)
     builder.close()
     if on_progress is not None:
         on_progress(len(data), max(size, len(data)))

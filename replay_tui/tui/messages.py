@@ -52,6 +52,8 @@ class DiscoveryDone(Message):
     """What the list's filter reads of each trace judged, made in the worker."""
     cache: JudgementCache | None = None
     """The judgement cache, read already (the judging goes on with it)."""
+    named: bool = False
+    """One file named that holds one stream: opened at once, judged as it is read."""
 
 
 @dataclass

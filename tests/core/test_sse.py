@@ -116,3 +116,24 @@ def test_uniform_fast_path_matches_the_general_path() -> None:
     assert fast.done_line == slow.done_line == 401
     last = fast.payloads[-1]
     assert events[last.start : last.end] == b"data: {}"
+
+
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n", b"\r"])
+def test_a_long_line_fed_in_slices_is_framed_once_whole(eol: bytes) -> None:
+    # The slices in the middle of a line (no line ending in them) are held, not framed: the
+    # payloads, their offsets and the framer's offset are those of feeding it whole.
+    long = b"data: " + b"x" * 5000 + eol + eol
+    body = b"data: a" + eol + eol + long + b"data: b" + eol + b"data: c" + eol + eol + long
+    whole = frame(body)
+    framer = SseFramer()
+    payloads = []
+    for i in range(0, len(body), 512):
+        payloads += framer.feed(body[i : i + 512])
+        assert framer.offset == min(i + 512, len(body))
+        if i == 1024:  # inside the first long line: nothing completes, nothing framed yet
+            assert framer._held
+    payloads += framer.close()
+    assert payloads == whole.payloads and len(payloads) == 4
+    starts = [body[p.start : p.start + 8] for p in payloads]
+    assert starts == [b"data: a" + eol[:1], b"data: xx", b"data: b" + eol[:1], b"data: xx"]
+    assert [len(p.data) for p in payloads] == [1, 5000, 3, 5000]

@@ -285,3 +285,56 @@ def test_two_roots_keep_their_files_apart_as_they_change(tmp_path: Path) -> None
     # A root rescanned (deleted and made again) comes back under its own addresses.
     upd = live.apply([FileChange(Kind.ADDED, tmp_path / "gw1")])
     assert f"{g1}a.sse" in live.known and "a.sse" not in live.known
+
+
+def test_a_trace_the_app_read_is_followed_on_from_its_builder(tmp_path: Path) -> None:
+    # The TUI reads an open capture whole and hands its builder over: an append then costs
+    # what was appended, and a change while it was being read is read by neither twice.
+    from replay_tui.core.trace import Form, Source, TraceBuilder
+
+    path = write(tmp_path, "g.sse", GROWING)
+    live = LiveFolder([str(tmp_path)])
+    live.track(*_walked(tmp_path))
+    source = Source(path, "g.sse", Form.SSE)
+    live.expect("g.sse")
+    data = path.read_bytes()
+    builder = TraceBuilder(source)
+    builder.feed(data)
+    more = sse(tools(call(0, id="", arguments="{}")), done=False)
+    with path.open("ab") as fh:  # written while the app was reading
+        fh.write(more)
+    assert not live.apply([FileChange(Kind.MODIFIED, path)])  # the app's to read
+    trace = live.adopt(builder, data)
+    assert trace.analysis.deltas == 2 and trace.badge is Badge.IN_PROGRESS
+    with path.open("ab") as fh:
+        fh.write(sse(tools(call(0, id="", arguments="")), chunk(finish="tool_calls")))
+    upd = live.apply([FileChange(Kind.MODIFIED, path)])
+    (after,) = upd.updated
+    assert after.analysis.deltas == 3 and after.badge is Badge.ERASING
+    assert live._live["g.sse"].offset == path.stat().st_size  # read on, never from the start
+
+
+def test_a_finished_trace_handed_over_is_not_kept(tmp_path: Path) -> None:
+    from replay_tui.core.trace import Form, Source, TraceBuilder
+
+    path = write(tmp_path, "e.sse", ERASING)
+    live = LiveFolder([str(tmp_path)])
+    live.track(*_walked(tmp_path))
+    builder = TraceBuilder(Source(path, "e.sse", Form.SSE))
+    data = path.read_bytes()
+    builder.feed(data)
+    live.expect("e.sse")
+    assert live.adopt(builder, data).badge is Badge.ERASING
+    assert "e.sse" not in live._live  # ended: its builder is not held for a change to come
+    with path.open("ab") as fh:
+        fh.write(b": a comment\n\n")
+    assert [t.badge for t in live.apply([FileChange(Kind.MODIFIED, path)]).updated] == [
+        Badge.ERASING
+    ]
+
+
+def _walked(root: Path) -> tuple[list[Candidate], list[Skipped]]:
+    items = list(walk([str(root)]))
+    return [c for c in items if isinstance(c, Candidate)], [
+        s for s in items if isinstance(s, Skipped)
+    ]

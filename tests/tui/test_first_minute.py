@@ -334,7 +334,7 @@ async def test_a_view_key_pressed_while_the_one_file_is_read_is_kept(
     the diff view (opening it focused the calls view, which showed the calls tab again)."""
     from replay_tui.tui import app as app_module
 
-    reading = held(monkeypatch, app_module, "judge_listed")
+    reading = held(monkeypatch, app_module, "walk")  # (its rows are shown before the walk)
     app = make_app([str(TRACES / "captures" / "late-id.sse")])
     async with app.run_test(size=SMALL) as pilot:
         await pilot.press("2")

@@ -678,3 +678,45 @@ def test_wrapped_details_hang_under_their_value_never_under_the_label(width: int
     if width == 70:
         assert "        string" in lines
         assert any(line.startswith("                                line 13)") for line in lines)
+
+
+def test_a_new_state_of_a_trace_keeps_the_sections_of_the_calls_it_did_not_change(
+    tmp_path: Path,
+) -> None:
+    from replay_tui.core.trace import Form, Source, TraceBuilder
+    from tests.core.helpers import call, sse, tools
+
+    path = tmp_path / "g.sse"
+    events = [tools(call(c, id=f"call_{c}", name="f", arguments='{"a": 1}')) for c in range(30)]
+    head = sse(*events, done=False)
+    more = sse(tools(call(29, arguments=" ")), done=False)  # the last call grows
+    path.write_bytes(head + more)
+    builder = TraceBuilder(Source(path, "g.sse", Form.SSE))  # as the live folder follows it
+    builder.feed(head)
+    before = build_calls_model(builder.build())
+    builder.feed(more)
+    after = builder.build()
+    again = build_calls_model(after, before)
+    fresh = build_calls_model(after)
+    assert texts(offline(CallsView(), again), count=again.total) == calls_text(load(path))
+    assert (again.total, again.width, again.starts) == (fresh.total, fresh.width, fresh.starts)
+    # The 29 calls that did not change kept what was made of them; the last was made again.
+    kept = [a.tail is b.tail for a, b in zip(again.sections, before.sections, strict=True)]
+    assert kept == [True] * 29 + [False]
+
+
+def test_long_arguments_show_their_first_lines_as_sent(tmp_path: Path) -> None:
+    from replay_tui.tui.widgets.calls_view import ARG_WRAP, MAX_ARG_LINES, MAX_PRETTY
+    from tests.core.helpers import call, chunk, sse, tools
+
+    args = '{"text": "' + "word " * (MAX_PRETTY // 4) + '"}'
+    path = tmp_path / "long.sse"
+    path.write_bytes(
+        sse(tools(call(0, id="c", name="f", arguments=args)), chunk(finish="tool_calls"))
+    )
+    lines = calls_text(load(path))
+    first = next(i for i, line in enumerate(lines) if line.lstrip().startswith("arguments"))
+    assert f"({len(args):,} characters: shown as sent)" in lines[first]
+    assert lines[first].split()[1] == args[:ARG_WRAP].split()[0]
+    rest = -(-len(args) // ARG_WRAP) - MAX_ARG_LINES
+    assert f"… {rest:,} more lines" in lines[first + MAX_ARG_LINES]

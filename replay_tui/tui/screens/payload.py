@@ -23,8 +23,19 @@ from ..clipboard import copy
 __all__ = ["PayloadScreen", "pretty"]
 
 
+SHOWN = 256 * 1024
+"""Characters of one section the window shows (wrapping a 5 MB string whole cost seconds for
+every key; ``c`` copies it all)."""
+
+
 def pretty(text: str) -> str:
-    """``text`` as indented JSON when it is JSON, else as it is; control characters escaped."""
+    """``text`` as indented JSON when it is JSON, else as it is; control characters escaped.
+    Longer than :data:`SHOWN`: its first :data:`SHOWN` characters as they are, and how many
+    more there are."""
+    if len(text) > SHOWN:
+        rest = len(text) - SHOWN
+        head = visible(text[:SHOWN], keep_layout=True)
+        return f"{head}\n… {rest:,} more characters (c copies them all)"
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):

@@ -51,6 +51,9 @@ PINNED = 2
 ARGS_WIDTH = 30
 MAX_ARG_LINES = 400
 ARG_WRAP = 100
+MAX_PRETTY = 64 * 1024
+"""Arguments longer than this are shown as sent, their first lines only: pretty-printing
+them whole (a call's 5 MB fragment) cost the view a rebuild's worth for lines never shown."""
 
 Piece = tuple[str, str]
 """A run of text and the name of the component style it takes ("" for the base style)."""
@@ -74,9 +77,19 @@ class Column:
     group: str = ""
 
 
-def _columns(heads: tuple[int, int, int], w_id: int, w_name: int) -> list[Column]:
+def _columns(
+    heads: tuple[int, int, int],
+    w_id: int,
+    w_name: int,
+    shared: dict[tuple[int, ...], list[Column]] | None = None,
+) -> list[Column]:
     """The columns of one call; ``heads`` (Δ, line, flag widths) are the same for every call,
-    so the row headers line up and stay put together when the table scrolls sideways."""
+    so the row headers line up and stay put together when the table scrolls sideways.
+    ``shared``: the lists made so far, by widths (calls alike share one: 5,000 calls kept
+    50,000 columns)."""
+    key = (*heads, w_id, w_name)
+    if shared is not None and key in shared:
+        return shared[key]
     w_delta, w_line, w_flag = heads
     cols = [Column("delta", "Δ", w_delta), Column("line", "line", w_line)]
     if w_flag:
@@ -90,6 +103,8 @@ def _columns(heads: tuple[int, int, int], w_id: int, w_name: int) -> list[Column
         Column("accept_name", "name", w_name, group="accept-identity (fix)"),
         Column("args", "arguments fragment", ARGS_WIDTH, sep=True),
     ]
+    if shared is not None:
+        shared[key] = cols
     return cols
 
 
@@ -104,6 +119,10 @@ class Section:
     labels: dict[int, str]
     """Erasure label per delta number (only deltas that erased something)."""
     columns: list[Column]
+    stamp: tuple[Any, ...] = ()
+    """What the section was made of besides its call (see :func:`build_calls_model`)."""
+    tail_width: int = 0
+    """Cells of the widest line of ``tail``."""
 
     @property
     def size(self) -> int:
@@ -164,9 +183,16 @@ def _width(values: list[Any], cap: int, header: str) -> int:
     return min(cap, max([len(header), 6] + [cell_len(show_value(v)) for v in values]))
 
 
-def build_calls_model(trace: Trace) -> CallsModel:
-    """Compute the calls view of ``trace`` (pure: safe to run in a worker thread)."""
+def build_calls_model(trace: Trace, previous: CallsModel | None = None) -> CallsModel:
+    """Compute the calls view of ``trace`` (pure: safe to run in a worker thread).
+
+    ``previous``: the model of an earlier state of the same trace (a capture being written):
+    the section of each call that has not changed since is taken over, not made again (5,000
+    calls took a second to make, for one delta appended to the last one)."""
     model = CallsModel(trace)
+    taken: dict[int, Section] = {}
+    if previous is not None and previous.trace.address == trace.address:
+        taken = {id(s.call): s for s in previous.sections}
     analysis = trace.analysis
     if not analysis.calls:
         blocks = analysis.blocks
@@ -188,16 +214,31 @@ def build_calls_model(trace: Trace) -> CallsModel:
     index = len(model.intro)
     accept = analysis.outcomes.get(ACCEPT)
     calls = _calls(trace)
-    labels_of = [
-        {d: flag_label(fs) for d, fs in _flags_by_delta(ct.flags).items()} for ct, _ in calls
-    ]
+    labels_of = [_labels(ct, taken.get(id(ct))) for ct, _ in calls]
     heads = (
         max([2] + [len(f"{len(rows):,}") for _, rows in calls]),
-        max([4] + [len(str(rows[-1].line)) for _, rows in calls if rows]),
+        max([4] + [len(str(ct.lines[len(rows) - 1])) for ct, rows in calls if rows]),
         max([cell_len(t) for labels in labels_of for t in labels.values()], default=0),
     )
     model.sticky = GUTTER + heads[0] + GAP + heads[1] + (GAP + heads[2] if heads[2] else 0)
+    shared: dict[tuple[int, ...], list[Column]] = {}
+    verdict = accept.verdict if accept else ""
+    finish = accept.finish if accept else {}
     for (ct, rows), label_text in zip(calls, labels_of, strict=True):
+        final = ct.final(ACCEPT), ct.final(ASSIGN)
+        stamp = (len(rows), verdict, finish, len(ct.flags), final, heads)
+        old = taken.get(id(ct))
+        if old is not None and old.call is ct and old.stamp == stamp:
+            section = old
+            if old.start != index:  # (a call before it grew: the same, further down)
+                section = Section(
+                    ct, old.rows, index, old.tail, old.labels, old.columns, stamp, old.tail_width
+                )
+            model.sections.append(section)
+            model.starts.append(index)
+            model.by_key[ct.key] = section
+            index += section.size
+            continue
         sample = rows[:200]
         ids = [r.raw_id for r in sample] + list(_finals(ct, 0))
         names = [r.raw_name for r in sample] + list(_finals(ct, 1))
@@ -205,9 +246,13 @@ def build_calls_model(trace: Trace) -> CallsModel:
             call=ct,
             rows=rows,
             start=index,
-            tail=_tail(ct, accept.verdict if accept else "", accept.finish if accept else {}),
+            tail=_tail(ct, verdict, finish),
             labels=label_text,
-            columns=_columns(heads, _width(ids, 16, "id"), _width(names, 16, "name")),
+            columns=_columns(heads, _width(ids, 16, "id"), _width(names, 16, "name"), shared),
+            stamp=stamp,
+        )
+        section.tail_width = max(
+            (sum(cell_len(t) for t, _ in line) for line in section.tail), default=0
         )
         model.sections.append(section)
         model.starts.append(index)
@@ -216,8 +261,7 @@ def build_calls_model(trace: Trace) -> CallsModel:
     model.total = index
     widths = [sum(len(t) for t, _ in line) for line in model.intro]
     for s in model.sections:
-        widths.append(s.width)
-        widths.extend(sum(cell_len(t) for t, _ in line) for line in s.tail)
+        widths += (s.width, s.tail_width)
     model.width = max(widths, default=0)
     return model
 
@@ -227,6 +271,14 @@ def _calls(trace: Trace) -> list[tuple[CallTrace, Sequence[DeltaRow]]]:
     at a time as they are drawn, from the analysis' record)."""
     analysis = trace.analysis
     return [(ct, analysis.delta_rows(k)) for k, ct in enumerate(analysis.calls)]
+
+
+def _labels(ct: CallTrace, old: Section | None) -> dict[int, str]:
+    """The erasure label of each delta of ``ct`` that erased something (``old``: its section
+    in the model of an earlier state, whose labels stand while no flag was added)."""
+    if old is not None and old.call is ct and old.stamp and old.stamp[3] == len(ct.flags):
+        return old.labels
+    return {d: flag_label(fs) for d, fs in _flags_by_delta(ct.flags).items()}
 
 
 def _flags_by_delta(flags: list[Flag]) -> dict[int, list[Flag]]:
@@ -288,21 +340,28 @@ def _argument_lines(args: str) -> list[list[Piece]]:
                 ("  (no arguments were streamed)", "calls-view--dim"),
             ]
         ]
-    try:
-        pretty = json.dumps(json.loads(args), indent=2, ensure_ascii=False)
-        lines = pretty.split("\n")
-        note = ""
-    except (ValueError, RecursionError):
-        lines = [args[i : i + ARG_WRAP] for i in range(0, len(args), ARG_WRAP)]
-        note = "  (does not parse as JSON: shown as sent)"
+    count = 0
+    if len(args) > MAX_PRETTY:  # more than the lines shown: never parsed nor wrapped whole
+        count = -(-len(args) // ARG_WRAP)
+        lines = [args[i : i + ARG_WRAP] for i in range(0, MAX_ARG_LINES * ARG_WRAP, ARG_WRAP)]
+        note = f"  ({len(args):,} characters: shown as sent)"
+    else:
+        try:
+            pretty = json.dumps(json.loads(args), indent=2, ensure_ascii=False)
+            lines = pretty.split("\n")
+            note = ""
+        except (ValueError, RecursionError):
+            lines = [args[i : i + ARG_WRAP] for i in range(0, len(args), ARG_WRAP)]
+            note = "  (does not parse as JSON: shown as sent)"
+        count = len(lines)
     out: list[list[Piece]] = []
     for n, text in enumerate(lines[:MAX_ARG_LINES]):
         prefix = head if n == 0 else [(" " * TAIL_LABEL_W, "")]
         out.append([*prefix, (visible(text), "calls-view--args")])
     if note:
         out[0].append((note, "calls-view--dim"))
-    if len(lines) > MAX_ARG_LINES:
-        rest = len(lines) - MAX_ARG_LINES
+    if count > MAX_ARG_LINES:
+        rest = count - MAX_ARG_LINES
         out.append(
             [
                 (" " * TAIL_LABEL_W, ""),
@@ -375,6 +434,9 @@ class CallsView(ModelView[CallsModel]):
     @staticmethod
     def build(trace: Trace) -> CallsModel:
         return build_calls_model(trace)
+
+    def build_from(self, trace: Trace, previous: CallsModel | None) -> CallsModel:
+        return build_calls_model(trace, previous)
 
     @property
     def trace(self) -> Trace | None:

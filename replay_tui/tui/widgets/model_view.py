@@ -62,6 +62,10 @@ class ModelView(LineView, Generic[M]):
         self.model: M | None = None
         self.source: Trace | None = None
         """The trace this view shows (or is building the model of)."""
+        self._building = False
+        """A worker is building a model whose message will come."""
+        self._queued: Trace | None = None
+        """A newer state of the trace being built, built when that build is done."""
 
     # -- what subclasses provide ------------------------------------------------------------
 
@@ -69,6 +73,11 @@ class ModelView(LineView, Generic[M]):
     def build(trace: Trace) -> M:
         """The model of ``trace`` (pure: it runs in a worker thread)."""
         raise NotImplementedError
+
+    def build_from(self, trace: Trace, previous: M | None) -> M:
+        """The model of ``trace``, given the model of an earlier state of the same trace
+        (``previous``) whose unchanged parts it may take over (pure: a worker runs it)."""
+        return self.build(trace)
 
     def show(self, model: M, *, keep_position: bool = False) -> None:
         """Put ``model`` on screen; with ``keep_position`` the cursor and scroll stay."""
@@ -86,24 +95,39 @@ class ModelView(LineView, Generic[M]):
         self.source = trace
         if small(trace):
             self.workers.cancel_group(self, "model")
+            self._building, self._queued = False, None
             self.loading = False
-            self._show_built(trace, self.build(trace), keep)
+            self._show_built(trace, self.build_from(trace, self.model if keep else None), keep)
             return
         if not keep or self.model is None:
             self.loading = True
-        self._build(trace, keep)
+        if keep and self._building:
+            # A capture being written: one build at a time, the newest state next (each
+            # build started anew would cancel the last, which runs on to its end all the
+            # same: a pile of threads, each from the stale model, none shown).
+            self._queued = trace
+            return
+        self._queued = None
+        self._building = True
+        self._build(trace, keep, self.model if keep else None)
 
     @work(thread=True, exclusive=True, group="model", description="build a view's model")
-    def _build(self, trace: Trace, keep: bool) -> None:
-        model = self.build(trace)
+    def _build(self, trace: Trace, keep: bool, previous: M | None) -> None:
+        model = self.build_from(trace, previous)
         if not get_current_worker().is_cancelled:
             self.post_message(ModelBuilt(self, trace, model, keep))
 
     @on(ModelBuilt)
     def _built(self, message: ModelBuilt) -> None:
         message.stop()
-        if message.view is self:
-            self._show_built(message.trace, message.model, message.keep)
+        if message.view is not self:
+            return
+        self._building = False
+        queued, self._queued = self._queued, None
+        if queued is not None and queued is self.source:
+            self._building = True  # on from the model just made (what did not change stays)
+            self._build(queued, True, message.model)
+        self._show_built(message.trace, message.model, message.keep)
 
     def _show_built(self, trace: Trace, model: M, keep: bool) -> None:
         if trace is not self.source:  # a newer trace was routed here meanwhile
