@@ -15,13 +15,13 @@ library then shows what it makes of the gap (``id is None``, ``id generated``, a
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..core.translator import index_key
 from ..core.wire import UNSET, describe_value, js_string
-from .base import AssembledCall, Assembly, DroppedCall, Frame, Policy
+from .base import AssembledCall, Assembly, DroppedCall, Frame, Policy, Quiet
 from .compact import compact_frames
 
 if TYPE_CHECKING:
@@ -165,7 +165,9 @@ def assess_json(trace: Trace) -> dict[str, Any]:
 
 
 def assess_frames(
-    stream: list[Frame], meant: list[MeantCall], policies: Iterable[Policy] | None = None
+    stream: Sequence[Frame | Quiet],
+    meant: list[MeantCall],
+    policies: Iterable[Policy] | None = None,
 ) -> dict[str, ClientOutcome]:
     if policies is None:
         from . import POLICIES
@@ -194,17 +196,22 @@ def _judge(policy: Policy, assembly: Assembly, meant: list[MeantCall]) -> Client
         ]
         return ClientOutcome(policy, assembly, lost, [], False, f"{err.verb} {err}")
 
-    pending = list(assembly.calls)
     groups: list[list[AssembledCall]] = [[] for _ in meant]
     merged: dict[int, int] = {}  # meant call -> how many later meant calls the library merged in
     absorbed: set[int] = set()  # meant calls merged into the one before
     sharing: dict[Any, list[int]] = {}
     for i, m in enumerate(meant):
         sharing.setdefault(_key(m.wire_index), []).append(i)
+    # the library's calls by index, in its order (one pass: a library that splits every
+    # interleaved delta into a call of its own hands over 100,000 of them)
+    by_key: dict[Any, list[AssembledCall]] = {}
+    keys = [_key(c.wire_index) for c in assembly.calls]
+    for key, c in zip(keys, assembly.calls, strict=True):
+        by_key.setdefault(key, []).append(c)
+    pending = [c for key, c in zip(keys, assembly.calls, strict=True) if key not in sharing]
+    pending.reverse()  # taken from the end: the first left over is the last item
     for key, share in sharing.items():
-        mine = [c for c in pending if _key(c.wire_index) == key]
-        for c in mine:
-            pending.remove(c)
+        mine = by_key.get(key, [])
         # the library's calls at an index go to the calls meant there, in order; the last
         # meant one takes what is left over (a split), or the last call covers several (merged)
         for j, i in enumerate(share):
@@ -218,8 +225,9 @@ def _judge(policy: Policy, assembly: Assembly, meant: list[MeantCall]) -> Client
     # leftovers in order
     for i, mine in enumerate(groups):
         if not mine and pending:
-            groups[i] = [pending.pop(0)]
+            groups[i] = [pending.pop()]
             absorbed.discard(i)
+    pending.reverse()
 
     calls: list[CallOutcome] = []
     dropped = list(assembly.dropped)

@@ -22,6 +22,7 @@ from .base import (
     DroppedCall,
     Frame,
     Policy,
+    Quiet,
     Raise,
     choices,
     function_fields,
@@ -66,7 +67,7 @@ def _cat(acc: Any, value: Any) -> Any:
     )
 
 
-@dataclass
+@dataclass(slots=True)
 class _Call:
     index: Any
     has_function: bool
@@ -76,8 +77,38 @@ class _Call:
 
 
 class LlamaIndexAssembler(Assembler):
+    ordered = True  # a change of index between chunks starts a new call
+
     def __init__(self) -> None:
         self.calls: list[_Call] = []
+
+    def feed_quiet(self, run: Quiet) -> None:
+        # each stretch of one call's payloads: the first opens a call when the last chunk's
+        # index was another; the rest (and all of them otherwise) are appended at once. A
+        # quiet delta's id and name are blank or absent: they add nothing ("" or None opens
+        # a call whose id reads "" either way).
+        calls = self.calls
+        for part, at, size in run.runs():
+            index = part.index
+            pieces = part.pieces
+            if not calls or calls[-1].index != index:
+                calls.append(_Call(index, True, None, None, pieces[at]))
+                at += 1
+                size -= 1
+                if not size:
+                    continue
+            t = calls[-1]
+            if not t.has_function:
+                raise Raise(
+                    "AssertionError",
+                    layer="OpenAI.stream_chat: a tool-call delta has function",
+                    line=part.lines[at],
+                )
+            try:
+                t.arguments = _cat(t.arguments, "".join(pieces[at : at + size]))
+            except Raise as exc:
+                exc.line = part.lines[at]
+                raise
 
     def feed(self, frame: Frame) -> None:
         raise_sdk_stream_error(frame)

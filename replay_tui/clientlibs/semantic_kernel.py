@@ -50,6 +50,19 @@ def combine_arguments(a: Any, b: Any) -> Any:
     return (a or "") + (b or "")
 
 
+def combine_all(a: Any, pieces: list[str]) -> Any:
+    """:func:`combine_arguments` of ``a`` with each piece in turn, in one step once the sum is
+    longer than ``"{}"`` (it only grows, so it is never empty again: the pieces that count as
+    empty drop out, the others are appended)."""
+    k = 0
+    while k < len(pieces) and not (isinstance(a, str) and len(a) > 2):
+        a = combine_arguments(a, pieces[k])
+        k += 1
+    if k == len(pieces):
+        return a
+    return a + "".join(p for p in pieces[k:] if p not in EMPTY)
+
+
 class SemanticKernelAssembler(Assembler):
     def __init__(self) -> None:
         self.items: list[_Item] = []
@@ -84,6 +97,8 @@ class SemanticKernelAssembler(Assembler):
             self.first = False
             self.items = new
             return
+        # a quiet run's frame (one delta): each payload's piece combined in turn
+        pieces = frame.pieces if len(new) == 1 else None
         for other in new:
             for i, item in enumerate(self.items):
                 if item.id and other.id and item.id != other.id:
@@ -94,10 +109,14 @@ class SemanticKernelAssembler(Assembler):
                     item.id or other.id,
                     item.index or other.index,
                     item.name or other.name,
-                    combine_arguments(item.arguments, other.arguments),
+                    combine_arguments(item.arguments, other.arguments)
+                    if pieces is None
+                    else combine_all(item.arguments, pieces),
                 )
                 break
             else:
+                if pieces is not None:
+                    other.arguments = combine_all(pieces[0], pieces[1:])
                 self.items.append(other)
 
     def finish(self) -> Assembly:

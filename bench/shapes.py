@@ -1,0 +1,111 @@
+# Copied verbatim from the project's shared notes (shared/bench/shapes.py, issue 27): the benchmarks
+# never read outside the repository.
+"""Trace shapes for the budgets of SPEC §7: a budget holds on every shape, not on one.
+
+    python3 shapes.py SHAPE N OUT.sse      # about N tool-call deltas, as a gateway sends them
+    python3 shapes.py --list
+
+Each shape is a pattern seen in real captures, scaled up. They differ in what makes a tool
+cheap or expensive: how often the identity fields change, how many calls run in parallel,
+how large each payload is, how much text comes before the calls.
+"""
+import json
+import sys
+
+BASE = {"id": "chatcmpl-shape", "object": "chat.completion.chunk", "created": 1770764938}
+
+
+def _chunk(model, delta, finish=None, **extra):
+    c = {**BASE, "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
+    return "data: " + json.dumps(c, separators=(",", ":")) + "\n\n"
+
+
+def _call(i, ident=None, name=None, args="", **fields):
+    tc = {"index": i, **fields}
+    if ident is not None:
+        tc["id"] = ident
+    fn = {"arguments": args}
+    if name is not None:
+        fn["name"] = name
+    tc["function"] = fn
+    return tc
+
+
+def _end(model, n):
+    yield _chunk(model, {}, "tool_calls")
+    yield "data: " + json.dumps({**BASE, "model": model, "choices": [], "usage": {"prompt_tokens": 900, "completion_tokens": n, "total_tokens": 900 + n}}, separators=(",", ":")) + "\n\n"
+    yield "data: [DONE]\n\n"
+
+
+def uniform(n):
+    """DashScope: 4 calls one after another; every continuation re-sends "id": ""."""
+    m, per = "qwen3-max", max(2, n // 4)
+    for c in range(4):
+        yield _chunk(m, {"tool_calls": [_call(c, f"call_{c:024x}", "read_file", "", type="function")]})
+        yield _chunk(m, {"tool_calls": [_call(c, "", None, '{"path": "src/', type="function")]})
+        for k in range(per - 2):
+            yield _chunk(m, {"tool_calls": [_call(c, "", None, f"part{k}/", type="function")]})
+        yield _chunk(m, {"tool_calls": [_call(c, "", None, 'x.py"}', type="function")]})
+    yield from _end(m, n)
+
+
+def alternating(n):
+    """One call; every third continuation sends "id": "", every fifth "name": "" (mixed proxies)."""
+    m = "glm-5.2"
+    yield _chunk(m, {"role": "assistant", "content": None, "reasoning_content": ""})
+    yield _chunk(m, {"tool_calls": [_call(0, "call_0_big", "get_weather", "", type="function")]})
+    for i in range(n):
+        args = '{"q":"' if i == 0 else ("x" if i < n - 1 else 'x"}')
+        yield _chunk(m, {"tool_calls": [_call(0, "" if i % 3 == 0 else None, "" if i % 5 == 0 else None, args, type="function")]})
+    yield from _end(m, n)
+
+
+def interleaved(n):
+    """Envoy in front of Bedrock: 16 parallel calls, deltas round-robin; even continuations send
+    "id": null and "name": "", odd ones neither."""
+    m, calls = "anthropic.claude-sonnet-4-6", 16
+    for c in range(calls):
+        yield _chunk(m, {"tool_calls": [_call(c, f"tooluse_{c:022d}", f"tool_{c}", "", type="function")]})
+    for k in range(max(1, (n - calls) // calls)):
+        for c in range(calls):
+            args = '{"k":"' if k == 0 else ("v" if k < (n - calls) // calls - 1 else 'v"}')
+            extra = {"id": None} if k % 2 == 0 else {}
+            tc = {"index": c, **extra, "function": {"arguments": args, **({"name": ""} if k % 2 == 0 else {})}}
+            yield _chunk(m, {"tool_calls": [tc]})
+    yield from _end(m, n)
+
+
+def many_calls(n):
+    """An agent loop's batch: n/20 canonical calls of 20 deltas each (OpenAI: identity once)."""
+    m = "gpt-4.1"
+    for c in range(max(1, n // 20)):
+        yield _chunk(m, {"tool_calls": [_call(c, f"call_{c:024x}", "run_shell", "", type="function")]})
+        for k in range(19):
+            yield _chunk(m, {"tool_calls": [{"index": c, "function": {"arguments": '{"cmd":"' if k == 0 else ("ls" if k < 18 else '"}')}}]})
+    yield from _end(m, n)
+
+
+def text_then_call(n):
+    """Kimi through an aggregator: n/2 reasoning and content deltas, then one call whose n/2
+    continuations send "id": null and "name": null."""
+    m, half = "moonshotai/kimi-k2-0905", max(2, n // 2)
+    for k in range(half):
+        key = "reasoning_content" if k < half // 2 else "content"
+        yield _chunk(m, {key: f"token{k} "}, provider="AtlasCloud")
+    yield _chunk(m, {"tool_calls": [_call(0, "functions.glob:0", "glob", "", type="function")]}, provider="AtlasCloud")
+    for k in range(half):
+        args = '{"pattern":"' if k == 0 else ("*" if k < half - 1 else '"}')
+        yield _chunk(m, {"tool_calls": [{"index": 0, "id": None, "type": "function", "function": {"name": None, "arguments": args}}]}, provider="AtlasCloud")
+    yield from _end(m, n)
+
+
+SHAPES = {f.__name__.replace("_", "-"): f for f in (uniform, alternating, interleaved, many_calls, text_then_call)}
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--list"]:
+        for name, f in SHAPES.items():
+            print(f"{name:15} {f.__doc__.split(chr(10))[0]}")
+        sys.exit(0)
+    shape, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    with open(out, "w") as fh:
+        fh.writelines(SHAPES[shape](n))
