@@ -71,6 +71,10 @@ class Frame:
     """For a folded run: how many of its payloads sent ``id: null`` (the frame's own delta
     carries none: a quiet continuation's identity is left out, see :class:`Quiet`)."""
     name_nulls: int = 0
+    schema: tuple[bool, bool] | None = None
+    """Whether the AI SDK's two chunk schemas (openai-compatible, openai) accept the payload,
+    once someone asked (:func:`.ai_sdk.chunk_ok`): :mod:`.compact` asks for every frame with a
+    tool call, and both AI SDK models read it."""
     _raw: Any = UNSET
 
     @property
@@ -259,9 +263,8 @@ class Quiet:
             part = self.stretches[-1]
             self.sizes[-1] += 1
         else:
-            part = self.calls.get(call)  # type: ignore[assignment]
-            if part is None:
-                part = self.calls[call] = QuietCall(index)
+            found = self.calls.get(call)
+            part = self.calls[call] = QuietCall(index) if found is None else found
             self.stretches.append(part)
             self.sizes.append(1)
             self._last = call

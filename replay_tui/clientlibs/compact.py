@@ -26,12 +26,13 @@ payload-by-payload one (:func:`.base.frames`) on every capture and on random str
 
 from __future__ import annotations
 
+from array import array
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from ..core.wire import UNSET, Function
-from .ai_sdk import chunk_ok
+from .ai_sdk import chunk_ok, schema_ok
 from .base import Frame, Quiet, frame_of, frames
 
 if TYPE_CHECKING:
@@ -46,6 +47,9 @@ _TEXT_FIELDS = ("content", "reasoning_content")
 _CACHE_LIMIT = 4096
 """Payload shapes remembered at most (a gateway that varies a field per payload, a timestamp
 or padding, makes every shape new: each is then judged once and forgotten)."""
+
+_NO_ENTRY = -(1 << 62)
+"""A payload with no event-log entry, or several (text refs are negative, tool refs not)."""
 
 # the bits of CallState.seen: blank values a call was sent since its identity last changed
 _ID_NULL, _ID_EMPTY, _NAME_NULL, _NAME_EMPTY = 1, 2, 4, 8
@@ -82,10 +86,10 @@ def _blank_bits(cid: Any, name: Any) -> int | None:
     return bits
 
 
-def _quiet_envelope(raw: Any) -> dict[str, Any] | None:
+def _quiet_envelope(raw: Any, checked: bool = False) -> dict[str, Any] | None:
     """The delta of a chunk that says nothing but what its delta carries, else ``None``: one
     choice with index 0, no finish reason, logprobs, usage or error, a delta without role or
-    refusal, and a chunk both of the AI SDK's schemas accept."""
+    refusal, and a chunk both of the AI SDK's schemas accept (``checked``: known already)."""
     if type(raw) is not dict or "error" in raw or raw.get("usage") is not None:
         return None
     cs = raw.get("choices")
@@ -105,7 +109,7 @@ def _quiet_envelope(raw: Any) -> dict[str, Any] | None:
     for key in ("role", "refusal", "reasoning"):
         if delta.get(key) is not None:
             return None
-    if not (chunk_ok(raw, True) and chunk_ok(raw, False)):
+    if not checked and not (chunk_ok(raw, True) and chunk_ok(raw, False)):
         return None
     return delta
 
@@ -142,16 +146,13 @@ def _quiet_text_payload(data: bytes, text: str, reasoning: bool) -> bool:
     return delta.get(mine) == text and delta.get(other) is None
 
 
-class _Shapes:
-    """Whether a payload is quiet, decided once per shape (its bytes without its piece)."""
+class _TextShapes:
+    """Whether a text payload is quiet, decided once per shape (its bytes without its piece)."""
 
     __slots__ = ("_known",)
 
     def __init__(self) -> None:
         self._known: dict[bytes, tuple[int, bool]] = {}
-
-    def tool(self, data: bytes, args: str) -> bool:
-        return self._judge(data, _encode(args), lambda: _quiet_tool_payload(data, args))
 
     def text(self, data: bytes, text: str, reasoning: bool) -> bool:
         token = _encode(text)
@@ -159,25 +160,12 @@ class _Shapes:
         if at < 0 or data.find(token, at + 1) >= 0:
             return _quiet_text_payload(data, text, reasoning)
         key = (b"r" if reasoning else b"c") + data[:at] + data[at + len(token) :]
-        return self._look(key, at, lambda: _quiet_text_payload(data, text, reasoning))
-
-    def _judge(self, data: bytes, token: bytes, judge: Any) -> bool:
-        at = data.find(token)
-        if at < 0 or data.find(token, at + 1) >= 0:
-            return bool(judge())
-        return self._look(b"t" + data[:at] + data[at + len(token) :], at, judge)
-
-    def _look(self, key: bytes, at: int, judge: Any) -> bool:
-        # Two payloads with the same bytes around their piece, the piece at the same offset,
-        # differ only in that piece: they say the same thing, so one judgement serves both.
         known = self._known.get(key)
-        if known is not None and known[0] == at:
-            return known[1]
-        verdict = bool(judge())
-        if len(self._known) >= _CACHE_LIMIT:
-            self._known.clear()
-        self._known[key] = (at, verdict)
-        return verdict
+        if known is None or known[0] != at:
+            if len(self._known) >= _CACHE_LIMIT:
+                self._known.clear()
+            known = self._known[key] = (at, _quiet_text_payload(data, text, reasoning))
+        return known[1]
 
 
 def _text_frame(trace: Trace, first: int, reasoning: bool, pieces: list[str]) -> Frame:
@@ -212,6 +200,43 @@ def _unusual(trace: Trace) -> Any:
     }
 
 
+def _columns(trace: Trace) -> tuple[int, Any, Any, dict[int, str]]:
+    """``(payloads replayed, their lines, data of payload i, SSE events by payload)``: read
+    straight from the compact table, with no payload object made per payload."""
+    payloads = trace.payloads
+    lines = getattr(payloads, "_line", None)
+    after = getattr(payloads, "_after", None)
+    events = getattr(payloads, "_events", None)
+    if (
+        isinstance(lines, array)
+        and isinstance(after, bytearray)
+        and isinstance(events, dict)
+        and hasattr(payloads, "data")
+    ):
+        n = len(payloads)
+        stop = after.find(1, 0, n)
+        return (n if stop < 0 else stop), lines, payloads.data, events  # type: ignore[attr-defined]
+    plain = list(payloads)
+    n = next((i for i, p in enumerate(plain) if p.after_done), len(plain))
+    return (
+        n,
+        [p.line for p in plain],
+        lambda i: plain[i].data,
+        {i: p.event for i, p in enumerate(plain) if p.event is not None},
+    )
+
+
+def _entries(events: Any, count: int) -> tuple[list[int], list[int]]:
+    """The event log's entries that are a delta or a text piece (not a block's start), as
+    ``(refs, lines)``."""
+    refs = events.refs[:count]
+    lines = events.lines[:count]
+    keep = [k for k, r in enumerate(refs) if not (r if r >= 0 else -r - 1) & 1]
+    if len(keep) == len(refs):
+        return list(refs), list(lines)
+    return [refs[k] for k in keep], [lines[k] for k in keep]
+
+
 def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     """The frames of :func:`.base.frames`, with each run of quiet tool-call payloads gathered
     in a :class:`~.base.Quiet` and each run of text pieces folded into one frame.
@@ -223,111 +248,209 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     n_events = min(analysis.event_count, len(events))
     if n_events == 0 and (analysis.deltas or analysis.text_blocks):
         return list(frames(trace))  # a lean analysis: no event log to read
-    refs, event_lines, texts = events.refs, events.lines, events.texts
+    refs, event_lines = _entries(events, n_events)
+    n_events = len(refs)
+    texts = events.texts
     calls = analysis.calls
+    deltas_of = [ct.calls for ct in calls]
     order_of = {ct.key: ct.order for ct in calls}
     states: list[_CallState | None] = [None] * len(calls)
     payloads = trace.payloads
     decoded = trace.decoded
     unusual = _unusual(trace)
-    table_events = getattr(payloads, "_events", None)
-    data_of = getattr(payloads, "data", None)
-    line_of = getattr(payloads, "line", None)
-    after_of = getattr(payloads, "after_done", None)
-    if table_events is None or data_of is None or line_of is None or after_of is None:
-        plain = list(payloads)
-        table_events = {i: p.event for i, p in enumerate(plain) if p.event is not None}
-
-        def data_of(i: int) -> bytes:
-            return plain[i].data
-
-        def line_of(i: int) -> int:
-            return plain[i].line
-
-        def after_of(i: int) -> bool:
-            return plain[i].after_done
-
-    shapes = _Shapes()
-    quiet_tool = shapes.tool
-    quiet_text = shapes.text
+    n, lines, data_of, sse_events = _columns(trace)
+    # Whether a payload is quiet, decided once per shape: two payloads with the same bytes
+    # around their piece, the piece at the same offset, differ only in that piece, so they say
+    # the same thing (a gateway that varies a field per payload makes each shape new: each is
+    # then judged on its own, and the table is emptied when it is full)
+    tool_shapes: dict[bytes, tuple[int, bool]] = {}
+    quiet_text = _TextShapes().text
+    encode = _encode
     out: list[Frame | Quiet] = []
     run: Quiet | None = None
     text_run: tuple[int, bool, list[str]] | None = None
+    held: tuple[int, int, list[str]] | None = None
+    """A call's first delta, just appended, taking the continuations right after it."""
     e = 0
-    for i in range(len(payloads)):
-        if after_of(i):
-            break
-        line = line_of(i)
-        tool = text = -1
-        tools = pieces = 0
-        while e < n_events and event_lines[e] <= line:
-            ref = refs[e]
+    for i in range(n):
+        line = lines[i]
+        entry = _NO_ENTRY
+        if e < n_events and event_lines[e] == line:
+            entry = refs[e]
             e += 1
-            if event_lines[e - 1] < line:
-                continue  # (never: every entry is of a payload read before)
-            if ref >= 0:
-                if not ref & 1:
-                    tools += 1
-                    tool = ref
-            else:
-                ref = -ref - 1
-                if not ref & 1:
-                    pieces += 1
-                    text = ref
-        if i not in unusual and i not in table_events:
-            if tools == 1 and not pieces:
-                c = tool >> 33
-                st = states[c]
-                if st is not None:
-                    ct = calls[c]
-                    d = ct.calls[(tool >> 1) & 0xFFFFFFFF]
-                    fn = d.function
-                    if type(fn) is Function and type(fn.arguments) is str:
-                        index, kind, cid, name = d.index, d.type, d.id, fn.name
+            if e < n_events and event_lines[e] == line:
+                entry = _NO_ENTRY  # several deltas or pieces in one payload: a frame of its own
+                while e < n_events and event_lines[e] == line:
+                    e += 1
+        if entry >= 0 and i not in unusual and i not in sse_events:
+            # one tool-call delta: quiet when it says nothing new to any library
+            c = entry >> 33
+            st = states[c]
+            if st is not None:
+                d = deltas_of[c][(entry >> 1) & 0xFFFFFFFF]
+                fn = d.function
+                if type(fn) is Function and type(fn.arguments) is str:
+                    cid, name, index, kind = d.id, fn.name, d.index, d.type
+                    if cid is UNSET and name is UNSET:
+                        bits: int | None = 0
+                    elif cid == "" and type(cid) is str and name is UNSET:
+                        bits = _ID_EMPTY
+                    else:
                         bits = _blank_bits(cid, name)
-                        if (
-                            bits is not None
-                            and bits & st.seen == bits
-                            and (index is st.index or (type(index) is int and index == st.index))
-                            and (kind is UNSET or kind is st.type or _same(kind, st.type))
-                            and quiet_tool(data_of(i), fn.arguments)
-                        ):
-                            if text_run is not None:
-                                out.append(_text_frame(trace, *text_run))
-                                text_run = None
-                            if run is None:
-                                run = Quiet(line)
-                                out.append(run)
-                            run.add(c, index, fn.arguments, line, cid, name)
-                            continue
-            elif pieces == 1 and not tools:
-                piece = texts[text >> 2]
-                reasoning = bool(text >> 1 & 1)
-                if type(piece) is str and quiet_text(data_of(i), piece, reasoning):
-                    run = None
-                    if text_run is not None and text_run[1] == reasoning:
-                        text_run[2].append(piece)
+                    quiet = False
+                    if (
+                        bits is not None
+                        and bits & st.seen == bits
+                        and (index is st.index or (type(index) is int and index == st.index))
+                        and (
+                            kind is UNSET
+                            or kind is st.type
+                            or (type(kind) is str and type(st.type) is str and kind == st.type)
+                            or _same(kind, st.type)
+                        )
+                    ):
+                        # the payload's shape: its bytes without its arguments token
+                        args = fn.arguments
+                        data = data_of(i)
+                        token = encode(args)
+                        at = data.find(token)
+                        if at >= 0 and data.find(token, at + 1) < 0:
+                            key = data[:at] + data[at + len(token) :]
+                            known = tool_shapes.get(key)
+                            if known is None or known[0] != at:
+                                if len(tool_shapes) >= _CACHE_LIMIT:
+                                    tool_shapes.clear()
+                                known = tool_shapes[key] = (at, _quiet_tool_payload(data, args))
+                            quiet = known[1]
+                        else:
+                            quiet = _quiet_tool_payload(data, args)
+                    if quiet:
+                        if held is not None:
+                            if held[0] == c and not bits:
+                                held[2].append(args)  # more arguments for a new call
+                                continue
+                            _absorb(out, held)
+                            held = None
+                        if text_run is not None:
+                            out.append(_text_frame(trace, *text_run))
+                            text_run = None
+                        if run is None:
+                            run = Quiet(line)
+                            out.append(run)
+                        run.add(c, index, args, line, cid, name)
                         continue
-                    if text_run is not None:
-                        out.append(_text_frame(trace, *text_run))
-                    text_run = (i, reasoning, [piece])
+        elif entry != _NO_ENTRY and i not in unusual and i not in sse_events:
+            # one text piece: folded into the text run before it when nothing else is said
+            ref = -entry - 1
+            piece = texts[ref >> 2]
+            reasoning = bool(ref >> 1 & 1)
+            if type(piece) is str and quiet_text(data_of(i), piece, reasoning):
+                run = None
+                if held is not None:
+                    _absorb(out, held)
+                    held = None
+                if text_run is not None and text_run[1] == reasoning:
+                    text_run[2].append(piece)
                     continue
+                if text_run is not None:
+                    out.append(_text_frame(trace, *text_run))
+                text_run = (i, reasoning, [piece])
+                continue
+        # a payload that says something: a frame of its own, as the libraries read it
         run = None
+        if held is not None:
+            _absorb(out, held)
+            held = None
         if text_run is not None:
             out.append(_text_frame(trace, *text_run))
             text_run = None
         frame, stop = frame_of(payloads[i], decoded[i])
         if frame is not None:
             out.append(frame)
-            _follow(frame, states, order_of)
+            cs = frame.chunk.choices
+            valid = (
+                type(cs) is list
+                and any(c.delta and c.delta.tool_calls for c in cs)
+                and _valid(frame)
+            )
+            opened = _follow(frame, states, order_of, valid)
+            if (
+                opened is not None
+                and entry >= 0
+                and entry >> 33 == opened
+                and not (entry >> 1) & 0xFFFFFFFF
+                and valid
+                and _clean_head(frame)
+            ):
+                held = (opened, len(out) - 1, [_head_arguments(frame)])
         if stop:
-            return out
+            break
+    if held is not None:
+        _absorb(out, held)
     if text_run is not None:
         out.append(_text_frame(trace, *text_run))
     return out
 
 
-def _follow(frame: Frame, states: list[_CallState | None], order_of: dict[Any, int]) -> None:
+def _head_arguments(frame: Frame) -> str:
+    fn = frame.chunk.choices[0].delta.tool_calls[0].function  # type: ignore[index, union-attr]
+    assert type(fn) is Function and type(fn.arguments) is str
+    return fn.arguments
+
+
+def _clean_head(frame: Frame) -> bool:
+    """A call's first delta that opens it the same way with more arguments in it: alone in
+    a chunk that says nothing else, with a non-empty string id and name, a type absent or
+    ``"function"`` and string arguments. The identity-less continuations that follow it at
+    once are then its arguments, for every library (no library has seen the index before)."""
+    delta = _quiet_envelope(frame.raw, checked=True)
+    if delta is None or delta.get("content") is not None or delta.get("reasoning_content"):
+        return False
+    calls = delta.get("tool_calls")
+    if type(calls) is not list or len(calls) != 1 or type(calls[0]) is not dict:
+        return False
+    tc = calls[0]
+    fn = tc.get("function")
+    if type(fn) is not dict:
+        return False
+    cid, name, args = tc.get("id"), fn.get("name"), fn.get("arguments")
+    return (
+        type(cid) is str
+        and cid.strip() != ""
+        and type(name) is str
+        and name.strip() != ""
+        and tc.get("type", "function") == "function"
+        and type(args) is str
+    )
+
+
+def _absorb(out: list[Frame | Quiet], held: tuple[int, int, list[str]]) -> None:
+    """The held first delta of a call, with the arguments of the continuations it took."""
+    _, at, pieces = held
+    if len(pieces) == 1:
+        return
+    frame = out[at]
+    assert isinstance(frame, Frame)
+    joined = "".join(pieces)
+    chunk = frame.chunk
+    choice = chunk.choices[0]  # type: ignore[index]
+    old = choice.delta.tool_calls[0]  # type: ignore[union-attr, index]
+    new = msgspec.structs.replace(
+        old,
+        function=msgspec.structs.replace(old.function, arguments=joined),  # type: ignore[type-var]
+    )
+    delta = msgspec.structs.replace(choice.delta, tool_calls=[new])  # type: ignore[type-var]
+    chunk = msgspec.structs.replace(chunk, choices=[msgspec.structs.replace(choice, delta=delta)])
+    raw = _decode(frame.data)
+    raw["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] = joined
+    merged = Frame(frame.line, chunk, frame.data, frame.event, count=len(pieces), pieces=pieces)
+    merged._raw = raw
+    out[at] = merged
+
+
+def _follow(
+    frame: Frame, states: list[_CallState | None], order_of: dict[Any, int], valid: bool
+) -> int | None:
     """Update what each call's libraries were sent from a frame that said something.
 
     The blank values a call was sent count only when every library read them: from a chunk
@@ -338,8 +461,9 @@ def _follow(frame: Frame, states: list[_CallState | None], order_of: dict[Any, i
     from ..core.translator import index_key
 
     cs = frame.chunk.choices
+    opened = None
     if type(cs) is not list:
-        return
+        return opened
     single = len(cs) == 1
     for choice in cs:
         delta = choice.delta
@@ -367,10 +491,11 @@ def _follow(frame: Frame, states: list[_CallState | None], order_of: dict[Any, i
                     and type(name) is str
                     and name.strip()
                     and single
-                    and _valid(frame)
+                    and valid
                 ):
                     continue  # not yet: its next delta is a frame of its own too
                 states[c] = _CallState(index, d.type)
+                opened = c
                 continue
             bits = _blank_bits(d.id, name)
             if d.type is not UNSET and not (d.type is st.type or _same(d.type, st.type)):
@@ -379,16 +504,16 @@ def _follow(frame: Frame, states: list[_CallState | None], order_of: dict[Any, i
                 # then throws on a blank one), so none of them counts, not even this delta's.
                 st.type = d.type
                 st.seen = 0
-            elif bits is None or type(fn) is not Function or not single or not _valid(frame):
+            elif bits is None or type(fn) is not Function or not single or not valid:
                 st.seen = 0
             else:
                 st.seen |= bits
+    return opened
 
 
 def _valid(frame: Frame) -> bool:
     """Every schema accepts the chunk (the AI SDK's two)."""
-    raw = frame.raw
-    return chunk_ok(raw, True) and chunk_ok(raw, False)
+    return schema_ok(frame, True) and schema_ok(frame, False)
 
 
 def _same(a: Any, b: Any) -> bool:
