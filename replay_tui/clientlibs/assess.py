@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..core.trace import gc_paused
-from ..core.translator import index_key
+from ..core.translator import Behavior, index_key
 from ..core.wire import UNSET, describe_value, js_string
 from .base import AssembledCall, Assembly, DroppedCall, Frame, Policy, Quiet
 from .compact import compact_frames
@@ -106,8 +106,12 @@ def meant_calls(calls: Iterable[CallTrace]) -> list[MeantCall]:
     """
     out: list[MeantCall] = []
     for ct in calls:
-        if ct.id_accept is UNSET and ct.name_accept is UNSET:
-            out.append(MeantCall(ct.wire_index, UNSET, UNSET, ct.arguments, ct.first_line))
+        if (ct.id_accept is UNSET and ct.name_accept is UNSET) or _settled(ct):
+            # no id or name, or each took its value once and kept it (what the analysis'
+            # record of identity changes says): the accept-identity values are the ones meant
+            out.append(
+                MeantCall(ct.wire_index, ct.id_accept, ct.name_accept, ct.arguments, ct.first_line)
+            )
             continue
         current = MeantCall(ct.wire_index, UNSET, UNSET, "", ct.first_line)
         pieces: list[str] = []
@@ -141,6 +145,20 @@ def meant_calls(calls: Iterable[CallTrace]) -> list[MeantCall]:
         current.arguments = "".join(pieces)
         out.append(current)
     return out
+
+
+def _settled(ct: CallTrace) -> bool:
+    """The call's accept-identity ``id`` and ``name`` each changed at most once (arrived, and
+    stayed): no stringified null came after them and no new id reused the index."""
+    history = getattr(ct, "history", None)
+    if not isinstance(history, dict):
+        return False
+    try:
+        ids = history[Behavior.ACCEPT_IDENTITY, "id"].at
+        names = history[Behavior.ACCEPT_IDENTITY, "name"].at
+    except (KeyError, AttributeError):
+        return False
+    return len(ids) <= 1 and len(names) <= 1
 
 
 def _complete_json(pieces: list[str]) -> bool:

@@ -33,7 +33,7 @@ import msgspec
 
 from ..core.wire import UNSET, Function
 from .ai_sdk import chunk_ok, schema_ok
-from .base import Frame, Quiet, frame_of, frames
+from .base import Frame, Quiet, QuietCall, frame_of, frames
 
 if TYPE_CHECKING:
     from ..core.trace import Trace
@@ -271,6 +271,8 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     text_run: tuple[int, bool, list[str]] | None = None
     held: tuple[int, int, list[str]] | None = None
     """A call's first delta, just appended, taking the continuations right after it."""
+    part: QuietCall | None = None  # the run's last stretch
+    sizes: list[int] = []
     e = 0
     for i in range(n):
         line = lines[i]
@@ -291,15 +293,26 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                 fn = d.function
                 if type(fn) is Function and type(fn.arguments) is str:
                     cid, name, index, kind = d.id, fn.name, d.index, d.type
-                    if cid is UNSET and name is UNSET:
-                        bits: int | None = 0
-                    elif cid == "" and type(cid) is str and name is UNSET:
+                    # the blank values it sends, as seen-bits (-1: a value that is not blank)
+                    if cid is UNSET:
+                        bits = 0
+                    elif cid is None:
+                        bits = _ID_NULL
+                    elif type(cid) is str and cid == "":
                         bits = _ID_EMPTY
                     else:
-                        bits = _blank_bits(cid, name)
+                        bits = -1
+                    if name is UNSET:
+                        pass
+                    elif name is None:
+                        bits |= _NAME_NULL
+                    elif type(name) is str and name == "":
+                        bits |= _NAME_EMPTY
+                    else:
+                        bits = -1
                     quiet = False
                     if (
-                        bits is not None
+                        bits >= 0
                         and bits & st.seen == bits
                         and (index is st.index or (type(index) is int and index == st.index))
                         and (
@@ -337,7 +350,21 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                         if run is None:
                             run = Quiet(line)
                             out.append(run)
-                        run.add(c, index, args, line, cid, name)
+                            run.add(c, index, args, line, cid, name)
+                            part = run.stretches[-1]
+                            sizes = run.sizes
+                        elif c == run._last:  # (Quiet.add, inlined for the common case)
+                            sizes[-1] += 1
+                            part.pieces.append(args)
+                            part.lines.append(line)
+                            part.last_id = cid
+                            part.last_name = name
+                            if bits:
+                                part.id_nulls += cid is None
+                                part.name_nulls += name is None
+                        else:
+                            run.add(c, index, args, line, cid, name)
+                            part = run.stretches[-1]
                         continue
         elif entry != _NO_ENTRY and i not in unusual and i not in sse_events:
             # one text piece: folded into the text run before it when nothing else is said

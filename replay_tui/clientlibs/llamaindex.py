@@ -88,7 +88,10 @@ class LlamaIndexAssembler(Assembler):
         # quiet delta's id and name are blank or absent: they add nothing ("" or None opens
         # a call whose id reads "" either way).
         calls = self.calls
-        for part, at, size in run.runs():
+        taken: dict[int, int] = {}
+        for part, size in zip(run.stretches, run.sizes, strict=True):
+            at = taken.get(id(part), 0)
+            taken[id(part)] = at + size
             index = part.index
             pieces = part.pieces
             if not calls or calls[-1].index != index:
@@ -138,25 +141,22 @@ class LlamaIndexAssembler(Assembler):
 
     def finish(self) -> Assembly:
         out = Assembly()
+        handed = out.calls
         for t in self.calls:
-            if t.has_function and not (
-                isinstance(t.id, str | None) and isinstance(t.name, str | None)
-            ):
+            tid, name = t.id, t.name
+            if not t.has_function:
+                out.dropped.append(DroppedCall(t.index, tid, None, None, "no function object"))
+                continue
+            if not ((tid is None or type(tid) is str) and (name is None or type(name) is str)):
                 # the message's blocks are pydantic models: ToolCallBlock wants strings
                 raise Raise(
                     "ValidationError",
                     "1 validation error for ToolCallBlock",
                     layer="ToolCallBlock: tool_call_id and tool_name must be strings",
                 )
-            if not t.has_function:
-                out.dropped.append(DroppedCall(t.index, t.id, None, None, "no function object"))
-                continue
-            out.calls.append(
+            handed.append(
                 AssembledCall(
-                    id=t.id or "",
-                    name=t.name or "",
-                    arguments=t.arguments or "",
-                    wire_index=UNSET if t.index is None else t.index,
+                    tid or "", name or "", t.arguments or "", UNSET if t.index is None else t.index
                 )
             )
         return out
