@@ -221,6 +221,10 @@ def _judge(policy: Policy, assembly: Assembly, meant: list[MeantCall]) -> Client
         ]
         return ClientOutcome(policy, assembly, lost, [], False, f"{err.verb} {err}")
 
+    if not assembly.dropped and len(assembly.calls) == len(meant):
+        fast = _as_meant(policy, assembly, meant)
+        if fast is not None:
+            return fast
     groups: list[list[AssembledCall]] = [[] for _ in meant]
     merged: dict[int, int] = {}  # meant call -> how many later meant calls the library merged in
     absorbed: set[int] = set()  # meant calls merged into the one before
@@ -258,7 +262,10 @@ def _judge(policy: Policy, assembly: Assembly, meant: list[MeantCall]) -> Client
     dropped = list(assembly.dropped)
     for i, (m, got) in enumerate(zip(meant, groups, strict=True)):
         co = CallOutcome(m, got)
-        valid = [c for c in got if not c.invalid]
+        if len(got) == 1:
+            valid = [] if got[0].invalid else got
+        else:
+            valid = [c for c in got if not c.invalid]
         if not got and i in absorbed:
             co.problems.append("merged into the call before")
         elif not valid:
@@ -312,6 +319,38 @@ def _judge(policy: Policy, assembly: Assembly, meant: list[MeantCall]) -> Client
         problems.append(f"error part {name}" + (f" ×{n}" if n > 1 else ""))
     text = "; ".join(problems) if problems else "ok"
     return ClientOutcome(policy, assembly, calls, pending, not problems, text)
+
+
+def _as_meant(
+    policy: Policy, assembly: Assembly, meant: list[MeantCall]
+) -> ClientOutcome | None:
+    """The outcome when the library handed over every call as meant, in the stream's order
+    (what :func:`_judge` would find, without its bookkeeping: 5,000 calls, 18 libraries);
+    ``None`` at the first call that is not."""
+    outcomes = []
+    for m, c in zip(meant, assembly.calls, strict=True):
+        a, b = c.wire_index, m.wire_index
+        if not (
+            (a is b or (type(a) is int and type(b) is int and a == b))
+            and not c.invalid
+            and c.parsed is UNSET
+            and not c.id_generated
+            and type(c.id) is str
+            and type(m.id) is str
+            and c.id == m.id
+            and type(c.name) is str
+            and type(m.name) is str
+            and c.name == m.name
+            and c.arguments == m.arguments
+        ):
+            return None
+        outcomes.append(CallOutcome(m, [c]))
+    counts: dict[str, int] = {}
+    for err in assembly.error_parts:
+        counts[err.name] = counts.get(err.name, 0) + 1
+    problems = [f"error part {n}" + (f" ×{k}" if k > 1 else "") for n, k in counts.items()]
+    text = "; ".join(problems) if problems else "ok"
+    return ClientOutcome(policy, assembly, outcomes, [], not problems, text)
 
 
 def _label(m: MeantCall) -> str:

@@ -472,6 +472,7 @@ def _absorb(out: list[Frame | Quiet], held: tuple[int, int, list[str]]) -> None:
     raw["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] = joined
     merged = Frame(frame.line, chunk, frame.data, frame.event, count=len(pieces), pieces=pieces)
     merged._raw = raw
+    merged.schema = frame.schema  # (the schemas ask only that arguments be a string)
     out[at] = merged
 
 

@@ -19,6 +19,7 @@ payload or a delta without ``function``.
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 from typing import Any
@@ -290,3 +291,29 @@ def test_an_interleaved_run_is_one_item_for_every_library() -> None:
     assert len(stream) == 3 + 3 + 1  # the heads, each call's first blank continuation, one run
     assert len(quiet) == 1 and sum(quiet[0].sizes) == 297
     assert [len(f.pieces or []) for f in quiet[0].frames()] == [99, 99, 99]
+
+
+def _judged(outcome: ClientOutcome) -> Any:
+    return (
+        outcome.ok,
+        outcome.outcome,
+        [(c.problems, c.got, c.dropped, c.delivered) for c in outcome.calls],
+        outcome.extra,
+    )
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(streams(), plain_streams()))
+def test_the_judges_shortcut_for_calls_as_meant_says_what_the_long_way_says(body: str) -> None:
+    from unittest import mock
+
+    assess_module = importlib.import_module("replay_tui.clientlibs.assess")
+
+    trace = _trace(body)
+    stream = compact_frames(trace)
+    meant = meant_calls(trace.analysis.calls)
+    short = assess_frames(stream, meant)
+    with mock.patch.object(assess_module, "_as_meant", lambda *_: None):
+        long = assess_frames(stream, meant)
+    for key in POLICIES:
+        assert _judged(short[key]) == _judged(long[key]), key
