@@ -1,5 +1,6 @@
 # Copied verbatim from the project's shared notes (shared/bench/shapes.py, issue 27): the benchmarks
 # never read outside the repository.
+# ruff: noqa: E501
 """Trace shapes for the budgets of SPEC §7: a budget holds on every shape, not on one.
 
     python3 shapes.py SHAPE N OUT.sse      # about N tool-call deltas, as a gateway sends them

@@ -54,7 +54,8 @@ class AlternativeAssembler(Assembler):
                 args = fn.arguments if isinstance(fn, Function) else UNSET
                 call.arguments.append("" if args is UNSET or args is None else js_string(args))
                 if self.mode == "concatenate":
-                    # a quiet run's frame carries its last payload's identity, the nulls before it counted
+                    # a quiet run's frame carries its last payload's identity and counts the
+                    # nulls before it
                     if d.id is not UNSET or frame.id_nulls:
                         sent = "" if d.id is UNSET else js_string(d.id)
                         call.id = ("" if call.id is UNSET else call.id) + sent

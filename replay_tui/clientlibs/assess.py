@@ -321,9 +321,7 @@ def _judge(policy: Policy, assembly: Assembly, meant: list[MeantCall]) -> Client
     return ClientOutcome(policy, assembly, calls, pending, not problems, text)
 
 
-def _as_meant(
-    policy: Policy, assembly: Assembly, meant: list[MeantCall]
-) -> ClientOutcome | None:
+def _as_meant(policy: Policy, assembly: Assembly, meant: list[MeantCall]) -> ClientOutcome | None:
     """The outcome when the library handed over every call as meant, in the stream's order
     (what :func:`_judge` would find, without its bookkeeping: 5,000 calls, 18 libraries);
     ``None`` at the first call that is not."""

@@ -239,9 +239,10 @@ class Quiet:
     schema accepts). :mod:`.compact` decides that once per distinct payload shape.
 
     A library reads a run as one frame per call (:meth:`frames`: the call's last delta with
-    every piece joined; its blank identity was news to no library), so a 100,000-delta call costs each library one step; the few libraries
-    whose result depends on how calls alternate (:attr:`Assembler.ordered`) walk its
-    :attr:`stretches` instead: one step per change of call, not per payload.
+    every piece joined; its blank identity was news to no library), so a 100,000-delta call
+    costs each library one step; the few libraries whose result depends on how calls
+    alternate (:attr:`Assembler.ordered`) walk its :attr:`stretches` instead: one step per
+    change of call, not per payload.
     """
 
     __slots__ = ("_frames", "_last", "calls", "line", "sizes", "stretches")

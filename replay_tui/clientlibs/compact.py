@@ -179,7 +179,7 @@ def _text_frame(trace: Trace, first: int, reasoning: bool, pieces: list[str]) ->
     joined = "".join(pieces)
     field = "reasoning_content" if reasoning else "content"
     choice = chunk.choices[0]  # type: ignore[index]
-    delta = msgspec.structs.replace(choice.delta, **{field: joined})  # type: ignore[arg-type]
+    delta = msgspec.structs.replace(choice.delta, **{field: joined})  # type: ignore[type-var]
     chunk = msgspec.structs.replace(chunk, choices=[msgspec.structs.replace(choice, delta=delta)])
     raw = _decode(payload.data)
     raw["choices"][0]["delta"][field] = joined
@@ -215,7 +215,7 @@ def _columns(trace: Trace) -> tuple[int, Any, Any, dict[int, str]]:
     ):
         n = len(payloads)
         stop = after.find(1, 0, n)
-        return (n if stop < 0 else stop), lines, payloads.data, events  # type: ignore[attr-defined]
+        return (n if stop < 0 else stop), lines, payloads.data, events
     plain = list(payloads)
     n = next((i for i, p in enumerate(plain) if p.after_done), len(plain))
     return (
@@ -271,7 +271,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     text_run: tuple[int, bool, list[str]] | None = None
     held: tuple[int, int, list[str]] | None = None
     """A call's first delta, just appended, taking the continuations right after it."""
-    part: QuietCall | None = None  # the run's last stretch
+    part = QuietCall(None)  # the run's last stretch
     sizes: list[int] = []
     e = 0
     for i in range(n):

@@ -201,11 +201,7 @@ class LangChainAssembler(Assembler):
         for e in entries:
             if _mergeable(e):
                 for left in self.by_index.get(e["index"], ()):
-                    if (
-                        _blank_id(left.get("id"))
-                        or _blank_id(e["id"])
-                        or left.get("id") == e["id"]
-                    ):
+                    if _blank_id(left.get("id")) or _blank_id(e["id"]) or left.get("id") == e["id"]:
                         _merge_into(left, e)
                         break
                 else:

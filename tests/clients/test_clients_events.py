@@ -187,9 +187,13 @@ def _walk(body: str, rule: str) -> dict[int, tuple[Any, Any, str]]:
                 elif rule == "last-non-empty":  # openai-agents, litellm
                     if isinstance(value, str) and value:
                         cur[k] = value
-                elif rule == "first-non-empty":  # semantic-kernel
-                    if isinstance(value, str) and value and cur[k] is None:
-                        cur[k] = value
+                elif (  # first-non-empty: semantic-kernel
+                    rule == "first-non-empty"
+                    and isinstance(value, str)
+                    and value
+                    and cur[k] is None
+                ):
+                    cur[k] = value
     return {i: (v[0], v[1], v[2]) for i, v in out.items()}
 
 
@@ -201,7 +205,9 @@ def plain_streams(draw: st.DrawFn) -> str:
     seqs = []
     for c in range(n_calls):
         cid, name = f"call_{c}", f"tool_{c}"
-        seq = [{"index": c, "id": cid, "type": "function", "function": {"name": name, "arguments": ""}}]
+        seq = [
+            {"index": c, "id": cid, "type": "function", "function": {"name": name, "arguments": ""}}
+        ]
         blank_id = draw(st.sampled_from(BLANKS))
         blank_name = draw(st.sampled_from(BLANKS))
         for k in range(draw(st.integers(1, 20))):
@@ -250,7 +256,9 @@ RULES = {
 def test_the_table_rules_hold_on_the_gathered_stream(body: str) -> None:
     trace = _trace(body)
     stream = compact_frames(trace)
-    outcomes = assess_frames(stream, meant_calls(trace.analysis.calls), [POLICIES[k] for k in RULES])
+    outcomes = assess_frames(
+        stream, meant_calls(trace.analysis.calls), [POLICIES[k] for k in RULES]
+    )
     for key, rule in RULES.items():
         want = _walk(body, rule)
         a = outcomes[key].assembly
@@ -274,7 +282,12 @@ def test_an_interleaved_run_is_one_item_for_every_library() -> None:
     # 3 calls opened, then 3 x 100 continuations round-robin (id null, name "" on every other):
     # after each call's first blank continuation, all of them are one quiet run
     head = [
-        {"index": c, "id": f"call_{c}", "type": "function", "function": {"name": "f", "arguments": ""}}
+        {
+            "index": c,
+            "id": f"call_{c}",
+            "type": "function",
+            "function": {"name": "f", "arguments": ""},
+        }
         for c in range(3)
     ]
     body = [{"choices": [{"index": 0, "delta": {"tool_calls": [d]}}]} for d in head]

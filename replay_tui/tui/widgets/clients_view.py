@@ -51,6 +51,7 @@ if TYPE_CHECKING:  # the policies are imported when the view is first shown, not
         Frame,
         MeantCall,
         Policy,
+        Quiet,
     )
 
 __all__ = ["ClientsMatrix", "ClientsPane"]
@@ -450,9 +451,9 @@ def _call_json(c: AssembledCall) -> dict[str, Any]:
     return out
 
 
-def _frames(trace: Trace) -> list[Frame]:
-    """The clients model's one read of the trace: its tool-call deltas as the libraries see
-    them, folded from the analysis' per-call record (nothing is decoded again)."""
+def _frames(trace: Trace) -> list[Frame | Quiet]:
+    """The clients model's one read of the trace: what its payloads say to the libraries,
+    read from the analysis' event log (docs/clients.md, "Speed")."""
     from ...clientlibs import compact_frames
 
     return compact_frames(trace)
@@ -462,18 +463,18 @@ class _Cancelled(Exception):
     """The worker was cancelled (another trace is shown): stop in the middle of a policy."""
 
 
-class _Checked(list["Frame"]):
+class _Checked(list["Frame | Quiet"]):
     """The frames, checking every few hundred whether the worker was cancelled.
 
-    A policy on a 100,000-delta trace takes seconds; when the user moves on to another trace,
-    this stops it in the middle rather than at its end.
+    A trace of thousands of calls gives each policy thousands of frames; when the user moves
+    on to another trace, this stops it in the middle rather than at its end.
     """
 
-    def __init__(self, frames: list[Frame], cancelled: Callable[[], bool]) -> None:
+    def __init__(self, frames: list[Frame | Quiet], cancelled: Callable[[], bool]) -> None:
         super().__init__(frames)
         self._cancelled = cancelled
 
-    def __iter__(self) -> Iterator[Frame]:
+    def __iter__(self) -> Iterator[Frame | Quiet]:
         for k, frame in enumerate(super().__iter__()):
             if k % CHECK_EVERY == 0 and self._cancelled():
                 raise _Cancelled
