@@ -26,7 +26,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from ...core.trace import Trace
+from ...core.trace import Trace, gc_paused
 from ...core.visible import visible
 from ...core.wire import UNSET, describe_value
 from ..cells import cell_len, fit, middle_fit
@@ -129,6 +129,8 @@ class ClientsMatrix(LineView):
         self.column = 0
         self.message = ""
         self.user_moved = False
+        self._drawn = range(0)
+        """The columns the cached rows drew (:meth:`_window`)."""
 
     # -- content -------------------------------------------------------------------------
 
@@ -216,6 +218,40 @@ class ClientsMatrix(LineView):
     def _style(self, name: str) -> Style:
         return self.piece_style(name)
 
+    def _window(self) -> range:
+        """The columns a row draws: those in sight and a screen either side (a trace of 5,000
+        calls draws some dozens of cells a row, not 5,000; the others are blank)."""
+        width = self.size.width or 200
+        x = int(self.scroll_offset.x)
+        columns = self.model.columns if self.model is not None else 0
+        lo = max(0, (x - width) // (CELL_W + 1))
+        return range(lo, min(columns, (x + 2 * width) // (CELL_W + 1) + 1))
+
+    def watch_scroll_x(self, old: float, new: float) -> None:
+        super().watch_scroll_x(old, new)
+        if self.model is not None and self._window() != self._drawn:
+            self.invalidate()  # (the rows are drawn again around the new place)
+
+    def _cells(self, segs: list[Segment], cells: list[tuple[str, Style]], window: range) -> None:
+        """Append the columns' cells (``cells[k]`` is column ``window.start + k``), with the
+        columns outside ``window`` as blank space of their width."""
+        model = self.model
+        assert model is not None
+        before = window.start * (CELL_W + 1)
+        if before:
+            segs.append(Segment(" " * before))
+        for k, (text, cell_style) in enumerate(cells):
+            column = window.start + k
+            width = RESPONSE_W if column == len(model.meant) else CELL_W
+            segs.append(Segment(" "))
+            segs.append(Segment(fit(text, width), cell_style))
+        after = sum(
+            (RESPONSE_W if c == len(model.meant) else CELL_W) + 1
+            for c in range(window.stop, model.columns)
+        )
+        if after:
+            segs.append(Segment(" " * after))
+
     def render_line(self, y: int) -> Strip:
         """A row as the view draws it; scrolled sideways, what shows of a column cut at the
         left (beside the names) is blank: no sliver of a cell's end ("rwB\"", ")")."""
@@ -259,18 +295,22 @@ class ClientsMatrix(LineView):
         else:  # under "client", what the libraries come to: in sight wherever the rows are
             text, name = self._libraries_said(model)
             segs = [Segment(" " * GUTTER), Segment(fit(text, NAME_W), self._style(name))]
-        for m in model.meant:
-            segs.append(Segment(" "))
+        window = self._drawn = self._window()
+        cells: list[tuple[str, Style]] = []
+        for column in window:
+            if column == len(model.meant):
+                text = "whole response" if first else "throws, error parts, extra calls"
+                cells.append((text, head if first else dim))
+                continue
+            m = model.meant[column]
             if first:
                 text = f"call {visible(describe_value(m.wire_index))} · {tool_name(m.name)}"
-                segs.append(Segment(fit(text, CELL_W), head))
+                cells.append((text, head))
             else:
-                cid = visible(describe_value(m.id)) if m.id is not UNSET else "no id"
+                cid = visible(_cut(describe_value(m.id))) if m.id is not UNSET else "no id"
                 text = f"line {m.line} · " + middle_fit(cid, CELL_W - 8 - len(str(m.line)))
-                segs.append(Segment(fit(text, CELL_W), dim))
-        segs.append(Segment(" "))
-        text = "whole response" if first else "throws, error parts, extra calls"
-        segs.append(Segment(fit(text, RESPONSE_W), head if first else dim))
+                cells.append((text, dim))
+        self._cells(segs, cells, window)
         return segs
 
     @staticmethod
@@ -323,18 +363,20 @@ class ClientsMatrix(LineView):
             Segment(mark + " ", style(mark_style)),
             Segment(fit(policy.key, NAME_W - 2), style("clients-matrix--name")),
         ]
-        cells: list[Piece] = []
-        if outcome is None:
-            cells = [("…", "clients-matrix--pending")] * model.columns
-        else:
-            cells = [call_cell(c) for c in outcome.calls] + [response_cell(outcome)]
-        for column, (text, name) in enumerate(cells):
-            width = RESPONSE_W if column == len(model.meant) else CELL_W
-            segs.append(Segment(" "))
+        window = self._drawn = self._window()
+        cells: list[tuple[str, Style]] = []
+        for column in window:
+            if outcome is None:
+                text, name = "…", "clients-matrix--pending"
+            elif column == len(model.meant):
+                text, name = response_cell(outcome)
+            else:
+                text, name = call_cell(outcome.calls[column])
             cell_style = style(name)
             if index == self.cursor and column == self.column:
                 cell_style = cell_style + style("clients-matrix--cell")
-            segs.append(Segment(fit(" " + text, width), cell_style))
+            cells.append((" " + text, cell_style))
+        self._cells(segs, cells, window)
         return segs
 
     # -- moving --------------------------------------------------------------------------
@@ -451,6 +493,11 @@ def _call_json(c: AssembledCall) -> dict[str, Any]:
     return out
 
 
+def _cut(text: str, limit: int = 200) -> str:
+    """A value's text, cut before it is made visible (a gateway may send a 5 MB id)."""
+    return text if len(text) <= limit else text[:limit]
+
+
 def _frames(trace: Trace) -> list[Frame | Quiet]:
     """The clients model's one read of the trace: what its payloads say to the libraries,
     read from the analysis' event log (docs/clients.md, "Speed")."""
@@ -535,13 +582,16 @@ class ClientsPane(Vertical):
         worker = get_current_worker()
         from ...clientlibs import assess_frames
 
-        stream = _Checked(_frames(model.trace), lambda: worker.is_cancelled)
-        try:
-            for policy in model.policies:
-                outcome = assess_frames(stream, model.meant, [policy])[policy.key]
-                self.post_message(self.Assessed(model, policy.key, outcome))
-        except _Cancelled:
-            return
+        # the collector paused, as while loading: the models make a few small objects per
+        # call and per library, none in a cycle (check --clients runs without it too)
+        with gc_paused():
+            stream = _Checked(_frames(model.trace), lambda: worker.is_cancelled)
+            try:
+                for policy in model.policies:
+                    outcome = assess_frames(stream, model.meant, [policy])[policy.key]
+                    self.post_message(self.Assessed(model, policy.key, outcome))
+            except _Cancelled:
+                return
         self.post_message(self.Assessed(model, None, None))
 
     @on(Assessed)
