@@ -34,7 +34,6 @@ from .client_detail import ClientDetail, detail_lines
 from .clients_model import (
     GROUPS,
     ClientsModel,
-    Piece,
     call_cell,
     plain,
     response_cell,
