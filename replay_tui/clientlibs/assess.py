@@ -234,7 +234,7 @@ def _judge(policy: Policy, assembly: Assembly, meant: list[MeantCall]) -> Client
     # the library's calls by index, in its order (one pass: a library that splits every
     # interleaved delta into a call of its own hands over 100,000 of them)
     by_key: dict[Any, list[AssembledCall]] = {}
-    keys = [_key(c.wire_index) for c in assembly.calls]
+    keys = [w if type(w) is int else _key(w) for w in (c.wire_index for c in assembly.calls)]
     for key, c in zip(keys, assembly.calls, strict=True):
         by_key.setdefault(key, []).append(c)
     pending = [c for key, c in zip(keys, assembly.calls, strict=True) if key not in sharing]

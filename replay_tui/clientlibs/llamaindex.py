@@ -88,18 +88,22 @@ class LlamaIndexAssembler(Assembler):
         # quiet delta's id and name are blank or absent: they add nothing ("" or None opens
         # a call whose id reads "" either way).
         calls = self.calls
+        opened = calls.append
         taken: dict[int, int] = {}
+        last = calls[-1].index if calls else UNSET
         for part, size in zip(run.stretches, run.sizes, strict=True):
-            at = taken.get(id(part), 0)
-            taken[id(part)] = at + size
+            key = id(part)
+            at = taken.get(key, 0)
+            taken[key] = at + size
             index = part.index
             pieces = part.pieces
-            if not calls or calls[-1].index != index:
-                calls.append(_Call(index, True, None, None, pieces[at]))
+            if last != index or not calls:
+                opened(_Call(index, True, None, None, pieces[at]))
+                last = index
+                if size == 1:
+                    continue
                 at += 1
                 size -= 1
-                if not size:
-                    continue
             t = calls[-1]
             if not t.has_function:
                 raise Raise(
