@@ -27,9 +27,10 @@ payload-by-payload one (:func:`.base.frames`) on every capture and on random str
 from __future__ import annotations
 
 from array import array
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
+from msgspec import UnsetType
 
 from ..core.wire import UNSET, Function
 from .ai_sdk import chunk_ok, schema_ok
@@ -114,9 +115,70 @@ def _quiet_envelope(raw: Any, checked: bool = False) -> dict[str, Any] | None:
     return delta
 
 
+# The shape of a quiet tool-call payload as typed structs: what decodes here is a chunk both
+# of the AI SDK's schemas accept (each field a type chunk_ok allows, narrower where a quiet
+# payload is: no usage, finish reason, role or text) — checked in one typed decode instead of
+# walking the JSON twice, for every new shape (5,000 calls: 5,000 shapes).
+
+
+class _QFunction(msgspec.Struct, gc=False):
+    arguments: str
+    name: str | None | UnsetType = UNSET
+
+
+class _QCall(msgspec.Struct, gc=False):
+    index: int
+    function: _QFunction
+    id: str | None | UnsetType = UNSET
+    type: Literal["function"] | None | UnsetType = UNSET
+
+
+class _QDelta(msgspec.Struct, gc=False):
+    tool_calls: list[_QCall]
+    role: None | UnsetType = UNSET
+    content: None | UnsetType = UNSET
+    refusal: None | UnsetType = UNSET
+    reasoning_content: None | UnsetType = UNSET
+    reasoning: None | UnsetType = UNSET
+
+
+class _QChoice(msgspec.Struct, gc=False):
+    index: int
+    delta: _QDelta
+    finish_reason: None | UnsetType = UNSET
+    logprobs: None | UnsetType = UNSET
+
+
+class _QChunk(msgspec.Struct, gc=False):
+    choices: list[_QChoice]
+    id: str | None | UnsetType = UNSET
+    created: int | float | None | UnsetType = UNSET
+    model: str | None | UnsetType = UNSET
+    usage: None | UnsetType = UNSET
+    error: UnsetType = UNSET
+
+
+_quiet_shape = msgspec.json.Decoder(_QChunk).decode
+
+
+def _quiet_typed(data: bytes) -> _QChunk | None:
+    """The payload as a one-choice, one-delta quiet chunk (``None``: it is not one)."""
+    try:
+        chunk = _quiet_shape(data)
+    except (msgspec.DecodeError, RecursionError):  # (ValidationError is a DecodeError)
+        return None
+    cs = chunk.choices
+    if len(cs) != 1 or cs[0].index != 0 or len(cs[0].delta.tool_calls) != 1:
+        return None
+    return chunk
+
+
 def _quiet_tool_payload(data: bytes, args: str) -> bool:
     """One tool-call delta with a ``function`` object and ``args`` as its arguments, and no
     text: nothing else said."""
+    typed = _quiet_typed(data)
+    if typed is not None:
+        return typed.choices[0].delta.tool_calls[0].function.arguments == args
     try:
         raw = _decode(data)
     except (msgspec.DecodeError, RecursionError):
@@ -541,6 +603,8 @@ def _follow(
 
 def _valid(frame: Frame) -> bool:
     """Every schema accepts the chunk (the AI SDK's two)."""
+    if frame.schema is None and frame.data and _quiet_typed(frame.data) is not None:
+        frame.schema = (True, True)  # (a quiet shape is a chunk both accept)
     return schema_ok(frame, True) and schema_ok(frame, False)
 
 

@@ -330,3 +330,43 @@ def test_the_judges_shortcut_for_calls_as_meant_says_what_the_long_way_says(body
         long = assess_frames(stream, meant)
     for key in POLICIES:
         assert _judged(short[key]) == _judged(long[key]), key
+
+
+ODD = [ABSENT, None, "", "x", 0, 1, 1.5, True, [], {}, "function", "FUNCTION"]
+
+
+@st.composite
+def chunks(draw: st.DrawFn) -> dict[str, Any]:
+    def put(d: dict[str, Any], key: str) -> None:
+        value = draw(st.sampled_from(ODD))
+        if value is not ABSENT:
+            d[key] = value
+
+    fn: dict[str, Any] = {"arguments": draw(st.sampled_from(["ls", 1, None]))}
+    put(fn, "name")
+    tc: dict[str, Any] = {"index": draw(st.sampled_from([0, 2, "0", True, None])), "function": fn}
+    for key in ("id", "type"):
+        put(tc, key)
+    delta: dict[str, Any] = {"tool_calls": [tc]}
+    for key in ("role", "content", "refusal", "reasoning_content", "reasoning"):
+        if draw(st.integers(0, 3)) == 0:
+            put(delta, key)
+    choice: dict[str, Any] = {"index": draw(st.sampled_from([0, 0, 1, None])), "delta": delta}
+    for key in ("finish_reason", "logprobs"):
+        if draw(st.booleans()):
+            put(choice, key)
+    chunk: dict[str, Any] = {"choices": [choice]}
+    for key in ("id", "created", "model", "usage", "error"):
+        if draw(st.booleans()):
+            put(chunk, key)
+    return chunk
+
+
+@settings(max_examples=500, deadline=None)
+@given(chunks())
+def test_a_payload_of_the_quiet_shape_is_one_every_schema_accepts(chunk: dict[str, Any]) -> None:
+    from replay_tui.clientlibs.ai_sdk import chunk_ok
+    from replay_tui.clientlibs.compact import _quiet_typed
+
+    if _quiet_typed(json.dumps(chunk).encode()) is not None:
+        assert chunk_ok(chunk, True) and chunk_ok(chunk, False)
