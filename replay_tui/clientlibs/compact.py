@@ -123,38 +123,38 @@ def _quiet_envelope(raw: Any, checked: bool = False) -> dict[str, Any] | None:
 
 class _QFunction(msgspec.Struct, gc=False):
     arguments: str
-    name: str | None | UnsetType = UNSET
+    name: str | UnsetType | None = UNSET
 
 
 class _QCall(msgspec.Struct, gc=False):
     index: int
     function: _QFunction
-    id: str | None | UnsetType = UNSET
-    type: Literal["function"] | None | UnsetType = UNSET
+    id: str | UnsetType | None = UNSET
+    type: Literal["function"] | UnsetType | None = UNSET
 
 
 class _QDelta(msgspec.Struct, gc=False):
     tool_calls: list[_QCall]
-    role: None | UnsetType = UNSET
-    content: None | UnsetType = UNSET
-    refusal: None | UnsetType = UNSET
-    reasoning_content: None | UnsetType = UNSET
-    reasoning: None | UnsetType = UNSET
+    role: UnsetType | None = UNSET
+    content: UnsetType | None = UNSET
+    refusal: UnsetType | None = UNSET
+    reasoning_content: UnsetType | None = UNSET
+    reasoning: UnsetType | None = UNSET
 
 
 class _QChoice(msgspec.Struct, gc=False):
     index: int
     delta: _QDelta
-    finish_reason: None | UnsetType = UNSET
-    logprobs: None | UnsetType = UNSET
+    finish_reason: UnsetType | None = UNSET
+    logprobs: UnsetType | None = UNSET
 
 
 class _QChunk(msgspec.Struct, gc=False):
     choices: list[_QChoice]
-    id: str | None | UnsetType = UNSET
-    created: int | float | None | UnsetType = UNSET
-    model: str | None | UnsetType = UNSET
-    usage: None | UnsetType = UNSET
+    id: str | UnsetType | None = UNSET
+    created: int | float | UnsetType | None = UNSET
+    model: str | UnsetType | None = UNSET
+    usage: UnsetType | None = UNSET
     error: UnsetType = UNSET
 
 
