@@ -1,26 +1,35 @@
-"""The client-library budgets (issue 15): anyone can run it, the README quotes it.
+"""The client-library budgets (issues 15 and 27) on every trace shape: anyone can run it, the
+README quotes it.
 
-    python bench/clients.py              # 100,000-delta trace, 5 runs
-    python bench/clients.py --deltas 20000 --runs 3
+    python bench/clients.py                          # every shape of shapes.py, 100,000 deltas
+    python bench/clients.py --shapes interleaved --deltas 20000 --runs 3
 
-1. ``replay-tui check --clients`` against ``replay-tui check`` on the 100,000-delta trace, as
-   whole processes alternating in the same run. Budget: at most 3x.
+For each shape of ``bench/shapes.py`` (the shapes real gateways send):
+
+1. ``replay-tui check --clients`` against ``replay-tui check`` on that shape's trace, as whole
+   processes alternating in the same run. Budget: at most 3x.
 2. The TUI's Clients view on the same trace: a fresh headless process (180x50) opens the trace,
-   waits until it is decoded, presses ``4`` and the time counted is from that key to the last
-   library's outcome in the view. Budget: under 1 s.
+   waits until it is decoded, presses ``4``; counted is the time from that key to the last
+   library's outcome in the view (budget: under 1 s), and from the process's launch to the
+   same moment (the trace's loading included).
 
 Each figure is the median of ``--runs`` runs (the minimum beside it: on a busy machine it is the
-steadier of the two).
+steadier of the two). ``--mixed`` adds a shape none of the others is: random mixes of the
+gateways' continuation patterns on 1 to 3 calls interleaved, with ids and names that change
+mid-stream (``mixed_shape`` below).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import random
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -28,12 +37,76 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 from run import compare  # noqa: E402
-from tracegen import write_big_trace  # noqa: E402
+from shapes import SHAPES  # noqa: E402
 
 SIZE = (180, 50)
 
 
-def check_vs_clients(trace: Path, runs: int) -> float:
+def mixed_shape(n: int, seed: int = 27) -> Iterator[str]:
+    """Random mixes of the continuation patterns of GATEWAYS.md (``id``/``name`` absent, null,
+    ``""``), 1 to 3 calls in flight interleaved at random, a mid-stream id or name change now
+    and then, and text between the batches."""
+    rng = random.Random(seed)
+    blank = [None, "", "absent"]
+
+    def chunk(delta: dict[str, object], finish: str | None = None) -> str:
+        c = {
+            "id": "chatcmpl-mixed",
+            "object": "chat.completion.chunk",
+            "created": 1770764938,
+            "model": "mixed",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+        return "data: " + json.dumps(c, separators=(",", ":")) + "\n\n"
+
+    sent, call = 0, 0
+    while sent < n:
+        batch = rng.randint(1, 3)
+        size = rng.randint(200, 5000)
+        live = []
+        for k in range(batch):
+            ident, name = f"call_{call + k}", f"tool_{rng.randint(0, 9)}"
+            first = {"index": k, "id": ident, "type": "function"}
+            yield chunk({"tool_calls": [{**first, "function": {"name": name, "arguments": ""}}]})
+            live.append([k, ident, name, size])
+            sent += 1
+        call += batch
+        while live and sent < n:
+            entry = rng.choice(live)
+            k, ident, name, left = entry
+            tc: dict[str, object] = {"index": k}
+            i, nm = rng.choice(blank), rng.choice(blank)
+            if rng.random() < 0.0005:
+                i = entry[1] = f"{ident}_x{rng.randint(0, 99)}"  # a changed id
+            if rng.random() < 0.0005:
+                nm = entry[2] = f"{name}_v2"  # a changed name
+            if i != "absent":
+                tc["id"] = i
+            fn: dict[str, object] = {"arguments": "x" if left > 1 else "}"}
+            if nm != "absent":
+                fn["name"] = nm
+            tc["function"] = fn
+            if rng.random() < 0.3:
+                tc["type"] = "function"
+            yield chunk({"tool_calls": [tc]})
+            sent += 1
+            entry[3] -= 1
+            if entry[3] <= 0:
+                live.remove(entry)
+        for _ in range(rng.randint(0, 50)):
+            yield chunk({"content": "thinking "})
+    yield chunk({}, "tool_calls")
+    yield "data: [DONE]\n\n"
+
+
+def write_shape(shape: str, n: int, path: Path) -> Path:
+    lines = mixed_shape(n) if shape == "mixed" else SHAPES[shape](n)
+    with path.open("w") as fh:
+        fh.writelines(lines)
+    return path
+
+
+def check_vs_clients(trace: Path, runs: int) -> tuple[float, float, float]:
     py = sys.executable
     check, clients = compare(
         runs,
@@ -47,10 +120,10 @@ def check_vs_clients(trace: Path, runs: int) -> float:
         f"  ratio                 {ratio:.2f}x median, {min(clients) / min(check):.2f}x min"
         "   (budget: 3x)"
     )
-    return ratio
+    return ratio, statistics.median(check), statistics.median(clients)
 
 
-def _child(trace: str) -> None:
+def _child(trace: str, launched: float) -> None:
     import asyncio
 
     sys.path.insert(0, str(ROOT))
@@ -72,29 +145,34 @@ def _child(trace: str) -> None:
                     break
                 await pilot.pause(0.005)
             print(f"clients {time.perf_counter() - start:.6f}", flush=True)
+            print(f"launch {time.time() - launched:.6f}", flush=True)
 
     asyncio.run(run())
 
 
-def clients_view(trace: Path, runs: int) -> float:
-    times = []
+def clients_view(trace: Path, runs: int) -> tuple[float, float]:
+    times, launches = [], []
     for _ in range(runs):
         done = subprocess.run(
-            [sys.executable, __file__, "--child", str(trace)],
+            [sys.executable, __file__, "--child", str(trace), "--launched", str(time.time())],
             capture_output=True,
             text=True,
             cwd=ROOT,
             check=False,
         )
-        lines = [ln for ln in done.stdout.splitlines() if ln.startswith("clients ")]
-        if done.returncode != 0 or not lines:
+        found = dict(
+            ln.split() for ln in done.stdout.splitlines() if ln.startswith(("clients ", "launch "))
+        )
+        if done.returncode != 0 or "clients" not in found:
             raise SystemExit(f"the TUI run failed ({done.returncode}): {done.stderr[-800:]}")
-        times.append(float(lines[-1].split()[1]))
-    med = statistics.median(times)
+        times.append(float(found["clients"]))
+        launches.append(float(found["launch"]))
+    med, launch = statistics.median(times), statistics.median(launches)
     print(
         f"  from '4' to every outcome   median {med:.3f} s   min {min(times):.3f} s   (budget: 1 s)"
     )
-    return med
+    print(f"  from launch to every outcome (loading included)   median {launch:.3f} s")
+    return med, launch
 
 
 def main() -> None:
@@ -103,18 +181,40 @@ def main() -> None:
     )
     parser.add_argument("--deltas", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--shapes", nargs="*", choices=[*SHAPES, "mixed"], help="default: every shape"
+    )
+    parser.add_argument("--mixed", action="store_true", help="add the random mixed shape")
+    parser.add_argument("--no-view", action="store_true", help="skip the TUI measurement")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--launched", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        _child(args.child)
+        _child(args.child, args.launched or time.time())
         return
+    shapes = list(args.shapes or SHAPES)
+    if args.mixed and "mixed" not in shapes:
+        shapes.append("mixed")
+    rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        trace = write_big_trace(Path(tmp) / "big.sse", args.deltas)
-        print(f"trace: {args.deltas:,} tool-call deltas, {trace.stat().st_size / 1e6:.1f} MB")
-        print("check vs check --clients (whole processes):")
-        check_vs_clients(trace, args.runs)
-        print("the TUI's Clients view (headless 180x50):")
-        clients_view(trace, args.runs)
+        for shape in shapes:
+            trace = write_shape(shape, args.deltas, Path(tmp) / f"{shape}.sse")
+            print(f"{shape}: {args.deltas:,} deltas, {trace.stat().st_size / 1e6:.1f} MB")
+            print(" check vs check --clients (whole processes):")
+            ratio, check, clients = check_vs_clients(trace, args.runs)
+            view = launch = float("nan")
+            if not args.no_view:
+                print(" the TUI's Clients view (headless 180x50):")
+                view, launch = clients_view(trace, args.runs)
+            rows.append((shape, ratio, check, clients, view, launch))
+            trace.unlink()
+    print("\n| shape | check --clients / check | Clients view filled (from '4') | from launch |")
+    print("|---|---|---|---|")
+    for shape, ratio, check, clients, view, launch in rows:
+        print(
+            f"| {shape} | {ratio:.2f}× ({clients:.2f} s vs {check:.2f} s) | {view:.2f} s"
+            f" | {launch:.2f} s |"
+        )
 
 
 if __name__ == "__main__":

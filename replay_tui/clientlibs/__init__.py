@@ -36,7 +36,7 @@ from .assess import (
     assess_json,
     breaking,
 )
-from .base import AssembledCall, Assembly, ClientError, DroppedCall, Frame, Policy, frames
+from .base import AssembledCall, Assembly, ClientError, DroppedCall, Frame, Policy, Quiet, frames
 from .compact import compact_frames
 
 __all__ = [
@@ -51,6 +51,7 @@ __all__ = [
     "Frame",
     "MeantCall",
     "Policy",
+    "Quiet",
     "assess",
     "assess_frames",
     "assess_json",

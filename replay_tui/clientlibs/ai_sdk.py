@@ -385,6 +385,15 @@ def chunk_ok(value: Any, compatible: bool) -> bool:
     return True
 
 
+def schema_ok(frame: Frame, compatible: bool) -> bool:
+    """:func:`chunk_ok` of the frame's payload under both schemas, worked out once a frame."""
+    verdict = frame.schema
+    if verdict is None:
+        raw = frame.raw
+        verdict = frame.schema = (chunk_ok(raw, True), chunk_ok(raw, False))
+    return verdict[0] if compatible else verdict[1]
+
+
 def error_chunk(value: Any) -> str | None:
     """The message of a chunk that matches the error schema ``{error: {message: string}}``."""
     if isinstance(value, dict):
@@ -430,7 +439,7 @@ class AiSdkAssembler(Assembler):
 
     def feed(self, frame: Frame) -> None:
         raw = frame.raw
-        if not chunk_ok(raw, self.compatible):
+        if not schema_ok(frame, self.compatible):
             message = error_chunk(raw)
             if message is not None:
                 error = ClientError("provider error", message, frame.line)

@@ -54,11 +54,16 @@ class AlternativeAssembler(Assembler):
                 args = fn.arguments if isinstance(fn, Function) else UNSET
                 call.arguments.append("" if args is UNSET or args is None else js_string(args))
                 if self.mode == "concatenate":
-                    n = frame.count  # a folded run repeats its identity fields n times
-                    if d.id is not UNSET:
-                        call.id = ("" if call.id is UNSET else call.id) + js_string(d.id) * n
-                    if name is not UNSET:
-                        call.name = ("" if call.name is UNSET else call.name) + js_string(name) * n
+                    # a quiet run's frame carries its last payload's identity and counts the
+                    # nulls before it
+                    if d.id is not UNSET or frame.id_nulls:
+                        sent = "" if d.id is UNSET else js_string(d.id)
+                        call.id = ("" if call.id is UNSET else call.id) + sent
+                        call.id += "null" * frame.id_nulls
+                    if name is not UNSET or frame.name_nulls:
+                        sent = "" if name is UNSET else js_string(name)
+                        call.name = ("" if call.name is UNSET else call.name) + sent
+                        call.name += "null" * frame.name_nulls
                     continue
                 if first and self.mode == "first-id" and not is_identity(d.id):
                     raise Raise(

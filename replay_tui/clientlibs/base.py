@@ -15,13 +15,13 @@ JSON against a schema (the Vercel AI SDK) reads :attr:`Frame.raw`, decoded on de
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ..core.wire import UNSET, Choice, Function, ToolCall, WireChunk
+from ..core.wire import UNSET, Choice, Delta, Function, ToolCall, WireChunk
 
 if TYPE_CHECKING:
     from ..core.sse import Payload
@@ -36,6 +36,8 @@ __all__ = [
     "DroppedCall",
     "Frame",
     "Policy",
+    "Quiet",
+    "QuietCall",
     "Raise",
     "choices",
     "frame_of",
@@ -65,6 +67,14 @@ class Frame:
     """How many payloads this frame stands for (see :mod:`.compact`)."""
     pieces: list[str] | None = None
     """For a folded run of continuations: each payload's ``arguments`` piece, in order."""
+    id_nulls: int = 0
+    """For a folded run: how many of its payloads sent ``id: null`` (the frame's own delta
+    carries none: a quiet continuation's identity is left out, see :class:`Quiet`)."""
+    name_nulls: int = 0
+    schema: tuple[bool, bool] | None = None
+    """Whether the AI SDK's two chunk schemas (openai-compatible, openai) accept the payload,
+    once someone asked (:func:`.ai_sdk.chunk_ok`): :mod:`.compact` asks for every frame with a
+    tool call, and both AI SDK models read it."""
     _raw: Any = UNSET
 
     @property
@@ -181,12 +191,136 @@ class ClientError:
 class Raise(Exception):
     """Raised inside a policy to stop the replay the way the library would stop."""
 
-    def __init__(self, name: str, message: str = "", verb: str = "throws", layer: str = "") -> None:
+    def __init__(
+        self,
+        name: str,
+        message: str = "",
+        verb: str = "throws",
+        layer: str = "",
+        line: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.name = name
         self.message = message
         self.verb = verb
         self.layer = layer
+        self.line = line
+        """The payload's line, when the raiser knows it better than the frame being fed (a
+        payload inside a :class:`Quiet` run)."""
+
+
+class QuietCall:
+    """One call's part of a :class:`Quiet` run: its pieces, in order."""
+
+    __slots__ = ("id_nulls", "index", "last_id", "last_name", "lines", "name_nulls", "pieces")
+
+    def __init__(self, index: Any) -> None:
+        self.index = index
+        """The wire index every one of these deltas sent (the call's own)."""
+        self.pieces: list[str] = []
+        self.lines: list[int] = []
+        self.id_nulls = 0
+        """How many sent ``id: null``."""
+        self.name_nulls = 0
+        self.last_id: Any = UNSET
+        """The last payload's ``id`` (absent, ``null`` or ``""``): a library that keeps the
+        last blank value (Semantic Kernel's ``a or b``) ends with it."""
+        self.last_name: Any = UNSET
+
+
+class Quiet:
+    """A run of consecutive *quiet* tool-call payloads, of one call or of several interleaved.
+
+    A payload is quiet when it carries nothing a library reacts to but an arguments piece: one
+    choice (index 0) holding one tool-call delta of a call already opened, with the call's own
+    index, a ``type`` that is absent or the one in force, an ``id`` and a ``name`` that are
+    absent or a blank value (``null``, ``""``) the call was already sent since its identity last
+    changed, and nothing else said (no text, role, finish reason, usage or error; a chunk every
+    schema accepts). :mod:`.compact` decides that once per distinct payload shape.
+
+    A library reads a run as one frame per call (:meth:`frames`: the call's last delta with
+    every piece joined; its blank identity was news to no library), so a 100,000-delta call
+    costs each library one step; the few libraries whose result depends on how calls
+    alternate (:attr:`Assembler.ordered`) walk its :attr:`stretches` instead: one step per
+    change of call, not per payload.
+    """
+
+    __slots__ = ("_frames", "_last", "calls", "line", "sizes", "stretches")
+
+    def __init__(self, line: int) -> None:
+        self.line = line
+        """Line of the run's first payload."""
+        self.stretches: list[QuietCall] = []
+        """The run as stretches of consecutive payloads of one call, in stream order."""
+        self.sizes: list[int] = []
+        """How many payloads each stretch holds."""
+        self.calls: dict[int, QuietCall] = {}
+        """Each call's part, by its order in the analysis, in order of first appearance."""
+        self._last = -1
+        self._frames: list[Frame] | None = None
+
+    def add(self, call: int, index: Any, piece: str, line: int, cid: Any, name: Any) -> None:
+        if call == self._last:
+            part = self.stretches[-1]
+            self.sizes[-1] += 1
+        else:
+            found = self.calls.get(call)
+            part = self.calls[call] = QuietCall(index) if found is None else found
+            self.stretches.append(part)
+            self.sizes.append(1)
+            self._last = call
+        part.pieces.append(piece)
+        part.lines.append(line)
+        part.last_id = cid
+        part.last_name = name
+        if cid is None:
+            part.id_nulls += 1
+        if name is None:
+            part.name_nulls += 1
+
+    def runs(self) -> Iterator[tuple[QuietCall, int, int]]:
+        """The stretches as ``(call, first piece, how many)``: ``call.pieces[first]`` on."""
+        taken = dict.fromkeys(map(id, self.calls.values()), 0)
+        for part, size in zip(self.stretches, self.sizes, strict=True):
+            key = id(part)
+            at = taken[key]
+            taken[key] = at + size
+            yield part, at, size
+
+    def frames(self) -> list[Frame]:
+        """One frame per call: a delta with only the call's index and its pieces joined (made
+        once, shared by every library)."""
+        if self._frames is None:
+            self._frames = [_quiet_frame(part) for part in self.calls.values()]
+        return self._frames
+
+
+def _quiet_frame(part: QuietCall) -> Frame:
+    """The frame a library reads for one call's part of a quiet run: the last payload's delta
+    (its blank ``id`` and ``name``, which the call was sent already) with every piece."""
+    joined = "".join(part.pieces)
+    cid, name = part.last_id, part.last_name
+    call = ToolCall(index=part.index, id=cid, function=Function(name=name, arguments=joined))
+    chunk = WireChunk(choices=[Choice(delta=Delta(tool_calls=[call]))])
+    frame = Frame(
+        part.lines[0],
+        chunk,
+        b"",
+        count=len(part.pieces),
+        pieces=part.pieces,
+        # the nulls of the payloads before the last (the frame's own delta carries that one)
+        id_nulls=part.id_nulls - (cid is None),
+        name_nulls=part.name_nulls - (name is None),
+    )
+    raw_call: dict[str, Any] = {"index": part.index}
+    fn: dict[str, Any] = {"arguments": joined}
+    if cid is not UNSET:
+        raw_call["id"] = cid
+    if name is not UNSET:
+        fn["name"] = name
+    raw_call["function"] = fn
+    frame._raw = {"choices": [{"index": 0, "delta": {"tool_calls": [raw_call]}}]}
+    return frame
 
 
 @dataclass(slots=True)
@@ -228,6 +362,15 @@ class Assembler(ABC):
     def finish(self) -> Assembly:
         """The stream ended: what the application receives."""
 
+    ordered = False
+    """Whether the result depends on how the calls of a :class:`Quiet` run alternate (a new
+    call at each change of index, a call finished when another starts): such a library
+    implements :meth:`feed_quiet`; the others read the run's :meth:`Quiet.frames`."""
+
+    def feed_quiet(self, run: Quiet) -> None:
+        """Take a run of quiet payloads (only called when :attr:`ordered`)."""
+        raise NotImplementedError
+
     def error_parts(self) -> list[ClientError]:
         """Non-fatal errors surfaced so far (only some libraries have them)."""
         return []
@@ -247,19 +390,31 @@ class Policy:
     kind: str = "library"
     """``library``, or ``alternative`` for a design the seed record rejected."""
 
-    def run(self, stream: Sequence[Frame]) -> Assembly:
+    def run(self, stream: Sequence[Frame | Quiet]) -> Assembly:
         """Replay ``stream`` through a fresh assembler of this policy."""
         state = self.assembler()
+        ordered = state.ordered
         line: int | None = None
         try:
-            for frame in stream:
-                line = frame.line
-                state.feed(frame)
+            for item in stream:
+                if type(item) is Quiet:
+                    if ordered:
+                        line = item.line
+                        state.feed_quiet(item)
+                        continue
+                    for frame in item.frames():
+                        line = frame.line
+                        state.feed(frame)
+                    continue
+                assert isinstance(item, Frame)
+                line = item.line
+                state.feed(item)
             line = None
             return state.finish()
         except Raise as exc:
+            where = line if exc.line is None else exc.line
             return Assembly(
-                raised=ClientError(exc.name, exc.message, line, exc.verb, exc.layer),
+                raised=ClientError(exc.name, exc.message, where, exc.verb, exc.layer),
                 error_parts=state.error_parts(),
             )
 

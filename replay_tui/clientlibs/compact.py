@@ -1,258 +1,613 @@
-"""The stream the client-library models read, built from the analysis' per-call arrays.
+"""The stream the client-library models read, built from what the analysis recorded.
 
 Every model reads :class:`~.base.Frame` objects. Building one per payload means decoding every
-payload again (the analysis keeps only each call's wire deltas) and running 16 models over
-100,000 frames. Almost all of those frames are *plain continuations*: one choice, one tool-call
-delta whose identity fields repeat the previous delta's exactly with values no library reacts
-to twice (absent, ``null`` or ``""``), a string ``arguments`` piece, and nothing else — no
-text, no finish reason, no error. Every modelled library handles a run of such deltas exactly
-as it handles one delta carrying their concatenated arguments, so :func:`compact_frames` folds
-each run into one frame (``Frame.count`` payloads, ``Frame.pieces`` the pieces, for the few
-models that must see them one by one). The fold is shared by all the models: one pass for all.
+payload again and running 18 models over 100,000 frames. What a library does with a tool-call
+delta depends only on what changes: a call opened, an ``id``, ``name`` or ``type`` sent that
+differs from what the call was sent before, a blank value (``null``, ``""``) sent for the first
+time since the identity last changed, a non-empty value sent again (which some libraries
+double), anything beside the delta (text, a role, a finish reason, an error, a second choice
+or delta, a chunk a schema rejects). Every other tool-call payload is *quiet*: an arguments
+piece for a call already open. :func:`compact_frames` keeps each payload that changes
+something as its own frame and gathers each run of quiet payloads — of one call, or of several
+calls interleaved — into one :class:`~.base.Quiet`, which a library reads as one frame per call
+with the pieces joined once (the few libraries that care how calls alternate walk its compact
+order instead). Text runs fold the same way: consecutive payloads that carry only a piece of
+the same text field are one frame.
 
-The deltas themselves come from :attr:`Analysis.calls <replay_tui.core.identity.CallTrace>`
-(``positions``, ``lines``, ``calls``); a payload is only decoded into a small envelope (its
-non-tool-call fields, tool calls skipped) to tell whether it is plain. Anything else — a
-payload with several deltas, text, a finish reason, an ``error``, an SSE ``event`` — takes the
-ordinary path (:func:`.base.frames`). ``tests/clients/test_clients_compact.py`` holds the two
-paths to the same outcomes.
+Nothing is decoded per payload. The deltas and text pieces come from the analysis' event log
+(:attr:`Analysis.events <replay_tui.core.identity.EventLog>`, one entry per delta or text
+piece, in payload order); whether a payload says anything else is decided once per payload
+*shape* — the payload's bytes with its one variable token (the arguments piece, or the text
+piece) cut out — and remembered, so a 100,000-delta stream costs a byte search and a dictionary
+look-up per payload. A payload whose piece cannot be found exactly once in its bytes is decoded
+and judged on its own. ``tests/clients/test_clients_compact.py`` holds this stream to the
+payload-by-payload one (:func:`.base.frames`) on every capture and on random streams.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from typing import TYPE_CHECKING, Any
+from array import array
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UnsetType
 
-from ..core.wire import Function, ToolCall, fast_decoder
-from .base import Frame, frame_of
+from ..core.wire import UNSET, Function
+from .ai_sdk import chunk_ok, schema_ok
+from .base import Frame, Quiet, QuietCall, frame_of, frames
 
 if TYPE_CHECKING:
-    from ..core.identity import CallTrace
     from ..core.trace import Trace
 
 __all__ = ["compact_frames"]
 
-
-class _Fn(msgspec.Struct, gc=False):
-    """A ``function`` object (its fields are read from the analysis, not here)."""
-
-
-class _Call(msgspec.Struct, gc=False):
-    function: _Fn | UnsetType | None = UNSET
-
-
-class _Delta(msgspec.Struct, gc=False):
-    role: Any = UNSET
-    content: Any = UNSET
-    refusal: Any = UNSET
-    reasoning_content: Any = UNSET
-    reasoning: Any = UNSET
-    tool_calls: list[_Call] | UnsetType | None = UNSET
-
-
-class _Choice(msgspec.Struct, gc=False):
-    index: Any = UNSET
-    delta: _Delta | UnsetType | None = UNSET
-    finish_reason: Any = UNSET
-    logprobs: Any = UNSET
-
-
-class _Envelope(msgspec.Struct, gc=False):
-    """What the models and schemas read of a chunk besides its tool calls.
-
-    Its shape constraints are the wire chunk's (``choices`` a list of objects, ``delta`` and
-    ``function`` objects or null, ``tool_calls`` a list), so a payload that decodes here also
-    decodes on the harness's fast path: never a lenient or throwing one.
-    """
-
-    choices: list[_Choice] | UnsetType | None = UNSET
-    id: Any = UNSET
-    object: Any = UNSET
-    created: Any = UNSET
-    model: Any = UNSET
-    usage: Any = UNSET
-    error: Any = UNSET
-    system_fingerprint: Any = UNSET
-
-
-_envelope = msgspec.json.Decoder(_Envelope).decode
-_NEUTRAL = (UNSET, None)
-
-
-def _plain(env: _Envelope) -> bool:
-    """One choice, one tool-call delta with a ``function`` object, and nothing else said."""
-    if env.error is not UNSET:
-        return False
-    choices = env.choices
-    if type(choices) is not list or len(choices) != 1:
-        return False
-    choice = choices[0]
-    delta = choice.delta
-    if choice.finish_reason not in _NEUTRAL or type(delta) is not _Delta:
-        return False
-    calls = delta.tool_calls
-    return (
-        type(calls) is list
-        and len(calls) == 1
-        and type(calls[0].function) is _Fn
-        and delta.content in _NEUTRAL
-        and delta.reasoning_content in _NEUTRAL
-        and delta.reasoning in _NEUTRAL
-        and delta.refusal in _NEUTRAL
-    )
-
-
-def _same(a: Any, b: Any) -> bool:
-    """The same JSON value (``1`` and ``true`` differ; nested values never compare equal)."""
-    return a is b or (type(a) is type(b) and type(a) not in (list, dict) and a == b)
-
-
+_decode = msgspec.json.Decoder().decode
 _encode = msgspec.json.encode
+_NEUTRAL = (UNSET, None)
+_TEXT_FIELDS = ("content", "reasoning_content")
+_CACHE_LIMIT = 4096
+"""Payload shapes remembered at most (a gateway that varies a field per payload, a timestamp
+or padding, makes every shape new: each is then judged once and forgotten)."""
+
+_NO_ENTRY = -(1 << 62)
+"""A payload with no event-log entry, or several (text refs are negative, tool refs not)."""
+
+# the bits of CallState.seen: blank values a call was sent since its identity last changed
+_ID_NULL, _ID_EMPTY, _NAME_NULL, _NAME_EMPTY = 1, 2, 4, 8
 
 
-class _Run:
-    __slots__ = ("call", "env", "first", "last", "pieces", "prefix", "suffix", "trace_call")
+class _CallState:
+    """What the libraries hold of one call's identity, as far as quietness goes."""
 
-    def __init__(
-        self, position: int, trace_call: CallTrace, call: ToolCall, env: _Envelope, data: bytes
-    ):
-        self.first = self.last = position
-        self.trace_call = trace_call
-        self.call = call
-        self.env = env
-        fn = call.function
-        assert isinstance(fn, Function)
-        self.pieces: list[str] = [fn.arguments]
-        # The payload's bytes around its arguments token, when that token is found once as
-        # the canonical encoding: a next payload that is the same bytes around its own
-        # arguments is the same chunk with other arguments, and joins without a decode.
-        self.prefix: bytes | None = None
-        self.suffix = b""
-        token = _encode(fn.arguments)
+    __slots__ = ("index", "seen", "type")
+
+    def __init__(self, index: Any, kind: Any) -> None:
+        self.index = index
+        self.type = kind
+        self.seen = 0
+
+
+def _blank_bits(cid: Any, name: Any) -> int | None:
+    """The seen-bits a delta's ``id`` and ``name`` need (``None``: one of them is not blank)."""
+    bits = 0
+    if cid is not UNSET:
+        if cid is None:
+            bits |= _ID_NULL
+        elif type(cid) is str and cid == "":
+            bits |= _ID_EMPTY
+        else:
+            return None
+    if name is not UNSET:
+        if name is None:
+            bits |= _NAME_NULL
+        elif type(name) is str and name == "":
+            bits |= _NAME_EMPTY
+        else:
+            return None
+    return bits
+
+
+def _quiet_envelope(raw: Any, checked: bool = False) -> dict[str, Any] | None:
+    """The delta of a chunk that says nothing but what its delta carries, else ``None``: one
+    choice with index 0, no finish reason, logprobs, usage or error, a delta without role or
+    refusal, and a chunk both of the AI SDK's schemas accept (``checked``: known already)."""
+    if type(raw) is not dict or "error" in raw or raw.get("usage") is not None:
+        return None
+    cs = raw.get("choices")
+    if type(cs) is not list or len(cs) != 1:
+        return None
+    choice = cs[0]
+    if type(choice) is not dict:
+        return None
+    index = choice.get("index", UNSET)
+    if type(index) is not int or index != 0:
+        return None
+    if choice.get("finish_reason") is not None or choice.get("logprobs") is not None:
+        return None
+    delta = choice.get("delta")
+    if type(delta) is not dict:
+        return None
+    for key in ("role", "refusal", "reasoning"):
+        if delta.get(key) is not None:
+            return None
+    if not checked and not (chunk_ok(raw, True) and chunk_ok(raw, False)):
+        return None
+    return delta
+
+
+# The shape of a quiet tool-call payload as typed structs: what decodes here is a chunk both
+# of the AI SDK's schemas accept (each field a type chunk_ok allows, narrower where a quiet
+# payload is: no usage, finish reason, role or text) — checked in one typed decode instead of
+# walking the JSON twice, for every new shape (5,000 calls: 5,000 shapes).
+
+
+class _QFunction(msgspec.Struct, gc=False):
+    arguments: str
+    name: str | UnsetType | None = UNSET
+
+
+class _QCall(msgspec.Struct, gc=False):
+    index: int
+    function: _QFunction
+    id: str | UnsetType | None = UNSET
+    type: Literal["function"] | UnsetType | None = UNSET
+
+
+class _QDelta(msgspec.Struct, gc=False):
+    tool_calls: list[_QCall]
+    role: UnsetType | None = UNSET
+    content: UnsetType | None = UNSET
+    refusal: UnsetType | None = UNSET
+    reasoning_content: UnsetType | None = UNSET
+    reasoning: UnsetType | None = UNSET
+
+
+class _QChoice(msgspec.Struct, gc=False):
+    index: int
+    delta: _QDelta
+    finish_reason: UnsetType | None = UNSET
+    logprobs: UnsetType | None = UNSET
+
+
+class _QChunk(msgspec.Struct, gc=False):
+    choices: list[_QChoice]
+    id: str | UnsetType | None = UNSET
+    created: int | float | UnsetType | None = UNSET
+    model: str | UnsetType | None = UNSET
+    usage: UnsetType | None = UNSET
+    error: UnsetType = UNSET
+
+
+_quiet_shape = msgspec.json.Decoder(_QChunk).decode
+
+
+def _quiet_typed(data: bytes) -> _QChunk | None:
+    """The payload as a one-choice, one-delta quiet chunk (``None``: it is not one)."""
+    try:
+        chunk = _quiet_shape(data)
+    except (msgspec.DecodeError, RecursionError):  # (ValidationError is a DecodeError)
+        return None
+    cs = chunk.choices
+    if len(cs) != 1 or cs[0].index != 0 or len(cs[0].delta.tool_calls) != 1:
+        return None
+    return chunk
+
+
+def _quiet_tool_payload(data: bytes, args: str) -> bool:
+    """One tool-call delta with a ``function`` object and ``args`` as its arguments, and no
+    text: nothing else said."""
+    typed = _quiet_typed(data)
+    if typed is not None:
+        return typed.choices[0].delta.tool_calls[0].function.arguments == args
+    try:
+        raw = _decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return False
+    delta = _quiet_envelope(raw)
+    if delta is None:
+        return False
+    if delta.get("content") is not None or delta.get("reasoning_content") is not None:
+        return False
+    calls = delta.get("tool_calls")
+    if type(calls) is not list or len(calls) != 1 or type(calls[0]) is not dict:
+        return False
+    fn = calls[0].get("function")
+    return type(fn) is dict and fn.get("arguments") == args
+
+
+def _quiet_text_payload(data: bytes, text: str, reasoning: bool) -> bool:
+    """Only ``text`` in its field (``reasoning_content`` or ``content``), and nothing else said."""
+    try:
+        raw = _decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return False
+    delta = _quiet_envelope(raw)
+    if delta is None or delta.get("tool_calls") is not None:
+        return False
+    mine, other = ("reasoning_content", "content") if reasoning else _TEXT_FIELDS
+    return delta.get(mine) == text and delta.get(other) is None
+
+
+class _TextShapes:
+    """Whether a text payload is quiet, decided once per shape (its bytes without its piece)."""
+
+    __slots__ = ("_known",)
+
+    def __init__(self) -> None:
+        self._known: dict[bytes, tuple[int, bool]] = {}
+
+    def text(self, data: bytes, text: str, reasoning: bool) -> bool:
+        token = _encode(text)
         at = data.find(token)
-        if at >= 0 and data.find(token, at + 1) < 0:
-            self.prefix, self.suffix = data[:at], data[at + len(token) :]
+        if at < 0 or data.find(token, at + 1) >= 0:
+            return _quiet_text_payload(data, text, reasoning)
+        key = (b"r" if reasoning else b"c") + data[:at] + data[at + len(token) :]
+        known = self._known.get(key)
+        if known is None or known[0] != at:
+            if len(self._known) >= _CACHE_LIMIT:
+                self._known.clear()
+            known = self._known[key] = (at, _quiet_text_payload(data, text, reasoning))
+        return known[1]
 
 
-def _run_frame(trace: Trace, run: _Run) -> Frame:
-    payload = trace.payloads[run.first]
-    data = payload.data
-    if len(run.pieces) == 1:
-        return Frame(payload.line, fast_decoder()(data), data)
-    joined = "".join(run.pieces)
-    chunk = fast_decoder()(data)
-    choice = chunk.choices[0]
-    old = choice.delta.tool_calls[0]
-    new = msgspec.structs.replace(
-        old, function=msgspec.structs.replace(old.function, arguments=joined)
-    )
-    delta = msgspec.structs.replace(choice.delta, tool_calls=[new])
+def _text_frame(trace: Trace, first: int, reasoning: bool, pieces: list[str]) -> Frame:
+    """The first payload of a text run, with the run's pieces joined into its text field."""
+    payload = trace.payloads[first]
+    decoded = trace.decoded[first]
+    assert decoded is not None and decoded.chunk is not None
+    chunk = decoded.chunk
+    if len(pieces) == 1:
+        return Frame(payload.line, chunk, payload.data)
+    joined = "".join(pieces)
+    field = "reasoning_content" if reasoning else "content"
+    choice = chunk.choices[0]  # type: ignore[index]
+    delta = msgspec.structs.replace(choice.delta, **{field: joined})  # type: ignore[type-var]
     chunk = msgspec.structs.replace(chunk, choices=[msgspec.structs.replace(choice, delta=delta)])
-    raw = msgspec.json.decode(data)
-    raw["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] = joined
-    frame = Frame(payload.line, chunk, data, count=len(run.pieces), pieces=run.pieces)
+    raw = _decode(payload.data)
+    raw["choices"][0]["delta"][field] = joined
+    frame = Frame(payload.line, chunk, payload.data, count=len(pieces))
     frame._raw = raw
     return frame
 
 
-def compact_frames(trace: Trace) -> list[Frame]:
-    """The frames of :func:`.base.frames`, with each run of plain continuations folded in one.
+def _unusual(trace: Trace) -> Any:
+    """Positions of payloads that are not plain typed chunks (decoded while loading)."""
+    special = getattr(trace.decoded, "_unusual", None)
+    if isinstance(special, dict):
+        return special
+    return {
+        i
+        for i, d in enumerate(trace.decoded)
+        if d is not None and (d.chunk is None or d.lenient is not None or d.throw is not None)
+    }
+
+
+def _columns(trace: Trace) -> tuple[int, Any, Any, dict[int, str]]:
+    """``(payloads replayed, their lines, data of payload i, SSE events by payload)``: read
+    straight from the compact table, with no payload object made per payload."""
+    payloads = trace.payloads
+    lines = getattr(payloads, "_line", None)
+    after = getattr(payloads, "_after", None)
+    events = getattr(payloads, "_events", None)
+    if (
+        isinstance(lines, array)
+        and isinstance(after, bytearray)
+        and isinstance(events, dict)
+        and hasattr(payloads, "data")
+    ):
+        n = len(payloads)
+        stop = after.find(1, 0, n)
+        return (n if stop < 0 else stop), lines, payloads.data, events
+    plain = list(payloads)
+    n = next((i for i, p in enumerate(plain) if p.after_done), len(plain))
+    return (
+        n,
+        [p.line for p in plain],
+        lambda i: plain[i].data,
+        {i: p.event for i, p in enumerate(plain) if p.event is not None},
+    )
+
+
+def _entries(events: Any, count: int) -> tuple[list[int], list[int]]:
+    """The event log's entries that are a delta or a text piece (not a block's start), as
+    ``(refs, lines)``."""
+    refs = events.refs[:count]
+    lines = events.lines[:count]
+    keep = [k for k, r in enumerate(refs) if not (r if r >= 0 else -r - 1) & 1]
+    if len(keep) == len(refs):
+        return list(refs), list(lines)
+    return [refs[k] for k in keep], [lines[k] for k in keep]
+
+
+def compact_frames(trace: Trace) -> list[Frame | Quiet]:
+    """The frames of :func:`.base.frames`, with each run of quiet tool-call payloads gathered
+    in a :class:`~.base.Quiet` and each run of text pieces folded into one frame.
 
     This loop runs once per payload of 100,000-delta captures: the checks are inlined.
     """
-    # which call's which delta each payload carries (built at C speed: 100,000 entries)
-    owner: dict[int, CallTrace] = {}
-    delta_of: dict[int, int] = {}
-    shared: set[int] = set()  # a payload carrying several deltas is not folded
-    for each in trace.analysis.calls:
-        positions = each.positions
-        mine = dict(zip(positions, range(len(positions)), strict=True))
-        if len(mine) < len(positions):
-            shared.update(p for p, n in Counter(positions).items() if n > 1)
-        shared.update(owner.keys() & mine.keys())
-        owner.update(dict.fromkeys(positions, each))
-        delta_of.update(mine)
-    owner_get = owner.get
+    analysis = trace.analysis
+    events = analysis.events
+    n_events = min(analysis.event_count, len(events))
+    if n_events == 0 and (analysis.deltas or analysis.text_blocks):
+        return list(frames(trace))  # a lean analysis: no event log to read
+    refs, event_lines = _entries(events, n_events)
+    n_events = len(refs)
+    texts = events.texts
+    calls = analysis.calls
+    deltas_of = [ct.calls for ct in calls]
+    order_of = {ct.key: ct.order for ct in calls}
+    states: list[_CallState | None] = [None] * len(calls)
     payloads = trace.payloads
     decoded = trace.decoded
-    out: list[Frame] = []
-    run: _Run | None = None
-    last_env: _Envelope | None = None
-    last_plain = False
-    for i, payload in enumerate(payloads):
-        if payload.after_done:
-            break
-        ct = owner_get(i)
-        if ct is not None and payload.event is None and i not in shared:
-            k = delta_of[i]
-            call = ct.calls[k]
-            fn = call.function
-            cid = call.id
-            data = payload.data
-            if (
-                run is not None
-                and run.prefix is not None
-                and run.last == i - 1
-                and run.trace_call is ct
-                and type(fn) is Function
-                and type(fn.arguments) is str
-                and ct.lines[k] == payload.line
-                and data.startswith(run.prefix)
-                and data.endswith(run.suffix)
-                and data[len(run.prefix) : len(data) - len(run.suffix)] == _encode(fn.arguments)
-            ):
-                # the previous payload's bytes with other arguments: the same plain chunk
-                run.last = i
-                run.pieces.append(fn.arguments)
-                continue
-            if (
-                type(fn) is Function
-                and type(fn.arguments) is str
-                and (cid is UNSET or cid is None or cid == "")
-                and (fn.name is UNSET or fn.name is None or fn.name == "")
-                and call.index is not UNSET  # LangChain appends each index-less delta
-                and call.index is not None
-                and ct.lines[k] == payload.line
-            ):
-                try:
-                    env: _Envelope | None = _envelope(data)
-                except (msgspec.DecodeError, RecursionError):
-                    env = None
-                if env is not None:
-                    same_env = env == last_env
-                    if not same_env:
-                        last_env, last_plain = env, _plain(env)
-                    if last_plain:
-                        if run is not None and run.last == i - 1 and run.trace_call is ct:
-                            # the previous payload was this run's: last_env is its envelope
-                            before = run.call
-                            bfn = before.function
-                            index, kind, name = call.index, call.type, fn.name
-                            if (
-                                same_env
-                                and (index is before.index or _same(index, before.index))
-                                and (cid is before.id or _same(cid, before.id))
-                                and (kind is before.type or _same(kind, before.type))
-                                and (name is bfn.name or _same(name, bfn.name))  # type: ignore[union-attr]
-                            ):
-                                run.last = i
-                                run.pieces.append(fn.arguments)
+    unusual = _unusual(trace)
+    n, lines, data_of, sse_events = _columns(trace)
+    # Whether a payload is quiet, decided once per shape: two payloads with the same bytes
+    # around their piece, the piece at the same offset, differ only in that piece, so they say
+    # the same thing (a gateway that varies a field per payload makes each shape new: each is
+    # then judged on its own, and the table is emptied when it is full)
+    tool_shapes: dict[bytes, tuple[int, bool]] = {}
+    quiet_text = _TextShapes().text
+    encode = _encode
+    out: list[Frame | Quiet] = []
+    run: Quiet | None = None
+    text_run: tuple[int, bool, list[str]] | None = None
+    held: tuple[int, int, list[str]] | None = None
+    """A call's first delta, just appended, taking the continuations right after it."""
+    part = QuietCall(None)  # the run's last stretch
+    sizes: list[int] = []
+    e = 0
+    for i in range(n):
+        line = lines[i]
+        entry = _NO_ENTRY
+        if e < n_events and event_lines[e] == line:
+            entry = refs[e]
+            e += 1
+            if e < n_events and event_lines[e] == line:
+                entry = _NO_ENTRY  # several deltas or pieces in one payload: a frame of its own
+                while e < n_events and event_lines[e] == line:
+                    e += 1
+        if entry >= 0 and i not in unusual and i not in sse_events:
+            # one tool-call delta: quiet when it says nothing new to any library
+            c = entry >> 33
+            st = states[c]
+            if st is not None:
+                d = deltas_of[c][(entry >> 1) & 0xFFFFFFFF]
+                fn = d.function
+                if type(fn) is Function and type(fn.arguments) is str:
+                    cid, name, index, kind = d.id, fn.name, d.index, d.type
+                    # the blank values it sends, as seen-bits (-1: a value that is not blank)
+                    if cid is UNSET:
+                        bits = 0
+                    elif cid is None:
+                        bits = _ID_NULL
+                    elif type(cid) is str and cid == "":
+                        bits = _ID_EMPTY
+                    else:
+                        bits = -1
+                    if name is UNSET:
+                        pass
+                    elif name is None:
+                        bits |= _NAME_NULL
+                    elif type(name) is str and name == "":
+                        bits |= _NAME_EMPTY
+                    else:
+                        bits = -1
+                    quiet = False
+                    if (
+                        bits >= 0
+                        and bits & st.seen == bits
+                        and (index is st.index or (type(index) is int and index == st.index))
+                        and (
+                            kind is UNSET
+                            or kind is st.type
+                            or (type(kind) is str and type(st.type) is str and kind == st.type)
+                            or _same(kind, st.type)
+                        )
+                    ):
+                        # the payload's shape: its bytes without its arguments token
+                        args = fn.arguments
+                        data = data_of(i)
+                        token = encode(args)
+                        at = data.find(token)
+                        if at >= 0 and data.find(token, at + 1) < 0:
+                            key = data[:at] + data[at + len(token) :]
+                            known = tool_shapes.get(key)
+                            if known is None or known[0] != at:
+                                if len(tool_shapes) >= _CACHE_LIMIT:
+                                    tool_shapes.clear()
+                                known = tool_shapes[key] = (at, _quiet_tool_payload(data, args))
+                            quiet = known[1]
+                        else:
+                            quiet = _quiet_tool_payload(data, args)
+                    if quiet:
+                        if held is not None:
+                            if held[0] == c and not bits:
+                                held[2].append(args)  # more arguments for a new call
                                 continue
-                        if run is not None:
-                            out.append(_run_frame(trace, run))
-                        run = _Run(i, ct, call, env, data)
+                            _absorb(out, held)
+                            held = None
+                        if text_run is not None:
+                            out.append(_text_frame(trace, *text_run))
+                            text_run = None
+                        if run is None:
+                            run = Quiet(line)
+                            out.append(run)
+                            run.add(c, index, args, line, cid, name)
+                            part = run.stretches[-1]
+                            sizes = run.sizes
+                        elif c == run._last:  # (Quiet.add, inlined for the common case)
+                            sizes[-1] += 1
+                            part.pieces.append(args)
+                            part.lines.append(line)
+                            part.last_id = cid
+                            part.last_name = name
+                            if bits:
+                                part.id_nulls += cid is None
+                                part.name_nulls += name is None
+                        else:
+                            run.add(c, index, args, line, cid, name)
+                            part = run.stretches[-1]
                         continue
-        if run is not None:
-            out.append(_run_frame(trace, run))
-            run = None
-        frame, stop = frame_of(payload, decoded[i])
+        elif entry != _NO_ENTRY and i not in unusual and i not in sse_events:
+            # one text piece: folded into the text run before it when nothing else is said
+            ref = -entry - 1
+            piece = texts[ref >> 2]
+            reasoning = bool(ref >> 1 & 1)
+            if type(piece) is str and quiet_text(data_of(i), piece, reasoning):
+                run = None
+                if held is not None:
+                    _absorb(out, held)
+                    held = None
+                if text_run is not None and text_run[1] == reasoning:
+                    text_run[2].append(piece)
+                    continue
+                if text_run is not None:
+                    out.append(_text_frame(trace, *text_run))
+                text_run = (i, reasoning, [piece])
+                continue
+        # a payload that says something: a frame of its own, as the libraries read it
+        run = None
+        if held is not None:
+            _absorb(out, held)
+            held = None
+        if text_run is not None:
+            out.append(_text_frame(trace, *text_run))
+            text_run = None
+        frame, stop = frame_of(payloads[i], decoded[i])
         if frame is not None:
             out.append(frame)
+            cs = frame.chunk.choices
+            valid = (
+                type(cs) is list
+                and any(c.delta and c.delta.tool_calls for c in cs)
+                and _valid(frame)
+            )
+            opened = _follow(frame, states, order_of, valid)
+            if (
+                opened is not None
+                and entry >= 0
+                and entry >> 33 == opened
+                and not (entry >> 1) & 0xFFFFFFFF
+                and valid
+                and _clean_head(frame)
+            ):
+                held = (opened, len(out) - 1, [_head_arguments(frame)])
         if stop:
-            return out
-    if run is not None:
-        out.append(_run_frame(trace, run))
+            break
+    if held is not None:
+        _absorb(out, held)
+    if text_run is not None:
+        out.append(_text_frame(trace, *text_run))
     return out
+
+
+def _head_arguments(frame: Frame) -> str:
+    fn = frame.chunk.choices[0].delta.tool_calls[0].function  # type: ignore[index, union-attr]
+    assert type(fn) is Function and type(fn.arguments) is str
+    return fn.arguments
+
+
+def _clean_head(frame: Frame) -> bool:
+    """A call's first delta that opens it the same way with more arguments in it: alone in
+    a chunk that says nothing else, with a non-empty string id and name, a type absent or
+    ``"function"`` and string arguments. The identity-less continuations that follow it at
+    once are then its arguments, for every library (no library has seen the index before)."""
+    delta = _quiet_envelope(frame.raw, checked=True)
+    if delta is None or delta.get("content") is not None or delta.get("reasoning_content"):
+        return False
+    calls = delta.get("tool_calls")
+    if type(calls) is not list or len(calls) != 1 or type(calls[0]) is not dict:
+        return False
+    tc = calls[0]
+    fn = tc.get("function")
+    if type(fn) is not dict:
+        return False
+    cid, name, args = tc.get("id"), fn.get("name"), fn.get("arguments")
+    return (
+        type(cid) is str
+        and cid.strip() != ""
+        and type(name) is str
+        and name.strip() != ""
+        and tc.get("type", "function") == "function"
+        and type(args) is str
+    )
+
+
+def _absorb(out: list[Frame | Quiet], held: tuple[int, int, list[str]]) -> None:
+    """The held first delta of a call, with the arguments of the continuations it took."""
+    _, at, pieces = held
+    if len(pieces) == 1:
+        return
+    frame = out[at]
+    assert isinstance(frame, Frame)
+    joined = "".join(pieces)
+    chunk = frame.chunk
+    choice = chunk.choices[0]  # type: ignore[index]
+    old = choice.delta.tool_calls[0]  # type: ignore[union-attr, index]
+    new = msgspec.structs.replace(
+        old,
+        function=msgspec.structs.replace(old.function, arguments=joined),  # type: ignore[type-var]
+    )
+    delta = msgspec.structs.replace(choice.delta, tool_calls=[new])  # type: ignore[type-var]
+    chunk = msgspec.structs.replace(chunk, choices=[msgspec.structs.replace(choice, delta=delta)])
+    raw = _decode(frame.data)
+    raw["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] = joined
+    merged = Frame(frame.line, chunk, frame.data, frame.event, count=len(pieces), pieces=pieces)
+    merged._raw = raw
+    merged.schema = frame.schema  # (the schemas ask only that arguments be a string)
+    out[at] = merged
+
+
+def _follow(
+    frame: Frame, states: list[_CallState | None], order_of: dict[Any, int], valid: bool
+) -> int | None:
+    """Update what each call's libraries were sent from a frame that said something.
+
+    The blank values a call was sent count only when every library read them: from a chunk
+    with one choice and one delta that every schema accepts. Any other identity news, or any
+    doubt, starts the call's record of blank values afresh (never wrong: it only makes the
+    next blank value a frame of its own).
+    """
+    from ..core.translator import index_key
+
+    cs = frame.chunk.choices
+    opened = None
+    if type(cs) is not list:
+        return opened
+    single = len(cs) == 1
+    for choice in cs:
+        delta = choice.delta
+        if not delta:
+            continue
+        tcs = delta.tool_calls
+        if type(tcs) is not list:
+            continue
+        single = single and len(tcs) == 1
+        for d in tcs:
+            c = order_of.get(index_key(d.index))
+            if c is None:
+                continue
+            st = states[c]
+            fn = d.function
+            name = fn.name if type(fn) is Function else UNSET
+            if st is None:
+                # Open for every library: a delta with an index, a function object and a
+                # name, in a chunk every schema accepts (the AI SDK drops a call whose first
+                # delta has a blank name, and skips a chunk its schema rejects).
+                index = d.index
+                if not (
+                    type(index) is int
+                    and type(fn) is Function
+                    and type(name) is str
+                    and name.strip()
+                    and single
+                    and valid
+                ):
+                    continue  # not yet: its next delta is a frame of its own too
+                states[c] = _CallState(index, d.type)
+                opened = c
+                continue
+            bits = _blank_bits(d.id, name)
+            if d.type is not UNSET and not (d.type is st.type or _same(d.type, st.type)):
+                # A new type: what the call's blank values meet from now on may differ (a
+                # strict openai-node binds the call's name once it is typed "function", and
+                # then throws on a blank one), so none of them counts, not even this delta's.
+                st.type = d.type
+                st.seen = 0
+            elif bits is None or type(fn) is not Function or not single or not valid:
+                st.seen = 0
+            else:
+                st.seen |= bits
+    return opened
+
+
+def _valid(frame: Frame) -> bool:
+    """Every schema accepts the chunk (the AI SDK's two)."""
+    if frame.schema is None and frame.data and _quiet_typed(frame.data) is not None:
+        frame.schema = (True, True)  # (a quiet shape is a chunk both accept)
+    return schema_ok(frame, True) and schema_ok(frame, False)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """The same JSON scalar (``1`` and ``true`` differ; nested values never compare equal)."""
+    return type(a) is type(b) and type(a) not in (list, dict) and a == b

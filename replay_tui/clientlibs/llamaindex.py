@@ -22,6 +22,7 @@ from .base import (
     DroppedCall,
     Frame,
     Policy,
+    Quiet,
     Raise,
     choices,
     function_fields,
@@ -66,7 +67,7 @@ def _cat(acc: Any, value: Any) -> Any:
     )
 
 
-@dataclass
+@dataclass(slots=True)
 class _Call:
     index: Any
     has_function: bool
@@ -76,8 +77,45 @@ class _Call:
 
 
 class LlamaIndexAssembler(Assembler):
+    ordered = True  # a change of index between chunks starts a new call
+
     def __init__(self) -> None:
         self.calls: list[_Call] = []
+
+    def feed_quiet(self, run: Quiet) -> None:
+        # each stretch of one call's payloads: the first opens a call when the last chunk's
+        # index was another; the rest (and all of them otherwise) are appended at once. A
+        # quiet delta's id and name are blank or absent: they add nothing ("" or None opens
+        # a call whose id reads "" either way).
+        calls = self.calls
+        opened = calls.append
+        taken: dict[int, int] = {}
+        last = calls[-1].index if calls else UNSET
+        for part, size in zip(run.stretches, run.sizes, strict=True):
+            key = id(part)
+            at = taken.get(key, 0)
+            taken[key] = at + size
+            index = part.index
+            pieces = part.pieces
+            if last != index or not calls:
+                opened(_Call(index, True, None, None, pieces[at]))
+                last = index
+                if size == 1:
+                    continue
+                at += 1
+                size -= 1
+            t = calls[-1]
+            if not t.has_function:
+                raise Raise(
+                    "AssertionError",
+                    layer="OpenAI.stream_chat: a tool-call delta has function",
+                    line=part.lines[at],
+                )
+            try:
+                t.arguments = _cat(t.arguments, "".join(pieces[at : at + size]))
+            except Raise as exc:
+                exc.line = part.lines[at]
+                raise
 
     def feed(self, frame: Frame) -> None:
         raise_sdk_stream_error(frame)
@@ -107,25 +145,22 @@ class LlamaIndexAssembler(Assembler):
 
     def finish(self) -> Assembly:
         out = Assembly()
+        handed = out.calls
         for t in self.calls:
-            if t.has_function and not (
-                isinstance(t.id, str | None) and isinstance(t.name, str | None)
-            ):
+            tid, name = t.id, t.name
+            if not t.has_function:
+                out.dropped.append(DroppedCall(t.index, tid, None, None, "no function object"))
+                continue
+            if not ((tid is None or type(tid) is str) and (name is None or type(name) is str)):
                 # the message's blocks are pydantic models: ToolCallBlock wants strings
                 raise Raise(
                     "ValidationError",
                     "1 validation error for ToolCallBlock",
                     layer="ToolCallBlock: tool_call_id and tool_name must be strings",
                 )
-            if not t.has_function:
-                out.dropped.append(DroppedCall(t.index, t.id, None, None, "no function object"))
-                continue
-            out.calls.append(
+            handed.append(
                 AssembledCall(
-                    id=t.id or "",
-                    name=t.name or "",
-                    arguments=t.arguments or "",
-                    wire_index=UNSET if t.index is None else t.index,
+                    tid or "", name or "", t.arguments or "", UNSET if t.index is None else t.index
                 )
             )
         return out

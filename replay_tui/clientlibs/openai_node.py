@@ -26,6 +26,8 @@ from .base import (
     Assembly,
     Frame,
     Policy,
+    Quiet,
+    QuietCall,
     Raise,
     is_number,
     js_truthy,
@@ -146,6 +148,63 @@ class OpenAINodeAssembler(Assembler):
                 if self.current != index and self.current is not None:
                     self._done(self.current)
                 self.current = index
+
+    ordered = True  # a call is done (strict: its arguments parsed) when another one starts
+
+    def feed_quiet(self, run: Quiet) -> None:
+        # a quiet delta adds its piece and nothing else (its name is blank or absent, its type
+        # the one in force): what remains are the done events of each change of call
+        for part in run.calls.values():
+            snap = self.calls.setdefault(part.index, _Snapshot())
+            if not snap.has_function:
+                snap.has_function = True
+                snap.name = ""
+            if (
+                self.strict
+                and part.index not in self.bound
+                and snap.type == "function"
+                and isinstance(snap.name, str)
+                and snap.name
+            ):
+                self.bound[part.index] = _Bound("function", snap.name)
+        if self.choice is None:
+            self.choice = 0
+        if not self.strict and not self.finished:
+            # a done event only checks that the call left is typed: one check per call
+            left = {id(p): p for p in run.stretches[:-1]}
+            typed = all(js_truthy(self.calls[p.index].type) for p in left.values())
+            if typed and (self.current is None or js_truthy(self.calls[self.current].type)):
+                for part in run.calls.values():
+                    self.calls[part.index].arguments += "".join(part.pieces)
+                self.chunks += sum(run.sizes)
+                self.current = run.stretches[-1].index
+                return
+        for part, at, size in run.runs():
+            self._stretch(part, at, size)
+
+    def _stretch(self, part: QuietCall, at: int, size: int) -> None:
+        """``size`` quiet payloads of one call, as :meth:`feed` takes them one by one."""
+        index = part.index
+        pieces, lines = part.pieces, part.lines
+        snap = self.calls[index]
+        self.chunks += size
+        snap.arguments += pieces[at]
+        try:
+            if self.finished and self.current is not None:
+                self._done(self.current)
+            if self.current != index and self.current is not None:
+                self._done(self.current)
+            self.current = index
+            if size > 1 and self.finished:
+                at += 1
+                size -= 1
+                snap.arguments += pieces[at]
+                self._done(index)
+        except Raise as exc:
+            exc.line = lines[at]
+            raise
+        if size > 1:
+            snap.arguments += "".join(pieces[at + 1 : at + size])
 
     def _done(self, index: int) -> None:
         if index in self.done:

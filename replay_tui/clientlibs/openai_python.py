@@ -13,6 +13,7 @@ never got an ``id`` or ``name`` keeps ``None``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from ..core.wire import UNSET, Function, ToolCall
@@ -131,6 +132,21 @@ def _py_type(value: Any) -> str:
     return type(value).__name__
 
 
+def _touched(entries: Any, deltas: Any) -> Iterable[int]:
+    """The entries of the snapshot's list a delta's list can change: those at its indexes when
+    every one is a number in the list or past its end (a new one is appended); else all."""
+    if not isinstance(entries, list):
+        return ()
+    if isinstance(deltas, list) and all(
+        isinstance(d, dict)
+        and type(d.get("index")) is int
+        and d["index"] >= 0  # (a negative index past the start would insert at the front)
+        for d in deltas
+    ):
+        return sorted({d["index"] for d in deltas if d["index"] < len(entries)})
+    return range(len(entries))
+
+
 def _type_of(entry: Any) -> Any:
     return entry.get("type") if isinstance(entry, dict) else None
 
@@ -159,10 +175,12 @@ class OpenAIPythonAssembler(Assembler):
             if first or self.message is None:
                 self.message = accumulate_delta({}, delta)
             else:
-                before = [_type_of(e) for e in (self.message.get("tool_calls") or [])]
+                entries = self.message.get("tool_calls") or []
+                touched = _touched(entries, delta.get("tool_calls"))
+                before = [(i, _type_of(entries[i])) for i in touched]
                 self.message = accumulate_delta(self.message, delta)
                 after = self.message.get("tool_calls") or []
-                for i, t in enumerate(before):
+                for i, t in before:
                     if t == "function" and _type_of(after[i]) != "function":
                         raise Raise(
                             "AssertionError",

@@ -10,6 +10,7 @@ count as empty; two empties give ``"{}"``). A call never identified keeps ``None
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,10 +51,26 @@ def combine_arguments(a: Any, b: Any) -> Any:
     return (a or "") + (b or "")
 
 
+def combine_all(a: Any, pieces: list[str]) -> Any:
+    """:func:`combine_arguments` of ``a`` with each piece in turn, in one step once the sum is
+    longer than ``"{}"`` (it only grows, so it is never empty again: the pieces that count as
+    empty drop out, the others are appended)."""
+    k = 0
+    while k < len(pieces) and not (isinstance(a, str) and len(a) > 2):
+        a = combine_arguments(a, pieces[k])
+        k += 1
+    if k == len(pieces):
+        return a
+    return a + "".join(p for p in pieces[k:] if p not in EMPTY)
+
+
 class SemanticKernelAssembler(Assembler):
     def __init__(self) -> None:
         self.items: list[_Item] = []
         self.first = True
+        self.by_index: dict[Any, list[int]] = {}
+        """Positions in ``items`` by index (Python equality: ``0``, ``0.0`` and ``False`` are
+        one key, as ``!=`` has them)."""
 
     def feed(self, frame: Frame) -> None:
         raise_sdk_stream_error(frame)
@@ -82,10 +99,16 @@ class SemanticKernelAssembler(Assembler):
         if self.first:
             # the first streamed message is the start of the sum: its items are kept as they are
             self.first = False
-            self.items = new
+            if len(new) == 1 and frame.pieces is not None:
+                new[0].arguments = combine_all(frame.pieces[0], frame.pieces[1:])
+            for item in new:
+                self._append(item)
             return
+        # a quiet run's frame (one delta): each payload's piece combined in turn
+        pieces = frame.pieces if len(new) == 1 else None
         for other in new:
-            for i, item in enumerate(self.items):
+            for i in self._candidates(other.index):
+                item = self.items[i]
                 if item.id and other.id and item.id != other.id:
                     continue
                 if item.index != other.index:
@@ -94,11 +117,29 @@ class SemanticKernelAssembler(Assembler):
                     item.id or other.id,
                     item.index or other.index,
                     item.name or other.name,
-                    combine_arguments(item.arguments, other.arguments),
+                    combine_arguments(item.arguments, other.arguments)
+                    if pieces is None
+                    else combine_all(item.arguments, pieces),
                 )
                 break
             else:
-                self.items.append(other)
+                if pieces is not None:
+                    other.arguments = combine_all(pieces[0], pieces[1:])
+                self._append(other)
+
+    def _append(self, item: _Item) -> None:
+        key = _hashed(item.index)
+        if key is not None:
+            self.by_index.setdefault(key, []).append(len(self.items))
+        self.items.append(item)
+
+    def _candidates(self, index: Any) -> Iterable[int]:
+        """Where an item with ``index`` may be, in order (5,000 calls: each looked up once per
+        delta, not scanned)."""
+        key = _hashed(index)
+        if key is None:
+            return range(len(self.items))
+        return self.by_index.get(key, ())
 
     def finish(self) -> Assembly:
         return Assembly(
@@ -109,6 +150,16 @@ class SemanticKernelAssembler(Assembler):
                 for i in self.items
             ]
         )
+
+
+def _hashed(index: Any) -> Any:
+    """``index`` as a key of ``by_index`` (``None``: scan, for an index that is unhashable or
+    NaN; ``UNSET`` stands for the JSON null)."""
+    if index is None:
+        return UNSET
+    if isinstance(index, list | dict) or index != index:
+        return None
+    return index
 
 
 def _args(value: Any) -> Any:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from replay_tui.clientlibs import POLICIES, assess_frames, compact_frames, frames
+from replay_tui.clientlibs import POLICIES, Quiet, assess_frames, compact_frames, frames
 from replay_tui.clientlibs.assess import meant_calls
 from replay_tui.core.discovery import discover
 from replay_tui.core.trace import Trace, load_trace
@@ -101,11 +101,13 @@ def test_a_run_of_blank_continuations_is_one_frame(tmp_path: Path) -> None:
         + 'data: {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}\n\ndata: [DONE]\n\n'
     )
     stream = compact_frames(_traces(path)[0])
-    assert [f.count for f in stream] == [1, 8, 1]
-    assert stream[1].pieces == list('{"a": 1}')
-    assert (
-        stream[1].raw["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] == '{"a": 1}'
-    )
+    # the call opened, its first id:"" (news to a library that assigns it), then one quiet run
+    assert [type(f).__name__ for f in stream] == ["Frame", "Frame", "Quiet", "Frame"]
+    run = stream[2]
+    assert isinstance(run, Quiet) and run.sizes == [7]
+    (frame,) = run.frames()
+    assert frame.pieces == list('"a": 1}')
+    assert frame.raw["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] == '"a": 1}'
     assert set(POLICIES)  # every policy reads the same folded stream
 
 

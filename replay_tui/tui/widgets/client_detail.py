@@ -38,6 +38,12 @@ __all__ = ["ClientDetail", "DetailLine", "detail_lines", "wrap_pieces"]
 
 MAX_ARG_LINES = 300
 """Argument lines shown per side (``c`` or ``enter`` on the cell gives them all)."""
+MAX_ARG_CHARS = 24_000
+"""Argument characters shown per side (about 300 full lines)."""
+MAX_PARSED_CHARS = 200_000
+"""Arguments longer than this are shown as sent (their start), not parsed to pretty-print."""
+MAX_VALUE_CHARS = 2_000
+"""An id or name longer than this is shown cut (a gateway may send a 5 MB one)."""
 RULE_WRAP = 110
 LABEL_W = 11
 
@@ -59,11 +65,21 @@ def _value_pieces(value: Any, differs: bool) -> list[Piece]:
         return [("absent", "clients-detail--dim")]
     if value is None:
         return [("null", "clients-detail--null")]
-    return [(visible(describe_value(value)), style)]
+    text = describe_value(value)
+    if len(text) > MAX_VALUE_CHARS:
+        text = text[:MAX_VALUE_CHARS] + f"… ({len(text) - MAX_VALUE_CHARS:,} more characters)"
+    return [(visible(text), style)]
 
 
 def _argument_lines(arguments: Any, parsed: Any = UNSET) -> list[str]:
-    """Arguments pretty-printed when they are JSON (as sent otherwise), cut at a limit."""
+    """Arguments pretty-printed when they are JSON (as sent otherwise), cut at a limit: at most
+    :data:`MAX_ARG_LINES` lines and :data:`MAX_ARG_CHARS` characters, so that a 5 MB string is
+    wrapped (and made visible) only as far as it is shown."""
+    if isinstance(arguments, str) and len(arguments) > MAX_PARSED_CHARS:
+        parsed = UNSET  # too long to pretty-print as a whole: shown as sent, its start
+        arguments = arguments[: MAX_ARG_CHARS + 1]
+        lines = [arguments[i : i + 80] for i in range(0, len(arguments), 80)]
+        return _cut_lines(lines, more=True)
     if parsed is not UNSET:
         try:
             text = json.dumps(parsed, indent=2, ensure_ascii=False)
@@ -79,10 +95,26 @@ def _argument_lines(arguments: Any, parsed: Any = UNSET) -> list[str]:
             lines = json.dumps(json.loads(arguments), indent=2, ensure_ascii=False).split("\n")
         except (ValueError, RecursionError):
             lines = [arguments[i : i + 80] for i in range(0, len(arguments), 80)]
-    if len(lines) > MAX_ARG_LINES:
-        rest = len(lines) - MAX_ARG_LINES
-        lines = [*lines[:MAX_ARG_LINES], f"… {rest:,} more lines (c copies them all)"]
-    return [visible(line) for line in lines]
+    return _cut_lines(lines)
+
+
+def _cut_lines(lines: list[str], *, more: bool = False) -> list[str]:
+    """``lines`` up to :data:`MAX_ARG_LINES` lines and :data:`MAX_ARG_CHARS` characters, then a
+    line that says so (``more``: they were cut before already)."""
+    out: list[str] = []
+    room = MAX_ARG_CHARS
+    for line in lines[:MAX_ARG_LINES]:
+        if len(line) > room:
+            out.append(line[:room])
+            more = True
+            break
+        room -= len(line)
+        out.append(line)
+    if more:
+        out.append("… more characters (c copies them all)")
+    elif len(lines) > MAX_ARG_LINES:
+        out.append(f"… {len(lines) - MAX_ARG_LINES:,} more lines (c copies them all)")
+    return [visible(line) for line in out]
 
 
 def _same_arguments(got: AssembledCall, meant: MeantCall) -> bool:

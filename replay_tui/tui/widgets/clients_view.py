@@ -26,7 +26,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from ...core.trace import Trace
+from ...core.trace import Trace, gc_paused
 from ...core.visible import visible
 from ...core.wire import UNSET, describe_value
 from ..cells import cell_len, fit, middle_fit
@@ -34,7 +34,6 @@ from .client_detail import ClientDetail, detail_lines
 from .clients_model import (
     GROUPS,
     ClientsModel,
-    Piece,
     call_cell,
     plain,
     response_cell,
@@ -51,6 +50,7 @@ if TYPE_CHECKING:  # the policies are imported when the view is first shown, not
         Frame,
         MeantCall,
         Policy,
+        Quiet,
     )
 
 __all__ = ["ClientsMatrix", "ClientsPane"]
@@ -132,6 +132,8 @@ class ClientsMatrix(LineView):
         self.column = 0
         self.message = ""
         self.user_moved = False
+        self._drawn = range(0)
+        """The columns the cached rows drew (:meth:`_window`)."""
 
     # -- content -------------------------------------------------------------------------
 
@@ -186,26 +188,6 @@ class ClientsMatrix(LineView):
 
     # -- geometry ------------------------------------------------------------------------
 
-    def _widths(self) -> tuple[int, int]:
-        """A call column's width and the response column's: CELL_W and RESPONSE_W, or more
-        of a view wider than that (the same to each, up to WIDEST)."""
-        calls = len(self.model.meant) if self.model is not None else 0
-        room = (self.scrollable_content_region.width or self.size.width) - STICKY - 2 - calls
-        if room <= calls * CELL_W + RESPONSE_W:
-            return CELL_W, RESPONSE_W
-        cell = min(WIDEST, max(CELL_W, room // (calls + 1)))
-        return cell, min(WIDEST, max(RESPONSE_W, room - calls * cell))
-
-    def _table_width(self) -> int:
-        cell, response = self._widths()
-        calls = len(self.model.meant) if self.model is not None else 0
-        return STICKY + calls * (cell + 1) + response + 2
-
-    def on_resize(self) -> None:
-        if self.model is not None and self.virtual_size.width != self._table_width():
-            self.set_shape(len(self.model.layout), self._table_width())
-            self.invalidate()
-
     def _column_span(self, column: int) -> tuple[int, int]:
         """Content x range of call/response column ``column``."""
         cell, response = self._widths()
@@ -239,6 +221,62 @@ class ClientsMatrix(LineView):
 
     def _style(self, name: str) -> Style:
         return self.piece_style(name)
+
+    def _widths(self) -> tuple[int, int]:
+        """A call column's width and the response column's: CELL_W and RESPONSE_W, or more
+        of a view wider than that (the same to each, up to WIDEST)."""
+        calls = len(self.model.meant) if self.model is not None else 0
+        room = (self.scrollable_content_region.width or self.size.width) - STICKY - 2 - calls
+        if room <= calls * CELL_W + RESPONSE_W:
+            return CELL_W, RESPONSE_W
+        cell = min(WIDEST, max(CELL_W, room // (calls + 1)))
+        return cell, min(WIDEST, max(RESPONSE_W, room - calls * cell))
+
+    def _table_width(self) -> int:
+        cell, response = self._widths()
+        calls = len(self.model.meant) if self.model is not None else 0
+        return STICKY + calls * (cell + 1) + response + 2
+
+    def on_resize(self) -> None:
+        if self.model is not None and self.virtual_size.width != self._table_width():
+            self.set_shape(len(self.model.layout), self._table_width())
+            self.invalidate()
+
+    def _window(self) -> range:
+        """The columns a row draws: those in sight and a screen either side (a trace of 5,000
+        calls draws some dozens of cells a row, not 5,000; the others are blank)."""
+        width = self.size.width or 200
+        x = int(self.scroll_offset.x)
+        columns = self.model.columns if self.model is not None else 0
+        cell = self._widths()[0]
+        lo = max(0, (x - width) // (cell + 1))
+        return range(lo, min(columns, (x + 2 * width) // (cell + 1) + 1))
+
+    def watch_scroll_x(self, old: float, new: float) -> None:
+        super().watch_scroll_x(old, new)
+        if self.model is not None and self._window() != self._drawn:
+            self.invalidate()  # (the rows are drawn again around the new place)
+
+    def _cells(self, segs: list[Segment], cells: list[tuple[str, Style]], window: range) -> None:
+        """Append the columns' cells (``cells[k]`` is column ``window.start + k``), with the
+        columns outside ``window`` as blank space of their width."""
+        model = self.model
+        assert model is not None
+        cell, response = self._widths()
+        before = window.start * (cell + 1)
+        if before:
+            segs.append(Segment(" " * before))
+        for k, (text, cell_style) in enumerate(cells):
+            column = window.start + k
+            width = response if column == len(model.meant) else cell
+            segs.append(Segment(" "))
+            segs.append(Segment(fit(text, width), cell_style))
+        after = sum(
+            (response if c == len(model.meant) else cell) + 1
+            for c in range(window.stop, model.columns)
+        )
+        if after:
+            segs.append(Segment(" " * after))
 
     def render_line(self, y: int) -> Strip:
         """A row as the view draws it; scrolled sideways, what shows of a column cut at the
@@ -278,24 +316,28 @@ class ClientsMatrix(LineView):
     def _header(self, model: ClientsModel, first: bool) -> list[Segment]:
         head = self._style("clients-matrix--header")
         dim = self._style("clients-matrix--dim")
-        cell_w, response_w = self._widths()
         if first:
             segs = [Segment(" " * GUTTER + fit("client", NAME_W), head)]
         else:  # under "client", what the libraries come to: in sight wherever the rows are
             text, name = self._libraries_said(model)
             segs = [Segment(" " * GUTTER), Segment(fit(text, NAME_W), self._style(name))]
-        for m in model.meant:
-            segs.append(Segment(" "))
+        window = self._drawn = self._window()
+        cells: list[tuple[str, Style]] = []
+        for column in window:
+            if column == len(model.meant):
+                text = "whole response" if first else "throws, error parts, extra calls"
+                cells.append((text, head if first else dim))
+                continue
+            m = model.meant[column]
             if first:
                 text = f"call {visible(describe_value(m.wire_index))} · {tool_name(m.name)}"
-                segs.append(Segment(fit(text, cell_w), head))
+                cells.append((text, head))
             else:
-                cid = visible(describe_value(m.id)) if m.id is not UNSET else "no id"
-                text = f"line {m.line} · " + middle_fit(cid, cell_w - 8 - len(str(m.line)))
-                segs.append(Segment(fit(text, cell_w), dim))
-        segs.append(Segment(" "))
-        text = "whole response" if first else "throws, error parts, extra calls"
-        segs.append(Segment(fit(text, response_w), head if first else dim))
+                cid = visible(_cut(describe_value(m.id))) if m.id is not UNSET else "no id"
+                room = self._widths()[0] - 8 - len(str(m.line))
+                text = f"line {m.line} · " + middle_fit(cid, room)
+                cells.append((text, dim))
+        self._cells(segs, cells, window)
         return segs
 
     @staticmethod
@@ -348,19 +390,20 @@ class ClientsMatrix(LineView):
             Segment(mark + " ", style(mark_style)),
             Segment(fit(policy.key, NAME_W - 2), style("clients-matrix--name")),
         ]
-        cells: list[Piece] = []
-        if outcome is None:
-            cells = [("…", "clients-matrix--pending")] * model.columns
-        else:
-            cells = [call_cell(c) for c in outcome.calls] + [response_cell(outcome)]
-        cell_w, response_w = self._widths()
-        for column, (text, name) in enumerate(cells):
-            width = response_w if column == len(model.meant) else cell_w
-            segs.append(Segment(" "))
+        window = self._drawn = self._window()
+        cells: list[tuple[str, Style]] = []
+        for column in window:
+            if outcome is None:
+                text, name = "…", "clients-matrix--pending"
+            elif column == len(model.meant):
+                text, name = response_cell(outcome)
+            else:
+                text, name = call_cell(outcome.calls[column])
             cell_style = style(name)
             if index == self.cursor and column == self.column:
                 cell_style = cell_style + style("clients-matrix--cell")
-            segs.append(Segment(fit(" " + text, width), cell_style))
+            cells.append((" " + text, cell_style))
+        self._cells(segs, cells, window)
         return segs
 
     # -- moving --------------------------------------------------------------------------
@@ -477,9 +520,14 @@ def _call_json(c: AssembledCall) -> dict[str, Any]:
     return out
 
 
-def _frames(trace: Trace) -> list[Frame]:
-    """The clients model's one read of the trace: its tool-call deltas as the libraries see
-    them, folded from the analysis' per-call record (nothing is decoded again)."""
+def _cut(text: str, limit: int = 200) -> str:
+    """A value's text, cut before it is made visible (a gateway may send a 5 MB id)."""
+    return text if len(text) <= limit else text[:limit]
+
+
+def _frames(trace: Trace) -> list[Frame | Quiet]:
+    """The clients model's one read of the trace: what its payloads say to the libraries,
+    read from the analysis' event log (docs/clients.md, "Speed")."""
     from ...clientlibs import compact_frames
 
     return compact_frames(trace)
@@ -489,18 +537,18 @@ class _Cancelled(Exception):
     """The worker was cancelled (another trace is shown): stop in the middle of a policy."""
 
 
-class _Checked(list["Frame"]):
+class _Checked(list["Frame | Quiet"]):
     """The frames, checking every few hundred whether the worker was cancelled.
 
-    A policy on a 100,000-delta trace takes seconds; when the user moves on to another trace,
-    this stops it in the middle rather than at its end.
+    A trace of thousands of calls gives each policy thousands of frames; when the user moves
+    on to another trace, this stops it in the middle rather than at its end.
     """
 
-    def __init__(self, frames: list[Frame], cancelled: Callable[[], bool]) -> None:
+    def __init__(self, frames: list[Frame | Quiet], cancelled: Callable[[], bool]) -> None:
         super().__init__(frames)
         self._cancelled = cancelled
 
-    def __iter__(self) -> Iterator[Frame]:
+    def __iter__(self) -> Iterator[Frame | Quiet]:
         for k, frame in enumerate(super().__iter__()):
             if k % CHECK_EVERY == 0 and self._cancelled():
                 raise _Cancelled
@@ -561,13 +609,16 @@ class ClientsPane(Vertical):
         worker = get_current_worker()
         from ...clientlibs import assess_frames
 
-        stream = _Checked(_frames(model.trace), lambda: worker.is_cancelled)
-        try:
-            for policy in model.policies:
-                outcome = assess_frames(stream, model.meant, [policy])[policy.key]
-                self.post_message(self.Assessed(model, policy.key, outcome))
-        except _Cancelled:
-            return
+        # the collector paused, as while loading: the models make a few small objects per
+        # call and per library, none in a cycle (check --clients runs without it too)
+        with gc_paused():
+            stream = _Checked(_frames(model.trace), lambda: worker.is_cancelled)
+            try:
+                for policy in model.policies:
+                    outcome = assess_frames(stream, model.meant, [policy])[policy.key]
+                    self.post_message(self.Assessed(model, policy.key, outcome))
+            except _Cancelled:
+                return
         self.post_message(self.Assessed(model, None, None))
 
     @on(Assessed)
