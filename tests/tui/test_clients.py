@@ -107,7 +107,10 @@ async def test_clients_tab_shows_each_library_on_each_call_and_the_cell_in_detai
         await pilot.press("enter")
         assert isinstance(app.screen, PayloadScreen)
         assert app.screen.title_text == "haystack on call 0"
-        assert [h for h, _ in app.screen.sections] == ["outcome", "meant", "got"]
+        # What happened, in words first (the detail pane's explanation), then the JSON.
+        assert [h for h, _ in app.screen.sections] == ["what happened", "outcome", "meant", "got"]
+        assert app.screen.sections[0][1] == pane.detail.plain()
+        assert 'id erased to ""' in app.screen.sections[0][1]
         await pilot.press("escape")
         assert not isinstance(app.screen, PayloadScreen)
 

@@ -460,7 +460,12 @@ class ClientsMatrix(LineView):
             return
         text, where = got
         data = json.loads(text)
-        sections = [("outcome", json.dumps(data.pop("outcome")))]
+        sections: list[tuple[str, str]] = []
+        detail = self.app.query(ClientDetail)
+        said = detail.first().plain() if detail else ""
+        if said.strip():  # what it means first, in words, as the pane beside says it
+            sections.append(("what happened", said))
+        sections.append(("outcome", json.dumps(data.pop("outcome"))))
         sections += [(key, json.dumps(value)) for key, value in data.items() if key != "client"]
         self.app.push_screen(PayloadScreen(where, sections, text))
 
