@@ -25,8 +25,9 @@ from ..core.align import align
 from ..core.discovery import Skipped
 from ..core.identity import CallTrace, DeltaRow, Flag
 from ..core.redact import redact_meta
+from ..core.summary import pattern_shape
 from ..core.trace import Trace
-from ..core.translator import Behavior, missing_identity
+from ..core.translator import Behavior
 from ..core.verdicts import consequence, describe, unidentified
 from ..core.visible import visible
 from ..core.wire import UNSET, describe_value
@@ -262,6 +263,7 @@ def build_report(
     if a.model:
         meta.insert(1, ("model (from the stream)", _cut(visible(a.model), 300)))
     chunks, differing = _chunk_rows(trace, limits)
+    by_assign, by_accept = closing_chunks(trace, ASSIGN), closing_chunks(trace, ACCEPT)
     excerpts, left_out = _excerpts(trace, a.flags, limits)
     return TraceReport(
         address=visible(trace.address),
@@ -271,7 +273,7 @@ def build_report(
         verdicts=verdicts,
         meta=meta,
         notes=[(n.line, _cut(visible(n.message), 400)) for n in trace.notes],
-        calls=[_call_section(ct, limits) for ct in a.calls],
+        calls=[_call_section(ct, limits, by_assign, by_accept, a.done) for ct in a.calls],
         chunks=chunks,
         chunks_differing=differing,
         excerpts=excerpts,
@@ -285,101 +287,270 @@ def build_report(
 
 
 def headline(trace: Trace) -> list[Span]:
-    """The finding in one sentence, values from the trace as code spans."""
+    """The finding in one sentence, read from the verdicts and the chunks both behaviors
+    emit (what a call closes with is its ``block-end`` chunk, not the value the wire sent);
+    values from the trace as code spans."""
     a = trace.analysis
     va, vb = a.outcomes[ASSIGN].verdict, a.outcomes[ACCEPT].verdict
-    if a.flags:
-        return _erasure_headline(trace, a.flags)
-    if va == vb == "ok":
+    extras = _extras(trace)
+    if not a.flags and va == vb == "ok":
         return [
-            ("Clean: both behaviors finish ", False),
+            ("Clean: both" if not extras else "Both", False),
+            (" behaviors finish ", False),
             ("ok", True),
-            (" and no tool-call identity is erased.", False),
+            (" and no tool-call identity is erased", False),
+            *extras,
+            (".", False),
         ]
-    if va == "unidentified-call" and vb == "malformed-tool-call":
-        ct = next((c for c in a.calls if c.closes_with(ACCEPT) is None), None)
-        what = missing_identity(*ct.final(ACCEPT)) or "name" if ct is not None else "name"
-        where = _call_name(ct.wire_index) if ct is not None else "a call"
-        return [
-            (f"The stream never gives {where} a{'n' if what == 'id' else ''} {what}: ", False),
-            ("the old translator closes it with an empty " + what + " — ", False),
-            (consequence(what, '""'), False),
-            ("; the fix refuses it (", False),
-            ("MALFORMED_TOOL_CALL", True),
-            (", retried).", False),
-        ]
-    if va == vb:
-        info = describe(va)
-        return [
-            ("Both behaviors end with ", False),
-            (va, True),
-            (" (finish ", False),
-            (_finish(a.outcomes[ASSIGN].finish), True),
-            (f"): {info.consequence} in the harness.", False),
-        ]
-    ia, ib = describe(va), describe(vb)
-    return [
-        ("The old translator ends with ", False),
-        (va, True),
-        (f" ({ia.consequence}); the fix with ", False),
-        (vb, True),
-        (f" ({ib.consequence}).", False),
-    ]
-
-
-_PATTERN = re.compile(r"the (.+?) pattern")
-
-
-def _erasure_headline(trace: Trace, flags: list[Flag]) -> list[Span]:
-    a = trace.analysis
-    first = flags[0]
-    ct = next(c for c in a.calls if any(f is first for f in c.flags))
-    erased = {f.field for f in ct.flags}
-    pattern = next((n.message for n in a.notes if n.kind == "gateway-pattern"), None)
-    style = _PATTERN.search(pattern) if pattern else None
+    closed = closing_chunks(trace, ASSIGN)
     spans: list[Span] = []
-    if style is not None:
-        spans.append((f"{style.group(1)}-style ", False))
-    same = [f for f in flags if f.line == first.line and f.call == first.call]
-    sent = ", ".join(f"{f.field}:{describe_value(f.value)}" for f in same)
-    spans += [
+    if a.flags:
+        spans += _sent(trace, a.flags[0])
+        spans.append((": ", False))
+    if va == "unidentified-call":
+        spans += _unidentified(trace, closed)
+        spans += _fix(trace, va, vb)
+    elif a.flags and va == "ok":
+        spans += [
+            (
+                "the stream re-sends the identity later, so the old translator closes every call"
+                " identified and finishes ",
+                False,
+            ),
+            ("ok", True),
+        ]
+        spans += _fix(trace, va, vb)
+    elif a.flags and not closed and va == vb == "stream-closed":
+        spans += [
+            (
+                "the old translator would close the call without its identity, but the stream"
+                " ends without ",
+                False,
+            ),
+            ("[DONE]", True),
+            (", so no call is closed: both behaviors end with ", False),
+            (va, True),
+            (" (a request error), and the session did not break that way", False),
+        ]
+    elif a.flags and not closed:
+        spans += [
+            (
+                "the old translator would close the call without its identity, but no call is"
+                " closed: ",
+                False,
+            ),
+            *_ending(trace, va, vb),
+            (", so the session did not break that way", False),
+        ]
+    elif a.flags:
+        spans += [("the old translator ends with ", False), (va, True)]
+        spans.append((f" ({describe(va).consequence})", False))
+        spans += _fix(trace, va, vb)
+    else:
+        spans += _ending(trace, va, vb)
+    more = len(a.flags) - len(_same_line(a.flags)) if a.flags else 0
+    if more:
+        spans.append((f" ({more} more flag{'s' if more != 1 else ''} below)", False))
+    spans += extras
+    spans.append((".", False))
+    if spans[0][1] is False:
+        first = spans[0][0]
+        spans[0] = (first[:1].upper() + first[1:], False)
+    return spans
+
+
+def closing_chunks(trace: Trace, behavior: Behavior) -> dict[int, tuple[Any, Any]]:
+    """What each tool call closes with under ``behavior``, by block index, as its
+    ``block-end`` chunk says (empty: no call closed — no ``[DONE]``, or the fix refused)."""
+    stream = trace.replay(behavior)
+    out: dict[int, tuple[Any, Any]] = {}
+    for k in range(stream.body, len(stream)):
+        chunk = stream[k][1]
+        block = chunk.get("block") if chunk.get("type") == "block-end" else None
+        index = chunk.get("index")
+        if isinstance(block, dict) and block.get("type") == "tool-call" and type(index) is int:
+            out[index] = (block.get("id"), block.get("name"))
+    return out
+
+
+def _same_line(flags: list[Flag]) -> list[Flag]:
+    first = flags[0]
+    return [f for f in flags if f.line == first.line and f.call == first.call]
+
+
+def _sent(trace: Trace, first: Flag) -> list[Span]:
+    """What the stream sent on the first flagged delta, and the known pattern it follows."""
+    ct = next(c for c in trace.analysis.calls if any(f is first for f in c.flags))
+    row = ct.rows(first.delta - 1, first.delta)[0]
+    sent = _shape_sent(row.raw_id, row.raw_name)
+    spans: list[Span] = [
+        (f"A continuation delta of {_call_name(first.call)} (line {first.line}) sends ", False),
         (_cut(sent, 80), True),
-        (f" on a continuation delta (line {first.line}): the old translator closes ", False),
-        (_call_name(ct.wire_index), False),
-        (" with ", False),
     ]
-    closed = dict(zip(("id", "name"), ct.closes_with(ASSIGN) or ("", ""), strict=True))
-    lacking = unidentified(closed["id"], closed["name"])
-    parts: list[Span] = []
-    for fld in lacking:
-        if parts:
-            parts.append((" and ", False))
-        parts += [(f"{fld} ", False), (_cut(describe_value(closed[fld]), 40), True)]
-    if not parts:
-        parts = [("its identity re-sent later (", False), ("repaired", True), (")", False)]
-    spans += parts
-    missing = [f for f in lacking if f in erased]
-    if missing:
-        said = [consequence(f, _cut(describe_value(closed[f]), 40)) for f in missing]
+    vendors = _vendors(trace, sent)
+    if vendors:
+        spans.append((f", the same pattern as {vendors}", False))
+    return spans
+
+
+def _shape_sent(cid: Any, name: Any) -> str:
+    """``id:null, name:null``: the identity fields a delta sent (absent ones left out)."""
+    return ", ".join(
+        f"{fld}:{describe_value(v)}" for fld, v in (("id", cid), ("name", name)) if v is not UNSET
+    )
+
+
+_VENDORS = re.compile(r"the (.+?) pattern: continuations (?:send|repeat) ")
+
+
+def _vendors(trace: Trace, sent: str) -> str | None:
+    """The gateways a core pattern note names, when the pattern it saw is what was sent on
+    the flagged delta (never a vendor whose pattern this is not)."""
+    for n in trace.analysis.notes:
+        if n.kind != "gateway-pattern":
+            continue
+        match = _VENDORS.search(n.message)
+        if match is not None and _norm(pattern_shape(n.message)) == _norm(sent):
+            return match.group(1)
+    return None
+
+
+def _norm(shape: str) -> str:
+    return shape.replace(" ", "")
+
+
+def _unidentified(trace: Trace, closed: dict[int, tuple[Any, Any]]) -> list[Span]:
+    """The first call the old translator closes without identity, with what its
+    ``block-end`` chunk carries and what that costs."""
+    a = trace.analysis
+    flagged = [c for c in a.calls if c.flags]
+    order = flagged + [c for c in a.calls if c not in flagged]
+    for ct in order:
+        ends = closed.get(ct.block_index)
+        if ends is None:
+            continue
+        lacking = unidentified(*ends)
+        if not lacking:
+            continue
+        spans: list[Span] = [
+            ("the old translator closes ", False),
+            (_call_name(ct.wire_index), False),
+            (" with ", False),
+        ]
+        ends_by = dict(zip(("id", "name"), ends, strict=True))
+        for k, fld in enumerate(lacking):
+            if k:
+                spans.append((" and ", False))
+            spans += [(f"{fld} ", False), (_cut(describe_value(ends_by[fld]), 40), True)]
+        if not ct.flags:
+            never = [f for f in lacking if (ct.id_accept, ct.name_accept)[f == "name"] is UNSET]
+            if never:
+                spans.append(
+                    (
+                        f" (the stream never sent it a{'n' if never[0] == 'id' else ''}"
+                        f" {' or '.join(never)})",
+                        False,
+                    )
+                )
+        said = [consequence(f, _cut(describe_value(ends_by[f]), 40)) for f in lacking]
         spans.append((" — " + "; ".join(said), False))
-    vb = a.outcomes[ACCEPT].verdict
-    if vb == "ok":
-        kept = [describe_value(ct.id_accept if f == "id" else ct.name_accept) for f in missing]
+        return spans
+    return [("the old translator ends with ", False), ("unidentified-call", True)]
+
+
+def _fix(trace: Trace, va: str, vb: str) -> list[Span]:
+    """What the fix (accept-identity) does instead."""
+    a = trace.analysis
+    if vb == "malformed-tool-call":
+        return [
+            ("; the fix refuses the call (", False),
+            ("MALFORMED_TOOL_CALL", True),
+            (", retried)", False),
+        ]
+    if vb == "ok" and va != "ok":
+        ct = next((c for c in a.calls if c.flags), None)
+        kept = []
+        if ct is not None:
+            ends = closing_chunks(trace, ACCEPT).get(ct.block_index)
+            if ends is not None:
+                kept = [
+                    v
+                    for f, v in zip(("id", "name"), ends, strict=True)
+                    if any(x.field == f for x in ct.flags)
+                ]
         if kept:
-            spans.append(("; the fix keeps ", False))
+            spans: list[Span] = [("; the fix keeps ", False)]
             for k, value in enumerate(kept):
                 if k:
                     spans.append((" and ", False))
-                spans.append((_cut(value.strip('"'), 14), True))
-        else:
-            spans.append(("; the fix finishes ", False))
-            spans.append(("ok", True))
-    else:
-        spans += [("; the fix also ends with ", False), (vb, True)]
-    more = len(flags) - len(same)
-    if more:
-        spans.append((f" ({more} more flag{'s' if more != 1 else ''} below)", False))
-    spans.append((".", False))
+                spans.append((_cut(visible(str(value)), 14), True))
+            return spans
+        return [("; the fix finishes ", False), ("ok", True)]
+    if vb == va:
+        return [("; the fix ends the same way", False)]
+    return [("; the fix ends with ", False), (vb, True), (f" ({describe(vb).consequence})", False)]
+
+
+def _ending(trace: Trace, va: str, vb: str) -> list[Span]:
+    """How the behaviors end, when no call closes without identity."""
+    a = trace.analysis
+    if va == vb:
+        spans: list[Span] = [("both behaviors end with ", False), (va, True), (" (finish ", False)]
+        spans += [(_finish(a.outcomes[ASSIGN].finish), True)]
+        spans.append((f"): {describe(va).consequence}", False))
+        return spans
+    return [
+        ("the old translator ends with ", False),
+        (va, True),
+        (f" ({describe(va).consequence}); the fix with ", False),
+        (vb, True),
+        (f" ({describe(vb).consequence})", False),
+    ]
+
+
+def _merged(trace: Trace) -> dict[str, int]:
+    """Calls a gateway sent on one index, by that index: each new id, or new name, that the
+    fix takes on a call after its first is another call merged into it (a name re-sent as
+    the string ``"null"`` is a gateway's stringified null, not a call)."""
+    merged: dict[str, int] = {}
+    for ct in trace.analysis.calls:
+        starts: set[int] = set()
+        for fld in ("id", "name"):
+            line = ct.history[ACCEPT, fld]
+            starts.update(
+                at for at, v in zip(line.at[1:], line.values[1:], strict=True) if v != "null"
+            )
+        if starts:
+            merged[describe_value(ct.wire_index)] = len(starts) + 1
+    return merged
+
+
+_IGNORED = " (the harness ignores it and goes on)"
+"""The tail of the core's error-object note, which the sentence says in its own words."""
+
+
+def _extras(trace: Trace) -> list[Span]:
+    """What else a vendor must hear in the same sentence: calls merged on one index, error
+    objects the harness read past."""
+    spans: list[Span] = []
+    for index, count in _merged(trace).items():
+        spans.append(
+            (
+                f"; {count} calls sent on index {_cut(index, 20)} are merged into one"
+                " (a new id or name on the same index)",
+                False,
+            )
+        )
+    errors = [n for n in trace.analysis.notes if n.kind == "error-object"]
+    if errors:
+        first = errors[0]
+        body = first.message.split(": ", 1)[-1].removesuffix(_IGNORED)
+        more = f" ({len(errors) - 1} more)" if len(errors) > 1 else ""
+        spans += [
+            (f"; line {first.line} carries an error object ", False),
+            (_cut(visible(body), 80), True),
+            (f"{more} that the harness reads past", False),
+        ]
     return spans
 
 
@@ -410,7 +581,20 @@ def _identity(cid: Any, name: Any, limit: int) -> str:
     return f"{_value(cid, limit)} / {_value(name, limit)}"
 
 
-def _call_section(ct: CallTrace, limits: Limits) -> CallSection:
+def _closes(ends: tuple[Any, Any] | None, behavior: str, done: bool) -> str:
+    """How a call closes under ``behavior``, as its ``block-end`` chunk says."""
+    if ends is None:
+        return f"never closed under {behavior} ({'refused' if done else 'no [DONE]'})"
+    return f"closes as {_identity(ends[0], ends[1], 60)} under {behavior}"
+
+
+def _call_section(
+    ct: CallTrace,
+    limits: Limits,
+    closed_assign: dict[int, tuple[Any, Any]],
+    closed_accept: dict[int, tuple[Any, Any]],
+    done: bool,
+) -> CallSection:
     rows = ct.rows()
     n = len(rows)
     keep = set(range(n)) if n <= limits.rows_per_call else _kept_rows(rows, limits.rows_per_call)
@@ -423,12 +607,10 @@ def _call_section(ct: CallTrace, limits: Limits) -> CallSection:
         last = k
     if last < n - 1:
         out.append(Gap(n - 1 - last, "deltas"))
-    ida, na = ct.final(ACCEPT)
-    idw, nw = ct.final(ASSIGN)
     title = (
-        f"{_call_name(ct.wire_index)} — first delta on line {ct.first_line}; closes as"
-        f" {_identity(idw, nw, 60)} under assign-always, {_identity(ida, na, 60)} under"
-        " accept-identity"
+        f"{_call_name(ct.wire_index)} — first delta on line {ct.first_line};"
+        f" {_closes(closed_assign.get(ct.block_index), 'assign-always', done)},"
+        f" {_closes(closed_accept.get(ct.block_index), 'accept-identity', done)}"
     )
     return CallSection(title=title, deltas=n, rows=out)
 

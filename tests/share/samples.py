@@ -35,3 +35,18 @@ def hostile_sse() -> bytes:
         + data({"index": 0, "id": "", "function": {"arguments": "</details>"}}, "tool_calls")
         + b"data: [DONE]\n\n"
     )
+
+
+def gemini_like_sse(calls: int = 15) -> bytes:
+    """The shape of a ``gemini-2.5-flash-lite`` stream through an OpenAI-compatible gateway:
+    every call on index 0 with ``id: ""`` (never identified), then a 502 error object."""
+    out = b""
+    for k in range(calls):
+        call = {"index": 0, "id": "", "function": {"name": f"tool_{k}", "arguments": "{}"}}
+        chunk = {"choices": [{"index": 0, "delta": {"tool_calls": [call]}}]}
+        out += b"data: " + json.dumps(chunk).encode() + b"\n\n"
+    error = {"error": {"code": 502, "message": "Bad gateway"}, "choices": []}
+    out += b"data: " + json.dumps(error).encode() + b"\n\n"
+    finish = {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}
+    out += b"data: " + json.dumps(finish).encode() + b"\n\ndata: [DONE]\n\n"
+    return out
