@@ -11,7 +11,16 @@ from __future__ import annotations
 import html
 
 from ..core.verdicts import is_clean
-from .report import CallSection, ChunkRow, Gap, Report, Span, TraceReport, folder_finding
+from .report import (
+    CallSection,
+    ChunkRow,
+    Gap,
+    RawLine,
+    Report,
+    Span,
+    TraceReport,
+    folder_finding,
+)
 
 __all__ = ["render_html"]
 
@@ -54,12 +63,15 @@ border-radius:1em;border:1px solid currentColor;vertical-align:middle}
 pre{background:var(--code);padding:.5em;overflow-x:auto;border-radius:4px;line-height:1.35}
 pre .ln{color:var(--muted);user-select:none}
 pre mark{background:var(--mark);color:inherit;display:inline-block;min-width:100%}
+pre .spot{color:var(--bad);background:var(--bad-bg);outline:2px solid var(--bad);
+border-radius:2px;font-weight:700}
 details summary{cursor:pointer}
 footer{margin-top:3em;color:var(--muted);font-size:.85em}
 @media (max-width:600px){body{font-size:14px}main{padding:8px}}
 @media print{body{background:#fff;color:#000;font-size:11pt}.scroll{overflow:visible}
 td.mono{max-width:none}section{break-before:page}section:first-of-type{break-before:auto}
-tr{break-inside:avoid}a{color:inherit}}
+tr{break-inside:avoid}a{color:inherit}pre{white-space:pre-wrap;overflow-wrap:anywhere}
+pre .spot{outline:none;text-decoration:underline 2px;background:none}}
 """
 
 
@@ -175,10 +187,10 @@ def _trace(t: TraceReport, folder: bool) -> list[str]:
         out.append("<h3>Raw capture around each flag</h3>")
         for ex in t.excerpts:
             out.append(f"<h4>{_e(ex.title)}</h4><pre>")
-            width = len(str(ex.lines[-1][0])) if ex.lines else 1
-            for n, text, flagged in ex.lines:
-                body = f'<span class="ln">{n:>{width}} │ </span>{_e(text)}'
-                out.append(f"<mark>{body}</mark>" if flagged else body)
+            width = len(str(ex.lines[-1].number)) if ex.lines else 1
+            for raw in ex.lines:
+                body = f'<span class="ln">{raw.number:>{width}} │ </span>{_spotted(raw)}'
+                out.append(f"<mark>{body}</mark>" if raw.flagged else body)
             out.append("</pre>")
         if t.excerpts_left_out:
             out.append(f'<p class="muted">{t.excerpts_left_out} more flagged lines not shown.</p>')
@@ -197,6 +209,16 @@ def _trace(t: TraceReport, folder: bool) -> list[str]:
         out.append("</tbody></table></div>")
     out.append("</section>")
     return out
+
+
+def _spotted(raw: RawLine) -> str:
+    """A raw line, each field that erased an identity highlighted (escaped piece by piece)."""
+    out, at = [], 0
+    for a, b in raw.spots:
+        out += [_e(raw.text[at:a]), f'<strong class="spot">{_e(raw.text[a:b])}</strong>']
+        at = b
+    out.append(_e(raw.text[at:]))
+    return "".join(out)
 
 
 def _call(call: CallSection) -> list[str]:

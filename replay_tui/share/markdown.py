@@ -222,11 +222,15 @@ def _trace(t: TraceReport, folder: bool) -> list[list[str]]:
     if t.excerpts:
         body: list[str] = []
         for ex in t.excerpts:
-            width = len(str(ex.lines[-1][0])) if ex.lines else 1
+            width = len(str(ex.lines[-1].number)) if ex.lines else 1
             body += [code(ex.title), ""]
-            body += _fenced(
-                [f"{'>' if flagged else ' '}{n:>{width}} │ {text}" for n, text, flagged in ex.lines]
-            )
+            lines: list[str] = []
+            for raw in ex.lines:
+                prefix = f"{'>' if raw.flagged else ' '}{raw.number:>{width}} │ "
+                lines.append(prefix + raw.text)
+                if raw.spots:
+                    lines.append(_carets(len(prefix), raw.spots, ex.columns))
+            body += _fenced(lines)
             body.append("")
         if t.excerpts_left_out:
             body.append(f"_{t.excerpts_left_out} more flagged lines not shown\\._")
@@ -246,6 +250,15 @@ def _trace(t: TraceReport, folder: bool) -> list[list[str]]:
         broken = sum(1 for c in t.clients if not c.ok and c.kind == "library")
         blocks.append(_details(f"Client libraries ({broken} break)", rows))
     return blocks
+
+
+def _carets(indent: int, spots: list[tuple[int, int]], columns: list[int]) -> str:
+    """A line of carets under each spot of the line above, then its columns."""
+    line = ""
+    for a, b in spots:
+        line += " " * (indent + a - len(line)) + "^" * (b - a)
+    cols = ", ".join(str(c) for c in columns)
+    return f"{line} column{'s' if len(columns) > 1 else ''} {cols}"
 
 
 def _call(call: CallSection) -> list[str]:

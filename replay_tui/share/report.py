@@ -14,6 +14,7 @@ and the folder's finding says so.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -119,10 +120,24 @@ class ChunkRow(msgspec.Struct):
     same: bool
 
 
+class RawLine(msgspec.Struct):
+    """One raw line of an excerpt, as shown: a window of it when it is long."""
+
+    number: int
+    text: str
+    flagged: bool
+    """The flagged payload's line."""
+    spots: list[tuple[int, int]] = msgspec.field(default_factory=list)
+    """``(start, end)`` in ``text`` of each field that erased an identity."""
+    cut_before: bool = False
+    """The window starts after column 1 (``text`` opens with "…")."""
+
+
 class Excerpt(msgspec.Struct):
     title: str
-    lines: list[tuple[int, str, bool]]
-    """``(line number, text, is the flagged payload's line)``."""
+    lines: list[RawLine]
+    columns: list[int] = msgspec.field(default_factory=list)
+    """1-based column in the raw line of each field that erased an identity."""
 
 
 class ClientRow(msgspec.Struct):
@@ -686,7 +701,9 @@ _LINE_BREAK = re.compile(rb"\r\n|\r|\n")
 
 
 def _excerpts(trace: Trace, flags: list[Flag], limits: Limits) -> tuple[list[Excerpt], int]:
-    """The raw capture around each flagged payload (one excerpt per line flagged)."""
+    """The raw capture around each flagged payload (one excerpt per line flagged): each line
+    a window around the field that erased the identity (wherever it stands in the line),
+    that field marked, with its column."""
     by_line: dict[int, list[Flag]] = {}
     for f in flags:
         by_line.setdefault(f.line, []).append(f)
@@ -699,19 +716,88 @@ def _excerpts(trace: Trace, flags: list[Flag], limits: Limits) -> tuple[list[Exc
         if k >= top:
             break
         raw_lines.append(piece)
+    width = max(100, limits.cell)
     out = []
     for line in lines_wanted:
         lo, hi = max(1, line - limits.context), min(len(raw_lines), line + limits.context)
+        flagged_text = visible(raw_lines[line - 1].decode("utf-8", "replace"))
+        spots = find_spots(flagged_text, by_line[line])
+        start = 0
+        if spots:
+            first = spots[0][0]
+            start = max(0, min(first - width * 2 // 5, len(flagged_text) - width))
         shown = []
         for n in range(lo, hi + 1):
-            text = visible(raw_lines[n - 1].decode("utf-8", "replace"))
-            shown.append((n, _cut(text, limits.cell * 3), n == line))
+            text = flagged_text
+            if n != line:
+                text = visible(raw_lines[n - 1].decode("utf-8", "replace"))
+            shown.append(_window(n, text, start, width, spots if n == line else [], n == line))
         what = ", ".join(
             f"{f.label} on {_call_name(f.call)} by {_cut(describe_value(f.value), 40)}"
             for f in by_line[line]
         )
-        out.append(Excerpt(f"line {line}: {visible(what)}", shown))
+        where = f"line {line}"
+        if spots:
+            cols = ", ".join(str(a + 1) for a, _ in spots)
+            where += f", column{'s' if len(spots) > 1 else ''} {cols}"
+        out.append(Excerpt(f"{where}: {visible(what)}", shown, [a + 1 for a, _ in spots]))
     return out, len(by_line) - len(lines_wanted)
+
+
+def _window(
+    number: int, text: str, start: int, width: int, spots: list[tuple[int, int]], flagged: bool
+) -> RawLine:
+    """Columns ``start`` to ``start + width`` of a line, "…" where it was cut."""
+    piece = text[start : start + width]
+    head = "…" if start > 0 and text else ""
+    tail = "…" if start + width < len(text) else ""
+    shift = len(head) - start
+    kept = [
+        (max(a + shift, len(head)), min(b + shift, len(head) + len(piece)))
+        for a, b in spots
+        if a < start + width and b > start
+    ]
+    return RawLine(number, head + piece + tail, flagged, kept, bool(head))
+
+
+def find_spots(text: str, flags: list[Flag]) -> list[tuple[int, int]]:
+    """Where in a raw line each flag's field stands: ``"id": null`` and the like, inside
+    ``tool_calls`` (the chunk's own ``id`` comes before it), as ``(start, end)``; one spot
+    per flag, in order of the line (a field not found is left out)."""
+    calls_at = text.find("tool_calls")
+    if calls_at < 0:
+        return []
+    spots: list[tuple[int, int]] = []
+    used: dict[str, int] = {}
+    for f in flags:
+        pattern = _FIELD[f.field]
+        at = used.get(f.field, calls_at)
+        for m in pattern.finditer(text, at):
+            if _value_matches(m.group("value"), f.value):
+                spots.append((m.start(), m.end()))
+                used[f.field] = m.end()
+                break
+    return sorted(spots)
+
+
+_VALUE = r'(?P<value>null|true|false|-?[0-9][0-9.eE+-]*|\\?"(?:[^"\\]|\\.)*?\\?"|[\[{])'
+_FIELD = {
+    "id": re.compile(r'\\?"id\\?"\s*:\s*' + _VALUE),
+    "name": re.compile(r'\\?"name\\?"\s*:\s*' + _VALUE),
+}
+
+
+def _value_matches(raw: str, value: Any) -> bool:
+    """Whether a value as written on the line is the flag's (a quoted value inside a
+    chunk log's string is escaped; nested values are only matched by their opening)."""
+    if raw in ("[", "{"):
+        return isinstance(value, list | dict)
+    if value is None:
+        return raw == "null"
+    if isinstance(value, str):
+        inner = raw.replace('\\"', '"')
+        return inner in (jsontext.dumps(value), json.dumps(value))
+    return raw == jsontext.dumps(value)
 
 
 def _clients(trace: Trace) -> list[ClientRow]:

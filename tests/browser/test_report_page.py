@@ -47,7 +47,13 @@ def test_report_renders_the_erasing_row_and_requests_nothing_else(
     assert row.count() == 1 and row.is_visible()
     assert "erased id" in row.inner_text()
     assert "the fix keeps call_99a5ca83…" in page.locator(".headline").inner_text()
-    assert page.locator("mark").first.inner_text().startswith("3 │ data: {")
+    assert page.locator("mark").first.inner_text().startswith("3 │ …")
+    # The field that erased the identity is on screen, highlighted, without scrolling sideways.
+    spot = page.locator("mark .spot")
+    assert spot.inner_text() == '"id":""'
+    box, pre = spot.bounding_box(), page.locator("pre").first.bounding_box()
+    assert box is not None and pre is not None
+    assert pre["x"] <= box["x"] and box["x"] + box["width"] <= pre["x"] + pre["width"]
     assert requests == [page.url] and dialogs == []
     ctx.close()
 
