@@ -66,6 +66,7 @@ pre mark{background:var(--mark);color:inherit;display:inline-block;min-width:100
 pre .spot{color:var(--bad);background:var(--bad-bg);outline:2px solid var(--bad);
 border-radius:2px;font-weight:700}
 details summary{cursor:pointer}
+.changes li{margin-bottom:.6em}.changes p{margin:.15em 0}
 footer{margin-top:3em;color:var(--muted);font-size:.85em}
 @media (max-width:600px){body{font-size:14px}main{padding:8px}}
 @media print{body{background:#fff;color:#000;font-size:11pt}.scroll{overflow:visible}
@@ -157,6 +158,15 @@ def _trace(t: TraceReport, folder: bool) -> list[str]:
     else:
         out.append(f'<p><span class="badge {_e(t.badge)}">{_e(t.badge)}</span></p>')
     out.append(f'<p class="headline{" clean" if clean else ""}">{_spans(t.headline)}</p>')
+    if t.changes:
+        out.append('<h3>What to change</h3><ol class="changes">')
+        for change in t.changes:
+            out.append(
+                f"<li><p>{_spans(change.sent)}.</p>"
+                f"<p><b>Expected:</b> {_spans(change.should)}.</p>"
+                f"<p><b>What the agent saw:</b> {_spans(change.saw)}.</p></li>"
+            )
+        out.append("</ol>")
     out += [
         "<h3>Verdicts</h3>",
         '<div class="scroll"><table><thead><tr><th>behavior</th><th>verdict</th><th>finish</th>'

@@ -168,6 +168,15 @@ def _trace(t: TraceReport, folder: bool) -> list[list[str]]:
     if folder:
         head += [f"### {code(t.address)} \\({_md(t.badge)}\\)", ""]
     head += [f"**{_spans(t.headline)}**", ""]
+    if t.changes:
+        head += ["**What to change**", ""]
+        for k, c in enumerate(t.changes, 1):
+            head += [
+                f"{k}\\. {_spans(c.sent)}\\.",
+                f"   - **Expected:** {_spans(c.should)}\\.",
+                f"   - **What the agent saw:** {_spans(c.saw)}\\.",
+                "",
+            ]
     head += [
         _row(["behavior", "verdict", "finish", "what it meant in the harness"]),
         _row(["---"] * 4),

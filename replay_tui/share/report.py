@@ -140,6 +140,15 @@ class Excerpt(msgspec.Struct):
     """1-based column in the raw line of each field that erased an identity."""
 
 
+class Change(msgspec.Struct):
+    """What a gateway should change, in its terms: what the stream sent, what the OpenAI
+    streaming format sends instead, and what the agent saw as a result."""
+
+    sent: list[Span]
+    should: list[Span]
+    saw: list[Span]
+
+
 class ClientRow(msgspec.Struct):
     library: str
     kind: str
@@ -163,6 +172,7 @@ class TraceReport(msgspec.Struct):
     flags: int
     clients: list[ClientRow] | None = None
     excerpts_left_out: int = 0
+    changes: list[Change] = msgspec.field(default_factory=list)
     full: bool = True
     """False past :attr:`Limits.traces` in a folder report: only what its table row shows
     (address, badge, verdicts, flags and headline) is filled in, and it has no section."""
@@ -279,7 +289,7 @@ def build_report(
         meta.insert(1, ("model (from the stream)", _cut(visible(a.model), 300)))
     chunks, differing = _chunk_rows(trace, limits)
     by_assign, by_accept = closing_chunks(trace, ASSIGN), closing_chunks(trace, ACCEPT)
-    excerpts, left_out = _excerpts(trace, a.flags, limits)
+    excerpts, left_out = _excerpts(trace, limits)
     return TraceReport(
         address=visible(trace.address),
         anchor=anchor,
@@ -293,6 +303,7 @@ def build_report(
         chunks_differing=differing,
         excerpts=excerpts,
         excerpts_left_out=left_out,
+        changes=changes(trace),
         flags=len(a.flags),
         clients=_clients(trace) if clients else None,
     )
@@ -573,6 +584,159 @@ def _call_name(index: Any) -> str:
     return "the call with no index" if index is UNSET else f"call {_cut(describe_value(index), 20)}"
 
 
+# -- what to change ----------------------------------------------------------------------------
+
+_WIRE = {"id": "id", "name": "function.name"}
+
+
+def changes(trace: Trace) -> list[Change]:
+    """What the gateway should change, one entry per pattern: each kind of value that erased
+    an identity, each call never identified, a stream that never sends ``[DONE]``."""
+    a = trace.analysis
+    out: list[Change] = []
+    saw = _agent_saw(trace)
+    groups: dict[tuple[tuple[str, str], ...], list[list[Flag]]] = {}
+    deltas: dict[tuple[int, Any], list[Flag]] = {}
+    for f in a.flags:
+        deltas.setdefault((f.line, describe_value(f.call)), []).append(f)
+    for same in deltas.values():
+        # What the delta carried: the erasing fields, and any other identity field that is
+        # not the call's first value (LiteLLM's name:"null" beside an erasing id:"").
+        ct = next(c for c in a.calls if any(x is same[0] for x in c.flags))
+        row = ct.rows(same[0].delta - 1, same[0].delta)[0]
+        head = ct.rows(0, 1)[0]
+        erased = {f.field for f in same}
+        key = tuple(
+            (fld, describe_value(v))
+            for fld, v, was in (
+                ("id", row.raw_id, head.raw_id),
+                ("name", row.raw_name, head.raw_name),
+            )
+            if v is not UNSET and (fld in erased or describe_value(v) != describe_value(was))
+        )
+        groups.setdefault(key, []).append(same)
+    for key, found in groups.items():
+        first = found[0][0]
+        ct = next(c for c in a.calls if any(x is first for x in c.flags))
+        carried = ", ".join(f'"{fld}": {value}' for fld, value in key)
+        sent: list[Span] = [
+            (
+                f"Line {first.line}: a continuation delta of {_call_name(first.call)} carries ",
+                False,
+            ),
+            (_cut(carried, 80), True),
+        ]
+        if len(found) > 1:
+            calls = sorted({_call_name(d[0].call) for d in found})
+            sent.append((f" ({len(found)} such deltas, on {', '.join(calls)})", False))
+        fields = [fld for fld, _ in key]
+        should: list[Span] = [("The OpenAI streaming format sends ", False)]
+        for k, fld in enumerate(fields):
+            should += [(" and " if k else "", False), (_WIRE[fld], True)]
+        them = "them" if len(fields) > 1 else "it"
+        should.append(
+            (
+                f" once, on a call's first delta: omit {them} on continuations, or repeat the"
+                f" same value{'s' if len(fields) > 1 else ''}",
+                False,
+            )
+        )
+        head = ct.rows(0, 1)[0]
+        firsts = [head.raw_id if fld == "id" else head.raw_name for fld in fields]
+        if all(is_identity_value(v) for v in firsts):
+            should.append((f" ({_call_name(ct.wire_index)}'s: ", False))
+            for k, v in enumerate(firsts):
+                should += [(", " if k else "", False), (_cut(describe_value(v), 40), True)]
+            should.append((")", False))
+        out.append(Change(sent, should, saw))
+    for ct in _never_identified(trace):
+        lacking = unidentified(*ct.final(ACCEPT))
+        row = ct.rows(0, 1)[0]
+        sent = [(f"Line {ct.first_line}: {_call_name(ct.wire_index)}", False)]
+        for k, fld in enumerate(lacking):
+            value = row.raw_id if fld == "id" else row.raw_name
+            sent.append((" and" if k else "", False))
+            if value is UNSET:
+                sent += [(" carries no ", False), (_WIRE[fld], True)]
+            else:
+                sent += [
+                    (" carries ", False),
+                    (_cut(f'"{fld}": {describe_value(value)}', 60), True),
+                ]
+        sent.append((" on its first delta, and no later delta names it", False))
+        should = [("The OpenAI streaming format gives every call a non-empty ", False)]
+        for k, fld in enumerate(lacking):
+            should += [(" and " if k else "", False), (_WIRE[fld], True)]
+        should.append((" on its first delta: send one", False))
+        out.append(Change(sent, should, saw))
+    if a.outcomes[ASSIGN].verdict == "stream-closed":
+        out.append(
+            Change(
+                [("The stream ends without ", False), ("data: [DONE]", True)],
+                [
+                    ("The OpenAI streaming format ends every stream with ", False),
+                    ("data: [DONE]", True),
+                    (": send it after the last chunk", False),
+                ],
+                [
+                    ("The agent fails the request (", False),
+                    ("STREAM_CLOSED", True),
+                    ("): no tool call is run", False),
+                ],
+            )
+        )
+    return out
+
+
+def is_identity_value(value: Any) -> bool:
+    return isinstance(value, str) and value != ""
+
+
+def _agent_saw(trace: Trace) -> list[Span]:
+    """What an agent that takes every value it is sent (the harness before its fix) saw."""
+    a = trace.analysis
+    va, vb = a.outcomes[ASSIGN].verdict, a.outcomes[ACCEPT].verdict
+    closed = closing_chunks(trace, ASSIGN)
+    spans: list[Span] = []
+    if va == "unidentified-call":
+        lacking: dict[str, Any] = {}
+        for ends in closed.values():
+            for fld in unidentified(*ends):
+                lacking.setdefault(fld, ends[fld == "name"])
+        spans.append(
+            ("An agent that takes every value a delta carries closes the call with", False)
+        )
+        for k, (fld, value) in enumerate(lacking.items()):
+            spans += [(" and" if k else "", False), (f" {fld} ", False)]
+            spans.append((_cut(describe_value(value), 40), True))
+        said = []
+        if "name" in lacking:
+            said.append("its tool registry refuses the call as an unknown tool")
+        if "id" in lacking:
+            said.append(
+                "a call recorded with an empty id makes the saved session impossible to reload"
+            )
+        spans.append((": " + "; ".join(said), False))
+        if vb == "malformed-tool-call":
+            spans.append(("; an agent that checks refuses the response and retries", False))
+        return spans
+    if va == "stream-closed":
+        return [
+            ("No call closed: the stream also ends without ", False),
+            ("[DONE]", True),
+            (", so the agent failed the request first (", False),
+            ("STREAM_CLOSED", True),
+            (
+                "); with it, an agent that takes every value would close the call without its"
+                " identity",
+                False,
+            ),
+        ]
+    if va == "ok":
+        return [("The identity is re-sent later, so the call closes identified this time", False)]
+    return [("The agent ends with ", False), (va, True), (f" ({describe(va).consequence})", False)]
+
+
 # -- sections ---------------------------------------------------------------------------------
 
 
@@ -700,13 +864,51 @@ def _chunk_rows(trace: Trace, limits: Limits) -> tuple[list[ChunkRow | Gap], int
 _LINE_BREAK = re.compile(rb"\r\n|\r|\n")
 
 
-def _excerpts(trace: Trace, flags: list[Flag], limits: Limits) -> tuple[list[Excerpt], int]:
-    """The raw capture around each flagged payload (one excerpt per line flagged): each line
-    a window around the field that erased the identity (wherever it stands in the line),
-    that field marked, with its column."""
-    by_line: dict[int, list[Flag]] = {}
-    for f in flags:
-        by_line.setdefault(f.line, []).append(f)
+class _Mark(msgspec.Struct, frozen=True):
+    """A field an excerpt points at: ``value`` as the line sends it (``UNSET``: not on it)."""
+
+    line: int
+    field: str
+    value: Any
+    label: str
+
+
+def _marks(trace: Trace) -> list[_Mark]:
+    """What the raw excerpts point at: each flag, and each call the fix refuses without a
+    flag (never identified) on its first delta."""
+    a = trace.analysis
+    marks = [
+        _Mark(
+            f.line,
+            f.field,
+            f.value,
+            f"{f.label} on {_call_name(f.call)} by {_cut(describe_value(f.value), 40)}",
+        )
+        for f in a.flags
+    ]
+    for ct in _never_identified(trace):
+        row = ct.rows(0, 1)[0]
+        for fld in unidentified(*ct.final(ACCEPT)):
+            value = row.raw_id if fld == "id" else row.raw_name
+            said = "no " + fld if value is UNSET else f"{fld} {_cut(describe_value(value), 40)}"
+            label = f"{_call_name(ct.wire_index)} never identified: {said} on its first delta"
+            marks.append(_Mark(ct.first_line, fld, value, label))
+    return marks
+
+
+def _never_identified(trace: Trace) -> list[CallTrace]:
+    """The calls no delta gave a non-empty id or name (the fix refuses them, unflagged)."""
+    return [ct for ct in trace.analysis.calls if unidentified(*ct.final(ACCEPT)) and not ct.flags]
+
+
+def _excerpts(trace: Trace, limits: Limits) -> tuple[list[Excerpt], int]:
+    """The raw capture around each flagged payload (one excerpt per line flagged), and
+    around the first delta of each call never identified: each line a window around the
+    field that erased (or lacks) the identity, wherever it stands in the line, that field
+    marked, with its column."""
+    by_line: dict[int, list[_Mark]] = {}
+    for m in _marks(trace):
+        by_line.setdefault(m.line, []).append(m)
     lines_wanted = sorted(by_line)[: limits.excerpts]
     if not lines_wanted:
         return [], 0
@@ -721,21 +923,16 @@ def _excerpts(trace: Trace, flags: list[Flag], limits: Limits) -> tuple[list[Exc
     for line in lines_wanted:
         lo, hi = max(1, line - limits.context), min(len(raw_lines), line + limits.context)
         flagged_text = visible(raw_lines[line - 1].decode("utf-8", "replace"))
-        spots = find_spots(flagged_text, by_line[line])
-        start = 0
-        if spots:
-            first = spots[0][0]
-            start = max(0, min(first - width * 2 // 5, len(flagged_text) - width))
+        spots = find_spots(flagged_text, [(m.field, m.value) for m in by_line[line]])
+        first = spots[0][0] if spots else max(0, flagged_text.find("tool_calls"))
+        start = max(0, min(first - width * 2 // 5, len(flagged_text) - width)) if first else 0
         shown = []
         for n in range(lo, hi + 1):
             text = flagged_text
             if n != line:
                 text = visible(raw_lines[n - 1].decode("utf-8", "replace"))
             shown.append(_window(n, text, start, width, spots if n == line else [], n == line))
-        what = ", ".join(
-            f"{f.label} on {_call_name(f.call)} by {_cut(describe_value(f.value), 40)}"
-            for f in by_line[line]
-        )
+        what = ", ".join(m.label for m in by_line[line])
         where = f"line {line}"
         if spots:
             cols = ", ".join(str(a + 1) for a, _ in spots)
@@ -760,7 +957,7 @@ def _window(
     return RawLine(number, head + piece + tail, flagged, kept, bool(head))
 
 
-def find_spots(text: str, flags: list[Flag]) -> list[tuple[int, int]]:
+def find_spots(text: str, fields: list[tuple[str, Any]]) -> list[tuple[int, int]]:
     """Where in a raw line each flag's field stands: ``"id": null`` and the like, inside
     ``tool_calls`` (the chunk's own ``id`` comes before it), as ``(start, end)``; one spot
     per flag, in order of the line (a field not found is left out)."""
@@ -769,13 +966,15 @@ def find_spots(text: str, flags: list[Flag]) -> list[tuple[int, int]]:
         return []
     spots: list[tuple[int, int]] = []
     used: dict[str, int] = {}
-    for f in flags:
-        pattern = _FIELD[f.field]
-        at = used.get(f.field, calls_at)
+    for fld, value in fields:
+        if value is UNSET:
+            continue
+        pattern = _FIELD[fld]
+        at = used.get(fld, calls_at)
         for m in pattern.finditer(text, at):
-            if _value_matches(m.group("value"), f.value):
+            if _value_matches(m.group("value"), value):
                 spots.append((m.start(), m.end()))
-                used[f.field] = m.end()
+                used[fld] = m.end()
                 break
     return sorted(spots)
 
