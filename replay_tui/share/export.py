@@ -15,7 +15,7 @@ from ..core.trace import Trace
 from ..core.visible import visible
 from .html import render_html
 from .markdown import sized_markdown
-from .report import build_reports
+from .report import Repro, build_reports
 
 __all__ = ["EXPORT_DIR_ENV", "export_notice", "export_report", "render", "report_name"]
 
@@ -38,9 +38,10 @@ def render(
     skips = [s for s in (skipped or []) if isinstance(s, Skipped)]
 
     if fmt == "md":
+        repros: dict[int, Repro] = {}  # minimized once, though the report may be built twice
         return sized_markdown(
             lambda limits: build_reports(
-                title, traces, skips, folder=folder, clients=clients, limits=limits
+                title, traces, skips, folder=folder, clients=clients, limits=limits, repros=repros
             )
         )
     return render_html(build_reports(title, traces, skips, folder=folder, clients=clients))

@@ -17,6 +17,7 @@ from .report import (
     Gap,
     RawLine,
     Report,
+    Repro,
     Span,
     TraceReport,
     folder_finding,
@@ -167,6 +168,8 @@ def _trace(t: TraceReport, folder: bool) -> list[str]:
                 f"<p><b>What the agent saw:</b> {_spans(change.saw)}.</p></li>"
             )
         out.append("</ol>")
+    if t.repro is not None:
+        out += _repro(t.repro)
     out += [
         "<h3>Verdicts</h3>",
         '<div class="scroll"><table><thead><tr><th>behavior</th><th>verdict</th><th>finish</th>'
@@ -219,6 +222,21 @@ def _trace(t: TraceReport, folder: bool) -> list[str]:
         out.append("</tbody></table></div>")
     out.append("</section>")
     return out
+
+
+def _repro(r: Repro) -> list[str]:
+    how = "1-minimal" if r.minimal else "the smallest found in the time given"
+    cut = f"\n… {r.cut:,} more characters" if r.cut else ""
+    return [
+        "<h3>Steps to reproduce</h3><ol>",
+        f"<li>Save this capture as <code>{_e(r.name)}</code> (the finding cut from"
+        f" {r.events[0]:,} events to {r.events[1]:,} by <code>replay-tui minimize</code>,"
+        f" {how}):<pre>{_e(r.capture)}{_e(cut)}</pre></li>",
+        f"<li>Run <code>{_e(r.command)}</code>.</li></ol>",
+        "<h3>Expected / actual</h3><ul>",
+        f"<li><b>Expected:</b> {_spans(r.expected)}.</li>",
+        f"<li><b>Actual:</b> {_spans(r.actual)}.</li></ul>",
+    ]
 
 
 def _spotted(raw: RawLine) -> str:

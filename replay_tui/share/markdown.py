@@ -13,7 +13,16 @@ import html
 import re
 from collections.abc import Callable
 
-from .report import CallSection, Gap, Limits, Report, Span, TraceReport, folder_finding
+from .report import (
+    CallSection,
+    Gap,
+    Limits,
+    Report,
+    Repro,
+    Span,
+    TraceReport,
+    folder_finding,
+)
 
 __all__ = ["GITHUB_LIMIT", "code", "render_markdown", "sized_markdown"]
 
@@ -192,6 +201,8 @@ def _trace(t: TraceReport, folder: bool) -> list[list[str]]:
                 ]
             )
         )
+    if t.repro is not None:
+        head += _repro(t.repro)
     blocks.append([*head, ""])
     meta = [_row(["", ""]), _row(["---", "---"])]
     meta += [_row([_md(k), code(v, cell=True)]) for k, v in t.meta]
@@ -259,6 +270,29 @@ def _trace(t: TraceReport, folder: bool) -> list[list[str]]:
         broken = sum(1 for c in t.clients if not c.ok and c.kind == "library")
         blocks.append(_details(f"Client libraries ({broken} break)", rows))
     return blocks
+
+
+def _repro(r: Repro) -> list[str]:
+    how = "1\\-minimal" if r.minimal else "the smallest found in the time given"
+    lines = r.capture.split("\n")
+    if r.cut:
+        lines.append(f"… {r.cut:,} more characters")
+    return [
+        "**Steps to reproduce**",
+        "",
+        f"1\\. Save this capture as {code(r.name)} \\(the finding cut from {r.events[0]:,}"
+        f" events to {r.events[1]:,} by `replay-tui minimize`, {how}\\)\\:",
+        "",
+        *_fenced(lines),
+        "",
+        f"2\\. Run {code(r.command)}\\.",
+        "",
+        "**Expected / actual**",
+        "",
+        f"- **Expected:** {_spans(r.expected)}\\.",
+        f"- **Actual:** {_spans(r.actual)}\\.",
+        "",
+    ]
 
 
 def _carets(indent: int, spots: list[tuple[int, int]], columns: list[int]) -> str:

@@ -382,6 +382,17 @@ def human_size(n: int) -> str:
     raise AssertionError("unreachable")
 
 
+SUFFIX = {Form.SSE: ".sse", Form.HTTP: ".txt", Form.JSONL: ".jsonl"}
+"""The file extension of a minimized trace of each output form."""
+
+
+def minimized_name(address: str, form: Form) -> str:
+    """``NAME.min.EXT`` (``captures.har#3`` → ``captures.3.min.sse``)."""
+    path_text, _, entry = address.partition("#")
+    stem = Path(path_text).stem + (f".{entry}" if entry else "")
+    return f"{stem}.min{SUFFIX[output_form(form)]}"
+
+
 def output_form(form: Form) -> Form:
     """The form a minimized trace is written in: HAR entries become raw SSE bodies."""
     return Form.SSE if form is Form.HAR else form

@@ -149,6 +149,24 @@ class Change(msgspec.Struct):
     saw: list[Span]
 
 
+class Repro(msgspec.Struct):
+    """Steps to reproduce: the minimized capture and the command that replays it."""
+
+    name: str
+    """The file name to save the capture as (``NAME.min.EXT``)."""
+    capture: str
+    """The minimized capture, as text (control characters made visible)."""
+    events: tuple[int, int]
+    """Events of the original, and of the minimized capture."""
+    command: str
+    expected: list[Span]
+    actual: list[Span]
+    minimal: bool
+    """1-minimal: removing any one event changes the finding (False: the time ran out)."""
+    cut: int = 0
+    """Characters of the capture left out (a capture the time budget left large)."""
+
+
 class ClientRow(msgspec.Struct):
     library: str
     kind: str
@@ -173,6 +191,7 @@ class TraceReport(msgspec.Struct):
     clients: list[ClientRow] | None = None
     excerpts_left_out: int = 0
     changes: list[Change] = msgspec.field(default_factory=list)
+    repro: Repro | None = None
     full: bool = True
     """False past :attr:`Limits.traces` in a folder report: only what its table row shows
     (address, badge, verdicts, flags and headline) is filled in, and it has no section."""
@@ -228,13 +247,21 @@ def build_reports(
     folder: bool = False,
     clients: bool = False,
     limits: Limits | None = None,
+    repros: dict[int, Repro] | None = None,
 ) -> Report:
-    """The report of ``traces`` (a folder's, or one trace's when ``folder`` is false)."""
+    """The report of ``traces`` (a folder's, or one trace's when ``folder`` is false, with
+    its steps to reproduce; ``repros`` keeps them for a second build of the same traces)."""
     limits = limits or Limits()
     return Report(
         title=visible(title),
         traces=[
-            build_report(t, anchor=f"t{k}", clients=clients, limits=limits)
+            build_report(
+                t,
+                anchor=f"t{k}",
+                clients=clients,
+                limits=limits,
+                repro=None if folder or t.analysis.clean else _repro_of(t, repros),
+            )
             if not folder or k <= limits.traces
             else table_row(t, anchor=f"t{k}")
             for k, t in enumerate(traces, 1)
@@ -272,7 +299,12 @@ def table_row(trace: Trace, *, anchor: str) -> TraceReport:
 
 
 def build_report(
-    trace: Trace, *, anchor: str = "t1", clients: bool = False, limits: Limits | None = None
+    trace: Trace,
+    *,
+    anchor: str = "t1",
+    clients: bool = False,
+    limits: Limits | None = None,
+    repro: Repro | None = None,
 ) -> TraceReport:
     """What the report says about one judged trace."""
     limits = limits or Limits()
@@ -304,6 +336,7 @@ def build_report(
         excerpts=excerpts,
         excerpts_left_out=left_out,
         changes=changes(trace),
+        repro=repro,
         flags=len(a.flags),
         clients=_clients(trace) if clients else None,
     )
@@ -582,6 +615,73 @@ def _extras(trace: Trace) -> list[Span]:
 
 def _call_name(index: Any) -> str:
     return "the call with no index" if index is UNSET else f"call {_cut(describe_value(index), 20)}"
+
+
+# -- steps to reproduce ----------------------------------------------------------------------
+
+REPRO_SECONDS = 5.0
+"""The time a report gives ``minimize`` (a run out of time keeps the smallest capture found)."""
+REPRO_CHARS = 6_000
+"""Characters of a minimized capture a report shows inline."""
+
+
+def _repro_of(trace: Trace, cache: dict[int, Repro] | None) -> Repro:
+    if cache is None:
+        return reproducer(trace)
+    key = id(trace)
+    if key not in cache:
+        cache[key] = reproducer(trace)
+    return cache[key]
+
+
+def reproducer(trace: Trace) -> Repro:
+    """The finding cut to its smallest capture (``replay-tui minimize``), and how to see it."""
+    from .minimize import minimize, minimized_name
+
+    m = minimize(trace, seconds=REPRO_SECONDS)
+    name = visible(minimized_name(trace.address, trace.source.form))
+    decoded = (
+        m.data.decode("utf-8", "replace")
+        .replace("\r\n", "\n")
+        .replace("\r", "\n")
+        .removesuffix("\n")
+    )
+    text = "\n".join(visible(line) for line in decoded.split("\n"))
+    cut = max(0, len(text) - REPRO_CHARS)
+    a = trace.analysis
+    closed = closing_chunks(trace, ASSIGN)
+    expected: list[Span] = [
+        ("Every tool call closes with the non-empty id and name of its first delta, and ", False),
+        ("replay-tui check", True),
+        (" reports ", False),
+        ("ok", True),
+        (" under both behaviors with no flag", False),
+    ]
+    va, vb = a.outcomes[ASSIGN].verdict, a.outcomes[ACCEPT].verdict
+    actual: list[Span] = [("Assign-always ", False), (va, True), (", accept-identity ", False)]
+    actual.append((vb, True))
+    if a.flags:
+        flags = sorted(
+            {(f.kind, _call_name(f.call)) for f in a.flags}, key=lambda kc: (kc[1], kc[0])
+        )
+        actual.append(("; ", False))
+        for k, (kind, call) in enumerate(flags):
+            actual += [(", " if k else "", False), (kind, True), (f" on {call}", False)]
+    lacking = [(k, ends) for k, ends in sorted(closed.items()) if unidentified(*ends)]
+    if lacking:
+        _, ends = lacking[0]
+        actual += [("; the old translator closes a call as ", False)]
+        actual.append((_identity(ends[0], ends[1], 40), True))
+    return Repro(
+        name=name,
+        capture=text[:REPRO_CHARS],
+        events=(m.events_before, m.events_after),
+        command=f"replay-tui check {name}",
+        expected=expected,
+        actual=actual,
+        minimal=m.one_minimal,
+        cut=cut,
+    )
 
 
 # -- what to change ----------------------------------------------------------------------------
