@@ -329,7 +329,7 @@ def build_report(
         headline=headline(trace),
         verdicts=verdicts,
         meta=meta,
-        notes=[(n.line, _cut(visible(n.message), 400)) for n in trace.notes],
+        notes=_notes(trace),
         calls=[_call_section(ct, limits, by_assign, by_accept, a.done) for ct in a.calls],
         chunks=chunks,
         chunks_differing=differing,
@@ -340,6 +340,44 @@ def build_report(
         flags=len(a.flags),
         clients=_clients(trace) if clients else None,
     )
+
+
+# -- notes --------------------------------------------------------------------------------------
+
+_MODEL_SEEN = re.compile(r" \(model (.*)\)$")
+
+
+def _notes(trace: Trace) -> list[tuple[int | None, str]]:
+    """The notes, identical ones once with a count ("on 36 lines, first line 4"), and a
+    gateway pattern named by what was seen, then whom it is known from."""
+    said: dict[str, list[int | None]] = {}
+    for n in trace.notes:
+        text = _pattern_said(n.message) if n.kind == "gateway-pattern" else n.message
+        said.setdefault(_cut(visible(text), 400), []).append(n.line)
+    out: list[tuple[int | None, str]] = []
+    for text, lines in said.items():
+        if len(lines) > 1:
+            text += f" (× {len(lines):,}: lines {_lines(lines)})"
+        out.append((lines[0], text))
+    return out
+
+
+def _lines(lines: list[int | None]) -> str:
+    shown = [str(n) for n in lines[:5] if n is not None]
+    more = len(lines) - 5
+    return ", ".join(shown) + (f", … {more:,} more" if more > 0 else "")
+
+
+def _pattern_said(message: str) -> str:
+    """``continuations send id:null, name:null — the same pattern as Writer / vLLM /
+    OpenCode (model x)``: what was seen first, the gateways known for it after."""
+    match = _VENDORS.search(message)
+    if match is None:
+        return message
+    model = _MODEL_SEEN.search(message)
+    seen = f" (model {model.group(1)})" if model else ""
+    shape = pattern_shape(message).replace(",", ", ")
+    return f"continuations send {shape}{seen} — the same pattern as {match.group(1)}"
 
 
 # -- the headline -----------------------------------------------------------------------------
