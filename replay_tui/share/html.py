@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 
 from ..core.verdicts import is_clean
+from ..core.words import plural
 from .report import (
     CallSection,
     ChunkRow,
@@ -43,6 +44,8 @@ h3{font-size:1em;margin:1.4em 0 .4em}
 h4{font-size:.95em;font-weight:600;margin:1em 0 .3em;overflow-wrap:anywhere}
 code,pre,td.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.88em}
 code{background:var(--code);padding:.1em .3em;border-radius:4px;overflow-wrap:anywhere}
+code.nb{white-space:nowrap}
+li,p{overflow-wrap:anywhere}
 .headline{font-size:1.08em;padding:.6em .8em;border-left:4px solid var(--bad);
 background:var(--bad-bg);border-radius:4px}
 .headline.clean{border-color:var(--ok);background:var(--ok-bg)}
@@ -72,7 +75,8 @@ footer{margin-top:3em;color:var(--muted);font-size:.85em}
 @media (max-width:600px){body{font-size:14px}main{padding:8px}}
 @media print{body{background:#fff;color:#000;font-size:11pt}.scroll{overflow:visible}
 td.mono{max-width:none}section{break-before:page}section:first-of-type{break-before:auto}
-tr{break-inside:avoid}a{color:inherit}pre{white-space:pre-wrap;overflow-wrap:anywhere}
+tr{break-inside:avoid}a{color:inherit}h2,h3,h4{break-after:avoid}
+pre,.changes li{break-inside:avoid}pre{white-space:pre-wrap;overflow-wrap:anywhere}
 pre .spot{outline:none;text-decoration:underline 2px;background:none}}
 """
 
@@ -83,7 +87,13 @@ def _e(text: str) -> str:
 
 
 def _spans(spans: list[Span]) -> str:
-    return "".join(f"<code>{_e(t)}</code>" if code else _e(t) for t, code in spans)
+    return "".join(_code(t) if code else _e(t) for t, code in spans)
+
+
+def _code(text: str) -> str:
+    """A code span; a short one (``""``, ``id:null``) never breaks across lines."""
+    short = ' class="nb"' if len(text) <= 24 else ""
+    return f"<code{short}>{_e(text)}</code>"
 
 
 def _verdict_class(verdict: str) -> str:
@@ -251,7 +261,7 @@ def _spotted(raw: RawLine) -> str:
 
 def _call(call: CallSection) -> list[str]:
     out = [
-        f'<h4>{_e(call.title)} <span class="muted">({call.deltas:,} deltas)</span></h4>',
+        f'<h4>{_e(call.title)} <span class="muted">({plural(call.deltas, "delta")})</span></h4>',
         '<div class="scroll"><table><thead><tr><th>delta</th><th>line</th><th>id as sent</th>'
         "<th>name as sent</th><th>arguments</th><th>assign-always id / name</th>"
         "<th>accept-identity id / name</th><th>flag</th></tr></thead><tbody>",

@@ -13,6 +13,7 @@ import html
 import re
 from collections.abc import Callable
 
+from ..core.words import plural
 from .report import (
     CallSection,
     Gap,
@@ -204,7 +205,7 @@ def _trace(t: TraceReport, folder: bool) -> list[list[str]]:
     if t.repro is not None:
         head += _repro(t.repro)
     blocks.append([*head, ""])
-    meta = [_row(["", ""]), _row(["---", "---"])]
+    meta = [_row(["field", "value"]), _row(["---", "---"])]
     meta += [_row([_md(k), code(v, cell=True)]) for k, v in t.meta]
     blocks.append(_details("Capture", meta))
     if t.notes:
@@ -343,5 +344,5 @@ def _call(call: CallSection) -> list[str]:
                 ]
             )
         )
-    summary = f"<code>{html.escape(call.title)}</code> ({call.deltas:,} deltas)"
+    summary = f"<code>{html.escape(call.title)}</code> ({plural(call.deltas, 'delta')})"
     return _details(summary, rows, open_=flagged)

@@ -31,3 +31,18 @@ def test_a_gateway_pattern_is_named_by_what_was_seen_first() -> None:
         assert note.startswith(f"continuations send {shape}")
         assert f"— the same pattern as {known}" in note
         assert "looks like" not in note
+
+
+def test_one_delta_is_singular_and_the_capture_table_has_a_header(tmp_path: Path) -> None:
+    from replay_tui.share.export import render
+
+    path = tmp_path / "one.sse"
+    call = '{"index":0,"id":"","function":{"name":"f","arguments":"{}"}}'
+    path.write_text(
+        f'data: {{"choices":[{{"delta":{{"tool_calls":[{call}]}}}}]}}\n\ndata: [DONE]\n\n'
+    )
+    trace = resolve_trace(str(path))
+    md, page = render("one", [trace], fmt="md"), render("one", [trace])
+    assert "(1 delta)" in md and "(1 delta)" in page
+    assert "1 deltas" not in md + page
+    assert "| field | value |" in md and "|  |  |" not in md
