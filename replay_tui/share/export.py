@@ -7,8 +7,10 @@ same trace exported twice replaces its own report rather than piling up copies.
 
 from __future__ import annotations
 
+import io
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from ..core.trace import Trace
@@ -62,6 +64,19 @@ def export_report(
     text = render(trace.address, [trace], fmt=fmt)
     path.write_text(text, encoding="utf-8")
     return path.resolve()
+
+
+def deliver_notice(trace: Trace, deliver: Callable[..., object]) -> tuple[str, bool]:
+    """Hand ``trace``'s HTML report to ``deliver`` (a served TUI's ``App.deliver_text``:
+    textual-serve makes the browser download it; nothing is written on the server's disk),
+    and the message to show."""
+    name = report_name(trace.address)
+    deliver(
+        io.StringIO(render(trace.address, [trace])),
+        save_filename=name,
+        mime_type="text/html",
+    )
+    return visible(f"Report sent to your browser as {name}"), True
 
 
 def export_notice(trace: Trace) -> tuple[str, bool]:
