@@ -16,6 +16,7 @@ from .traces import resolve_trace
 
 HELP = "cut a trace to the fewest events and fields that still show the same finding"
 
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.description = (
         "Delta-debug a trace down to the smallest capture with the same finding: the same"
