@@ -71,11 +71,12 @@ pre .spot{color:var(--bad);background:var(--bad-bg);outline:2px solid var(--bad)
 border-radius:2px;font-weight:700}
 details summary{cursor:pointer}
 .changes li{margin-bottom:.6em}.changes p{margin:.15em 0}
+.back{font-size:.7em;font-weight:400;white-space:nowrap}
 footer{margin-top:3em;color:var(--muted);font-size:.85em}
 @media (max-width:600px){body{font-size:14px}main{padding:8px}}
 @media print{body{background:#fff;color:#000;font-size:11pt}.scroll{overflow:visible}
 td.mono{max-width:none}section{break-before:page}section:first-of-type{break-before:auto}
-tr{break-inside:avoid}a{color:inherit}h2,h3,h4{break-after:avoid}
+tr{break-inside:avoid}a{color:inherit}.back{display:none}h2,h3,h4{break-after:avoid}
 pre,.changes li{break-inside:avoid}pre{white-space:pre-wrap;overflow-wrap:anywhere}
 pre .spot{outline:none;text-decoration:underline 2px;background:none}}
 """
@@ -133,7 +134,7 @@ def _summary(report: Report) -> list[str]:
     clean = all(t.badge == "clean" for t in report.traces)
     out = [
         f'<p class="headline{" clean" if clean else ""}">{_spans(folder_finding(report))}</p>',
-        '<div class="scroll"><table><thead><tr><th>trace</th><th>badge</th>'
+        '<div class="scroll"><table id="toc"><thead><tr><th>trace</th><th>badge</th>'
         "<th>assign-always</th><th>accept-identity</th><th>flags</th></tr></thead><tbody>",
     ]
     for t in report.traces:
@@ -164,7 +165,7 @@ def _trace(t: TraceReport, folder: bool) -> list[str]:
     if folder:
         out.append(
             f'<h2><code>{_e(t.address)}</code> <span class="badge {_e(t.badge)}">'
-            f"{_e(t.badge)}</span></h2>"
+            f'{_e(t.badge)}</span> <a class="back" href="#toc">↑ all traces</a></h2>'
         )
     else:
         out.append(f'<p><span class="badge {_e(t.badge)}">{_e(t.badge)}</span></p>')

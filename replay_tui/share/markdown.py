@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from ..core.words import plural
 from .report import (
+    BADGE_ORDER,
     CallSection,
     Gap,
     Limits,
@@ -99,16 +100,33 @@ def sized_markdown(build: Callable[[Limits], Report], limit: int = GITHUB_LIMIT)
     )
     out: list[str] = []
     size = len(note)
-    for block in blocks:
+    for k, block in enumerate(blocks):
         text = "\n".join(block)
         if size + len(text) + 1 > limit:
-            cut = _cut_table(block, limit - size - 1)
+            left = _left_out(blocks[k:], limit - size - 1 - 200)
+            cut = _cut_table(block, limit - size - 1 - len(left))
             if cut:
                 out.append(cut)
+            out.append(left)
             break
         out.append(text)
         size += len(text) + 1
     return "\n".join(out) + note
+
+
+def _left_out(blocks: list[list[str]], room: int) -> str:
+    """A line naming the traces whose sections a cut left out (as many as fit)."""
+    heads = [b[0][4:] for b in blocks if b and b[0].startswith("### ")]
+    if not heads:
+        return ""
+    said: list[str] = []
+    for k, head in enumerate(heads):
+        more = len(heads) - k
+        if sum(len(h) + 2 for h in said) + len(head) + 80 > max(room, 0) // 2:
+            said.append(f"… {more:,} more")
+            break
+        said.append(head)
+    return f"\n> Left out by the cut: {', '.join(said)}\\.\n"
 
 
 def _cut_table(block: list[str], room: int) -> str:
@@ -159,7 +177,10 @@ def _blocks(report: Report) -> list[list[str]]:
         if report.skipped:
             body = [f"- {code(p)}: {code(r)}" for p, r in report.skipped]
             blocks.append(_details(f"Skipped files ({len(report.skipped)})", body))
-    for t in report.traces:
+    # A folder's erasing and refused traces first: a cut to fit an issue keeps them.
+    order = {badge: k for k, badge in enumerate(BADGE_ORDER)}
+    shown = sorted(report.traces, key=lambda t: order.get(t.badge, len(order)))
+    for t in shown if report.folder else report.traces:
         if t.full:  # (past the report's limit: a row of the table only)
             blocks += _trace(t, report.folder)
     blocks.append(
