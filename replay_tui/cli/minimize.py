@@ -9,14 +9,12 @@ from pathlib import Path
 
 from replay_tui.core.trace import Form
 from replay_tui.core.visible import visible
-from replay_tui.share.minimize import Minimized, minimize, output_form
+from replay_tui.share.minimize import Minimized, minimize, minimized_name
 
 from .errors import UsageError
 from .traces import resolve_trace
 
 HELP = "cut a trace to the fewest events and fields that still show the same finding"
-
-_SUFFIX = {Form.SSE: ".sse", Form.HTTP: ".txt", Form.JSONL: ".jsonl"}
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -49,9 +47,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def default_output(address: str, form: Form) -> Path:
     """``NAME.min.EXT`` in the current folder (``captures.har#3`` → ``captures.3.min.sse``)."""
-    path_text, _, entry = address.partition("#")
-    stem = Path(path_text).stem + (f".{entry}" if entry else "")
-    return Path(f"{stem}.min{_SUFFIX[output_form(form)]}")
+    return Path(minimized_name(address, form))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -9,8 +9,8 @@ the TUI in a subprocess) knows about Textual.
 
 from __future__ import annotations
 
-from .export import export_notice, export_report
+from .export import deliver_notice, export_notice, export_report
 
 # The submodules are not shadowed by functions of the same name: ``replay_tui.share.minimize``
 # is the module, its function is ``replay_tui.share.minimize.minimize``.
-__all__ = ["export_notice", "export_report"]
+__all__ = ["deliver_notice", "export_notice", "export_report"]

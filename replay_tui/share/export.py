@@ -7,15 +7,17 @@ same trace exported twice replaces its own report rather than piling up copies.
 
 from __future__ import annotations
 
+import io
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from ..core.trace import Trace
 from ..core.visible import visible
 from .html import render_html
 from .markdown import sized_markdown
-from .report import build_reports
+from .report import Repro, build_reports
 
 __all__ = ["EXPORT_DIR_ENV", "export_notice", "export_report", "render", "report_name"]
 
@@ -38,9 +40,10 @@ def render(
     skips = [s for s in (skipped or []) if isinstance(s, Skipped)]
 
     if fmt == "md":
+        repros: dict[int, Repro] = {}  # minimized once, though the report may be built twice
         return sized_markdown(
             lambda limits: build_reports(
-                title, traces, skips, folder=folder, clients=clients, limits=limits
+                title, traces, skips, folder=folder, clients=clients, limits=limits, repros=repros
             )
         )
     return render_html(build_reports(title, traces, skips, folder=folder, clients=clients))
@@ -61,6 +64,19 @@ def export_report(
     text = render(trace.address, [trace], fmt=fmt)
     path.write_text(text, encoding="utf-8")
     return path.resolve()
+
+
+def deliver_notice(trace: Trace, deliver: Callable[..., object]) -> tuple[str, bool]:
+    """Hand ``trace``'s HTML report to ``deliver`` (a served TUI's ``App.deliver_text``:
+    textual-serve makes the browser download it; nothing is written on the server's disk),
+    and the message to show."""
+    name = report_name(trace.address)
+    deliver(
+        io.StringIO(render(trace.address, [trace])),
+        save_filename=name,
+        mime_type="text/html",
+    )
+    return visible(f"Report sent to your browser as {name}"), True
 
 
 def export_notice(trace: Trace) -> tuple[str, bool]:

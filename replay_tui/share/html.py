@@ -11,7 +11,18 @@ from __future__ import annotations
 import html
 
 from ..core.verdicts import is_clean
-from .report import CallSection, ChunkRow, Gap, Report, Span, TraceReport, folder_finding
+from ..core.words import plural
+from .report import (
+    CallSection,
+    ChunkRow,
+    Gap,
+    RawLine,
+    Report,
+    Repro,
+    Span,
+    TraceReport,
+    folder_finding,
+)
 
 __all__ = ["render_html"]
 
@@ -33,6 +44,8 @@ h3{font-size:1em;margin:1.4em 0 .4em}
 h4{font-size:.95em;font-weight:600;margin:1em 0 .3em;overflow-wrap:anywhere}
 code,pre,td.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.88em}
 code{background:var(--code);padding:.1em .3em;border-radius:4px;overflow-wrap:anywhere}
+code.nb{white-space:nowrap}
+li,p{overflow-wrap:anywhere}
 .headline{font-size:1.08em;padding:.6em .8em;border-left:4px solid var(--bad);
 background:var(--bad-bg);border-radius:4px}
 .headline.clean{border-color:var(--ok);background:var(--ok-bg)}
@@ -54,12 +67,18 @@ border-radius:1em;border:1px solid currentColor;vertical-align:middle}
 pre{background:var(--code);padding:.5em;overflow-x:auto;border-radius:4px;line-height:1.35}
 pre .ln{color:var(--muted);user-select:none}
 pre mark{background:var(--mark);color:inherit;display:inline-block;min-width:100%}
+pre .spot{color:var(--bad);background:var(--bad-bg);outline:2px solid var(--bad);
+border-radius:2px;font-weight:700}
 details summary{cursor:pointer}
+.changes li{margin-bottom:.6em}.changes p{margin:.15em 0}
+.back{font-size:.7em;font-weight:400;white-space:nowrap}
 footer{margin-top:3em;color:var(--muted);font-size:.85em}
 @media (max-width:600px){body{font-size:14px}main{padding:8px}}
 @media print{body{background:#fff;color:#000;font-size:11pt}.scroll{overflow:visible}
 td.mono{max-width:none}section{break-before:page}section:first-of-type{break-before:auto}
-tr{break-inside:avoid}a{color:inherit}}
+tr{break-inside:avoid}a{color:inherit}.back{display:none}h2,h3,h4{break-after:avoid}
+pre,.changes li{break-inside:avoid}pre{white-space:pre-wrap;overflow-wrap:anywhere}
+pre .spot{outline:none;text-decoration:underline 2px;background:none}}
 """
 
 
@@ -69,7 +88,13 @@ def _e(text: str) -> str:
 
 
 def _spans(spans: list[Span]) -> str:
-    return "".join(f"<code>{_e(t)}</code>" if code else _e(t) for t, code in spans)
+    return "".join(_code(t) if code else _e(t) for t, code in spans)
+
+
+def _code(text: str) -> str:
+    """A code span; a short one (``""``, ``id:null``) never breaks across lines."""
+    short = ' class="nb"' if len(text) <= 24 else ""
+    return f"<code{short}>{_e(text)}</code>"
 
 
 def _verdict_class(verdict: str) -> str:
@@ -109,7 +134,7 @@ def _summary(report: Report) -> list[str]:
     clean = all(t.badge == "clean" for t in report.traces)
     out = [
         f'<p class="headline{" clean" if clean else ""}">{_spans(folder_finding(report))}</p>',
-        '<div class="scroll"><table><thead><tr><th>trace</th><th>badge</th>'
+        '<div class="scroll"><table id="toc"><thead><tr><th>trace</th><th>badge</th>'
         "<th>assign-always</th><th>accept-identity</th><th>flags</th></tr></thead><tbody>",
     ]
     for t in report.traces:
@@ -140,11 +165,22 @@ def _trace(t: TraceReport, folder: bool) -> list[str]:
     if folder:
         out.append(
             f'<h2><code>{_e(t.address)}</code> <span class="badge {_e(t.badge)}">'
-            f"{_e(t.badge)}</span></h2>"
+            f'{_e(t.badge)}</span> <a class="back" href="#toc">↑ all traces</a></h2>'
         )
     else:
         out.append(f'<p><span class="badge {_e(t.badge)}">{_e(t.badge)}</span></p>')
     out.append(f'<p class="headline{" clean" if clean else ""}">{_spans(t.headline)}</p>')
+    if t.changes:
+        out.append('<h3>What to change</h3><ol class="changes">')
+        for change in t.changes:
+            out.append(
+                f"<li><p>{_spans(change.sent)}.</p>"
+                f"<p><b>Expected:</b> {_spans(change.should)}.</p>"
+                f"<p><b>What the agent saw:</b> {_spans(change.saw)}.</p></li>"
+            )
+        out.append("</ol>")
+    if t.repro is not None:
+        out += _repro(t.repro)
     out += [
         "<h3>Verdicts</h3>",
         '<div class="scroll"><table><thead><tr><th>behavior</th><th>verdict</th><th>finish</th>'
@@ -175,10 +211,10 @@ def _trace(t: TraceReport, folder: bool) -> list[str]:
         out.append("<h3>Raw capture around each flag</h3>")
         for ex in t.excerpts:
             out.append(f"<h4>{_e(ex.title)}</h4><pre>")
-            width = len(str(ex.lines[-1][0])) if ex.lines else 1
-            for n, text, flagged in ex.lines:
-                body = f'<span class="ln">{n:>{width}} │ </span>{_e(text)}'
-                out.append(f"<mark>{body}</mark>" if flagged else body)
+            width = len(str(ex.lines[-1].number)) if ex.lines else 1
+            for raw in ex.lines:
+                body = f'<span class="ln">{raw.number:>{width}} │ </span>{_spotted(raw)}'
+                out.append(f"<mark>{body}</mark>" if raw.flagged else body)
             out.append("</pre>")
         if t.excerpts_left_out:
             out.append(f'<p class="muted">{t.excerpts_left_out} more flagged lines not shown.</p>')
@@ -199,9 +235,34 @@ def _trace(t: TraceReport, folder: bool) -> list[str]:
     return out
 
 
+def _repro(r: Repro) -> list[str]:
+    how = "1-minimal" if r.minimal else "the smallest found in the time given"
+    cut = f"\n… {r.cut:,} more characters" if r.cut else ""
+    return [
+        "<h3>Steps to reproduce</h3><ol>",
+        f"<li>Save this capture as <code>{_e(r.name)}</code> (the finding cut from"
+        f" {r.events[0]:,} events to {r.events[1]:,} by <code>replay-tui minimize</code>,"
+        f" {how}):<pre>{_e(r.capture)}{_e(cut)}</pre></li>",
+        f"<li>Run <code>{_e(r.command)}</code>.</li></ol>",
+        "<h3>Expected / actual</h3><ul>",
+        f"<li><b>Expected:</b> {_spans(r.expected)}.</li>",
+        f"<li><b>Actual:</b> {_spans(r.actual)}.</li></ul>",
+    ]
+
+
+def _spotted(raw: RawLine) -> str:
+    """A raw line, each field that erased an identity highlighted (escaped piece by piece)."""
+    out, at = [], 0
+    for a, b in raw.spots:
+        out += [_e(raw.text[at:a]), f'<strong class="spot">{_e(raw.text[a:b])}</strong>']
+        at = b
+    out.append(_e(raw.text[at:]))
+    return "".join(out)
+
+
 def _call(call: CallSection) -> list[str]:
     out = [
-        f'<h4>{_e(call.title)} <span class="muted">({call.deltas:,} deltas)</span></h4>',
+        f'<h4>{_e(call.title)} <span class="muted">({plural(call.deltas, "delta")})</span></h4>',
         '<div class="scroll"><table><thead><tr><th>delta</th><th>line</th><th>id as sent</th>'
         "<th>name as sent</th><th>arguments</th><th>assign-always id / name</th>"
         "<th>accept-identity id / name</th><th>flag</th></tr></thead><tbody>",

@@ -13,7 +13,18 @@ import html
 import re
 from collections.abc import Callable
 
-from .report import CallSection, Gap, Limits, Report, Span, TraceReport, folder_finding
+from ..core.words import plural
+from .report import (
+    BADGE_ORDER,
+    CallSection,
+    Gap,
+    Limits,
+    Report,
+    Repro,
+    Span,
+    TraceReport,
+    folder_finding,
+)
 
 __all__ = ["GITHUB_LIMIT", "code", "render_markdown", "sized_markdown"]
 
@@ -89,16 +100,33 @@ def sized_markdown(build: Callable[[Limits], Report], limit: int = GITHUB_LIMIT)
     )
     out: list[str] = []
     size = len(note)
-    for block in blocks:
+    for k, block in enumerate(blocks):
         text = "\n".join(block)
         if size + len(text) + 1 > limit:
-            cut = _cut_table(block, limit - size - 1)
+            left = _left_out(blocks[k:], limit - size - 1 - 200)
+            cut = _cut_table(block, limit - size - 1 - len(left))
             if cut:
                 out.append(cut)
+            out.append(left)
             break
         out.append(text)
         size += len(text) + 1
     return "\n".join(out) + note
+
+
+def _left_out(blocks: list[list[str]], room: int) -> str:
+    """A line naming the traces whose sections a cut left out (as many as fit)."""
+    heads = [b[0][4:] for b in blocks if b and b[0].startswith("### ")]
+    if not heads:
+        return ""
+    said: list[str] = []
+    for k, head in enumerate(heads):
+        more = len(heads) - k
+        if sum(len(h) + 2 for h in said) + len(head) + 80 > max(room, 0) // 2:
+            said.append(f"… {more:,} more")
+            break
+        said.append(head)
+    return f"\n> Left out by the cut: {', '.join(said)}\\.\n"
 
 
 def _cut_table(block: list[str], room: int) -> str:
@@ -149,7 +177,10 @@ def _blocks(report: Report) -> list[list[str]]:
         if report.skipped:
             body = [f"- {code(p)}: {code(r)}" for p, r in report.skipped]
             blocks.append(_details(f"Skipped files ({len(report.skipped)})", body))
-    for t in report.traces:
+    # A folder's erasing and refused traces first: a cut to fit an issue keeps them.
+    order = {badge: k for k, badge in enumerate(BADGE_ORDER)}
+    shown = sorted(report.traces, key=lambda t: order.get(t.badge, len(order)))
+    for t in shown if report.folder else report.traces:
         if t.full:  # (past the report's limit: a row of the table only)
             blocks += _trace(t, report.folder)
     blocks.append(
@@ -168,6 +199,15 @@ def _trace(t: TraceReport, folder: bool) -> list[list[str]]:
     if folder:
         head += [f"### {code(t.address)} \\({_md(t.badge)}\\)", ""]
     head += [f"**{_spans(t.headline)}**", ""]
+    if t.changes:
+        head += ["**What to change**", ""]
+        for k, c in enumerate(t.changes, 1):
+            head += [
+                f"{k}\\. {_spans(c.sent)}\\.",
+                f"   - **Expected:** {_spans(c.should)}\\.",
+                f"   - **What the agent saw:** {_spans(c.saw)}\\.",
+                "",
+            ]
     head += [
         _row(["behavior", "verdict", "finish", "what it meant in the harness"]),
         _row(["---"] * 4),
@@ -183,8 +223,10 @@ def _trace(t: TraceReport, folder: bool) -> list[list[str]]:
                 ]
             )
         )
+    if t.repro is not None:
+        head += _repro(t.repro)
     blocks.append([*head, ""])
-    meta = [_row(["", ""]), _row(["---", "---"])]
+    meta = [_row(["field", "value"]), _row(["---", "---"])]
     meta += [_row([_md(k), code(v, cell=True)]) for k, v in t.meta]
     blocks.append(_details("Capture", meta))
     if t.notes:
@@ -222,11 +264,15 @@ def _trace(t: TraceReport, folder: bool) -> list[list[str]]:
     if t.excerpts:
         body: list[str] = []
         for ex in t.excerpts:
-            width = len(str(ex.lines[-1][0])) if ex.lines else 1
+            width = len(str(ex.lines[-1].number)) if ex.lines else 1
             body += [code(ex.title), ""]
-            body += _fenced(
-                [f"{'>' if flagged else ' '}{n:>{width}} │ {text}" for n, text, flagged in ex.lines]
-            )
+            lines: list[str] = []
+            for raw in ex.lines:
+                prefix = f"{'>' if raw.flagged else ' '}{raw.number:>{width}} │ "
+                lines.append(prefix + raw.text)
+                if raw.spots:
+                    lines.append(_carets(len(prefix), raw.spots, ex.columns))
+            body += _fenced(lines)
             body.append("")
         if t.excerpts_left_out:
             body.append(f"_{t.excerpts_left_out} more flagged lines not shown\\._")
@@ -246,6 +292,38 @@ def _trace(t: TraceReport, folder: bool) -> list[list[str]]:
         broken = sum(1 for c in t.clients if not c.ok and c.kind == "library")
         blocks.append(_details(f"Client libraries ({broken} break)", rows))
     return blocks
+
+
+def _repro(r: Repro) -> list[str]:
+    how = "1\\-minimal" if r.minimal else "the smallest found in the time given"
+    lines = r.capture.split("\n")
+    if r.cut:
+        lines.append(f"… {r.cut:,} more characters")
+    return [
+        "**Steps to reproduce**",
+        "",
+        f"1\\. Save this capture as {code(r.name)} \\(the finding cut from {r.events[0]:,}"
+        f" events to {r.events[1]:,} by `replay-tui minimize`, {how}\\)\\:",
+        "",
+        *_fenced(lines),
+        "",
+        f"2\\. Run {code(r.command)}\\.",
+        "",
+        "**Expected / actual**",
+        "",
+        f"- **Expected:** {_spans(r.expected)}\\.",
+        f"- **Actual:** {_spans(r.actual)}\\.",
+        "",
+    ]
+
+
+def _carets(indent: int, spots: list[tuple[int, int]], columns: list[int]) -> str:
+    """A line of carets under each spot of the line above, then its columns."""
+    line = ""
+    for a, b in spots:
+        line += " " * (indent + a - len(line)) + "^" * (b - a)
+    cols = ", ".join(str(c) for c in columns)
+    return f"{line} column{'s' if len(columns) > 1 else ''} {cols}"
 
 
 def _call(call: CallSection) -> list[str]:
@@ -287,5 +365,5 @@ def _call(call: CallSection) -> list[str]:
                 ]
             )
         )
-    summary = f"<code>{html.escape(call.title)}</code> ({call.deltas:,} deltas)"
+    summary = f"<code>{html.escape(call.title)}</code> ({plural(call.deltas, 'delta')})"
     return _details(summary, rows, open_=flagged)

@@ -14,6 +14,7 @@ and the folder's finding says so.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -25,8 +26,9 @@ from ..core.align import align
 from ..core.discovery import Skipped
 from ..core.identity import CallTrace, DeltaRow, Flag
 from ..core.redact import redact_meta
+from ..core.summary import pattern_shape
 from ..core.trace import Trace
-from ..core.translator import Behavior, missing_identity
+from ..core.translator import Behavior
 from ..core.verdicts import consequence, describe, unidentified
 from ..core.visible import visible
 from ..core.wire import UNSET, describe_value
@@ -118,10 +120,51 @@ class ChunkRow(msgspec.Struct):
     same: bool
 
 
+class RawLine(msgspec.Struct):
+    """One raw line of an excerpt, as shown: a window of it when it is long."""
+
+    number: int
+    text: str
+    flagged: bool
+    """The flagged payload's line."""
+    spots: list[tuple[int, int]] = msgspec.field(default_factory=list)
+    """``(start, end)`` in ``text`` of each field that erased an identity."""
+    cut_before: bool = False
+    """The window starts after column 1 (``text`` opens with "…")."""
+
+
 class Excerpt(msgspec.Struct):
     title: str
-    lines: list[tuple[int, str, bool]]
-    """``(line number, text, is the flagged payload's line)``."""
+    lines: list[RawLine]
+    columns: list[int] = msgspec.field(default_factory=list)
+    """1-based column in the raw line of each field that erased an identity."""
+
+
+class Change(msgspec.Struct):
+    """What a gateway should change, in its terms: what the stream sent, what the OpenAI
+    streaming format sends instead, and what the agent saw as a result."""
+
+    sent: list[Span]
+    should: list[Span]
+    saw: list[Span]
+
+
+class Repro(msgspec.Struct):
+    """Steps to reproduce: the minimized capture and the command that replays it."""
+
+    name: str
+    """The file name to save the capture as (``NAME.min.EXT``)."""
+    capture: str
+    """The minimized capture, as text (control characters made visible)."""
+    events: tuple[int, int]
+    """Events of the original, and of the minimized capture."""
+    command: str
+    expected: list[Span]
+    actual: list[Span]
+    minimal: bool
+    """1-minimal: removing any one event changes the finding (False: the time ran out)."""
+    cut: int = 0
+    """Characters of the capture left out (a capture the time budget left large)."""
 
 
 class ClientRow(msgspec.Struct):
@@ -147,6 +190,8 @@ class TraceReport(msgspec.Struct):
     flags: int
     clients: list[ClientRow] | None = None
     excerpts_left_out: int = 0
+    changes: list[Change] = msgspec.field(default_factory=list)
+    repro: Repro | None = None
     full: bool = True
     """False past :attr:`Limits.traces` in a folder report: only what its table row shows
     (address, badge, verdicts, flags and headline) is filled in, and it has no section."""
@@ -202,13 +247,21 @@ def build_reports(
     folder: bool = False,
     clients: bool = False,
     limits: Limits | None = None,
+    repros: dict[int, Repro] | None = None,
 ) -> Report:
-    """The report of ``traces`` (a folder's, or one trace's when ``folder`` is false)."""
+    """The report of ``traces`` (a folder's, or one trace's when ``folder`` is false, with
+    its steps to reproduce; ``repros`` keeps them for a second build of the same traces)."""
     limits = limits or Limits()
     return Report(
         title=visible(title),
         traces=[
-            build_report(t, anchor=f"t{k}", clients=clients, limits=limits)
+            build_report(
+                t,
+                anchor=f"t{k}",
+                clients=clients,
+                limits=limits,
+                repro=None if folder or t.analysis.clean else _repro_of(t, repros),
+            )
             if not folder or k <= limits.traces
             else table_row(t, anchor=f"t{k}")
             for k, t in enumerate(traces, 1)
@@ -246,7 +299,12 @@ def table_row(trace: Trace, *, anchor: str) -> TraceReport:
 
 
 def build_report(
-    trace: Trace, *, anchor: str = "t1", clients: bool = False, limits: Limits | None = None
+    trace: Trace,
+    *,
+    anchor: str = "t1",
+    clients: bool = False,
+    limits: Limits | None = None,
+    repro: Repro | None = None,
 ) -> TraceReport:
     """What the report says about one judged trace."""
     limits = limits or Limits()
@@ -262,7 +320,8 @@ def build_report(
     if a.model:
         meta.insert(1, ("model (from the stream)", _cut(visible(a.model), 300)))
     chunks, differing = _chunk_rows(trace, limits)
-    excerpts, left_out = _excerpts(trace, a.flags, limits)
+    by_assign, by_accept = closing_chunks(trace, ASSIGN), closing_chunks(trace, ACCEPT)
+    excerpts, left_out = _excerpts(trace, limits)
     return TraceReport(
         address=visible(trace.address),
         anchor=anchor,
@@ -270,121 +329,550 @@ def build_report(
         headline=headline(trace),
         verdicts=verdicts,
         meta=meta,
-        notes=[(n.line, _cut(visible(n.message), 400)) for n in trace.notes],
-        calls=[_call_section(ct, limits) for ct in a.calls],
+        notes=_notes(trace),
+        calls=[_call_section(ct, limits, by_assign, by_accept, a.done) for ct in a.calls],
         chunks=chunks,
         chunks_differing=differing,
         excerpts=excerpts,
         excerpts_left_out=left_out,
+        changes=changes(trace),
+        repro=repro,
         flags=len(a.flags),
         clients=_clients(trace) if clients else None,
     )
+
+
+# -- notes --------------------------------------------------------------------------------------
+
+_MODEL_SEEN = re.compile(r" \(model (.*)\)$")
+
+
+def _notes(trace: Trace) -> list[tuple[int | None, str]]:
+    """The notes, identical ones once with a count ("on 36 lines, first line 4"), and a
+    gateway pattern named by what was seen, then whom it is known from."""
+    said: dict[str, list[int | None]] = {}
+    for n in trace.notes:
+        text = _pattern_said(n.message) if n.kind == "gateway-pattern" else n.message
+        said.setdefault(_cut(visible(text), 400), []).append(n.line)
+    out: list[tuple[int | None, str]] = []
+    for text, lines in said.items():
+        if len(lines) > 1:
+            text += f" (× {len(lines):,}: lines {_lines(lines)})"
+        out.append((lines[0], text))
+    return out
+
+
+def _lines(lines: list[int | None]) -> str:
+    shown = [str(n) for n in lines[:5] if n is not None]
+    more = len(lines) - 5
+    return ", ".join(shown) + (f", … {more:,} more" if more > 0 else "")
+
+
+def _pattern_said(message: str) -> str:
+    """``continuations send id:null, name:null — the same pattern as Writer / vLLM /
+    OpenCode (model x)``: what was seen first, the gateways known for it after."""
+    match = _VENDORS.search(message)
+    if match is None:
+        return message
+    model = _MODEL_SEEN.search(message)
+    seen = f" (model {model.group(1)})" if model else ""
+    shape = pattern_shape(message).replace(",", ", ")
+    return f"continuations send {shape}{seen} — the same pattern as {match.group(1)}"
 
 
 # -- the headline -----------------------------------------------------------------------------
 
 
 def headline(trace: Trace) -> list[Span]:
-    """The finding in one sentence, values from the trace as code spans."""
+    """The finding in one sentence, read from the verdicts and the chunks both behaviors
+    emit (what a call closes with is its ``block-end`` chunk, not the value the wire sent);
+    values from the trace as code spans."""
     a = trace.analysis
     va, vb = a.outcomes[ASSIGN].verdict, a.outcomes[ACCEPT].verdict
-    if a.flags:
-        return _erasure_headline(trace, a.flags)
-    if va == vb == "ok":
+    extras = _extras(trace)
+    if not a.flags and va == vb == "ok":
         return [
-            ("Clean: both behaviors finish ", False),
+            ("Clean: both" if not extras else "Both", False),
+            (" behaviors finish ", False),
             ("ok", True),
-            (" and no tool-call identity is erased.", False),
+            (" and no tool-call identity is erased", False),
+            *extras,
+            (".", False),
         ]
-    if va == "unidentified-call" and vb == "malformed-tool-call":
-        ct = next((c for c in a.calls if c.closes_with(ACCEPT) is None), None)
-        what = missing_identity(*ct.final(ACCEPT)) or "name" if ct is not None else "name"
-        where = _call_name(ct.wire_index) if ct is not None else "a call"
-        return [
-            (f"The stream never gives {where} a{'n' if what == 'id' else ''} {what}: ", False),
-            ("the old translator closes it with an empty " + what + " — ", False),
-            (consequence(what, '""'), False),
-            ("; the fix refuses it (", False),
-            ("MALFORMED_TOOL_CALL", True),
-            (", retried).", False),
-        ]
-    if va == vb:
-        info = describe(va)
-        return [
-            ("Both behaviors end with ", False),
-            (va, True),
-            (" (finish ", False),
-            (_finish(a.outcomes[ASSIGN].finish), True),
-            (f"): {info.consequence} in the harness.", False),
-        ]
-    ia, ib = describe(va), describe(vb)
-    return [
-        ("The old translator ends with ", False),
-        (va, True),
-        (f" ({ia.consequence}); the fix with ", False),
-        (vb, True),
-        (f" ({ib.consequence}).", False),
-    ]
-
-
-_PATTERN = re.compile(r"the (.+?) pattern")
-
-
-def _erasure_headline(trace: Trace, flags: list[Flag]) -> list[Span]:
-    a = trace.analysis
-    first = flags[0]
-    ct = next(c for c in a.calls if any(f is first for f in c.flags))
-    erased = {f.field for f in ct.flags}
-    pattern = next((n.message for n in a.notes if n.kind == "gateway-pattern"), None)
-    style = _PATTERN.search(pattern) if pattern else None
+    closed = closing_chunks(trace, ASSIGN)
     spans: list[Span] = []
-    if style is not None:
-        spans.append((f"{style.group(1)}-style ", False))
-    same = [f for f in flags if f.line == first.line and f.call == first.call]
-    sent = ", ".join(f"{f.field}:{describe_value(f.value)}" for f in same)
-    spans += [
+    if a.flags:
+        spans += _sent(trace, a.flags[0])
+        spans.append((": ", False))
+    if va == "unidentified-call":
+        spans += _unidentified(trace, closed)
+        spans += _fix(trace, va, vb)
+    elif a.flags and va == "ok":
+        spans += [
+            (
+                "the stream re-sends the identity later, so the old translator closes every call"
+                " identified and finishes ",
+                False,
+            ),
+            ("ok", True),
+        ]
+        spans += _fix(trace, va, vb)
+    elif a.flags and not closed and va == vb == "stream-closed":
+        spans += [
+            (
+                "the old translator would close the call without its identity, but the stream"
+                " ends without ",
+                False,
+            ),
+            ("[DONE]", True),
+            (", so no call is closed: both behaviors end with ", False),
+            (va, True),
+            (" (a request error), and the session did not break that way", False),
+        ]
+    elif a.flags and not closed:
+        spans += [
+            (
+                "the old translator would close the call without its identity, but no call is"
+                " closed: ",
+                False,
+            ),
+            *_ending(trace, va, vb),
+            (", so the session did not break that way", False),
+        ]
+    elif a.flags:
+        spans += [("the old translator ends with ", False), (va, True)]
+        spans.append((f" ({describe(va).consequence})", False))
+        spans += _fix(trace, va, vb)
+    else:
+        spans += _ending(trace, va, vb)
+    more = len(a.flags) - len(_same_line(a.flags)) if a.flags else 0
+    if more:
+        spans.append((f" ({more} more flag{'s' if more != 1 else ''} below)", False))
+    spans += extras
+    spans.append((".", False))
+    if spans[0][1] is False:
+        first = spans[0][0]
+        spans[0] = (first[:1].upper() + first[1:], False)
+    return spans
+
+
+def closing_chunks(trace: Trace, behavior: Behavior) -> dict[int, tuple[Any, Any]]:
+    """What each tool call closes with under ``behavior``, by block index, as its
+    ``block-end`` chunk says (empty: no call closed — no ``[DONE]``, or the fix refused)."""
+    stream = trace.replay(behavior)
+    out: dict[int, tuple[Any, Any]] = {}
+    for k in range(stream.body, len(stream)):
+        chunk = stream[k][1]
+        block = chunk.get("block") if chunk.get("type") == "block-end" else None
+        index = chunk.get("index")
+        if isinstance(block, dict) and block.get("type") == "tool-call" and type(index) is int:
+            out[index] = (block.get("id"), block.get("name"))
+    return out
+
+
+def _same_line(flags: list[Flag]) -> list[Flag]:
+    first = flags[0]
+    return [f for f in flags if f.line == first.line and f.call == first.call]
+
+
+def _sent(trace: Trace, first: Flag) -> list[Span]:
+    """What the stream sent on the first flagged delta, and the known pattern it follows."""
+    ct = next(c for c in trace.analysis.calls if any(f is first for f in c.flags))
+    row = ct.rows(first.delta - 1, first.delta)[0]
+    sent = _shape_sent(row.raw_id, row.raw_name)
+    spans: list[Span] = [
+        (f"A continuation delta of {_call_name(first.call)} (line {first.line}) sends ", False),
         (_cut(sent, 80), True),
-        (f" on a continuation delta (line {first.line}): the old translator closes ", False),
-        (_call_name(ct.wire_index), False),
-        (" with ", False),
     ]
-    closed = dict(zip(("id", "name"), ct.closes_with(ASSIGN) or ("", ""), strict=True))
-    lacking = unidentified(closed["id"], closed["name"])
-    parts: list[Span] = []
-    for fld in lacking:
-        if parts:
-            parts.append((" and ", False))
-        parts += [(f"{fld} ", False), (_cut(describe_value(closed[fld]), 40), True)]
-    if not parts:
-        parts = [("its identity re-sent later (", False), ("repaired", True), (")", False)]
-    spans += parts
-    missing = [f for f in lacking if f in erased]
-    if missing:
-        said = [consequence(f, _cut(describe_value(closed[f]), 40)) for f in missing]
+    vendors = _vendors(trace, sent)
+    if vendors:
+        spans.append((f", the same pattern as {vendors}", False))
+    return spans
+
+
+def _shape_sent(cid: Any, name: Any) -> str:
+    """``id:null, name:null``: the identity fields a delta sent (absent ones left out)."""
+    return ", ".join(
+        f"{fld}:{describe_value(v)}" for fld, v in (("id", cid), ("name", name)) if v is not UNSET
+    )
+
+
+_VENDORS = re.compile(r"the (.+?) pattern: continuations (?:send|repeat) ")
+
+
+def _vendors(trace: Trace, sent: str) -> str | None:
+    """The gateways a core pattern note names, when the pattern it saw is what was sent on
+    the flagged delta (never a vendor whose pattern this is not)."""
+    for n in trace.analysis.notes:
+        if n.kind != "gateway-pattern":
+            continue
+        match = _VENDORS.search(n.message)
+        if match is not None and _norm(pattern_shape(n.message)) == _norm(sent):
+            return match.group(1)
+    return None
+
+
+def _norm(shape: str) -> str:
+    return shape.replace(" ", "")
+
+
+def _unidentified(trace: Trace, closed: dict[int, tuple[Any, Any]]) -> list[Span]:
+    """The first call the old translator closes without identity, with what its
+    ``block-end`` chunk carries and what that costs."""
+    a = trace.analysis
+    flagged = [c for c in a.calls if c.flags]
+    order = flagged + [c for c in a.calls if c not in flagged]
+    for ct in order:
+        ends = closed.get(ct.block_index)
+        if ends is None:
+            continue
+        lacking = unidentified(*ends)
+        if not lacking:
+            continue
+        spans: list[Span] = [
+            ("the old translator closes ", False),
+            (_call_name(ct.wire_index), False),
+            (" with ", False),
+        ]
+        ends_by = dict(zip(("id", "name"), ends, strict=True))
+        for k, fld in enumerate(lacking):
+            if k:
+                spans.append((" and ", False))
+            spans += [(f"{fld} ", False), (_cut(describe_value(ends_by[fld]), 40), True)]
+        if not ct.flags:
+            never = [f for f in lacking if (ct.id_accept, ct.name_accept)[f == "name"] is UNSET]
+            if never:
+                spans.append(
+                    (
+                        f" (the stream never sent it a{'n' if never[0] == 'id' else ''}"
+                        f" {' or '.join(never)})",
+                        False,
+                    )
+                )
+        said = [consequence(f, _cut(describe_value(ends_by[f]), 40)) for f in lacking]
         spans.append((" — " + "; ".join(said), False))
-    vb = a.outcomes[ACCEPT].verdict
-    if vb == "ok":
-        kept = [describe_value(ct.id_accept if f == "id" else ct.name_accept) for f in missing]
+        return spans
+    return [("the old translator ends with ", False), ("unidentified-call", True)]
+
+
+def _fix(trace: Trace, va: str, vb: str) -> list[Span]:
+    """What the fix (accept-identity) does instead."""
+    a = trace.analysis
+    if vb == "malformed-tool-call":
+        return [
+            ("; the fix refuses the call (", False),
+            ("MALFORMED_TOOL_CALL", True),
+            (", retried)", False),
+        ]
+    if vb == "ok" and va != "ok":
+        ct = next((c for c in a.calls if c.flags), None)
+        kept = []
+        if ct is not None:
+            ends = closing_chunks(trace, ACCEPT).get(ct.block_index)
+            if ends is not None:
+                kept = [
+                    v
+                    for f, v in zip(("id", "name"), ends, strict=True)
+                    if any(x.field == f for x in ct.flags)
+                ]
         if kept:
-            spans.append(("; the fix keeps ", False))
+            spans: list[Span] = [("; the fix keeps ", False)]
             for k, value in enumerate(kept):
                 if k:
                     spans.append((" and ", False))
-                spans.append((_cut(value.strip('"'), 14), True))
-        else:
-            spans.append(("; the fix finishes ", False))
-            spans.append(("ok", True))
-    else:
-        spans += [("; the fix also ends with ", False), (vb, True)]
-    more = len(flags) - len(same)
-    if more:
-        spans.append((f" ({more} more flag{'s' if more != 1 else ''} below)", False))
-    spans.append((".", False))
+                spans.append((_cut(visible(str(value)), 14), True))
+            return spans
+        return [("; the fix finishes ", False), ("ok", True)]
+    if vb == va:
+        return [("; the fix ends the same way", False)]
+    return [("; the fix ends with ", False), (vb, True), (f" ({describe(vb).consequence})", False)]
+
+
+def _ending(trace: Trace, va: str, vb: str) -> list[Span]:
+    """How the behaviors end, when no call closes without identity."""
+    a = trace.analysis
+    if va == vb:
+        spans: list[Span] = [("both behaviors end with ", False), (va, True), (" (finish ", False)]
+        spans += [(_finish(a.outcomes[ASSIGN].finish), True)]
+        spans.append((f"): {describe(va).consequence}", False))
+        return spans
+    return [
+        ("the old translator ends with ", False),
+        (va, True),
+        (f" ({describe(va).consequence}); the fix with ", False),
+        (vb, True),
+        (f" ({describe(vb).consequence})", False),
+    ]
+
+
+def _merged(trace: Trace) -> dict[str, int]:
+    """Calls a gateway sent on one index, by that index: each new id, or new name, that the
+    fix takes on a call after its first is another call merged into it (a name re-sent as
+    the string ``"null"`` is a gateway's stringified null, not a call)."""
+    merged: dict[str, int] = {}
+    for ct in trace.analysis.calls:
+        starts: set[int] = set()
+        for fld in ("id", "name"):
+            line = ct.history[ACCEPT, fld]
+            starts.update(
+                at for at, v in zip(line.at[1:], line.values[1:], strict=True) if v != "null"
+            )
+        if starts:
+            merged[describe_value(ct.wire_index)] = len(starts) + 1
+    return merged
+
+
+_IGNORED = " (the harness ignores it and goes on)"
+"""The tail of the core's error-object note, which the sentence says in its own words."""
+
+
+def _extras(trace: Trace) -> list[Span]:
+    """What else a vendor must hear in the same sentence: calls merged on one index, error
+    objects the harness read past."""
+    spans: list[Span] = []
+    for index, count in _merged(trace).items():
+        spans.append(
+            (
+                f"; {count} calls sent on index {_cut(index, 20)} are merged into one"
+                " (a new id or name on the same index)",
+                False,
+            )
+        )
+    errors = [n for n in trace.analysis.notes if n.kind == "error-object"]
+    if errors:
+        first = errors[0]
+        body = first.message.split(": ", 1)[-1].removesuffix(_IGNORED)
+        more = f" ({len(errors) - 1} more)" if len(errors) > 1 else ""
+        spans += [
+            (f"; line {first.line} carries an error object ", False),
+            (_cut(visible(body), 80), True),
+            (f"{more} that the harness reads past", False),
+        ]
     return spans
 
 
 def _call_name(index: Any) -> str:
     return "the call with no index" if index is UNSET else f"call {_cut(describe_value(index), 20)}"
+
+
+# -- steps to reproduce ----------------------------------------------------------------------
+
+REPRO_SECONDS = 5.0
+"""The time a report gives ``minimize`` (a run out of time keeps the smallest capture found)."""
+REPRO_CHARS = 6_000
+"""Characters of a minimized capture a report shows inline."""
+
+
+def _repro_of(trace: Trace, cache: dict[int, Repro] | None) -> Repro:
+    if cache is None:
+        return reproducer(trace)
+    key = id(trace)
+    if key not in cache:
+        cache[key] = reproducer(trace)
+    return cache[key]
+
+
+def reproducer(trace: Trace) -> Repro:
+    """The finding cut to its smallest capture (``replay-tui minimize``), and how to see it."""
+    from .minimize import minimize, minimized_name
+
+    m = minimize(trace, seconds=REPRO_SECONDS)
+    name = visible(minimized_name(trace.address, trace.source.form))
+    decoded = (
+        m.data.decode("utf-8", "replace")
+        .replace("\r\n", "\n")
+        .replace("\r", "\n")
+        .removesuffix("\n")
+    )
+    text = "\n".join(visible(line) for line in decoded.split("\n"))
+    cut = max(0, len(text) - REPRO_CHARS)
+    a = trace.analysis
+    closed = closing_chunks(trace, ASSIGN)
+    expected: list[Span] = [
+        ("Every tool call closes with the non-empty id and name of its first delta, and ", False),
+        ("replay-tui check", True),
+        (" reports ", False),
+        ("ok", True),
+        (" under both behaviors with no flag", False),
+    ]
+    va, vb = a.outcomes[ASSIGN].verdict, a.outcomes[ACCEPT].verdict
+    actual: list[Span] = [("Assign-always ", False), (va, True), (", accept-identity ", False)]
+    actual.append((vb, True))
+    if a.flags:
+        flags = sorted(
+            {(f.kind, _call_name(f.call)) for f in a.flags}, key=lambda kc: (kc[1], kc[0])
+        )
+        actual.append(("; ", False))
+        for k, (kind, call) in enumerate(flags):
+            actual += [(", " if k else "", False), (kind, True), (f" on {call}", False)]
+    lacking = [(k, ends) for k, ends in sorted(closed.items()) if unidentified(*ends)]
+    if lacking:
+        _, ends = lacking[0]
+        actual += [("; the old translator closes a call as ", False)]
+        actual.append((_identity(ends[0], ends[1], 40), True))
+    return Repro(
+        name=name,
+        capture=text[:REPRO_CHARS],
+        events=(m.events_before, m.events_after),
+        command=f"replay-tui check {name}",
+        expected=expected,
+        actual=actual,
+        minimal=m.one_minimal,
+        cut=cut,
+    )
+
+
+# -- what to change ----------------------------------------------------------------------------
+
+_WIRE = {"id": "id", "name": "function.name"}
+
+
+def changes(trace: Trace) -> list[Change]:
+    """What the gateway should change, one entry per pattern: each kind of value that erased
+    an identity, each call never identified, a stream that never sends ``[DONE]``."""
+    a = trace.analysis
+    out: list[Change] = []
+    saw = _agent_saw(trace)
+    groups: dict[tuple[tuple[str, str], ...], list[list[Flag]]] = {}
+    deltas: dict[tuple[int, Any], list[Flag]] = {}
+    for f in a.flags:
+        deltas.setdefault((f.line, describe_value(f.call)), []).append(f)
+    for same in deltas.values():
+        # What the delta carried: the erasing fields, and any other identity field that is
+        # not the call's first value (LiteLLM's name:"null" beside an erasing id:"").
+        ct = next(c for c in a.calls if any(x is same[0] for x in c.flags))
+        row = ct.rows(same[0].delta - 1, same[0].delta)[0]
+        head = ct.rows(0, 1)[0]
+        erased = {f.field for f in same}
+        key = tuple(
+            (fld, describe_value(v))
+            for fld, v, was in (
+                ("id", row.raw_id, head.raw_id),
+                ("name", row.raw_name, head.raw_name),
+            )
+            if v is not UNSET and (fld in erased or describe_value(v) != describe_value(was))
+        )
+        groups.setdefault(key, []).append(same)
+    for key, found in groups.items():
+        first = found[0][0]
+        ct = next(c for c in a.calls if any(x is first for x in c.flags))
+        carried = ", ".join(f'"{fld}": {value}' for fld, value in key)
+        sent: list[Span] = [
+            (
+                f"Line {first.line}: a continuation delta of {_call_name(first.call)} carries ",
+                False,
+            ),
+            (_cut(carried, 80), True),
+        ]
+        if len(found) > 1:
+            calls = sorted({_call_name(d[0].call) for d in found})
+            sent.append((f" ({len(found)} such deltas, on {', '.join(calls)})", False))
+        fields = [fld for fld, _ in key]
+        should: list[Span] = [("The OpenAI streaming format sends ", False)]
+        for k, fld in enumerate(fields):
+            should += [(" and " if k else "", False), (_WIRE[fld], True)]
+        them = "them" if len(fields) > 1 else "it"
+        should.append(
+            (
+                f" once, on a call's first delta: omit {them} on continuations, or repeat the"
+                f" same value{'s' if len(fields) > 1 else ''}",
+                False,
+            )
+        )
+        head = ct.rows(0, 1)[0]
+        firsts = [head.raw_id if fld == "id" else head.raw_name for fld in fields]
+        if all(is_identity_value(v) for v in firsts):
+            should.append((f" ({_call_name(ct.wire_index)}'s: ", False))
+            for k, v in enumerate(firsts):
+                should += [(", " if k else "", False), (_cut(describe_value(v), 40), True)]
+            should.append((")", False))
+        out.append(Change(sent, should, saw))
+    for ct in _never_identified(trace):
+        lacking = unidentified(*ct.final(ACCEPT))
+        row = ct.rows(0, 1)[0]
+        sent = [(f"Line {ct.first_line}: {_call_name(ct.wire_index)}", False)]
+        for k, fld in enumerate(lacking):
+            value = row.raw_id if fld == "id" else row.raw_name
+            sent.append((" and" if k else "", False))
+            if value is UNSET:
+                sent += [(" carries no ", False), (_WIRE[fld], True)]
+            else:
+                sent += [
+                    (" carries ", False),
+                    (_cut(f'"{fld}": {describe_value(value)}', 60), True),
+                ]
+        sent.append((" on its first delta, and no later delta names it", False))
+        should = [("The OpenAI streaming format gives every call a non-empty ", False)]
+        for k, fld in enumerate(lacking):
+            should += [(" and " if k else "", False), (_WIRE[fld], True)]
+        should.append((" on its first delta: send one", False))
+        out.append(Change(sent, should, saw))
+    if a.outcomes[ASSIGN].verdict == "stream-closed":
+        out.append(
+            Change(
+                [("The stream ends without ", False), ("data: [DONE]", True)],
+                [
+                    ("The OpenAI streaming format ends every stream with ", False),
+                    ("data: [DONE]", True),
+                    (": send it after the last chunk", False),
+                ],
+                [
+                    ("The agent fails the request (", False),
+                    ("STREAM_CLOSED", True),
+                    ("): no tool call is run", False),
+                ],
+            )
+        )
+    return out
+
+
+def is_identity_value(value: Any) -> bool:
+    return isinstance(value, str) and value != ""
+
+
+def _agent_saw(trace: Trace) -> list[Span]:
+    """What an agent that takes every value it is sent (the harness before its fix) saw."""
+    a = trace.analysis
+    va, vb = a.outcomes[ASSIGN].verdict, a.outcomes[ACCEPT].verdict
+    closed = closing_chunks(trace, ASSIGN)
+    spans: list[Span] = []
+    if va == "unidentified-call":
+        lacking: dict[str, Any] = {}
+        for ends in closed.values():
+            for fld in unidentified(*ends):
+                lacking.setdefault(fld, ends[fld == "name"])
+        spans.append(
+            ("An agent that takes every value a delta carries closes the call with", False)
+        )
+        for k, (fld, value) in enumerate(lacking.items()):
+            spans += [(" and" if k else "", False), (f" {fld} ", False)]
+            spans.append((_cut(describe_value(value), 40), True))
+        said = []
+        if "name" in lacking:
+            said.append("its tool registry refuses the call as an unknown tool")
+        if "id" in lacking:
+            said.append(
+                "a call recorded with an empty id makes the saved session impossible to reload"
+            )
+        spans.append((": " + "; ".join(said), False))
+        if vb == "malformed-tool-call":
+            spans.append(("; an agent that checks refuses the response and retries", False))
+        return spans
+    if va == "stream-closed":
+        return [
+            ("No call closed: the stream also ends without ", False),
+            ("[DONE]", True),
+            (", so the agent failed the request first (", False),
+            ("STREAM_CLOSED", True),
+            (
+                "); with it, an agent that takes every value would close the call without its"
+                " identity",
+                False,
+            ),
+        ]
+    if va == "ok":
+        return [("The identity is re-sent later, so the call closes identified this time", False)]
+    return [("The agent ends with ", False), (va, True), (f" ({describe(va).consequence})", False)]
 
 
 # -- sections ---------------------------------------------------------------------------------
@@ -410,7 +898,20 @@ def _identity(cid: Any, name: Any, limit: int) -> str:
     return f"{_value(cid, limit)} / {_value(name, limit)}"
 
 
-def _call_section(ct: CallTrace, limits: Limits) -> CallSection:
+def _closes(ends: tuple[Any, Any] | None, behavior: str, done: bool) -> str:
+    """How a call closes under ``behavior``, as its ``block-end`` chunk says."""
+    if ends is None:
+        return f"never closed under {behavior} ({'refused' if done else 'no [DONE]'})"
+    return f"closes as {_identity(ends[0], ends[1], 60)} under {behavior}"
+
+
+def _call_section(
+    ct: CallTrace,
+    limits: Limits,
+    closed_assign: dict[int, tuple[Any, Any]],
+    closed_accept: dict[int, tuple[Any, Any]],
+    done: bool,
+) -> CallSection:
     rows = ct.rows()
     n = len(rows)
     keep = set(range(n)) if n <= limits.rows_per_call else _kept_rows(rows, limits.rows_per_call)
@@ -423,12 +924,10 @@ def _call_section(ct: CallTrace, limits: Limits) -> CallSection:
         last = k
     if last < n - 1:
         out.append(Gap(n - 1 - last, "deltas"))
-    ida, na = ct.final(ACCEPT)
-    idw, nw = ct.final(ASSIGN)
     title = (
-        f"{_call_name(ct.wire_index)} — first delta on line {ct.first_line}; closes as"
-        f" {_identity(idw, nw, 60)} under assign-always, {_identity(ida, na, 60)} under"
-        " accept-identity"
+        f"{_call_name(ct.wire_index)} — first delta on line {ct.first_line};"
+        f" {_closes(closed_assign.get(ct.block_index), 'assign-always', done)},"
+        f" {_closes(closed_accept.get(ct.block_index), 'accept-identity', done)}"
     )
     return CallSection(title=title, deltas=n, rows=out)
 
@@ -503,11 +1002,51 @@ def _chunk_rows(trace: Trace, limits: Limits) -> tuple[list[ChunkRow | Gap], int
 _LINE_BREAK = re.compile(rb"\r\n|\r|\n")
 
 
-def _excerpts(trace: Trace, flags: list[Flag], limits: Limits) -> tuple[list[Excerpt], int]:
-    """The raw capture around each flagged payload (one excerpt per line flagged)."""
-    by_line: dict[int, list[Flag]] = {}
-    for f in flags:
-        by_line.setdefault(f.line, []).append(f)
+class _Mark(msgspec.Struct, frozen=True):
+    """A field an excerpt points at: ``value`` as the line sends it (``UNSET``: not on it)."""
+
+    line: int
+    field: str
+    value: Any
+    label: str
+
+
+def _marks(trace: Trace) -> list[_Mark]:
+    """What the raw excerpts point at: each flag, and each call the fix refuses without a
+    flag (never identified) on its first delta."""
+    a = trace.analysis
+    marks = [
+        _Mark(
+            f.line,
+            f.field,
+            f.value,
+            f"{f.label} on {_call_name(f.call)} by {_cut(describe_value(f.value), 40)}",
+        )
+        for f in a.flags
+    ]
+    for ct in _never_identified(trace):
+        row = ct.rows(0, 1)[0]
+        for fld in unidentified(*ct.final(ACCEPT)):
+            value = row.raw_id if fld == "id" else row.raw_name
+            said = "no " + fld if value is UNSET else f"{fld} {_cut(describe_value(value), 40)}"
+            label = f"{_call_name(ct.wire_index)} never identified: {said} on its first delta"
+            marks.append(_Mark(ct.first_line, fld, value, label))
+    return marks
+
+
+def _never_identified(trace: Trace) -> list[CallTrace]:
+    """The calls no delta gave a non-empty id or name (the fix refuses them, unflagged)."""
+    return [ct for ct in trace.analysis.calls if unidentified(*ct.final(ACCEPT)) and not ct.flags]
+
+
+def _excerpts(trace: Trace, limits: Limits) -> tuple[list[Excerpt], int]:
+    """The raw capture around each flagged payload (one excerpt per line flagged), and
+    around the first delta of each call never identified: each line a window around the
+    field that erased (or lacks) the identity, wherever it stands in the line, that field
+    marked, with its column."""
+    by_line: dict[int, list[_Mark]] = {}
+    for m in _marks(trace):
+        by_line.setdefault(m.line, []).append(m)
     lines_wanted = sorted(by_line)[: limits.excerpts]
     if not lines_wanted:
         return [], 0
@@ -517,19 +1056,85 @@ def _excerpts(trace: Trace, flags: list[Flag], limits: Limits) -> tuple[list[Exc
         if k >= top:
             break
         raw_lines.append(piece)
+    width = max(100, limits.cell)
     out = []
     for line in lines_wanted:
         lo, hi = max(1, line - limits.context), min(len(raw_lines), line + limits.context)
+        flagged_text = visible(raw_lines[line - 1].decode("utf-8", "replace"))
+        spots = find_spots(flagged_text, [(m.field, m.value) for m in by_line[line]])
+        first = spots[0][0] if spots else max(0, flagged_text.find("tool_calls"))
+        start = max(0, min(first - width * 2 // 5, len(flagged_text) - width)) if first else 0
         shown = []
         for n in range(lo, hi + 1):
-            text = visible(raw_lines[n - 1].decode("utf-8", "replace"))
-            shown.append((n, _cut(text, limits.cell * 3), n == line))
-        what = ", ".join(
-            f"{f.label} on {_call_name(f.call)} by {_cut(describe_value(f.value), 40)}"
-            for f in by_line[line]
-        )
-        out.append(Excerpt(f"line {line}: {visible(what)}", shown))
+            text = flagged_text
+            if n != line:
+                text = visible(raw_lines[n - 1].decode("utf-8", "replace"))
+            shown.append(_window(n, text, start, width, spots if n == line else [], n == line))
+        what = ", ".join(m.label for m in by_line[line])
+        where = f"line {line}"
+        if spots:
+            cols = ", ".join(str(a + 1) for a, _ in spots)
+            where += f", column{'s' if len(spots) > 1 else ''} {cols}"
+        out.append(Excerpt(f"{where}: {visible(what)}", shown, [a + 1 for a, _ in spots]))
     return out, len(by_line) - len(lines_wanted)
+
+
+def _window(
+    number: int, text: str, start: int, width: int, spots: list[tuple[int, int]], flagged: bool
+) -> RawLine:
+    """Columns ``start`` to ``start + width`` of a line, "…" where it was cut."""
+    piece = text[start : start + width]
+    head = "…" if start > 0 and text else ""
+    tail = "…" if start + width < len(text) else ""
+    shift = len(head) - start
+    kept = [
+        (max(a + shift, len(head)), min(b + shift, len(head) + len(piece)))
+        for a, b in spots
+        if a < start + width and b > start
+    ]
+    return RawLine(number, head + piece + tail, flagged, kept, bool(head))
+
+
+def find_spots(text: str, fields: list[tuple[str, Any]]) -> list[tuple[int, int]]:
+    """Where in a raw line each flag's field stands: ``"id": null`` and the like, inside
+    ``tool_calls`` (the chunk's own ``id`` comes before it), as ``(start, end)``; one spot
+    per flag, in order of the line (a field not found is left out)."""
+    calls_at = text.find("tool_calls")
+    if calls_at < 0:
+        return []
+    spots: list[tuple[int, int]] = []
+    used: dict[str, int] = {}
+    for fld, value in fields:
+        if value is UNSET:
+            continue
+        pattern = _FIELD[fld]
+        at = used.get(fld, calls_at)
+        for m in pattern.finditer(text, at):
+            if _value_matches(m.group("value"), value):
+                spots.append((m.start(), m.end()))
+                used[fld] = m.end()
+                break
+    return sorted(spots)
+
+
+_VALUE = r'(?P<value>null|true|false|-?[0-9][0-9.eE+-]*|\\?"(?:[^"\\]|\\.)*?\\?"|[\[{])'
+_FIELD = {
+    "id": re.compile(r'\\?"id\\?"\s*:\s*' + _VALUE),
+    "name": re.compile(r'\\?"name\\?"\s*:\s*' + _VALUE),
+}
+
+
+def _value_matches(raw: str, value: Any) -> bool:
+    """Whether a value as written on the line is the flag's (a quoted value inside a
+    chunk log's string is escaped; nested values are only matched by their opening)."""
+    if raw in ("[", "{"):
+        return isinstance(value, list | dict)
+    if value is None:
+        return raw == "null"
+    if isinstance(value, str):
+        inner = raw.replace('\\"', '"')
+        return inner in (jsontext.dumps(value), json.dumps(value))
+    return raw == jsontext.dumps(value)
 
 
 def _clients(trace: Trace) -> list[ClientRow]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import io
 import os
 import shlex
 import sys
@@ -1550,11 +1551,21 @@ class ReplayApp(App[int]):
 
     @work(thread=True, group="export", description="export")
     def _export(self, trace: Trace) -> None:
-        from ..share import export_notice
+        from ..share import deliver_notice, export_notice
 
-        message, ok = export_notice(trace)
+        if self.is_web:  # served: the report goes to the person at the browser
+            message, ok = deliver_notice(trace, self._deliver_text)
+        else:
+            message, ok = export_notice(trace)
         severity = "information" if ok else "error"
         self.call_from_thread(self.notify, message, severity=severity, timeout=8, markup=False)
+
+    def _deliver_text(self, text: io.StringIO, *, save_filename: str, mime_type: str) -> None:
+        """``deliver_text`` (a download in the browser) on the app's thread, from the export
+        worker."""
+        self.call_from_thread(
+            lambda: self.deliver_text(text, save_filename=save_filename, mime_type=mime_type)
+        )
 
     async def action_toggle_runs(self) -> None:
         await self.action_show_tab("diff")

@@ -47,7 +47,13 @@ def test_report_renders_the_erasing_row_and_requests_nothing_else(
     assert row.count() == 1 and row.is_visible()
     assert "erased id" in row.inner_text()
     assert "the fix keeps call_99a5ca83…" in page.locator(".headline").inner_text()
-    assert page.locator("mark").first.inner_text().startswith("3 │ data: {")
+    assert page.locator("mark").first.inner_text().startswith("3 │ …")
+    # The field that erased the identity is on screen, highlighted, without scrolling sideways.
+    spot = page.locator("mark .spot")
+    assert spot.inner_text() == '"id":""'
+    box, pre = spot.bounding_box(), page.locator("pre").first.bounding_box()
+    assert box is not None and pre is not None
+    assert pre["x"] <= box["x"] and box["x"] + box["width"] <= pre["x"] + pre["width"]
     assert requests == [page.url] and dialogs == []
     ctx.close()
 
@@ -77,4 +83,36 @@ def test_light_dark_and_phone(browser: Any, tmp_path: Path) -> None:
     ctx, page, _, _ = _open(browser, report, viewport={"width": 375, "height": 700})
     # wide tables scroll inside their box; the page itself never scrolls sideways
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    ctx.close()
+
+
+def test_phone_width_holds_with_long_ids_in_notes_and_short_code_never_breaks(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Notes quoting 120-character ids widened the page to 442 px on a 390 px phone; a
+    ``""`` code span wrapped one quote onto the next line."""
+    import json
+
+    long_a, long_b = "call_" + "a" * 120, "call_" + "b" * 120
+    deltas = [
+        {"index": 0, "id": long_a, "function": {"name": "read_file", "arguments": ""}},
+        {"index": 0, "id": "", "function": {"arguments": "{}"}},
+        {"index": 0, "id": long_b, "function": {"name": "write_file", "arguments": ""}},
+    ]
+    trace = tmp_path / "long-ids.sse"
+    trace.write_text(
+        "".join(
+            f"data: {json.dumps({'choices': [{'delta': {'tool_calls': [d]}}]})}\n\n" for d in deltas
+        )
+        + "data: [DONE]\n\n"
+    )
+    ctx, page, _, _ = _open(
+        browser, _report(tmp_path, trace), viewport={"width": 390, "height": 800}
+    )
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    # Every short code span sits on one line: one box, as high as one line.
+    heights = page.evaluate(
+        "[...document.querySelectorAll('code.nb')].map(c => c.getClientRects().length)"
+    )
+    assert heights and set(heights) == {1}
     ctx.close()

@@ -149,3 +149,36 @@ def test_a_page_elsewhere_cannot_open_the_tui(
     page.goto(f"http://{name}:{other}/")
     assert page.evaluate("window.outcome") == {"code": 1006, "messages": 0}
     context.close()
+
+
+def test_e_in_the_served_tui_downloads_the_report_in_the_browser(
+    browser: Any, served: str, tmp_path: Any
+) -> None:
+    """The report reaches the person at the browser (textual-serve's download), not a file
+    on the server's disk."""
+    context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    received: list[str] = []
+    page.on(
+        "websocket",
+        lambda ws: ws.on(
+            "framereceived",
+            lambda f: received.append(f if isinstance(f, str) else f.decode("utf-8", "replace")),
+        ),
+    )
+    page.goto(served)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and "erasing" not in _ANSI.sub("", "".join(received)):
+        page.wait_for_timeout(100)
+    page.keyboard.type("/qwen3-max")
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(1500)
+    with page.expect_download(timeout=20_000) as info:
+        page.keyboard.press("e")
+    download = info.value
+    assert download.suggested_filename.endswith(".report.html")
+    saved = tmp_path / "got.html"
+    download.save_as(saved)
+    text = saved.read_text(encoding="utf-8")
+    assert "<!DOCTYPE html>" in text and "replay-tui report" in text
+    context.close()

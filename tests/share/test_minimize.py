@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from replay_tui.cli.traces import resolve_trace
 from replay_tui.core.discovery import discover
 from replay_tui.core.sse import SseFramer
-from replay_tui.core.trace import Form
+from replay_tui.core.trace import Form, Trace
 from replay_tui.share.minimize import (
     Budget,
     ddmin,
@@ -232,3 +232,41 @@ def test_the_command_says_it_kept_the_smallest_found_when_stopped(cli: Cli, tmp_
     before, after = (int(n.replace(",", "")) for n in match.groups())
     assert after < before  # the first guess, tested before the budget is looked at
     assert "stopped early (time budget): kept the smallest capture found so far" in out
+
+
+def test_minimize_keeps_the_gateway_pattern_and_where_the_name_came(tmp_path: Path) -> None:
+    """A ``curl -i`` LiteLLM capture: cut on verdicts and flags alone, its name moved off the
+    first delta and the continuations' ``name:"null"`` went (the pattern changed)."""
+    from replay_tui.share.minimize import load_bytes, minimize
+
+    original = resolve_trace(str(TRACES / "litellm" / "proxy-curl-i.txt"))
+    result = minimize(original)
+    assert result.verified
+    small = load_bytes(result.data, result.form)
+
+    def patterns(trace: Trace) -> set[str]:
+        return {n.message.split(" (model")[0] for n in trace.notes if n.kind == "gateway-pattern"}
+
+    assert patterns(small) == patterns(original) != set()
+    name = small.analysis.calls[0].rows(0, 1)[0].raw_name  # still on the call's first delta
+    assert isinstance(name, str) and name not in ("", "null")
+    assert not any(n.kind == "late-identity" for n in small.notes)
+
+
+def test_the_finding_kept_line_is_one_sentence_flags_in_call_order(
+    cli: Cli, tmp_path: Path
+) -> None:
+    lines = []
+    for call in (10, 2):
+        first = {"index": call, "id": f"call_{call}", "function": {"name": "f", "arguments": ""}}
+        cont = {"index": call, "id": None, "function": {"name": None, "arguments": "{}"}}
+        lines += [{"choices": [{"delta": {"tool_calls": [c]}}]} for c in (first, cont)]
+    path = tmp_path / "two.sse"
+    path.write_text("".join(f"data: {json.dumps(p)}\n\n" for p in lines) + "data: [DONE]\n\n")
+    code, out, _ = cli("minimize", str(path), "-o", str(tmp_path / "out.sse"))
+    assert code == 0
+    (kept,) = [line for line in out.splitlines() if "finding kept:" in line]
+    assert kept.strip() == (
+        "finding kept: unidentified-call / ok; id and name erased on call 2, id and name erased"
+        " on call 10; continuations send id:null,name:null — replayed from scratch to check"
+    )

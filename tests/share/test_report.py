@@ -25,9 +25,9 @@ def test_headline_says_the_finding_in_one_sentence() -> None:
     report = build_report(resolve_trace(str(QWEN)))
     text = "".join(t for t, _ in report.headline)
     assert text == (
-        'DashScope-style id:"" on a continuation delta (line 3): the old translator closes'
-        ' call 0 with id "" — an empty callId: the saved session will not load; the fix'
-        " keeps call_99a5ca83…."
+        'A continuation delta of call 0 (line 3) sends id:"", the same pattern as DashScope:'
+        ' the old translator closes call 0 with id "" — an empty callId: the saved session'
+        " will not load; the fix keeps call_99a5ca83…."
     )
     assert ('id:""', True) in report.headline  # the values are code, not prose
 
@@ -40,8 +40,11 @@ def test_html_report_shows_verdicts_the_erasing_row_and_the_raw_line(cli: Cli) -
     assert len(erasing) == 1
     assert "<td>2</td><td>3</td>" in erasing[0] and "⚠ erased id" in erasing[0]
     raw_line_3 = QWEN.read_text().splitlines()[2]
-    assert re.search(r'<mark><span class="ln">3 │ </span>data: \{', page)
-    assert raw_line_3[:40].replace('"', "&quot;") in page
+    spot = raw_line_3.index('"id":""', raw_line_3.index("tool_calls"))
+    marked = re.search(r'<mark><span class="ln">3 │ </span>…(.*?)</mark>', page)
+    assert marked is not None
+    assert '<strong class="spot">&quot;id&quot;:&quot;&quot;</strong>' in marked.group(1)
+    assert raw_line_3[spot - 30 : spot].replace('"', "&quot;") in marked.group(1)
     assert "SessionPersistenceCorruptionError" in page
 
 
@@ -103,7 +106,7 @@ def test_markdown_of_the_bundled_folder_fits_a_github_issue(cli: Cli) -> None:
     # A folder's report opens with its finding in one sentence, as a trace's does.
     assert md.splitlines()[2].startswith(
         "**26 traces\\: 12 erasing, 2 refused, 4 broken, 8 clean; 2 files skipped\\."
-        ' First erasing\\: `captures/crlf-framed.sse` — DashScope\\-style `id:""`'
+        " First erasing\\: `captures/crlf-framed.sse` — A continuation delta of call 0"
     )
 
 
