@@ -505,6 +505,44 @@ NOTED = [
 ]
 
 
+NOTED.append(
+    (
+        sse(
+            tools(call(0, id=True, name={"a": 1})),
+            tools(call(0, id="x" * 200, name="f")),
+            chunk(finish="tool_calls"),
+        ),
+        [
+            (
+                "non-string-identity",
+                1,
+                0,
+                "call 0: id is a JSON boolean (true); accept-identity ignores it, assign-always takes it",
+            ),
+            (
+                "non-string-identity",
+                1,
+                0,
+                'call 0: name is a JSON object ({"a":1}); accept-identity ignores it, assign-always takes it',
+            ),
+            # a value past 120 characters is cut to 119 and "…"
+            (
+                "late-identity",
+                3,
+                0,
+                'call 0: id "' + "x" * 118 + "… first arrives on delta 2, not the call's first",
+            ),
+            (
+                "late-identity",
+                3,
+                0,
+                'call 0: name "f" first arrives on delta 2, not the call\'s first',
+            ),
+        ],
+    )
+)
+
+
 @pytest.mark.parametrize(("body", "want"), NOTED)
 def test_each_note_says_where_and_what(body: bytes, want: list[tuple[Any, ...]]) -> None:
     got = [(n.kind, n.line, n.call, n.message) for n in trace_of(body).analysis.notes]
