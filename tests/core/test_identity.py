@@ -607,7 +607,7 @@ NOTED += [
                 1,
                 UNSET,
                 'chunk carries an error object: {"message":"'
-                + "m" * 66
+                + "m" * 67
                 + "… (the harness ignores it and goes on)",
             )
         ],
