@@ -848,8 +848,6 @@ def _same(value: Any, held: Any) -> bool:
     """Whether a value sent equals the one held: a JSON equality that keeps ``1``, ``1.0``
     and ``true`` apart; nested values always count as changed (``==`` on a 100,000-deep one
     recurses too far; a non-string identity never sets or flags twice for it)."""
-    if value is held:
-        return True
     t = type(value)
     return t is type(held) and t not in _NESTED and bool(value == held)
 

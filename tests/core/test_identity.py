@@ -505,6 +505,116 @@ NOTED = [
 ]
 
 
+NOTED.append(
+    (
+        sse(
+            tools(call(0, id=True, name={"a": 1})),
+            tools(call(0, id="x" * 200, name="f")),
+            chunk(finish="tool_calls"),
+        ),
+        [
+            (
+                "non-string-identity",
+                1,
+                0,
+                "call 0: id is a JSON boolean (true); accept-identity ignores it, assign-always takes it",
+            ),
+            (
+                "non-string-identity",
+                1,
+                0,
+                'call 0: name is a JSON object ({"a":1}); accept-identity ignores it, assign-always takes it',
+            ),
+            # a value past 120 characters is cut to 119 and "…"
+            (
+                "late-identity",
+                3,
+                0,
+                'call 0: id "' + "x" * 118 + "… first arrives on delta 2, not the call's first",
+            ),
+            (
+                "late-identity",
+                3,
+                0,
+                'call 0: name "f" first arrives on delta 2, not the call\'s first',
+            ),
+        ],
+    )
+)
+
+
+NOTED += [
+    (
+        sse(
+            tools(call(0, id="a", name="f")),
+            tools(call(0, id="")),
+            tools(call(0, id="b")),
+            chunk(finish="tool_calls"),
+        ),
+        [
+            (
+                "identity-changed",
+                5,
+                0,
+                'call 0: id changes mid-stream on delta 3 ("a" → "b"); both behaviors take the new value',
+            ),
+            ("erasure-repaired", 3, 0, "call 0: id erased on line 3 was re-sent on line 5"),
+            (
+                "gateway-pattern",
+                3,
+                UNSET,
+                'looks like the DashScope pattern: continuations repeat id:"" (model m)',
+            ),
+        ],
+    ),
+    (
+        sse(
+            tools(call(0, id="c", name="f", arguments="{{")),
+            tools(call(1, id="d", name="g", arguments="a}{b")),
+            chunk(finish="tool_calls"),
+        ),
+        [
+            ("arguments-not-json", 1, 0, "call 0: arguments do not parse as JSON at close: {{"),
+            ("arguments-not-json", 3, 1, "call 1: arguments do not parse as JSON at close: a}{b"),
+        ],
+    ),
+    (
+        sse(
+            tools(call(0, id="c", name="null")),
+            tools(call(1, id="d", name="null")),
+            chunk(finish="tool_calls"),
+        ),
+        [
+            (
+                "name-string-null",
+                1,
+                0,
+                'call 0: name is the string "null" (a gateway stringified a null; both behaviors accept it as a name)',
+            ),
+            (
+                "name-string-null",
+                3,
+                1,
+                'call 1: name is the string "null" (a gateway stringified a null; both behaviors accept it as a name)',
+            ),
+        ],
+    ),
+    (
+        sse({**chunk({"content": "x"}), "error": {"message": "m" * 100}}),
+        [
+            (
+                "error-object",
+                1,
+                UNSET,
+                'chunk carries an error object: {"message":"'
+                + "m" * 67
+                + "… (the harness ignores it and goes on)",
+            )
+        ],
+    ),
+]
+
+
 @pytest.mark.parametrize(("body", "want"), NOTED)
 def test_each_note_says_where_and_what(body: bytes, want: list[tuple[Any, ...]]) -> None:
     got = [(n.kind, n.line, n.call, n.message) for n in trace_of(body).analysis.notes]

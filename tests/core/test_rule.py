@@ -149,11 +149,13 @@ MID_STREAM_CHANGE = (
 )
 
 
-def erasures(chunks: list[tuple[int, Chunk]]) -> list[tuple[str, int]]:
+def erasures(chunks: list[tuple[int, Chunk]]) -> list[tuple[str, int, int | None]]:
     """Where an assign-always identity stops being a non-empty string, read off the
-    translator's ``tool-call-delta`` chunks: ``(kind, payload position)``."""
+    translator's ``tool-call-delta`` chunks: ``(kind, payload position, position of the
+    delta that made it one again)``."""
     held: dict[int, dict[str, Any]] = {}
-    out: list[tuple[str, int]] = []
+    out: list[list[Any]] = []
+    open_: dict[tuple[int, str], list[Any]] = {}
     for position, c in chunks:
         if c["type"] != "tool-call-delta":
             continue
@@ -161,9 +163,14 @@ def erasures(chunks: list[tuple[int, Chunk]]) -> list[tuple[str, int]]:
         for field in ("id", "name"):
             now = c.get(field)
             if is_identity(before[field]) and not is_identity(now):
-                out.append(("erased-" + field, position))
+                out.append(["erased-" + field, position, None])
+                open_[c["index"], field] = out[-1]
+            elif not is_identity(before[field]) and is_identity(now):
+                erased = open_.pop((c["index"], field), None)
+                if erased is not None:
+                    erased[2] = position
             before[field] = now
-    return out
+    return [(kind, p, repaired) for kind, p, repaired in out]
 
 
 @SETTINGS
@@ -206,7 +213,11 @@ def assert_single_pass_is_stepwise(trace: Trace) -> None:
             elif outcome.verdict == "malformed-tool-call" and closed is not None:
                 assert is_identity(closed[0]) and is_identity(closed[1])
         if behavior is AA:
-            flagged = [(f.kind, f.position) for f in analysis.flags]
+            lines = {p.line: k for k, p in enumerate(payloads)}
+            flagged = [
+                (f.kind, f.position, None if f.repaired_line is None else lines[f.repaired_line])
+                for f in analysis.flags
+            ]
             assert flagged == erasures(stepwise)
     assert_rows_are_the_deltas(trace)
     assert_pairs_are_the_two_streams(trace)
@@ -256,6 +267,11 @@ def assert_rows_are_the_deltas(trace: Trace) -> None:
                     set_line[field] = row.line
             assert (row.id_set_line, row.name_set_line) == (set_line["id"], set_line["name"])
             assert list(row.flags) == [f for f in ct.flags if f.delta == n + 1]
+        firsts = [
+            next((r.delta for r in rows if getattr(r, f + "_accept") is not UNSET), 0)
+            for f in ("id", "name")
+        ]
+        assert [ct.id_first_delta, ct.name_first_delta] == firsts
     assert analysis.clean == (
         not analysis.flags and all(o.verdict == "ok" for o in analysis.outcomes.values())
     )
@@ -351,6 +367,8 @@ def test_identity_arriving_on_the_first_delta_is_not_late_but_on_the_second_it_i
         ([1], [2], 2),
         ({"a": 1}, {"a": 1}, 1),
         (None, "null", 2),
+        (2.5, [2.5], 2),
+        (None, ["null"], 2),
     ],
     ids=[
         "int-float",
@@ -365,6 +383,8 @@ def test_identity_arriving_on_the_first_delta_is_not_late_but_on_the_second_it_i
         "other-array",
         "same-object",
         "null-string",
+        "fraction-array",
+        "null-array",
     ],
 )
 def test_calls_are_keyed_by_index_as_javascript_compares_numbers(
@@ -654,3 +674,21 @@ def test_a_long_calls_rows_read_a_block_at_a_time_as_a_sequence() -> None:
 def _every_97th(k: int) -> dict[str, Any]:
     """The id erased on every 97th continuation, re-sent on the next."""
     return {"id": ""} if k % 97 == 0 else {"id": "a"} if k % 97 == 1 else {}
+
+
+def test_a_capture_still_being_written_ends_in_nothing_yet() -> None:
+    from replay_tui.core.identity import Analyzer
+    from replay_tui.core.stream import ChunkStream
+    from replay_tui.core.wire import decode_payload
+
+    analyzer = Analyzer()
+    analyzer.payload(1, decode_payload(b'{"choices":[{"delta":{"content":"x"}}]}'))
+    growing = analyzer.result(closed=False)
+    assert growing.verdicts == {"assign-always": "in-progress", "accept-identity": "in-progress"}
+    for behavior in (AA, AI):
+        assert [c["type"] for _, c in ChunkStream(growing, behavior)] == [
+            "block-start",
+            "text-delta",
+        ]
+    closed = analyzer.result()
+    assert [c["type"] for _, c in ChunkStream(closed, AA)][-1] == "finish"
