@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import multiprocessing
 import os
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 from replay_tui.cli import check as check_command
 from replay_tui.core import discovery
 from replay_tui.core.discovery import Skipped, address_key
+from replay_tui.scale import pool
 
 from .helpers import run_cli
 
@@ -317,6 +319,9 @@ def test_unreadable_vanishing_and_killing_files_are_one_skipped_entry_each(
             yield item
 
     monkeypatch.setattr(discovery, "open_regular", fake_open)  # inherited by the forked workers
+    # ... forked, whatever threads an earlier test on this pytest worker left running (with
+    # threads the pool forks from a forkserver, which would not inherit the patch).
+    monkeypatch.setattr(pool, "_context", lambda: multiprocessing.get_context("fork"))
     monkeypatch.setattr(check_command, "walk", vanishing_walk)
     code, out, err = _run("check", str(many), "--json", "--jobs", "2")
     doc = json.loads(out)

@@ -50,16 +50,21 @@ def _dies_on_13(n: int) -> int:
     return n
 
 
+_REASONS: dict[int, str] = {}
+
+
+def _lost_said(n: int, reason: str) -> int:
+    """At module level, as ``_here``: a forkserver worker gets it by pickling (it is called
+    here, in the parent, for an item whose worker died)."""
+    _REASONS[n] = reason
+    return -n
+
+
 def test_a_worker_that_dies_costs_only_its_item_and_the_scan_completes() -> None:
-    reasons: dict[int, str] = {}
-
-    def lost(n: int, reason: str) -> int:
-        reasons[n] = reason
-        return -n
-
-    out = list(ordered_map(_dies_on_13, range(200), 2, lost))
+    _REASONS.clear()
+    out = list(ordered_map(_dies_on_13, range(200), 2, _lost_said))
     assert out == [-n if n in (13, 77) else n for n in range(200)]
-    assert reasons == {
+    assert _REASONS == {
         13: "the worker process judging it died (SIGKILL)",
         77: "the worker process judging it exited with status 3",
     }

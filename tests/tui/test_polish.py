@@ -88,7 +88,7 @@ async def test_at_60x20_the_helps_text_keeps_a_cell_from_its_scrollbar() -> None
     async with app.run_test(size=(60, 20)) as pilot:
         await settle(app, pilot)
         await pilot.press("question_mark")
-        await pilot.pause()
+        await settle(app, pilot)  # the help laid out and drawn, its scrollbar with it
         scroll = app.screen.query_one("#help-scroll", VerticalScroll)
         keys = app.screen.query_one("#help-keys", Static)
         bar = scroll.vertical_scrollbar.region
