@@ -155,3 +155,27 @@ async def test_two_folders_with_same_named_captures_list_both_under_their_folder
             ("gw2", 1),
             ("a.sse", 2),
         ]
+
+
+async def test_a_view_built_while_the_focus_was_left_on_a_hidden_view_takes_the_keys(
+    tmp_path: Path,
+) -> None:
+    """replay-tui big.sse, 2 while it decoded: the diff appeared with no pane holding the
+    keyboard as the decoding ended: the footer
+    lacked the diff's keys, and z, G, j did nothing. The next model the view shows takes
+    the keys back when nothing on screen holds them."""
+    shutil.copy(TRACES / "captures" / "late-id.sse", tmp_path / "a.sse")
+    app = make_app([str(tmp_path / "a.sse")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("2")
+        await settle(app, pilot)
+        assert app.focused is app.diff_view
+        app.set_focus(None)  # what the end of the decoding left: no pane has the keys
+        await pilot.pause()
+        assert app.focused is None
+        path = tmp_path / "a.sse"
+        app.post_message(TraceUpdated(_load(path, path.as_posix())))  # the next step arrives
+        await settle(app, pilot)
+        assert app.focused is app.diff_view
+        assert "z" in app.screen.active_bindings  # the diff's keys, in the footer too

@@ -135,3 +135,12 @@ class ModelView(LineView, Generic[M]):
         self.loading = False
         self.show(model, keep_position=keep)
         self.post_message(ModelShown(self))
+        self.call_after_refresh(self._take_the_keys)
+
+    def _take_the_keys(self) -> None:
+        """A view that appears after a slow build takes the keyboard if nothing on screen has
+        it: focus left on a view of a hidden tab (the calls, focused as the capture finished
+        decoding while this view was built) sent every key to nothing."""
+        focused = self.app.focused
+        if self.is_on_screen and (focused is None or not focused.is_on_screen):
+            self.focus()
