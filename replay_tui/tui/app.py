@@ -45,9 +45,10 @@ from ..core.trace import Badge, Form, Source, Trace, TraceBuilder, load_trace
 from ..core.visible import visible
 from ..core.words import plural
 from ..live.folder import FolderUpdate
+from .bindings import APP_BINDINGS, binding_sections, check_keymap
 from .clipboard import copy
 from .commands import ReplayCommands
-from .config import keymap_path, load_keymap, node_bindings, resolve_keymap
+from .config import keymap_path, load_keymap
 from .listing import SKIPPED, Row, hays_of
 from .live_reload import LiveReload
 from .loading import first_screen, load_in_steps
@@ -65,7 +66,6 @@ from .messages import (
     WatchState,
 )
 from .screens.help import HelpScreen
-from .screens.payload import PayloadScreen
 from .store import TraceStore
 from .toasts import toast_text
 from .widgets.bars import BadgeChip, CountsBar, TraceHeader
@@ -74,7 +74,7 @@ from .widgets.details import Details
 from .widgets.key_hints import KeyHints
 from .widgets.line_view import LineView
 from .widgets.model_view import ModelShown
-from .widgets.trace_list import TraceList, TraceTree
+from .widgets.trace_list import TraceList
 
 if TYPE_CHECKING:
     import logging
@@ -148,141 +148,7 @@ class ReplayApp(App[int]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]  # noqa: RUF012
     VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-medium"), (40, "-tall")]  # noqa: RUF012
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "quit", "Quit", id="quit", tooltip="Leave replay-tui"),
-        Binding(
-            "question_mark",
-            "help",
-            "Keys",
-            id="help",
-            tooltip="This list of keys, and what the marks mean",
-        ),
-        Binding(
-            "n",
-            "next_flag",
-            "Next flag",
-            id="next-flag",
-            tooltip="Select the next delta that erased an identity, across the calls",
-        ),
-        Binding(
-            "N",
-            "previous_flag",
-            "Prev flag",
-            id="previous-flag",
-            tooltip="Select the previous erasing delta",
-        ),
-        Binding(
-            "slash",
-            "filter",
-            "Filter",
-            priority=True,  # (see check_action)
-            id="filter",
-            tooltip="Filter the list: name, verdict, model, URL, method; enter or escape keeps it",
-        ),
-        Binding(
-            "v",
-            "cycle_badge",
-            "Verdict",
-            id="verdict-filter",
-            tooltip="Show only erasing / refused / broken / in progress / clean traces, then "
-            "the files that are not traces, in turn (badges none has are passed over)",
-        ),
-        Binding(
-            "c",
-            "copy",
-            "Copy",
-            id="copy",
-            tooltip="Copy the selected delta's payload, chunk pair, line, or the file's path",
-        ),
-        Binding(
-            "1", "show_tab('calls')", "Calls", show=False, id="view-calls", tooltip="Calls view"
-        ),
-        Binding("2", "show_tab('diff')", "Diff", show=False, id="view-diff", tooltip="Diff view"),
-        Binding("3", "show_tab('raw')", "Raw", show=False, id="view-raw", tooltip="Raw view"),
-        Binding(
-            "4",
-            "show_tab('clients')",
-            "Clients",
-            show=False,
-            id="view-clients",
-            tooltip="Clients view: what each client library makes of the tool calls",
-        ),
-        Binding(
-            "5",
-            "show_tab('compare')",
-            "Compare",
-            show=False,
-            id="view-compare",
-            tooltip="Compare view: the marked trace (A) against the open one (B)",
-        ),
-        Binding(
-            "e",
-            "export",
-            "Export",
-            show=False,
-            id="export",
-            tooltip="Write the open trace's HTML report (into $REPLAY_TUI_EXPORT_DIR, else .)",
-        ),
-        Binding(
-            "m",
-            "mark",
-            "Mark",
-            id="mark-trace",
-            tooltip="Mark the open trace as A, to compare another trace with it",
-        ),
-        Binding(
-            "d",
-            "toggle_details",
-            "Details",
-            priority=True,  # (as tab: see check_action)
-            id="toggle-details",
-            tooltip="Show or hide details",
-        ),
-        Binding(
-            "l",
-            "toggle_list",
-            "List",
-            show=False,
-            priority=True,
-            id="toggle-list",
-            tooltip="Show or hide the list",
-        ),
-        Binding(
-            "escape",
-            "escape",
-            "Back",
-            show=False,
-            id="escape",
-            tooltip="Leave the filter box (the filter stays); again, clear the filter",
-        ),
-        Binding(
-            "tab",
-            "next_pane",
-            "Next pane",
-            show=False,
-            priority=True,
-            id="focus-next-pane",
-            tooltip="List, view, details, in turn (the panes on screen)",
-        ),
-        Binding(
-            "shift+tab",
-            "previous_pane",
-            "Previous pane",
-            show=False,
-            priority=True,
-            id="focus-previous-pane",
-            tooltip="The other way round",
-        ),
-        Binding(
-            "ctrl+p",
-            "command_palette",
-            "Commands",
-            show=False,
-            priority=True,
-            id="command-palette",
-            tooltip="Every action, and every trace by name",
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = APP_BINDINGS
 
     SHOW_CACHED_FROM = 2_000
     """Files known to the judgement cache from which a re-opened folder is shown from it while
@@ -1733,56 +1599,6 @@ def _for_the_shell(path: str) -> str:
     if not path.startswith("#") and shlex.quote(bare) == bare:
         return path
     return shlex.quote(path)
-
-
-def binding_sections() -> list[tuple[str, list[BindingType]]]:
-    """Every key binding by where it works: the help lists them, the palette and the keymap
-    check read them."""
-    from .widgets.clients_view import ClientsMatrix
-    from .widgets.compare_view import CompareView
-    from .widgets.diff_view import DiffView
-
-    return [
-        ("Everywhere", list(ReplayApp.BINDINGS)),
-        ("Trace list", list(TraceTree.BINDINGS)),
-        ("Calls, diff, raw and compare views", list(LineView.BINDINGS)),
-        ("Diff view", list(DiffView.BINDINGS)),
-        ("Clients view", list(ClientsMatrix.BINDINGS)),
-        ("Compare view", list(CompareView.BINDINGS)),
-        ("Details", list(Details.BINDINGS)),
-        ("Help", list(HelpScreen.BINDINGS)),
-        ("Inspect window", list(PayloadScreen.BINDINGS)),
-    ]
-
-
-def check_keymap(keymap: dict[str, str]) -> tuple[dict[str, str], list[str]]:
-    """The keymap as applied and its problems, against the keys that work together in each
-    pane: the focused widget's, the screen's and the app's, inherited ones included
-    (:func:`~.config.resolve_keymap`)."""
-    if not keymap:
-        return {}, []  # (only what a keymap binds can clash: no need to read every view's keys)
-    from textual.screen import Screen
-
-    from .widgets.clients_view import ClientsMatrix
-    from .widgets.compare_view import CompareView
-    from .widgets.diff_view import DiffView
-    from .widgets.raw_view import RawView
-
-    app_keys = node_bindings(ReplayApp) + node_bindings(Screen)
-    return resolve_keymap(
-        keymap,
-        [
-            ("the trace list", app_keys + node_bindings(TraceTree)),
-            ("the calls view", app_keys + node_bindings(CallsView)),
-            ("the raw view", app_keys + node_bindings(RawView)),
-            ("the diff view", app_keys + node_bindings(DiffView)),
-            ("the clients view", app_keys + node_bindings(ClientsMatrix)),
-            ("the compare view", app_keys + node_bindings(CompareView)),
-            ("the details", app_keys + node_bindings(Details)),
-            ("the help", node_bindings(HelpScreen)),  # a modal screen sees no app keys
-            ("the inspect window", node_bindings(PayloadScreen)),
-        ],
-    )
 
 
 make_app = ReplayApp

@@ -47,12 +47,14 @@ def _keys(binding: Binding, keymap: dict[str, str]) -> list[str]:
     return [k.strip() for k in keys.split(",") if k.strip()]
 
 
-def node_bindings(cls: type) -> list[Binding]:
-    """The bindings a node of class ``cls`` has: its classes' ``BINDINGS``, a subclass's
-    binding of a key hiding a base class's (a base binding keeps only its keys not hidden)."""
+def node_bindings(cls: type, own: Sequence[BindingType] = ()) -> list[Binding]:
+    """The bindings a node of class ``cls`` has: its classes' ``BINDINGS`` (then ``own``, as a
+    subclass's), a subclass's binding of a key hiding a base class's (a base binding keeps
+    only its keys not hidden)."""
     holder: dict[str, Binding] = {}
-    for klass in reversed(cls.__mro__):
-        for b in klass.__dict__.get("BINDINGS", ()):
+    layers = [klass.__dict__.get("BINDINGS", ()) for klass in reversed(cls.__mro__)]
+    for bindings in [*layers, own]:
+        for b in bindings:
             if isinstance(b, Binding):
                 holder.update((key, b) for key in _keys(b, {}))
     out: dict[int, tuple[Binding, list[str]]] = {}
