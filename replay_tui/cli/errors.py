@@ -7,6 +7,7 @@ reach the terminal only through :func:`~replay_tui.core.visible.visible`.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,6 +23,7 @@ __all__ = [
     "UsageError",
     "error",
     "logging_to_stderr",
+    "until_stopped",
 ]
 
 PROG = "replay-tui"
@@ -63,3 +65,23 @@ def logging_to_stderr(name: str) -> Iterator[None]:
     finally:
         logger.removeHandler(handler)
         logger.setLevel(previous)
+
+
+async def until_stopped() -> None:
+    """Wait until SIGINT or SIGTERM (a server command's Ctrl-C), its handlers removed after.
+    Where the loop cannot take them (Windows), Ctrl-C arrives as ``KeyboardInterrupt``."""
+    import asyncio
+    import signal
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    installed: list[signal.Signals] = []
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(sig, stop.set)
+            installed.append(sig)
+    try:
+        await stop.wait()
+    finally:
+        for sig in installed:
+            loop.remove_signal_handler(sig)

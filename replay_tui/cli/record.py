@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import signal
 import socket
 from typing import TYPE_CHECKING
 
 from ..core.words import plural
-from .errors import EXIT_OK, EXIT_USAGE, UsageError, error, logging_to_stderr
+from .errors import EXIT_OK, EXIT_USAGE, UsageError, error, logging_to_stderr, until_stopped
 from .terminal import require_terminal
 
 if TYPE_CHECKING:
@@ -157,23 +155,13 @@ async def _serve(recorder: Recorder) -> int:
     except RecorderError as exc:
         error(str(exc))
         return EXIT_USAGE
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    installed: list[signal.Signals] = []
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        # Not available on Windows event loops: there Ctrl-C arrives as KeyboardInterrupt.
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(sig, stop.set)
-            installed.append(sig)
     error(
         f"recording on {recorder.url} -> {recorder.upstream}; "
         f"captures in {recorder.out_dir}/ (Ctrl-C to stop)"
     )
     try:
-        await stop.wait()
+        await until_stopped()
     finally:
-        for sig in installed:
-            loop.remove_signal_handler(sig)
         await recorder.stop()
         error(
             f"stopped; {plural(recorder.request_count, 'request')}, "

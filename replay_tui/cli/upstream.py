@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import signal
 from typing import TYPE_CHECKING
 
 from ..core.words import plural
-from .errors import EXIT_OK, UsageError, error, logging_to_stderr
+from .errors import EXIT_OK, UsageError, error, logging_to_stderr, until_stopped
 from .serving import describe, load, upstream_from_args
 
 if TYPE_CHECKING:
@@ -71,22 +69,13 @@ async def _serve(upstream: Upstream) -> int:
         await upstream.start()
     except UpstreamError as exc:
         raise UsageError(str(exc)) from None
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    installed: list[signal.Signals] = []
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(sig, stop.set)
-            installed.append(sig)
     print("\n".join(describe(upstream)), flush=True)
     error(
         f"serving {plural(len(upstream.captures), 'capture')} on {upstream.base_url}"
         " (Ctrl-C to stop)"
     )
     try:
-        await stop.wait()
+        await until_stopped()
     finally:
-        for sig in installed:
-            loop.remove_signal_handler(sig)
         await upstream.stop()
     return EXIT_OK
