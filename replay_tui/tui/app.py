@@ -20,7 +20,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -73,7 +73,7 @@ from .widgets.calls_view import CallsView
 from .widgets.details import Details
 from .widgets.key_hints import KeyHints
 from .widgets.line_view import LineView
-from .widgets.model_view import ModelShown
+from .widgets.model_view import ModelShown, ModelView
 from .widgets.trace_list import TraceList
 
 if TYPE_CHECKING:
@@ -1303,6 +1303,14 @@ class ReplayApp(App[int]):
         # run on it next (the palette's) acts on this trace's rows.
         self._refresh_active_view(keep=False)
         self._focus_now(self._view_widget())
+
+    def on_key(self, event: events.Key) -> None:
+        # A key of the view in sight typed while it builds its model waits for it (before
+        # the bindings, which would hand it to nothing: issue 31).
+        focused = self.screen.focused
+        if isinstance(focused, ModelView) and focused.hold_key(event):
+            event.prevent_default()
+            event.stop()
 
     def _focus_now(self, widget: Widget) -> None:
         """Focus ``widget`` before the next key is handed on (``Widget.focus`` waits for the
