@@ -200,6 +200,9 @@ class ReplayApp(App[int]):
         """What the judgement cache knew is on screen while the walk checks the files."""
         self.discovered = False
         """The paths were scanned and the list filled."""
+        self.collect_after_start = False
+        """The collector was paused for the start-up (by the CLI: :func:`run_app`): turned
+        on again when the discovery starts."""
         self.first_screen: float | None = None
         """Seconds from app start until the first trace's rows were on screen (benchmarks)."""
         self._started = time.perf_counter()
@@ -370,6 +373,9 @@ class ReplayApp(App[int]):
 
     @work(thread=True, exclusive=True, group="discover", description="discover")
     def _discover(self, paths: list[str]) -> None:
+        if self.collect_after_start:  # (a file named alone: after the frame with its rows)
+            self.collect_after_start = False
+            gc.enable()
         with _collector_paused():
             self._walk_and_sort(paths)
 
@@ -1623,6 +1629,7 @@ def run_app(
     compare: tuple[str, str] | None = None,
 ) -> int:
     """Run the TUI (called by the CLI); returns the exit status."""
+    paused = not gc.isenabled()  # (cli/tui.py pauses the collector before Textual's import)
     keymap, problem = load_keymap()
     app = make_app(
         paths,
@@ -1638,6 +1645,7 @@ def run_app(
         app.keymap_problems.insert(0, problem)
     for line in app.keymap_problems:
         print(f"replay-tui: {visible(line)}", file=sys.stderr)
+    app.collect_after_start = paused
     result = app.run()
     if app.fatal is not None:
         print(f"replay-tui: {visible(app.fatal)}", file=sys.stderr)
