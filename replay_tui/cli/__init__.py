@@ -90,6 +90,7 @@ class _LauncherParser(_Parser):
 
 
 def _parser(name: str, module: ModuleType) -> argparse.ArgumentParser:
+    parser: _Parser
     if name == _LAUNCHER:
         parser = _LauncherParser(
             prog=PROG,

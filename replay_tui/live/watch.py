@@ -22,7 +22,6 @@ import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from enum import StrEnum
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 import msgspec
