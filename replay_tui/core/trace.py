@@ -284,6 +284,9 @@ class TraceBuilder:
         """Called with the file offset reached, every few thousand payloads while decoding
         (a loader's progress bar; it may raise to abandon the load)."""
         self._raw: bytes | bytearray = b""  # the capture as read; grown in place when appended
+        self._ascii = 0
+        """Bytes of ``_raw``, from its start, known to be ASCII (a snapshot of a capture
+        being written looks at what was appended, not at the whole capture again)."""
         self._size = 0
         self._head: HttpHead | None = None
         self._framer: SseFramer | JsonlFramer | None = None
@@ -532,7 +535,11 @@ class TraceBuilder:
             )
         raw = self._raw
         table = self._payloads.view(raw)
-        if not raw.isascii():
+        if self._ascii < len(raw):
+            appended = raw[self._ascii :] if self._ascii else raw  # (no copy of the whole)
+            if appended.isascii():
+                self._ascii = len(raw)
+        if self._ascii < len(raw):
             try:
                 raw.decode("utf-8")
             except UnicodeDecodeError as exc:
