@@ -500,6 +500,7 @@ class Analyzer:
         record = self._record
         position = self._position
         finished = self.finished
+        unnamed = self._model is None  # no model named yet
         for line, decoded in items:
             if finished:
                 self._after_done.append(line)
@@ -568,13 +569,23 @@ class Analyzer:
                                 # under either behavior, so the rule is not consulted. An
                                 # absent key is taken under no behavior (tests/core hold this
                                 # fast path to takes_identity).
+                                # (An id or name re-sent is a new string each time: equal
+                                # strings are told apart here, not by a call to _same.)
                                 if cid is not UNSET:
                                     cur = ct.id_assign
-                                    if cid is not cur and not _same(cid, cur):
+                                    if (
+                                        cid is not cur
+                                        and not (type(cid) is str and cid == cur)
+                                        and not _same(cid, cur)
+                                    ):
                                         identity(ct, "id", cid, position, line, name)
                                 if name is not UNSET:
                                     cur = ct.name_assign
-                                    if name is not cur and not _same(name, cur):
+                                    if (
+                                        name is not cur
+                                        and not (type(name) is str and name == cur)
+                                        and not _same(name, cur)
+                                    ):
                                         identity(ct, "name", name, position, line, name)
                     reason = choice.finish_reason
                     if type(reason) is str:
@@ -585,10 +596,11 @@ class Analyzer:
             usage = chunk.usage
             if usage is not UNSET and usage is not None and truthy(usage):
                 self._usage = usage
-            if self._model is None:
+            if unnamed:
                 model = chunk.model
                 if type(model) is str and model:
                     self._model = model
+                    unnamed = False
             if throw is not None:
                 self._ended = ("UNKNOWN", throw, position, line)
                 self._notes.append(
