@@ -588,6 +588,12 @@ class SseFramer:
         """Frame ``text`` (complete lines, the last one ending it) line by line, whatever
         their line endings; returns the offset past them."""
         pos = start
+        if 13 not in text or 10 not in text:  # one kind of line ending (nearly always)
+            ending = b"\r" if 13 in text else b"\n"
+            for line in text.split(ending)[:-1]:
+                self._line(line, pos, pos + len(line), out)
+                pos += len(line) + 1
+            return pos
         parts = _LINE_ENDING.split(text)
         for k in range(0, len(parts) - 1, 2):
             line = parts[k]
