@@ -17,7 +17,7 @@ from array import array
 from collections.abc import Iterable
 from contextlib import suppress
 from itertools import accumulate, compress, repeat
-from operator import add, contains
+from operator import add, contains, itemgetter, ne, not_
 
 import msgspec
 
@@ -127,9 +127,26 @@ class PayloadRun:
     not reach it); the payloads after it are after ``[DONE]``. Every line of a run ends the
     same way (``newline`` bytes: LF or CR, or CRLF), and every value follows ``skip`` bytes
     (``data: ``, or ``data:`` without the space).
+
+    A run of events that each have one more line before their ``data:`` line (an ``id:``,
+    an ``event:``, a comment: the same field in each) has ``stride`` 3 (lines per event),
+    each ``data:`` line's offset in ``offsets`` (the lines before it differ in length), and
+    the ``event:`` value all its events share in ``event``.
     """
 
-    __slots__ = ("base", "datas", "done", "line", "newline", "skip", "source", "start")
+    __slots__ = (
+        "base",
+        "datas",
+        "done",
+        "event",
+        "line",
+        "newline",
+        "offsets",
+        "skip",
+        "source",
+        "start",
+        "stride",
+    )
 
     def __init__(
         self,
@@ -141,6 +158,10 @@ class PayloadRun:
         done: int,
         newline: int = 1,
         skip: int = 6,
+        *,
+        stride: int = 2,
+        offsets: list[int] | None = None,
+        event: str | None = None,
     ) -> None:
         self.source = source
         """The buffer the run was framed from (payloads made by :meth:`payloads` point into
@@ -158,6 +179,13 @@ class PayloadRun:
         """Bytes of each line ending (2: CRLF)."""
         self.skip = skip
         """Bytes before each value on its line (``data: `` or ``data:``)."""
+        self.stride = stride
+        """Lines per event."""
+        self.offsets = offsets
+        """Each ``data:`` line's file offset, when the events are not all alike but for
+        their data (None: they are, and :meth:`starts` adds up their sizes)."""
+        self.event = event
+        """The ``event:`` field of every event of the run, when they have one."""
 
     def __len__(self) -> int:
         return len(self.datas)
@@ -165,10 +193,12 @@ class PayloadRun:
     @property
     def lines(self) -> range:
         """The line of each payload."""
-        return range(self.line, self.line + 2 * len(self.datas), 2)
+        return range(self.line, self.line + self.stride * len(self.datas), self.stride)
 
     def starts(self) -> list[int]:
         """File offset of each payload's ``data:`` line."""
+        if self.offsets is not None:
+            return self.offsets
         # Each event is "data: ", its data and two line endings: 8 bytes beside the data
         # for LF, 10 for CRLF, 7 for "data:" and LF.
         sizes = map(len, self.datas[:-1])
@@ -181,6 +211,8 @@ class PayloadRun:
 
     def end(self, index: int) -> int:
         """File offset just past the data of payload ``index``."""
+        if self.offsets is not None:
+            return self.offsets[index] + self.skip + len(self.datas[index])
         beside = self.skip + 2 * self.newline
         return self.start + sum(map(len, self.datas[: index + 1])) + beside * index + self.skip
 
@@ -199,16 +231,17 @@ class PayloadRun:
                 lines,
                 starts,
                 ends,
-                repeat(None),
+                repeat(self.event),
                 repeat(False),
                 repeat(base),
                 repeat(skip),
             )
         )
         if done < len(self.datas):
-            out.append(Payload(DONE, lines[done], lines[done], starts[done], ends[done]))
+            event = self.event
+            out.append(Payload(DONE, lines[done], lines[done], starts[done], ends[done], event))
             out += [
-                Payload(buf, ln, ln, a, b, None, True, base, skip)
+                Payload(buf, ln, ln, a, b, event, True, base, skip)
                 for ln, a, b in zip(
                     lines[done + 1 :], starts[done + 1 :], ends[done + 1 :], strict=True
                 )
@@ -292,6 +325,8 @@ class PayloadTable(Indexed[Payload]):
         self._start.extend(starts)
         self._end.extend(run.ends(starts))
         self._skip.frombytes(bytes([run.skip]) * n)  # "data: " before each value, in the capture
+        if run.event is not None:
+            self._events.update(zip(range(i, i + n), repeat(run.event)))
         done = run.done
         if done < n:
             self._skip[i + done] = -1  # the sentinel keeps bytes of its own, as in extend
@@ -629,7 +664,11 @@ class SseFramer:
             return pos
         size = len(eol)
         blank = eol + eol
-        if not buf.startswith(b"data:", pos):  # odd events first (a gateway's comment)
+        if not buf.startswith(b"data:", pos):
+            after = self._fielded(buf, base, pos, stop, out, eol)
+            if after > pos:  # events of a field line and a data line each
+                return self._uniform(buf, base, after, stop, out, eol)
+            # odd events first (a gateway's comment)
             head = buf.find(blank + b"data:", pos, stop)
             if head < 0:
                 return pos
@@ -667,6 +706,143 @@ class SseFramer:
             at = after
             first = i + 1
         return self._run(buf, base, at, datas[first:] if first else datas, out, eol, skip)
+
+    def _fielded(
+        self,
+        buf: bytes,
+        base: int,
+        pos: int,
+        stop: int,
+        out: list[Payload | PayloadRun],
+        eol: bytes,
+    ) -> int:
+        """Frame the complete events of ``buf[pos:stop]`` as :meth:`_uniform` does, where
+        each is a field line and then one ``data:`` line (``id: 7``, or ``event: message``,
+        or a comment, the same field in every event; an ``event:`` the same value too): the
+        runs of them cut out at C speed, as :class:`PayloadRun` columns with a stride of
+        three lines. Returns where the events left start (``pos`` when these were not such
+        events).
+
+        Splitting at a line ending and ``data:`` gives each event's value followed by a blank
+        line and the next event's field line; a value and a field line with no line ending
+        in them are exactly that. The events that are not (another line, another field, a
+        keep-alive between) are framed line by line, the runs between them as runs.
+        """
+        fr = self.framing
+        size = len(eol)
+        blank = eol + eol
+        first_end = buf.find(eol, pos, stop)
+        if first_end <= pos:
+            return pos
+        first = buf[pos:first_end]
+        if 10 in first or 13 in first:
+            return pos
+        name: bytes | None = None  # None: a comment
+        if first[0] != 0x3A:
+            colon = first.find(b":")
+            if colon < 0 or first[:colon] == b"data":
+                return pos
+            name = first[:colon]
+        field = first[: 1 if name is None else len(name) + 1]
+        at = first_end + size
+        prefix = b"data: " if buf.startswith(b"data: ", at) else b"data:"
+        if not buf.startswith(prefix, at):
+            return pos
+        end = buf.rfind(blank, at, stop)  # the blank line ending the last event
+        if end < 0:
+            return pos
+        sep = eol + prefix
+        pieces = buf[pos:end].split(sep)
+        n = len(pieces) - 1
+        if n < self.RUN_MIN:
+            return pos
+        parts = list(map(bytes.partition, pieces[1:-1], repeat(blank)))
+        values = list(map(itemgetter(0), parts))
+        values.append(pieces[-1])
+        fields = list(map(itemgetter(2), parts))
+        fields.insert(0, first)  # fields[i]: the line before values[i]
+        # The events that are not one field line and one data line.
+        every = range(n)
+        odd = set(compress(every, map(contains, values, repeat(10))))
+        odd.update(compress(every, map(contains, values, repeat(13))))
+        odd.update(compress(every, map(contains, fields, repeat(10))))
+        odd.update(compress(every, map(contains, fields, repeat(13))))
+        odd.update(compress(every, map(not_, map(bytes.startswith, fields, repeat(field)))))
+        if len(prefix) == 5:
+            odd.update(compress(every, map(bytes.startswith, values, repeat(b" "))))
+        event: str | None = None
+        if name == b"event":
+            odd.update(compress(every, map(ne, fields, repeat(first))))
+            value = first[6:]
+            event = (value[1:] if value[:1] == b" " else value).decode("utf-8", "replace")
+        # A piece with no blank line in it ended no event there (the value went on into
+        # more data lines): that event is framed with the next, until one does.
+        found = list(map(bool, map(itemgetter(1), parts)))
+        found.append(True)  # the last event ends at the blank line found above
+        odd.update(compress(every, map(not_, found)))
+        if 0 in odd:  # not these events (a comment, then single-line events): not this path
+            return pos
+        # Piece k starts at starts[k]; event i's data line at starts[i + 1] - len(prefix),
+        # and the event ends (its blank line too) at its boundary.
+        starts: list[int] = list(
+            accumulate(map(add, map(len, pieces), repeat(len(sep))), initial=pos)
+        )
+
+        def boundary(i: int) -> int:
+            return starts[i + 1] + len(values[i]) + 2 * size
+
+        key = None if name is None else name.decode("utf-8", "replace")
+        begin = pos  # where the first event not yet framed starts
+        a = 0  # ... and its index
+        for b in [*sorted(odd), n]:
+            if b < a:
+                continue  # framed with an odd one before it
+            if b - a >= self.RUN_MIN and fr.done_line is None:
+                datas = values[a:b]
+                count = b - a
+                offsets = list(map(add, starts[a + 1 : b + 1], repeat(base - len(prefix))))
+                try:
+                    done = datas.index(DONE)
+                except ValueError:
+                    done = count
+                lineno = fr.lines
+                fr.lines = lineno + 3 * count
+                if done < count:
+                    fr.done_line = lineno + 2 + 3 * done
+                if key is None:
+                    fr.comments += count
+                else:
+                    fr.fields[key] = fr.fields.get(key, 0) + count
+                out.append(
+                    PayloadRun(
+                        buf,
+                        base,
+                        offsets[0],
+                        lineno + 2,
+                        datas,
+                        done,
+                        size,
+                        len(prefix),
+                        stride=3,
+                        offsets=offsets,
+                        event=event,
+                    )
+                )
+                begin = boundary(b - 1)
+            elif b > a:
+                after = boundary(b - 1)
+                self._blocks(buf, base, begin, after, out, eol)
+                begin = after
+            if b == n:
+                break
+            c = b  # an odd one, line by line, with those after it until an event ends
+            while not found[c]:
+                c += 1
+            after = boundary(c)
+            self._blocks(buf, base, begin, after, out, eol)
+            begin = after
+            a = c + 1
+        return begin
 
     def _run(
         self,

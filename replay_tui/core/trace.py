@@ -473,7 +473,7 @@ class TraceBuilder:
         feed = self._analyzer.feed
         kept = self._kept
         done = run.done
-        line = run.line
+        lines = run.lines
         for a in range(0, n, _BATCH):
             b = min(a + _BATCH, n)
             if a <= done < b:  # the sentinel: no chunk, the end of the replay
@@ -482,7 +482,7 @@ class TraceBuilder:
                 decoded += self._decode_run(run, first, done + 1, b)
             else:
                 decoded = self._decode_run(run, first, a, b)
-            feed(zip(range(line + 2 * a, line + 2 * b, 2), decoded, strict=True))
+            feed(zip(lines[a:b], decoded, strict=True))
             if kept is not None:
                 kept += map(_wrapped, decoded)
             if self.on_progress is not None:
@@ -505,7 +505,7 @@ class TraceBuilder:
                 out.append(typed(data))
             except Exception:  # anything the typed decoder refuses takes the lenient path
                 decoded = self._unusual[first + k] = self._slow(
-                    data, run.line + 2 * k, None, run.skip
+                    data, run.lines[k], None, run.skip
                 )
                 out.append(decoded)
         return out

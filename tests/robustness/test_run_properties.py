@@ -52,17 +52,31 @@ def runs(run_min: int, batch: int | None = None, window: int | None = None) -> I
         SseFramer.RUN_MIN, trace_module._BATCH, trace_module._WINDOW = saved
 
 
-def _events(texts: list[str], ending: bytes, prefix: bytes = b"data: ") -> bytes:
-    return b"".join(prefix + t.encode("utf-8", "surrogatepass") + ending for t in texts)
+def _events(
+    texts: list[str], ending: bytes, prefix: bytes = b"data: ", field: bytes = b""
+) -> bytes:
+    """Events of one data line each, after a field line each when ``field`` (``%d`` in it:
+    the event's number), each line ending ``ending`` (and the blank line too)."""
+    eol = ending[: len(ending) // 2]
+    head = (lambda i: field.replace(b"%d", b"%d" % i) + eol) if field else (lambda i: b"")
+    return b"".join(
+        head(i) + prefix + t.encode("utf-8", "surrogatepass") + ending for i, t in enumerate(texts)
+    )
 
 
 def _run_stream(
-    texts: list[str], odd: bytes, tail: list[str], eol: bytes, prefix: bytes, odd_eol: bytes
+    texts: list[str],
+    odd: bytes,
+    tail: list[str],
+    eol: bytes,
+    prefix: bytes,
+    odd_eol: bytes,
+    field: bytes,
 ) -> bytes:
     return (
-        _events(texts, eol + eol, prefix)
+        _events(texts, eol + eol, prefix, field)
         + odd.replace(b"\n", odd_eol)
-        + _events(tail, eol + eol, prefix)
+        + _events(tail, eol + eol, prefix, field)
     )
 
 
@@ -71,7 +85,8 @@ _EOLS = st.sampled_from([b"\n", b"\r\n", b"\r"])
 # A stream of single-line events, mostly: the shape runs are made of, with whatever payloads
 # (broken JSON, odd shapes, [DONE] anywhere, text with line breaks) and an odd event between,
 # each line ending LF, CRLF or CR (the odd event's own ending perhaps another: mixed), each
-# value after "data: " or "data:".
+# value after "data: " or "data:", each event perhaps with a field line first (an id, a
+# comment, an event name: the same, or not).
 run_streams = st.builds(
     _run_stream,
     st.lists(payload_texts(), max_size=24),
@@ -80,6 +95,7 @@ run_streams = st.builds(
     _EOLS,
     st.sampled_from([b"data: ", b"data:"]),
     _EOLS,
+    st.sampled_from([b"", b"", b"id: %d", b": ping", b"event: delta", b"event:%d", b"data: x"]),
 ) | st.builds(lambda a, b: a + b, sse_streams(), sse_streams())
 
 
@@ -88,6 +104,8 @@ run_streams = st.builds(
 @example(None, b"data: {}\n\n" * 3 + b"data: [DONE]\n\n" + b"data: [DONE]\n\ndata: {}\n\n")
 @example(None, b"data: a\n\ndata: [DONE]\nid: 1\n\ndata: b\n\ndata: c\n\n")
 @example(None, b"data: a\n\n: ping\n\ndata: b\n\n\ndata: c\n\ndata: d\ndata: e\n\ndata: f\n\n")
+@example(None, b"\x00data: [DONE]\ndata: [DONE]\ndata: [DONE]\n\n")
+@example(None, b"id: 1\ndata: x\ndata: y\n\nid: 2\ndata: z\n\nid: 3\ndata: w\n\n")
 def test_runs_frame_as_the_general_path(data: st.DataObject | None, body: bytes) -> None:
     pieces = data.draw(splits(body)) if data is not None else [body]
     general, general_out = feed_all(GeneralPathFramer(), pieces)
@@ -144,6 +162,10 @@ def test_a_keep_alive_comment_costs_only_its_own_event() -> None:
     (run,) = SseFramer().feed_runs(opened)
     assert isinstance(run, PayloadRun)
     assert (len(run), run.line) == (200, 5)
+    # (a comment line right before the first event: that event is framed with it)
+    (comment, run) = SseFramer().feed_runs(b": OPENROUTER PROCESSING\n" + b"".join(events))
+    assert isinstance(run, PayloadRun)
+    assert (len(run), run.line) == (199, 4)
 
 
 @pytest.mark.parametrize(
@@ -166,6 +188,33 @@ def test_every_line_ending_and_spelling_takes_the_run_path(eol: bytes, prefix: b
     ]
     assert run.end(99) == body.index(eol + eol + prefix + b"[DONE]")
     assert expanded([run]) == feed_all(GeneralPathFramer(), [body])[1]
+
+
+@pytest.mark.parametrize("field", [b"id: %d", b"event: delta", b": keep-alive %d"])
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n"])
+def test_events_with_a_field_line_each_take_the_run_path(field: bytes, eol: bytes) -> None:
+    """An id, an event name or a comment before each data line (lines of different lengths):
+    still one run, with each payload's line, place and event name; a keep-alive between
+    costs its own event and the one after it."""
+    texts = [f'{{"n":{i}}}' for i in range(200)]
+    body = _events(texts[:100], eol + eol, field=field) + b": ping" + eol + eol
+    body += _events(texts[100:], eol + eol, field=field) + b":" + eol
+    framer = SseFramer()
+    items = framer.feed_runs(body)
+    assert [len(x) for x in items if isinstance(x, PayloadRun)] == [100, 99]
+    run = items[0]
+    assert isinstance(run, PayloadRun)
+    assert (run.line, list(run.lines)[:2]) == (2, [2, 5])
+    starts = run.starts()
+    assert [body[a:b] for a, b in zip(starts, run.ends(starts), strict=True)][:2] == [
+        b'data: {"n":0}',
+        b'data: {"n":1}',
+    ]
+    general, general_out = feed_all(GeneralPathFramer(), [body])
+    assert expanded(items) + framer.close() == general_out
+    framer.framing.payloads = general_out  # (compared above; the counts here)
+    assert framing_state(framer.framing) == framing_state(general)
+    assert {p.event for p in general_out} == {"delta" if b"event" in field else None}
 
 
 def test_mixed_line_endings_are_framed_in_runs() -> None:
