@@ -231,12 +231,58 @@ def crlf_keepalive(n):
         yield event.replace("\n", "\r\n")
 
 
+def usage_every_delta(n):
+    """vLLM with continuous usage stats: a usage object in every chunk, null logprobs and
+    stop_reason beside each delta; 4 calls, the third re-keyed mid-call (its id changes
+    half-way). Invented after the framing and the analysis were tuned: not one of the five."""
+    m, calls = "Qwen/Qwen3-Coder-480B-A35B-Instruct", 4
+    per = max(4, n // calls)
+    done = 0
+
+    def chunk(delta):
+        usage = {
+            "prompt_tokens": 2048,
+            "total_tokens": 2048 + done,
+            "completion_tokens": done,
+            "prompt_tokens_details": {"cached_tokens": 1536},
+        }
+        c = {
+            **BASE,
+            "model": m,
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": delta,
+                    "logprobs": None,
+                    "finish_reason": None,
+                    "stop_reason": None,
+                }
+            ],
+            "usage": usage,
+        }
+        return "data: " + json.dumps(c, separators=(",", ":")) + "\n\n"
+
+    yield chunk({"role": "assistant", "content": ""})
+    for c in range(calls):
+        for k in range(per):
+            done += 1
+            if k == 0:
+                tc = _call(c, f"chatcmpl-tool-{c:032x}", "edit_file", "", type="function")
+            elif c == 2 and k == per // 2:  # re-keyed: a new id, the same name
+                tc = {"index": c, "id": f"chatcmpl-tool-{c + 100:032x}", "function": {}}
+            else:
+                args = '{"diff":"' if k == 1 else ("+" if k < per - 1 else '"}')
+                tc = {"index": c, "function": {"arguments": args}}
+            yield chunk({"tool_calls": [tc]})
+    yield from _end(m, n)
+
+
 SHAPES = {
     f.__name__.replace("_", "-"): f
     for f in (uniform, alternating, interleaved, many_calls, text_then_call)
 }
 HUGE = {f.__name__.replace("_", "-"): f for f in (huge_5mb, huge_50mb)}
-UNSEEN = {f.__name__.replace("_", "-"): f for f in (crlf_keepalive,)}
+UNSEEN = {f.__name__.replace("_", "-"): f for f in (crlf_keepalive, usage_every_delta)}
 """Shapes invented after the code was tuned (issue 27): every budget must hold on them too."""
 
 
