@@ -196,11 +196,15 @@ _LOOK_BACK = 1 << 16
 
 def _blank_before(data: bytes, at: int, stop: int) -> int:
     """Just past the last blank line (of any line ending) in ``data[at:stop]``; ``stop``
-    when there is none. The window's end is searched first: a blank line of an ending the
-    capture does not use is then looked for in 64 KiB, not in the whole window."""
-    for lower in (max(at, stop - _LOOK_BACK), at):
+    when there is none. Searched back from the last line ending (a byte search), its last
+    64 KiB first: a blank line of an ending the capture does not use is then looked for in
+    64 KiB, not in the whole window."""
+    last = max(data.rfind(b"\n", at, stop), data.rfind(b"\r", at, stop)) + 1
+    if last <= 0:  # no line ends in the window (the middle of a 50 MB line)
+        return stop
+    for lower in (max(at, last - _LOOK_BACK), at):
         for blank in _BLANK_LINES:
-            end = data.rfind(blank, lower, stop)
+            end = data.rfind(blank, lower, last)
             if end >= 0:
                 return end + len(blank)
         if lower == at:
