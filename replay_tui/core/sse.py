@@ -128,8 +128,8 @@ class PayloadRun:
     same way (``newline`` bytes: LF or CR, or CRLF), and every value follows ``skip`` bytes
     (``data: ``, or ``data:`` without the space).
 
-    A run of events that each have one more line before their ``data:`` line (an ``id:``,
-    an ``event:``, a comment: the same field in each) has ``stride`` 3 (lines per event),
+    A run of events that each have more lines before their ``data:`` line (an ``id:``, an
+    ``event:``, a comment: the same fields in each) has a ``stride`` of more lines per event,
     each ``data:`` line's offset in ``offsets`` (the lines before it differ in length), and
     the ``event:`` value all its events share in ``event``.
     """
@@ -717,37 +717,41 @@ class SseFramer:
         eol: bytes,
     ) -> int:
         """Frame the complete events of ``buf[pos:stop]`` as :meth:`_uniform` does, where
-        each is a field line and then one ``data:`` line (``id: 7``, or ``event: message``,
-        or a comment, the same field in every event; an ``event:`` the same value too): the
-        runs of them cut out at C speed, as :class:`PayloadRun` columns with a stride of
-        three lines. Returns where the events left start (``pos`` when these were not such
+        each is some field lines and then one ``data:`` line (``id: 7``, or ``event: message``
+        and ``id: 7``, or a comment: the same fields in the same order in every event; an
+        ``event:`` the same value too): the runs of them cut out at C speed, as
+        :class:`PayloadRun` columns with a stride of that many lines, the data line and a
+        blank line. Returns where the events left start (``pos`` when these were not such
         events).
 
         Splitting at a line ending and ``data:`` gives each event's value followed by a blank
-        line and the next event's field line; a value and a field line with no line ending
-        in them are exactly that. The events that are not (another line, another field, a
-        keep-alive between) are framed line by line, the runs between them as runs.
+        line and the next event's field lines; a value with no line ending in it and field
+        lines cut where the first event's were are exactly that. The events that are not
+        (another line, another field, a keep-alive between) are framed line by line, the runs
+        between them as runs.
         """
         fr = self.framing
         size = len(eol)
         blank = eol + eol
-        first_end = buf.find(eol, pos, stop)
-        if first_end <= pos:
+        head_end = buf.find(eol + b"data:", pos, stop)  # the first event's lines before data
+        if head_end <= pos:
             return pos
-        first = buf[pos:first_end]
-        if 10 in first or 13 in first:
-            return pos
-        name: bytes | None = None  # None: a comment
-        if first[0] != 0x3A:
-            colon = first.find(b":")
-            if colon < 0 or first[:colon] == b"data":
+        first = buf[pos:head_end]
+        heads = first.split(eol)
+        k = len(heads)
+        names: list[bytes | None] = []  # each line's field (None: a comment)
+        for line in heads:
+            if not line or 10 in line or 13 in line:
                 return pos
-            name = first[:colon]
-        field = first[: 1 if name is None else len(name) + 1]
-        at = first_end + size
+            if line[0] == 0x3A:
+                names.append(None)
+                continue
+            colon = line.find(b":")
+            if colon < 0 or line[:colon] == b"data":
+                return pos
+            names.append(line[:colon])
+        at = head_end + size
         prefix = b"data: " if buf.startswith(b"data: ", at) else b"data:"
-        if not buf.startswith(prefix, at):
-            return pos
         end = buf.rfind(blank, at, stop)  # the blank line ending the last event
         if end < 0:
             return pos
@@ -760,21 +764,34 @@ class SseFramer:
         values = list(map(itemgetter(0), parts))
         values.append(pieces[-1])
         fields = list(map(itemgetter(2), parts))
-        fields.insert(0, first)  # fields[i]: the line before values[i]
-        # The events that are not one field line and one data line.
+        fields.insert(0, first)  # fields[i]: the lines before values[i]
+        # The events that are not these field lines and one data line.
         every = range(n)
         odd = set(compress(every, map(contains, values, repeat(10))))
         odd.update(compress(every, map(contains, values, repeat(13))))
-        odd.update(compress(every, map(contains, fields, repeat(10))))
-        odd.update(compress(every, map(contains, fields, repeat(13))))
-        odd.update(compress(every, map(not_, map(bytes.startswith, fields, repeat(field)))))
         if len(prefix) == 5:
             odd.update(compress(every, map(bytes.startswith, values, repeat(b" "))))
+        for byte in (10, 13):  # no line ending but the k - 1 between the field lines
+            expected = k - 1 if byte in eol else 0
+            odd.update(
+                compress(every, map(ne, map(bytes.count, fields, repeat(byte)), repeat(expected)))
+            )
+        if k == 1:
+            columns = [fields]
+        else:
+            for i in odd:
+                fields[i] = first  # (odd already: a stand-in with k lines to cut)
+            cut = list(map(bytes.split, fields, repeat(eol)))
+            odd.update(compress(every, map(ne, map(len, cut), repeat(k))))
+            columns = [list(map(itemgetter(j), cut)) for j in range(k)]
         event: str | None = None
-        if name == b"event":
-            odd.update(compress(every, map(ne, fields, repeat(first))))
-            value = first[6:]
-            event = (value[1:] if value[:1] == b" " else value).decode("utf-8", "replace")
+        for line, field, column in zip(heads, names, columns, strict=True):
+            start = b":" if field is None else field + b":"
+            odd.update(compress(every, map(not_, map(bytes.startswith, column, repeat(start)))))
+            if field == b"event":  # the same name in each event: the run's
+                odd.update(compress(every, map(ne, column, repeat(line))))
+                value = line[6:]
+                event = (value[1:] if value[:1] == b" " else value).decode("utf-8", "replace")
         # A piece with no blank line in it ended no event there (the value went on into
         # more data lines): that event is framed with the next, until one does.
         found = list(map(bool, map(itemgetter(1), parts)))
@@ -791,7 +808,8 @@ class SseFramer:
         def boundary(i: int) -> int:
             return starts[i + 1] + len(values[i]) + 2 * size
 
-        key = None if name is None else name.decode("utf-8", "replace")
+        keys = [None if f is None else f.decode("utf-8", "replace") for f in names]
+        stride = k + 2  # the field lines, the data line, a blank line
         begin = pos  # where the first event not yet framed starts
         a = 0  # ... and its index
         for b in [*sorted(odd), n]:
@@ -806,24 +824,25 @@ class SseFramer:
                 except ValueError:
                     done = count
                 lineno = fr.lines
-                fr.lines = lineno + 3 * count
+                fr.lines = lineno + stride * count
                 if done < count:
-                    fr.done_line = lineno + 2 + 3 * done
-                if key is None:
-                    fr.comments += count
-                else:
-                    fr.fields[key] = fr.fields.get(key, 0) + count
+                    fr.done_line = lineno + k + 1 + stride * done
+                for key in keys:
+                    if key is None:
+                        fr.comments += count
+                    else:
+                        fr.fields[key] = fr.fields.get(key, 0) + count
                 out.append(
                     PayloadRun(
                         buf,
                         base,
                         offsets[0],
-                        lineno + 2,
+                        lineno + k + 1,
                         datas,
                         done,
                         size,
                         len(prefix),
-                        stride=3,
+                        stride=stride,
                         offsets=offsets,
                         event=event,
                     )

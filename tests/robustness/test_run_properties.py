@@ -58,6 +58,7 @@ def _events(
     """Events of one data line each, after a field line each when ``field`` (``%d`` in it:
     the event's number), each line ending ``ending`` (and the blank line too)."""
     eol = ending[: len(ending) // 2]
+    field = field.replace(b"\n", eol)
     head = (lambda i: field.replace(b"%d", b"%d" % i) + eol) if field else (lambda i: b"")
     return b"".join(
         head(i) + prefix + t.encode("utf-8", "surrogatepass") + ending for i, t in enumerate(texts)
@@ -95,7 +96,12 @@ run_streams = st.builds(
     _EOLS,
     st.sampled_from([b"data: ", b"data:"]),
     _EOLS,
-    st.sampled_from([b"", b"", b"id: %d", b": ping", b"event: delta", b"event:%d", b"data: x"]),
+    st.sampled_from(
+        [
+            *(b"", b"", b"id: %d", b": ping", b"event: delta", b"event:%d", b"data: x"),
+            *(b"event: delta\nid: %d", b"id: %d\n: x\nretry: 5", b"id: %d\ndata: x"),
+        ]
+    ),
 ) | st.builds(lambda a, b: a + b, sse_streams(), sse_streams())
 
 
@@ -163,7 +169,7 @@ def test_a_keep_alive_comment_costs_only_its_own_event() -> None:
     assert isinstance(run, PayloadRun)
     assert (len(run), run.line) == (200, 5)
     # (a comment line right before the first event: that event is framed with it)
-    (comment, run) = SseFramer().feed_runs(b": OPENROUTER PROCESSING\n" + b"".join(events))
+    (_comment, run) = SseFramer().feed_runs(b": OPENROUTER PROCESSING\n" + b"".join(events))
     assert isinstance(run, PayloadRun)
     assert (len(run), run.line) == (199, 4)
 
@@ -190,12 +196,14 @@ def test_every_line_ending_and_spelling_takes_the_run_path(eol: bytes, prefix: b
     assert expanded([run]) == feed_all(GeneralPathFramer(), [body])[1]
 
 
-@pytest.mark.parametrize("field", [b"id: %d", b"event: delta", b": keep-alive %d"])
+@pytest.mark.parametrize(
+    "field", [b"id: %d", b"event: delta", b": keep-alive %d", b"event: delta\nid: %d"]
+)
 @pytest.mark.parametrize("eol", [b"\n", b"\r\n"])
 def test_events_with_a_field_line_each_take_the_run_path(field: bytes, eol: bytes) -> None:
-    """An id, an event name or a comment before each data line (lines of different lengths):
-    still one run, with each payload's line, place and event name; a keep-alive between
-    costs its own event and the one after it."""
+    """An id, an event name, a comment (or two of them) before each data line (of different
+    lengths): still one run, with each payload's line, place and event name; a keep-alive
+    between costs its own event and the one after it."""
     texts = [f'{{"n":{i}}}' for i in range(200)]
     body = _events(texts[:100], eol + eol, field=field) + b": ping" + eol + eol
     body += _events(texts[100:], eol + eol, field=field) + b":" + eol
@@ -204,7 +212,8 @@ def test_events_with_a_field_line_each_take_the_run_path(field: bytes, eol: byte
     assert [len(x) for x in items if isinstance(x, PayloadRun)] == [100, 99]
     run = items[0]
     assert isinstance(run, PayloadRun)
-    assert (run.line, list(run.lines)[:2]) == (2, [2, 5])
+    k = field.count(b"\n") + 1  # field lines before each data line
+    assert (run.line, list(run.lines)[:2]) == (k + 1, [k + 1, 2 * k + 3])
     starts = run.starts()
     assert [body[a:b] for a, b in zip(starts, run.ends(starts), strict=True)][:2] == [
         b'data: {"n":0}',
