@@ -508,9 +508,7 @@ class TraceBuilder:
             try:
                 out.append(typed(data))
             except Exception:  # anything the typed decoder refuses takes the lenient path
-                decoded = self._unusual[first + k] = self._slow(
-                    data, run.lines[k], None, run.skip
-                )
+                decoded = self._unusual[first + k] = self._slow(data, run.lines[k], None, run.skip)
                 out.append(decoded)
         return out
 
