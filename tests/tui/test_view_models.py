@@ -168,6 +168,21 @@ def test_a_trace_without_tool_calls_has_no_cursor_to_move() -> None:
         assert view.cursor == -1
 
 
+def test_a_head_read_before_any_call_says_so_not_that_the_stream_has_none(tmp_path: Path) -> None:
+    """A first screen of text deltas (the calls come after 13 MB of them) is what has been
+    read so far: neither "no tool calls in this trace" nor a stream being written."""
+    from replay_tui.core.trace import TraceBuilder
+
+    text = "".join(
+        'data: {"choices":[{"index":0,"delta":{"content":"w%d "}}]}\n\n' % i for i in range(50)
+    )
+    path = tmp_path / "text-first.sse"
+    path.write_text(text)
+    builder = TraceBuilder(discover([path]).sources[0])
+    builder.feed(text.encode())
+    assert calls_text(builder.build())[0] == "No tool calls in what has been read so far."
+
+
 @given(st.text("ab-_.17界😀", min_size=1, max_size=40), st.integers(2, 30))
 def test_a_name_cut_in_its_middle_keeps_its_start_and_end_and_fits(text: str, width: int) -> None:
     """The list, the header and the title cut names alike (one :func:`middle_cut`)."""

@@ -209,7 +209,7 @@ def build_calls_model(trace: Trace, previous: CallsModel | None = None) -> Calls
     if not analysis.calls:
         blocks = analysis.blocks
         said = (
-            "No tool calls yet (the stream is still being written)."
+            "No tool calls in what has been read so far."
             if trace.in_progress
             else "No tool calls in this trace: no identity to erase."
         )
@@ -378,7 +378,7 @@ def _tail(ct: CallTrace, accept_verdict: str, accept_finish: dict[str, Any]) -> 
                 failure = accept_finish.get("failure", {})
                 why += " → " + failure_text(failure)
             elif accept_verdict == "in-progress":
-                why = f"no {missing} yet (the stream is still being written)"
+                why = f"no {missing} in what has been read so far"
             line.append(("✗ " + visible(why), "calls-view--bad"))
             out.append(line)
             continue
