@@ -7,15 +7,13 @@ worker of its own. ``make_app`` is the factory the CLI and the tests share.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import io
 import os
 import shlex
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -30,6 +28,7 @@ from textual.widget import Widget
 from textual.widgets import Input, ProgressBar, Static, TabbedContent, TabPane, Tabs
 from textual.worker import get_current_worker
 
+from ..browse.judging import FolderJudging, collector_paused, first_flagged, one_stream
 from ..core.discovery import (
     Candidate,
     Discovery,
@@ -38,9 +37,8 @@ from ..core.discovery import (
     classify_candidate,
     entry_of,
     split_entry,
-    walk,
 )
-from ..core.result import Judgement, Listed, judge_listed, judgement_of, only_trace, split_listed
+from ..core.result import Judgement, Listed, only_trace
 from ..core.trace import Badge, Form, Source, Trace, TraceBuilder, load_trace
 from ..core.visible import visible
 from ..core.words import plural
@@ -80,7 +78,7 @@ if TYPE_CHECKING:
     import logging
 
     from ..record import Recorder
-    from ..scale.judgements import JudgementCache
+    from ..scale.judgements import JudgementCache, Known
     from .widgets.clients_view import ClientsPane
     from .widgets.compare_pane import ComparePane
     from .widgets.diff_view import DiffView
@@ -89,25 +87,7 @@ if TYPE_CHECKING:
 __all__ = ["ReplayApp", "make_app", "run_app"]
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cycle collector off while a folder is listed: 100,000 captures are some
-    hundreds of thousands of small objects made at once (addresses, stamps, judgements), none
-    of them garbage, and each full pass of the collector over them on the way cost the
-    re-open of such a folder a third of its time. Back on at the end (unless it was off)."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
-
-
 VIEWS = ("calls", "diff", "raw", "clients", "compare")
-FRESH = 1.0
-"""Seconds before the folder was opened within which a capture may still be being written:
-judged here and followed ("in progress"), not by the pool as ended."""
 BADGE_CYCLE: tuple[str | None, ...] = (
     None,
     "erasing",
@@ -117,18 +97,6 @@ BADGE_CYCLE: tuple[str | None, ...] = (
     "clean",
     SKIPPED,
 )
-
-
-def _one_stream(item: Candidate) -> bool:
-    """The file named holds one stream, under its own address (not a HAR file's entries)."""
-    found = Discovery()
-    try:
-        classify_candidate(item, found)
-    except Exception:  # judge_listed says what is wrong with it
-        return False
-    return (
-        not found.skipped and len(found.sources) == 1 and found.sources[0].address == item.address
-    )
 
 
 class ReplayApp(App[int]):
@@ -183,6 +151,13 @@ class ReplayApp(App[int]):
         self.watching = watch
         self.live = LiveReload(self, self.paths) if watch else None
         self.store = TraceStore()
+        self.folder_judging = FolderJudging(
+            self.paths,
+            use_cache=cache,
+            jobs=jobs,
+            live=self.live.folder if self.live is not None else None,
+        )
+        """The walk, the judgement cache and the judging, run in the app's workers."""
         self.current: Trace | None = None
         self.partial = False
         self._loading: str | None = None
@@ -348,7 +323,7 @@ class ReplayApp(App[int]):
         if len(self.paths) != 1 or entry is not None or not Path(name).is_file():
             return False
         item = Candidate(name, Path(name).as_posix())
-        if not _one_stream(item):
+        if not one_stream(item):
             return False
         found = Discovery()
         classify_candidate(item, found)
@@ -370,65 +345,32 @@ class ReplayApp(App[int]):
 
     @work(thread=True, exclusive=True, group="discover", description="discover")
     def _discover(self, paths: list[str]) -> None:
-        with _collector_paused():
+        with collector_paused():
             self._walk_and_sort(paths)
 
     def _walk_and_sort(self, paths: list[str]) -> None:
-        # The walk (each file's size and mtime with it, for the judgement cache), and what
-        # the cache knows: a folder of 100,000 captures is listed in half a second, and read
-        # by the judging afterwards. One file named is read at once (it is shown directly).
-        cache: JudgementCache | None = None
-        if self.use_cache:
-            from ..scale.judgements import JudgementCache
+        judging = self.folder_judging
 
-            cache = JudgementCache(paths)
-            cache.load()
-        if cache is not None and len(paths) == 1 and Path(paths[0]).is_dir():
-            # A folder opened before: what the cache knew is on screen at once, and
-            # checked against the files while it is shown (100,000 of them: a second).
-            known, listed = cache.listing()
-            if len(listed) >= self.SHOW_CACHED_FROM:
-                hays = hays_of(known.other, known.single)
-                self.post_message(CacheListed(listed, known.other, known.single, hays))
-        files: list[Candidate] = []
-        skipped: list[Skipped] = []
-        for item in walk(paths, stat=self.use_cache, prefix_folders=True):
-            if isinstance(item, Skipped):
-                skipped.append(item)
-            else:
-                files.append(item)
-        done = DiscoveryDone(files, skipped, todo=files)
-        if len(paths) == 1 and len(files) == 1 and Path(split_entry(paths[0])[0]).is_file():
-            done.todo = []
-            if _one_stream(files[0]):
-                # Opened at once, judged as it is read: judging it first read it all twice
-                # before its first rows (half a second on a 25 MB capture).
-                done.named = True
-            else:
-                done.judged = [(files[0].address, judge_listed(files[0]))]
-        elif cache is not None and files:
-            # What the judgement cache knows is shown with the list: a folder re-opened is
-            # listed judged, in one go; only the files it does not know are judged after.
-            done.cache = cache
-            known = cache.sort_out(files, fresh_from=self._fresh_from())
-            done.judged, done.single, done.todo = known.other, known.single, known.todo
-            done.hays = hays_of(known.other, known.single)
-        if self.live is not None:
-            self.live.folder.track(files, skipped)
-            for address, holds in done.judged:
-                self._learn(address, holds)
+        def show_cached(known: Known, listed: list[tuple[str, str]]) -> None:
+            hays = hays_of(known.other, known.single)
+            self.post_message(CacheListed(listed, known.other, known.single, hays))
+
+        walked = judging.walk_and_sort(show_cached, self.SHOW_CACHED_FROM)
+        done = DiscoveryDone(
+            walked.files,
+            walked.skipped,
+            judged=walked.judged,
+            single=walked.single,
+            todo=walked.todo,
+            cache=walked.cache,
+            named=walked.named,
+        )
+        if walked.cache is not None:
+            done.hays = hays_of(walked.judged, walked.single)
         self.post_message(done)
-        if done.cache is not None and not done.todo:  # (else the judging goes on with it)
-            done.cache.save()  # files gone since: their entries go (else nothing to write)
-            if done.cache.problem is not None:
-                self.call_from_thread(self._say_cache_problem, done.cache.problem)
-
-    def _learn(self, address: str, listed: Listed) -> None:
-        """Tell the followed folder what a listed file holds (in a worker: it takes a lock)."""
-        if self.live is not None:
-            if only_trace(address, listed) is not None:
-                return  # one trace under the file's own address: the folder knows it already
-            self.live.folder.learn(address, *split_listed(listed))
+        problem = judging.save_cache(walked)
+        if problem is not None:
+            self.call_from_thread(self._say_cache_problem, problem)
 
     @on(CacheListed)
     def _listed_from_cache(self, message: CacheListed) -> None:
@@ -486,7 +428,7 @@ class ReplayApp(App[int]):
             self._judge(message.todo, message.cache)
         if self.current is not None or self.user_navigated or self.trace_list.selected:
             return  # chosen in what the cache showed: the user's choice stays
-        flagged = (self._first_flagged(message.judged), self._first_flagged(message.single))
+        flagged = (first_flagged(message.judged), first_flagged(message.single))
         first = min((a for a in flagged if a is not None), key=address_key, default=None)
         if first is None and not message.todo:
             first = self._fallback_address()
@@ -585,50 +527,18 @@ class ReplayApp(App[int]):
             results.append((address, traces, skipped))
         return results, single
 
-    @staticmethod
-    def _first_flagged(judged: Sequence[tuple[str, Listed | Judgement]]) -> str | None:
-        """The first trace with flags among files judged (or traces: ``(address, judgement)``)."""
-        for address, listed in judged:
-            if isinstance(listed, Judgement):
-                if listed.flags:
-                    return address
-                continue
-            for item in listed:
-                if not isinstance(item, Skipped) and item[1].flags:
-                    return item[0]
-        return None
-
-    def _fresh_from(self) -> int | None:
-        """Captures modified since (ns since the epoch) may still be being written: they are
-        followed here, not judged as ended (``None``: not following the folder)."""
-        live = self.live
-        return None if live is None else int((live.folder.opened_at - FRESH) * 1e9)
-
-    def _fresh(self, item: Candidate, stamp: tuple[int, int]) -> bool:
-        fresh_from = self._fresh_from()
-        return fresh_from is not None and stamp[1] >= fresh_from
-
     @work(thread=True, exclusive=True, group="judge", description="judge")
     def _judge(self, files: list[Candidate], cache: JudgementCache | None) -> None:
         """Judge the files the cache did not know (``cache``: sorted out already)."""
-        from ..scale.judgements import judge_files
-        from ..scale.pool import default_jobs
-
         worker = get_current_worker()
         judged: list[tuple[str, Listed]] = []
         traces: list[Trace] = []
         hays: dict[str, str] = {}
         last = time.monotonic()
-        for item, listed in judge_files(
-            files,
-            jobs=self.jobs or default_jobs(),
-            cache=cache,
-            here=self._fresh,
-            cancelled=lambda: worker.is_cancelled,
+        for item, listed, here in self.folder_judging.judge(
+            files, cache, cancelled=lambda: worker.is_cancelled
         ):
-            if listed is None:
-                listed = self._follow(item, traces)
-            self._learn(item.address, listed)
+            traces += here
             judged.append((item.address, listed))
             hays.update(hays_of([(item.address, listed)]))
             if time.monotonic() - last > 0.05:
@@ -646,22 +556,6 @@ class ReplayApp(App[int]):
             visible(f"judgement cache not used: {problem}"), severity="warning", markup=False
         )
 
-    def _follow(self, item: Candidate, traces: list[Trace]) -> Listed:
-        """Judge a capture that may still be being written here, as the folder follows it."""
-        assert self.live is not None
-        found = Discovery()
-        classify_candidate(item, found)
-        listed: Listed = list(found.skipped)
-        for source in found.sources:
-            try:
-                trace = self.live.folder.load(source)
-            except OSError as exc:
-                listed.append(Skipped(source.address, f"cannot read: {exc.strerror or exc}"))
-                continue
-            traces.append(trace)
-            listed.append((source.address, judgement_of(trace)))
-        return listed
-
     @on(TracesJudged)
     def _judged(self, message: TracesJudged) -> None:
         self._resolve(message.judged, message.hays)
@@ -676,7 +570,7 @@ class ReplayApp(App[int]):
         if self.current is None and not self.user_navigated and self.trace_list.selected is None:
             # Nothing open nor opening yet: the first flagged trace, else (at the end) the
             # first that is not clean.
-            flagged = self._first_flagged(message.judged)
+            flagged = first_flagged(message.judged)
             if flagged is not None:
                 self._auto_open(flagged)
             elif message.finished:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
+from replay_tui.browse import judging as browse_judging
 from replay_tui.tui.app import make_app
 from replay_tui.tui.widgets.bars import BadgeChip
 from replay_tui.tui.widgets.trace_list import TraceList
@@ -391,7 +392,7 @@ async def test_a_reopened_folder_shows_what_the_cache_knew_while_its_files_are_c
     (folder / gone).unlink()
     shutil.copy(TRACES / "openai" / "gpt-4.1-text-then-call.sse", folder / "envoy" / "x.sse")
 
-    walked = held(monkeypatch, app_module, "walk")  # a big folder's: the cache shows meanwhile
+    walked = held(monkeypatch, browse_judging, "walk")  # a big folder's: the cache shows meanwhile
     monkeypatch.setattr(app_module.ReplayApp, "SHOW_CACHED_FROM", 1)  # (27 files here)
     again = make_app([str(folder)])
     async with again.run_test(size=SIZE) as pilot:
