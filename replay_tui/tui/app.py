@@ -39,7 +39,7 @@ from ..core.discovery import (
     split_entry,
 )
 from ..core.result import Judgement, Listed, only_trace
-from ..core.trace import Badge, Form, Source, Trace, TraceBuilder, load_trace
+from ..core.trace import Form, Source, Trace, TraceBuilder, load_trace
 from ..core.visible import visible
 from ..core.words import plural
 from ..live.folder import FolderUpdate
@@ -67,7 +67,7 @@ from .screens.help import HelpScreen
 from .store import TraceStore
 from .toasts import toast_text
 from .widgets.bars import BadgeChip, CountsBar, TraceHeader
-from .widgets.calls_view import CallsView
+from .widgets.calls_view import CallsView, no_flags_text
 from .widgets.details import Details
 from .widgets.key_hints import KeyHints
 from .widgets.line_view import LineView
@@ -1334,73 +1334,18 @@ class ReplayApp(App[int]):
     def action_help(self) -> None:
         self.push_screen(HelpScreen(binding_sections(), self.keymap_overrides))
 
-    def _flag_stops(self) -> list[tuple[int, int, list[int]]]:
-        """``(position, row, flag indexes)`` per calls-view row holding flags, in stream order.
-
-        One stop per delta (a delta that erased both id and name holds two flags), numbered
-        by the analysis' flags, so the toast counts what the header and the details count."""
-        model = self.calls_view.model
-        if model is None:
-            return []
-        stops: dict[int, tuple[int, int, list[int]]] = {}
-        for k, f in enumerate(model.trace.analysis.flags):
-            row = model.flag_row(f)
-            if row is None:
-                continue
-            stop = stops.setdefault(row, (f.position, row, []))
-            stop[2].append(k)
-        return sorted(stops.values(), key=lambda s: (s[0], s[1]))
-
-    def _no_flags_text(self) -> str:
-        """What ``n`` says on a trace without flags: nothing was erased, and whether it works
-        all the same (a model that never sent an id has no flag, and still breaks)."""
-        trace = self.current
-        if trace is None:
-            return "No trace open yet: no flags to walk."
-        if trace.badge is Badge.CLEAN:
-            return "No flags in this trace: nothing was erased."
-        verdicts = ", ".join(f"{b} {v}" for b, v in trace.verdicts.items())
-        return (
-            f"No flags: nothing was erased, yet it is {trace.badge.value} ({verdicts})."
-            " Details says why."
-        )
-
     def _walk_flags(self, forward: bool) -> None:
-        stops = self._flag_stops()
-        model = self.calls_view.model
-        if not stops or model is None:
-            self.notify(self._no_flags_text(), timeout=5, markup=False)
-            return
         view = self.calls_view
-        rows = [row for _, row, _ in stops]
-        if view.cursor in rows:
-            here = rows.index(view.cursor)
-            at = (here + (1 if forward else -1)) % len(stops)
-            wrapped = at <= here if forward else at >= here
-        else:
-            found = view.selected_delta()
-            key = (found[1].position, view.cursor) if found else (-1, view.cursor)
-            later = [k for k, (p, r, _) in enumerate(stops) if (p, r) > key]
-            earlier = [k for k, (p, r, _) in enumerate(stops) if (p, r) < key]
-            if forward:
-                at, wrapped = (later[0], False) if later else (0, True)
-            else:
-                at, wrapped = (earlier[-1], False) if earlier else (len(stops) - 1, True)
-        _, row, indexes = stops[at]
+        model = view.model
+        found = view.selected_delta()
+        position = found[1].position if found else None
+        step = model.walk_flags(view.cursor, position, forward) if model is not None else None
+        if step is None:
+            self.notify(no_flags_text(self.current), timeout=5, markup=False)
+            return
+        row, said = step
         view.move_cursor(row, center=True)
-        flags = model.trace.analysis.flags
-        total = len(flags)
-        first, last = indexes[0] + 1, indexes[-1] + 1
-        labels = " + ".join(dict.fromkeys(flags[k].label for k in indexes))
-        which = f"Flag {first:,}" if first == last else f"Flags {first:,}–{last:,}"
-        again = ""
-        if wrapped and len(stops) > 1:  # past the last (first): round to the other end
-            again = " · back to the first" if forward else " · back to the last"
-        self.notify(
-            f"{which} of {total:,}: {labels} on line {flags[indexes[0]].line}{again}",
-            timeout=2,
-            markup=False,
-        )
+        self.notify(said, timeout=2, markup=False)
 
     def action_next_flag(self) -> None:
         if not self._said_not_a_trace("walk the flags of"):
