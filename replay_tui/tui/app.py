@@ -35,7 +35,6 @@ from ..core.discovery import (
     Skipped,
     address_key,
     classify_candidate,
-    entry_of,
     split_entry,
 )
 from ..core.result import Judgement, Listed, only_trace
@@ -75,10 +74,9 @@ from .widgets.model_view import ModelShown
 from .widgets.trace_list import TraceList
 
 if TYPE_CHECKING:
-    import logging
-
     from ..record import Recorder
     from ..scale.judgements import JudgementCache, Known
+    from .recording import RecorderInApp
     from .widgets.clients_view import ClientsPane
     from .widgets.compare_pane import ComparePane
     from .widgets.diff_view import DiffView
@@ -146,7 +144,8 @@ class ReplayApp(App[int]):
         """``record --tui``: the recording proxy, run in this app's event loop."""
         self.fatal: str | None = None
         """Why the app exited at once (the recorder could not start), for the CLI to say."""
-        self._record_log: tuple[logging.Logger, logging.Handler, bool] | None = None
+        self._recording: RecorderInApp | None = None
+        """The recorder's start and stop (``record --tui``)."""
         self.paths = [str(p) for p in paths] or ["."]
         self.watching = watch
         self.live = LiveReload(self, self.paths) if watch else None
@@ -264,32 +263,16 @@ class ReplayApp(App[int]):
         # Before the terminal is taken over: a busy port exits with one line, no broken screen.
         if self.recorder is None:
             return
-        import logging
+        from .recording import RecorderInApp
 
-        from ..record import RecorderError
-        from .recording import RECORD_LOGGER, ToastHandler
-
-        try:
-            await self.recorder.start()
-        except RecorderError as exc:
-            self.fatal = str(exc)
+        self._recording = RecorderInApp(self, self.recorder)
+        self.fatal = await self._recording.start()
+        if self.fatal is not None:
             self.exit(2)
-            return
-        logger = logging.getLogger(RECORD_LOGGER)
-        handler = ToastHandler(self)
-        self._record_log = (logger, handler, logger.propagate)
-        logger.addHandler(handler)
-        logger.propagate = False  # its lines would tear the screen
 
     async def on_unmount(self) -> None:
-        # Stopping the recorder finalizes the captures still being written.
-        if self.recorder is not None:
-            await self.recorder.stop()
-        if self._record_log is not None:
-            logger, handler, propagate = self._record_log
-            logger.removeHandler(handler)
-            logger.propagate = propagate
-            self._record_log = None
+        if self._recording is not None:
+            await self._recording.stop()
 
     def on_mount(self) -> None:
         if self.recorder is not None and self.fatal is None:
@@ -1411,33 +1394,9 @@ class ReplayApp(App[int]):
         copy(self, text, what)
 
     def _path_of(self, address: str, skipped: Skipped | None = None) -> str:
-        """A listed file as a shell started where replay-tui was names it (the path given on
-        the command line joined with the file's place below it; a HAR entry FILE.har#N, as
-        ``replay-tui replay`` takes it), quoted if a shell would split or read it: the
-        list's address is relative to the folder."""
-        return _for_the_shell(self._unquoted_path_of(address, skipped))
-
-    def _unquoted_path_of(self, address: str, skipped: Skipped | None) -> str:
-        if skipped is None:
-            file_address, number = entry_of(address)
-            path = self.store.paths.get(address) or self.store.paths.get(file_address)
-            if path is None:
-                return address
-            return f"{path}#{number}" if number is not None else path
-        for root in self.paths:
-            path = os.path.join(root, skipped.path)
-            if os.path.lexists(path):
-                return path
-        return skipped.path
-
-
-def _for_the_shell(path: str) -> str:
-    """``path`` as typed into a shell: as it is when nothing in it is special (``#`` inside a
-    word is not: ``x.har#2``), else quoted (``'my dir/it'"'"'s.sse'``)."""
-    bare = path.replace("#", "")
-    if not path.startswith("#") and shlex.quote(bare) == bare:
-        return path
-    return shlex.quote(path)
+        """A listed file as a shell started where replay-tui was names it (see
+        :meth:`TraceStore.shell_path`)."""
+        return self.store.shell_path(address, skipped, self.paths)
 
 
 make_app = ReplayApp

@@ -653,7 +653,7 @@ async def test_c_in_the_list_copies_a_path_the_shell_takes(monkeypatch: pytest.M
 
 
 def test_a_copied_path_is_quoted_when_a_shell_would_split_it() -> None:
-    from replay_tui.tui.app import _for_the_shell
+    from replay_tui.tui.store import for_the_shell as _for_the_shell
 
     assert _for_the_shell("traces/x.har#2") == "traces/x.har#2"  # (# inside a word: literal)
     assert _for_the_shell("/tmp/my dir/it's.sse") == """'/tmp/my dir/it'"'"'s.sse'"""
