@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FRESH",
     "FolderJudging",
+    "JudgedBatch",
     "Walked",
     "collector_paused",
     "first_flagged",
@@ -102,6 +104,28 @@ class Walked:
     """The judgement cache, read already (the judging goes on with it)."""
     named: bool = False
     """One file named that holds one stream: opened at once, judged as it is read."""
+
+
+@dataclass
+class JudgedBatch:
+    """Files judged since the last batch, for the screen to take in one go."""
+
+    judged: list[tuple[str, Listed]] = field(default_factory=list)
+    """Each file's address and what it holds: its traces' judgements, or why it holds none."""
+    traces: list[Trace] = field(default_factory=list)
+    """Traces judged in this process (captures still being written, followed as they grow)."""
+    finished: bool = False
+    """The last batch: every file was judged."""
+
+
+FIRST_BATCH = 0.05
+"""Seconds of judging before the first batch goes to the screen (the first badges, and the
+first flagged trace opened, at once)."""
+BATCH_EVERY = 0.25
+"""Seconds between two batches after that, at the least. Taking a batch in costs the screen
+a frame (the list's rows on screen and the counts drawn again: some 20–30 ms, whatever the
+batch's size): four a second keep the badges moving while the processes judging have
+the machine's cores nearly to themselves, as ``check``'s do."""
 
 
 class FolderJudging:
@@ -229,6 +253,35 @@ class FolderJudging:
                 listed = self.follow(item, traces)
             self.learn(item.address, listed)
             yield item, listed, traces
+
+    def judge_in_batches(
+        self,
+        files: list[Candidate],
+        cache: JudgementCache | None,
+        cancelled: Callable[[], bool],
+        taken: Callable[[], bool] = lambda: True,
+        *,
+        first: float = FIRST_BATCH,
+        every: float = BATCH_EVERY,
+    ) -> Iterator[JudgedBatch]:
+        """:meth:`judge`'s files in batches, one per frame of the screen's: a batch is
+        handed on once ``every`` seconds have passed since the last (``first`` for the
+        first) and the screen has ``taken()`` the last one in; until then files are added to
+        it. The last batch says ``finished`` (none when cancelled)."""
+        batch = JudgedBatch()
+        due = time.monotonic() + first
+        for item, listed, here in self.judge(files, cache, cancelled):
+            batch.judged.append((item.address, listed))
+            batch.traces += here
+            now = time.monotonic()
+            if now >= due and taken():
+                yield batch
+                batch = JudgedBatch()
+                due = now + every
+        if cancelled():
+            return
+        batch.finished = True
+        yield batch
 
     def follow(self, item: Candidate, traces: list[Trace]) -> Listed:
         """Judge a capture that may still be being written here, as the folder follows it."""

@@ -514,23 +514,18 @@ class ReplayApp(App[int]):
     def _judge(self, files: list[Candidate], cache: JudgementCache | None) -> None:
         """Judge the files the cache did not know (``cache``: sorted out already)."""
         worker = get_current_worker()
-        judged: list[tuple[str, Listed]] = []
-        traces: list[Trace] = []
-        hays: dict[str, str] = {}
-        last = time.monotonic()
-        for item, listed, here in self.folder_judging.judge(
-            files, cache, cancelled=lambda: worker.is_cancelled
+        taken = threading.Event()
+        taken.set()
+        for batch in self.folder_judging.judge_in_batches(
+            files, cache, cancelled=lambda: worker.is_cancelled, taken=taken.is_set
         ):
-            traces += here
-            judged.append((item.address, listed))
-            hays.update(hays_of([(item.address, listed)]))
-            if time.monotonic() - last > 0.05:
-                self.post_message(TracesJudged(judged, traces, hays))
-                judged, traces, hays = [], [], {}
-                last = time.monotonic()
+            taken.clear()
+            hays = hays_of(batch.judged)
+            self.post_message(
+                TracesJudged(batch.judged, batch.traces, hays, batch.finished, taken=taken)
+            )
         if worker.is_cancelled:
             return
-        self.post_message(TracesJudged(judged, traces, hays, finished=True))
         if cache is not None and cache.problem is not None:
             self.call_from_thread(self._say_cache_problem, cache.problem)
 
@@ -541,6 +536,8 @@ class ReplayApp(App[int]):
 
     @on(TracesJudged)
     def _judged(self, message: TracesJudged) -> None:
+        if message.taken is not None:  # the next batch once this one is drawn
+            self.call_after_refresh(message.taken.set)
         self._resolve(message.judged, message.hays)
         for trace in message.traces:
             self.store.put(trace)

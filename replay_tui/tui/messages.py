@@ -80,6 +80,8 @@ class TracesJudged(Message):
     """What the list's filter reads of each trace judged, made in the worker."""
     finished: bool = False
     """The last batch: every file was judged."""
+    taken: threading.Event | None = None
+    """Set once this batch is on screen: the judging sends the next one only then."""
 
 
 @dataclass

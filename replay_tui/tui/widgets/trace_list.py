@@ -203,6 +203,14 @@ class TraceTree(ScrollView, can_focus=True):
             self.cursor = len(self.listing.rows) - 1
         self.refresh()
 
+    def shows_any(self, addresses: Sequence[str]) -> bool:
+        """Whether a row on screen shows one of the traces ``addresses``."""
+        rows, items = self.listing.rows, self.listing.shown_items
+        top = self.scroll_offset.y
+        on_screen = [rows[n] for n in range(top, min(top + self.size.height, len(rows)))]
+        keys = {items[i] for i in on_screen if i >= 0}
+        return not keys.isdisjoint(addresses)
+
     def _s(self, name: str) -> Style:
         return self.get_component_rich_style(name, partial=True)
 
@@ -645,7 +653,7 @@ class TraceList(Vertical):
         that turned out to be one trace each (their rows stay). ``hays``: what the filter
         reads of them, if made already."""
         self._resolved(results, judged, hays)
-        self._rebuild_soon()
+        self._rebuild_soon(() if results else judged)
 
     def _resolved(
         self,
@@ -667,11 +675,16 @@ class TraceList(Vertical):
         self.listing.judged(addresses)
         self._rebuild_soon()
 
-    def _rebuild_soon(self) -> None:
+    def _rebuild_soon(self, judged: Sequence[str] = ()) -> None:
+        """``judged``: the only traces whose badges changed, if that is all that did (their
+        rows are drawn again only if on screen: a big folder's judging is mostly of rows
+        out of sight, and drawing the list's screenful again for each batch would cost the
+        UI thread a frame's work each time)."""
         if len(self.listing.items) < self.REBUILD_NOW_BELOW:
             self.rebuild()
             return
-        self.trace_tree.refresh()  # badges on screen now; counts and order with the rebuild
+        if not judged or self.trace_tree.shows_any(judged):
+            self.trace_tree.refresh()  # badges on screen now; counts and order with the rebuild
         if not self._rebuild_due:
             self._rebuild_due = True
             self.set_timer(self.rebuild_every(), self._rebuild_when_due)
