@@ -153,13 +153,16 @@ class FolderJudging:
         self,
         show_cached: Callable[[Known, list[tuple[str, str]]], None],
         show_cached_from: int,
+        show: Callable[[Walked], None] = lambda walked: None,
     ) -> Walked:
         """The walk (each file's size and mtime with it, for the judgement cache), and what
         the cache knows: a folder of 100,000 captures is listed in half a second, and read
         by the judging afterwards. One file named is read at once (it is shown directly).
 
         A folder opened before whose cache knows ``show_cached_from`` files or more: what the
-        cache knew goes to ``show_cached`` before the walk."""
+        cache knew goes to ``show_cached`` before the walk. What the walk found goes to
+        ``show`` as soon as it is known: the followed folder is told of the files after it
+        (and asking it waits until then)."""
         paths = self.paths
         cache: JudgementCache | None = None
         if self.use_cache:
@@ -195,10 +198,13 @@ class FolderJudging:
             done.cache = cache
             known = cache.sort_out(files, fresh_from=self.fresh_from())
             done.judged, done.single, done.todo = known.other, known.single, known.todo
-        if self.live is not None:
-            self.live.track(files, skipped)
-            for address, holds in done.judged:
-                self.learn(address, holds)
+        if self.live is None:
+            show(done)
+            return done
+        with self.live.tracking(files, skipped):
+            show(done)
+        for address, holds in done.judged:
+            self.learn(address, holds)
         return done
 
     @staticmethod

@@ -28,7 +28,13 @@ from textual.widget import Widget
 from textual.widgets import Input, ProgressBar, Static, TabbedContent, TabPane, Tabs
 from textual.worker import get_current_worker
 
-from ..browse.judging import FolderJudging, collector_paused, first_flagged, one_stream
+from ..browse.judging import (
+    FolderJudging,
+    Walked,
+    collector_paused,
+    first_flagged,
+    one_stream,
+)
 from ..core.discovery import (
     Candidate,
     Discovery,
@@ -338,19 +344,21 @@ class ReplayApp(App[int]):
             hays = hays_of(known.other, known.single)
             self.post_message(CacheListed(listed, known.other, known.single, hays))
 
-        walked = judging.walk_and_sort(show_cached, self.SHOW_CACHED_FROM)
-        done = DiscoveryDone(
-            walked.files,
-            walked.skipped,
-            judged=walked.judged,
-            single=walked.single,
-            todo=walked.todo,
-            cache=walked.cache,
-            named=walked.named,
-        )
-        if walked.cache is not None:
-            done.hays = hays_of(walked.judged, walked.single)
-        self.post_message(done)
+        def show(walked: Walked) -> None:
+            done = DiscoveryDone(
+                walked.files,
+                walked.skipped,
+                judged=walked.judged,
+                single=walked.single,
+                todo=walked.todo,
+                cache=walked.cache,
+                named=walked.named,
+            )
+            if walked.cache is not None:
+                done.hays = hays_of(walked.judged, walked.single)
+            self.post_message(done)
+
+        walked = judging.walk_and_sort(show_cached, self.SHOW_CACHED_FROM, show)
         problem = judging.save_cache(walked)
         if problem is not None:
             self.call_from_thread(self._say_cache_problem, problem)

@@ -242,3 +242,37 @@ def test_the_collector_is_paused_while_listing_and_left_as_it_was(was_on: bool) 
         assert gc.isenabled() is was_on
     finally:
         gc.enable()
+
+
+def test_the_list_is_shown_before_the_followed_folder_knows_the_files_and_it_waits(
+    tmp_path: Path,
+) -> None:
+    """The walk's files are shown first; the followed folder learns where they are after,
+    and is busy meanwhile: a catch-up asked then finds nothing new (not every file)."""
+    import threading
+
+    _folder(tmp_path, 4)
+    _old(tmp_path)
+    live = LiveFolder([str(tmp_path)])
+    seen: dict[str, object] = {}
+    caught: list[object] = []
+
+    def show(walked: Walked) -> None:
+        seen["known"] = dict(live.known)
+        busy: list[bool] = []
+        asked = threading.Thread(target=lambda: busy.append(live.in_progress()))
+        asked.start()
+        asked.join()
+        seen["busy"] = busy == [True]  # (nothing is being written: only the lock says yes)
+        catching = threading.Thread(target=lambda: caught.append(live.catch_up()))
+        catching.start()
+        seen["catching"] = catching
+
+    judging = FolderJudging([str(tmp_path)], live=live)
+    walked = judging.walk_and_sort(lambda *_: None, 10**9, show)
+    seen["catching"].join()  # type: ignore[attr-defined]
+    assert seen["known"] == {} and seen["busy"] is True
+    assert set(live.known) == {c.address for c in walked.files}
+    [update] = caught
+    assert not update  # it waited for the files to be known: none is new
+    assert live.in_progress() is False
