@@ -356,7 +356,11 @@ class ReplayApp(App[int]):
             )
             if walked.cache is not None:
                 done.hays = hays_of(walked.judged, walked.single)
+            done.shown = threading.Event()
             self.post_message(done)
+            # The live folder learns where the files are once the list is drawn, not
+            # while it is (the interpreter is shared: 100,000 files cost it 0.2 s or more).
+            done.shown.wait(timeout=1.0)
 
         walked = judging.walk_and_sort(show_cached, self.SHOW_CACHED_FROM, show)
         problem = judging.save_cache(walked)
@@ -379,6 +383,8 @@ class ReplayApp(App[int]):
 
     @on(DiscoveryDone)
     def _discovered(self, message: DiscoveryDone) -> None:
+        if message.shown is not None:
+            self.call_after_refresh(message.shown.set)
         self.discovered = True
         if self.checking:  # what the cache showed makes way for what the walk found
             self.checking = False
@@ -416,7 +422,8 @@ class ReplayApp(App[int]):
             self.trace_list.trace_tree.focus()
         if message.todo:
             self.judging = True
-            self._judge(message.todo, message.cache)
+            # Once the list is drawn: starting the pool takes the interpreter a moment.
+            self.call_after_refresh(self._judge, message.todo, message.cache)
         if self.current is not None or self.user_navigated or self.trace_list.selected:
             return  # chosen in what the cache showed: the user's choice stays
         flagged = (first_flagged(message.judged), first_flagged(message.single))

@@ -54,6 +54,8 @@ class DiscoveryDone(Message):
     """The judgement cache, read already (the judging goes on with it)."""
     named: bool = False
     """One file named that holds one stream: opened at once, judged as it is read."""
+    shown: threading.Event | None = None
+    """Set once the list is drawn (the walk's worker then tells the live folder the files)."""
 
 
 @dataclass
