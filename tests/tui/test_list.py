@@ -91,6 +91,40 @@ async def test_text_filter_keeps_matching_traces_and_their_folders() -> None:
         assert len(app.trace_list.visible_addresses()) == 26
 
 
+async def test_a_big_lists_filter_shows_the_keys_first_and_filters_for_the_last(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A list past REBUILD_NOW_BELOW (27 files stand in for 5,000 here): each key is in the
+    box at once; the rows follow a frame later, for the text as it then is."""
+    monkeypatch.setattr(TraceList, "REBUILD_NOW_BELOW", 5)
+    app = make_app([str(TRACES)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        built: list[str] = []
+        build = app.trace_list.listing.build
+
+        def counted() -> None:
+            built.append(app.trace_list.listing.text)
+            build()
+
+        monkeypatch.setattr(app.trace_list.listing, "build", counted)
+        box = app.query_one("#trace-filter", Input)
+        await pilot.press("slash")
+        box.value = "d"
+        box.value = "da"
+        box.value = "dash"
+        assert built == []  # not yet: the keys are drawn first
+        await pilot.pause()
+        assert built == ["dash"]  # one rebuild, for the last text
+        assert sorted(app.trace_list.visible_addresses()) == [
+            "dashscope/glm-5.2-id-and-name-empty.sse",
+            "dashscope/qwen3-max-id-empty.sse",
+        ]
+        await pilot.press("escape", "escape")
+        await pilot.pause()
+        assert len(app.trace_list.visible_addresses()) == 26
+
+
 async def test_verdict_filter_by_key_and_by_clicking_a_count() -> None:
     app = make_app([str(TRACES)])
     async with app.run_test(size=SIZE) as pilot:

@@ -815,7 +815,22 @@ class TraceList(Vertical):
     @on(Input.Changed, "#trace-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
         event.stop()
-        self.set_filter(text=event.value)
+        if len(self.listing.items) < self.REBUILD_NOW_BELOW:
+            self.set_filter(text=event.value)
+            return
+        # A big list: the key is on screen first, the rows it filters a frame later (keys
+        # typed meanwhile make one rebuild, for the text as it then is).
+        self._typed = event.value
+        if not self._filter_due:
+            self._filter_due = True
+            self.call_after_refresh(self._filter_typed)
+
+    _typed = ""
+    _filter_due = False
+
+    def _filter_typed(self) -> None:
+        self._filter_due = False
+        self.set_filter(text=self._typed)
 
     @on(Input.Submitted, "#trace-filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
