@@ -178,7 +178,10 @@ class FolderJudging:
                 show_cached(known, listed)
         files: list[Candidate] = []
         skipped: list[Skipped] = []
-        for item in walk(paths, stat=self.use_cache, prefix_folders=True):
+        # Each file's size and mtime, for the cache to compare, with the walk (fstatat in each
+        # folder); a cache that knows nothing compares nothing: the judging takes them.
+        stat = cache is not None and len(cache) > 0
+        for item in walk(paths, stat=stat, prefix_folders=True):
             if isinstance(item, Skipped):
                 skipped.append(item)
             else:

@@ -84,6 +84,7 @@ def test_a_folder_is_listed_then_judged_in_list_order_into_batches(tmp_path: Pat
     assert [c.address for c in walked.files] == sorted([*want, "notes.txt"])  # not read yet
     assert walked.todo == walked.files and walked.judged == [] and walked.single == []
     assert walked.cache is not None and not walked.named
+    assert all(c.stamp is None for c in walked.files)  # nothing to compare: not stat'ed yet
     batches = list(judging.judge_in_batches(walked.todo, walked.cache, lambda: False))
     assert [b.finished for b in batches] == [False] * (len(batches) - 1) + [True]
     judged = [address for b in batches for address, _ in b.judged]
@@ -128,6 +129,7 @@ def test_a_reopened_folder_is_answered_by_the_cache_and_only_a_changed_file_is_j
     list(first.judge_in_batches(walked.todo, walked.cache, lambda: False))
     again, shown = _walk(FolderJudging([str(tmp_path)]))
     assert again.todo == [] and shown == []
+    assert all(c.stamp is not None for c in again.files)  # (taken by the walk, to compare)
     cached = {a: j.badge for a, j in again.single}
     assert cached == want
     assert [a for a, _ in again.judged] == ["notes.txt"]  # known to hold no trace
