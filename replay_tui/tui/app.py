@@ -341,8 +341,9 @@ class ReplayApp(App[int]):
         judging = self.folder_judging
 
         def show_cached(known: Known, listed: list[tuple[str, str]]) -> None:
-            hays = hays_of(known.other, known.single)
-            self.post_message(CacheListed(listed, known.other, known.single, hays))
+            # (no hays: the filter makes what it reads when first typed into, and the walk's
+            # list, which follows in a second or two, brings them)
+            self.post_message(CacheListed(listed, known.other, known.single, {}))
 
         def show(walked: Walked) -> None:
             done = DiscoveryDone(

@@ -64,6 +64,11 @@ class TraceStore:
     def judge_all(self, judged: Iterable[tuple[str, Judgement]]) -> None:
         """:meth:`judge` each (100,000 from the judgement cache: a bulk update)."""
         judgements, by_badge = self.judgements, self.by_badge
+        if not judgements:  # (a folder listed from the cache: nothing to replace)
+            judgements.update(judged)
+            for address, judgement in judgements.items():
+                by_badge[judgement.badge].add(address)
+            return
         for address, judgement in judged:
             old = judgements.get(address)
             if old is not None:
