@@ -233,10 +233,6 @@ class FolderJudging:
         live = self.live
         return None if live is None else int((live.opened_at - FRESH) * 1e9)
 
-    def fresh(self, item: Candidate, stamp: tuple[int, int]) -> bool:
-        fresh_from = self.fresh_from()
-        return fresh_from is not None and stamp[1] >= fresh_from
-
     # -- judging ---------------------------------------------------------------------------
 
     def judge(
@@ -250,11 +246,16 @@ class FolderJudging:
         from ..scale.judgements import judge_files
         from ..scale.pool import default_jobs
 
+        fresh_from = self.fresh_from()
+
+        def here(item: Candidate, stamp: tuple[int, int]) -> bool:
+            return fresh_from is not None and stamp[1] >= fresh_from
+
         for item, listed in judge_files(
             files,
             jobs=self.jobs or default_jobs(),
             cache=cache,
-            here=self.fresh,
+            here=here,
             cancelled=cancelled,
         ):
             traces: list[Trace] = []
