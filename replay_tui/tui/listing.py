@@ -171,6 +171,45 @@ class Listing:
         self._own_items()[i : i + 1] = new
         self._changed()
 
+    def replace_all(
+        self, results: Sequence[tuple[str, Sequence[str], Sequence[Skipped]]]
+    ) -> None:
+        """:meth:`replace` for each ``(address, traces, skipped)``, in one pass over the items:
+        10,000 HAR files among 100,000 captures are one new list, not 10,000 (each of which
+        made the index of every item again)."""
+        if len(results) < 2:
+            for address, traces, skipped in results:
+                self.replace(address, traces, skipped)
+            return
+        index = self.index
+        subs: dict[int, list[str]] = {}
+        for address, traces, skipped in results:
+            i = index.get(address)
+            if i is None or i in subs:
+                continue
+            new = list(traces) + [s.path for s in skipped]
+            new.sort(key=address_key)
+            self._hay.pop(address, None)
+            for item in skipped:
+                self.skipped[item.path] = item
+            if new == [address]:
+                if skipped:
+                    self._runs = None
+                continue
+            subs[i] = new
+        self._hay_missing = True
+        self._matched_for = self._counted_for = None
+        if subs:
+            out: list[str] = []
+            for i, address in enumerate(self.items):
+                entries = subs.get(i)
+                if entries is None:
+                    out.append(address)
+                else:
+                    out += entries
+            self._own_items()[:] = out
+            self._changed()
+
     def add_skipped(self, skipped: Iterable[Skipped]) -> None:
         fresh = []
         for item in skipped:

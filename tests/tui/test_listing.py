@@ -414,3 +414,41 @@ def test_a_filter_kept_while_batches_are_judged_shows_what_a_fresh_one_would(
     fresh.text, fresh.badge = listing.text, badge
     assert listing.visible() == fresh.visible()
     assert listing.text_counts() == fresh.text_counts()
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 9),
+            st.lists(st.integers(1, 4), max_size=3, unique=True),
+            st.booleans(),
+        ),
+        max_size=6,
+    )
+)
+def test_files_resolved_together_list_as_resolved_one_by_one(
+    changes: list[tuple[int, list[int], bool]],
+) -> None:
+    """Many HAR files judged in one batch (replace_all) give the items, the files skipped
+    and the rows that replacing them one at a time gives."""
+    files = [f"f/{n}.har" for n in range(10)]
+    results = []
+    for n, entries, unreadable in changes:
+        address = files[n]
+        traces = [f"{address}#{e}" for e in entries]
+        skipped = [Skipped(address, "not a trace")] if unreadable and not traces else []
+        results.append((address, traces, skipped))
+    one, bulk = Listing({}), Listing({})
+    for listing in (one, bulk):
+        listing.set_items(files)
+        listing.build()
+    for result in results:
+        if result[0] in one.index:  # (what replace_all does with a file met twice)
+            one.replace(*result)
+    bulk.replace_all(results)
+    one.build()
+    bulk.build()
+    assert bulk.items == one.items
+    assert bulk.skipped == one.skipped
+    assert shown(bulk) == shown(one)

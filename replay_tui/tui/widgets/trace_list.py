@@ -664,8 +664,8 @@ class TraceList(Vertical):
         hays: Mapping[str, str] | None,
     ) -> None:
         addresses = list(judged)
-        for address, traces, skipped in results:
-            self.listing.replace(address, traces, skipped)
+        self.listing.replace_all(results)
+        for address, traces, _ in results:
             addresses += traces
             if self.selected == address and traces and address not in traces:
                 self.selected = traces[0]
