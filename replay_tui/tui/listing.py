@@ -171,9 +171,7 @@ class Listing:
         self._own_items()[i : i + 1] = new
         self._changed()
 
-    def replace_all(
-        self, results: Sequence[tuple[str, Sequence[str], Sequence[Skipped]]]
-    ) -> None:
+    def replace_all(self, results: Sequence[tuple[str, Sequence[str], Sequence[Skipped]]]) -> None:
         """:meth:`replace` for each ``(address, traces, skipped)``, in one pass over the items:
         10,000 HAR files among 100,000 captures are one new list, not 10,000 (each of which
         made the index of every item again)."""
