@@ -5,15 +5,19 @@
     python bench/folder.py --copy                   # real copies instead of hard links
     python bench/folder.py --tui --sizes 100000     # the TUI on N captures
 
-``--tui`` runs the app headless (120x40) on the folder, in a process of its own, twice: with an
-empty judgement cache, then again with the cache it wrote. Per run: the list on screen (the
-walk), every badge filled in (the judging: the process pool, or the cache), peak RSS of the
-app's process, and the filter: a word typed letter by letter and erased, each keystroke's
-handling (the list rebuilt for the filter) and keystroke-to-idle time. On a re-open the
-list comes with every badge the cache knew, then the walk checks each file's size and mtime
-("checked": from then on the badges are the files' own, whatever changed since). Times are
-from the app's start; the imports before it are given too. Budgets (issue 13): memory under
-600 MB, a keystroke under 100 ms, every badge from the cache in under 1 s.
+``--tui`` launches the app as a user does, ``replay-tui --jobs N FOLDER`` in a real terminal
+(a detached tmux session of 120x40, its screen read with ``tmux capture-pane``, as
+``bench/tui_launch.py`` does), on 100,000 files (``--sizes``) of each shape (``--shapes``:
+small one-call captures in 100 folders, corpus-shaped captures in one folder, a mix with HAR
+files), and times from the process's launch to what the screen shows: the list (the counts
+bar counts its traces), every badge (nothing "judging"), and on a re-open with the judgement
+cache it wrote, the list with the cache's badges, then every file checked. While the first
+open judges, a word is typed into the filter and erased, key by key: each key's time to the
+screen. Beside it, in the same run and in turn: ``check FOLDER --jobs N`` (the larger of
+``--jobs``) and a bare Textual app showing a 40-row ``DataTable`` (``bench/tui_launch.py``'s).
+Budgets (issue 33): every badge within 1.3x ``check``'s time; the list within 1.5x the bare
+app's time plus 1 s (the walk); a re-open's badges within 1.5x the bare app's plus 0.5 s; a
+key under 100 ms.
 
 It generates N captures shaped like the corpus (tests/data/corpus: 37 real streams from 20-odd
 gateways, cycled), 1,000 to a folder, and times ``replay-tui check FOLDER --jobs J`` as a whole
@@ -34,13 +38,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import shlex
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parent / "tests" / "data" / "corpus"
@@ -86,91 +94,288 @@ def generate(root: Path, count: int, *, copy: bool) -> None:
             os.link(src, dst)
 
 
-# The TUI on a folder, headless, in a process of its own: prints one JSON line of figures.
-_TUI = """
-import time
-launched = time.perf_counter()
-import asyncio, json, resource, statistics, sys
-from replay_tui.tui.app import ReplayApp
+# -- the TUI, as a user sees it ------------------------------------------------------------
 
-async def main(path):
+SHAPES = ("small", "corpus", "har-mix")
+"""The folders ``--tui`` opens: ``small``, one-call captures of 2 KB, 1,000 to a folder (100
+folders for 100,000); ``corpus``, the corpus's 37 streams cycled, all in one folder; ``har-mix``,
+small captures and corpus streams with every tenth file a HAR export (several entries each),
+1,000 to a folder."""
+SMALL_CAPTURE = HERE.parent / "traces" / "dashscope" / "qwen3-max-id-empty.sse"
+HARS = [
+    HERE.parent / "traces" / "captures" / "mitmproxy-export.har",
+    HERE.parent / "tests" / "data" / "diff" / "direct-and-gateway.har",
+]
+LINKS = 30_000
+"""Hard links made to one copy of a file at most (a filesystem allows some 65,000)."""
+TUI_SIZE = "120x40"
+POLL = 0.005
+"""Seconds between looks at the screen until the list is on it."""
+SLOW_POLL = 0.05
+"""Seconds between looks at the screen while the judging goes on: the poll (a tmux client
+each time) must not take the cores from what is timed."""
+KEYS = [*"c0042", *["BSpace"] * 5]
+"""Typed into the filter while the judging goes on, one at a time: each key's time is from
+sending it to the filter box showing it."""
+
+
+def generate_shape(root: Path, shape: str, count: int) -> int:
+    """``count`` files of ``shape`` under ``root`` (hard links to a few copies); returns the
+    number of traces they hold (a HAR file holds several)."""
+    originals = root / ".originals"  # hidden: neither check nor the TUI lists it
+    originals.mkdir(parents=True)
+    corpus = sorted(CORPUS.glob("*.sse"))
+    pool: list[tuple[Path, int]] = []  # (file, traces in it)
+    if shape == "small":
+        pool = [(SMALL_CAPTURE, 1)]
+    elif shape == "corpus":
+        pool = [(src, 1) for src in corpus]
+    else:
+        sse = [(SMALL_CAPTURE, 1), *((src, 1) for src in corpus)]
+        from replay_tui.core.discovery import discover
+
+        hars = [(h, len(discover([h]).sources)) for h in HARS]
+        pool = [*sse[:9], *hars[:1], *sse[9:18], *hars[1:]]  # every tenth a HAR file
+    copies: dict[tuple[int, int], Path] = {}
+    one_folder = shape == "corpus"
+    traces = 0
+    for i in range(count):
+        k = i % len(pool)
+        src, holds = pool[k]
+        key = (k, i // (LINKS * len(pool)))
+        first = copies.get(key)
+        if first is None:
+            first = copies[key] = originals / f"{key[1]}-{k}-{src.name}"
+            shutil.copyfile(src, first)
+        folder = root if one_folder else root / f"day-{i // PER_FOLDER:04d}"
+        if not one_folder and i % PER_FOLDER == 0:
+            folder.mkdir()
+        os.link(first, folder / f"{i:07d}-{src.name}")
+        traces += holds
+    return traces
+
+
+_COUNT = re.compile(r"([\d,]+) traces?\b")
+
+
+def _header(screen: str) -> str:
+    return screen.split("\n", 1)[0]
+
+
+def listed(screen: str) -> bool:
+    """The list is on screen: the counts bar counts its traces."""
+    return bool(_COUNT.search(_header(screen)))
+
+
+def badges_shown(screen: str) -> bool:
+    """Every badge on screen is a verdict: nothing is being judged (the judgement cache's
+    badges, still being checked against the files, count)."""
+    return listed(screen) and "judging" not in _header(screen)
+
+
+def checked(screen: str) -> bool:
+    """Every badge is the file's own: judged, and checked against the files."""
+    return badges_shown(screen) and "checking" not in _header(screen)
+
+
+class TuiTerminal:
+    """The app launched in a detached tmux terminal: milestones timed from the launch."""
+
+    def __init__(self, terminal: Any) -> None:
+        self.t = terminal
+
+    def screen(self) -> str:
+        out: str = self.t._tmux("capture-pane", "-p", "-t", "b")
+        return out
+
+    def run(
+        self, cmd: list[str], env: dict[str, str], *, keys: bool, expected: int
+    ) -> dict[str, Any]:
+        t = self.t
+        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+        line = f"env -u PYTHONDONTWRITEBYTECODE {exports} {shlex.join(cmd)}; sleep 600"
+        if "keep" not in t._tmux("list-sessions", "-F", "#S").split():
+            t._tmux("new-session", "-d", "-s", "keep", "-x", t.cols, "-y", t.rows, "cat")
+        out: dict[str, Any] = {}
+        start = time.perf_counter()
+        t._tmux("new-session", "-d", "-s", "b", "-x", t.cols, "-y", t.rows, line)
+        try:
+            out["listed"] = self._until(listed, start, POLL)
+            out["count_listed"] = _COUNT.search(_header(self.screen()))
+            if keys:
+                out["keys"] = self._type(start)
+            out["badges"] = self._until(badges_shown, start, SLOW_POLL)
+            out["checked"] = self._until(checked, start, SLOW_POLL)
+            found = _COUNT.search(_header(self.screen()))
+            out["traces"] = int(found.group(1).replace(",", "")) if found else None
+            out["peak"] = self._peak_rss()
+        finally:
+            t._tmux("kill-session", "-t", "b")
+        if out["traces"] != expected:
+            raise SystemExit(f"the TUI counted {out['traces']} traces, not {expected}")
+        out.pop("count_listed")
+        return out
+
+    def _peak_rss(self) -> int | None:
+        """The app's peak RSS in bytes (VmHWM of the python process under the pane's shell)."""
+        shell = self.t._tmux("list-panes", "-t", "b", "-F", "#{pane_pid}").strip()
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+                if fields[1] != shell:
+                    continue
+                for line in (stat.parent / "status").read_text().splitlines():
+                    if line.startswith("VmHWM:"):
+                        return int(line.split()[1]) * 1024
+            except (OSError, IndexError):
+                continue
+        return None
+
+    def _until(self, seen: Callable[[str], bool], start: float, poll: float) -> float:
+        screen = ""
+        while time.perf_counter() - start < TUI_TIMEOUT:
+            screen = self.screen()
+            if seen(screen):
+                return time.perf_counter() - start
+            time.sleep(poll)
+        raise SystemExit(f"not on screen after {TUI_TIMEOUT:.0f} s:\n{screen}")
+
+    def _type(self, start: float) -> list[float] | str:
+        """The filter keys, typed while the judging goes on: each one's time to the screen
+        (a string: the judging was over before the keys were typed)."""
+        if "judging" not in _header(self.screen()):
+            return "the judging was over before the keys"
+        self.t._tmux("send-keys", "-t", "b", "/")
+        self._until(lambda s: s.split("\n")[1].startswith(" /"), start, POLL)
+        typed = ""
+        times = []
+        for key in KEYS:
+            typed = typed[:-1] if key == "BSpace" else typed + key
+            sent = time.perf_counter()
+            self.t._tmux("send-keys", "-t", "b", key)
+            self._until(_filter_shows(typed), sent, POLL)
+            times.append(time.perf_counter() - sent)
+        self.t._tmux("send-keys", "-t", "b", "Escape")
+        return times
+
+
+TUI_TIMEOUT = 600.0
+
+
+def _filter_shows(typed: str) -> Callable[[str], bool]:
+    """The filter box (the screen's second line) shows ``typed`` (nothing: its hint)."""
+
+    def shows(screen: str) -> bool:
+        box = screen.split("\n")[1]
+        return box.split()[:1] == [typed] if typed else "filter:" in box
+
+    return shows
+
+
+def time_check(root: Path, jobs: int) -> float:
     start = time.perf_counter()
-    app = ReplayApp([path], watch=True)
-    out = {"imports": start - launched}
-    def badges():  # every row on screen has its badge (none pending)
-        return app.store.paths and not app.store.counts()["pending"]
-
-    async def drawn():  # what the app knows is on screen (not pilot.pause(): it waits for
-        # the process to idle, and the walk or the judging go on in other threads)
-        await pilot._wait_for_screen()
-        await app.screen.wait_for_refresh()
-        return time.perf_counter() - start
-
-    async with app.run_test(size=(120, 40)) as pilot:
-        while not app.trace_list.trace_tree.line_count:
-            await asyncio.sleep(0.002)
-        out["listed"] = await drawn()
-        while not badges():
-            await asyncio.sleep(0.002)
-        out["judged"] = await drawn()
-        while not app.discovered or app.judging or app.checking:
-            await asyncio.sleep(0.005)
-        out["checked"] = await drawn()
-        await pilot.pause(0.5)
-        tl = app.trace_list
-        rebuild = tl.rebuild
-        spent = []
-        def timed():
-            t = time.perf_counter(); rebuild(); spent.append(time.perf_counter() - t)
-        tl.rebuild = timed
-        await pilot.press("slash")
-        keys, idle = [*"day-0042/000", *["backspace"] * 12], []
-        for key in keys:
-            t = time.perf_counter()
-            await pilot.press(key)
-            await pilot.pause()
-            idle.append(time.perf_counter() - t)
-        out["key_median"] = statistics.median(spent)
-        out["key_max"] = max(spent)
-        out["key_idle_median"] = statistics.median(idle)
-        out["shown"] = len(tl.visible_addresses())
-    out["peak"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    print(json.dumps(out))
-
-if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1]))
-"""
-
-
-def measure_tui(root: Path, cache: Path) -> dict[str, float]:
-    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
     done = subprocess.run(
-        [sys.executable, "-c", _TUI, str(root)], capture_output=True, text=True, env=env
+        [sys.executable, "-m", "replay_tui.cli", "check", str(root), "--jobs", str(jobs)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
-    if done.returncode != 0:
-        raise SystemExit(f"the TUI failed: {done.stderr[-2000:]}")
-    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
-    return figures
+    wall = time.perf_counter() - start
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"check failed ({done.returncode}): {done.stderr[-300:]!r}")
+    return wall
 
 
-def tui(sizes: list[int], copy: bool) -> None:
+def tui(sizes: list[int], shapes: list[str], jobs: int, runs: int) -> None:
+    """Per shape and size: the bare app, ``check --jobs N``, the TUI's first open (empty
+    cache) and re-open (its cache), each run in turn, ``runs`` times: ratios of medians."""
+    sys.path.insert(0, str(HERE))
+    from tui_launch import BARE_APP, Terminal, _env, bare_rows_visible
+
+    py = sys.executable
     for size in sizes:
-        with tempfile.TemporaryDirectory(prefix="replay-folder-bench-") as tmp:
-            root = Path(tmp) / "captures"
-            root.mkdir()
-            generate(root, size, copy=copy)
-            cache = Path(tmp) / "cache"
-            print(f"\nthe TUI on {size:,} captures (load average {os.getloadavg()[0]:.1f})")
-            for label in ("first open (empty cache)", "re-open (cache)"):
-                r = measure_tui(root, cache)
-                print(
-                    f"  {label:25}  listed {r['listed']:5.2f} s   every badge {r['judged']:6.2f} s"
-                    f"   checked against the files {r['checked']:6.2f} s"
-                    f" (+{r['imports']:4.2f} s of imports before the app starts)"
-                    f"   peak RSS {r['peak'] / 2**20:5.0f} MB   filter keystroke"
-                    f" {r['key_median'] * 1000:4.0f} ms median, {r['key_max'] * 1000:4.0f} ms max"
-                    f" (to idle {r['key_idle_median'] * 1000:4.0f} ms)"
-                )
+        for shape in shapes:
+            with tempfile.TemporaryDirectory(prefix="replay-folder-bench-") as tmp:
+                root = Path(tmp) / "captures"
+                root.mkdir()
+                expected = generate_shape(root, shape, size)
+                bare = Path(tmp) / "bare_app.py"
+                bare.write_text(BARE_APP)
+                env = _env(Path(tmp) / "pycache")
+                cache = Path(tmp) / "cache"
+                term = Terminal(TUI_SIZE)
+                app = TuiTerminal(term)
+                cmd = [py, "-m", "replay_tui.cli", "--jobs", str(jobs), str(root)]
+                tui_env = {**env, "XDG_CACHE_HOME": str(cache)}
+                figures: dict[str, list[Any]] = {}
+
+                def add(name: str, value: Any, into: dict[str, list[Any]] = figures) -> None:
+                    into.setdefault(name, []).append(value)
+
+                try:
+                    term.time_to([py, str(bare)], env, bare_rows_visible)  # warm-up: bytecode
+                    time_check(root, jobs)  # and the page cache
+                    loads = []
+                    for _ in range(runs):
+                        loads.append(os.getloadavg()[0])
+                        add("bare", term.time_to([py, str(bare)], env, bare_rows_visible))
+                        add("check", time_check(root, jobs))
+                        shutil.rmtree(cache, ignore_errors=True)
+                        first = app.run(cmd, tui_env, keys=True, expected=expected)
+                        again = app.run(cmd, tui_env, keys=False, expected=expected)
+                        for k in ("listed", "badges", "checked", "peak"):
+                            add(f"first {k}", first[k])
+                            add(f"again {k}", again[k])
+                        if isinstance(first["keys"], list):
+                            figures.setdefault("keys", []).extend(first["keys"])
+                        add("bare again", term.time_to([py, str(bare)], env, bare_rows_visible))
+                finally:
+                    term.close()
+                _report(shape, size, expected, jobs, figures, loads)
+
+
+def _report(
+    shape: str, size: int, traces: int, jobs: int, f: dict[str, list[Any]], loads: list[float]
+) -> None:
+    med = {k: statistics.median(v) for k, v in f.items() if k != "keys"}
+    bare = statistics.median(f["bare"] + f["bare again"])
+    check = med["check"]
+    print(
+        f"\n{shape}: {size:,} files, {traces:,} traces ({len(f['check'])} runs, load average"
+        f" {min(loads):.1f}–{max(loads):.1f}); medians, from launch, in tmux {TUI_SIZE}"
+    )
+    print(f"  bare Textual app, 40-row DataTable on screen   {bare:6.2f} s")
+    print(f"  check --jobs {jobs}                               {check:6.2f} s")
+    listed_budget = 1.5 * bare + 1.0
+    again_budget = 1.5 * bare + 0.5
+    rows = [
+        ("first open: list on screen", med["first listed"], listed_budget, "1.5x bare + 1 s"),
+        ("first open: every badge", med["first badges"], 1.3 * check, "1.3x check"),
+        (
+            "re-open: list with the cache's badges",
+            med["again badges"],
+            again_budget,
+            "1.5x bare + 0.5 s",
+        ),
+        ("re-open: every file checked", med["again checked"], None, ""),
+    ]
+    for label, value, budget, said in rows:
+        ratio = f"{value / check:5.2f}x check" if "badge" in label or "checked" in label else ""
+        verdict = ""
+        if budget is not None:
+            verdict = f"budget {budget:6.2f} s ({said}): {'ok' if value <= budget else 'OVER'}"
+        print(f"  {label:40} {value:6.2f} s  {ratio:14} {verdict}")
+    peaks = [p for p in f["first peak"] + f["again peak"] if p]
+    if peaks:
+        print(f"  {'peak RSS of the app':40} {max(peaks) / 2**20:6.0f} MB (budget 600 MB)")
+    keys = f.get("keys")
+    if keys:
+        print(
+            "  a filter key while judging, to the screen: median"
+            f" {statistics.median(keys) * 1000:4.0f} ms, max {max(keys) * 1000:4.0f} ms"
+            f" ({len(keys)} keys; budget 100 ms): " + " ".join(f"{k * 1000:.0f}" for k in keys)
+        )
+    else:
+        print("  filter keys: not typed (the judging ended before the list was on screen)")
 
 
 def measure(root: Path, jobs: int) -> dict[str, float]:
@@ -191,10 +396,16 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--copy", action="store_true", help="real copies, not hard links")
     parser.add_argument("--tui", action="store_true", help="measure the TUI, not check")
+    parser.add_argument(
+        "--shapes", nargs="+", choices=SHAPES, default=list(SHAPES), help="with --tui"
+    )
     ns = parser.parse_args()
     print(f"cores: {os.cpu_count()}; load average: {os.getloadavg()[0]:.1f}")
     if ns.tui:
-        tui(ns.sizes, ns.copy)
+        if ns.sizes == parser.get_default("sizes"):
+            ns.sizes = [100_000]
+        tui_runs = 1 if ns.runs == parser.get_default("runs") else ns.runs
+        tui(ns.sizes, ns.shapes, max(ns.jobs), tui_runs)
         return
     peaks: dict[tuple[int, int], float] = {}
     walls: dict[tuple[int, int], float] = {}

@@ -71,15 +71,17 @@ LAYERS: dict[str, set[str]] = {
     "record": {"core"},
     "scale": {"core", "clientlibs"},
     "share": {"core", "clientlibs"},
+    "browse": {"core", "live", "scale"},
     "gateway": {"core", "record", "share"},
-    "tui": {"core", "live", "clientlibs", "scale", "share", "record"},
+    "tui": {"core", "live", "clientlibs", "scale", "share", "record", "browse"},
     "cli": {"core", "scale", "share", "record", "gateway", "tui"},
 }
 """Each subpackage and what it may import of the package: the core (framing, wire types, the
 translator and its rule, the analysis, verdicts, discovery) rests on nothing; watching and
 following (``live``) and the client-library models (``clientlibs``) on the core; the pool,
-archives and Dask (``scale``) and reports, minimizing and serving (``share``) on those; the
-recording proxy (``record``) on the core alone (its redaction rule); the mock upstream and the
+archives and Dask (``scale``) and reports, minimizing and serving (``share``) on those; what
+the TUI does with the paths it opens, without a screen (``browse``: the walk, the judgement
+cache, judging in the pool, following) on the core, ``live`` and ``scale``; the recording proxy (``record``) on the core alone (its redaction rule); the mock upstream and the
 probe (``gateway``) on the recorder's helpers and serving; the TUI and the command line are the
 shells on top (the command line reaches the client-library models and the watcher through
 them).
@@ -131,6 +133,19 @@ def test_the_core_imports_no_shell(module: str) -> None:
     assert not libraries, f"{module} imports {libraries}"
     above = sorted(m for m in graph()[module] if not _under(m, "replay_tui.core"))
     assert not above, f"{module} imports {above}: the core depends on nothing above it"
+
+
+SCREENLESS = ("replay_tui.browse",)
+"""What the TUI runs that must be testable without a screen: no Textual, Rich or terminal."""
+
+
+@pytest.mark.parametrize(
+    "module", sorted(m for m in MODULES if any(_under(m, p) for p in SCREENLESS))
+)
+def test_what_the_tui_runs_off_screen_imports_no_textual(module: str) -> None:
+    imported = _imports(MODULES[module])
+    libraries = sorted(m for m in imported if m.split(".")[0] in ("textual", "rich"))
+    assert not libraries, f"{module} imports {libraries}"
 
 
 def test_only_the_tui_and_its_launchers_import_the_tui() -> None:

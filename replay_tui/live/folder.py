@@ -10,6 +10,7 @@ path as given for a file opened directly), so the list keeps its selection.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -137,6 +138,15 @@ class LiveFolder:
             self.known = {c.address: path for c, path in zip(files, _abspaths(files), strict=True)}
             self._entries = {}
             self.skipped = {s.path: s for s in skipped}
+
+    @contextlib.contextmanager
+    def tracking(self, files: Sequence[Candidate], skipped: Sequence[Skipped]) -> Iterator[None]:
+        """:meth:`track`, after the body (the list shown first: knowing where 100,000 files
+        are takes a moment), with the folder's lock held from the start: what asks the folder
+        meanwhile (catching up, learning, following) waits until it knows them."""
+        with self._lock:
+            yield
+            self.track(files, skipped)
 
     def learn(self, address: str, traces: Sequence[str], skipped: Sequence[Skipped]) -> None:
         """What the listed file at ``address`` turned out to hold (its traces' addresses, or why

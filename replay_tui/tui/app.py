@@ -7,7 +7,6 @@ worker of its own. ``make_app`` is the factory the CLI and the tests share.
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import io
 import os
@@ -15,7 +14,7 @@ import shlex
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -30,18 +29,23 @@ from textual.widget import Widget
 from textual.widgets import Input, ProgressBar, Static, TabbedContent, TabPane, Tabs
 from textual.worker import get_current_worker
 
+from ..browse.judging import (
+    FolderJudging,
+    Walked,
+    collector_paused,
+    first_flagged,
+    one_stream,
+)
 from ..core.discovery import (
     Candidate,
     Discovery,
     Skipped,
     address_key,
     classify_candidate,
-    entry_of,
     split_entry,
-    walk,
 )
-from ..core.result import Judgement, Listed, judge_listed, judgement_of, only_trace, split_listed
-from ..core.trace import Badge, Form, Source, Trace, TraceBuilder, load_trace
+from ..core.result import Judgement, Listed, only_trace
+from ..core.trace import Form, Source, Trace, TraceBuilder, load_trace
 from ..core.visible import visible
 from ..core.words import plural
 from ..live.folder import FolderUpdate
@@ -67,7 +71,7 @@ from .messages import (
 from .store import TraceStore
 from .toasts import toast_text
 from .widgets.bars import BadgeChip, CountsBar, TraceHeader
-from .widgets.calls_view import CallsView
+from .widgets.calls_view import CallsView, no_flags_text
 from .widgets.details import Details
 from .widgets.key_hints import KeyHints
 from .widgets.line_view import LineView
@@ -75,33 +79,17 @@ from .widgets.model_view import ModelShown, ModelView
 from .widgets.trace_list import TraceList
 
 if TYPE_CHECKING:
-    import logging
-
     from textual.command import Provider
 
     from ..record import Recorder
-    from ..scale.judgements import JudgementCache
+    from ..scale.judgements import JudgementCache, Known
+    from .recording import RecorderInApp
     from .widgets.clients_view import ClientsPane
     from .widgets.compare_pane import ComparePane
     from .widgets.diff_view import DiffView
     from .widgets.raw_view import RawView
 
 __all__ = ["ReplayApp", "make_app", "run_app"]
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cycle collector off while a folder is listed: 100,000 captures are some
-    hundreds of thousands of small objects made at once (addresses, stamps, judgements), none
-    of them garbage, and each full pass of the collector over them on the way cost the
-    re-open of such a folder a third of its time. Back on at the end (unless it was off)."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
 
 
 def _replay_commands() -> type[Provider]:
@@ -111,9 +99,6 @@ def _replay_commands() -> type[Provider]:
 
 
 VIEWS = ("calls", "diff", "raw", "clients", "compare")
-FRESH = 1.0
-"""Seconds before the folder was opened within which a capture may still be being written:
-judged here and followed ("in progress"), not by the pool as ended."""
 BADGE_CYCLE: tuple[str | None, ...] = (
     None,
     "erasing",
@@ -123,18 +108,6 @@ BADGE_CYCLE: tuple[str | None, ...] = (
     "clean",
     SKIPPED,
 )
-
-
-def _one_stream(item: Candidate) -> bool:
-    """The file named holds one stream, under its own address (not a HAR file's entries)."""
-    found = Discovery()
-    try:
-        classify_candidate(item, found)
-    except Exception:  # judge_listed says what is wrong with it
-        return False
-    return (
-        not found.skipped and len(found.sources) == 1 and found.sources[0].address == item.address
-    )
 
 
 class ReplayApp(App[int]):
@@ -184,11 +157,19 @@ class ReplayApp(App[int]):
         """``record --tui``: the recording proxy, run in this app's event loop."""
         self.fatal: str | None = None
         """Why the app exited at once (the recorder could not start), for the CLI to say."""
-        self._record_log: tuple[logging.Logger, logging.Handler, bool] | None = None
+        self._recording: RecorderInApp | None = None
+        """The recorder's start and stop (``record --tui``)."""
         self.paths = [str(p) for p in paths] or ["."]
         self.watching = watch
         self.live = LiveReload(self, self.paths) if watch else None
         self.store = TraceStore()
+        self.folder_judging = FolderJudging(
+            self.paths,
+            use_cache=cache,
+            jobs=jobs,
+            live=self.live.folder if self.live is not None else None,
+        )
+        """The walk, the judgement cache and the judging, run in the app's workers."""
         self.current: Trace | None = None
         self.partial = False
         self._loading: str | None = None
@@ -298,32 +279,16 @@ class ReplayApp(App[int]):
         # Before the terminal is taken over: a busy port exits with one line, no broken screen.
         if self.recorder is None:
             return
-        import logging
+        from .recording import RecorderInApp
 
-        from ..record import RecorderError
-        from .recording import RECORD_LOGGER, ToastHandler
-
-        try:
-            await self.recorder.start()
-        except RecorderError as exc:
-            self.fatal = str(exc)
+        self._recording = RecorderInApp(self, self.recorder)
+        self.fatal = await self._recording.start()
+        if self.fatal is not None:
             self.exit(2)
-            return
-        logger = logging.getLogger(RECORD_LOGGER)
-        handler = ToastHandler(self)
-        self._record_log = (logger, handler, logger.propagate)
-        logger.addHandler(handler)
-        logger.propagate = False  # its lines would tear the screen
 
     async def on_unmount(self) -> None:
-        # Stopping the recorder finalizes the captures still being written.
-        if self.recorder is not None:
-            await self.recorder.stop()
-        if self._record_log is not None:
-            logger, handler, propagate = self._record_log
-            logger.removeHandler(handler)
-            logger.propagate = propagate
-            self._record_log = None
+        if self._recording is not None:
+            await self._recording.stop()
 
     def on_mount(self) -> None:
         if self.recorder is not None and self.fatal is None:
@@ -356,7 +321,7 @@ class ReplayApp(App[int]):
         if len(self.paths) != 1 or entry is not None or not Path(name).is_file():
             return False
         item = Candidate(name, Path(name).as_posix())
-        if not _one_stream(item):
+        if not one_stream(item):
             return False
         found = Discovery()
         classify_candidate(item, found)
@@ -381,65 +346,39 @@ class ReplayApp(App[int]):
         if self.collect_after_start:  # (a file named alone: after the frame with its rows)
             self.collect_after_start = False
             gc.enable()
-        with _collector_paused():
+        with collector_paused():
             self._walk_and_sort(paths)
 
     def _walk_and_sort(self, paths: list[str]) -> None:
-        # The walk (each file's size and mtime with it, for the judgement cache), and what
-        # the cache knows: a folder of 100,000 captures is listed in half a second, and read
-        # by the judging afterwards. One file named is read at once (it is shown directly).
-        cache: JudgementCache | None = None
-        if self.use_cache:
-            from ..scale.judgements import JudgementCache
+        judging = self.folder_judging
 
-            cache = JudgementCache(paths)
-            cache.load()
-        if cache is not None and len(paths) == 1 and Path(paths[0]).is_dir():
-            # A folder opened before: what the cache knew is on screen at once, and
-            # checked against the files while it is shown (100,000 of them: a second).
-            known, listed = cache.listing()
-            if len(listed) >= self.SHOW_CACHED_FROM:
-                hays = hays_of(known.other, known.single)
-                self.post_message(CacheListed(listed, known.other, known.single, hays))
-        files: list[Candidate] = []
-        skipped: list[Skipped] = []
-        for item in walk(paths, stat=self.use_cache, prefix_folders=True):
-            if isinstance(item, Skipped):
-                skipped.append(item)
-            else:
-                files.append(item)
-        done = DiscoveryDone(files, skipped, todo=files)
-        if len(paths) == 1 and len(files) == 1 and Path(split_entry(paths[0])[0]).is_file():
-            done.todo = []
-            if _one_stream(files[0]):
-                # Opened at once, judged as it is read: judging it first read it all twice
-                # before its first rows (half a second on a 25 MB capture).
-                done.named = True
-            else:
-                done.judged = [(files[0].address, judge_listed(files[0]))]
-        elif cache is not None and files:
-            # What the judgement cache knows is shown with the list: a folder re-opened is
-            # listed judged, in one go; only the files it does not know are judged after.
-            done.cache = cache
-            known = cache.sort_out(files, fresh_from=self._fresh_from())
-            done.judged, done.single, done.todo = known.other, known.single, known.todo
-            done.hays = hays_of(known.other, known.single)
-        if self.live is not None:
-            self.live.folder.track(files, skipped)
-            for address, holds in done.judged:
-                self._learn(address, holds)
-        self.post_message(done)
-        if done.cache is not None and not done.todo:  # (else the judging goes on with it)
-            done.cache.save()  # files gone since: their entries go (else nothing to write)
-            if done.cache.problem is not None:
-                self.call_from_thread(self._say_cache_problem, done.cache.problem)
+        def show_cached(known: Known, listed: list[tuple[str, str]]) -> None:
+            # (no hays: the filter makes what it reads when first typed into, and the walk's
+            # list, which follows in a second or two, brings them)
+            self.post_message(CacheListed(listed, known.other, known.single, {}))
 
-    def _learn(self, address: str, listed: Listed) -> None:
-        """Tell the followed folder what a listed file holds (in a worker: it takes a lock)."""
-        if self.live is not None:
-            if only_trace(address, listed) is not None:
-                return  # one trace under the file's own address: the folder knows it already
-            self.live.folder.learn(address, *split_listed(listed))
+        def show(walked: Walked) -> None:
+            done = DiscoveryDone(
+                walked.files,
+                walked.skipped,
+                judged=walked.judged,
+                single=walked.single,
+                todo=walked.todo,
+                cache=walked.cache,
+                named=walked.named,
+            )
+            if walked.cache is not None:
+                done.hays = hays_of(walked.judged, walked.single)
+            done.shown = threading.Event()
+            self.post_message(done)
+            # The live folder learns where the files are once the list is drawn, not
+            # while it is (the interpreter is shared: 100,000 files cost it 0.2 s or more).
+            done.shown.wait(timeout=1.0)
+
+        walked = judging.walk_and_sort(show_cached, self.SHOW_CACHED_FROM, show)
+        problem = judging.save_cache(walked)
+        if problem is not None:
+            self.call_from_thread(self._say_cache_problem, problem)
 
     @on(CacheListed)
     def _listed_from_cache(self, message: CacheListed) -> None:
@@ -457,6 +396,8 @@ class ReplayApp(App[int]):
 
     @on(DiscoveryDone)
     def _discovered(self, message: DiscoveryDone) -> None:
+        if message.shown is not None:
+            self.call_after_refresh(message.shown.set)
         self.discovered = True
         if self.checking:  # what the cache showed makes way for what the walk found
             self.checking = False
@@ -494,10 +435,11 @@ class ReplayApp(App[int]):
             self.trace_list.trace_tree.focus()
         if message.todo:
             self.judging = True
-            self._judge(message.todo, message.cache)
+            # Once the list is drawn: starting the pool takes the interpreter a moment.
+            self.call_after_refresh(self._judge, message.todo, message.cache)
         if self.current is not None or self.user_navigated or self.trace_list.selected:
             return  # chosen in what the cache showed: the user's choice stays
-        flagged = (self._first_flagged(message.judged), self._first_flagged(message.single))
+        flagged = (first_flagged(message.judged), first_flagged(message.single))
         first = min((a for a in flagged if a is not None), key=address_key, default=None)
         if first is None and not message.todo:
             first = self._fallback_address()
@@ -596,59 +538,22 @@ class ReplayApp(App[int]):
             results.append((address, traces, skipped))
         return results, single
 
-    @staticmethod
-    def _first_flagged(judged: Sequence[tuple[str, Listed | Judgement]]) -> str | None:
-        """The first trace with flags among files judged (or traces: ``(address, judgement)``)."""
-        for address, listed in judged:
-            if isinstance(listed, Judgement):
-                if listed.flags:
-                    return address
-                continue
-            for item in listed:
-                if not isinstance(item, Skipped) and item[1].flags:
-                    return item[0]
-        return None
-
-    def _fresh_from(self) -> int | None:
-        """Captures modified since (ns since the epoch) may still be being written: they are
-        followed here, not judged as ended (``None``: not following the folder)."""
-        live = self.live
-        return None if live is None else int((live.folder.opened_at - FRESH) * 1e9)
-
-    def _fresh(self, item: Candidate, stamp: tuple[int, int]) -> bool:
-        fresh_from = self._fresh_from()
-        return fresh_from is not None and stamp[1] >= fresh_from
-
     @work(thread=True, exclusive=True, group="judge", description="judge")
     def _judge(self, files: list[Candidate], cache: JudgementCache | None) -> None:
         """Judge the files the cache did not know (``cache``: sorted out already)."""
-        from ..scale.judgements import judge_files
-        from ..scale.pool import default_jobs
-
         worker = get_current_worker()
-        judged: list[tuple[str, Listed]] = []
-        traces: list[Trace] = []
-        hays: dict[str, str] = {}
-        last = time.monotonic()
-        for item, listed in judge_files(
-            files,
-            jobs=self.jobs or default_jobs(),
-            cache=cache,
-            here=self._fresh,
-            cancelled=lambda: worker.is_cancelled,
+        taken = threading.Event()
+        taken.set()
+        for batch in self.folder_judging.judge_in_batches(
+            files, cache, cancelled=lambda: worker.is_cancelled, taken=taken.is_set
         ):
-            if listed is None:
-                listed = self._follow(item, traces)
-            self._learn(item.address, listed)
-            judged.append((item.address, listed))
-            hays.update(hays_of([(item.address, listed)]))
-            if time.monotonic() - last > 0.05:
-                self.post_message(TracesJudged(judged, traces, hays))
-                judged, traces, hays = [], [], {}
-                last = time.monotonic()
+            taken.clear()
+            hays = hays_of(batch.judged)
+            self.post_message(
+                TracesJudged(batch.judged, batch.traces, hays, batch.finished, taken=taken)
+            )
         if worker.is_cancelled:
             return
-        self.post_message(TracesJudged(judged, traces, hays, finished=True))
         if cache is not None and cache.problem is not None:
             self.call_from_thread(self._say_cache_problem, cache.problem)
 
@@ -657,24 +562,10 @@ class ReplayApp(App[int]):
             visible(f"judgement cache not used: {problem}"), severity="warning", markup=False
         )
 
-    def _follow(self, item: Candidate, traces: list[Trace]) -> Listed:
-        """Judge a capture that may still be being written here, as the folder follows it."""
-        assert self.live is not None
-        found = Discovery()
-        classify_candidate(item, found)
-        listed: Listed = list(found.skipped)
-        for source in found.sources:
-            try:
-                trace = self.live.folder.load(source)
-            except OSError as exc:
-                listed.append(Skipped(source.address, f"cannot read: {exc.strerror or exc}"))
-                continue
-            traces.append(trace)
-            listed.append((source.address, judgement_of(trace)))
-        return listed
-
     @on(TracesJudged)
     def _judged(self, message: TracesJudged) -> None:
+        if message.taken is not None:  # the next batch once this one is drawn
+            self.call_after_refresh(message.taken.set)
         self._resolve(message.judged, message.hays)
         for trace in message.traces:
             self.store.put(trace)
@@ -687,7 +578,7 @@ class ReplayApp(App[int]):
         if self.current is None and not self.user_navigated and self.trace_list.selected is None:
             # Nothing open nor opening yet: the first flagged trace, else (at the end) the
             # first that is not clean.
-            flagged = self._first_flagged(message.judged)
+            flagged = first_flagged(message.judged)
             if flagged is not None:
                 self._auto_open(flagged)
             elif message.finished:
@@ -1473,73 +1364,18 @@ class ReplayApp(App[int]):
 
         self.push_screen(HelpScreen(binding_sections(), self.keymap_overrides))
 
-    def _flag_stops(self) -> list[tuple[int, int, list[int]]]:
-        """``(position, row, flag indexes)`` per calls-view row holding flags, in stream order.
-
-        One stop per delta (a delta that erased both id and name holds two flags), numbered
-        by the analysis' flags, so the toast counts what the header and the details count."""
-        model = self.calls_view.model
-        if model is None:
-            return []
-        stops: dict[int, tuple[int, int, list[int]]] = {}
-        for k, f in enumerate(model.trace.analysis.flags):
-            row = model.flag_row(f)
-            if row is None:
-                continue
-            stop = stops.setdefault(row, (f.position, row, []))
-            stop[2].append(k)
-        return sorted(stops.values(), key=lambda s: (s[0], s[1]))
-
-    def _no_flags_text(self) -> str:
-        """What ``n`` says on a trace without flags: nothing was erased, and whether it works
-        all the same (a model that never sent an id has no flag, and still breaks)."""
-        trace = self.current
-        if trace is None:
-            return "No trace open yet: no flags to walk."
-        if trace.badge is Badge.CLEAN:
-            return "No flags in this trace: nothing was erased."
-        verdicts = ", ".join(f"{b} {v}" for b, v in trace.verdicts.items())
-        return (
-            f"No flags: nothing was erased, yet it is {trace.badge.value} ({verdicts})."
-            " Details says why."
-        )
-
     def _walk_flags(self, forward: bool) -> None:
-        stops = self._flag_stops()
-        model = self.calls_view.model
-        if not stops or model is None:
-            self.notify(self._no_flags_text(), timeout=5, markup=False)
-            return
         view = self.calls_view
-        rows = [row for _, row, _ in stops]
-        if view.cursor in rows:
-            here = rows.index(view.cursor)
-            at = (here + (1 if forward else -1)) % len(stops)
-            wrapped = at <= here if forward else at >= here
-        else:
-            found = view.selected_delta()
-            key = (found[1].position, view.cursor) if found else (-1, view.cursor)
-            later = [k for k, (p, r, _) in enumerate(stops) if (p, r) > key]
-            earlier = [k for k, (p, r, _) in enumerate(stops) if (p, r) < key]
-            if forward:
-                at, wrapped = (later[0], False) if later else (0, True)
-            else:
-                at, wrapped = (earlier[-1], False) if earlier else (len(stops) - 1, True)
-        _, row, indexes = stops[at]
+        model = view.model
+        found = view.selected_delta()
+        position = found[1].position if found else None
+        step = model.walk_flags(view.cursor, position, forward) if model is not None else None
+        if step is None:
+            self.notify(no_flags_text(self.current), timeout=5, markup=False)
+            return
+        row, said = step
         view.move_cursor(row, center=True)
-        flags = model.trace.analysis.flags
-        total = len(flags)
-        first, last = indexes[0] + 1, indexes[-1] + 1
-        labels = " + ".join(dict.fromkeys(flags[k].label for k in indexes))
-        which = f"Flag {first:,}" if first == last else f"Flags {first:,}–{last:,}"
-        again = ""
-        if wrapped and len(stops) > 1:  # past the last (first): round to the other end
-            again = " · back to the first" if forward else " · back to the last"
-        self.notify(
-            f"{which} of {total:,}: {labels} on line {flags[indexes[0]].line}{again}",
-            timeout=2,
-            markup=False,
-        )
+        self.notify(said, timeout=2, markup=False)
 
     def action_next_flag(self) -> None:
         if not self._said_not_a_trace("walk the flags of"):
@@ -1605,33 +1441,9 @@ class ReplayApp(App[int]):
         copy(self, text, what)
 
     def _path_of(self, address: str, skipped: Skipped | None = None) -> str:
-        """A listed file as a shell started where replay-tui was names it (the path given on
-        the command line joined with the file's place below it; a HAR entry FILE.har#N, as
-        ``replay-tui replay`` takes it), quoted if a shell would split or read it: the
-        list's address is relative to the folder."""
-        return _for_the_shell(self._unquoted_path_of(address, skipped))
-
-    def _unquoted_path_of(self, address: str, skipped: Skipped | None) -> str:
-        if skipped is None:
-            file_address, number = entry_of(address)
-            path = self.store.paths.get(address) or self.store.paths.get(file_address)
-            if path is None:
-                return address
-            return f"{path}#{number}" if number is not None else path
-        for root in self.paths:
-            path = os.path.join(root, skipped.path)
-            if os.path.lexists(path):
-                return path
-        return skipped.path
-
-
-def _for_the_shell(path: str) -> str:
-    """``path`` as typed into a shell: as it is when nothing in it is special (``#`` inside a
-    word is not: ``x.har#2``), else quoted (``'my dir/it'"'"'s.sse'``)."""
-    bare = path.replace("#", "")
-    if not path.startswith("#") and shlex.quote(bare) == bare:
-        return path
-    return shlex.quote(path)
+        """A listed file as a shell started where replay-tui was names it (see
+        :meth:`TraceStore.shell_path`)."""
+        return self.store.shell_path(address, skipped, self.paths)
 
 
 make_app = ReplayApp

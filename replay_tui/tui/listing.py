@@ -94,6 +94,9 @@ class Listing:
         self._skipped_hay: dict[str, tuple[Skipped, str]] = {}
         self._matched: list[int] | None = None
         self._matched_for: tuple[str, str | None] | None = None
+        self._retest: set[str] = set()
+        """Items judged since :attr:`_matched` was made for the filter: only these are tested
+        again (a big folder's judging, batch by batch, under a filter typed meanwhile)."""
         self._counted: dict[str, int] = {}
         self._counted_for: str | None = None
         self._runs: list[tuple[int, int, Container, int]] | None = None
@@ -168,6 +171,43 @@ class Listing:
         self._own_items()[i : i + 1] = new
         self._changed()
 
+    def replace_all(self, results: Sequence[tuple[str, Sequence[str], Sequence[Skipped]]]) -> None:
+        """:meth:`replace` for each ``(address, traces, skipped)``, in one pass over the items:
+        10,000 HAR files among 100,000 captures are one new list, not 10,000 (each of which
+        made the index of every item again)."""
+        if len(results) < 2:
+            for address, traces, skipped in results:
+                self.replace(address, traces, skipped)
+            return
+        index = self.index
+        subs: dict[int, list[str]] = {}
+        for address, traces, skipped in results:
+            i = index.get(address)
+            if i is None or i in subs:
+                continue
+            new = list(traces) + [s.path for s in skipped]
+            new.sort(key=address_key)
+            self._hay.pop(address, None)
+            for item in skipped:
+                self.skipped[item.path] = item
+            if new == [address]:
+                if skipped:
+                    self._runs = None
+                continue
+            subs[i] = new
+        self._hay_missing = True
+        self._matched_for = self._counted_for = None
+        if subs:
+            out: list[str] = []
+            for i, address in enumerate(self.items):
+                entries = subs.get(i)
+                if entries is None:
+                    out.append(address)
+                else:
+                    out += entries
+            self._own_items()[:] = out
+            self._changed()
+
     def add_skipped(self, skipped: Iterable[Skipped]) -> None:
         fresh = []
         for item in skipped:
@@ -198,7 +238,9 @@ class Listing:
         for address in missing:
             if hay.pop(address, None) is not None:
                 self._hay_missing = True
-        self._matched_for = self._counted_for = None
+        if self._matched_for is not None:
+            self._retest.update(addresses)
+        self._counted_for = None
 
     def _changed(self) -> None:
         self._merged = None
@@ -301,9 +343,23 @@ class Listing:
         """Positions of the traces the filter shows; narrowing a filter (typing on) only
         tests what the previous filter showed."""
         key = (self.text.strip().lower(), self.badge)
-        if self._matched_for == key and self._matched is not None:
+        retest = self._retest
+        if self._matched_for is None or self._matched is None:
+            retest.clear()
+        if self._matched_for == key and self._matched is not None and not retest:
             return self._matched
         before = self._matched_for
+        again: list[int] = []
+        if retest:  # judged since: their matching is tested again, the others' stands
+            index = self.index
+            again = sorted({index[a] for a in retest if a in index})
+            retest.clear()
+        if before == key and self._matched is not None:
+            tested = set(again)
+            kept = [i for i in self._matched if i not in tested]
+            found = self._filter(again)
+            self._matched = sorted(kept + found) if found else kept  # (two sorted runs)
+            return self._matched
         candidates: Sequence[int] = range(len(self.items))
         if (
             before is not None
@@ -314,6 +370,9 @@ class Listing:
             and (before[0] or key[1] is not None)  # (no text, no badge: no skipped file)
         ):
             candidates = self._matched
+            if again:
+                shown = set(candidates)
+                candidates = sorted([*candidates, *(i for i in again if i not in shown)])
         matched = self._filter(candidates)
         self._matched, self._matched_for = matched, key
         return matched
@@ -404,7 +463,11 @@ class Listing:
         if self._merged is None:
             children: dict[str, set[str]] = {}
             direct: set[str] = set()  # folders holding a file of their own
-            for parent in {self._parent(address) for address in self.items}:
+            items = self.items
+            # (100,000 captures: a set made in one pass, the few HAR entries looked at apart)
+            parents = {a.rstrip("/").rpartition("/")[0] for a in items if "#" not in a}
+            parents |= {self._parent(a) for a in items if "#" in a}
+            for parent in parents:
                 if not parent or parent in self.file_roots:  # (files named: listed alone)
                     continue
                 is_har = parent.endswith("\0")
@@ -593,7 +656,8 @@ class Listing:
 
     def visible(self) -> list[str]:
         """The traces the filter shows, in list order (folded ones included)."""
-        matched = self._matched if self._matched_for is not None else self._match_indices()
+        known = self._matched_for is not None and not self._retest
+        matched = self._matched if known else self._match_indices()
         assert matched is not None
         return [self.items[i] for i in self._traces_among(matched)]
 

@@ -54,6 +54,8 @@ class DiscoveryDone(Message):
     """The judgement cache, read already (the judging goes on with it)."""
     named: bool = False
     """One file named that holds one stream: opened at once, judged as it is read."""
+    shown: threading.Event | None = None
+    """Set once the list is drawn (the walk's worker then tells the live folder the files)."""
 
 
 @dataclass
@@ -80,6 +82,8 @@ class TracesJudged(Message):
     """What the list's filter reads of each trace judged, made in the worker."""
     finished: bool = False
     """The last batch: every file was judged."""
+    taken: threading.Event | None = None
+    """Set once this batch is on screen: the judging sends the next one only then."""
 
 
 @dataclass

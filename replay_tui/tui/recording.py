@@ -17,9 +17,9 @@ from textual.content import Content
 from textual.widgets import Static
 
 from ..core.visible import visible
-from ..record import Recorder
+from ..record import Recorder, RecorderError
 
-__all__ = ["RECORD_LOGGER", "RecorderStatus", "ToastHandler"]
+__all__ = ["RECORD_LOGGER", "RecorderInApp", "RecorderStatus", "ToastHandler"]
 
 RECORD_LOGGER = "replay_tui.record"
 REFRESH = 0.5
@@ -120,3 +120,35 @@ class ToastHandler(logging.Handler):
         self.app.notify(
             visible(message), title="recorder", severity="warning", timeout=6, markup=False
         )
+
+
+class RecorderInApp:
+    """The recorder's life in the app: started before the app takes the terminal, its
+    warnings shown as notifications meanwhile (not printed), stopped when the app exits."""
+
+    def __init__(self, app: App[Any], recorder: Recorder) -> None:
+        self.app = app
+        self.recorder = recorder
+        self._log: tuple[logging.Logger, logging.Handler, bool] | None = None
+
+    async def start(self) -> str | None:
+        """Start the recorder; why it could not (a busy port, an unwritable folder), if so."""
+        try:
+            await self.recorder.start()
+        except RecorderError as exc:
+            return str(exc)
+        logger = logging.getLogger(RECORD_LOGGER)
+        handler = ToastHandler(self.app)
+        self._log = (logger, handler, logger.propagate)
+        logger.addHandler(handler)
+        logger.propagate = False  # its lines would tear the screen
+        return None
+
+    async def stop(self) -> None:
+        # Stopping the recorder finalizes the captures still being written.
+        await self.recorder.stop()
+        if self._log is not None:
+            logger, handler, propagate = self._log
+            logger.removeHandler(handler)
+            logger.propagate = propagate
+            self._log = None

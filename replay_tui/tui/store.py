@@ -11,14 +11,16 @@ Counts per badge are kept as judgements come and go, never recounted.
 
 from __future__ import annotations
 
+import os
+import shlex
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from ..core.discovery import Discovery, Skipped, classify, entry_of
 from ..core.result import Judgement, Listed, judgement_of, split_listed
 from ..core.trace import Badge, Source, Trace
 
-__all__ = ["BADGE_ORDER", "TraceStore"]
+__all__ = ["BADGE_ORDER", "TraceStore", "for_the_shell"]
 
 BADGE_ORDER: tuple[Badge, ...] = (
     Badge.ERASING,
@@ -62,6 +64,11 @@ class TraceStore:
     def judge_all(self, judged: Iterable[tuple[str, Judgement]]) -> None:
         """:meth:`judge` each (100,000 from the judgement cache: a bulk update)."""
         judgements, by_badge = self.judgements, self.by_badge
+        if not judgements:  # (a folder listed from the cache: nothing to replace)
+            judgements.update(judged)
+            for address, judgement in judgements.items():
+                by_badge[judgement.badge].add(address)
+            return
         for address, judgement in judged:
             old = judgements.get(address)
             if old is not None:
@@ -132,8 +139,40 @@ class TraceStore:
         if trace is not None:
             self._cached -= len(trace.raw)
 
+    def shell_path(
+        self, address: str, skipped: Skipped | None = None, roots: Sequence[str] = ()
+    ) -> str:
+        """A listed file as a shell started where replay-tui was names it (the path given on
+        the command line joined with the file's place below it; a HAR entry FILE.har#N, as
+        ``replay-tui replay`` takes it), quoted if a shell would split or read it: the
+        list's address is relative to the folder. ``skipped``: a file that holds no trace,
+        found under ``roots`` (the paths opened)."""
+        return for_the_shell(self._unquoted_path_of(address, skipped, roots))
+
+    def _unquoted_path_of(self, address: str, skipped: Skipped | None, roots: Sequence[str]) -> str:
+        if skipped is None:
+            file_address, number = entry_of(address)
+            path = self.paths.get(address) or self.paths.get(file_address)
+            if path is None:
+                return address
+            return f"{path}#{number}" if number is not None else path
+        for root in roots:
+            path = os.path.join(root, skipped.path)
+            if os.path.lexists(path):
+                return path
+        return skipped.path
+
     def counts(self) -> dict[str, int]:
         """Traces per badge (judged ones), plus ``pending`` for those not judged yet."""
         counts = {b.value: len(self.by_badge[b]) for b in BADGE_ORDER}
         counts["pending"] = len(self.paths) - len(self.judgements)
         return counts
+
+
+def for_the_shell(path: str) -> str:
+    """``path`` as typed into a shell: as it is when nothing in it is special (``#`` inside a
+    word is not: ``x.har#2``), else quoted (``'my dir/it'"'"'s.sse'``)."""
+    bare = path.replace("#", "")
+    if not path.startswith("#") and shlex.quote(bare) == bare:
+        return path
+    return shlex.quote(path)

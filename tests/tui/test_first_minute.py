@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
+from replay_tui.browse import judging as browse_judging
 from replay_tui.tui.app import ReplayApp, check_keymap, make_app
 from replay_tui.tui.commands import ReplayCommands
 from replay_tui.tui.screens.help import binding_rows, help_text
@@ -332,9 +333,7 @@ async def test_a_view_key_pressed_while_the_one_file_is_read_is_kept(
 ) -> None:
     """``replay-tui big.sse`` and 2 at once, while the file is still read: the trace opens in
     the diff view (opening it focused the calls view, which showed the calls tab again)."""
-    from replay_tui.tui import app as app_module
-
-    reading = held(monkeypatch, app_module, "walk")  # (its rows are shown before the walk)
+    reading = held(monkeypatch, browse_judging, "walk")  # (its rows are shown before the walk)
     app = make_app([str(TRACES / "captures" / "late-id.sse")])
     async with app.run_test(size=SMALL) as pilot:
         await pilot.press("2")
@@ -467,11 +466,9 @@ def test_long_metadata_values_wrap_between_their_parts() -> None:
 async def test_a_filter_typed_while_the_folder_is_walked_keeps_its_keys(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from replay_tui.tui import app as app_module
-
     for n in range(300):
         shutil.copy(TRACES / "dashscope" / "qwen3-max-id-empty.sse", tmp_path / f"t{n:03}.sse")
-    typed = held(monkeypatch, app_module, "walk")  # the walk of a big folder: the user types
+    typed = held(monkeypatch, browse_judging, "walk")  # the walk of a big folder: the user types
     app = make_app([str(tmp_path)])
     async with app.run_test(size=SMALL) as pilot:
         await pilot.press("slash", *"t29")

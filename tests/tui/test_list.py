@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
+from replay_tui.browse import judging as browse_judging
 from replay_tui.tui.app import make_app
 from replay_tui.tui.widgets.bars import BadgeChip
 from replay_tui.tui.widgets.trace_list import TraceList
@@ -87,6 +88,45 @@ async def test_text_filter_keeps_matching_traces_and_their_folders() -> None:
         assert app.query_one("#trace-filter", Input).value == "malformed-tool-call"
         await pilot.press("escape")
         assert app.query_one("#trace-filter", Input).value == ""
+        assert len(app.trace_list.visible_addresses()) == 26
+
+
+async def test_a_big_lists_filter_shows_the_keys_first_and_filters_for_the_last(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A list past REBUILD_NOW_BELOW (27 files stand in for 5,000 here): each key is in the
+    box at once; the rows follow a frame later, for the text as it then is."""
+    monkeypatch.setattr(TraceList, "REBUILD_NOW_BELOW", 5)
+    app = make_app([str(TRACES)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        built: list[str] = []
+        build = app.trace_list.listing.build
+
+        def counted() -> None:
+            built.append(app.trace_list.listing.text)
+            build()
+
+        monkeypatch.setattr(app.trace_list.listing, "build", counted)
+        box = app.query_one("#trace-filter", Input)
+        await pilot.press("slash")
+        box.value = "d"
+        box.value = "da"
+        box.value = "dash"
+        assert built == []  # not yet: the keys are drawn first
+        for _ in range(200):  # (the rebuild comes after a frame: a loaded machine is slow)
+            await pilot.pause(0.02)
+            if built:
+                break
+        # One rebuild for the text as it then is (a frame between two keys: two at most;
+        # not one per key).
+        assert built[-1] == "dash" and len(built) < 3, built
+        assert sorted(app.trace_list.visible_addresses()) == [
+            "dashscope/glm-5.2-id-and-name-empty.sse",
+            "dashscope/qwen3-max-id-empty.sse",
+        ]
+        await pilot.press("escape", "escape")
+        await pilot.pause()
         assert len(app.trace_list.visible_addresses()) == 26
 
 
@@ -391,7 +431,7 @@ async def test_a_reopened_folder_shows_what_the_cache_knew_while_its_files_are_c
     (folder / gone).unlink()
     shutil.copy(TRACES / "openai" / "gpt-4.1-text-then-call.sse", folder / "envoy" / "x.sse")
 
-    walked = held(monkeypatch, app_module, "walk")  # a big folder's: the cache shows meanwhile
+    walked = held(monkeypatch, browse_judging, "walk")  # a big folder's: the cache shows meanwhile
     monkeypatch.setattr(app_module.ReplayApp, "SHOW_CACHED_FROM", 1)  # (27 files here)
     again = make_app([str(folder)])
     async with again.run_test(size=SIZE) as pilot:
@@ -652,7 +692,7 @@ async def test_c_in_the_list_copies_a_path_the_shell_takes(monkeypatch: pytest.M
 
 
 def test_a_copied_path_is_quoted_when_a_shell_would_split_it() -> None:
-    from replay_tui.tui.app import _for_the_shell
+    from replay_tui.tui.store import for_the_shell as _for_the_shell
 
     assert _for_the_shell("traces/x.har#2") == "traces/x.har#2"  # (# inside a word: literal)
     assert _for_the_shell("/tmp/my dir/it's.sse") == """'/tmp/my dir/it'"'"'s.sse'"""

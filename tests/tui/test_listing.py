@@ -376,3 +376,79 @@ def test_a_folder_holding_only_one_folder_shares_its_row() -> None:
     listing.build()
     rows = shown(listing)
     assert ("folder", 0, "l1/l2") in rows and ("folder", 1, "/".join(deep.split("/")[2:])) in rows
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from([" qwen", " erasing", " clean", "s", "3"]), min_size=1, max_size=3),
+    st.sampled_from(["", "erasing", "clean", "qwen", "x1", "e"]),
+    st.sampled_from([None, "erasing", "clean", "pending"]),
+    st.lists(st.tuples(st.integers(0, 11), st.sampled_from(list(Badge)), st.booleans())),
+)
+def test_a_filter_kept_while_batches_are_judged_shows_what_a_fresh_one_would(
+    typed: list[str], text: str, badge: str | None, batches: list[tuple[int, Badge, bool]]
+) -> None:
+    """Judged batch by batch under a filter (a big folder's judging), the list tests again
+    only the items judged since; what it shows is what filtering the end state shows."""
+    items = [f"{folder}/x{n}.sse" for n in range(12) for folder in ("d", "e")][:12]
+    judgements: dict[str, Judgement] = {}
+    by_badge: dict[str, set[str]] = {b: set() for b in Badge}
+    listing = Listing(judgements, by_badge)
+    listing.set_items(sorted(items, key=address_key))
+    listing.text, listing.badge = text, badge
+    listing.build()
+    for k, (n, verdict, qwen) in enumerate(batches):
+        address = items[n]
+        old = judgements.get(address)
+        if old is not None:
+            by_badge[old.badge].discard(address)
+        judgements[address] = judged(verdict, "qwen3" if qwen else "gpt")
+        by_badge[verdict].add(address)
+        listing.judged([address])
+        if k % 2:  # (else the text changes with the judged ones not tested again yet)
+            listing.text_counts()
+        listing.text = text + "".join(typed[: k % (len(typed) + 1)])  # typed on meanwhile
+        listing.build()  # (as the list does for a key)
+    fresh = Listing(dict(judgements), {b: set(a) for b, a in by_badge.items()})
+    fresh.set_items(sorted(items, key=address_key))
+    fresh.text, fresh.badge = listing.text, badge
+    assert listing.visible() == fresh.visible()
+    assert listing.text_counts() == fresh.text_counts()
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 9),
+            st.lists(st.integers(1, 4), max_size=3, unique=True),
+            st.booleans(),
+        ),
+        max_size=6,
+    )
+)
+def test_files_resolved_together_list_as_resolved_one_by_one(
+    changes: list[tuple[int, list[int], bool]],
+) -> None:
+    """Many HAR files judged in one batch (replace_all) give the items, the files skipped
+    and the rows that replacing them one at a time gives."""
+    files = [f"f/{n}.har" for n in range(10)]
+    results = []
+    for n, entries, unreadable in changes:
+        address = files[n]
+        traces = [f"{address}#{e}" for e in entries]
+        skipped = [Skipped(address, "not a trace")] if unreadable and not traces else []
+        results.append((address, traces, skipped))
+    one, bulk = Listing({}), Listing({})
+    for listing in (one, bulk):
+        listing.set_items(files)
+        listing.build()
+    for result in results:
+        if result[0] in one.index:  # (what replace_all does with a file met twice)
+            one.replace(*result)
+    bulk.replace_all(results)
+    one.build()
+    bulk.build()
+    assert bulk.items == one.items
+    assert bulk.skipped == one.skipped
+    assert shown(bulk) == shown(one)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from replay_tui.tui import app as app_module
+from replay_tui.browse import judging as browse_judging
 from replay_tui.tui.app import make_app
 from replay_tui.tui.loading import FIRST_SLICE
 from replay_tui.tui.widgets.calls_view import HEAD
@@ -29,7 +29,7 @@ async def test_a_file_named_alone_shows_its_rows_before_the_walk(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = _growing(tmp_path / "g.sse", 3000)
-    go = held(monkeypatch, app_module, "walk")
+    go = held(monkeypatch, browse_judging, "walk")
     app = make_app([str(path)])
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()

@@ -174,7 +174,8 @@ def test_a_head_read_before_any_call_says_so_not_that_the_stream_has_none(tmp_pa
     from replay_tui.core.trace import TraceBuilder
 
     text = "".join(
-        'data: {"choices":[{"index":0,"delta":{"content":"w%d "}}]}\n\n' % i for i in range(50)
+        'data: {"choices":[{"index":0,"delta":{"content":"w' + str(i) + ' "}}]}\n\n'
+        for i in range(50)
     )
     path = tmp_path / "text-first.sse"
     path.write_text(text)

@@ -64,10 +64,16 @@ class BadgeChip(Static):
             self.full_text = f"{BADGE_GLYPHS[self.badge]} {count:,} {self.badge}"
             self.compact_text = f"{BADGE_GLYPHS[self.badge]} {count:,}"
             text = self.compact_text if self.compact else self.full_text
-        self.update(Content(text))
+        if text != self._text:
+            # Counts change many times a second while a big folder is judged: a count of the
+            # same width is drawn again in its place, with no new layout of the screen.
+            same_width = len(text) == len(self._text)
+            self._text = text
+            self.update(Content(text), layout=not same_width)
         self.set_class(count == 0 and self.badge is not None, "-zero")
 
     _count = 0
+    _text = ""
     _pending = 0
     _checking = False
     _shown: int | None = None

@@ -23,7 +23,7 @@ from rich.segment import Segment
 from rich.style import Style
 
 from ...core.identity import CallTrace, DeltaRow, Flag
-from ...core.trace import Trace
+from ...core.trace import Badge, Trace
 from ...core.translator import Behavior, index_key, missing_identity
 from ...core.verdicts import consequence, unidentified
 from ...core.visible import visible
@@ -41,7 +41,7 @@ from ..screens.payload import PayloadScreen
 from .line_view import LineView, Row
 from .model_view import ModelView
 
-__all__ = ["CallsModel", "CallsView", "build_calls_model"]
+__all__ = ["CallsModel", "CallsView", "build_calls_model", "no_flags_text"]
 
 ACCEPT = Behavior.ACCEPT_IDENTITY
 ASSIGN = Behavior.ASSIGN_ALWAYS
@@ -179,6 +179,67 @@ class CallsModel:
         if section is None or not HEAD <= offset < HEAD + len(section.rows):
             return None
         return section, section.rows[offset - HEAD]
+
+    def flag_stops(self) -> list[tuple[int, int, list[int]]]:
+        """``(position, row, flag indexes)`` per row holding flags, in stream order.
+
+        One stop per delta (a delta that erased both id and name holds two flags), numbered
+        by the analysis' flags, so the toast counts what the header and the details count."""
+        stops: dict[int, tuple[int, int, list[int]]] = {}
+        for k, f in enumerate(self.trace.analysis.flags):
+            row = self.flag_row(f)
+            if row is None:
+                continue
+            stop = stops.setdefault(row, (f.position, row, []))
+            stop[2].append(k)
+        return sorted(stops.values(), key=lambda s: (s[0], s[1]))
+
+    def walk_flags(
+        self, cursor: int, position: int | None, forward: bool
+    ) -> tuple[int, str] | None:
+        """``n`` (``forward``) or ``N`` from the row ``cursor`` (the delta under it at stream
+        ``position``, if any): the row of the next (previous) flag and what to say of it,
+        rounding to the other end past the last (first). None: no flags to walk."""
+        stops = self.flag_stops()
+        if not stops:
+            return None
+        rows = [row for _, row, _ in stops]
+        if cursor in rows:
+            here = rows.index(cursor)
+            at = (here + (1 if forward else -1)) % len(stops)
+            wrapped = at <= here if forward else at >= here
+        else:
+            key = (position, cursor) if position is not None else (-1, cursor)
+            later = [k for k, (p, r, _) in enumerate(stops) if (p, r) > key]
+            earlier = [k for k, (p, r, _) in enumerate(stops) if (p, r) < key]
+            if forward:
+                at, wrapped = (later[0], False) if later else (0, True)
+            else:
+                at, wrapped = (earlier[-1], False) if earlier else (len(stops) - 1, True)
+        _, row, indexes = stops[at]
+        flags = self.trace.analysis.flags
+        total = len(flags)
+        first, last = indexes[0] + 1, indexes[-1] + 1
+        labels = " + ".join(dict.fromkeys(flags[k].label for k in indexes))
+        which = f"Flag {first:,}" if first == last else f"Flags {first:,}–{last:,}"
+        again = ""
+        if wrapped and len(stops) > 1:  # past the last (first): round to the other end
+            again = " · back to the first" if forward else " · back to the last"
+        return row, f"{which} of {total:,}: {labels} on line {flags[indexes[0]].line}{again}"
+
+
+def no_flags_text(trace: Trace | None) -> str:
+    """What ``n`` says on a trace without flags: nothing was erased, and whether it works
+    all the same (a model that never sent an id has no flag, and still breaks)."""
+    if trace is None:
+        return "No trace open yet: no flags to walk."
+    if trace.badge is Badge.CLEAN:
+        return "No flags in this trace: nothing was erased."
+    verdicts = ", ".join(f"{b} {v}" for b, v in trace.verdicts.items())
+    return (
+        f"No flags: nothing was erased, yet it is {trace.badge.value} ({verdicts})."
+        " Details says why."
+    )
 
 
 def flag_label(flags: tuple[Flag, ...] | list[Flag]) -> str:

@@ -203,6 +203,14 @@ class TraceTree(ScrollView, can_focus=True):
             self.cursor = len(self.listing.rows) - 1
         self.refresh()
 
+    def shows_any(self, addresses: Sequence[str]) -> bool:
+        """Whether a row on screen shows one of the traces ``addresses``."""
+        rows, items = self.listing.rows, self.listing.shown_items
+        top = self.scroll_offset.y
+        on_screen = [rows[n] for n in range(top, min(top + self.size.height, len(rows)))]
+        keys = {items[i] for i in on_screen if i >= 0}
+        return not keys.isdisjoint(addresses)
+
     def _s(self, name: str) -> Style:
         return self.get_component_rich_style(name, partial=True)
 
@@ -435,9 +443,11 @@ class TraceList(Vertical):
 
     def rebuild_every(self) -> float:
         """Seconds between rebuilds while judgements arrive: a rebuild costs ~0.5 µs per item,
-        so a list of 100,000 (50 ms) waits longer than one of 10,000 (5 ms), keeping the UI
-        thread's share of the judging small."""
-        return 0.3 if len(self.listing.items) < 20_000 else 1.0
+        so a list of 100,000 (50 ms) waits longer (2.5 s) than one of 10,000 (5 ms; 0.3 s),
+        keeping the UI thread's share of the judging small (its badges on screen are drawn
+        as they come; the folders' counts and a HAR file's entries come with the rebuild)."""
+        n = len(self.listing.items)
+        return 0.3 if n < 20_000 else min(3.0, n / 40_000)
 
     class TraceHighlighted(Message):
         """The cursor is on a trace (open it for preview)."""
@@ -645,7 +655,7 @@ class TraceList(Vertical):
         that turned out to be one trace each (their rows stay). ``hays``: what the filter
         reads of them, if made already."""
         self._resolved(results, judged, hays)
-        self._rebuild_soon()
+        self._rebuild_soon(() if results else judged)
 
     def _resolved(
         self,
@@ -654,8 +664,8 @@ class TraceList(Vertical):
         hays: Mapping[str, str] | None,
     ) -> None:
         addresses = list(judged)
-        for address, traces, skipped in results:
-            self.listing.replace(address, traces, skipped)
+        self.listing.replace_all(results)
+        for address, traces, _ in results:
             addresses += traces
             if self.selected == address and traces and address not in traces:
                 self.selected = traces[0]
@@ -667,11 +677,16 @@ class TraceList(Vertical):
         self.listing.judged(addresses)
         self._rebuild_soon()
 
-    def _rebuild_soon(self) -> None:
+    def _rebuild_soon(self, judged: Sequence[str] = ()) -> None:
+        """``judged``: the only traces whose badges changed, if that is all that did (their
+        rows are drawn again only if on screen: a big folder's judging is mostly of rows
+        out of sight, and drawing the list's screenful again for each batch would cost the
+        UI thread a frame's work each time)."""
         if len(self.listing.items) < self.REBUILD_NOW_BELOW:
             self.rebuild()
             return
-        self.trace_tree.refresh()  # badges on screen now; counts and order with the rebuild
+        if not judged or self.trace_tree.shows_any(judged):
+            self.trace_tree.refresh()  # badges on screen now; counts and order with the rebuild
         if not self._rebuild_due:
             self._rebuild_due = True
             self.set_timer(self.rebuild_every(), self._rebuild_when_due)
@@ -802,7 +817,22 @@ class TraceList(Vertical):
     @on(Input.Changed, "#trace-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
         event.stop()
-        self.set_filter(text=event.value)
+        if len(self.listing.items) < self.REBUILD_NOW_BELOW:
+            self.set_filter(text=event.value)
+            return
+        # A big list: the key is on screen first, the rows it filters a frame later (keys
+        # typed meanwhile make one rebuild, for the text as it then is).
+        self._typed = event.value
+        if not self._filter_due:
+            self._filter_due = True
+            self.call_after_refresh(self._filter_typed)
+
+    _typed = ""
+    _filter_due = False
+
+    def _filter_typed(self) -> None:
+        self._filter_due = False
+        self.set_filter(text=self._typed)
 
     @on(Input.Submitted, "#trace-filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
