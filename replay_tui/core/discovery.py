@@ -189,7 +189,10 @@ def walk(
                 with contextlib.suppress(OSError):
                     st = root.stat()
                     stamp = (st.st_size, st.st_mtime_ns)
-            yield Candidate(str(root), Path(name).as_posix(), entry, stamp)
+            # A HAR entry named (FILE.har#N) is listed at its own address: two entries of one
+            # file named are two rows, not one file listed twice.
+            address = Path(name).as_posix() + ("" if entry is None else f"#{entry}")
+            yield Candidate(str(root), address, entry, stamp)
         elif root.is_dir():  # FILE.har#N, where FILE is a folder
             yield Skipped(text, "a folder: #N names a stream of a HAR file, not of a folder")
         else:
@@ -216,8 +219,8 @@ def classify_candidate(candidate: Candidate, out: Discovery) -> None:
         classify(path, candidate.address, out)
         return
     found = Discovery()
-    classify(path, candidate.address, found)
-    wanted = f"{candidate.address}#{candidate.entry}"
+    wanted = candidate.address
+    classify(path, wanted[: -len(f"#{candidate.entry}")], found)
     picked = [s for s in found.sources if s.address == wanted]
     if picked:
         out.sources.extend(picked)

@@ -171,6 +171,22 @@ def test_one_file_named_is_left_to_open_and_a_har_file_named_is_judged_at_once(
     assert all(e.startswith(f"{har}#") for e in entries)
 
 
+def test_two_entries_of_one_har_file_named_are_two_rows_each_judged_alone(tmp_path: Path) -> None:
+    """``x.har#2 x.har#4``: each named entry is listed at its own address (they were one
+    file's address twice: the list counted one trace and "judging -1")."""
+    har = tmp_path / "export.har"
+    shutil.copy(HAR, har)
+    judging = FolderJudging([f"{har}#2", f"{har}#4"], use_cache=False)
+    walked = _walk(judging)[0]
+    assert [c.address for c in walked.files] == [f"{har}#2", f"{har}#4"]
+    batches = list(judging.judge_in_batches(walked.todo, walked.cache, lambda: False))
+    judged = _all_judged(batches)
+    assert {a: [item[0] for item in listed] for a, listed in judged.items()} == {
+        f"{har}#2": [f"{har}#2"],
+        f"{har}#4": [f"{har}#4"],
+    }
+
+
 def test_a_capture_still_being_written_is_followed_here_and_the_rest_pooled(
     tmp_path: Path,
 ) -> None:
