@@ -42,22 +42,23 @@ from shapes import SHAPES  # noqa: E402
 SIZE = (180, 50)
 
 
+def _chunk(delta: dict[str, object], finish: str | None = None) -> str:
+    c = {
+        "id": "chatcmpl-mixed",
+        "object": "chat.completion.chunk",
+        "created": 1770764938,
+        "model": "mixed",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+    return "data: " + json.dumps(c, separators=(",", ":")) + "\n\n"
+
+
 def mixed_shape(n: int, seed: int = 27) -> Iterator[str]:
     """Random mixes of the continuation patterns of GATEWAYS.md (``id``/``name`` absent, null,
     ``""``), 1 to 3 calls in flight interleaved at random, a mid-stream id or name change now
     and then, and text between the batches."""
     rng = random.Random(seed)
     blank = [None, "", "absent"]
-
-    def chunk(delta: dict[str, object], finish: str | None = None) -> str:
-        c = {
-            "id": "chatcmpl-mixed",
-            "object": "chat.completion.chunk",
-            "created": 1770764938,
-            "model": "mixed",
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-        }
-        return "data: " + json.dumps(c, separators=(",", ":")) + "\n\n"
 
     sent, call = 0, 0
     while sent < n:
@@ -67,7 +68,7 @@ def mixed_shape(n: int, seed: int = 27) -> Iterator[str]:
         for k in range(batch):
             ident, name = f"call_{call + k}", f"tool_{rng.randint(0, 9)}"
             first = {"index": k, "id": ident, "type": "function"}
-            yield chunk({"tool_calls": [{**first, "function": {"name": name, "arguments": ""}}]})
+            yield _chunk({"tool_calls": [{**first, "function": {"name": name, "arguments": ""}}]})
             live.append([k, ident, name, size])
             sent += 1
         call += batch
@@ -88,19 +89,52 @@ def mixed_shape(n: int, seed: int = 27) -> Iterator[str]:
             tc["function"] = fn
             if rng.random() < 0.3:
                 tc["type"] = "function"
-            yield chunk({"tool_calls": [tc]})
+            yield _chunk({"tool_calls": [tc]})
             sent += 1
             entry[3] -= 1
             if entry[3] <= 0:
                 live.remove(entry)
         for _ in range(rng.randint(0, 50)):
-            yield chunk({"content": "thinking "})
-    yield chunk({}, "tool_calls")
+            yield _chunk({"content": "thinking "})
+    yield _chunk({}, "tool_calls")
     yield "data: [DONE]\n\n"
 
 
+def _litellm(n: int, repeat: bool) -> Iterator[str]:
+    """LiteLLM proxy continuations (GATEWAYS.md): 4 calls one after another, each continuation
+    re-sending ``id: ""`` with the string ``name: "null"`` and ``type: "FUNCTION"`` (#12513), or
+    (``repeat``) the call's id and name again, every chunk (#20480, MiniMax through NIM)."""
+    per = max(2, n // 4)
+    for c in range(4):
+        ident, name = f"call_{c:024x}", "read_file"
+        head = {"index": c, "id": ident, "type": "function"}
+        yield _chunk({"tool_calls": [{**head, "function": {"name": name, "arguments": ""}}]})
+        for k in range(per - 1):
+            args = '{"path": "' if k == 0 else (f"p{k}/" if k < per - 2 else 'x.py"}')
+            if repeat:
+                tc = {**head, "function": {"name": name, "arguments": args}}
+            else:
+                tc = {"index": c, "id": "", "type": "FUNCTION"}
+                tc["function"] = {"name": "null", "arguments": args}
+            yield _chunk({"tool_calls": [tc]})
+    yield _chunk({}, "tool_calls")
+    yield "data: [DONE]\n\n"
+
+
+EXTRA = {
+    "mixed": "random mixes of the gateways' patterns, indexes reused",
+    "litellm-null": 'LiteLLM: continuations send id "", name "null", type "FUNCTION"',
+    "litellm-repeat": "LiteLLM/MiniMax: every continuation re-sends the id and the name",
+}
+
+
 def write_shape(shape: str, n: int, path: Path) -> Path:
-    lines = mixed_shape(n) if shape == "mixed" else SHAPES[shape](n)
+    if shape == "mixed":
+        lines = mixed_shape(n)
+    elif shape.startswith("litellm-"):
+        lines = _litellm(n, shape == "litellm-repeat")
+    else:
+        lines = SHAPES[shape](n)
     with path.open("w") as fh:
         fh.writelines(lines)
     return path
@@ -182,9 +216,12 @@ def main() -> None:
     parser.add_argument("--deltas", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument(
-        "--shapes", nargs="*", choices=[*SHAPES, "mixed"], help="default: every shape"
+        "--shapes", nargs="*", choices=[*SHAPES, *EXTRA], help="default: every shape"
     )
     parser.add_argument("--mixed", action="store_true", help="add the random mixed shape")
+    parser.add_argument(
+        "--litellm", action="store_true", help="add the two LiteLLM continuation shapes"
+    )
     parser.add_argument("--no-view", action="store_true", help="skip the TUI measurement")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--launched", type=float, help=argparse.SUPPRESS)
@@ -195,6 +232,8 @@ def main() -> None:
     shapes = list(args.shapes or SHAPES)
     if args.mixed and "mixed" not in shapes:
         shapes.append("mixed")
+    if args.litellm:
+        shapes += [s for s in ("litellm-null", "litellm-repeat") if s not in shapes]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for shape in shapes:

@@ -52,6 +52,13 @@ def _non_blank(value: Any) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
+def _opens_or_blank(piece: str) -> bool:
+    """A piece that opens a JSON value or holds only white space (what the tracker's
+    resolution of a named delta reads of its arguments)."""
+    head = piece.lstrip()[:1]
+    return head == "" or head == "{" or head == "["
+
+
 def starts_with_structured_value(value: Any) -> bool:
     if not isinstance(value, str):
         return False
@@ -160,6 +167,10 @@ class ToolCallTracker:
     by_index: dict[Any, list[_Tracked]] = field(default_factory=dict)
     used_ids: set[str] = field(default_factory=set)
     generated: int = 0
+    stable: bool = False
+    """The last delta was dropped as ambiguous, or continued the one call it could: the same
+    delta again, with arguments that open no value, resolves the same way."""
+    _single: bool = False
 
     def process(self, d: _Delta) -> None:
         blank_name = isinstance(d.name, str) and d.name.strip() == ""
@@ -173,6 +184,7 @@ class ToolCallTracker:
             explicit_start=name is not None and starts_with_structured_value(args),
             empty_args=args is None or (isinstance(args, str) and args.strip() == ""),
         )
+        self.stable = kind == "ambiguous" or (kind == "existing" and self._single)
         if kind == "ambiguous":
             return
         if kind == "new":
@@ -204,6 +216,7 @@ class ToolCallTracker:
         explicit_start: bool,
         empty_args: bool,
     ) -> tuple[str, _Tracked | None]:
+        self._single = False
         indexed = self.by_index.get(index) if index is not None else None
         matching = [c for c in indexed or [] if name is None or c.name == name]
         if wire_id is not None:
@@ -233,13 +246,13 @@ class ToolCallTracker:
             return "new", None
         return self._matching([c for c in self.calls if not c.finished], False)
 
-    @staticmethod
-    def _matching(calls: list[_Tracked], explicit_start: bool) -> tuple[str, _Tracked | None]:
+    def _matching(self, calls: list[_Tracked], explicit_start: bool) -> tuple[str, _Tracked | None]:
         if not calls:
             return "new", None
-        continuable = [c for c in calls if not c.state.complete]
         if not explicit_start and len(calls) == 1:
+            self._single = True
             return "existing", calls[0]
+        continuable = [c for c in calls if not c.state.complete]
         if len(continuable) == 1:
             return "existing", continuable[0]
         if len(continuable) > 1 or not explicit_start:
@@ -463,14 +476,44 @@ class AiSdkAssembler(Assembler):
             self.finish_reason = choice.finish_reason
         for call in tool_deltas(choice):
             d = _delta_of(call)
-            if frame.pieces is not None and len(self.tracker.by_index.get(d.index, ())) > 1:
-                # several calls share the index: which one a piece continues depends on
-                # whether the arguments before it were complete, so take the pieces one by one
-                for piece in frame.pieces:
-                    d.arguments = piece
-                    self._process(d)
+            pieces = frame.pieces
+            if pieces is not None and (
+                len(self.tracker.by_index.get(d.index, ())) > 1
+                or (frame.repeat > 1 and d.name is not None)
+            ):
+                # several calls share the index (which one a piece continues depends on
+                # whether the arguments before it were complete), or each delta names its
+                # call (a piece that opens a value may start a new one)
+                self._pieces(d, pieces)
             else:
                 self._process(d)
+
+    def _pieces(self, d: _Delta, pieces: list[str]) -> None:
+        """A folded run's pieces as the tracker takes them one by one: a piece that opens a
+        JSON value, or is blank, may start a call or not, so it is taken alone; the pieces
+        after it that do neither resolve as it did once it started no call and was dropped
+        or continued the one call it could (:attr:`ToolCallTracker.stable`): taken at once."""
+        tracker = self.tracker
+        k, n = 0, len(pieces)
+        while k < n:
+            before = len(tracker.calls)
+            d.arguments = pieces[k]
+            self._process(d)
+            k += 1
+            j = k
+            while j < n and not _opens_or_blank(pieces[j]):
+                j += 1
+            if j - k > 1 and len(tracker.calls) == before and self._stable(d):
+                d.arguments = "".join(pieces[k:j])
+                self._process(d)
+                k = j
+
+    def _stable(self, d: _Delta) -> bool:
+        """The last delta's resolution holds for the same delta again (the openai-compatible
+        buffer: once the call's name let it through)."""
+        if self.compatible and (d.index is not None and d.index not in self.forwarded):
+            return False
+        return self.tracker.stable
 
     def _process(self, d: _Delta) -> None:
         if self.compatible:

@@ -57,11 +57,11 @@ class AlternativeAssembler(Assembler):
                     # a quiet run's frame carries its last payload's identity and counts the
                     # nulls before it
                     if d.id is not UNSET or frame.id_nulls:
-                        sent = "" if d.id is UNSET else js_string(d.id)
+                        sent = "" if d.id is UNSET else js_string(d.id) * frame.repeat
                         call.id = ("" if call.id is UNSET else call.id) + sent
                         call.id += "null" * frame.id_nulls
                     if name is not UNSET or frame.name_nulls:
-                        sent = "" if name is UNSET else js_string(name)
+                        sent = "" if name is UNSET else js_string(name) * frame.repeat
                         call.name = ("" if call.name is UNSET else call.name) + sent
                         call.name += "null" * frame.name_nulls
                     continue

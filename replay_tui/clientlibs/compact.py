@@ -59,12 +59,17 @@ _ID_NULL, _ID_EMPTY, _NAME_NULL, _NAME_EMPTY = 1, 2, 4, 8
 class _CallState:
     """What the libraries hold of one call's identity, as far as quietness goes."""
 
-    __slots__ = ("index", "seen", "type")
+    __slots__ = ("index", "pair", "seen", "type")
 
     def __init__(self, index: Any, kind: Any) -> None:
         self.index = index
         self.type = kind
         self.seen = 0
+        self.pair: tuple[Any, Any, Any, tuple[bool, bool]] | None = None
+        """The raw ``(id, name, type)`` of the call's last delta, when it was alone in its
+        chunk, with what the AI SDK's two schemas said of that chunk: the same again, in a
+        chunk that says nothing else, is a repeat (each library took it, or skipped it, as
+        it did the one before)."""
 
 
 def _blank_bits(cid: Any, name: Any) -> int | None:
@@ -173,26 +178,42 @@ def _quiet_typed(data: bytes) -> _QChunk | None:
     return chunk
 
 
-def _quiet_tool_payload(data: bytes, args: str) -> bool:
+_BOTH = (True, True)
+
+
+def _quiet_tool_payload(data: bytes, args: str) -> tuple[bool, bool] | None:
     """One tool-call delta with a ``function`` object and ``args`` as its arguments, and no
-    text: nothing else said."""
+    text: nothing else said. Returns whether the AI SDK's two schemas (openai-compatible,
+    openai) accept the chunk, or ``None`` when it says something else — or when a schema
+    rejects something beside the delta's ``index``, ``id``, ``type``, ``name`` and
+    ``arguments`` (what a folded frame keeps)."""
     typed = _quiet_typed(data)
     if typed is not None:
-        return typed.choices[0].delta.tool_calls[0].function.arguments == args
+        return _BOTH if typed.choices[0].delta.tool_calls[0].function.arguments == args else None
     try:
         raw = _decode(data)
     except (msgspec.DecodeError, RecursionError):
-        return False
-    delta = _quiet_envelope(raw)
+        return None
+    delta = _quiet_envelope(raw, checked=True)
     if delta is None:
-        return False
+        return None
     if delta.get("content") is not None or delta.get("reasoning_content") is not None:
-        return False
+        return None
     calls = delta.get("tool_calls")
     if type(calls) is not list or len(calls) != 1 or type(calls[0]) is not dict:
-        return False
-    fn = calls[0].get("function")
-    return type(fn) is dict and fn.get("arguments") == args
+        return None
+    tc = calls[0]
+    fn = tc.get("function")
+    if type(fn) is not dict or fn.get("arguments") != args:
+        return None
+    schema = (chunk_ok(raw, True), chunk_ok(raw, False))
+    if schema != _BOTH:
+        bare = {k: tc[k] for k in ("index", "id", "type") if k in tc}
+        bare["function"] = {k: fn[k] for k in ("name", "arguments") if k in fn}
+        kept = {"choices": [{"index": 0, "delta": {"tool_calls": [bare]}}]}
+        if (chunk_ok(kept, True), chunk_ok(kept, False)) != schema:
+            return None
+    return schema
 
 
 def _quiet_text_payload(data: bytes, text: str, reasoning: bool) -> bool:
@@ -325,7 +346,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     # around their piece, the piece at the same offset, differ only in that piece, so they say
     # the same thing (a gateway that varies a field per payload makes each shape new: each is
     # then judged on its own, and the table is emptied when it is full)
-    tool_shapes: dict[bytes, tuple[int, bool]] = {}
+    tool_shapes: dict[bytes, tuple[int, tuple[bool, bool] | None]] = {}
     quiet_text = _TextShapes().text
     encode = _encode
     out: list[Frame | Quiet] = []
@@ -373,9 +394,19 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                     else:
                         bits = -1
                     quiet = False
+                    pair = None
+                    if bits >= 0:
+                        fits = bits & st.seen == bits
+                    else:  # a repeat of the identity the call's delta before sent
+                        pair = st.pair
+                        fits = (
+                            pair is not None
+                            and _alike(cid, pair[0])
+                            and _alike(name, pair[1])
+                            and _alike(kind, pair[2])
+                        )
                     if (
-                        bits >= 0
-                        and bits & st.seen == bits
+                        fits
                         and (index is st.index or (type(index) is int and index == st.index))
                         and (
                             kind is UNSET
@@ -396,10 +427,17 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                 if len(tool_shapes) >= _CACHE_LIMIT:
                                     tool_shapes.clear()
                                 known = tool_shapes[key] = (at, _quiet_tool_payload(data, args))
-                            quiet = known[1]
+                            schema = known[1]
                         else:
-                            quiet = _quiet_tool_payload(data, args)
+                            schema = _quiet_tool_payload(data, args)
+                        # what the chunk schemas say of it is what they said of the call's
+                        # delta before (a blank value: what every schema accepted)
+                        quiet = schema is not None and schema == (
+                            _BOTH if pair is None else pair[3]
+                        )
                     if quiet:
+                        if pair is None:
+                            st.pair = None  # (the call's delta before a repeat must send it)
                         if held is not None:
                             if held[0] == c and not bits:
                                 held[2].append(args)  # more arguments for a new call
@@ -409,13 +447,8 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                         if text_run is not None:
                             out.append(_text_frame(trace, *text_run))
                             text_run = None
-                        if run is None:
-                            run = Quiet(line)
-                            out.append(run)
-                            run.add(c, index, args, line, cid, name)
-                            part = run.stretches[-1]
-                            sizes = run.sizes
-                        elif c == run._last:  # (Quiet.add, inlined for the common case)
+                        if run is not None and c == run._last and part.pair is pair:
+                            # (Quiet.add, inlined for the common case)
                             sizes[-1] += 1
                             part.pieces.append(args)
                             part.lines.append(line)
@@ -425,7 +458,11 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                 part.id_nulls += cid is None
                                 part.name_nulls += name is None
                         else:
-                            run.add(c, index, args, line, cid, name)
+                            if run is None or not run.fits(c, pair):
+                                run = Quiet(line)
+                                out.append(run)
+                                sizes = run.sizes
+                            run.add(c, index, args, line, cid, name, pair)
                             part = run.stretches[-1]
                         continue
         elif entry != _NO_ENTRY and i not in unusual and i not in sse_events:
@@ -584,9 +621,11 @@ def _follow(
                     and valid
                 ):
                     continue  # not yet: its next delta is a frame of its own too
-                states[c] = _CallState(index, d.type)
+                st = states[c] = _CallState(index, d.type)
+                st.pair = _pair(d.id, name, d.type, frame)
                 opened = c
                 continue
+            st.pair = _pair(d.id, name, d.type, frame) if single and type(fn) is Function else None
             bits = _blank_bits(d.id, name)
             if d.type is not UNSET and not (d.type is st.type or _same(d.type, st.type)):
                 # A new type: what the call's blank values meet from now on may differ (a
@@ -606,6 +645,22 @@ def _valid(frame: Frame) -> bool:
     if frame.schema is None and frame.data and _quiet_typed(frame.data) is not None:
         frame.schema = (True, True)  # (a quiet shape is a chunk both accept)
     return schema_ok(frame, True) and schema_ok(frame, False)
+
+
+def _pair(
+    cid: Any, name: Any, kind: Any, frame: Frame
+) -> tuple[Any, Any, Any, tuple[bool, bool]] | None:
+    """A delta's identity as :attr:`_CallState.pair` keeps it (``None``: a value that is not
+    a string, null or absent: never taken for a repeat)."""
+    for value in (cid, name, kind):
+        if not (value is UNSET or value is None or type(value) is str):
+            return None
+    return cid, name, kind, (schema_ok(frame, True), schema_ok(frame, False))
+
+
+def _alike(a: Any, b: Any) -> bool:
+    """The same raw identity value: absent, null, or equal strings."""
+    return a is b or (type(a) is str and type(b) is str and a == b)
 
 
 def _same(a: Any, b: Any) -> bool:
