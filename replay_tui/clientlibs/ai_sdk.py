@@ -456,6 +456,11 @@ class AiSdkAssembler(Assembler):
             message = error_chunk(raw)
             if message is not None:
                 error = ClientError("provider error", message, frame.line)
+            elif frame.lines is not None:  # one part per payload folded in, at its line
+                name, text = "AI_TypeValidationError", "Type validation failed"
+                self.errors += [ClientError(name, text, line) for line in frame.lines]
+                self.finish_reason = None
+                return
             else:
                 error = ClientError("AI_TypeValidationError", "Type validation failed", frame.line)
             self.errors.extend([error] * frame.count)  # one part per payload folded in
@@ -540,6 +545,8 @@ class AiSdkAssembler(Assembler):
             self.forwarded.add(index)
 
     def finish(self) -> Assembly:
+        # in stream order: a folded run of several calls gives each call's parts in turn
+        self.errors.sort(key=_stream_order)
         for index, pending in list(self.pending.items()):
             self.tracker.process(_Delta(index, pending.id, None, True, None, pending.arguments))
         self.pending.clear()
@@ -565,6 +572,10 @@ class AiSdkAssembler(Assembler):
             ],
             error_parts=list(self.errors),
         )
+
+
+def _stream_order(error: ClientError) -> tuple[bool, int]:
+    return error.line is None, error.line or 0
 
 
 COMPATIBLE_POLICY = Policy(

@@ -68,6 +68,8 @@ class Frame:
     """How many payloads this frame stands for (see :mod:`.compact`)."""
     pieces: list[str] | None = None
     """For a folded run of continuations: each payload's ``arguments`` piece, in order."""
+    lines: list[int] | None = None
+    """For a folded quiet run: each payload's line, in order (shared with the run)."""
     id_nulls: int = 0
     """For a folded run: how many of its payloads sent ``id: null`` (the frame's own delta
     carries none: a quiet continuation's identity is left out, see :class:`Quiet`)."""
@@ -362,6 +364,7 @@ def _quiet_frame(part: QuietCall) -> Frame:
         b"",
         count=len(part.pieces),
         pieces=part.pieces,
+        lines=part.lines,
         # the nulls of the payloads before the last (the frame's own delta carries that one;
         # a run of repeats counts them in its repeat)
         id_nulls=0 if part.pair is not None else part.id_nulls - (cid is None),

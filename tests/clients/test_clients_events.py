@@ -163,6 +163,102 @@ def test_the_gathered_stream_gives_every_library_what_the_payloads_give(body: st
         assert _shown(gathered[key]) == _shown(one_by_one[key]), key
 
 
+@st.composite
+def repeating_streams(draw: st.DrawFn) -> str:
+    """Streams whose continuations re-send one identity for a stretch, as LiteLLM's proxy and
+    MiniMax do: per call, stretches of one ``(id, name, type)`` each — the value, another,
+    the string ``"null"``, ``null``, ``""`` or absent; ``type`` absent, ``"function"``,
+    ``"FUNCTION"`` (which one AI SDK schema rejects) or ``null`` — with pieces that may open a
+    JSON value, calls interleaved or not, an envelope that sometimes says more."""
+    n_calls = draw(st.integers(1, 3))
+    seqs: list[list[dict[str, Any]]] = []
+    for c in range(n_calls):
+        cid, name = f"call_{c}", f"tool_{c}"
+        head: dict[str, Any] = {"index": c, "id": cid, "type": "function"}
+        head["function"] = {"name": name, "arguments": draw(st.sampled_from(["", '{"a', "{}"]))}
+        seq = [head]
+        for _ in range(draw(st.integers(1, 4))):
+            i = draw(st.sampled_from([cid, cid + "x", "null", None, "", ABSENT]))
+            nm = draw(st.sampled_from([name, name + "x", "null", None, "", ABSENT]))
+            kind = draw(st.sampled_from([ABSENT, "function", "FUNCTION", None]))
+            for _ in range(draw(st.integers(1, 8))):
+                d: dict[str, Any] = {"index": c}
+                if i is not ABSENT:
+                    d["id"] = i
+                if kind is not ABSENT:
+                    d["type"] = kind
+                f: dict[str, Any] = {"arguments": draw(st.sampled_from(PIECES))}
+                if nm is not ABSENT:
+                    f["name"] = nm
+                d["function"] = f
+                seq.append(d)
+        seqs.append(seq)
+    order = [c for c, seq in enumerate(seqs) for _ in seq[1:]]
+    if draw(st.booleans()):
+        order = draw(st.permutations(order))
+    order = list(range(n_calls)) + order
+    taken = [0] * n_calls
+    chunks: list[dict[str, Any]] = []
+    if draw(st.booleans()):
+        chunks.append({"choices": [{"index": 0, "delta": {"role": "assistant"}}]})
+    for c in order:
+        d = seqs[c][taken[c]]
+        taken[c] += 1
+        chunk: dict[str, Any] = {"choices": [{"index": 0, "delta": {"tool_calls": [d]}}]}
+        roll = draw(st.integers(0, 40))
+        if roll == 0:
+            chunk["choices"][0]["delta"]["content"] = "and "
+        elif roll == 1:
+            chunk["created"] = "late"  # a field a schema rejects, beside the delta
+        elif roll == 2:
+            chunk["choices"][0]["finish_reason"] = "tool_calls"
+        chunks.append(chunk)
+    if draw(st.integers(0, 4)):
+        chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    out = ["data: " + json.dumps(c, separators=(",", ":")) + "\n\n" for c in chunks]
+    return "".join(out) + "data: [DONE]\n\n"
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(repeating_streams())
+def test_a_run_of_repeats_gives_every_library_what_the_payloads_give(body: str) -> None:
+    trace = _trace(body)
+    meant = meant_calls(trace.analysis.calls)
+    one_by_one = assess_frames(frames(trace), meant)
+    gathered = assess_frames(compact_frames(trace), meant)
+    for key in POLICIES:
+        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+
+
+def test_litellm_continuations_fold_into_one_run_per_call() -> None:
+    # id "", name "null", type "FUNCTION" on every continuation (LiteLLM #12513): after the
+    # first, each repeats the one before, so one run per call, and each library still says
+    # what it says payload by payload
+    chunks = [{"choices": [{"index": 0, "delta": {"role": "assistant"}}]}]
+    for c in range(2):
+        head = {"index": c, "id": f"call_{c}", "type": "function"}
+        head["function"] = {"name": "read_file", "arguments": ""}
+        chunks.append({"choices": [{"index": 0, "delta": {"tool_calls": [head]}}]})
+        for piece in ['{"path": "', *"abcdefgh", '"}']:
+            d = {"index": c, "id": "", "type": "FUNCTION"}
+            d["function"] = {"name": "null", "arguments": piece}
+            chunks.append({"choices": [{"index": 0, "delta": {"tool_calls": [d]}}]})
+    chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    body = "".join("data: " + json.dumps(c) + "\n\n" for c in chunks) + "data: [DONE]\n\n"
+    trace = _trace(body)
+    stream = compact_frames(trace)
+    runs = [item for item in stream if isinstance(item, Quiet)]
+    assert [sum(r.sizes) for r in runs] == [9, 9]
+    assert all(p.pair is not None for r in runs for p in r.calls.values())
+    meant = meant_calls(trace.analysis.calls)
+    gathered = assess_frames(stream, meant)
+    one_by_one = assess_frames(frames(trace), meant)
+    for key in POLICIES:
+        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+    assert gathered["openai-python"].outcome.startswith("throws AssertionError")  # type changed
+    assert gathered["haystack"].assembly.calls[0].name == "read_file" + "null" * 10
+
+
 # --- an independent reference: the rules of CLIENTS.md's table, one delta at a time ----------
 
 
