@@ -186,22 +186,33 @@ def assess(trace: Trace, policies: Iterable[Policy] | None = None) -> dict[str, 
 def assess_json(trace: Trace) -> dict[str, Any]:
     """:func:`assess`, as ``check --clients`` reports it: ``{policy key: {"ok", "outcome"}}``
     (picklable, for a worker process or a cluster to send back)."""
-    return {key: outcome.json() for key, outcome in assess(trace).items()}
+    with gc_paused():
+        stream = compact_frames(trace)
+        outcomes = assess_frames(stream, meant_calls(trace.analysis.calls), lean=True)
+    return {key: outcome.json() for key, outcome in outcomes.items()}
 
 
 def assess_frames(
     stream: Sequence[Frame | Quiet],
     meant: list[MeantCall],
     policies: Iterable[Policy] | None = None,
+    *,
+    pool: dict[str, str] | None = None,
+    lean: bool = False,
 ) -> dict[str, ClientOutcome]:
+    """Each policy's outcome on ``stream``. ``pool``: long strings kept once across calls (the
+    TUI assesses one policy at a time); ``lean``: only ``ok`` and ``outcome`` are wanted (the
+    outcome of a library that delivered every call as meant lists no :class:`CallOutcome`)."""
     if policies is None:
         from . import POLICIES
 
         policies = POLICIES.values()
-    pool: dict[str, str] = {}
+    if pool is None:
+        pool = {}
     for m in meant:
-        _pooled(m.arguments, pool)
-    return {p.key: _judge(p, _shared(p.run(stream), pool), meant) for p in policies}
+        m.arguments = _pooled(m.arguments, pool)
+    wanted = _wanted(meant)
+    return {p.key: _judge(p, _shared(p.run(stream), pool), meant, wanted, lean) for p in policies}
 
 
 _POOLED = 1024
@@ -239,7 +250,13 @@ def _key(value: Any) -> Any:
     return UNSET if key is None else key
 
 
-def _judge(policy: Policy, assembly: Assembly, meant: list[MeantCall]) -> ClientOutcome:
+def _judge(
+    policy: Policy,
+    assembly: Assembly,
+    meant: list[MeantCall],
+    wanted: list[tuple[int, str, str, str] | None] | None = None,
+    lean: bool = False,
+) -> ClientOutcome:
     many = len(meant) > 1
     if assembly.raised is not None:
         err = assembly.raised
@@ -250,7 +267,9 @@ def _judge(policy: Policy, assembly: Assembly, meant: list[MeantCall]) -> Client
         return ClientOutcome(policy, assembly, lost, [], False, f"{err.verb} {err}")
 
     if not assembly.dropped and len(assembly.calls) == len(meant):
-        fast = _as_meant(policy, assembly, meant)
+        if wanted is None:
+            wanted = _wanted(meant)
+        fast = _as_meant(policy, assembly, meant, wanted, lean)
         if fast is not None:
             return fast
     groups: list[list[AssembledCall]] = [[] for _ in meant]
@@ -349,28 +368,41 @@ def _judge(policy: Policy, assembly: Assembly, meant: list[MeantCall]) -> Client
     return ClientOutcome(policy, assembly, calls, pending, not problems, text)
 
 
-def _as_meant(policy: Policy, assembly: Assembly, meant: list[MeantCall]) -> ClientOutcome | None:
+def _wanted(meant: list[MeantCall]) -> list[tuple[int, str, str, str] | None]:
+    """Each meant call as :func:`_as_meant` compares it: ``(wire index, id, name, arguments)``
+    when the index is a number and the id and name strings (``None``: never as meant there)."""
+    return [
+        (m.wire_index, m.id, m.name, m.arguments)
+        if type(m.wire_index) is int and type(m.id) is str and type(m.name) is str
+        else None
+        for m in meant
+    ]
+
+
+def _as_meant(
+    policy: Policy,
+    assembly: Assembly,
+    meant: list[MeantCall],
+    wanted: list[tuple[int, str, str, str] | None],
+    lean: bool = False,
+) -> ClientOutcome | None:
     """The outcome when the library handed over every call as meant, in the stream's order
     (what :func:`_judge` would find, without its bookkeeping: 5,000 calls, 18 libraries);
-    ``None`` at the first call that is not."""
-    outcomes = []
-    for m, c in zip(meant, assembly.calls, strict=True):
-        a, b = c.wire_index, m.wire_index
-        if not (
-            (a is b or (type(a) is int and type(b) is int and a == b))
-            and not c.invalid
-            and c.parsed is UNSET
-            and not c.id_generated
-            and type(c.id) is str
-            and type(m.id) is str
-            and c.id == m.id
-            and type(c.name) is str
-            and type(m.name) is str
-            and c.name == m.name
-            and c.arguments == m.arguments
+    ``None`` at the first call that is not. ``lean``: the outcome lists no calls."""
+    calls = assembly.calls
+    for c, want in zip(calls, wanted, strict=True):
+        if (
+            want is None
+            or c.invalid
+            or c.parsed is not UNSET
+            or c.id_generated
+            or type(c.wire_index) is not int
+            or type(c.id) is not str
+            or type(c.name) is not str
+            or (c.wire_index, c.id, c.name, c.arguments) != want
         ):
             return None
-        outcomes.append(CallOutcome(m, [c]))
+    outcomes = [] if lean else [CallOutcome(m, [c]) for m, c in zip(meant, calls, strict=True)]
     counts: dict[str, int] = {}
     for err in assembly.error_parts:
         counts[err.name] = counts.get(err.name, 0) + 1
