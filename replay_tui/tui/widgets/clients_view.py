@@ -259,24 +259,20 @@ class ClientsMatrix(LineView):
 
     def _cells(self, segs: list[Segment], cells: list[tuple[str, Style]], window: range) -> None:
         """Append the columns' cells (``cells[k]`` is column ``window.start + k``), with the
-        columns outside ``window`` as blank space of their width."""
+        columns before ``window`` as blank space of their width (those after it are left
+        out: the row is padded to the view's width when drawn). The blank comes in short
+        pieces, whose widths are remembered, not measured again per row: a trace of 5,000
+        calls scrolled to its end has 150,000 cells of it."""
         model = self.model
         assert model is not None
         cell, response = self._widths()
         before = window.start * (cell + 1)
-        if before:
-            segs.append(Segment(" " * before))
+        segs += _pieces(" ", before)
         for k, (text, cell_style) in enumerate(cells):
             column = window.start + k
             width = response if column == len(model.meant) else cell
             segs.append(Segment(" "))
             segs.append(Segment(fit(text, width), cell_style))
-        after = sum(
-            (response if c == len(model.meant) else cell) + 1
-            for c in range(window.stop, model.columns)
-        )
-        if after:
-            segs.append(Segment(" " * after))
 
     def render_line(self, y: int) -> Strip:
         """A row as the view draws it; scrolled sideways, what shows of a column cut at the
@@ -371,9 +367,9 @@ class ClientsMatrix(LineView):
             done = len(model.outcomes)
             text += f" · assessing… {done} of {len(model.policies)} policies"
         pieces = [Segment(" " * GUTTER + text + " ", self._style("clients-matrix--group"))]
-        end = self._table_width() - 1
+        end = min(self._table_width(), _RULE_MAX) - 1  # (the row stays in place: in sight)
         rule = max(0, end - cell_len(text) - GUTTER - 1)
-        pieces.append(Segment("─" * rule, self._style("clients-matrix--dim")))
+        pieces += _pieces("─", rule, self._style("clients-matrix--dim"))
         return pieces
 
     def _policy_row(self, model: ClientsModel, index: int, policy: Policy) -> list[Segment]:
@@ -528,6 +524,22 @@ def _call_json(c: AssembledCall) -> dict[str, Any]:
 def _cut(text: str, limit: int = 200) -> str:
     """A value's text, cut before it is made visible (a gateway may send a 5 MB id)."""
     return text if len(text) <= limit else text[:limit]
+
+
+_PIECE = 256
+_RULE_MAX = 4096
+"""A group's rule ends with the table, or this far (wider than any terminal): the row does
+not scroll sideways, so a trace of 5,000 calls draws a screen of it, not 150,000 cells."""
+
+
+def _pieces(char: str, width: int, style: Style | None = None) -> list[Segment]:
+    """``width`` cells of ``char`` as segments of at most :data:`_PIECE` cells: rich measures
+    a short string once and remembers it, a long one on every crop of every row."""
+    whole, rest = divmod(width, _PIECE)
+    out = [Segment(char * _PIECE, style)] * whole
+    if rest:
+        out.append(Segment(char * rest, style))
+    return out
 
 
 def _frames(trace: Trace) -> list[Frame | Quiet]:
