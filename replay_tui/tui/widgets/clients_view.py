@@ -632,7 +632,8 @@ class ClientsPane(Vertical):
             stream = _Checked(_frames(model.trace), lambda: worker.is_cancelled)
             try:
                 for policy in model.policies:
-                    outcome = assess_frames(stream, model.meant, [policy])[policy.key]
+                    got = assess_frames(stream, model.meant, [policy], pool=model.pool)
+                    outcome = got[policy.key]
                     self.post_message(self.Assessed(model, policy.key, outcome))
             except _Cancelled:
                 return
