@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from ..core.trace import gc_paused
 from ..core.translator import Behavior, index_key
@@ -83,8 +83,9 @@ class ClientOutcome:
 
     policy: Policy
     assembly: Assembly
-    calls: list[CallOutcome]
-    """One per meant call, in the stream's order."""
+    calls: Sequence[CallOutcome]
+    """One per meant call, in the stream's order (made when read, for a library that
+    delivered every call as meant: 5,000 calls, 18 libraries)."""
     extra: list[AssembledCall]
     """Calls the library hands over that match no meant call."""
     ok: bool
@@ -225,6 +226,25 @@ def _pooled(value: Any, pool: dict[str, str]) -> Any:
     return value
 
 
+def _pooled_values(value: Any, pool: dict[str, str], depth: int) -> None:
+    """The long strings in parsed arguments (a few levels down) pooled in place: three
+    libraries hand over parsed arguments, each its own copy of a 5 MB value."""
+    if depth <= 0:
+        return
+    if type(value) is dict:
+        for key, item in value.items():
+            if type(item) is str:
+                value[key] = _pooled(item, pool)
+            elif type(item) in (dict, list):
+                _pooled_values(item, pool, depth - 1)
+    elif type(value) is list:
+        for k, item in enumerate(value):
+            if type(item) is str:
+                value[k] = _pooled(item, pool)
+            elif type(item) in (dict, list):
+                _pooled_values(item, pool, depth - 1)
+
+
 def _shared(assembly: Assembly, pool: dict[str, str]) -> Assembly:
     """``assembly`` with each long string it hands over (arguments, a name concatenated
     100,000 times) replaced by the equal one an earlier library or the meant call holds: the
@@ -233,6 +253,8 @@ def _shared(assembly: Assembly, pool: dict[str, str]) -> Assembly:
         c.arguments = _pooled(c.arguments, pool)
         c.id = _pooled(c.id, pool)
         c.name = _pooled(c.name, pool)
+        if c.parsed is not UNSET:
+            _pooled_values(c.parsed, pool, 3)
     for d in assembly.dropped:
         d.arguments = _pooled(d.arguments, pool)
         d.id = _pooled(d.id, pool)
@@ -260,10 +282,7 @@ def _judge(
     many = len(meant) > 1
     if assembly.raised is not None:
         err = assembly.raised
-        lost = [
-            CallOutcome(m, [], problems=[f"not delivered ({err.name})"], delivered=False)
-            for m in meant
-        ]
+        lost = _Lost(meant, f"not delivered ({err.name})")
         return ClientOutcome(policy, assembly, lost, [], False, f"{err.verb} {err}")
 
     if not assembly.dropped and len(assembly.calls) == len(meant):
@@ -402,13 +421,64 @@ def _as_meant(
             or (c.wire_index, c.id, c.name, c.arguments) != want
         ):
             return None
-    outcomes = [] if lean else [CallOutcome(m, [c]) for m, c in zip(meant, calls, strict=True)]
+    for c, m in zip(calls, meant, strict=True):
+        # equal: the meant call's strings are kept, the library's own copies let go
+        c.id, c.name, c.arguments = m.id, m.name, m.arguments
+    outcomes: Sequence[CallOutcome] = [] if lean else _AsMeant(meant, calls)
     counts: dict[str, int] = {}
     for err in assembly.error_parts:
         counts[err.name] = counts.get(err.name, 0) + 1
     problems = [f"error part {n}" + (f" ×{k}" if k > 1 else "") for n, k in counts.items()]
     text = "; ".join(problems) if problems else "ok"
     return ClientOutcome(policy, assembly, outcomes, [], not problems, text)
+
+
+class _Lost(Sequence[CallOutcome]):
+    """The calls of a library that raised: none delivered (each outcome made when read)."""
+
+    __slots__ = ("_meant", "_problem")
+
+    def __init__(self, meant: list[MeantCall], problem: str) -> None:
+        self._meant = meant
+        self._problem = problem
+
+    def __len__(self) -> int:
+        return len(self._meant)
+
+    @overload
+    def __getitem__(self, index: int) -> CallOutcome: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[CallOutcome]: ...
+
+    def __getitem__(self, index: int | slice) -> CallOutcome | list[CallOutcome]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return CallOutcome(self._meant[index], [], problems=[self._problem], delivered=False)
+
+
+class _AsMeant(Sequence[CallOutcome]):
+    """The calls of a library that delivered each as meant, each outcome made when read."""
+
+    __slots__ = ("_calls", "_meant")
+
+    def __init__(self, meant: list[MeantCall], calls: list[AssembledCall]) -> None:
+        self._meant = meant
+        self._calls = calls
+
+    def __len__(self) -> int:
+        return len(self._meant)
+
+    @overload
+    def __getitem__(self, index: int) -> CallOutcome: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[CallOutcome]: ...
+
+    def __getitem__(self, index: int | slice) -> CallOutcome | list[CallOutcome]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return CallOutcome(self._meant[index], [self._calls[index]])
 
 
 def _label(m: MeantCall) -> str:
