@@ -2,9 +2,11 @@
 README quotes it.
 
     python bench/clients.py                          # every shape of shapes.py, 100,000 deltas
+    python bench/clients.py --mixed --litellm        # and the shapes below
     python bench/clients.py --shapes interleaved --deltas 20000 --runs 3
 
-For each shape of ``bench/shapes.py`` (the shapes real gateways send):
+For each shape of ``bench/shapes.py`` (the shapes real gateways send, and the two of huge
+payloads):
 
 1. ``replay-tui check --clients`` against ``replay-tui check`` on that shape's trace, as whole
    processes alternating in the same run. Budget: at most 3x.
@@ -16,7 +18,9 @@ For each shape of ``bench/shapes.py`` (the shapes real gateways send):
 Each figure is the median of ``--runs`` runs (the minimum beside it: on a busy machine it is the
 steadier of the two). ``--mixed`` adds a shape none of the others is: random mixes of the
 gateways' continuation patterns on 1 to 3 calls interleaved, with ids and names that change
-mid-stream (``mixed_shape`` below).
+mid-stream (``mixed_shape`` below); ``--litellm`` two of LiteLLM's proxy: continuations that
+send ``id: ""``, ``name: "null"`` and ``type: "FUNCTION"``, and continuations that re-send the
+call's id and name every chunk (``_litellm`` below).
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 from run import compare  # noqa: E402
-from shapes import SHAPES  # noqa: E402
+from shapes import HUGE, SHAPES  # noqa: E402
 
 SIZE = (180, 50)
 
@@ -134,7 +138,7 @@ def write_shape(shape: str, n: int, path: Path) -> Path:
     elif shape.startswith("litellm-"):
         lines = _litellm(n, shape == "litellm-repeat")
     else:
-        lines = SHAPES[shape](n)
+        lines = {**SHAPES, **HUGE}[shape](n)
     with path.open("w") as fh:
         fh.writelines(lines)
     return path
@@ -216,7 +220,10 @@ def main() -> None:
     parser.add_argument("--deltas", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument(
-        "--shapes", nargs="*", choices=[*SHAPES, *EXTRA], help="default: every shape"
+        "--shapes",
+        nargs="*",
+        choices=[*SHAPES, *HUGE, *EXTRA],
+        help="default: every shape of shapes.py, the huge-payload ones included",
     )
     parser.add_argument("--mixed", action="store_true", help="add the random mixed shape")
     parser.add_argument(
@@ -229,7 +236,7 @@ def main() -> None:
     if args.child:
         _child(args.child, args.launched or time.time())
         return
-    shapes = list(args.shapes or SHAPES)
+    shapes = list(args.shapes or [*SHAPES, *HUGE])
     if args.mixed and "mixed" not in shapes:
         shapes.append("mixed")
     if args.litellm:

@@ -447,6 +447,14 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                         if text_run is not None:
                             out.append(_text_frame(trace, *text_run))
                             text_run = None
+                        if run is not None and c != run._last:
+                            # another call of the run (interleaved calls: every payload)
+                            found = run.calls.get(c)
+                            if found is not None and found.pair is pair:
+                                part = found
+                                run.stretches.append(part)
+                                sizes.append(0)
+                                run._last = c
                         if run is not None and c == run._last and part.pair is pair:
                             # (Quiet.add, inlined for the common case)
                             sizes[-1] += 1
