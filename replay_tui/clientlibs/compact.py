@@ -59,12 +59,15 @@ _ID_NULL, _ID_EMPTY, _NAME_NULL, _NAME_EMPTY = 1, 2, 4, 8
 class _CallState:
     """What the libraries hold of one call's identity, as far as quietness goes."""
 
-    __slots__ = ("index", "pair", "seen", "type")
+    __slots__ = ("index", "pair", "seen", "shape", "type")
 
     def __init__(self, index: Any, kind: Any) -> None:
         self.index = index
         self.type = kind
         self.seen = 0
+        self.shape: tuple[bytes, bytes, int, tuple[bool, bool]] | None = None
+        """The call's last quiet payload shape: its bytes before and after the arguments
+        token, the token's place, and what the schemas said of it."""
         self.pair: tuple[Any, Any, Any, tuple[bool, bool]] | None = None
         """The raw ``(id, name, type)`` of the call's last delta, when it was alone in its
         chunk, with what the AI SDK's two schemas said of that chunk: the same again, in a
@@ -309,6 +312,30 @@ def _columns(trace: Trace) -> tuple[int, Any, Any, dict[int, str]]:
     )
 
 
+def _places(trace: Trace) -> tuple[Any, Any, Any, Any]:
+    """``(capture bytes, start, end, skip of each payload)`` read from the compact table, to
+    compare a payload with a shape in place (``skip`` -1: the payload keeps bytes of its
+    own); ``(None, None, None, a skip of -1 for every payload)`` when the table has none."""
+    payloads = trace.payloads
+    raw = getattr(payloads, "_raw", None)
+    starts = getattr(payloads, "_start", None)
+    ends = getattr(payloads, "_end", None)
+    skips = getattr(payloads, "_skip", None)
+    if (
+        isinstance(raw, bytes | bytearray)
+        and isinstance(starts, array)
+        and isinstance(ends, array)
+        and isinstance(skips, array)
+    ):
+        return raw, starts, ends, skips
+    return None, None, None, _NoPlaces()
+
+
+class _NoPlaces:
+    def __getitem__(self, index: int) -> int:
+        return -1
+
+
 def _entries(events: Any, count: int) -> tuple[list[int], list[int]]:
     """The event log's entries that are a delta or a text piece (not a block's start), as
     ``(refs, lines)``."""
@@ -342,6 +369,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     decoded = trace.decoded
     unusual = _unusual(trace)
     n, lines, data_of, sse_events = _columns(trace)
+    raw, starts, ends, skips = _places(trace)
     # Whether a payload is quiet, decided once per shape: two payloads with the same bytes
     # around their piece, the piece at the same offset, differ only in that piece, so they say
     # the same thing (a gateway that varies a field per payload makes each shape new: each is
@@ -417,19 +445,39 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                     ):
                         # the payload's shape: its bytes without its arguments token
                         args = fn.arguments
-                        data = data_of(i)
                         token = encode(args)
-                        at = data.find(token)
-                        if at >= 0 and data.find(token, at + 1) < 0:
-                            key = data[:at] + data[at + len(token) :]
-                            known = tool_shapes.get(key)
-                            if known is None or known[0] != at:
-                                if len(tool_shapes) >= _CACHE_LIMIT:
-                                    tool_shapes.clear()
-                                known = tool_shapes[key] = (at, _quiet_tool_payload(data, args))
-                            schema = known[1]
-                        else:
-                            schema = _quiet_tool_payload(data, args)
+                        schema = None
+                        sh = st.shape
+                        if sh is not None and (skip := skips[i]) >= 0:
+                            # the call's last quiet shape, its bytes read in place: the same
+                            # bytes before and after the piece (no copy, no search)
+                            s = starts[i] + skip
+                            pre, suf, lp = sh[0], sh[1], sh[2]
+                            if (
+                                ends[i] - s == lp + len(token) + len(suf)
+                                and raw.startswith(token, s + lp)
+                                and raw.startswith(pre, s)
+                                and raw.endswith(suf, s, ends[i])
+                            ):
+                                schema = sh[3]
+                        if schema is None:
+                            data = data_of(i)
+                            at = data.find(token)
+                            if at >= 0 and data.find(token, at + 1) < 0:
+                                key = data[:at] + data[at + len(token) :]
+                                known = tool_shapes.get(key)
+                                if known is None or known[0] != at:
+                                    if len(tool_shapes) >= _CACHE_LIMIT:
+                                        tool_shapes.clear()
+                                    known = tool_shapes[key] = (
+                                        at,
+                                        _quiet_tool_payload(data, args),
+                                    )
+                                schema = known[1]
+                                if schema is not None and starts is not None:
+                                    st.shape = (data[:at], data[at + len(token) :], at, schema)
+                            else:
+                                schema = _quiet_tool_payload(data, args)
                         # what the chunk schemas say of it is what they said of the call's
                         # delta before (a blank value: what every schema accepted)
                         quiet = schema is not None and schema == (
