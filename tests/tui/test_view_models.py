@@ -503,7 +503,9 @@ def test_a_5_mb_error_message_is_shown_cut_in_the_detail(tmp_path: Path) -> None
         "".join(t for t, _ in [*ln.pieces, *(ln.left or []), *(ln.right or [])]) for ln in lines
     )
     assert "lorem ipsum lorem" in text
-    assert f"({len(message) - client_detail.MAX_SAID_CHARS + len('provider error: '):,} more" in text
+    assert (
+        f"({len(message) - client_detail.MAX_SAID_CHARS + len('provider error: '):,} more" in text
+    )
     assert len(text) < 20_000
 
 
