@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from time import monotonic
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.segment import Segment
@@ -526,6 +527,9 @@ def _cut(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit]
 
 
+HAND_OVER = 0.15
+"""Seconds between two hand-overs of outcomes from the assessment to the view."""
+
 _PIECE = 256
 _RULE_MAX = 4096
 """A group's rule ends with the table, or this far (wider than any terminal): the row does
@@ -583,15 +587,15 @@ class ClientsPane(Vertical):
     """
 
     class Assessed(Message):
-        """One policy ran on the model's trace (``key`` is ``None`` once all have)."""
+        """Policies ran on the model's trace (``done`` once all have)."""
 
         def __init__(
-            self, model: ClientsModel, key: str | None, outcome: ClientOutcome | None
+            self, model: ClientsModel, outcomes: dict[str, ClientOutcome], done: bool = False
         ) -> None:
             super().__init__()
             self.model = model
-            self.key = key
-            self.outcome = outcome
+            self.outcomes = outcomes
+            self.done = done
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -628,33 +632,37 @@ class ClientsPane(Vertical):
 
         # the collector paused, as while loading: the models make a few small objects per
         # call and per library, none in a cycle (check --clients runs without it too)
+        # the outcomes are handed over a few at a time (each hand-over draws the matrix again,
+        # in the thread the assessment shares the interpreter with)
         with gc_paused():
             stream = _Checked(_frames(model.trace), lambda: worker.is_cancelled)
+            batch: dict[str, ClientOutcome] = {}
+            handed = monotonic()
             try:
                 for policy in model.policies:
                     got = assess_frames(stream, model.meant, [policy], pool=model.pool)
-                    outcome = got[policy.key]
-                    self.post_message(self.Assessed(model, policy.key, outcome))
+                    batch[policy.key] = got[policy.key]
+                    if monotonic() - handed >= HAND_OVER:
+                        self.post_message(self.Assessed(model, batch))
+                        batch, handed = {}, monotonic()
             except _Cancelled:
                 return
-        self.post_message(self.Assessed(model, None, None))
+        self.post_message(self.Assessed(model, batch, done=True))
 
     @on(Assessed)
     def _assessed(self, message: Assessed) -> None:
         model = message.model
         if model is not self.matrix.model:
             return
-        if message.key is None or message.outcome is None:
+        model.outcomes.update(message.outcomes)
+        if message.done:
             model.done = True
             first = model.first_problem()
             if first is not None and not self.matrix.user_moved:
                 self.matrix.select(*first)
-            self.matrix.invalidate()
-            return
-        model.outcomes[message.key] = message.outcome
         self.matrix.invalidate()
         found = self.matrix.selected()
-        if found is not None and found[0].key == message.key:
+        if found is not None and found[0].key in message.outcomes:
             self._show_detail()
 
     @on(ClientsMatrix.CellSelected)
