@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from ..core.wire import UNSET, ToolCall
 from .base import (
     AssembledCall,
@@ -31,6 +33,7 @@ from .base import (
     ClientError,
     Frame,
     Policy,
+    Quiet,
     Raise,
     function_fields,
     is_number,
@@ -450,6 +453,34 @@ class AiSdkAssembler(Assembler):
     def error_parts(self) -> list[ClientError]:
         return list(self.errors)
 
+    ordered = True  # (only for a run of several calls whose deltas name them: see below)
+
+    def feed_quiet(self, run: Quiet) -> None:
+        """A run as the other libraries read it, one frame per call; but when its deltas
+        name their call and several calls alternate in it, a piece that opens a value may
+        start a new call, whose generated id counts the calls made before it: the run is
+        then taken stretch by stretch, in the stream's order."""
+        frames = run.frames()
+        if len(frames) == 1 or not any(
+            f.repeat > 1 and _named(f) and _may_start(f) for f in frames
+        ):
+            for frame in frames:
+                self._fed(frame)
+            return
+        of = dict(zip(map(id, run.calls.values()), frames, strict=True))
+        for part, at, size in run.runs():
+            self._fed(
+                _stretch(of[id(part)], part.pieces[at : at + size], part.lines[at : at + size])
+            )
+
+    def _fed(self, frame: Frame) -> None:
+        try:
+            self.feed(frame)
+        except Raise as exc:
+            if exc.line is None:
+                exc.line = frame.line
+            raise
+
     def feed(self, frame: Frame) -> None:
         raw = frame.raw
         if not schema_ok(frame, self.compatible):
@@ -572,6 +603,46 @@ class AiSdkAssembler(Assembler):
             ],
             error_parts=list(self.errors),
         )
+
+
+def _may_start(frame: Frame) -> bool:
+    """A folded frame with a piece that opens a JSON value or is blank (where a delta that
+    names its call may start a new one)."""
+    return any(_opens_or_blank(p) for p in frame.pieces or ())
+
+
+def _named(frame: Frame) -> bool:
+    """The folded frame's delta sends a name (its deltas name their call)."""
+    cs = frame.chunk.choices
+    if not isinstance(cs, list) or not cs:
+        return False
+    calls = tool_deltas(cs[0])
+    return bool(calls) and _delta_of(calls[0]).name is not None
+
+
+def _stretch(frame: Frame, pieces: list[str], lines: list[int]) -> Frame:
+    """``frame`` (a folded run's, of one call) for a stretch of its payloads only."""
+    choice = frame.chunk.choices[0]  # type: ignore[index]
+    call = choice.delta.tool_calls[0]  # type: ignore[union-attr, index]
+    fn = msgspec.structs.replace(call.function, arguments="".join(pieces))  # type: ignore[type-var]
+    delta = msgspec.structs.replace(
+        choice.delta, tool_calls=[msgspec.structs.replace(call, function=fn)]
+    )  # type: ignore[type-var]
+    chunk = msgspec.structs.replace(
+        frame.chunk, choices=[msgspec.structs.replace(choice, delta=delta)]
+    )
+    out = Frame(
+        lines[0],
+        chunk,
+        b"",
+        count=len(pieces),
+        pieces=pieces,
+        lines=lines[: len(pieces)],
+        repeat=len(pieces) if frame.repeat > 1 else 1,
+        schema=frame.schema,
+    )
+    out._raw = frame._raw
+    return out
 
 
 def _stream_order(error: ClientError) -> tuple[bool, int]:

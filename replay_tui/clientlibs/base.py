@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from ..core.wire import Decoded
 
 __all__ = [
+    "FREE",
     "AssembledCall",
     "Assembler",
     "Assembly",
@@ -217,6 +218,11 @@ class Raise(Exception):
         payload inside a :class:`Quiet` run)."""
 
 
+FREE: Any = object()
+"""In :attr:`QuietCall.pair`: the field is absent, or a blank value the call was sent
+already, in each delta (not one repeated)."""
+
+
 class QuietCall:
     """One call's part of a :class:`Quiet` run: its pieces, in order."""
 
@@ -238,11 +244,12 @@ class QuietCall:
         self.index = index
         self.pair = pair
         """``None``: every delta's ``id`` and ``name`` are blank or absent, values the call was
-        sent already. Else the raw ``(id, name, type)`` every delta sent, at least one of them
-        a value (a gateway that repeats the identity, LiteLLM's ``name: "null"``), the same as
-        the call's delta just before the run: a repeat, which only a library that
-        concatenates the value sees (:attr:`Frame.repeat`); with what the AI SDK's two chunk
-        schemas say of each of them (:attr:`Frame.schema`)."""
+        sent already. Else ``(id, name, type, schemas)``: the ``id`` or ``name`` every delta
+        re-sends, the same as the call's delta before it (a gateway that repeats the name on
+        every chunk, LiteLLM's ``name: "null"``), or :data:`FREE` for a field that is blank
+        or absent there as above; the raw ``type`` every delta sent; what the AI SDK's two
+        chunk schemas say of each (:attr:`Frame.schema`). A repeat is seen only by a library
+        that concatenates the value (:attr:`Frame.repeat`)."""
         self._starts: list[int] | None = None
         """The wire index every one of these deltas sent (the call's own)."""
         self.pieces: list[str] = []
@@ -353,7 +360,10 @@ def _quiet_frame(part: QuietCall) -> Frame:
     (its blank ``id`` and ``name``, which the call was sent already) with every piece."""
     joined = "".join(part.pieces)
     cid, name = part.last_id, part.last_name
-    kind = UNSET if part.pair is None else part.pair[2]
+    pair = part.pair
+    kind: Any = UNSET if pair is None else pair[2]
+    id_nulls = part.id_nulls - (cid is None)  # (the frame's own delta carries the last one)
+    name_nulls = part.name_nulls - (name is None)
     call = ToolCall(
         index=part.index, id=cid, type=kind, function=Function(name=name, arguments=joined)
     )
@@ -365,10 +375,8 @@ def _quiet_frame(part: QuietCall) -> Frame:
         count=len(part.pieces),
         pieces=part.pieces,
         lines=part.lines,
-        # the nulls of the payloads before the last (the frame's own delta carries that one;
-        # a run of repeats counts them in its repeat)
-        id_nulls=0 if part.pair is not None else part.id_nulls - (cid is None),
-        name_nulls=0 if part.pair is not None else part.name_nulls - (name is None),
+        id_nulls=id_nulls,
+        name_nulls=name_nulls,
         repeat=1 if part.pair is None else len(part.pieces),
         schema=(True, True) if part.pair is None else part.pair[3],
     )

@@ -34,7 +34,7 @@ from msgspec import UnsetType
 
 from ..core.wire import UNSET, Function
 from .ai_sdk import chunk_ok, schema_ok
-from .base import Frame, Quiet, QuietCall, frame_of, frames
+from .base import FREE, Frame, Quiet, QuietCall, frame_of, frames
 
 if TYPE_CHECKING:
     from ..core.trace import Trace
@@ -54,25 +54,50 @@ _NO_ENTRY = -(1 << 62)
 
 # the bits of CallState.seen: blank values a call was sent since its identity last changed
 _ID_NULL, _ID_EMPTY, _NAME_NULL, _NAME_EMPTY = 1, 2, 4, 8
+_ID_BITS, _NAME_BITS = _ID_NULL | _ID_EMPTY, _NAME_NULL | _NAME_EMPTY
+_NOPREV: Any = object()
+"""A call's last delta not read alike by every library: nothing repeats it."""
 
 
 class _CallState:
     """What the libraries hold of one call's identity, as far as quietness goes."""
 
-    __slots__ = ("index", "pair", "seen", "shape", "type")
+    __slots__ = (
+        "bound",
+        "index",
+        "named",
+        "pair",
+        "prev_id",
+        "prev_name",
+        "schema",
+        "seen",
+        "shape",
+        "type",
+    )
 
     def __init__(self, index: Any, kind: Any) -> None:
         self.index = index
         self.type = kind
         self.seen = 0
+        self.named = False
+        """The call was sent a non-empty name."""
+        self.bound = False
+        """A strict openai-node has bound the call's name: a delta with a function object came
+        while the call was typed ``function`` and named. Until then a blank name a frame
+        sends is not counted as sent: the binding that frame may make turns the same blank
+        on the next delta into a throw."""
         self.shape: tuple[bytes, bytes, int, tuple[bool, bool]] | None = None
         """The call's last quiet payload shape: its bytes before and after the arguments
         token, the token's place, and what the schemas said of it."""
+        self.prev_id: Any = _NOPREV
+        """The raw ``id`` of the call's last delta, when it was alone in its chunk (``None``
+        otherwise): the same non-blank string again is a repeat, which each library takes,
+        or skips, as it did that one."""
+        self.prev_name: Any = _NOPREV
+        self.schema: tuple[bool, bool] = (True, True)
+        """What the AI SDK's two schemas said of the chunk of the call's last delta."""
         self.pair: tuple[Any, Any, Any, tuple[bool, bool]] | None = None
-        """The raw ``(id, name, type)`` of the call's last delta, when it was alone in its
-        chunk, with what the AI SDK's two schemas said of that chunk: the same again, in a
-        chunk that says nothing else, is a repeat (each library took it, or skipped it, as
-        it did the one before)."""
+        """The key of the call's last run part with a repeat (:attr:`.base.QuietCall.pair`)."""
 
 
 def _blank_bits(cid: Any, name: Any) -> int | None:
@@ -404,35 +429,51 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                 fn = d.function
                 if type(fn) is Function and type(fn.arguments) is str:
                     cid, name, index, kind = d.id, fn.name, d.index, d.type
-                    # the blank values it sends, as seen-bits (-1: a value that is not blank)
+                    # per field: a blank value the call was sent already (its seen-bit), or
+                    # the non-blank string the call's delta before sent (a repeat)
+                    fits = True
+                    bits = 0
+                    rid = rname = FREE
+                    seen = st.seen
                     if cid is UNSET:
-                        bits = 0
-                    elif cid is None:
-                        bits = _ID_NULL
-                    elif type(cid) is str and cid == "":
-                        bits = _ID_EMPTY
+                        pass
+                    elif cid is None or (type(cid) is str and cid == ""):
+                        b = _ID_NULL if cid is None else _ID_EMPTY
+                        if seen & b:
+                            bits = b
+                        elif type(cid) is type(st.prev_id) and cid == st.prev_id:
+                            rid = cid  # the same blank again, right after it
+                        else:
+                            fits = False
+                    elif type(cid) is str and type(st.prev_id) is str and cid == st.prev_id:
+                        rid = cid
                     else:
-                        bits = -1
+                        fits = False
                     if name is UNSET:
                         pass
-                    elif name is None:
-                        bits |= _NAME_NULL
-                    elif type(name) is str and name == "":
-                        bits |= _NAME_EMPTY
+                    elif name is None or (type(name) is str and name == ""):
+                        b = _NAME_NULL if name is None else _NAME_EMPTY
+                        if seen & b:
+                            bits |= b
+                        elif type(name) is type(st.prev_name) and name == st.prev_name:
+                            rname = name
+                        else:
+                            fits = False
+                    elif type(name) is str and type(st.prev_name) is str and name == st.prev_name:
+                        rname = name
                     else:
-                        bits = -1
+                        fits = False
                     quiet = False
                     pair = None
-                    if bits >= 0:
-                        fits = bits & st.seen == bits
-                    else:  # a repeat of the identity the call's delta before sent
+                    if fits and (rid is not FREE or rname is not FREE):
                         pair = st.pair
-                        fits = (
-                            pair is not None
-                            and _alike(cid, pair[0])
-                            and _alike(name, pair[1])
-                            and _alike(kind, pair[2])
-                        )
+                        if (
+                            pair is None
+                            or pair[0] is not rid
+                            or pair[1] is not rname
+                            or pair[2] is not kind
+                        ):
+                            pair = st.pair = (rid, rname, kind, st.schema)
                     if (
                         fits
                         and (index is st.index or (type(index) is int and index == st.index))
@@ -484,10 +525,16 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                             _BOTH if pair is None else pair[3]
                         )
                     if quiet:
+                        st.prev_id, st.prev_name = cid, name
                         if pair is None:
-                            st.pair = None  # (the call's delta before a repeat must send it)
+                            st.schema = _BOTH
+                        else:  # a blank of the field repeated may be news again after it
+                            if type(rid) is str and rid:
+                                st.seen &= ~_ID_BITS
+                            if type(rname) is str and rname:
+                                st.seen &= ~_NAME_BITS
                         if held is not None:
-                            if held[0] == c and not bits:
+                            if held[0] == c and not bits and pair is None:
                                 held[2].append(args)  # more arguments for a new call
                                 continue
                             _absorb(out, held)
@@ -510,9 +557,8 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                             part.lines.append(line)
                             part.last_id = cid
                             part.last_name = name
-                            if bits:
-                                part.id_nulls += cid is None
-                                part.name_nulls += name is None
+                            part.id_nulls += cid is None
+                            part.name_nulls += name is None
                         else:
                             if run is None or not run.fits(c, pair):
                                 run = Quiet(line)
@@ -678,22 +724,60 @@ def _follow(
                 ):
                     continue  # not yet: its next delta is a frame of its own too
                 st = states[c] = _CallState(index, d.type)
-                st.pair = _pair(d.id, name, d.type, frame)
+                st.prev_id, st.prev_name = d.id, name
+                st.named = True
+                st.bound = d.type == "function"
+                st.schema = (schema_ok(frame, True), schema_ok(frame, False))
                 opened = c
                 continue
-            st.pair = _pair(d.id, name, d.type, frame) if single and type(fn) is Function else None
-            bits = _blank_bits(d.id, name)
+            clean = single and type(fn) is Function
+            prev_id, prev_name = st.prev_id, st.prev_name
+            st.pair = None
+            if clean:
+                st.prev_id, st.prev_name = d.id, name
+                st.schema = (schema_ok(frame, True), schema_ok(frame, False))
+            else:
+                st.prev_id = st.prev_name = _NOPREV
             if d.type is not UNSET and not (d.type is st.type or _same(d.type, st.type)):
                 # A new type: what the call's blank values meet from now on may differ (a
                 # strict openai-node binds the call's name once it is typed "function", and
                 # then throws on a blank one), so none of them counts, not even this delta's.
                 st.type = d.type
                 st.seen = 0
-            elif bits is None or type(fn) is not Function or not single or not valid:
+                st.prev_id = st.prev_name = _NOPREV  # (and no repeat of what it sent counts)
+            elif not clean or not valid:
                 st.seen = 0
             else:
-                st.seen |= bits
+                st.seen = _seen_after(st.seen, d.id, prev_id, name, prev_name)
+                if not st.bound:
+                    st.seen &= ~_NAME_BITS
+            if type(fn) is Function:
+                st.named = st.named or (type(name) is str and name != "")
+                st.bound = st.bound or (st.type == "function" and st.named)
     return opened
+
+
+def _seen_after(seen: int, cid: Any, prev_id: Any, name: Any, prev_name: Any) -> int:
+    """The seen-bits after a delta every library read: its blank values added; a field that
+    repeats the string the delta before sent forgets its own blanks (one of them after it may
+    be news again); any other value starts afresh (never wrong: it only makes the next blank
+    value a frame of its own)."""
+    add = 0
+    for value, prev, null, empty in (
+        (cid, prev_id, _ID_NULL, _ID_EMPTY),
+        (name, prev_name, _NAME_NULL, _NAME_EMPTY),
+    ):
+        if value is UNSET:
+            continue
+        if value is None:
+            add |= null
+        elif type(value) is str and value == "":
+            add |= empty
+        elif type(value) is str and type(prev) is str and value == prev:
+            seen &= ~(null | empty)
+        else:
+            return 0
+    return seen | add
 
 
 def _valid(frame: Frame) -> bool:
@@ -701,17 +785,6 @@ def _valid(frame: Frame) -> bool:
     if frame.schema is None and frame.data and _quiet_typed(frame.data) is not None:
         frame.schema = (True, True)  # (a quiet shape is a chunk both accept)
     return schema_ok(frame, True) and schema_ok(frame, False)
-
-
-def _pair(
-    cid: Any, name: Any, kind: Any, frame: Frame
-) -> tuple[Any, Any, Any, tuple[bool, bool]] | None:
-    """A delta's identity as :attr:`_CallState.pair` keeps it (``None``: a value that is not
-    a string, null or absent: never taken for a repeat)."""
-    for value in (cid, name, kind):
-        if not (value is UNSET or value is None or type(value) is str):
-            return None
-    return cid, name, kind, (schema_ok(frame, True), schema_ok(frame, False))
 
 
 def _alike(a: Any, b: Any) -> bool:

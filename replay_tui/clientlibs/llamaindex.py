@@ -103,7 +103,7 @@ class LlamaIndexAssembler(Assembler):
                 if pair is None:
                     opened(_Call(index, True, None, None, pieces[at]))
                 else:
-                    cid, name = none_if_unset(pair[0]), none_if_unset(pair[1])
+                    cid, name = none_if_unset(part.last_id), none_if_unset(part.last_name)
                     opened(_Call(index, True, cid, name, pieces[at]))
                 last = index
                 if size == 1:
@@ -120,8 +120,8 @@ class LlamaIndexAssembler(Assembler):
             try:
                 t.arguments = _cat(t.arguments, "".join(pieces[at : at + size]))
                 if pair is not None:
-                    t.name = _cat(t.name, _text(pair[1]) * size)
-                    t.id = _cat(t.id, _text(pair[0]) * size)
+                    t.name = _cat(t.name, _text(part.last_name) * size)
+                    t.id = _cat(t.id, _text(part.last_id) * size)
             except Raise as exc:
                 exc.line = part.lines[at]
                 raise

@@ -21,6 +21,7 @@ from typing import Any
 
 from ..core.wire import UNSET, Function, js_string
 from .base import (
+    FREE,
     AssembledCall,
     Assembler,
     Assembly,
@@ -159,12 +160,13 @@ class OpenAINodeAssembler(Assembler):
         throws = {
             id(p)
             for p in run.calls.values()
-            if p.pair is not None and self._changes_bound(p.index, p.pair[2], p.pair[1])
+            if p.pair is not None
+            and self._changes_bound(p.index, p.pair[2], UNSET if p.pair[1] is FREE else p.pair[1])
         }
         for part in run.calls.values():
             snap = self.calls.setdefault(part.index, _Snapshot())
             if part.pair is not None:
-                cid, name, kind, _ = part.pair
+                cid, name, kind = part.last_id, part.last_name, part.pair[2]
                 if js_truthy(cid):
                     snap.id = cid
                 if js_truthy(kind):

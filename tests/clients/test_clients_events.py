@@ -231,9 +231,10 @@ def test_a_run_of_repeats_gives_every_library_what_the_payloads_give(body: str) 
 
 
 def test_litellm_continuations_fold_into_one_run_per_call() -> None:
-    # id "", name "null", type "FUNCTION" on every continuation (LiteLLM #12513): after the
-    # first, each repeats the one before, so one run per call, and each library still says
-    # what it says payload by payload
+    # id "", name "null", type "FUNCTION" on every continuation (LiteLLM #12513): the first
+    # changes the type (a frame), the second is the first to repeat one read alike (a frame
+    # too); each after it repeats the one before: one run per call, and each library still
+    # says what it says payload by payload
     chunks = [{"choices": [{"index": 0, "delta": {"role": "assistant"}}]}]
     for c in range(2):
         head = {"index": c, "id": f"call_{c}", "type": "function"}
@@ -248,7 +249,7 @@ def test_litellm_continuations_fold_into_one_run_per_call() -> None:
     trace = _trace(body)
     stream = compact_frames(trace)
     runs = [item for item in stream if isinstance(item, Quiet)]
-    assert [sum(r.sizes) for r in runs] == [9, 9]
+    assert [sum(r.sizes) for r in runs] == [8, 8]
     assert all(p.pair is not None for r in runs for p in r.calls.values())
     meant = meant_calls(trace.analysis.calls)
     gathered = assess_frames(stream, meant)
@@ -257,6 +258,58 @@ def test_litellm_continuations_fold_into_one_run_per_call() -> None:
         assert _shown(gathered[key]) == _shown(one_by_one[key]), key
     assert gathered["openai-python"].outcome.startswith("throws AssertionError")  # type changed
     assert gathered["haystack"].assembly.calls[0].name == "read_file" + "null" * 10
+
+
+def _payloads(*deltas: dict[str, Any], finish: bool = True) -> str:
+    chunks = [{"choices": [{"index": 0, "delta": {"role": "assistant"}}]}]
+    chunks += [{"choices": [{"index": 0, "delta": d}]} for d in deltas]
+    if finish:
+        chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    return "".join("data: " + json.dumps(c) + "\n\n" for c in chunks) + "data: [DONE]\n\n"
+
+
+def test_a_repeated_name_beside_an_id_that_alternates_blanks_is_one_run() -> None:
+    # a shape the benchmarks do not have: the name re-sent on every chunk while the id
+    # alternates null and "" (each field on its own: the name repeats, the id's blanks were
+    # sent already)
+    head = {"index": 0, "id": "call_1", "type": "function"}
+    head["function"] = {"name": "get_weather", "arguments": ""}
+    deltas = [{"tool_calls": [head]}]
+    for k, piece in enumerate(['{"city": "', *"Paris", '"}'] * 20):
+        d = {"index": 0, "id": None if k % 2 else "", "function": {"name": "get_weather"}}
+        d["function"]["arguments"] = piece
+        deltas.append({"tool_calls": [d]})
+    trace = _trace(_payloads(*deltas))
+    stream = compact_frames(trace)
+    runs = [item for item in stream if isinstance(item, Quiet)]
+    assert len(runs) == 1 and sum(runs[0].sizes) >= len(deltas) - 4
+    meant = meant_calls(trace.analysis.calls)
+    gathered = assess_frames(stream, meant)
+    one_by_one = assess_frames(frames(trace), meant)
+    for key in POLICIES:
+        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+    assert gathered["openai-python"].assembly.calls[0].name == "get_weather" * len(deltas)
+
+
+def test_a_blank_name_after_the_frame_that_binds_a_strict_tool_throws_there() -> None:
+    # the type arrives in a delta without a function object: a strict openai-node binds the
+    # call's name only at the next delta with one (which sends name null, and passes); the
+    # same null after it throws, and a folded run must say so at its line
+    head = {"index": 0, "id": "call_0", "function": {"arguments": "", "name": "tool_0"}}
+    body = _payloads(
+        {"tool_calls": [head]},
+        {"tool_calls": [{"index": 0}, {"index": 0, "type": "function"}], "content": "and "},
+        {"tool_calls": [{"index": 0, "function": {"arguments": '{"a', "name": None}}]},
+        {"tool_calls": [{"index": 0, "function": {"arguments": '": 1}', "name": None}}]},
+    )
+    trace = _trace(body)
+    meant = meant_calls(trace.analysis.calls)
+    gathered = assess_frames(compact_frames(trace), meant)
+    one_by_one = assess_frames(frames(trace), meant)
+    for key in POLICIES:
+        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+    raised = gathered["openai-node-strict"].assembly.raised
+    assert raised is not None and raised.line == 9
 
 
 # --- an independent reference: the rules of CLIENTS.md's table, one delta at a time ----------
