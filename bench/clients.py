@@ -2,9 +2,11 @@
 README quotes it.
 
     python bench/clients.py                          # every shape of shapes.py, 100,000 deltas
+    python bench/clients.py --mixed --litellm        # and the shapes below
     python bench/clients.py --shapes interleaved --deltas 20000 --runs 3
 
-For each shape of ``bench/shapes.py`` (the shapes real gateways send):
+For each shape of ``bench/shapes.py`` (the shapes real gateways send, and the two of huge
+payloads):
 
 1. ``replay-tui check --clients`` against ``replay-tui check`` on that shape's trace, as whole
    processes alternating in the same run. Budget: at most 3x.
@@ -16,7 +18,9 @@ For each shape of ``bench/shapes.py`` (the shapes real gateways send):
 Each figure is the median of ``--runs`` runs (the minimum beside it: on a busy machine it is the
 steadier of the two). ``--mixed`` adds a shape none of the others is: random mixes of the
 gateways' continuation patterns on 1 to 3 calls interleaved, with ids and names that change
-mid-stream (``mixed_shape`` below).
+mid-stream (``mixed_shape`` below); ``--litellm`` two of LiteLLM's proxy: continuations that
+send ``id: ""``, ``name: "null"`` and ``type: "FUNCTION"``, and continuations that re-send the
+call's id and name every chunk (``_litellm`` below).
 """
 
 from __future__ import annotations
@@ -37,9 +41,20 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 from run import compare  # noqa: E402
-from shapes import SHAPES  # noqa: E402
+from shapes import HUGE, SHAPES  # noqa: E402
 
 SIZE = (180, 50)
+
+
+def _chunk(delta: dict[str, object], finish: str | None = None) -> str:
+    c = {
+        "id": "chatcmpl-mixed",
+        "object": "chat.completion.chunk",
+        "created": 1770764938,
+        "model": "mixed",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+    return "data: " + json.dumps(c, separators=(",", ":")) + "\n\n"
 
 
 def mixed_shape(n: int, seed: int = 27) -> Iterator[str]:
@@ -49,16 +64,6 @@ def mixed_shape(n: int, seed: int = 27) -> Iterator[str]:
     rng = random.Random(seed)
     blank = [None, "", "absent"]
 
-    def chunk(delta: dict[str, object], finish: str | None = None) -> str:
-        c = {
-            "id": "chatcmpl-mixed",
-            "object": "chat.completion.chunk",
-            "created": 1770764938,
-            "model": "mixed",
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-        }
-        return "data: " + json.dumps(c, separators=(",", ":")) + "\n\n"
-
     sent, call = 0, 0
     while sent < n:
         batch = rng.randint(1, 3)
@@ -67,7 +72,7 @@ def mixed_shape(n: int, seed: int = 27) -> Iterator[str]:
         for k in range(batch):
             ident, name = f"call_{call + k}", f"tool_{rng.randint(0, 9)}"
             first = {"index": k, "id": ident, "type": "function"}
-            yield chunk({"tool_calls": [{**first, "function": {"name": name, "arguments": ""}}]})
+            yield _chunk({"tool_calls": [{**first, "function": {"name": name, "arguments": ""}}]})
             live.append([k, ident, name, size])
             sent += 1
         call += batch
@@ -88,19 +93,52 @@ def mixed_shape(n: int, seed: int = 27) -> Iterator[str]:
             tc["function"] = fn
             if rng.random() < 0.3:
                 tc["type"] = "function"
-            yield chunk({"tool_calls": [tc]})
+            yield _chunk({"tool_calls": [tc]})
             sent += 1
             entry[3] -= 1
             if entry[3] <= 0:
                 live.remove(entry)
         for _ in range(rng.randint(0, 50)):
-            yield chunk({"content": "thinking "})
-    yield chunk({}, "tool_calls")
+            yield _chunk({"content": "thinking "})
+    yield _chunk({}, "tool_calls")
     yield "data: [DONE]\n\n"
 
 
+def _litellm(n: int, repeat: bool) -> Iterator[str]:
+    """LiteLLM proxy continuations (GATEWAYS.md): 4 calls one after another, each continuation
+    re-sending ``id: ""`` with the string ``name: "null"`` and ``type: "FUNCTION"`` (#12513), or
+    (``repeat``) the call's id and name again, every chunk (#20480, MiniMax through NIM)."""
+    per = max(2, n // 4)
+    for c in range(4):
+        ident, name = f"call_{c:024x}", "read_file"
+        head = {"index": c, "id": ident, "type": "function"}
+        yield _chunk({"tool_calls": [{**head, "function": {"name": name, "arguments": ""}}]})
+        for k in range(per - 1):
+            args = '{"path": "' if k == 0 else (f"p{k}/" if k < per - 2 else 'x.py"}')
+            if repeat:
+                tc = {**head, "function": {"name": name, "arguments": args}}
+            else:
+                tc = {"index": c, "id": "", "type": "FUNCTION"}
+                tc["function"] = {"name": "null", "arguments": args}
+            yield _chunk({"tool_calls": [tc]})
+    yield _chunk({}, "tool_calls")
+    yield "data: [DONE]\n\n"
+
+
+EXTRA = {
+    "mixed": "random mixes of the gateways' patterns, indexes reused",
+    "litellm-null": 'LiteLLM: continuations send id "", name "null", type "FUNCTION"',
+    "litellm-repeat": "LiteLLM/MiniMax: every continuation re-sends the id and the name",
+}
+
+
 def write_shape(shape: str, n: int, path: Path) -> Path:
-    lines = mixed_shape(n) if shape == "mixed" else SHAPES[shape](n)
+    if shape == "mixed":
+        lines = mixed_shape(n)
+    elif shape.startswith("litellm-"):
+        lines = _litellm(n, shape == "litellm-repeat")
+    else:
+        lines = {**SHAPES, **HUGE}[shape](n)
     with path.open("w") as fh:
         fh.writelines(lines)
     return path
@@ -182,9 +220,15 @@ def main() -> None:
     parser.add_argument("--deltas", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument(
-        "--shapes", nargs="*", choices=[*SHAPES, "mixed"], help="default: every shape"
+        "--shapes",
+        nargs="*",
+        choices=[*SHAPES, *HUGE, *EXTRA],
+        help="default: every shape of shapes.py, the huge-payload ones included",
     )
     parser.add_argument("--mixed", action="store_true", help="add the random mixed shape")
+    parser.add_argument(
+        "--litellm", action="store_true", help="add the two LiteLLM continuation shapes"
+    )
     parser.add_argument("--no-view", action="store_true", help="skip the TUI measurement")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--launched", type=float, help=argparse.SUPPRESS)
@@ -192,9 +236,11 @@ def main() -> None:
     if args.child:
         _child(args.child, args.launched or time.time())
         return
-    shapes = list(args.shapes or SHAPES)
+    shapes = list(args.shapes or [*SHAPES, *HUGE])
     if args.mixed and "mixed" not in shapes:
         shapes.append("mixed")
+    if args.litellm:
+        shapes += [s for s in ("litellm-null", "litellm-repeat") if s not in shapes]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for shape in shapes:

@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from ..core.wire import UNSET, ToolCall
 from .base import (
     AssembledCall,
@@ -31,6 +33,7 @@ from .base import (
     ClientError,
     Frame,
     Policy,
+    Quiet,
     Raise,
     function_fields,
     is_number,
@@ -50,6 +53,13 @@ def _blank(value: Any) -> bool:
 
 def _non_blank(value: Any) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
+
+
+def _opens_or_blank(piece: str) -> bool:
+    """A piece that opens a JSON value or holds only white space (what the tracker's
+    resolution of a named delta reads of its arguments)."""
+    head = piece.lstrip()[:1]
+    return head == "" or head == "{" or head == "["
 
 
 def starts_with_structured_value(value: Any) -> bool:
@@ -160,6 +170,10 @@ class ToolCallTracker:
     by_index: dict[Any, list[_Tracked]] = field(default_factory=dict)
     used_ids: set[str] = field(default_factory=set)
     generated: int = 0
+    stable: bool = False
+    """The last delta was dropped as ambiguous, or continued the one call it could: the same
+    delta again, with arguments that open no value, resolves the same way."""
+    _single: bool = False
 
     def process(self, d: _Delta) -> None:
         blank_name = isinstance(d.name, str) and d.name.strip() == ""
@@ -173,6 +187,7 @@ class ToolCallTracker:
             explicit_start=name is not None and starts_with_structured_value(args),
             empty_args=args is None or (isinstance(args, str) and args.strip() == ""),
         )
+        self.stable = kind == "ambiguous" or (kind == "existing" and self._single)
         if kind == "ambiguous":
             return
         if kind == "new":
@@ -204,6 +219,7 @@ class ToolCallTracker:
         explicit_start: bool,
         empty_args: bool,
     ) -> tuple[str, _Tracked | None]:
+        self._single = False
         indexed = self.by_index.get(index) if index is not None else None
         matching = [c for c in indexed or [] if name is None or c.name == name]
         if wire_id is not None:
@@ -233,13 +249,13 @@ class ToolCallTracker:
             return "new", None
         return self._matching([c for c in self.calls if not c.finished], False)
 
-    @staticmethod
-    def _matching(calls: list[_Tracked], explicit_start: bool) -> tuple[str, _Tracked | None]:
+    def _matching(self, calls: list[_Tracked], explicit_start: bool) -> tuple[str, _Tracked | None]:
         if not calls:
             return "new", None
-        continuable = [c for c in calls if not c.state.complete]
         if not explicit_start and len(calls) == 1:
+            self._single = True
             return "existing", calls[0]
+        continuable = [c for c in calls if not c.state.complete]
         if len(continuable) == 1:
             return "existing", continuable[0]
         if len(continuable) > 1 or not explicit_start:
@@ -437,12 +453,45 @@ class AiSdkAssembler(Assembler):
     def error_parts(self) -> list[ClientError]:
         return list(self.errors)
 
+    ordered = True  # (only for a run of several calls whose deltas name them: see below)
+
+    def feed_quiet(self, run: Quiet) -> None:
+        """A run as the other libraries read it, one frame per call; but when its deltas
+        name their call and several calls alternate in it, a piece that opens a value may
+        start a new call, whose generated id counts the calls made before it: the run is
+        then taken stretch by stretch, in the stream's order."""
+        frames = run.frames()
+        if len(frames) == 1 or not any(
+            f.repeat > 1 and _named(f) and _may_start(f) for f in frames
+        ):
+            for frame in frames:
+                self._fed(frame)
+            return
+        of = dict(zip(map(id, run.calls.values()), frames, strict=True))
+        for part, at, size in run.runs():
+            self._fed(
+                _stretch(of[id(part)], part.pieces[at : at + size], part.lines[at : at + size])
+            )
+
+    def _fed(self, frame: Frame) -> None:
+        try:
+            self.feed(frame)
+        except Raise as exc:
+            if exc.line is None:
+                exc.line = frame.line
+            raise
+
     def feed(self, frame: Frame) -> None:
         raw = frame.raw
         if not schema_ok(frame, self.compatible):
             message = error_chunk(raw)
             if message is not None:
                 error = ClientError("provider error", message, frame.line)
+            elif frame.lines is not None:  # one part per payload folded in, at its line
+                name, text = "AI_TypeValidationError", "Type validation failed"
+                self.errors += [ClientError(name, text, line) for line in frame.lines]
+                self.finish_reason = None
+                return
             else:
                 error = ClientError("AI_TypeValidationError", "Type validation failed", frame.line)
             self.errors.extend([error] * frame.count)  # one part per payload folded in
@@ -463,14 +512,44 @@ class AiSdkAssembler(Assembler):
             self.finish_reason = choice.finish_reason
         for call in tool_deltas(choice):
             d = _delta_of(call)
-            if frame.pieces is not None and len(self.tracker.by_index.get(d.index, ())) > 1:
-                # several calls share the index: which one a piece continues depends on
-                # whether the arguments before it were complete, so take the pieces one by one
-                for piece in frame.pieces:
-                    d.arguments = piece
-                    self._process(d)
+            pieces = frame.pieces
+            if pieces is not None and (
+                len(self.tracker.by_index.get(d.index, ())) > 1
+                or (frame.repeat > 1 and d.name is not None)
+            ):
+                # several calls share the index (which one a piece continues depends on
+                # whether the arguments before it were complete), or each delta names its
+                # call (a piece that opens a value may start a new one)
+                self._pieces(d, pieces)
             else:
                 self._process(d)
+
+    def _pieces(self, d: _Delta, pieces: list[str]) -> None:
+        """A folded run's pieces as the tracker takes them one by one: a piece that opens a
+        JSON value, or is blank, may start a call or not, so it is taken alone; the pieces
+        after it that do neither resolve as it did once it started no call and was dropped
+        or continued the one call it could (:attr:`ToolCallTracker.stable`): taken at once."""
+        tracker = self.tracker
+        k, n = 0, len(pieces)
+        while k < n:
+            before = len(tracker.calls)
+            d.arguments = pieces[k]
+            self._process(d)
+            k += 1
+            j = k
+            while j < n and not _opens_or_blank(pieces[j]):
+                j += 1
+            if j - k > 1 and len(tracker.calls) == before and self._stable(d):
+                d.arguments = "".join(pieces[k:j])
+                self._process(d)
+                k = j
+
+    def _stable(self, d: _Delta) -> bool:
+        """The last delta's resolution holds for the same delta again (the openai-compatible
+        buffer: once the call's name let it through)."""
+        if self.compatible and (d.index is not None and d.index not in self.forwarded):
+            return False
+        return self.tracker.stable
 
     def _process(self, d: _Delta) -> None:
         if self.compatible:
@@ -497,6 +576,8 @@ class AiSdkAssembler(Assembler):
             self.forwarded.add(index)
 
     def finish(self) -> Assembly:
+        # in stream order: a folded run of several calls gives each call's parts in turn
+        self.errors.sort(key=_stream_order)
         for index, pending in list(self.pending.items()):
             self.tracker.process(_Delta(index, pending.id, None, True, None, pending.arguments))
         self.pending.clear()
@@ -522,6 +603,50 @@ class AiSdkAssembler(Assembler):
             ],
             error_parts=list(self.errors),
         )
+
+
+def _may_start(frame: Frame) -> bool:
+    """A folded frame with a piece that opens a JSON value or is blank (where a delta that
+    names its call may start a new one)."""
+    return any(_opens_or_blank(p) for p in frame.pieces or ())
+
+
+def _named(frame: Frame) -> bool:
+    """The folded frame's delta sends a name (its deltas name their call)."""
+    cs = frame.chunk.choices
+    if not isinstance(cs, list) or not cs:
+        return False
+    calls = tool_deltas(cs[0])
+    return bool(calls) and _delta_of(calls[0]).name is not None
+
+
+def _stretch(frame: Frame, pieces: list[str], lines: list[int]) -> Frame:
+    """``frame`` (a folded run's, of one call) for a stretch of its payloads only."""
+    choice = frame.chunk.choices[0]  # type: ignore[index]
+    call = choice.delta.tool_calls[0]  # type: ignore[union-attr, index]
+    fn = msgspec.structs.replace(call.function, arguments="".join(pieces))  # type: ignore[type-var]
+    delta = msgspec.structs.replace(
+        choice.delta, tool_calls=[msgspec.structs.replace(call, function=fn)]
+    )  # type: ignore[type-var]
+    chunk = msgspec.structs.replace(
+        frame.chunk, choices=[msgspec.structs.replace(choice, delta=delta)]
+    )
+    out = Frame(
+        lines[0],
+        chunk,
+        b"",
+        count=len(pieces),
+        pieces=pieces,
+        lines=lines[: len(pieces)],
+        repeat=len(pieces) if frame.repeat > 1 else 1,
+        schema=frame.schema,
+    )
+    out._raw = frame._raw
+    return out
+
+
+def _stream_order(error: ClientError) -> tuple[bool, int]:
+    return error.line is None, error.line or 0
 
 
 COMPATIBLE_POLICY = Policy(

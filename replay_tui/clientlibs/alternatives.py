@@ -36,6 +36,12 @@ class _Call:
     arguments: list[str] = field(default_factory=list)
 
 
+def _times(value: Any, frame: Frame) -> int:
+    """How many times a folded frame's value was sent: a repeated string, each payload; a
+    blank or absent one, once (the nulls before it are counted apart)."""
+    return frame.repeat if type(value) is str else 1
+
+
 @dataclass
 class AlternativeAssembler(Assembler):
     mode: str
@@ -57,11 +63,11 @@ class AlternativeAssembler(Assembler):
                     # a quiet run's frame carries its last payload's identity and counts the
                     # nulls before it
                     if d.id is not UNSET or frame.id_nulls:
-                        sent = "" if d.id is UNSET else js_string(d.id)
+                        sent = "" if d.id is UNSET else js_string(d.id) * _times(d.id, frame)
                         call.id = ("" if call.id is UNSET else call.id) + sent
                         call.id += "null" * frame.id_nulls
                     if name is not UNSET or frame.name_nulls:
-                        sent = "" if name is UNSET else js_string(name)
+                        sent = "" if name is UNSET else js_string(name) * _times(name, frame)
                         call.name = ("" if call.name is UNSET else call.name) + sent
                         call.name += "null" * frame.name_nulls
                     continue

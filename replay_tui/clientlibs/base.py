@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from ..core.wire import Decoded
 
 __all__ = [
+    "FREE",
     "AssembledCall",
     "Assembler",
     "Assembly",
@@ -47,6 +48,7 @@ __all__ = [
     "js_truthy",
     "none_if_unset",
     "raise_sdk_stream_error",
+    "times",
     "tool_deltas",
 ]
 
@@ -67,10 +69,17 @@ class Frame:
     """How many payloads this frame stands for (see :mod:`.compact`)."""
     pieces: list[str] | None = None
     """For a folded run of continuations: each payload's ``arguments`` piece, in order."""
+    lines: list[int] | None = None
+    """For a folded quiet run: each payload's line, in order (shared with the run)."""
     id_nulls: int = 0
     """For a folded run: how many of its payloads sent ``id: null`` (the frame's own delta
     carries none: a quiet continuation's identity is left out, see :class:`Quiet`)."""
     name_nulls: int = 0
+    repeat: int = 1
+    """How many payloads sent this delta's ``id``, ``name`` and ``type`` as they are: a folded
+    run of repeats (:class:`QuietCall` with a :attr:`~QuietCall.pair`) sends them ``count``
+    times. A library that concatenates an identity string adds it that many times; one that
+    keeps the last or first value reads it once."""
     schema: tuple[bool, bool] | None = None
     """Whether the AI SDK's two chunk schemas (openai-compatible, openai) accept the payload,
     once someone asked (:func:`.ai_sdk.chunk_ok`): :mod:`.compact` asks for every frame with a
@@ -209,13 +218,39 @@ class Raise(Exception):
         payload inside a :class:`Quiet` run)."""
 
 
+FREE: Any = object()
+"""In :attr:`QuietCall.pair`: the field is absent, or a blank value the call was sent
+already, in each delta (not one repeated)."""
+
+
 class QuietCall:
     """One call's part of a :class:`Quiet` run: its pieces, in order."""
 
-    __slots__ = ("id_nulls", "index", "last_id", "last_name", "lines", "name_nulls", "pieces")
+    __slots__ = (
+        "_starts",
+        "id_nulls",
+        "index",
+        "last_id",
+        "last_name",
+        "lines",
+        "name_nulls",
+        "pair",
+        "pieces",
+    )
 
-    def __init__(self, index: Any) -> None:
+    def __init__(
+        self, index: Any, pair: tuple[Any, Any, Any, tuple[bool, bool]] | None = None
+    ) -> None:
         self.index = index
+        self.pair = pair
+        """``None``: every delta's ``id`` and ``name`` are blank or absent, values the call was
+        sent already. Else ``(id, name, type, schemas)``: the ``id`` or ``name`` every delta
+        re-sends, the same as the call's delta before it (a gateway that repeats the name on
+        every chunk, LiteLLM's ``name: "null"``), or :data:`FREE` for a field that is blank
+        or absent there as above; the raw ``type`` every delta sent; what the AI SDK's two
+        chunk schemas say of each (:attr:`Frame.schema`). A repeat is seen only by a library
+        that concatenates the value (:attr:`Frame.repeat`)."""
+        self._starts: list[int] | None = None
         """The wire index every one of these deltas sent (the call's own)."""
         self.pieces: list[str] = []
         self.lines: list[int] = []
@@ -226,6 +261,16 @@ class QuietCall:
         """The last payload's ``id`` (absent, ``null`` or ``""``): a library that keeps the
         last blank value (Semantic Kernel's ``a or b``) ends with it."""
         self.last_name: Any = UNSET
+
+    def starts(self) -> list[int]:
+        """Positions of the pieces that open a JSON object or array (after white space):
+        where the AI SDK, reading a delta that names its call, may start a new one."""
+        if self._starts is None:
+            self._starts = [k for k, p in enumerate(self.pieces) if p.lstrip()[:1] in _OPENERS]
+        return self._starts
+
+
+_OPENERS = ("{", "[")
 
 
 class Quiet:
@@ -259,13 +304,28 @@ class Quiet:
         self._last = -1
         self._frames: list[Frame] | None = None
 
-    def add(self, call: int, index: Any, piece: str, line: int, cid: Any, name: Any) -> None:
+    def fits(self, call: int, pair: tuple[Any, Any, Any, tuple[bool, bool]] | None) -> bool:
+        """Whether a quiet delta of ``call`` sending ``pair`` (see :attr:`QuietCall.pair`) may
+        join the run: the call's part of it, if it has one, sends the same."""
+        found = self.calls.get(call)
+        return found is None or found.pair == pair
+
+    def add(
+        self,
+        call: int,
+        index: Any,
+        piece: str,
+        line: int,
+        cid: Any,
+        name: Any,
+        pair: tuple[Any, Any, Any, tuple[bool, bool]] | None = None,
+    ) -> None:
         if call == self._last:
             part = self.stretches[-1]
             self.sizes[-1] += 1
         else:
             found = self.calls.get(call)
-            part = self.calls[call] = QuietCall(index) if found is None else found
+            part = self.calls[call] = QuietCall(index, pair) if found is None else found
             self.stretches.append(part)
             self.sizes.append(1)
             self._last = call
@@ -300,7 +360,13 @@ def _quiet_frame(part: QuietCall) -> Frame:
     (its blank ``id`` and ``name``, which the call was sent already) with every piece."""
     joined = "".join(part.pieces)
     cid, name = part.last_id, part.last_name
-    call = ToolCall(index=part.index, id=cid, function=Function(name=name, arguments=joined))
+    pair = part.pair
+    kind: Any = UNSET if pair is None else pair[2]
+    id_nulls = part.id_nulls - (cid is None)  # (the frame's own delta carries the last one)
+    name_nulls = part.name_nulls - (name is None)
+    call = ToolCall(
+        index=part.index, id=cid, type=kind, function=Function(name=name, arguments=joined)
+    )
     chunk = WireChunk(choices=[Choice(delta=Delta(tool_calls=[call]))])
     frame = Frame(
         part.lines[0],
@@ -308,14 +374,18 @@ def _quiet_frame(part: QuietCall) -> Frame:
         b"",
         count=len(part.pieces),
         pieces=part.pieces,
-        # the nulls of the payloads before the last (the frame's own delta carries that one)
-        id_nulls=part.id_nulls - (cid is None),
-        name_nulls=part.name_nulls - (name is None),
+        lines=part.lines,
+        id_nulls=id_nulls,
+        name_nulls=name_nulls,
+        repeat=1 if part.pair is None else len(part.pieces),
+        schema=(True, True) if part.pair is None else part.pair[3],
     )
     raw_call: dict[str, Any] = {"index": part.index}
     fn: dict[str, Any] = {"arguments": joined}
     if cid is not UNSET:
         raw_call["id"] = cid
+    if kind is not UNSET:
+        raw_call["type"] = kind
     if name is not UNSET:
         fn["name"] = name
     raw_call["function"] = fn
@@ -442,6 +512,13 @@ def function_fields(call: ToolCall) -> tuple[bool, Any, Any]:
     if isinstance(fn, Function):
         return True, fn.name, fn.arguments
     return False, UNSET, UNSET
+
+
+def times(value: Any, frame: Frame) -> Any:
+    """An identity string as a library that concatenates it holds it after the frame's
+    payloads (:attr:`Frame.repeat`): the value that many times over."""
+    n = frame.repeat
+    return value * n if n > 1 and type(value) is str else value
 
 
 def none_if_unset(value: Any) -> Any:

@@ -34,7 +34,7 @@ from msgspec import UnsetType
 
 from ..core.wire import UNSET, Function
 from .ai_sdk import chunk_ok, schema_ok
-from .base import Frame, Quiet, QuietCall, frame_of, frames
+from .base import FREE, Frame, Quiet, QuietCall, frame_of, frames
 
 if TYPE_CHECKING:
     from ..core.trace import Trace
@@ -54,17 +54,50 @@ _NO_ENTRY = -(1 << 62)
 
 # the bits of CallState.seen: blank values a call was sent since its identity last changed
 _ID_NULL, _ID_EMPTY, _NAME_NULL, _NAME_EMPTY = 1, 2, 4, 8
+_ID_BITS, _NAME_BITS = _ID_NULL | _ID_EMPTY, _NAME_NULL | _NAME_EMPTY
+_NOPREV: Any = object()
+"""A call's last delta not read alike by every library: nothing repeats it."""
 
 
 class _CallState:
     """What the libraries hold of one call's identity, as far as quietness goes."""
 
-    __slots__ = ("index", "seen", "type")
+    __slots__ = (
+        "bound",
+        "index",
+        "named",
+        "pair",
+        "prev_id",
+        "prev_name",
+        "schema",
+        "seen",
+        "shape",
+        "type",
+    )
 
     def __init__(self, index: Any, kind: Any) -> None:
         self.index = index
         self.type = kind
         self.seen = 0
+        self.named = False
+        """The call was sent a non-empty name."""
+        self.bound = False
+        """A strict openai-node has bound the call's name: a delta with a function object came
+        while the call was typed ``function`` and named. Until then a blank name a frame
+        sends is not counted as sent: the binding that frame may make turns the same blank
+        on the next delta into a throw."""
+        self.shape: tuple[bytes, bytes, int, tuple[bool, bool]] | None = None
+        """The call's last quiet payload shape: its bytes before and after the arguments
+        token, the token's place, and what the schemas said of it."""
+        self.prev_id: Any = _NOPREV
+        """The raw ``id`` of the call's last delta, when it was alone in its chunk (``None``
+        otherwise): the same non-blank string again is a repeat, which each library takes,
+        or skips, as it did that one."""
+        self.prev_name: Any = _NOPREV
+        self.schema: tuple[bool, bool] = (True, True)
+        """What the AI SDK's two schemas said of the chunk of the call's last delta."""
+        self.pair: tuple[Any, Any, Any, tuple[bool, bool]] | None = None
+        """The key of the call's last run part with a repeat (:attr:`.base.QuietCall.pair`)."""
 
 
 def _blank_bits(cid: Any, name: Any) -> int | None:
@@ -173,26 +206,42 @@ def _quiet_typed(data: bytes) -> _QChunk | None:
     return chunk
 
 
-def _quiet_tool_payload(data: bytes, args: str) -> bool:
+_BOTH = (True, True)
+
+
+def _quiet_tool_payload(data: bytes, args: str) -> tuple[bool, bool] | None:
     """One tool-call delta with a ``function`` object and ``args`` as its arguments, and no
-    text: nothing else said."""
+    text: nothing else said. Returns whether the AI SDK's two schemas (openai-compatible,
+    openai) accept the chunk, or ``None`` when it says something else — or when a schema
+    rejects something beside the delta's ``index``, ``id``, ``type``, ``name`` and
+    ``arguments`` (what a folded frame keeps)."""
     typed = _quiet_typed(data)
     if typed is not None:
-        return typed.choices[0].delta.tool_calls[0].function.arguments == args
+        return _BOTH if typed.choices[0].delta.tool_calls[0].function.arguments == args else None
     try:
         raw = _decode(data)
     except (msgspec.DecodeError, RecursionError):
-        return False
-    delta = _quiet_envelope(raw)
+        return None
+    delta = _quiet_envelope(raw, checked=True)
     if delta is None:
-        return False
+        return None
     if delta.get("content") is not None or delta.get("reasoning_content") is not None:
-        return False
+        return None
     calls = delta.get("tool_calls")
     if type(calls) is not list or len(calls) != 1 or type(calls[0]) is not dict:
-        return False
-    fn = calls[0].get("function")
-    return type(fn) is dict and fn.get("arguments") == args
+        return None
+    tc = calls[0]
+    fn = tc.get("function")
+    if type(fn) is not dict or fn.get("arguments") != args:
+        return None
+    schema = (chunk_ok(raw, True), chunk_ok(raw, False))
+    if schema != _BOTH:
+        bare = {k: tc[k] for k in ("index", "id", "type") if k in tc}
+        bare["function"] = {k: fn[k] for k in ("name", "arguments") if k in fn}
+        kept = {"choices": [{"index": 0, "delta": {"tool_calls": [bare]}}]}
+        if (chunk_ok(kept, True), chunk_ok(kept, False)) != schema:
+            return None
+    return schema
 
 
 def _quiet_text_payload(data: bytes, text: str, reasoning: bool) -> bool:
@@ -288,6 +337,30 @@ def _columns(trace: Trace) -> tuple[int, Any, Any, dict[int, str]]:
     )
 
 
+def _places(trace: Trace) -> tuple[Any, Any, Any, Any]:
+    """``(capture bytes, start, end, skip of each payload)`` read from the compact table, to
+    compare a payload with a shape in place (``skip`` -1: the payload keeps bytes of its
+    own); ``(None, None, None, a skip of -1 for every payload)`` when the table has none."""
+    payloads = trace.payloads
+    raw = getattr(payloads, "_raw", None)
+    starts = getattr(payloads, "_start", None)
+    ends = getattr(payloads, "_end", None)
+    skips = getattr(payloads, "_skip", None)
+    if (
+        isinstance(raw, bytes | bytearray)
+        and isinstance(starts, array)
+        and isinstance(ends, array)
+        and isinstance(skips, array)
+    ):
+        return raw, starts, ends, skips
+    return None, None, None, _NoPlaces()
+
+
+class _NoPlaces:
+    def __getitem__(self, index: int) -> int:
+        return -1
+
+
 def _entries(events: Any, count: int) -> tuple[list[int], list[int]]:
     """The event log's entries that are a delta or a text piece (not a block's start), as
     ``(refs, lines)``."""
@@ -321,11 +394,12 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     decoded = trace.decoded
     unusual = _unusual(trace)
     n, lines, data_of, sse_events = _columns(trace)
+    raw, starts, ends, skips = _places(trace)
     # Whether a payload is quiet, decided once per shape: two payloads with the same bytes
     # around their piece, the piece at the same offset, differ only in that piece, so they say
     # the same thing (a gateway that varies a field per payload makes each shape new: each is
     # then judged on its own, and the table is emptied when it is full)
-    tool_shapes: dict[bytes, tuple[int, bool]] = {}
+    tool_shapes: dict[bytes, tuple[int, tuple[bool, bool] | None]] = {}
     quiet_text = _TextShapes().text
     encode = _encode
     out: list[Frame | Quiet] = []
@@ -355,27 +429,53 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                 fn = d.function
                 if type(fn) is Function and type(fn.arguments) is str:
                     cid, name, index, kind = d.id, fn.name, d.index, d.type
-                    # the blank values it sends, as seen-bits (-1: a value that is not blank)
+                    # per field: a blank value the call was sent already (its seen-bit), or
+                    # the non-blank string the call's delta before sent (a repeat)
+                    fits = True
+                    bits = 0
+                    rid = rname = FREE
+                    seen = st.seen
                     if cid is UNSET:
-                        bits = 0
-                    elif cid is None:
-                        bits = _ID_NULL
-                    elif type(cid) is str and cid == "":
-                        bits = _ID_EMPTY
+                        pass
+                    elif cid is None or (type(cid) is str and cid == ""):
+                        b = _ID_NULL if cid is None else _ID_EMPTY
+                        if seen & b:
+                            bits = b
+                        elif type(cid) is type(st.prev_id) and cid == st.prev_id:
+                            rid = cid  # the same blank again, right after it
+                        else:
+                            fits = False
+                    elif type(cid) is str and type(st.prev_id) is str and cid == st.prev_id:
+                        rid = cid
                     else:
-                        bits = -1
+                        fits = False
                     if name is UNSET:
                         pass
-                    elif name is None:
-                        bits |= _NAME_NULL
-                    elif type(name) is str and name == "":
-                        bits |= _NAME_EMPTY
+                    elif name is None or (type(name) is str and name == ""):
+                        b = _NAME_NULL if name is None else _NAME_EMPTY
+                        if seen & b:
+                            bits |= b
+                        elif type(name) is type(st.prev_name) and name == st.prev_name:
+                            rname = name
+                        else:
+                            fits = False
+                    elif type(name) is str and type(st.prev_name) is str and name == st.prev_name:
+                        rname = name
                     else:
-                        bits = -1
+                        fits = False
                     quiet = False
+                    pair = None
+                    if fits and (rid is not FREE or rname is not FREE):
+                        pair = st.pair
+                        if (
+                            pair is None
+                            or pair[0] is not rid
+                            or pair[1] is not rname
+                            or pair[2] is not kind
+                        ):
+                            pair = st.pair = (rid, rname, kind, st.schema)
                     if (
-                        bits >= 0
-                        and bits & st.seen == bits
+                        fits
                         and (index is st.index or (type(index) is int and index == st.index))
                         and (
                             kind is UNSET
@@ -386,22 +486,55 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                     ):
                         # the payload's shape: its bytes without its arguments token
                         args = fn.arguments
-                        data = data_of(i)
                         token = encode(args)
-                        at = data.find(token)
-                        if at >= 0 and data.find(token, at + 1) < 0:
-                            key = data[:at] + data[at + len(token) :]
-                            known = tool_shapes.get(key)
-                            if known is None or known[0] != at:
-                                if len(tool_shapes) >= _CACHE_LIMIT:
-                                    tool_shapes.clear()
-                                known = tool_shapes[key] = (at, _quiet_tool_payload(data, args))
-                            quiet = known[1]
-                        else:
-                            quiet = _quiet_tool_payload(data, args)
+                        schema = None
+                        sh = st.shape
+                        if sh is not None and (skip := skips[i]) >= 0:
+                            # the call's last quiet shape, its bytes read in place: the same
+                            # bytes before and after the piece (no copy, no search)
+                            s = starts[i] + skip
+                            pre, suf, lp = sh[0], sh[1], sh[2]
+                            if (
+                                ends[i] - s == lp + len(token) + len(suf)
+                                and raw.startswith(token, s + lp)
+                                and raw.startswith(pre, s)
+                                and raw.endswith(suf, s, ends[i])
+                            ):
+                                schema = sh[3]
+                        if schema is None:
+                            data = data_of(i)
+                            at = data.find(token)
+                            if at >= 0 and data.find(token, at + 1) < 0:
+                                key = data[:at] + data[at + len(token) :]
+                                known = tool_shapes.get(key)
+                                if known is None or known[0] != at:
+                                    if len(tool_shapes) >= _CACHE_LIMIT:
+                                        tool_shapes.clear()
+                                    known = tool_shapes[key] = (
+                                        at,
+                                        _quiet_tool_payload(data, args),
+                                    )
+                                schema = known[1]
+                                if schema is not None and starts is not None:
+                                    st.shape = (data[:at], data[at + len(token) :], at, schema)
+                            else:
+                                schema = _quiet_tool_payload(data, args)
+                        # what the chunk schemas say of it is what they said of the call's
+                        # delta before (a blank value: what every schema accepted)
+                        quiet = schema is not None and schema == (
+                            _BOTH if pair is None else pair[3]
+                        )
                     if quiet:
+                        st.prev_id, st.prev_name = cid, name
+                        if pair is None:
+                            st.schema = _BOTH
+                        else:  # a blank of the field repeated may be news again after it
+                            if type(rid) is str and rid:
+                                st.seen &= ~_ID_BITS
+                            if type(rname) is str and rname:
+                                st.seen &= ~_NAME_BITS
                         if held is not None:
-                            if held[0] == c and not bits:
+                            if held[0] == c and not bits and pair is None:
                                 held[2].append(args)  # more arguments for a new call
                                 continue
                             _absorb(out, held)
@@ -409,23 +542,29 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                         if text_run is not None:
                             out.append(_text_frame(trace, *text_run))
                             text_run = None
-                        if run is None:
-                            run = Quiet(line)
-                            out.append(run)
-                            run.add(c, index, args, line, cid, name)
-                            part = run.stretches[-1]
-                            sizes = run.sizes
-                        elif c == run._last:  # (Quiet.add, inlined for the common case)
+                        if run is not None and c != run._last:
+                            # another call of the run (interleaved calls: every payload)
+                            found = run.calls.get(c)
+                            if found is not None and found.pair is pair:
+                                part = found
+                                run.stretches.append(part)
+                                sizes.append(0)
+                                run._last = c
+                        if run is not None and c == run._last and part.pair is pair:
+                            # (Quiet.add, inlined for the common case)
                             sizes[-1] += 1
                             part.pieces.append(args)
                             part.lines.append(line)
                             part.last_id = cid
                             part.last_name = name
-                            if bits:
-                                part.id_nulls += cid is None
-                                part.name_nulls += name is None
+                            part.id_nulls += cid is None
+                            part.name_nulls += name is None
                         else:
-                            run.add(c, index, args, line, cid, name)
+                            if run is None or not run.fits(c, pair):
+                                run = Quiet(line)
+                                out.append(run)
+                                sizes = run.sizes
+                            run.add(c, index, args, line, cid, name, pair)
                             part = run.stretches[-1]
                         continue
         elif entry != _NO_ENTRY and i not in unusual and i not in sse_events:
@@ -584,21 +723,61 @@ def _follow(
                     and valid
                 ):
                     continue  # not yet: its next delta is a frame of its own too
-                states[c] = _CallState(index, d.type)
+                st = states[c] = _CallState(index, d.type)
+                st.prev_id, st.prev_name = d.id, name
+                st.named = True
+                st.bound = d.type == "function"
+                st.schema = (schema_ok(frame, True), schema_ok(frame, False))
                 opened = c
                 continue
-            bits = _blank_bits(d.id, name)
+            clean = single and type(fn) is Function
+            prev_id, prev_name = st.prev_id, st.prev_name
+            st.pair = None
+            if clean:
+                st.prev_id, st.prev_name = d.id, name
+                st.schema = (schema_ok(frame, True), schema_ok(frame, False))
+            else:
+                st.prev_id = st.prev_name = _NOPREV
             if d.type is not UNSET and not (d.type is st.type or _same(d.type, st.type)):
                 # A new type: what the call's blank values meet from now on may differ (a
                 # strict openai-node binds the call's name once it is typed "function", and
                 # then throws on a blank one), so none of them counts, not even this delta's.
                 st.type = d.type
                 st.seen = 0
-            elif bits is None or type(fn) is not Function or not single or not valid:
+                st.prev_id = st.prev_name = _NOPREV  # (and no repeat of what it sent counts)
+            elif not clean or not valid:
                 st.seen = 0
             else:
-                st.seen |= bits
+                st.seen = _seen_after(st.seen, d.id, prev_id, name, prev_name)
+                if not st.bound:
+                    st.seen &= ~_NAME_BITS
+            if type(fn) is Function:
+                st.named = st.named or (type(name) is str and name != "")
+                st.bound = st.bound or (st.type == "function" and st.named)
     return opened
+
+
+def _seen_after(seen: int, cid: Any, prev_id: Any, name: Any, prev_name: Any) -> int:
+    """The seen-bits after a delta every library read: its blank values added; a field that
+    repeats the string the delta before sent forgets its own blanks (one of them after it may
+    be news again); any other value starts afresh (never wrong: it only makes the next blank
+    value a frame of its own)."""
+    add = 0
+    for value, prev, null, empty in (
+        (cid, prev_id, _ID_NULL, _ID_EMPTY),
+        (name, prev_name, _NAME_NULL, _NAME_EMPTY),
+    ):
+        if value is UNSET:
+            continue
+        if value is None:
+            add |= null
+        elif type(value) is str and value == "":
+            add |= empty
+        elif type(value) is str and type(prev) is str and value == prev:
+            seen &= ~(null | empty)
+        else:
+            return 0
+    return seen | add
 
 
 def _valid(frame: Frame) -> bool:
@@ -606,6 +785,11 @@ def _valid(frame: Frame) -> bool:
     if frame.schema is None and frame.data and _quiet_typed(frame.data) is not None:
         frame.schema = (True, True)  # (a quiet shape is a chunk both accept)
     return schema_ok(frame, True) and schema_ok(frame, False)
+
+
+def _alike(a: Any, b: Any) -> bool:
+    """The same raw identity value: absent, null, or equal strings."""
+    return a is b or (type(a) is str and type(b) is str and a == b)
 
 
 def _same(a: Any, b: Any) -> bool:

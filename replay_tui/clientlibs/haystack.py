@@ -75,7 +75,7 @@ class HaystackAssembler(Assembler):
             if d.id is not UNSET and d.id is not None:
                 call.id = d.id
             if name is not UNSET and name is not None:
-                call.name += js_string(name)
+                call.name += js_string(name) * frame.repeat
             if args is not UNSET and args is not None and args != "":
                 call.arguments.append(js_string(args))
 

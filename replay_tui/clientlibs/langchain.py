@@ -29,6 +29,7 @@ from .base import (
     choices,
     none_if_unset,
     raise_sdk_stream_error,
+    times,
     tool_deltas,
 )
 
@@ -186,7 +187,7 @@ class LangChainAssembler(Assembler):
                     )
             entries.append(
                 {
-                    "name": none_if_unset(fn.name),
+                    "name": times(none_if_unset(fn.name), frame),
                     "args": none_if_unset(fn.arguments),
                     "id": none_if_unset(call.id),
                     "index": none_if_unset(call.index),

@@ -86,7 +86,8 @@ class LlamaIndexAssembler(Assembler):
         # each stretch of one call's payloads: the first opens a call when the last chunk's
         # index was another; the rest (and all of them otherwise) are appended at once. A
         # quiet delta's id and name are blank or absent: they add nothing ("" or None opens
-        # a call whose id reads "" either way).
+        # a call whose id reads "" either way); or they repeat the same values, which are
+        # concatenated as many times.
         calls = self.calls
         opened = calls.append
         taken: dict[int, int] = {}
@@ -97,8 +98,13 @@ class LlamaIndexAssembler(Assembler):
             taken[key] = at + size
             index = part.index
             pieces = part.pieces
+            pair = part.pair
             if last != index or not calls:
-                opened(_Call(index, True, None, None, pieces[at]))
+                if pair is None:
+                    opened(_Call(index, True, None, None, pieces[at]))
+                else:
+                    cid, name = none_if_unset(part.last_id), none_if_unset(part.last_name)
+                    opened(_Call(index, True, cid, name, pieces[at]))
                 last = index
                 if size == 1:
                     continue
@@ -113,6 +119,9 @@ class LlamaIndexAssembler(Assembler):
                 )
             try:
                 t.arguments = _cat(t.arguments, "".join(pieces[at : at + size]))
+                if pair is not None:
+                    t.name = _cat(t.name, _text(part.last_name) * size)
+                    t.id = _cat(t.id, _text(part.last_id) * size)
             except Raise as exc:
                 exc.line = part.lines[at]
                 raise

@@ -83,7 +83,7 @@ class AgentsJsAssembler(Assembler):
             if js_truthy(args):
                 call.arguments += js_string(args)
             if js_truthy(name):
-                call.name += js_string(name)
+                call.name += js_string(name) * frame.repeat
             cid = tc.get("id")
             if js_truthy(cid) and not js_truthy(call.call_id):
                 call.call_id = cid

@@ -21,6 +21,7 @@ from typing import Any
 
 from ..core.wire import UNSET, Function, js_string
 from .base import (
+    FREE,
     AssembledCall,
     Assembler,
     Assembly,
@@ -153,9 +154,28 @@ class OpenAINodeAssembler(Assembler):
 
     def feed_quiet(self, run: Quiet) -> None:
         # a quiet delta adds its piece and nothing else (its name is blank or absent, its type
-        # the one in force): what remains are the done events of each change of call
+        # the one in force, or its id, name and type the same as the call's delta before):
+        # what remains are the done events of each change of call, and a strict tool's
+        # check of a repeated identity, made by the first delta of the call in the run
+        throws = {
+            id(p)
+            for p in run.calls.values()
+            if p.pair is not None
+            and self._changes_bound(p.index, p.pair[2], UNSET if p.pair[1] is FREE else p.pair[1])
+        }
         for part in run.calls.values():
             snap = self.calls.setdefault(part.index, _Snapshot())
+            if part.pair is not None:
+                cid, name, kind = part.last_id, part.last_name, part.pair[2]
+                if js_truthy(cid):
+                    snap.id = cid
+                if js_truthy(kind):
+                    snap.type = kind
+                if not snap.has_function:
+                    snap.has_function = True
+                    snap.name = "" if name is UNSET or name is None else name
+                if js_truthy(name):
+                    snap.name = name
             if not snap.has_function:
                 snap.has_function = True
                 snap.name = ""
@@ -169,7 +189,7 @@ class OpenAINodeAssembler(Assembler):
                 self.bound[part.index] = _Bound("function", snap.name)
         if self.choice is None:
             self.choice = 0
-        if not self.strict and not self.finished:
+        if not self.strict and not self.finished and not throws:
             # a done event only checks that the call left is typed: one check per call
             left = {id(p): p for p in run.stretches[:-1]}
             typed = all(js_truthy(self.calls[p.index].type) for p in left.values())
@@ -180,7 +200,19 @@ class OpenAINodeAssembler(Assembler):
                 self.current = run.stretches[-1].index
                 return
         for part, at, size in run.runs():
+            if id(part) in throws:
+                raise Raise(
+                    "Error", CHANGED, layer="ChatCompletionStream, strict tool", line=part.lines[at]
+                )
             self._stretch(part, at, size)
+
+    def _changes_bound(self, index: Any, kind: Any, name: Any) -> bool:
+        """A strict tool's check: a delta of a call whose identity is bound sends a type or a
+        name that is present and different."""
+        bound = self.bound.get(index)
+        return bound is not None and (
+            (kind is not UNSET and kind != bound.type) or (name is not UNSET and name != bound.name)
+        )
 
     def _stretch(self, part: QuietCall, at: int, size: int) -> None:
         """``size`` quiet payloads of one call, as :meth:`feed` takes them one by one."""

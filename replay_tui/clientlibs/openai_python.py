@@ -26,6 +26,7 @@ from .base import (
     Raise,
     none_if_unset,
     raise_sdk_stream_error,
+    times,
     tool_deltas,
 )
 
@@ -172,6 +173,13 @@ class OpenAIPythonAssembler(Assembler):
             if choice.delta and choice.delta.tool_calls is not UNSET:
                 tc = choice.delta.tool_calls
                 delta["tool_calls"] = None if tc is None else [tool_call_dict(c) for c in deltas]
+                if frame.repeat > 1 and deltas:  # a run of repeats: each string added again
+                    for entry in delta["tool_calls"]:
+                        if "id" in entry:
+                            entry["id"] = times(entry["id"], frame)
+                        fn = entry.get("function")
+                        if isinstance(fn, dict) and "name" in fn:
+                            fn["name"] = times(fn["name"], frame)
             if first or self.message is None:
                 self.message = accumulate_delta({}, delta)
             else:

@@ -24,6 +24,7 @@ from .base import (
     Policy,
     choices,
     raise_sdk_stream_error,
+    times,
     tool_deltas,
 )
 
@@ -75,7 +76,7 @@ class PydanticAIAssembler(Assembler):
                     self.by_index[_hashable(index)] = part
                 continue
             if name:
-                part.name = (part.name or "") + name
+                part.name = (part.name or "") + times(name, frame)
             self._args(part, args)
             if cid:
                 part.id = cid

@@ -493,6 +493,38 @@ def test_a_long_exception_is_whole_in_the_detail() -> None:
         assert message in text
 
 
+def test_a_5_mb_error_message_is_shown_cut_in_the_detail(tmp_path: Path) -> None:
+    """An error chunk whose message is 5 MB (OpenRouter's): the AI SDK surfaces it as an
+    error part; the detail shows its start and how much is left, and wraps no more."""
+    from replay_tui.clientlibs import POLICIES, assess_frames, compact_frames
+
+    message = "lorem ipsum " * 420_000
+    head = {"index": 0, "id": "call_1", "type": "function"}
+    head["function"] = {"name": "f", "arguments": "{}"}
+    chunks = [
+        {"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [head]}}]},
+        {"choices": [{"index": 0, "delta": {"content": ""}}], "error": {"message": message}},
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+    ]
+    path = tmp_path / "error.sse"
+    path.write_text("".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n")
+    [source] = discover([path]).sources
+    trace = load_trace(source)
+    model = start_model(trace)
+    policy = POLICIES["ai-sdk-openai-compatible"]
+    model.outcomes.update(assess_frames(compact_frames(trace), model.meant, [policy]))
+    assert model.outcomes[policy.key].assembly.error_parts[0].message == message
+    lines = detail_lines(model, policy, 1)  # the whole response: its error parts
+    text = " ".join(
+        "".join(t for t, _ in [*ln.pieces, *(ln.left or []), *(ln.right or [])]) for ln in lines
+    )
+    assert "lorem ipsum lorem" in text
+    assert (
+        f"({len(message) - client_detail.MAX_SAID_CHARS + len('provider error: '):,} more" in text
+    )
+    assert len(text) < 20_000
+
+
 def test_wrapping_breaks_at_spaces_and_keeps_each_piece_style() -> None:
     pieces = [("✗ throws ", "bad"), ("Error: a b c stream contains a changed identity", "dim")]
     lines = wrap_pieces(pieces, 20)

@@ -44,6 +44,9 @@ MAX_PARSED_CHARS = 200_000
 """Arguments longer than this are shown as sent (their start), not parsed to pretty-print."""
 MAX_VALUE_CHARS = 2_000
 """An id or name longer than this is shown cut (a gateway may send a 5 MB one)."""
+MAX_SAID_CHARS = 4_000
+"""An error's message (or an outcome quoting it) longer than this is shown cut: a gateway's
+error chunk may carry a 5 MB one, and the pane wraps what it shows."""
 RULE_WRAP = 110
 LABEL_W = 11
 
@@ -209,7 +212,7 @@ def detail_lines(
             else "at the end of the stream"
         )
         right: Side = [
-            ("", [(visible(f"✗ {raised.verb} {raised}"), "clients-detail--bad")]),
+            ("", [(visible(_cut_said(f"✗ {raised.verb} {raised}")), "clients-detail--bad")]),
             ("", [(where_line, "clients-detail--dim")]),
             ("", [("the application gets no tool call at all", "clients-detail--dim")]),
         ]
@@ -241,6 +244,12 @@ def detail_lines(
         [[(line, dim)] for line in _argument_lines(d.arguments)],
     )
     return out + _field_rows(m, True, fields) + about
+
+
+def _cut_said(text: str) -> str:
+    if len(text) <= MAX_SAID_CHARS:
+        return text
+    return text[:MAX_SAID_CHARS] + f"… ({len(text) - MAX_SAID_CHARS:,} more characters)"
 
 
 def _cells(pieces: list[Piece]) -> int:
@@ -358,7 +367,7 @@ def _response_lines(
         DetailLine(
             [
                 ("outcome  ", "clients-detail--label"),
-                (visible(outcome.outcome), "clients-detail--value"),
+                (visible(_cut_said(outcome.outcome)), "clients-detail--value"),
             ]
         ),
     ]
@@ -372,7 +381,7 @@ def _response_lines(
             DetailLine(
                 [
                     (f"{a.raised.verb:<9}", "clients-detail--label"),
-                    (visible(str(a.raised)), "clients-detail--bad"),
+                    (visible(_cut_said(str(a.raised))), "clients-detail--bad"),
                     (f"  {where}; the application gets no tool call at all", "clients-detail--dim"),
                 ]
             )
@@ -383,7 +392,7 @@ def _response_lines(
             DetailLine(
                 [
                     ("error part ", "clients-detail--label"),
-                    (visible(str(err)), "clients-detail--bad"),
+                    (visible(_cut_said(str(err))), "clients-detail--bad"),
                     (f"  ({line}; the stream goes on)", "clients-detail--dim"),
                 ]
             )

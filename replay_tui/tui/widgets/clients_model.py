@@ -49,6 +49,9 @@ class ClientsModel:
     layout: list[tuple[str, str]] = field(default_factory=list)
     """Each row: ``("head", "1"|"2")``, ``("group", kind)`` or ``("policy", key)``."""
     by_key: dict[str, Policy] = field(default_factory=dict)
+    pool: dict[str, str] = field(default_factory=dict)
+    """Long strings the policies hand over alike, kept once across them (assessed one policy
+    at a time: 18 outcomes hold one copy of a 5 MB arguments string)."""
 
     def __post_init__(self) -> None:
         self.by_key = {p.key: p for p in self.policies}

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from time import monotonic
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.segment import Segment
@@ -259,24 +260,20 @@ class ClientsMatrix(LineView):
 
     def _cells(self, segs: list[Segment], cells: list[tuple[str, Style]], window: range) -> None:
         """Append the columns' cells (``cells[k]`` is column ``window.start + k``), with the
-        columns outside ``window`` as blank space of their width."""
+        columns before ``window`` as blank space of their width (those after it are left
+        out: the row is padded to the view's width when drawn). The blank comes in short
+        pieces, whose widths are remembered, not measured again per row: a trace of 5,000
+        calls scrolled to its end has 150,000 cells of it."""
         model = self.model
         assert model is not None
         cell, response = self._widths()
         before = window.start * (cell + 1)
-        if before:
-            segs.append(Segment(" " * before))
+        segs += _pieces(" ", before)
         for k, (text, cell_style) in enumerate(cells):
             column = window.start + k
             width = response if column == len(model.meant) else cell
             segs.append(Segment(" "))
             segs.append(Segment(fit(text, width), cell_style))
-        after = sum(
-            (response if c == len(model.meant) else cell) + 1
-            for c in range(window.stop, model.columns)
-        )
-        if after:
-            segs.append(Segment(" " * after))
 
     def render_line(self, y: int) -> Strip:
         """A row as the view draws it; scrolled sideways, what shows of a column cut at the
@@ -371,9 +368,9 @@ class ClientsMatrix(LineView):
             done = len(model.outcomes)
             text += f" · assessing… {done} of {len(model.policies)} policies"
         pieces = [Segment(" " * GUTTER + text + " ", self._style("clients-matrix--group"))]
-        end = self._table_width() - 1
+        end = min(self._table_width(), _RULE_MAX) - 1  # (the row stays in place: in sight)
         rule = max(0, end - cell_len(text) - GUTTER - 1)
-        pieces.append(Segment("─" * rule, self._style("clients-matrix--dim")))
+        pieces += _pieces("─", rule, self._style("clients-matrix--dim"))
         return pieces
 
     def _policy_row(self, model: ClientsModel, index: int, policy: Policy) -> list[Segment]:
@@ -530,6 +527,25 @@ def _cut(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit]
 
 
+HAND_OVER = 0.15
+"""Seconds between two hand-overs of outcomes from the assessment to the view."""
+
+_PIECE = 256
+_RULE_MAX = 4096
+"""A group's rule ends with the table, or this far (wider than any terminal): the row does
+not scroll sideways, so a trace of 5,000 calls draws a screen of it, not 150,000 cells."""
+
+
+def _pieces(char: str, width: int, style: Style | None = None) -> list[Segment]:
+    """``width`` cells of ``char`` as segments of at most :data:`_PIECE` cells: rich measures
+    a short string once and remembers it, a long one on every crop of every row."""
+    whole, rest = divmod(width, _PIECE)
+    out = [Segment(char * _PIECE, style)] * whole
+    if rest:
+        out.append(Segment(char * rest, style))
+    return out
+
+
 def _frames(trace: Trace) -> list[Frame | Quiet]:
     """The clients model's one read of the trace: what its payloads say to the libraries,
     read from the analysis' event log (docs/clients.md, "Speed")."""
@@ -571,15 +587,15 @@ class ClientsPane(Vertical):
     """
 
     class Assessed(Message):
-        """One policy ran on the model's trace (``key`` is ``None`` once all have)."""
+        """Policies ran on the model's trace (``done`` once all have)."""
 
         def __init__(
-            self, model: ClientsModel, key: str | None, outcome: ClientOutcome | None
+            self, model: ClientsModel, outcomes: dict[str, ClientOutcome], done: bool = False
         ) -> None:
             super().__init__()
             self.model = model
-            self.key = key
-            self.outcome = outcome
+            self.outcomes = outcomes
+            self.done = done
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -616,32 +632,37 @@ class ClientsPane(Vertical):
 
         # the collector paused, as while loading: the models make a few small objects per
         # call and per library, none in a cycle (check --clients runs without it too)
+        # the outcomes are handed over a few at a time (each hand-over draws the matrix again,
+        # in the thread the assessment shares the interpreter with)
         with gc_paused():
             stream = _Checked(_frames(model.trace), lambda: worker.is_cancelled)
+            batch: dict[str, ClientOutcome] = {}
+            handed = monotonic()
             try:
                 for policy in model.policies:
-                    outcome = assess_frames(stream, model.meant, [policy])[policy.key]
-                    self.post_message(self.Assessed(model, policy.key, outcome))
+                    got = assess_frames(stream, model.meant, [policy], pool=model.pool)
+                    batch[policy.key] = got[policy.key]
+                    if monotonic() - handed >= HAND_OVER:
+                        self.post_message(self.Assessed(model, batch))
+                        batch, handed = {}, monotonic()
             except _Cancelled:
                 return
-        self.post_message(self.Assessed(model, None, None))
+        self.post_message(self.Assessed(model, batch, done=True))
 
     @on(Assessed)
     def _assessed(self, message: Assessed) -> None:
         model = message.model
         if model is not self.matrix.model:
             return
-        if message.key is None or message.outcome is None:
+        model.outcomes.update(message.outcomes)
+        if message.done:
             model.done = True
             first = model.first_problem()
             if first is not None and not self.matrix.user_moved:
                 self.matrix.select(*first)
-            self.matrix.invalidate()
-            return
-        model.outcomes[message.key] = message.outcome
         self.matrix.invalidate()
         found = self.matrix.selected()
-        if found is not None and found[0].key == message.key:
+        if found is not None and found[0].key in message.outcomes:
             self._show_detail()
 
     @on(ClientsMatrix.CellSelected)
