@@ -41,7 +41,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 from run import compare  # noqa: E402
-from shapes import HUGE, SHAPES  # noqa: E402
+from shapes import HUGE, SHAPES, UNSEEN  # noqa: E402
 
 SIZE = (180, 50)
 
@@ -138,7 +138,7 @@ def write_shape(shape: str, n: int, path: Path) -> Path:
     elif shape.startswith("litellm-"):
         lines = _litellm(n, shape == "litellm-repeat")
     else:
-        lines = {**SHAPES, **HUGE}[shape](n)
+        lines = {**SHAPES, **HUGE, **UNSEEN}[shape](n)
     with path.open("w") as fh:
         fh.writelines(lines)
     return path
@@ -222,7 +222,7 @@ def main() -> None:
     parser.add_argument(
         "--shapes",
         nargs="*",
-        choices=[*SHAPES, *HUGE, *EXTRA],
+        choices=[*SHAPES, *HUGE, *UNSEEN, *EXTRA],
         help="default: every shape of shapes.py, the huge-payload ones included",
     )
     parser.add_argument("--mixed", action="store_true", help="add the random mixed shape")
@@ -236,7 +236,7 @@ def main() -> None:
     if args.child:
         _child(args.child, args.launched or time.time())
         return
-    shapes = list(args.shapes or [*SHAPES, *HUGE])
+    shapes = list(args.shapes or [*SHAPES, *HUGE, *UNSEEN])
     if args.mixed and "mixed" not in shapes:
         shapes.append("mixed")
     if args.litellm:

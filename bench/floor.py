@@ -2,8 +2,8 @@
 
 ``msgspec.json.Decoder(Chunk)``, ``Chunk`` holding only what a translator must read —
 ``choices[].delta.{content, tool_calls[].{index, id, function.{name, arguments}}}`` and
-``choices[].finish_reason``, absent fields ``UNSET`` — applied to each ``data: {`` line of the
-file read whole. Run as a whole process, like ``replay-tui check``.
+``choices[].finish_reason``, absent fields ``UNSET`` — applied to each ``data: {`` (or
+``data:{``) line of the file read whole. Run as a whole process, like ``replay-tui check``.
 """
 
 from __future__ import annotations
@@ -48,6 +48,9 @@ def main() -> None:
     for line in data.split(b"\n"):
         if line.startswith(b"data: {"):
             decode(line[6:])
+            count += 1
+        elif line.startswith(b"data:{"):  # (the field's value without its optional space)
+            decode(line[5:])
             count += 1
     print(count)
 
