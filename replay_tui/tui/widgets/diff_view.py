@@ -107,9 +107,9 @@ class DiffModel:
     runs: list[tuple[int, int]] = field(default_factory=list)
     """Runs of identical rows ``[start, end)`` long enough to collapse."""
     expanded: set[int] = field(default_factory=set)
-    display: list[int] = field(default_factory=list)
+    display: array[int] = field(default_factory=lambda: array("i"))
     """Each display row: a pair index (>= 0) or a collapsed run ``-(run + 1)``."""
-    row_of_pair: array[int] = field(default_factory=lambda: array("q"))
+    row_of_pair: array[int] = field(default_factory=lambda: array("i"))
     lines: array[float] = field(default_factory=lambda: array("d"))
     """The payload line of each pair (end of input: infinity), for finding a line."""
     differing: int = 0
@@ -127,9 +127,9 @@ class DiffModel:
 
     def layout(self) -> None:
         """Recompute the display rows after runs were collapsed or expanded."""
-        display: list[int] = []
+        display = array("i")  # 4 bytes a row, not a list's pointer and int object
         n = len(self.pairs)
-        row_of = array("q", bytes(8 * n))
+        row_of = array("i", bytes(4 * n))
         runs = {start: (k, end) for k, (start, end) in enumerate(self.runs)}
         i = 0
         while i < n:
@@ -164,8 +164,8 @@ def side_text(chunk: Chunk) -> list[tuple[str, str]]:
 
 def _side_widths(pairs: BehaviorPairs) -> tuple[int, int]:
     widest = [0, 0]
-    for pair in pairs:
-        for which, item in enumerate(pair):
+    for k in range(len(pairs)):
+        for which, item in enumerate(pairs.head(k, MAX_SIDE)):
             if item is not None and widest[which] < MAX_SIDE:
                 width = TYPE_W + sum(cell_len(k) + cell_len(v) for k, v in side_text(item[1]))
                 widest[which] = min(MAX_SIDE, max(widest[which], width))
@@ -324,7 +324,7 @@ class DiffView(ModelView[DiffModel]):
             span = f"lines {first}–{last}" if first != last else f"line {first}"
             text = f"  ⋯ {end - start:,} identical chunks ({span}) — enter or click to expand"
             return [Segment(text, style("diff-view--run"))], self.fill_style("diff-view--run")
-        a, b = model.left[entry], model.right[entry]
+        a, b = model.pairs.head(entry, MAX_SIDE)  # what a side can show, nothing longer
         same = bool(model.same[entry])
         line = (a or b or (None, {}))[0]
         marker = (
