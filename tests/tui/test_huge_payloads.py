@@ -16,3 +16,34 @@ def test_the_inspect_window_shows_the_first_part_of_a_huge_payload() -> None:
     assert shown.endswith(f"… {len(text) - SHOWN:,} more characters (c copies them all)")
     # A small payload is still pretty-printed whole.
     assert pretty('{"a": [1, 2]}') == '{\n  "a": [\n    1,\n    2\n  ]\n}'
+
+
+async def test_the_inspect_window_wraps_a_bounded_part_of_all_its_sections_together() -> None:
+    """Three 5 MB sections (a Clients cell's arguments as meant and as got, an error): the
+    window holds about SHOWN characters in all, each section showing its start and how many
+    more characters it has; ``c`` copies what it was given, made only then."""
+    from textual.app import App
+    from textual.widgets import Static
+
+    from replay_tui.tui.screens.payload import SECTION, PayloadScreen
+
+    huge = "lorem ipsum " * 450_000
+    made: list[str] = []
+
+    def whole() -> str:
+        made.append("copy")
+        return huge
+
+    app: App[None] = App()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.push_screen(
+            PayloadScreen("cell", [("meant", huge), ("got", huge), ("error", huge)], whole)
+        )
+        await pilot.pause()
+        text = str(app.screen.query_one(Static).render())
+        assert len(text) < SHOWN + 2 * SECTION + 500
+        assert text.count("lorem ipsum") > 100
+        assert text.count(" more characters (c copies them all)") == 3
+        for heading in ("meant", "got", "error"):
+            assert heading in text
+        assert made == []
