@@ -7,8 +7,8 @@ opens the trace in the TUI (headless, ``--size``), waits until it is decoded and
 is done, then times, in wall-clock and in the process' CPU time:
 
 - each view's first paint: its key (``1`` calls, ``2`` diff, ``3`` raw, ``4`` clients, ``5``
-  compare, after ``m`` marked the trace as A: the trace against itself) until its model is
-  built, every worker is done and the screen is drawn;
+  compare: the trace opened beside a copy of itself, the copy marked as A) until its model
+  is built, every worker is done and the screen is drawn;
 - in each view, each of ``down``, ``up``, ``j``, ``k``, ``pagedown``, ``enter`` (then
   ``escape`` when it opened a window) from the top, with the details pane shown (``d``), every
   row the cursor crosses and its details drawn; the cursor is first brought to the row of the
@@ -24,6 +24,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -81,7 +83,7 @@ def _place(widget: Any, line: int) -> bool:
     return False
 
 
-def _child(trace: str, size: tuple[int, int], runs: int, at: int | None) -> None:
+def _child(trace: str, size: tuple[int, int], runs: int, at: int | None, copy: str) -> None:
     sys.path.insert(0, str(ROOT))
     from textual.screen import ModalScreen
 
@@ -91,13 +93,18 @@ def _child(trace: str, size: tuple[int, int], runs: int, at: int | None) -> None
         print(json.dumps(row), flush=True)
 
     async def run() -> None:
-        app = make_app([trace])
+        app = make_app([trace, copy])
         async with app.run_test(size=size) as pilot:
             while app.current is None:
                 await pilot.pause(0.01)
             await _settle(app, pilot)
-            await pilot.press("m")  # A: the compare view shows the trace against itself
+            a, b = copy, trace  # (files named on the command line: their paths as given)
+            app.choose_trace(a)  # the copy, marked as A
             await _settle(app, pilot)
+            await pilot.press("m")
+            app.choose_trace(b)
+            await _settle(app, pilot)
+            assert app.marked == a and app.current is not None and app.current.address == b
             for view, key in VIEWS:
                 wall, cpu = await _timed(app, pilot, key)
                 out(view=view, key=f"first paint ({key})", wall=[wall], cpu=[cpu])
@@ -126,11 +133,15 @@ def _child(trace: str, size: tuple[int, int], runs: int, at: int | None) -> None
 
 
 def measure(path: Path, size: tuple[int, int], runs: int) -> list[dict[str, Any]]:
-    argv = [sys.executable, __file__, "--child", str(path), f"{size[0]}x{size[1]}", str(runs)]
-    at = _huge_line(path)
-    if at is not None:
-        argv.append(str(at))
-    proc = subprocess.run(argv, check=True, capture_output=True, text=True, cwd=ROOT)
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / f"A-{path.name}"
+        try:
+            os.link(path, copy)
+        except OSError:
+            shutil.copyfile(path, copy)
+        argv = [sys.executable, __file__, "--child", str(path), f"{size[0]}x{size[1]}"]
+        argv += [str(runs), str(_huge_line(path) or 0), str(copy)]
+        proc = subprocess.run(argv, check=True, capture_output=True, text=True, cwd=ROOT)
     return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
 
 
@@ -145,8 +156,8 @@ def main() -> int:
     ns = parser.parse_args()
     if ns.child:
         w, h = map(int, ns.child[1].split("x"))
-        at = int(ns.child[3]) if len(ns.child) > 3 else None
-        _child(ns.child[0], (w, h), int(ns.child[2]), at)
+        at = int(ns.child[3]) or None
+        _child(ns.child[0], (w, h), int(ns.child[2]), at, ns.child[4])
         return 0
     size = tuple(map(int, ns.size.split("x")))
     sys.path.insert(0, str(HERE))
