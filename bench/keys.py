@@ -75,7 +75,9 @@ def _place(widget: Any, line: int) -> bool:
     if type(model).__name__ == "RawModel":  # the raw view
         widget.move_cursor(model.row_of(line), user=False, center=True)
         return True
-    for section in getattr(model, "sections", ()):  # the calls view
+    if type(model).__name__ != "CallsModel":
+        return False
+    for section in model.sections:  # the calls view
         for k, row in enumerate(section.rows):
             if row.line == line:
                 widget.move_cursor(section.start + 3 + k, user=False, center=True)
@@ -141,7 +143,9 @@ def measure(path: Path, size: tuple[int, int], runs: int) -> list[dict[str, Any]
             shutil.copyfile(path, copy)
         argv = [sys.executable, __file__, "--child", str(path), f"{size[0]}x{size[1]}"]
         argv += [str(runs), str(_huge_line(path) or 0), str(copy)]
-        proc = subprocess.run(argv, check=True, capture_output=True, text=True, cwd=ROOT)
+        proc = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT)
+        if proc.returncode:
+            raise SystemExit(f"the TUI run on {path} failed: {proc.stderr[-2000:]}")
     return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
 
 
