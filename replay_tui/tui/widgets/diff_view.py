@@ -164,14 +164,44 @@ def side_text(chunk: Chunk) -> list[tuple[str, str]]:
 
 def _side_widths(pairs: BehaviorPairs) -> tuple[int, int]:
     widest = [0, 0]
+    body = pairs.assign.body
     for k in range(len(pairs)):
-        for which, item in enumerate(pairs.head(k, MAX_SIDE)):
+        # The body's chunks as made (their strings are the analysis' own, not copies), the
+        # end's with each block's whole text cut to what a side shows.
+        pair = pairs.light(k) if k < body else pairs.head(k, MAX_SIDE)
+        for which, item in enumerate(pair):
             if item is not None and widest[which] < MAX_SIDE:
-                width = TYPE_W + sum(cell_len(k) + cell_len(v) for k, v in side_text(item[1]))
+                width = _width(item[1])
                 widest[which] = min(MAX_SIDE, max(widest[which], width))
         if widest[0] >= MAX_SIDE and widest[1] >= MAX_SIDE:
             break
     return widest[0], widest[1]
+
+
+_KEY_CELLS: dict[str, int] = {}
+
+
+def _width(chunk: Chunk) -> int:
+    """The cells :func:`side_text` makes of ``chunk`` beside its type (capped near
+    ``MAX_SIDE``), without encoding a printable ASCII string: its JSON is itself, quoted, with
+    a backslash before each quote and backslash."""
+    width = TYPE_W
+    for key, value in chunk.items():
+        if key == "type":
+            continue
+        cells = _KEY_CELLS.get(key)
+        if cells is None:
+            cells = _KEY_CELLS[key] = cell_len(f" {key}=")
+        width += cells
+        if type(value) is str and value.isascii() and value.isprintable():
+            width += len(value) + 2 + value.count('"') + value.count("\\")
+        else:
+            if type(value) is str and len(value) > MAX_SIDE:
+                value = value[:MAX_SIDE]
+            width += cell_len(_value(value))
+        if width >= MAX_SIDE:
+            return MAX_SIDE
+    return width
 
 
 def build_diff_model(trace: Trace) -> DiffModel:
@@ -182,8 +212,10 @@ def build_diff_model(trace: Trace) -> DiffModel:
     same = pairs.same
     model.differing = same.count(0)
     inf = float("inf")
-    model.lines = array(
-        "d", (inf if (line := pairs.line(k)) is None else float(line) for k in range(len(same)))
+    body = pairs.assign.body
+    model.lines = array("d", map(float, trace.analysis.events.lines[:body]))  # (in bulk)
+    model.lines.extend(
+        inf if (line := pairs.line(k)) is None else float(line) for k in range(body, len(same))
     )
     start = None
     for k, s in enumerate([*same, 0]):
