@@ -47,3 +47,13 @@ async def test_the_inspect_window_wraps_a_bounded_part_of_all_its_sections_toget
         for heading in ("meant", "got", "error"):
             assert heading in text
         assert made == []
+
+
+def test_a_clients_cell_s_long_strings_are_cut_saying_how_much_more_there_is() -> None:
+    from replay_tui.tui.widgets.clients_view import _cut_strings
+
+    value = {"meant": {"arguments": "x" * 5_000_000, "id": "call_1"}, "got": [{"a": "y" * 10}]}
+    cut = _cut_strings(value, 100)
+    assert cut["meant"]["arguments"] == "x" * 100 + "… (4,999,900 more characters)"
+    assert cut["meant"]["id"] == "call_1" and cut["got"] == [{"a": "y" * 10}]
+    assert len(value["meant"]["arguments"]) == 5_000_000  # (the value itself is left whole)

@@ -72,11 +72,19 @@ class PayloadScreen(ModalScreen[None]):
     ]
 
     def __init__(
-        self, title: str, sections: list[tuple[str, str]], copy: str | Callable[[], str]
+        self,
+        title: str,
+        sections: list[tuple[str, str]],
+        copy: str | Callable[[], str],
+        *,
+        cut: bool = True,
     ) -> None:
         """``sections``: ``(heading, text)`` pairs; ``copy``: what ``c`` copies (as sent), or
-        what makes it (a huge value is encoded whole only when copied)."""
+        what makes it (a huge value is encoded whole only when copied). ``cut``: cut each
+        section to what the window shows (False: the caller cut them, saying how much more
+        each value has; the first section is cut all the same)."""
         super().__init__()
+        self.cut = cut
         self.title_text = title
         self.sections = sections
         self.copy_text = copy
@@ -87,7 +95,7 @@ class PayloadScreen(ModalScreen[None]):
         for n, (heading, text) in enumerate(self.sections):
             if heading:
                 parts.append((("\n" if n else "") + visible(heading) + "\n", "bold $text-primary"))
-            shown = pretty(text, max(SECTION, left))
+            shown = pretty(text, max(SECTION, left) if self.cut or not n else len(text))
             left -= len(shown)
             parts.append(shown + "\n")
         with VerticalScroll(id="payload-scroll") as scroll:

@@ -453,7 +453,7 @@ class ClientsMatrix(LineView):
 
     def action_inspect(self) -> None:
         """The selected cell in full, in a window of its own (values are never cut there)."""
-        from ..screens.payload import SHOWN, PayloadScreen
+        from ..screens.payload import SECTION, SHOWN, PayloadScreen
 
         got = self._cell()
         if got is None:
@@ -464,12 +464,15 @@ class ClientsMatrix(LineView):
         said = detail.first().plain() if detail else ""
         if said.strip():  # what it means first, in words, as the pane beside says it
             sections.append(("what happened", said))
-        shown = _cut_strings(data, SHOWN)  # a 5 MB argument is not encoded whole to be cut
-        sections.append(("outcome", json.dumps(shown.pop("outcome"))))
-        sections += [(key, json.dumps(value)) for key, value in shown.items() if key != "client"]
-        self.app.push_screen(
-            PayloadScreen(where, sections, lambda: json.dumps(data, ensure_ascii=False, indent=2))
-        )
+        # What the window shows: each long string cut, saying how much more it has (a 5 MB
+        # argument is not encoded whole to be cut); "what happened" is cut by the window.
+        left = SHOWN - len(sections[0][1]) if sections else SHOWN
+        for key in ("outcome", *(k for k in data if k not in ("outcome", "client"))):
+            text = json.dumps(_cut_strings(data[key], max(SECTION, left)))
+            left -= len(text)
+            sections.append((key, text))
+        whole = lambda: json.dumps(data, ensure_ascii=False, indent=2)  # noqa: E731
+        self.app.push_screen(PayloadScreen(where, sections, whole, cut=False))
 
     def copy_text(self) -> tuple[str, str] | None:
         """The selected cell as JSON: what the stream meant and what the library hands over."""
