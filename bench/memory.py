@@ -11,7 +11,9 @@ then loads each in a fresh process, four ways:
 - ``compare``: as ``views``, plus the compare view of the trace against itself (the budget's
   "every view visited");
 - ``noclients``: as ``compare`` without the clients view (its assessment's memory is the
-  client libraries' models', measured apart).
+  client libraries' models', measured apart);
+- ``report``: ``replay-tui report FILE`` (HTML): the trace loaded as the command loads it,
+  the page made (its reproducer minimized too).
 
 For each it prints, as multiples of the file size: the peak RSS above the baseline measured
 just before loading (``ru_maxrss``, in a process of its own), the memory the loaded trace
@@ -94,6 +96,8 @@ def measure(path: Path, mode: str, traced: bool, breakdown: bool) -> dict[str, A
     """Load ``path`` in this process and measure; meant to run in a fresh interpreter."""
     import replay_tui.core.check  # imports are the baseline, not the trace
 
+    if mode == "report":
+        return _report(path, traced, breakdown)
     if mode in VIEWS:  # the TUI's modules are part of the baseline too
         import replay_tui.clientlibs
         import replay_tui.core.diff
@@ -117,6 +121,34 @@ def measure(path: Path, mode: str, traced: bool, breakdown: bool) -> dict[str, A
     else:
         out["rss_peak"] = (_peak_rss() - baseline) / size
     assert trace.analysis.deltas > 0
+    return out
+
+
+def _report(path: Path, traced: bool, breakdown: bool) -> dict[str, Any]:
+    """``replay-tui report``'s load and page, measured as :func:`measure` does."""
+    import replay_tui.share.html
+    import replay_tui.share.minimize  # noqa: F401  (imported on the way: the baseline)
+    from replay_tui.cli.report import _load
+    from replay_tui.share.export import render
+
+    size = path.stat().st_size
+    gc.collect()
+    baseline = _rss()
+    if traced:
+        tracemalloc.start(2 if breakdown else 1)
+    traces, skipped, folder = _load(str(path))
+    page = render(traces[0].address, traces, fmt="html", folder=folder, skipped=list(skipped))
+    out: dict[str, Any] = {"size": size, "models": 0}
+    if traced:
+        current, peak = tracemalloc.get_traced_memory()
+        out.update(retained=current / size, traced_peak=peak / size, lines=[])
+        if breakdown:
+            stats = tracemalloc.take_snapshot().statistics("lineno")
+            out["lines"] = [(str(s.traceback), s.size / size) for s in stats[:12]]
+        tracemalloc.stop()
+    else:
+        out["rss_peak"] = (_peak_rss() - baseline) / size
+    assert page
     return out
 
 

@@ -258,8 +258,9 @@ class _Judge:
 
     def finding(self, events: Sequence[bytes], *, remember: bool = True) -> Finding:
         """``remember``: keep each payload's decoding for the next candidates (not for the
-        whole trace: every payload decoded at once is larger than the capture)."""
-        analyzer = Analyzer()
+        whole trace: every payload decoded at once is larger than the capture; its analysis
+        is then lean, as ``check``'s: the finding without the per-delta record)."""
+        analyzer = Analyzer(record=remember)
         cache = self._decoded
         batch = []
         for k, data in enumerate(events, 1):

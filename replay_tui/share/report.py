@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import json
 import re
+from array import array
 from collections.abc import Sequence
+from itertools import repeat
 from typing import Any
 
 import msgspec
@@ -1023,34 +1025,42 @@ def _chunk_rows(trace: Trace, limits: Limits) -> tuple[list[ChunkRow | Gap], int
     def shown(stream: ChunkStream, k: int) -> str:
         return _cut(visible(jsontext.dumps(stream.head(k, width)[1])), width)
 
-    rows: list[tuple[int | None, int | None, bool]] = []  # (left, right, same); made when kept
+    # Each row: its chunk on each side (-1: none) and whether they are the same, in arrays;
+    # its text is made only when the row is kept.
+    lefts, rights, same = array("q"), array("q"), bytearray()
     for tag, i1, i2, j1, j2 in align(lk, rk):
         if tag == "equal":
-            rows += [(i, None, True) for i in range(i1, i2)]
+            lefts.extend(range(i1, i2))
+            rights.extend(repeat(-1, i2 - i1))
+            same.extend(repeat(1, i2 - i1))
             continue
         for k in range(max(i2 - i1, j2 - j1)):
             i, j = i1 + k, j1 + k
-            rows.append((i if i < i2 else None, j if j < j2 else None, False))
-    differing = sum(1 for r in rows if not r[2])
+            lefts.append(i if i < i2 else -1)
+            rights.append(j if j < j2 else -1)
+            same.append(0)
+    del lk, rk
+    rows = len(same)
+    differing = same.count(0)
     keep: set[int] = set()
-    for k, r in enumerate(rows):
-        if not r[2]:
+    for k, s in enumerate(same):
+        if not s:
             keep.update((k - 1, k, k + 1))
         if len(keep) >= limits.chunk_rows:
             break
     out: list[ChunkRow | Gap] = []
     last = -1
-    for k in sorted(x for x in keep if 0 <= x < len(rows)):
+    for k in sorted(x for x in keep if 0 <= x < rows):
         if k > last + 1:
             out.append(Gap(k - last - 1, "identical chunks"))
-        x, y, same = rows[k]
-        lt = shown(left, x) if x is not None else None
-        rt = lt if same else shown(right, y) if y is not None else None
-        at = left.line(x) if x is not None else right.line(y) if y is not None else None
-        out.append(ChunkRow(at, lt, rt, same))
+        x, y, alike = lefts[k], rights[k], bool(same[k])
+        lt = shown(left, x) if x >= 0 else None
+        rt = lt if alike else shown(right, y) if y >= 0 else None
+        at = left.line(x) if x >= 0 else right.line(y) if y >= 0 else None
+        out.append(ChunkRow(at, lt, rt, alike))
         last = k
-    if out and last < len(rows) - 1:
-        out.append(Gap(len(rows) - 1 - last, "identical chunks" if differing else "chunks"))
+    if out and last < rows - 1:
+        out.append(Gap(rows - 1 - last, "identical chunks" if differing else "chunks"))
     return out, differing
 
 
