@@ -107,7 +107,9 @@ class ChunkStream(Indexed[Located]):
         return line, _cut(chunk, limit, lambda key: self._head_text(key, limit))
 
     def _head_text(self, key: int | str, limit: int) -> str:
-        found = self._heads.get((key, limit))
+        if isinstance(key, int):  # a call's arguments: its first fragments, read at once
+            return _joined_head(self._analysis, key, limit)
+        found = self._heads.get((key, limit))  # the text: found by walking every event
         if found is None:
             found = self._heads[key, limit] = _joined_head(self._analysis, key, limit)
         return found
