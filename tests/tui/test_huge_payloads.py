@@ -57,3 +57,17 @@ def test_a_clients_cell_s_long_strings_are_cut_saying_how_much_more_there_is() -
     assert cut["meant"]["arguments"] == "x" * 100 + "… (4,999,900 more characters)"
     assert cut["meant"]["id"] == "call_1" and cut["got"] == [{"a": "y" * 10}]
     assert len(value["meant"]["arguments"]) == 5_000_000  # (the value itself is left whole)
+
+
+def test_the_clients_detail_wraps_a_huge_line_only_as_far_as_it_shows_it() -> None:
+    """A library's 5 MB error message: the pane wraps its first MAX_LINE_CHARS characters and
+    says how many more there are (it wrapped the whole message on every move)."""
+    from replay_tui.tui.widgets.client_detail import MAX_LINE_CHARS, _capped
+
+    pieces = [("throws Error: ", "clients-detail--bad"), ("m" * 5_000_000, "clients-detail--value")]
+    capped = _capped(pieces)
+    assert sum(len(t) for t, _ in capped[:-1]) == MAX_LINE_CHARS
+    assert capped[0] == pieces[0] and capped[1][1] == "clients-detail--value"
+    assert capped[-1][0] == f"… {5_000_014 - MAX_LINE_CHARS:,} more characters (c copies them all)"
+    short = [("id", "x"), ("call_1", "y")]
+    assert _capped(short) is short
