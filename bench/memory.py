@@ -165,7 +165,8 @@ def main() -> int:
     parser.add_argument("--deltas", type=int, default=100_000)
     parser.add_argument("--breakdown", action="store_true", help="where retained memory is")
     parser.add_argument("--shape", action="append", help="only this shape (repeatable)")
-    parser.add_argument("--mode", dest="modes", action="append", choices=("whole", "steps", *VIEWS))
+    modes = ("whole", "steps", *VIEWS, "report")
+    parser.add_argument("--mode", dest="modes", action="append", choices=modes)
     parser.add_argument("--child", nargs=2, metavar=("PATH", "MODE"), help=argparse.SUPPRESS)
     parser.add_argument("--traced", action="store_true", help=argparse.SUPPRESS)
     ns = parser.parse_args()
@@ -183,7 +184,7 @@ def main() -> int:
         for name, path in traces.items():
             size = path.stat().st_size
             print(f"{name} ({size / 1e6:.1f} MB):")
-            for mode in ns.modes or ("whole", "steps", "views", "compare", "noclients"):
+            for mode in ns.modes or modes:
                 result = _child(path, mode)
                 result.update(_child(path, mode, "--traced", *(["--breakdown"] * ns.breakdown)))
                 ok = result["rss_peak"] <= BUDGET and result["traced_peak"] <= BUDGET
