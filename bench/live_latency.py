@@ -75,12 +75,12 @@ def measure(_trace: Path | None = None, runs: int = 10) -> tuple[float, float]:
 
 
 def in_progress(path: Path) -> bytes:
-    """Cut ``path`` before its end (finish, usage, ``[DONE]``): a capture still being written.
-    Returns one delta's event to append (its last tool-call or text delta again)."""
+    """Cut ``path`` after its last tool-call delta (before what follows: finish, usage,
+    ``[DONE]``, huge-50mb's 5 MB error): a capture still being written. Returns one delta's
+    event to append (that delta again; a text delta when there is no call)."""
     events = path.read_bytes().split(b"\n\n")
-    last = max(
-        i for i, e in enumerate(events) if b'"delta":{"tool_calls"' in e or b'"content"' in e
-    )
+    calls = [i for i, e in enumerate(events) if b'"delta":{"tool_calls"' in e]
+    last = calls[-1] if calls else max(i for i, e in enumerate(events) if b'"content"' in e)
     path.write_bytes(b"\n\n".join(events[: last + 1]) + b"\n\n")
     return events[last] + b"\n\n"
 

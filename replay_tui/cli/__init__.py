@@ -75,13 +75,26 @@ def _summary(help_text: str) -> str:
     return first[0].lower() + first[1:] if first else first
 
 
+class _LauncherParser(_Parser):
+    """The parser of ``replay-tui [PATH ...]``: its list of commands, each one's HELP, is made
+    when ``--help`` shows it (every module imported for it would add a tenth to the time
+    the TUI takes to show its first rows)."""
+
+    def format_help(self) -> str:
+        if self.epilog is None:
+            commands = "\n".join(f"  {c:<9} {_summary(_module(c).HELP)}" for c in COMMANDS)
+            self.epilog = (
+                f"commands:\n{commands}\n\n'{PROG} COMMAND --help' for each one's options."
+            )
+        return super().format_help()
+
+
 def _parser(name: str, module: ModuleType) -> argparse.ArgumentParser:
+    parser: _Parser
     if name == _LAUNCHER:
-        commands = "\n".join(f"  {c:<9} {_summary(_module(c).HELP)}" for c in COMMANDS)
-        parser = _Parser(
+        parser = _LauncherParser(
             prog=PROG,
             description="\n".join(textwrap.wrap(module.HELP, 78)),
-            epilog=f"commands:\n{commands}\n\n'{PROG} COMMAND --help' for each one's options.",
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 from pathlib import Path
 
 from .errors import EXIT_OK, UsageError
@@ -64,6 +65,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--jobs: expected 1 or more, got {args.jobs}")
     require_paths(paths)
     require_terminal()
+    # The objects made from here to the first frame (Textual's import, the app's widgets)
+    # are not garbage: the collector's passes over them, a tenth of the time to the first
+    # rows, wait (the app turns it on again after that frame: ReplayApp._discover).
+    gc.disable()
     from replay_tui.tui.app import run_app  # only now: Textual is the TUI's business
 
     code: int = run_app(

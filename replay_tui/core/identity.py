@@ -160,6 +160,21 @@ class Timeline(msgspec.Struct):
 
 _FIELDS = ("id", "name")
 
+_HISTORY_KEYS = tuple((b, f) for b in (ACCEPT, ASSIGN) for f in _FIELDS)
+"""The keys of :attr:`CallTrace.history`, in its order."""
+
+
+class _Unrecorded:
+    """A lean analysis' stand-in for a :class:`Timeline`: takes changes, keeps none."""
+
+    __slots__ = ()
+
+    def change(self, delta: int, value: Any) -> None:
+        pass
+
+
+_UNRECORDED = (_Unrecorded(), _Unrecorded(), _Unrecorded(), _Unrecorded())
+
 _START = 1
 """Event-log bit: this entry is its block's ``block-start``, not its delta."""
 
@@ -302,9 +317,10 @@ class CallTrace(msgspec.Struct):
     flags: list[Flag] = msgspec.field(default_factory=list)
     args: list[str] = msgspec.field(default_factory=list)
     history: dict[tuple[Behavior, str], Timeline] = msgspec.field(
-        default_factory=lambda: {(b, f): Timeline() for b in (ACCEPT, ASSIGN) for f in _FIELDS}
+        default_factory=lambda: {key: Timeline() for key in _HISTORY_KEYS}
     )
-    """Every change of ``id`` and ``name`` under each behavior (:meth:`identity`)."""
+    """Every change of ``id`` and ``name`` under each behavior (:meth:`identity`): empty
+    when the analysis is lean (it keeps no per-delta record: no view reads it)."""
 
     @property
     def deltas(self) -> Deltas:
@@ -452,6 +468,9 @@ class Analyzer:
         self._events = EventLog()
         self._text_blocks: dict[str, int] = {}
         self._usage: Any = UNSET
+        self._timelines: list[tuple[Timeline | _Unrecorded, ...]] = []
+        """Each call's :attr:`CallTrace.history`, by call order, in :data:`_HISTORY_KEYS`
+        order (a list index, not a hash of a behavior, per change)."""
         self._shapes: dict[tuple[str, str], tuple[int, int]] = {}
         """Gateway patterns the continuations follow: ``(id, name)`` shape → ``(call order,
         line)`` where the first call that follows it first does."""
@@ -481,6 +500,7 @@ class Analyzer:
         record = self._record
         position = self._position
         finished = self.finished
+        unnamed = self._model is None  # no model named yet
         for line, decoded in items:
             if finished:
                 self._after_done.append(line)
@@ -549,13 +569,23 @@ class Analyzer:
                                 # under either behavior, so the rule is not consulted. An
                                 # absent key is taken under no behavior (tests/core hold this
                                 # fast path to takes_identity).
+                                # (An id or name re-sent is a new string each time: equal
+                                # strings are told apart here, not by a call to _same.)
                                 if cid is not UNSET:
                                     cur = ct.id_assign
-                                    if cid is not cur and not _same(cid, cur):
+                                    if (
+                                        cid is not cur
+                                        and not (type(cid) is str and cid == cur)
+                                        and not _same(cid, cur)
+                                    ):
                                         identity(ct, "id", cid, position, line, name)
                                 if name is not UNSET:
                                     cur = ct.name_assign
-                                    if name is not cur and not _same(name, cur):
+                                    if (
+                                        name is not cur
+                                        and not (type(name) is str and name == cur)
+                                        and not _same(name, cur)
+                                    ):
                                         identity(ct, "name", name, position, line, name)
                     reason = choice.finish_reason
                     if type(reason) is str:
@@ -566,10 +596,11 @@ class Analyzer:
             usage = chunk.usage
             if usage is not UNSET and usage is not None and truthy(usage):
                 self._usage = usage
-            if self._model is None:
+            if unnamed:
                 model = chunk.model
                 if type(model) is str and model:
                     self._model = model
+                    unnamed = False
             if throw is not None:
                 self._ended = ("UNKNOWN", throw, position, line)
                 self._notes.append(
@@ -592,10 +623,38 @@ class Analyzer:
 
     def _new_call(self, idx: Any, line: int) -> CallTrace:
         key = index_key(idx)
-        ct = CallTrace(key, idx, self._blocks, line, order=len(self._order))
+        # Built field by field (as the defaults would be): an agent loop opens thousands of
+        # calls, and the default factories cost more than the rest of a call's first delta.
+        timelines: tuple[Timeline | _Unrecorded, ...]
+        history: dict[tuple[Behavior, str], Timeline] = {}
+        if self._record:
+            timelines = (
+                Timeline(array("q"), []),
+                Timeline(array("q"), []),
+                Timeline(array("q"), []),
+                Timeline(array("q"), []),
+            )
+            history = dict(zip(_HISTORY_KEYS, timelines, strict=True))
+        else:  # changes are not recorded (nothing reads them): a stand-in for each
+            timelines = _UNRECORDED
+        ct = CallTrace(
+            key,
+            idx,
+            self._blocks,
+            line,
+            len(self._order),
+            0,
+            array("q"),
+            array("q"),
+            [],
+            flags=[],
+            args=[],
+            history=history,
+        )
         self._blocks += 1
         self._calls[key] = ct
         self._order.append(ct)
+        self._timelines.append(timelines)
         return ct
 
     def _unusual(self, decoded: Decoded, position: int, line: int) -> bool:
@@ -645,17 +704,33 @@ class Analyzer:
         :func:`takes_identity`; then erasures are flagged and the notes written from what
         changed."""
         n = ct.count
+        accept_id, accept_name, assign_id, assign_name = self._timelines[ct.order]
         if fld == "id":
             was, kept = ct.id_assign, ct.id_accept
+            assigned, accepted = assign_id, accept_id
         else:
             was, kept = ct.name_assign, ct.name_accept
+            assigned, accepted = assign_name, accept_name
+        if n == 1 and was is UNSET and is_identity(value) and value != "null":
+            # How a call nearly always opens: its first delta names it. Nothing was held, so
+            # both behaviors take it (it is an identity) and nothing is erased, repaired,
+            # changed, late or odd: the rest of the method would only say so.
+            assigned.change(0, value)
+            accepted.change(0, value)
+            if fld == "id":
+                ct.id_assign = ct.id_accept = value
+                ct.id_first_delta = 1
+            else:
+                ct.name_assign = ct.name_accept = value
+                ct.name_first_delta = 1
+            return
         now, taken = was, kept
         if takes_identity(ASSIGN, value) and not _same(value, was):
             now = value
-            ct.history[ASSIGN, fld].change(n - 1, value)
+            assigned.change(n - 1, value)
         if takes_identity(ACCEPT, value) and not _same(value, kept):
             taken = value
-            ct.history[ACCEPT, fld].change(n - 1, value)
+            accepted.change(n - 1, value)
         if fld == "id":
             ct.id_assign, ct.id_accept = now, taken
         else:
@@ -811,9 +886,7 @@ class Analyzer:
         args = ct.arguments
         if not args.strip():
             return
-        try:
-            json.loads(args)
-        except (ValueError, RecursionError):
+        if not _parses(args):
             hint = ""
             if args.count("{") > 1 and "}{" in args:
                 hint = " (looks like arguments re-sent cumulatively: {…}{…})"
@@ -850,6 +923,32 @@ def _same(value: Any, held: Any) -> bool:
     recurses too far; a non-string identity never sets or flags twice for it)."""
     t = type(value)
     return t is type(held) and t not in _NESTED and bool(value == held)
+
+
+_SHALLOW = 256
+"""Brackets few enough that no JSON text holding them nests deep enough to exhaust
+``json.loads``' recursion (it takes about 1,000 levels)."""
+
+
+def _parses(text: str) -> bool:
+    """Whether ``json.loads`` takes ``text`` (arguments at close: the harness's
+    ``JSON.parse``, as the notes have always said it). msgspec's strict decoder answers for
+    nearly every call, several times faster: whatever it accepts, ``json.loads`` accepts too
+    (it refuses more: ``NaN``, a lone surrogate), as long as the text cannot nest deep enough
+    to make ``json.loads`` recurse out, which few brackets rule out; any other text is
+    given to ``json.loads``."""
+    if text.count("[") + text.count("{") <= _SHALLOW:
+        try:
+            msgspec.json.decode(text)
+        except Exception:  # (not only DecodeError: a lone surrogate fails to encode)
+            pass
+        else:
+            return True
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def _json_type(value: Any) -> str:

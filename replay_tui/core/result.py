@@ -17,7 +17,7 @@ import msgspec
 from .discovery import Candidate, Discovery, Skipped, classify_candidate
 from .har import HarEntry
 from .identity import Flag, Note
-from .trace import Badge, Source, Trace, load_trace
+from .trace import Badge, Source, Trace, gc_paused, load_trace
 from .verdicts import is_clean
 from .wire import UNSET
 
@@ -194,8 +194,13 @@ def judge_source(
     it the judgement is lean."""
 
     def judge() -> TraceResult:
-        trace = load_trace(source, data, lean=assess is None)
-        return trace_result(trace, assess(trace) if assess is not None else None)
+        # The collector is kept away until the trace is let go: what loading allocates
+        # forms no cycle, and freed, it is no longer there for a collection to walk.
+        with gc_paused():
+            trace = load_trace(source, data, lean=assess is None)
+            result = trace_result(trace, assess(trace) if assess is not None else None)
+            del trace
+        return result
 
     return _or_skipped(source, judge)
 

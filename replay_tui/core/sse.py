@@ -16,8 +16,8 @@ import re
 from array import array
 from collections.abc import Iterable
 from contextlib import suppress
-from itertools import accumulate, repeat
-from operator import add
+from itertools import accumulate, compress, repeat
+from operator import add, contains, itemgetter, ne, not_
 
 import msgspec
 
@@ -112,7 +112,7 @@ class Payload(msgspec.Struct, gc=False):
 
 
 class PayloadRun:
-    """Consecutive single-line ``data: `` events framed at once, held as columns.
+    """Consecutive single-line ``data:`` events framed at once, held as columns.
 
     That is how nearly every large capture looks (``data: {...}``, a blank line, again and
     again). The framer cuts such a run out of its buffer with one C-level split and hands it
@@ -124,13 +124,44 @@ class PayloadRun:
     Payload ``i`` of the run has data ``datas[i]``; its ``data:`` line is line
     ``line + 2 * i`` (each event is its data line and a blank line) and starts at file offset
     ``starts()[i]``. Index ``done`` is the ``[DONE]`` sentinel (``len(run)`` when the run does
-    not reach it); the payloads after it are after ``[DONE]``.
+    not reach it); the payloads after it are after ``[DONE]``. Every line of a run ends the
+    same way (``newline`` bytes: LF or CR, or CRLF), and every value follows ``skip`` bytes
+    (``data: ``, or ``data:`` without the space).
+
+    A run of events that each have more lines before their ``data:`` line (an ``id:``, an
+    ``event:``, a comment: the same fields in each) has a ``stride`` of more lines per event,
+    each ``data:`` line's offset in ``offsets`` (the lines before it differ in length), and
+    the ``event:`` value all its events share in ``event``.
     """
 
-    __slots__ = ("base", "datas", "done", "line", "source", "start")
+    __slots__ = (
+        "base",
+        "datas",
+        "done",
+        "event",
+        "line",
+        "newline",
+        "offsets",
+        "skip",
+        "source",
+        "start",
+        "stride",
+    )
 
     def __init__(
-        self, source: bytes, base: int, start: int, line: int, datas: list[bytes], done: int
+        self,
+        source: bytes,
+        base: int,
+        start: int,
+        line: int,
+        datas: list[bytes],
+        done: int,
+        newline: int = 1,
+        skip: int = 6,
+        *,
+        stride: int = 2,
+        offsets: list[int] | None = None,
+        event: str | None = None,
     ) -> None:
         self.source = source
         """The buffer the run was framed from (payloads made by :meth:`payloads` point into
@@ -144,6 +175,17 @@ class PayloadRun:
         self.datas = datas
         """Each payload's data, exactly as sent."""
         self.done = done
+        self.newline = newline
+        """Bytes of each line ending (2: CRLF)."""
+        self.skip = skip
+        """Bytes before each value on its line (``data: `` or ``data:``)."""
+        self.stride = stride
+        """Lines per event."""
+        self.offsets = offsets
+        """Each ``data:`` line's file offset, when the events are not all alike but for
+        their data (None: they are, and :meth:`starts` adds up their sizes)."""
+        self.event = event
+        """The ``event:`` field of every event of the run, when they have one."""
 
     def __len__(self) -> int:
         return len(self.datas)
@@ -151,29 +193,36 @@ class PayloadRun:
     @property
     def lines(self) -> range:
         """The line of each payload."""
-        return range(self.line, self.line + 2 * len(self.datas), 2)
+        return range(self.line, self.line + self.stride * len(self.datas), self.stride)
 
     def starts(self) -> list[int]:
         """File offset of each payload's ``data:`` line."""
-        # Each event is "data: ", its data, "\n\n": 8 bytes beside the data.
+        if self.offsets is not None:
+            return self.offsets
+        # Each event is "data: ", its data and two line endings: 8 bytes beside the data
+        # for LF, 10 for CRLF, 7 for "data:" and LF.
         sizes = map(len, self.datas[:-1])
-        return list(accumulate(map(add, sizes, repeat(8)), initial=self.start))
+        beside = self.skip + 2 * self.newline
+        return list(accumulate(map(add, sizes, repeat(beside)), initial=self.start))
 
     def ends(self, starts: list[int]) -> list[int]:
         """File offset just past each payload's data (``starts``: :meth:`starts`)."""
-        return list(map(add, map(add, starts, map(len, self.datas)), repeat(6)))
+        return list(map(add, map(add, starts, map(len, self.datas)), repeat(self.skip)))
 
     def end(self, index: int) -> int:
         """File offset just past the data of payload ``index``."""
-        return self.start + sum(map(len, self.datas[: index + 1])) + 8 * index + 6
+        if self.offsets is not None:
+            return self.offsets[index] + self.skip + len(self.datas[index])
+        beside = self.skip + 2 * self.newline
+        return self.start + sum(map(len, self.datas[: index + 1])) + beside * index + self.skip
 
     def payloads(self) -> list[Payload]:
         """The run as the :class:`Payload` objects :meth:`SseFramer.feed` hands out."""
-        buf, base, done = self.source, self.base, self.done
+        buf, base, done, skip = self.source, self.base, self.done, self.skip
         lines = self.lines
         starts = self.starts()
         ends = self.ends(starts)
-        # Payloads point into buf ("data: " is 6 bytes): the data is not copied out.
+        # Payloads point into buf (after "data: " or "data:"): the data is not copied out.
         out = list(
             map(
                 Payload,
@@ -182,16 +231,17 @@ class PayloadRun:
                 lines,
                 starts,
                 ends,
-                repeat(None),
+                repeat(self.event),
                 repeat(False),
                 repeat(base),
-                repeat(6),
+                repeat(skip),
             )
         )
         if done < len(self.datas):
-            out.append(Payload(DONE, lines[done], lines[done], starts[done], ends[done]))
+            event = self.event
+            out.append(Payload(DONE, lines[done], lines[done], starts[done], ends[done], event))
             out += [
-                Payload(buf, ln, ln, a, b, None, True, base, 6)
+                Payload(buf, ln, ln, a, b, event, True, base, skip)
                 for ln, a, b in zip(
                     lines[done + 1 :], starts[done + 1 :], ends[done + 1 :], strict=True
                 )
@@ -274,7 +324,9 @@ class PayloadTable(Indexed[Payload]):
         starts = run.starts()
         self._start.extend(starts)
         self._end.extend(run.ends(starts))
-        self._skip.frombytes(b"\x06" * n)  # "data: " before each value, in the capture
+        self._skip.frombytes(bytes([run.skip]) * n)  # "data: " before each value, in the capture
+        if run.event is not None:
+            self._events.update(zip(range(i, i + n), repeat(run.event)))
         done = run.done
         if done < n:
             self._skip[i + done] = -1  # the sentinel keeps bytes of its own, as in extend
@@ -460,67 +512,79 @@ class SseFramer:
             self._held_bytes = 0
 
     def _split(self, buf: bytes, base: int, out: list[Payload | PayloadRun], *, final: bool) -> int:
-        """Handle every complete line of ``buf``; return where the unfinished part starts."""
+        """Handle every complete line of ``buf``; return where the unfinished part starts.
+
+        An event left open by the previous buffer is finished line by line; then runs of
+        single-line ``data:`` events are cut out at C speed (:meth:`_uniform`); whatever is
+        left is cut at blank lines into events, and an event that is one ``data`` line is
+        dispatched right there, anything else goes line by line (:meth:`_blocks`). Events are
+        cut at the blank lines of the buffer's own line ending (LF, CRLF, or CR in a buffer
+        with no LF: where a blank line cannot be half of a CRLF): a capture of one line ending,
+        nearly every one, is framed in bulk whichever it is; where another ending comes, the
+        events around it are framed line by line. Behaves exactly as the line loop (the tests
+        hold the two to each other); it exists because framing runs over captures with
+        hundreds of thousands of events.
+        """
         if b"\r" not in buf:
-            return self._split_lf(buf, base, out)
+            stop = buf.rfind(b"\n") + 1
+            eol = b"\n"
+        else:
+            stop = _complete(buf, final)
+            eol = _ending_at(buf, final)
+            if eol == b"\r" and b"\n" in buf:
+                eol = b"\n"  # two CRs can be a line and half of a CRLF: cut at LFs instead
+        pos = 0
+        if self._data or self._event is not None:  # an event begun in an earlier feed
+            pos = self._finish_event(buf, base, stop, out)
+        if pos < stop:
+            pos = self._uniform(buf, base, pos, stop, out, eol)
+        if pos < stop:
+            self._blocks(buf, base, pos, stop, out, eol)
+        return stop
+
+    def _finish_event(
+        self, buf: bytes, base: int, stop: int, out: list[Payload | PayloadRun]
+    ) -> int:
+        """Frame the lines of ``buf[:stop]`` line by line while an event is open; returns
+        where that stopped."""
         pos = 0
         n = len(buf)
-        find = buf.find
-        # The next LF (n when there is none) is searched again only once passed: searching
-        # per line would rescan the rest of a CR-only capture for every line (quadratic).
+        # The next LF (stop when there is none) is searched again only once passed:
+        # searching per line would rescan the rest of a CR-only buffer for every line.
         lf = -1
-        while pos < n:
+        while pos < stop and (self._data or self._event is not None):
             if lf < pos:
-                lf = find(b"\n", pos)
+                lf = buf.find(b"\n", pos, stop)
                 if lf < 0:
-                    lf = n
-            cr = find(b"\r", pos, lf)
+                    lf = stop
+            cr = buf.find(b"\r", pos, lf)
             if cr >= 0:
-                if cr + 1 == n and not final:
-                    break  # a CR at the end may be the first half of a CRLF
                 end = cr
                 nxt = cr + 2 if cr + 1 < n and buf[cr + 1] == 0x0A else cr + 1
-            elif lf < n:
+            else:
                 end = lf
                 nxt = lf + 1
-            else:
-                break
             self._line(buf[pos:end], base + pos, base + end, out)
             pos = nxt
         return pos
 
-    def _split_lf(self, buf: bytes, base: int, out: list[Payload | PayloadRun]) -> int:
-        """:meth:`_split` for the common LF-only buffer, an event at a time.
-
-        An event left open by the previous buffer is finished line by line; then a run of
-        single-line ``data:`` events is cut out at C speed (:meth:`_uniform`); whatever is left
-        is cut at blank lines (``\n\n``) into events, and an event that is one ``data`` line
-        is dispatched right there, anything else goes line by line through the general path.
-        Behaves exactly as that path (the tests hold the two to each other); it exists because
-        framing runs over captures with hundreds of thousands of events.
-        """
-        last = buf.rfind(b"\n")
-        if last < 0:
-            return 0
-        pos = 0
-        while pos <= last and (self._data or self._event is not None):
-            end = buf.find(b"\n", pos)  # an event begun in an earlier feed: line by line
-            self._line(buf[pos:end], base + pos, base + end, out)
-            pos = end + 1
-        if pos <= last:
-            pos = self._uniform(buf, base, pos, last, out)
-        if pos <= last:
-            self._blocks(buf, base, pos, last, out)
-        return last + 1
-
     def _blocks(
-        self, buf: bytes, base: int, pos: int, last: int, out: list[Payload | PayloadRun]
+        self,
+        buf: bytes,
+        base: int,
+        pos: int,
+        stop: int,
+        out: list[Payload | PayloadRun],
+        eol: bytes = b"\n",
     ) -> None:
-        """Frame the complete lines of ``buf[pos:last + 1]`` (no event open at ``pos``),
-        block by block."""
+        """Frame the complete lines of ``buf[pos:stop]`` (no event open at ``pos``), block
+        by block: cut at each blank line of ``eol`` endings; a block that is one ``data``
+        line (no line ending of any kind in it) is dispatched at once, any other is framed
+        line by line."""
         fr = self.framing
-        whole = pos == 0 and last == len(buf) - 1
-        blocks = (buf if whole else buf[pos : last + 1]).split(b"\n\n")
+        size = len(eol)
+        whole = pos == 0 and stop == len(buf)
+        blocks = (buf if whole else buf[pos:stop]).split(eol + eol)
         tail = blocks.pop()  # complete lines after the last blank line
         append = out.append
         start = base + pos
@@ -534,96 +598,292 @@ class SseFramer:
         else:
             done_at = 0
         for i, block in enumerate(blocks):
-            if b"\n" in block or not block.startswith(b"data:"):
+            if 10 in block or 13 in block or not block.startswith(b"data:"):
                 fr.lines = lineno
-                start = self._general_block(block, start, out)
+                start = self._general_block(block, start, out, eol)
                 lineno = fr.lines
                 continue
-            size = len(block)
+            length = len(block)
             lineno += 2
             ln = lineno - 1
             cut = 6 if block[5:6] == b" " else 5  # "data:" and the optional space
             if i < done_at and fr.done_line is None:  # a multi-line block may have had it
-                append(Payload(buf, ln, ln, start, start + size, None, False, base, cut))
+                append(Payload(buf, ln, ln, start, start + length, None, False, base, cut))
             else:
                 after = i > done_at or fr.done_line is not None
-                append(Payload(buf, ln, ln, start, start + size, None, after, base, cut))
+                append(Payload(buf, ln, ln, start, start + length, None, after, base, cut))
                 if not after:
                     fr.done_line = lineno - 1
-            start += size + 2
+            start += length + 2 * size
         fr.lines = lineno
-        self._tail(tail, start, out)
-
-    def _tail(self, tail: bytes, start: int, out: list[Payload | PayloadRun]) -> None:
-        """Frame the complete lines after the last blank line (an event still open)."""
         if tail:
-            pos = start
-            for text in tail[:-1].split(b"\n"):
-                self._line(text, pos, pos + len(text), out)
-                pos += len(text) + 1
+            self._lines(tail, start, out)
+
+    def _lines(self, text: bytes, start: int, out: list[Payload | PayloadRun]) -> int:
+        """Frame ``text`` (complete lines, the last one ending it) line by line, whatever
+        their line endings; returns the offset past them."""
+        pos = start
+        if 13 not in text or 10 not in text:  # one kind of line ending (nearly always)
+            ending = b"\r" if 13 in text else b"\n"
+            for line in text.split(ending)[:-1]:
+                self._line(line, pos, pos + len(line), out)
+                pos += len(line) + 1
+            return pos
+        parts = _LINE_ENDING.split(text)
+        for k in range(0, len(parts) - 1, 2):
+            line = parts[k]
+            self._line(line, pos, pos + len(line), out)
+            pos += len(line) + len(parts[k + 1])
+        return pos
 
     RUN_MIN = 64
     """Events a run must have to be cut out as one (fewer are framed one by one)."""
 
     def _uniform(
-        self, buf: bytes, base: int, pos: int, last: int, out: list[Payload | PayloadRun]
+        self,
+        buf: bytes,
+        base: int,
+        pos: int,
+        stop: int,
+        out: list[Payload | PayloadRun],
+        eol: bytes = b"\n",
     ) -> int:
-        """Frame the complete events of ``buf[pos:last + 1]`` (``pos`` starting one), their
-        runs of single-line ``data: `` events cut out at C speed; returns where the events
-        left to the block path start (``pos`` when none were worth a run).
+        """Frame the complete events of ``buf[pos:stop]`` (``pos`` starting one), their runs
+        of single-line ``data:`` events cut out at C speed; returns where the events left to
+        the block path start (``pos`` when none were worth a run).
 
-        Splitting at ``\n\ndata: `` gives each event's data directly; one count proves the
-        whole region such a run: it holds no line ending but the two between each pair of
-        events (so no event has a second line, a comment or another field). Otherwise the
-        pieces with a line ending in them (an event with more lines, or other events before
-        the next ``data: ``) are framed line by line, and the runs between them as runs.
+        Splitting at a blank line (two ``eol``) and ``data: `` (or ``data:``, when the first
+        event has no space) gives each event's data directly: a piece with no line ending
+        in it is exactly that, a single-line event (its two ``eol`` are then the only line
+        endings between it and the next). The others (an event with more lines, other events
+        before the next ``data:``, another line ending, the other spelling) are framed line
+        by line, and the runs between them as runs.
         """
         fr = self.framing
         if self._data or self._event is not None or fr.done_line is not None:
             return pos
-        if not buf.startswith(b"data: ", pos):  # odd events first (a gateway's comment)
-            head = buf.find(b"\n\ndata: ", pos, last + 1)
+        size = len(eol)
+        blank = eol + eol
+        if not buf.startswith(b"data:", pos):
+            after = self._fielded(buf, base, pos, stop, out, eol)
+            if after > pos:  # events of a field line and a data line each
+                return self._uniform(buf, base, after, stop, out, eol)
+            # odd events first (a gateway's comment)
+            head = buf.find(blank + b"data:", pos, stop)
             if head < 0:
                 return pos
-            self._blocks(buf, base, pos, head + 1, out)
-            return self._uniform(buf, base, head + 2, last, out)
-        end = buf.rfind(b"\n\n", pos, last + 1)  # the blank line ending the last event
+            self._blocks(buf, base, pos, head + 2 * size, out, eol)
+            return self._uniform(buf, base, head + 2 * size, stop, out, eol)
+        prefix = b"data: " if buf.startswith(b"data: ", pos) else b"data:"
+        end = buf.rfind(blank, pos, stop)  # the blank line ending the last event
         if end < 0:
             return pos
-        if pos == 0 and end == len(buf) - 2:  # the whole buffer: split it, copy nothing
-            datas = buf.split(b"\n\ndata: ")
-            datas[0] = datas[0][6:]
-            datas[-1] = datas[-1][:-2]
+        skip = len(prefix)
+        sep = blank + prefix
+        if pos == 0 and end == len(buf) - 2 * size:  # the whole buffer: split it, copy nothing
+            datas = buf.split(sep)
+            datas[0] = datas[0][skip:]
+            datas[-1] = datas[-1][: -2 * size]
         else:
-            datas = buf[pos + 6 : end].split(b"\n\ndata: ")
+            datas = buf[pos + skip : end].split(sep)
         n = len(datas)
         if n < self.RUN_MIN:
             return pos
-        if buf.count(b"\n", pos, end) == 2 * (n - 1):
-            return self._run(buf, base, pos, datas, out)
+        # The pieces that are not one line: a line ending in them (an LF; a CR too, unless
+        # the buffer has none), or, spelled "data:", a space that was the other spelling's.
+        every = range(n)
+        odd = set(compress(every, map(contains, datas, repeat(10))))
+        if eol != b"\n" or b"\r" in buf:
+            odd.update(compress(every, map(contains, datas, repeat(13))))
+        if skip == 5:
+            odd.update(compress(every, map(bytes.startswith, datas, repeat(b" "))))
         at = pos
         first = 0  # the first piece of the run so far
-        for i, data in enumerate(datas):
-            if b"\n" in data:
-                at = self._run(buf, base, at, datas[first:i], out)
-                after = at + len(data) + 8  # "data: ", the piece, "\n\n"
-                self._blocks(buf, base, at, after - 1, out)
-                at = after
-                first = i + 1
-        return self._run(buf, base, at, datas[first:], out)
+        for i in sorted(odd):
+            at = self._run(buf, base, at, datas[first:i], out, eol, skip)
+            after = at + skip + len(datas[i]) + 2 * size  # the prefix, the piece, a blank line
+            self._blocks(buf, base, at, after, out, eol)
+            at = after
+            first = i + 1
+        return self._run(buf, base, at, datas[first:] if first else datas, out, eol, skip)
+
+    def _fielded(
+        self,
+        buf: bytes,
+        base: int,
+        pos: int,
+        stop: int,
+        out: list[Payload | PayloadRun],
+        eol: bytes,
+    ) -> int:
+        """Frame the complete events of ``buf[pos:stop]`` as :meth:`_uniform` does, where
+        each is some field lines and then one ``data:`` line (``id: 7``, or ``event: message``
+        and ``id: 7``, or a comment: the same fields in the same order in every event; an
+        ``event:`` the same value too): the runs of them cut out at C speed, as
+        :class:`PayloadRun` columns with a stride of that many lines, the data line and a
+        blank line. Returns where the events left start (``pos`` when these were not such
+        events).
+
+        Splitting at a line ending and ``data:`` gives each event's value followed by a blank
+        line and the next event's field lines; a value with no line ending in it and field
+        lines cut where the first event's were are exactly that. The events that are not
+        (another line, another field, a keep-alive between) are framed line by line, the runs
+        between them as runs.
+        """
+        fr = self.framing
+        size = len(eol)
+        blank = eol + eol
+        head_end = buf.find(eol + b"data:", pos, stop)  # the first event's lines before data
+        if head_end <= pos:
+            return pos
+        first = buf[pos:head_end]
+        heads = first.split(eol)
+        k = len(heads)
+        names: list[bytes | None] = []  # each line's field (None: a comment)
+        for line in heads:
+            if not line or 10 in line or 13 in line:
+                return pos
+            if line[0] == 0x3A:
+                names.append(None)
+                continue
+            colon = line.find(b":")
+            if colon < 0 or line[:colon] == b"data":
+                return pos
+            names.append(line[:colon])
+        at = head_end + size
+        prefix = b"data: " if buf.startswith(b"data: ", at) else b"data:"
+        end = buf.rfind(blank, at, stop)  # the blank line ending the last event
+        if end < 0:
+            return pos
+        sep = eol + prefix
+        pieces = buf[pos:end].split(sep)
+        n = len(pieces) - 1
+        if n < self.RUN_MIN:
+            return pos
+        parts = list(map(bytes.partition, pieces[1:-1], repeat(blank)))
+        values = list(map(itemgetter(0), parts))
+        values.append(pieces[-1])
+        fields = list(map(itemgetter(2), parts))
+        fields.insert(0, first)  # fields[i]: the lines before values[i]
+        # The events that are not these field lines and one data line.
+        every = range(n)
+        odd = set(compress(every, map(contains, values, repeat(10))))
+        odd.update(compress(every, map(contains, values, repeat(13))))
+        if len(prefix) == 5:
+            odd.update(compress(every, map(bytes.startswith, values, repeat(b" "))))
+        for byte in (10, 13):  # no line ending but the k - 1 between the field lines
+            expected = k - 1 if byte in eol else 0
+            odd.update(
+                compress(every, map(ne, map(bytes.count, fields, repeat(byte)), repeat(expected)))
+            )
+        if k == 1:
+            columns = [fields]
+        else:
+            for i in odd:
+                fields[i] = first  # (odd already: a stand-in with k lines to cut)
+            cut = list(map(bytes.split, fields, repeat(eol)))
+            odd.update(compress(every, map(ne, map(len, cut), repeat(k))))
+            columns = [list(map(itemgetter(j), cut)) for j in range(k)]
+        event: str | None = None
+        for line, field, column in zip(heads, names, columns, strict=True):
+            start = b":" if field is None else field + b":"
+            odd.update(compress(every, map(not_, map(bytes.startswith, column, repeat(start)))))
+            if field == b"event":  # the same name in each event: the run's
+                odd.update(compress(every, map(ne, column, repeat(line))))
+                value = line[6:]
+                event = (value[1:] if value[:1] == b" " else value).decode("utf-8", "replace")
+        # A piece with no blank line in it ended no event there (the value went on into
+        # more data lines): that event is framed with the next, until one does.
+        found = list(map(bool, map(itemgetter(1), parts)))
+        found.append(True)  # the last event ends at the blank line found above
+        odd.update(compress(every, map(not_, found)))
+        if 0 in odd:  # not these events (a comment, then single-line events): not this path
+            return pos
+        # Piece k starts at starts[k]; event i's data line at starts[i + 1] - len(prefix),
+        # and the event ends (its blank line too) at its boundary.
+        starts: list[int] = list(
+            accumulate(map(add, map(len, pieces), repeat(len(sep))), initial=pos)
+        )
+
+        def boundary(i: int) -> int:
+            return starts[i + 1] + len(values[i]) + 2 * size
+
+        keys = [None if f is None else f.decode("utf-8", "replace") for f in names]
+        stride = k + 2  # the field lines, the data line, a blank line
+        begin = pos  # where the first event not yet framed starts
+        a = 0  # ... and its index
+        for b in [*sorted(odd), n]:
+            if b < a:
+                continue  # framed with an odd one before it
+            if b - a >= self.RUN_MIN and fr.done_line is None:
+                datas = values[a:b]
+                count = b - a
+                offsets = list(map(add, starts[a + 1 : b + 1], repeat(base - len(prefix))))
+                try:
+                    done = datas.index(DONE)
+                except ValueError:
+                    done = count
+                lineno = fr.lines
+                fr.lines = lineno + stride * count
+                if done < count:
+                    fr.done_line = lineno + k + 1 + stride * done
+                for key in keys:
+                    if key is None:
+                        fr.comments += count
+                    else:
+                        fr.fields[key] = fr.fields.get(key, 0) + count
+                out.append(
+                    PayloadRun(
+                        buf,
+                        base,
+                        offsets[0],
+                        lineno + k + 1,
+                        datas,
+                        done,
+                        size,
+                        len(prefix),
+                        stride=stride,
+                        offsets=offsets,
+                        event=event,
+                    )
+                )
+                begin = boundary(b - 1)
+            elif b > a:
+                after = boundary(b - 1)
+                self._blocks(buf, base, begin, after, out, eol)
+                begin = after
+            if b == n:
+                break
+            c = b  # an odd one, line by line, with those after it until an event ends
+            while not found[c]:
+                c += 1
+            after = boundary(c)
+            self._blocks(buf, base, begin, after, out, eol)
+            begin = after
+            a = c + 1
+        return begin
 
     def _run(
-        self, buf: bytes, base: int, pos: int, datas: list[bytes], out: list[Payload | PayloadRun]
+        self,
+        buf: bytes,
+        base: int,
+        pos: int,
+        datas: list[bytes],
+        out: list[Payload | PayloadRun],
+        eol: bytes = b"\n",
+        skip: int = 6,
     ) -> int:
-        """Frame the single-line events at ``pos`` whose data are ``datas``: as one
-        :class:`PayloadRun` when there are :data:`RUN_MIN` of them and no ``[DONE]`` came
-        before, else event by event. Returns the offset (in ``buf``) past them."""
+        """Frame the single-line events at ``pos`` whose data are ``datas`` (each line ending
+        ``eol``, ``skip`` bytes of ``data:`` before each value): as one :class:`PayloadRun`
+        when there are :data:`RUN_MIN` of them and no ``[DONE]`` came before, else event by
+        event. Returns the offset (in ``buf``) past them."""
         n = len(datas)
-        after = pos + sum(map(len, datas)) + 8 * n
+        size = len(eol)
+        after = pos + sum(map(len, datas)) + (skip + 2 * size) * n
         fr = self.framing
         if n < self.RUN_MIN or fr.done_line is not None:
             if n:
-                self._blocks(buf, base, pos, after - 1, out)
+                self._blocks(buf, base, pos, after, out, eol)
             return after
         try:
             done = datas.index(DONE)
@@ -633,17 +893,17 @@ class SseFramer:
         fr.lines = lineno + 2 * n
         if done < n:
             fr.done_line = lineno + 1 + 2 * done
-        out.append(PayloadRun(buf, base, base + pos, lineno + 1, datas, done))
+        out.append(PayloadRun(buf, base, base + pos, lineno + 1, datas, done, size, skip))
         return after
 
-    def _general_block(self, block: bytes, start: int, out: list[Payload | PayloadRun]) -> int:
-        """Frame one blank-line-terminated block line by line; returns the next offset."""
-        pos = start
-        for text in block.split(b"\n"):
-            self._line(text, pos, pos + len(text), out)
-            pos += len(text) + 1
+    def _general_block(
+        self, block: bytes, start: int, out: list[Payload | PayloadRun], eol: bytes = b"\n"
+    ) -> int:
+        """Frame one block that a blank line of ``eol`` endings ended, line by line; returns
+        the next offset."""
+        pos = self._lines(block + eol, start, out)
         self._line(b"", pos, pos, out)
-        return pos + 1
+        return pos + len(eol)
 
     def _line(self, line: bytes, start: int, end: int, out: list[Payload | PayloadRun]) -> None:
         fr = self.framing
@@ -691,6 +951,30 @@ class SseFramer:
         fr.fields[key] = fr.fields.get(key, 0) + 1
         if name == b"event":
             self._event = value.decode("utf-8", "replace")
+
+
+_LINE_ENDING = re.compile(rb"(\r\n|\r|\n)")
+
+
+def _complete(buf: bytes, final: bool) -> int:
+    """Where the complete lines of ``buf`` end (a CR at the end of a buffer that more may
+    follow could be half of a CRLF: its line is not complete yet)."""
+    lf = buf.rfind(b"\n")
+    cr = buf.rfind(b"\r")
+    if cr < lf:
+        return lf + 1
+    if cr == len(buf) - 1 and not final:
+        return max(buf.rfind(b"\n", 0, cr), buf.rfind(b"\r", 0, cr)) + 1
+    return cr + 1
+
+
+def _ending_at(buf: bytes, final: bool) -> bytes:
+    """The ending of the first line of ``buf`` that has one (LF when that cannot be told)."""
+    lf = buf.find(b"\n")
+    cr = buf.find(b"\r", 0, lf if lf >= 0 else len(buf))
+    if cr < 0 or (cr + 1 == len(buf) and not final):
+        return b"\n"
+    return b"\r\n" if buf[cr + 1 : cr + 2] == b"\n" else b"\r"
 
 
 def frame(body: bytes) -> Framing:

@@ -171,7 +171,7 @@ be split at once, doubling its memory for a moment; windows bound that to a mega
 
 def _windows(data: bytes) -> Iterator[bytes]:
     """``data`` in slices of about :data:`_WINDOW` bytes, each ending at a blank line when
-    there is one (an LF capture's event boundary): the framer then starts each window with
+    there is one (an event boundary: LF, CRLF or CR): the framer then starts each window with
     no line or event left over from the last, so nothing is copied to join them."""
     size = len(data)
     if size <= _WINDOW:
@@ -181,11 +181,35 @@ def _windows(data: bytes) -> Iterator[bytes]:
     while at < size:
         stop = at + _WINDOW
         if stop < size:
-            blank = data.rfind(b"\n\n", at, stop)
-            if blank >= 0:
-                stop = blank + 2
+            stop = _blank_before(data, at, stop)
         yield data[at:stop]
         at = stop
+
+
+_BLANK_LINES = (b"\n\n", b"\r\n\r\n", b"\r\r")
+"""A blank line after a line, by line ending (a CR last waits for the next window: it could
+be half a CRLF)."""
+
+_LOOK_BACK = 1 << 16
+"""Bytes before a window's end searched first for a blank line (events are shorter)."""
+
+
+def _blank_before(data: bytes, at: int, stop: int) -> int:
+    """Just past the last blank line (of any line ending) in ``data[at:stop]``; ``stop``
+    when there is none. Searched back from the last line ending (a byte search), its last
+    64 KiB first: a blank line of an ending the capture does not use is then looked for in
+    64 KiB, not in the whole window."""
+    last = max(data.rfind(b"\n", at, stop), data.rfind(b"\r", at, stop)) + 1
+    if last <= 0:  # no line ends in the window (the middle of a 50 MB line)
+        return stop
+    for lower in (max(at, last - _LOOK_BACK), at):
+        for blank in _BLANK_LINES:
+            end = data.rfind(blank, lower, last)
+            if end >= 0:
+                return end + len(blank)
+        if lower == at:
+            break
+    return stop
 
 
 _BATCH = 4096
@@ -284,6 +308,9 @@ class TraceBuilder:
         """Called with the file offset reached, every few thousand payloads while decoding
         (a loader's progress bar; it may raise to abandon the load)."""
         self._raw: bytes | bytearray = b""  # the capture as read; grown in place when appended
+        self._ascii = 0
+        """Bytes of ``_raw``, from its start, known to be ASCII (a snapshot of a capture
+        being written looks at what was appended, not at the whole capture again)."""
         self._size = 0
         self._head: HttpHead | None = None
         self._framer: SseFramer | JsonlFramer | None = None
@@ -453,7 +480,7 @@ class TraceBuilder:
         feed = self._analyzer.feed
         kept = self._kept
         done = run.done
-        line = run.line
+        lines = run.lines
         for a in range(0, n, _BATCH):
             b = min(a + _BATCH, n)
             if a <= done < b:  # the sentinel: no chunk, the end of the replay
@@ -462,7 +489,7 @@ class TraceBuilder:
                 decoded += self._decode_run(run, first, done + 1, b)
             else:
                 decoded = self._decode_run(run, first, a, b)
-            feed(zip(range(line + 2 * a, line + 2 * b, 2), decoded, strict=True))
+            feed(zip(lines[a:b], decoded, strict=True))
             if kept is not None:
                 kept += map(_wrapped, decoded)
             if self.on_progress is not None:
@@ -484,27 +511,27 @@ class TraceBuilder:
             try:
                 out.append(typed(data))
             except Exception:  # anything the typed decoder refuses takes the lenient path
-                decoded = self._unusual[first + k] = self._slow(data, run.line + 2 * k, None)
+                decoded = self._unusual[first + k] = self._slow(data, run.lines[k], None, run.skip)
                 out.append(decoded)
         return out
 
-    def _places(self, payload: Payload | None, line: int) -> list[tuple[int, int]]:
+    def _places(self, payload: Payload | None, line: int, skip: int) -> list[tuple[int, int]]:
         """Where each line of a payload's data is in the capture, as (line, characters before
         it there): for :func:`in_capture`."""
-        if payload is None:  # one of a run: a single `data: ` line
-            return [(line, 6)]
+        if payload is None:  # one of a run: a single line, `data: ` (or `data:`, skip 5)
+            return [(line, skip)]
         if isinstance(self._framer, JsonlFramer):  # its line, maybe indented or `data:`-led
             raw = self._raw
             head = raw[raw.rfind(b"\n", 0, payload.start) + 1 : payload.start]
             return [(line, len(head.removeprefix(_BOM).decode("utf-8", "replace")))]
         return payload.data_lines(self._raw)
 
-    def _slow(self, data: bytes, line: int, payload: Payload | None) -> Decoded:
+    def _slow(self, data: bytes, line: int, payload: Payload | None, skip: int = 6) -> Decoded:
         """The lenient decode of a payload the typed decoder refused (``payload``: where it
-        is; None for one of a run, a single ``data: `` line)."""
+        is; None for one of a run, a single line with ``skip`` bytes before the value)."""
         decoded = decode_payload(data)
         if decoded.malformed is not None:
-            decoded = in_capture(decoded, self._places(payload, line))
+            decoded = in_capture(decoded, self._places(payload, line, skip))
             assert decoded.malformed is not None  # placed, never dropped
             self._errors[line] = decoded.malformed
             self._malformed.add(line)
@@ -532,7 +559,11 @@ class TraceBuilder:
             )
         raw = self._raw
         table = self._payloads.view(raw)
-        if not raw.isascii():
+        if self._ascii < len(raw):
+            appended = raw[self._ascii :] if self._ascii else raw  # (no copy of the whole)
+            if appended.isascii():
+                self._ascii = len(raw)
+        if self._ascii < len(raw):
             try:
                 raw.decode("utf-8")
             except UnicodeDecodeError as exc:

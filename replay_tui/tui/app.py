@@ -20,7 +20,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -47,7 +47,6 @@ from ..core.words import plural
 from ..live.folder import FolderUpdate
 from .bindings import APP_BINDINGS, binding_sections, check_keymap
 from .clipboard import copy
-from .commands import ReplayCommands
 from .config import keymap_path, load_keymap
 from .listing import SKIPPED, Row, hays_of
 from .live_reload import LiveReload
@@ -65,7 +64,6 @@ from .messages import (
     TraceUpdated,
     WatchState,
 )
-from .screens.help import HelpScreen
 from .store import TraceStore
 from .toasts import toast_text
 from .widgets.bars import BadgeChip, CountsBar, TraceHeader
@@ -73,11 +71,13 @@ from .widgets.calls_view import CallsView
 from .widgets.details import Details
 from .widgets.key_hints import KeyHints
 from .widgets.line_view import LineView
-from .widgets.model_view import ModelShown
+from .widgets.model_view import ModelShown, ModelView
 from .widgets.trace_list import TraceList
 
 if TYPE_CHECKING:
     import logging
+
+    from textual.command import Provider
 
     from ..record import Recorder
     from ..scale.judgements import JudgementCache
@@ -102,6 +102,12 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if was_on:
             gc.enable()
+
+
+def _replay_commands() -> type[Provider]:
+    from .commands import ReplayCommands
+
+    return ReplayCommands
 
 
 VIEWS = ("calls", "diff", "raw", "clients", "compare")
@@ -141,7 +147,7 @@ class ReplayApp(App[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = "replay-tui"
-    COMMANDS: ClassVar = {ReplayCommands}
+    COMMANDS: ClassVar = {_replay_commands}  # (imported when the palette opens)
     AUTO_FOCUS = "#trace-tree"
     """Never the filter box: keys typed before discovery ends are commands, not filter text."""
     # Classes on the screen by its size, for app.tcss (Textual declares them ClassVar).
@@ -200,6 +206,9 @@ class ReplayApp(App[int]):
         """What the judgement cache knew is on screen while the walk checks the files."""
         self.discovered = False
         """The paths were scanned and the list filled."""
+        self.collect_after_start = False
+        """The collector was paused for the start-up (by the CLI: :func:`run_app`): turned
+        on again when the discovery starts."""
         self.first_screen: float | None = None
         """Seconds from app start until the first trace's rows were on screen (benchmarks)."""
         self._started = time.perf_counter()
@@ -227,8 +236,9 @@ class ReplayApp(App[int]):
         self.counts_bar = CountsBar(", ".join(self.paths), self.watching)
         self.trace_list = TraceList(self.store.judgements, self.store.by_badge, id="trace-list")
         self.trace_header = TraceHeader(Content("Scanning…"), id="trace-header")
-        # A total from the start: an indeterminate bar animates (15 fps) even while hidden.
-        self.progress_bar = ProgressBar(total=1, id="load-progress", show_eta=False)
+        self._progress_bar: ProgressBar | None = None
+        """The decoding's progress, under the header: made when first shown (see
+        :meth:`_shown_progress_bar`)."""
         self.tabs = TabbedContent(id="views", initial="calls")
         self.calls_view = CallsView(id="calls-view")
         self.details = Details(id="details")
@@ -243,7 +253,6 @@ class ReplayApp(App[int]):
             yield self.trace_list
             with Vertical(id="trace-pane"):
                 yield self.trace_header
-                yield self.progress_bar
                 with self.tabs:
                     with TabPane("Calls", id="calls"):
                         yield self.calls_view
@@ -330,7 +339,6 @@ class ReplayApp(App[int]):
                 timeout=10,
                 markup=False,
             )
-        self.progress_bar.display = False
         self.not_a_trace_note.display = False
         self.trace_list.trace_tree.focus_when_chosen = self.calls_view  # (as choose_trace)
         self.details.show_message("Scanning " + visible(", ".join(self.paths)) + " …")
@@ -370,6 +378,9 @@ class ReplayApp(App[int]):
 
     @work(thread=True, exclusive=True, group="discover", description="discover")
     def _discover(self, paths: list[str]) -> None:
+        if self.collect_after_start:  # (a file named alone: after the frame with its rows)
+            self.collect_after_start = False
+            gc.enable()
         with _collector_paused():
             self._walk_and_sort(paths)
 
@@ -840,17 +851,28 @@ class ReplayApp(App[int]):
             return
         self._set_progress((message.done, message.total))
 
+    def _shown_progress_bar(self) -> ProgressBar:
+        """The progress bar, mounted under the header the first time it is shown (three
+        widgets fewer to make and style before the first frame: most traces need none)."""
+        if self._progress_bar is None:
+            # A total from the start: an indeterminate bar animates (15 fps) even while hidden.
+            self._progress_bar = ProgressBar(total=1, id="load-progress", show_eta=False)
+            pane = self.query_one("#trace-pane", Vertical)
+            pane.mount(self._progress_bar, after=self.trace_header)
+        return self._progress_bar
+
     def _set_progress(self, progress: tuple[int, int] | None) -> None:
-        bar = self.progress_bar
         shown = progress is not None and progress[0] < progress[1]
-        bar.display = shown and self.not_a_trace is None
-        if progress is not None:
-            bar.update(total=progress[1], progress=progress[0])
-            if self.current is not None and self.not_a_trace is None:
-                pct = 100 * progress[0] // max(progress[1], 1)
-                self.trace_header.show_trace(
-                    self.current, progress=f"decoding… {pct}% of {progress[1]:,} bytes"
-                )
+        if shown or self._progress_bar is not None:
+            bar = self._shown_progress_bar()
+            bar.display = shown and self.not_a_trace is None
+            if progress is not None:
+                bar.update(total=progress[1], progress=progress[0])
+        if progress is not None and self.current is not None and self.not_a_trace is None:
+            pct = 100 * progress[0] // max(progress[1], 1)
+            self.trace_header.show_trace(
+                self.current, progress=f"decoding… {pct}% of {progress[1]:,} bytes"
+            )
 
     @on(TraceOpened)
     def _opened(self, message: TraceOpened) -> None:
@@ -1156,7 +1178,8 @@ class ReplayApp(App[int]):
         )
         focus_in_views = self._focus_within(self.tabs)
         self.tabs.display = False
-        self.progress_bar.display = False
+        if self._progress_bar is not None:
+            self._progress_bar.display = False
         self.not_a_trace_note.display = True
         if focus_in_views:
             self.trace_list.trace_tree.focus()
@@ -1304,6 +1327,14 @@ class ReplayApp(App[int]):
         self._refresh_active_view(keep=False)
         self._focus_now(self._view_widget())
 
+    def on_key(self, event: events.Key) -> None:
+        # A key of the view in sight typed while it builds its model waits for it (before
+        # the bindings, which would hand it to nothing: issue 31).
+        focused = self.screen.focused
+        if isinstance(focused, ModelView) and focused.hold_key(event):
+            event.prevent_default()
+            event.stop()
+
     def _focus_now(self, widget: Widget) -> None:
         """Focus ``widget`` before the next key is handed on (``Widget.focus`` waits for the
         keys already queued, which then go to the widget focused before)."""
@@ -1438,6 +1469,8 @@ class ReplayApp(App[int]):
         self.diff_view.action_toggle_all_runs()
 
     def action_help(self) -> None:
+        from .screens.help import HelpScreen
+
         self.push_screen(HelpScreen(binding_sections(), self.keymap_overrides))
 
     def _flag_stops(self) -> list[tuple[int, int, list[int]]]:
@@ -1615,6 +1648,7 @@ def run_app(
     compare: tuple[str, str] | None = None,
 ) -> int:
     """Run the TUI (called by the CLI); returns the exit status."""
+    paused = not gc.isenabled()  # (cli/tui.py pauses the collector before Textual's import)
     keymap, problem = load_keymap()
     app = make_app(
         paths,
@@ -1630,6 +1664,7 @@ def run_app(
         app.keymap_problems.insert(0, problem)
     for line in app.keymap_problems:
         print(f"replay-tui: {visible(line)}", file=sys.stderr)
+    app.collect_after_start = paused
     result = app.run()
     if app.fatal is not None:
         print(f"replay-tui: {visible(app.fatal)}", file=sys.stderr)

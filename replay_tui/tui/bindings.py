@@ -9,7 +9,6 @@ from __future__ import annotations
 from textual.binding import Binding, BindingType
 
 from .config import node_bindings, resolve_keymap
-from .screens.help import HelpScreen
 from .screens.payload import PayloadScreen
 from .widgets.calls_view import CallsView
 from .widgets.details import Details
@@ -157,6 +156,7 @@ APP_BINDINGS: list[BindingType] = [
 def binding_sections() -> list[tuple[str, list[BindingType]]]:
     """Every key binding by where it works: the help lists them, the palette and the keymap
     check read them."""
+    from .screens.help import HelpScreen
     from .widgets.clients_view import ClientsMatrix
     from .widgets.compare_view import CompareView
     from .widgets.diff_view import DiffView
@@ -183,6 +183,7 @@ def check_keymap(keymap: dict[str, str]) -> tuple[dict[str, str], list[str]]:
     from textual.app import App
     from textual.screen import Screen
 
+    from .screens.help import HelpScreen
     from .widgets.clients_view import ClientsMatrix
     from .widgets.compare_view import CompareView
     from .widgets.diff_view import DiffView

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -29,10 +28,16 @@ def load_keymap(path: Path | None = None) -> tuple[dict[str, str], str | None]:
     """
     path = path or keymap_path()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return {}, None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, UnicodeDecodeError) as exc:
+        return {}, f"{path}: {exc}"
+    import tomllib  # (only for a keymap: most starts have none)
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         return {}, f"{path}: {exc}"
     table = data.get("keymap", data)
     if not isinstance(table, dict):

@@ -93,6 +93,7 @@ def load_in_steps(
             early.feed(head)
             snapshot = early.build()
             look_at = 2 * done  # (looked at after each doubling: a snapshot costs its size)
+            inside = False  # a slice with no line end was read: inside a line longer than it
             while snapshot.analysis.deltas < EARLY_ROWS and snapshot.in_progress:
                 chunk = next(slices, b"")
                 if not chunk or cancelled():
@@ -100,10 +101,14 @@ def load_in_steps(
                 parts.append(chunk)
                 done += len(chunk)
                 early.feed(chunk)
-                if done >= look_at:
+                ended = b"\n" in chunk
+                # Looked at as soon as a long line (a 50 MB string) has ended too: the rows
+                # after it are shown, not those of the next doubling's megabytes.
+                if done >= look_at or (inside and ended):
                     snapshot, look_at = early.build(), 2 * done
                     if on_progress is not None:
                         on_progress(done, size)
+                inside = not ended
             else:
                 chunk = b"x"
             if not chunk:  # the whole capture was read: its last state

@@ -154,3 +154,23 @@ def test_a_settled_stream_is_decoded_once_and_read_again_if_it_grows(tmp_path: P
     grown = follower.update(now=7.0)
     assert grown.reloaded and grown.trace is not None
     assert grown.trace.verdicts == load_trace(Source(path, "x.sse", Form.SSE)).verdicts
+
+
+def test_invalid_utf8_appended_to_an_ascii_capture_is_noted_in_the_next_state(
+    tmp_path: Path,
+) -> None:
+    """A snapshot looks at what was appended for non-ASCII bytes (not the whole capture
+    again): invalid UTF-8 that comes after many ASCII states is still noted, on its line."""
+    from replay_tui.core.trace import TraceBuilder
+
+    path = tmp_path / "g.sse"
+    builder = TraceBuilder(Source(path, "g.sse", Form.SSE))
+    ascii_event = b'data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\n'
+    for _ in range(3):
+        builder.feed(ascii_event)
+        assert not [n for n in builder.build().notes if n.kind == "invalid-utf8"]
+    builder.feed(b'data: {"choices":[{"index":0,"delta":{"content":"\xff"}}]}\n\n')
+    [note] = [n for n in builder.build().notes if n.kind == "invalid-utf8"]
+    assert note.line == 7
+    builder.feed(ascii_event)  # and it stays noted as the capture grows on
+    assert [n.line for n in builder.build().notes if n.kind == "invalid-utf8"] == [7]

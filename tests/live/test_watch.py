@@ -123,3 +123,21 @@ async def test_a_deleted_and_recreated_root_is_survived(tmp_path: Path) -> None:
     finally:
         stop.set()
         await it.aclose()  # type: ignore[attr-defined]
+
+
+def test_each_kind_of_watchfiles_change_is_read_as_what_it_is() -> None:
+    """The changes are told apart by watchfiles.Change's values (watchfiles is imported only
+    when watching starts): each member reads as its own kind, a delete then an add of one
+    path as a modification."""
+    import watchfiles
+
+    from replay_tui.live.watch import _collapse
+
+    for change, kind in (
+        (watchfiles.Change.added, Kind.ADDED),
+        (watchfiles.Change.modified, Kind.MODIFIED),
+        (watchfiles.Change.deleted, Kind.DELETED),
+    ):
+        assert _collapse({(change, "/t/a.sse")}) == [FileChange(kind, Path("/t/a.sse"))]
+    both = {(watchfiles.Change.deleted, "/t/a.sse"), (watchfiles.Change.added, "/t/a.sse")}
+    assert _collapse(both) == [FileChange(Kind.MODIFIED, Path("/t/a.sse"))]

@@ -2,7 +2,7 @@
 
 - :func:`reference_frame`: the WHATWG event-stream rules (as the README's Trace files section restates them), one byte
   at a time, with no fast path, producing what :class:`replay_tui.core.sse.Framing` holds.
-- :class:`GeneralPathFramer`: the core's own framer with its LF-only fast paths switched off.
+- :class:`GeneralPathFramer`: the core's own framer with its fast paths switched off.
 - :func:`verdicts_from_chunks` / :func:`flags_from_chunks`: the verdicts and the erasure flags read off the
   translator's chunk stream, to compare with the single-pass :class:`identity.Analyzer`.
 """
@@ -84,10 +84,10 @@ def reference_frame(body: bytes) -> Framing:
 
 
 class GeneralPathFramer(SseFramer):
-    """The core framer with the LF-only fast paths (``_split_lf`` / ``_uniform``) bypassed.
+    """The core framer with the fast paths (``_split_eol`` / ``_uniform``) bypassed.
 
     ``_split`` is re-stated here as the general line loop, so the fast paths' output can be
-    compared with the general path's on the very same LF-only input.
+    compared with the general path's on the very same input, whatever its line endings.
     """
 
     __slots__ = ()
@@ -118,7 +118,13 @@ class UniformOffFramer(SseFramer):
     __slots__ = ()
 
     def _uniform(
-        self, buf: bytes, base: int, pos: int, last: int, out: list[Payload | PayloadRun]
+        self,
+        buf: bytes,
+        base: int,
+        pos: int,
+        last: int,
+        out: list[Payload | PayloadRun],
+        eol: bytes = b"\n",
     ) -> int:
         return pos  # never a run: the block path takes every event
 

@@ -311,16 +311,32 @@ def sse_lines(draw: st.DrawFn) -> list[bytes]:
     return lines
 
 
-@_once
-@st.composite
-def uniform_run(draw: st.DrawFn) -> bytes:
-    """At least 64 single-line ``data: `` events, LF only: the framer's fastest path."""
-    count = draw(st.integers(64, 110))
-    pool = [_json_text(draw(wire_chunks())).encode() for _ in range(draw(st.integers(1, 3)))]
-    events = [pool[i % len(pool)] for i in range(count)]
-    if draw(st.booleans()):
-        events[draw(st.integers(0, count - 1))] = b"[DONE]"
-    return b"".join(b"data: " + e + b"\n\n" for e in events)
+_run_endings = st.sampled_from([b"\n", b"\n", b"\r\n", b"\r"])
+_run_prefixes = st.sampled_from([b"data: ", b"data: ", b"data:"])
+
+
+def _uniform_runs(eol: bytes | None) -> st.SearchStrategy[bytes]:
+    @st.composite
+    def run(draw: st.DrawFn) -> bytes:
+        count = draw(st.integers(64, 110))
+        pool = [_json_text(draw(wire_chunks())).encode() for _ in range(draw(st.integers(1, 3)))]
+        events = [pool[i % len(pool)] for i in range(count)]
+        if draw(st.booleans()):
+            events[draw(st.integers(0, count - 1))] = b"[DONE]"
+        ending = draw(_run_endings) if eol is None else eol
+        prefix = draw(_run_prefixes)
+        return b"".join(prefix + e + ending + ending for e in events)
+
+    return run()
+
+
+_UNIFORM_RUNS = {eol: _uniform_runs(eol) for eol in (None, b"\n", b"\r\n", b"\r")}
+
+
+def uniform_run(eol: bytes | None = None) -> st.SearchStrategy[bytes]:
+    """At least 64 single-line ``data:`` events (``data: `` or ``data:``), each line ending
+    ``eol`` (None: LF, CRLF or CR, drawn): the framer's fastest path."""
+    return _UNIFORM_RUNS[eol]
 
 
 @_once
@@ -334,8 +350,8 @@ def sse_streams(draw: st.DrawFn) -> bytes:
         parts.append(b"\xef\xbb\xbf")
     for _ in range(draw(st.integers(0, 6))):
         kind = draw(st.integers(0, 14))
-        if kind == 0 and fixed == b"\n":
-            parts.append(draw(uniform_run()))
+        if kind == 0:
+            parts.append(draw(uniform_run(None if uniform_eol == 0 else fixed)))
             continue
         if kind == 1:
             parts.append(draw(st.binary(max_size=8)))  # garbage, possibly invalid UTF-8

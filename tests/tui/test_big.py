@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from replay_tui.core.trace import Trace
 from replay_tui.tui.app import make_app
 from replay_tui.tui.loading import load_in_steps
 from replay_tui.tui.widgets.calls_view import HEAD, PINNED
@@ -69,3 +70,27 @@ def test_load_in_steps_gives_a_partial_snapshot_and_progress(big_trace: Path) ->
     assert progress[-1][0] == progress[-1][1] and len(progress) > 3
     cancelled = load_in_steps(source, cancelled=lambda: True)
     assert cancelled is None
+
+
+def test_the_first_rows_after_a_line_longer_than_a_read_come_when_it_ends(tmp_path: Path) -> None:
+    """A 1.2 MB content string, then a call of 5,000 deltas, read 64 KB at a time: the first
+    snapshot holds the rows just after the string, not the rest of the capture (it came at
+    the next doubling of what was read: everything, here)."""
+    from replay_tui.core.discovery import discover
+
+    def chunk(delta: str) -> str:
+        return f'data: {{"choices":[{{"index":0,"delta":{delta}}}]}}\n\n'
+
+    head = chunk('{"content":"' + "word " * 240_000 + '"}')
+    call = '{"tool_calls":[{"index":0,"id":"call_1","function":{"name":"f","arguments":""}}]}'
+    more = '{"tool_calls":[{"index":0,"function":{"arguments":"x"}}]}'
+    path = tmp_path / "long.sse"
+    path.write_text(head + chunk(call) + chunk(more) * 4999 + "data: [DONE]\n\n")
+    step = 64 * 1024
+    partials: list[Trace] = []
+    source = discover([path]).sources[0]
+    trace = load_in_steps(source, on_partial=partials.append, first=step, step=step)
+    assert trace is not None and trace.analysis.deltas == 5000
+    [partial] = partials
+    assert 100 <= partial.analysis.deltas < 5000
+    assert len(partial.raw) <= len(head) + 2 * step  # the slice that ended the string, and one

@@ -705,6 +705,77 @@ def test_a_new_state_of_a_trace_keeps_the_sections_of_the_calls_it_did_not_chang
     assert kept == [True] * 29 + [False]
 
 
+def _grown(body: bytes, path: Path, cuts: list[int]) -> None:
+    """``body`` written to ``path`` in steps (its events up to each cut), the calls model made
+    from the last step's at each (as the live folder follows a capture): at each step its
+    rows, widths and row count are those of the capture up to there read afresh."""
+    from replay_tui.core.trace import Form, Source, TraceBuilder
+
+    events = body.split(b"\n\n")
+    builder = TraceBuilder(Source(path, path.name, Form.SSE))
+    model, fed = None, 0
+    for cut in [*cuts, len(events)]:
+        part = b"\n\n".join(events[:cut]) + (b"\n\n" if cut < len(events) else b"")
+        builder.feed(part[fed:])
+        fed = len(part)
+        model = build_calls_model(builder.build(), model)
+        path.write_bytes(part)
+        afresh = TraceBuilder(Source(path, path.name, Form.SSE))  # (still being written too)
+        afresh.feed(path.read_bytes())
+        fresh = build_calls_model(afresh.build())
+        view = offline(CallsView(), model)
+        assert texts(view, count=model.total) == calls_text(afresh.build()), cut
+        assert (model.total, model.width, model.sticky) == (fresh.total, fresh.width, fresh.sticky)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "dashscope/qwen3-max-id-empty.sse",
+        "dashscope/glm-5.2-id-and-name-empty.sse",
+        "envoy/vertex-anthropic-parallel.sse",
+        "envoy/bedrock-parallel-unterminated-done.sse",
+        "nvidia-nim/glm-4.7-name-null-then-real.sse",
+        "captures/parallel-out-of-order.sse",
+        "captures/late-id.sse",
+        "openai/gpt-4.1-text-then-call.sse",
+    ],
+)
+def test_a_growing_capture_shows_at_each_step_what_it_holds(name: str, tmp_path: Path) -> None:
+    """Each state made from the last (the sections of the calls that did not change taken
+    over) shows what a fresh load of the same bytes shows: one event at a time."""
+    body = (TRACES / name).read_bytes()
+    _grown(body, tmp_path / "g.sse", list(range(1, body.count(b"\n\n"))))
+
+
+def test_a_growing_capture_of_many_calls_erasures_and_repairs_shows_what_it_holds(
+    tmp_path: Path,
+) -> None:
+    """Calls opened one after another and side by side, erased ids and names, an erasure a
+    later delta repairs (its label changes, not its count of flags), the row headers
+    widening (delta 10, line 1,000): each step as loaded afresh."""
+    from tests.core.helpers import call, chunk, sse, tools
+
+    payloads: list[Any] = []
+    for c in range(12):
+        payloads.append(tools(call(c, id=f"call_{c}", name="f", arguments="")))
+        for k in range(c * 3):
+            fields: dict[str, Any] = {"arguments": "x"}
+            if k % 4 == 1:
+                fields["id"] = ""
+            if k % 5 == 2:
+                fields["name"] = ""
+            if k % 7 == 3:
+                fields["id"] = f"call_{c}"  # re-sent: repairs the open erasure
+            payloads.append(tools(call(c, **fields)))
+            if c > 2 and k % 3 == 0:
+                payloads.append(tools(call(c - 2, arguments="y")))  # an earlier call grows
+    payloads.append(chunk(finish="tool_calls"))
+    body = sse(*payloads)
+    n = body.count(b"\n\n")
+    _grown(body, tmp_path / "g.sse", [*range(1, 40), *range(40, n, 7)])
+
+
 def test_long_arguments_show_their_first_lines_as_sent(tmp_path: Path) -> None:
     from replay_tui.tui.widgets.calls_view import ARG_WRAP, MAX_ARG_LINES, MAX_PRETTY
     from tests.core.helpers import call, chunk, sse, tools

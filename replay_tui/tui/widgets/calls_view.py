@@ -14,7 +14,7 @@ is big; the view renders only the rows on screen. Rows of one call:
 from __future__ import annotations
 
 import json
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -123,14 +123,18 @@ class Section:
     """What the section was made of besides its call (see :func:`build_calls_model`)."""
     tail_width: int = 0
     """Cells of the widest line of ``tail``."""
+    width: int = field(init=False)
+    """Cells of its table's rows."""
+    label_width: int = field(init=False)
+    """Cells of its widest erasure label."""
+
+    def __post_init__(self) -> None:
+        self.width = GUTTER + sum(c.width + (len(SEP) if c.sep else GAP) for c in self.columns)
+        self.label_width = max(map(cell_len, self.labels.values()), default=0)
 
     @property
     def size(self) -> int:
         return HEAD + len(self.rows) + len(self.tail)
-
-    @property
-    def width(self) -> int:
-        return GUTTER + sum(c.width + (len(SEP) if c.sep else GAP) for c in self.columns)
 
 
 @dataclass(slots=True)
@@ -146,6 +150,15 @@ class CallsModel:
     by_key: dict[Any, Section] = field(default_factory=dict)
     sticky: int = 0
     """Width of the row headers (gutter, Δ, line, flag): they stay put when scrolled sideways."""
+    counts: list[int] = field(default_factory=list)
+    """Deltas of each call shown (the sections, in order)."""
+    widest: list[tuple[int, int, int]] = field(default_factory=list)
+    """For each section, the largest (capture line, erasure label's cells, width) of it and
+    every section before it: a next state of the trace reads them for the calls it takes
+    over as they were."""
+    made_with: tuple[Any, ...] = ()
+    """What every section was made with (the fix's verdict and finish, the row headers'
+    widths): a next state that changes it makes every section again."""
 
     def locate(self, index: int) -> tuple[Section | None, int]:
         """The section row ``index`` belongs to and its offset in it (``None``: intro)."""
@@ -186,13 +199,12 @@ def _width(values: list[Any], cap: int, header: str) -> int:
 def build_calls_model(trace: Trace, previous: CallsModel | None = None) -> CallsModel:
     """Compute the calls view of ``trace`` (pure: safe to run in a worker thread).
 
-    ``previous``: the model of an earlier state of the same trace (a capture being written):
-    the section of each call that has not changed since is taken over, not made again (5,000
-    calls took a second to make, for one delta appended to the last one)."""
+    ``previous``: the model of an earlier state of the same trace (a capture being written).
+    The calls before the first one that changed since are taken over as they are, in one
+    slice, and of the others each that has not changed is taken over too: a delta appended
+    to the last of 5,000 calls makes one section, and reads none of the others (each
+    read was a tenth of a second per append there)."""
     model = CallsModel(trace)
-    taken: dict[int, Section] = {}
-    if previous is not None and previous.trace.address == trace.address:
-        taken = {id(s.call): s for s in previous.sections}
     analysis = trace.analysis
     if not analysis.calls:
         blocks = analysis.blocks
@@ -211,20 +223,59 @@ def build_calls_model(trace: Trace, previous: CallsModel | None = None) -> Calls
                 )
             ],
         ]
-    index = len(model.intro)
     accept = analysis.outcomes.get(ACCEPT)
-    calls = _calls(trace)
-    labels_of = [_labels(ct, taken.get(id(ct))) for ct, _ in calls]
-    heads = (
-        max([2] + [len(f"{len(rows):,}") for _, rows in calls]),
-        max([4] + [len(str(ct.lines[len(rows) - 1])) for ct, rows in calls if rows]),
-        max([cell_len(t) for labels in labels_of for t in labels.values()], default=0),
-    )
-    model.sticky = GUTTER + heads[0] + GAP + heads[1] + (GAP + heads[2] if heads[2] else 0)
-    shared: dict[tuple[int, ...], list[Column]] = {}
     verdict = accept.verdict if accept else ""
     finish = accept.finish if accept else {}
-    for (ct, rows), label_text in zip(calls, labels_of, strict=True):
+    calls = analysis.calls
+    counts = analysis.counts
+    if len(counts) != len(calls):  # (a snapshot made without them: the calls as they are)
+        counts = [len(analysis.delta_rows(k)) for k in range(len(calls))]
+    model.counts = list(counts)
+    prev = previous
+    if prev is not None and (prev.trace.address != trace.address or prev.intro or model.intro):
+        prev = None
+    same = 0  # calls taken over as they were, from the first
+    if prev is not None and prev.made_with[:2] == (verdict, finish):
+        n = min(len(prev.counts), len(counts))
+        same = n if prev.counts[:n] == counts[:n] else _first_difference(prev.counts, counts)
+        if same and prev.sections[same - 1].call is not calls[same - 1]:
+            same = 0  # (not the same calls: made again)
+    taken: dict[int, Section] = {}
+    if prev is not None:
+        taken = {id(s.call): s for s in prev.sections[same:]}
+    fresh = range(same, len(calls))
+    labels_of = [_labels(calls[k], taken.get(id(calls[k]))) for k in fresh]
+    line_max, label_max, _ = prev.widest[same - 1] if prev is not None and same else (0, 0, 0)
+    for k, labels in zip(fresh, labels_of, strict=True):
+        if counts[k]:
+            line_max = max(line_max, calls[k].lines[counts[k] - 1])
+        label_max = max(label_max, max(map(cell_len, labels.values()), default=0))
+    heads = (
+        max(2, len(f"{max(counts, default=0):,}")),
+        max(4, len(str(line_max)) if line_max else 0),
+        label_max,
+    )
+    model.made_with = (verdict, finish, heads)
+    if prev is not None and same and prev.made_with != model.made_with:
+        # The row headers widen (delta 10,000): every section is made again.
+        same = 0
+        fresh = range(len(calls))
+        labels_of = [_labels(calls[k], taken.get(id(calls[k]))) for k in fresh]
+    model.sticky = GUTTER + heads[0] + GAP + heads[1] + (GAP + heads[2] if heads[2] else 0)
+    index = len(model.intro)
+    if same:
+        assert prev is not None
+        model.sections = prev.sections[:same]
+        model.starts = prev.starts[:same]
+        model.widest = prev.widest[:same]
+        model.by_key = dict(prev.by_key)
+        last = prev.sections[same - 1]
+        index = last.start + last.size
+    shared: dict[tuple[int, ...], list[Column]] = {}
+    line_max, label_max, width_max = model.widest[-1] if same else (0, 0, 0)
+    for k, label_text in zip(fresh, labels_of, strict=True):
+        ct = calls[k]
+        rows = analysis.delta_rows(k)
         final = ct.final(ACCEPT), ct.final(ASSIGN)
         stamp = (len(rows), verdict, finish, len(ct.flags), final, heads)
         old = taken.get(id(ct))
@@ -234,36 +285,43 @@ def build_calls_model(trace: Trace, previous: CallsModel | None = None) -> Calls
                 section = Section(
                     ct, old.rows, index, old.tail, old.labels, old.columns, stamp, old.tail_width
                 )
-            model.sections.append(section)
-            model.starts.append(index)
-            model.by_key[ct.key] = section
-            index += section.size
-            continue
-        sample = rows[:200]
-        ids = [r.raw_id for r in sample] + list(_finals(ct, 0))
-        names = [r.raw_name for r in sample] + list(_finals(ct, 1))
-        section = Section(
-            call=ct,
-            rows=rows,
-            start=index,
-            tail=_tail(ct, verdict, finish),
-            labels=label_text,
-            columns=_columns(heads, _width(ids, 16, "id"), _width(names, 16, "name"), shared),
-            stamp=stamp,
-        )
-        section.tail_width = max(
-            (sum(cell_len(t) for t, _ in line) for line in section.tail), default=0
-        )
+        else:
+            sample = rows[:200]
+            ids = [r.raw_id for r in sample] + list(_finals(ct, 0))
+            names = [r.raw_name for r in sample] + list(_finals(ct, 1))
+            section = Section(
+                call=ct,
+                rows=rows,
+                start=index,
+                tail=_tail(ct, verdict, finish),
+                labels=label_text,
+                columns=_columns(heads, _width(ids, 16, "id"), _width(names, 16, "name"), shared),
+                stamp=stamp,
+            )
+            section.tail_width = max(
+                (sum(cell_len(t) for t, _ in line) for line in section.tail), default=0
+            )
         model.sections.append(section)
         model.starts.append(index)
         model.by_key[ct.key] = section
+        if len(rows):
+            line_max = max(line_max, ct.lines[len(rows) - 1])
+        label_max = max(label_max, section.label_width)
+        width_max = max(width_max, section.width, section.tail_width)
+        model.widest.append((line_max, label_max, width_max))
         index += section.size
     model.total = index
     widths = [sum(len(t) for t, _ in line) for line in model.intro]
-    for s in model.sections:
-        widths += (s.width, s.tail_width)
-    model.width = max(widths, default=0)
+    model.width = max([*widths, width_max if model.sections else 0], default=0)
     return model
+
+
+def _first_difference(a: list[int], b: list[int]) -> int:
+    """The first index where ``a`` and ``b`` differ (the shorter's length if none does)."""
+    for k, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return k
+    return min(len(a), len(b))
 
 
 def _calls(trace: Trace) -> list[tuple[CallTrace, Sequence[DeltaRow]]]:
@@ -275,10 +333,25 @@ def _calls(trace: Trace) -> list[tuple[CallTrace, Sequence[DeltaRow]]]:
 
 def _labels(ct: CallTrace, old: Section | None) -> dict[int, str]:
     """The erasure label of each delta of ``ct`` that erased something (``old``: its section
-    in the model of an earlier state, whose labels stand while no flag was added)."""
-    if old is not None and old.call is ct and old.stamp and old.stamp[3] == len(ct.flags):
+    in the model of an earlier state, whose labels stand but for the deltas of the flags
+    added since and of its last flag of each field, which a later delta may have repaired:
+    a call of 30,000 erasures labels its new ones, not all again)."""
+    flags = ct.flags[:]  # (grown on, and repaired, by the thread that follows the file)
+    if old is None or old.call is not ct or not old.stamp or old.stamp[3] > len(flags):
+        return {d: flag_label(fs) for d, fs in _flags_by_delta(flags).items()}
+    had = old.stamp[3]
+    touched = {f.delta for f in flags[had:]}
+    for fld in ("id", "name"):  # (a repair marks the last flag of its field when it comes)
+        last = next((f for f in reversed(flags[:had]) if f.field == fld), None)
+        if last is not None:
+            touched.add(last.delta)
+    if not touched:
         return old.labels
-    return {d: flag_label(fs) for d, fs in _flags_by_delta(ct.flags).items()}
+    labels = dict(old.labels)
+    deltas = [f.delta for f in flags]  # (in delta order: a delta's flags are side by side)
+    for d in touched:
+        labels[d] = flag_label(flags[bisect_left(deltas, d) : bisect_right(deltas, d)])
+    return labels
 
 
 def _flags_by_delta(flags: list[Flag]) -> dict[int, list[Flag]]:

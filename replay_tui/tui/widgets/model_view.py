@@ -4,6 +4,11 @@ The app routes a trace (or a new state of it) to a view with :meth:`ModelView.sh
 the view builds its model — on the spot when the trace is small, in an exclusive thread
 worker of its own when it is big, so a newer trace cancels the build of an older one — and
 shows it, keeping its place when it is a new state of the trace it already shows.
+
+A view turned to while it builds takes the keyboard at once (Textual's ``loading`` widgets
+refuse the focus; this one does not), and the keys of its own typed meanwhile are kept
+(:meth:`ModelView.hold_key`, which the app asks) and handed on once the model is shown: `2`
+on a 100,000-delta trace, then `G` and `z`, shows the diff expanded at its last row.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.message import Message
 from textual.worker import get_current_worker
 
@@ -66,6 +71,41 @@ class ModelView(LineView, Generic[M]):
         """A worker is building a model whose message will come."""
         self._queued: Trace | None = None
         """A newer state of the trace being built, built when that build is done."""
+        self._held: list[tuple[str, str | None]] = []
+        """The keys of this view typed while it built its model (key, character)."""
+
+    # -- the keyboard while the model is built ------------------------------------------------
+
+    @property
+    def focusable(self) -> bool:
+        # As Textual's, but not refused while loading: the view turned to holds the keys.
+        return self.allow_focus() and self.visible and not self.is_disabled
+
+    def hold_key(self, event: events.Key) -> bool:
+        """Keep ``event`` for later when this view, focused, is building the model it will
+        show and the key is one of its own bindings (the app's keys work at once). Whether
+        it was kept."""
+        if not self.loading or self.screen.focused is not self or not self._binds(event.key):
+            return False
+        self._held.append((event.key, event.character))
+        return True
+
+    def _binds(self, key: str) -> bool:
+        bindings = self._bindings.copy()
+        keymap: dict[str, str] = getattr(self.app, "keymap_overrides", None) or {}
+        if keymap:
+            bindings.apply_keymap(keymap)
+        return key in bindings.key_to_bindings
+
+    def on_blur(self) -> None:
+        self._held.clear()  # left for another pane: what was typed for this view is dropped
+
+    def _hand_on_the_held_keys(self) -> None:
+        held, self._held = self._held, []
+        if not held or self.screen.focused is not self:  # (left: blurred, dropped)
+            return
+        for key, character in held:  # as typed: the app routes them to the focused view
+            self.app.post_message(events.Key(key, character))
 
     # -- what subclasses provide ------------------------------------------------------------
 
@@ -135,6 +175,9 @@ class ModelView(LineView, Generic[M]):
         self.loading = False
         self.show(model, keep_position=keep)
         self.post_message(ModelShown(self))
+        if self.screen.focused is self:
+            self.screen.refresh_bindings()  # (the footer: the view's keys work now)
+        self._hand_on_the_held_keys()
         self.call_after_refresh(self._take_the_keys)
 
     def _take_the_keys(self) -> None:
