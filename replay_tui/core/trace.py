@@ -200,10 +200,8 @@ def _blank_before(data: bytes, at: int, stop: int) -> int:
     64 KiB first: a blank line of an ending the capture does not use is then looked for in
     64 KiB, not in the whole window."""
     last = max(data.rfind(b"\n", at, stop), data.rfind(b"\r", at, stop)) + 1
-    if last <= 0:  # no line ends in the window (the middle of a 50 MB line): the window holds
-        # the whole event, framed at once, not gathered by the framer a window at a time
-        # beside a copy of itself
-        return _event_end(data, stop)
+    if last <= 0:  # no line ends in the window (the middle of a 50 MB line)
+        return stop
     for lower in (max(at, last - _LOOK_BACK), at):
         for blank in _BLANK_LINES:
             end = data.rfind(blank, lower, last)
@@ -212,21 +210,6 @@ def _blank_before(data: bytes, at: int, stop: int) -> int:
         if lower == at:
             break
     return stop
-
-
-def _event_end(data: bytes, at: int) -> int:
-    """Just past the first blank line (of any line ending) at or after ``at`` (the end: none),
-    looked for a window at a time, each twice the last: a long event costs its length."""
-    size, step = len(data), _WINDOW
-    while at < size:
-        hi = min(size, at + step)
-        found = [e + len(b) for b in _BLANK_LINES if (e := data.find(b, at, hi)) >= 0]
-        if found:
-            return min(found)
-        if hi == size:
-            break
-        at, step = hi - 3, 2 * step  # (a blank line across the edge is found next time)
-    return size
 
 
 _BATCH = 4096
