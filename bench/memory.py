@@ -9,7 +9,11 @@ then loads each in a fresh process, four ways:
 - ``views``: as ``steps``, then the calls, diff, raw and clients views' models built and kept,
   as after a visit to each;
 - ``compare``: as ``views``, plus the compare view of the trace against itself (the budget's
-  "every view visited").
+  "every view visited");
+- ``noclients``: as ``compare`` without the clients view (its assessment's memory is the
+  client libraries' models', measured apart);
+- ``report``: ``replay-tui report FILE`` (HTML): the trace loaded as the command loads it,
+  the page made (its reproducer minimized too).
 
 For each it prints, as multiples of the file size: the peak RSS above the baseline measured
 just before loading (``ru_maxrss``, in a process of its own), the memory the loaded trace
@@ -35,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 BUDGET = 3.0
+VIEWS = ("views", "compare", "noclients")
 STEP = 2 * 1024 * 1024
 
 
@@ -64,7 +69,7 @@ def _load(path: Path, mode: str) -> Any:
     return load_in_steps(source, on_partial=lambda _t: None, on_progress=lambda _d, _t: None)
 
 
-def _visit_views(trace: Any, compare: bool) -> list[Any]:
+def _visit_views(trace: Any, compare: bool, clients: bool = True) -> list[Any]:
     """Every view's model of ``trace``, as the TUI keeps them once each view was shown: calls,
     diff, raw, clients (every library assessed) and, with ``compare``, the compare view (the
     trace against itself)."""
@@ -77,9 +82,11 @@ def _visit_views(trace: Any, compare: bool) -> list[Any]:
     from replay_tui.tui.widgets.diff_view import build_diff_model
     from replay_tui.tui.widgets.raw_view import build_raw_model
 
-    clients = start_model(trace)
-    clients.outcomes.update(assess_frames(compact_frames(trace), clients.meant, clients.policies))
-    models = [build_calls_model(trace), build_diff_model(trace), build_raw_model(trace), clients]
+    models = [build_calls_model(trace), build_diff_model(trace), build_raw_model(trace)]
+    if clients:
+        model = start_model(trace)
+        model.outcomes.update(assess_frames(compact_frames(trace), model.meant, model.policies))
+        models.append(model)
     if compare:
         models.append(build_compare_model(diff_traces(trace, trace), Behavior.ACCEPT_IDENTITY))
     return models
@@ -89,7 +96,9 @@ def measure(path: Path, mode: str, traced: bool, breakdown: bool) -> dict[str, A
     """Load ``path`` in this process and measure; meant to run in a fresh interpreter."""
     import replay_tui.core.check  # imports are the baseline, not the trace
 
-    if mode in ("views", "compare"):  # the TUI's modules are part of the baseline too
+    if mode == "report":
+        return _report(path, traced, breakdown)
+    if mode in VIEWS:  # the TUI's modules are part of the baseline too
         import replay_tui.clientlibs
         import replay_tui.core.diff
         import replay_tui.tui.app  # noqa: F401
@@ -99,8 +108,8 @@ def measure(path: Path, mode: str, traced: bool, breakdown: bool) -> dict[str, A
     baseline = _rss()
     if traced:
         tracemalloc.start(2 if breakdown else 1)
-    trace = _load(path, "steps" if mode in ("views", "compare") else mode)
-    models = _visit_views(trace, mode == "compare") if mode in ("views", "compare") else []
+    trace = _load(path, "steps" if mode in VIEWS else mode)
+    models = _visit_views(trace, mode != "views", mode != "noclients") if mode in VIEWS else []
     out: dict[str, Any] = {"size": size, "models": len(models)}
     if traced:
         current, peak = tracemalloc.get_traced_memory()
@@ -112,6 +121,34 @@ def measure(path: Path, mode: str, traced: bool, breakdown: bool) -> dict[str, A
     else:
         out["rss_peak"] = (_peak_rss() - baseline) / size
     assert trace.analysis.deltas > 0
+    return out
+
+
+def _report(path: Path, traced: bool, breakdown: bool) -> dict[str, Any]:
+    """``replay-tui report``'s load and page, measured as :func:`measure` does."""
+    import replay_tui.share.html
+    import replay_tui.share.minimize  # noqa: F401  (imported on the way: the baseline)
+    from replay_tui.cli.report import _load
+    from replay_tui.share.export import render
+
+    size = path.stat().st_size
+    gc.collect()
+    baseline = _rss()
+    if traced:
+        tracemalloc.start(2 if breakdown else 1)
+    traces, skipped, folder = _load(str(path))
+    page = render(traces[0].address, traces, fmt="html", folder=folder, skipped=list(skipped))
+    out: dict[str, Any] = {"size": size, "models": 0}
+    if traced:
+        current, peak = tracemalloc.get_traced_memory()
+        out.update(retained=current / size, traced_peak=peak / size, lines=[])
+        if breakdown:
+            stats = tracemalloc.take_snapshot().statistics("lineno")
+            out["lines"] = [(str(s.traceback), s.size / size) for s in stats[:12]]
+        tracemalloc.stop()
+    else:
+        out["rss_peak"] = (_peak_rss() - baseline) / size
+    assert page
     return out
 
 
@@ -128,9 +165,8 @@ def main() -> int:
     parser.add_argument("--deltas", type=int, default=100_000)
     parser.add_argument("--breakdown", action="store_true", help="where retained memory is")
     parser.add_argument("--shape", action="append", help="only this shape (repeatable)")
-    parser.add_argument(
-        "--mode", dest="modes", action="append", choices=("whole", "steps", "views", "compare")
-    )
+    modes = ("whole", "steps", *VIEWS, "report")
+    parser.add_argument("--mode", dest="modes", action="append", choices=modes)
     parser.add_argument("--child", nargs=2, metavar=("PATH", "MODE"), help=argparse.SUPPRESS)
     parser.add_argument("--traced", action="store_true", help=argparse.SUPPRESS)
     ns = parser.parse_args()
@@ -148,7 +184,7 @@ def main() -> int:
         for name, path in traces.items():
             size = path.stat().st_size
             print(f"{name} ({size / 1e6:.1f} MB):")
-            for mode in ns.modes or ("whole", "steps", "views", "compare"):
+            for mode in ns.modes or modes:
                 result = _child(path, mode)
                 result.update(_child(path, mode, "--traced", *(["--breakdown"] * ns.breakdown)))
                 ok = result["rss_peak"] <= BUDGET and result["traced_peak"] <= BUDGET

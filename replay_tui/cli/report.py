@@ -51,7 +51,8 @@ def _load(address: str) -> tuple[list[Trace], list[Skipped], bool]:
     if "#" in address or path.is_file():
         found = discover([path])
         if "#" in address or len(found.sources) <= 1:
-            return [resolve_trace(address)], [], False
+            # Decoded again where asked (a 50 MB string is not kept decoded beside the file).
+            return [resolve_trace(address, keep_decoded=False)], [], False
     else:
         found = discover([path])
     traces: list[Trace] = []

@@ -33,8 +33,9 @@ def require_paths(paths: Sequence[str]) -> None:
             raise UsageError(f"{given or shlex.quote(given)}: {reason}")
 
 
-def resolve_trace(address: str) -> Trace:
-    """Load the one trace ``address`` names (``FILE`` or ``FILE.har#N``), fully decoded."""
+def resolve_trace(address: str, *, keep_decoded: bool = True) -> Trace:
+    """Load the one trace ``address`` names (``FILE`` or ``FILE.har#N``), fully decoded
+    (``keep_decoded``: every decoded chunk kept, see :class:`TraceBuilder`)."""
     require_paths([address])
     found = discover([address])
     if not found.sources:
@@ -44,7 +45,7 @@ def resolve_trace(address: str) -> Trace:
         streams = plural(len(found.sources), "stream")
         raise UsageError(f"{address}: holds {streams}; {_name_one(address, found.sources)}")
     try:
-        return load_trace(found.sources[0], keep_decoded=True)
+        return load_trace(found.sources[0], keep_decoded=keep_decoded)
     except OSError as exc:
         raise UsageError(f"{address}: cannot read: {exc.strerror or exc}") from None
 

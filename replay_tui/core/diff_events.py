@@ -851,6 +851,7 @@ def _link_runs(sa: Streams, x: int, sb: Streams, y: int, links: array[int]) -> N
     ta, tb = rx.text, ry.text
     la, lb = len(ta), len(tb)
     if ta is tb or ta == tb:  # the common case: link segment by overlapping segment
+        ry.text = ta  # one string for both, not two equal copies (a 5 MB argument)
         p, s = la, 0
     else:
         p = _common_prefix(ta, tb)

@@ -10,8 +10,10 @@ this to the translator run over the decoded payloads.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
-from .identity import Analysis, EventLog
+from .identity import Analysis, CallTrace, EventLog
 from .indexed import Indexed
 from .translator import (
     STREAM_CLOSED_MESSAGE,
@@ -21,6 +23,7 @@ from .translator import (
     ToolBlock,
     arguments_fragment,
     block_start,
+    closing_identity,
     done_chunks,
     error_finish,
     text_delta,
@@ -28,22 +31,45 @@ from .translator import (
 )
 from .wire import UNSET
 
-__all__ = ["BehaviorPairs", "ChunkStream", "Located", "Pair"]
+__all__ = ["BehaviorPairs", "ChunkStream", "Joined", "Located", "Pair"]
 
 Located = tuple[int | None, Chunk]
 """A chunk with the line of the payload it came from (``None``: emitted at end of input)."""
 
 
+class Joined:
+    """What stands for a block's whole text (a call's arguments, the text or reasoning) in the
+    end chunks a :class:`ChunkStream` keeps: the text is joined again only when the chunk is
+    asked for whole, so a 50 MB string is not kept once more per behavior. Equal when they
+    stand for the same block's text (the text does not depend on the behavior)."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: int | str) -> None:
+        self.key = key
+        """The call's number in ``Analysis.calls``, or ``"text"`` / ``"reasoning"``."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Joined) and other.key == self.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __repr__(self) -> str:
+        return f"Joined({self.key!r})"
+
+
 class ChunkStream(Indexed[Located]):
     """The chunks ``behavior`` emits for the analysed stream, each with its payload's line."""
 
-    __slots__ = ("_analysis", "_behavior", "_body", "_end")
+    __slots__ = ("_analysis", "_behavior", "_body", "_end", "_heads")
 
     def __init__(self, analysis: Analysis, behavior: Behavior | str) -> None:
         self._analysis = analysis
         self._behavior = Behavior(behavior)
         self._body = analysis.event_count
         self._end = _end_chunks(analysis, self._behavior)
+        self._heads: dict[tuple[int | str, int], str] = {}
 
     @property
     def body(self) -> int:
@@ -55,9 +81,101 @@ class ChunkStream(Indexed[Located]):
 
     def _at(self, k: int) -> Located:
         if k >= self._body:
-            return self._end[k - self._body]
+            line, chunk = self._end[k - self._body]
+            return line, _filled(chunk, lambda key: _joined(self._analysis, key))
         events = self._analysis.events
         return events.lines[k], _body_chunk(self._analysis, self._behavior, events.refs[k])
+
+    def line(self, k: int) -> int | None:
+        """The payload line of chunk ``k`` (``None``: emitted at end of input)."""
+        if k >= self._body:
+            return self._end[k - self._body][0]
+        return self._analysis.events.lines[k]
+
+    def light(self, k: int) -> Located:
+        """Chunk ``k`` with each block's whole text left a :class:`Joined` (cheap to make and
+        to compare; the end's few chunks are kept so)."""
+        if k >= self._body:
+            return self._end[k - self._body]
+        return self._at(k)
+
+    def head(self, k: int, limit: int) -> Located:
+        """Chunk ``k`` with every string longer than ``limit`` characters cut to its first
+        ``limit`` (a block's whole text too): what a view that shows at most ``limit``
+        characters of a value draws, without joining or copying a huge one."""
+        line, chunk = self.light(k)
+        return line, _cut(chunk, limit, lambda key: self._head_text(key, limit))
+
+    def _head_text(self, key: int | str, limit: int) -> str:
+        if isinstance(key, int):  # a call's arguments: its first fragments, read at once
+            return _joined_head(self._analysis, key, limit)
+        found = self._heads.get((key, limit))  # the text: found by walking every event
+        if found is None:
+            found = self._heads[key, limit] = _joined_head(self._analysis, key, limit)
+        return found
+
+
+def _filled(chunk: Chunk, text: Callable[[int | str], str]) -> Chunk:
+    """``chunk`` with its block's :class:`Joined` (if any) replaced by ``text(key)``."""
+    block = chunk.get("block")
+    if chunk.get("type") != "block-end" or not isinstance(block, dict):
+        return chunk
+    key = "arguments" if "arguments" in block else "text"
+    joined = block.get(key)
+    if not isinstance(joined, Joined):
+        return chunk
+    return {**chunk, "block": {**block, key: text(joined.key)}}
+
+
+def _cut(chunk: Chunk, limit: int, head: Callable[[int | str], str]) -> Chunk:
+    """``chunk`` with long strings cut and a :class:`Joined` made its first characters."""
+    out: Chunk | None = None
+    for key, value in chunk.items():
+        if isinstance(value, Joined):
+            new: Any = head(value.key)
+        elif isinstance(value, str) and len(value) > limit:
+            new = value[:limit]
+        elif isinstance(value, dict):
+            new = _cut(value, limit, head)
+        else:
+            continue
+        if new is not value:
+            if out is None:
+                out = dict(chunk)
+            out[key] = new
+    return chunk if out is None else out
+
+
+def _texts(analysis: Analysis, kind: str) -> Iterator[str]:
+    """The text (or reasoning) block's parts, in order."""
+    texts = analysis.events.texts
+    reasoning = kind == "reasoning"
+    for ref in analysis.events.refs[: analysis.event_count]:
+        if ref < 0:
+            _, which, is_reasoning, start = EventLog.decode(ref)
+            if not start and bool(is_reasoning) == reasoning:
+                yield texts[which]
+
+
+def _parts(analysis: Analysis, key: int | str) -> Iterable[str]:
+    return analysis.calls[key].args if isinstance(key, int) else _texts(analysis, key)
+
+
+def _joined(analysis: Analysis, key: int | str) -> str:
+    """A block's whole text: a call's arguments, or the text or reasoning."""
+    return "".join(_parts(analysis, key))
+
+
+def _joined_head(analysis: Analysis, key: int | str, limit: int) -> str:
+    """The first ``limit`` characters of :func:`_joined` (the parts up to them alone)."""
+    parts: list[str] = []
+    size = 0
+    for part in _parts(analysis, key):
+        parts.append(part[: limit - size])
+        size += len(parts[-1])
+        if size >= limit:
+            break
+    return "".join(parts)
 
 
 def _body_chunk(analysis: Analysis, behavior: Behavior, ref: int) -> Chunk:
@@ -79,9 +197,18 @@ def _body_chunk(analysis: Analysis, behavior: Behavior, ref: int) -> Chunk:
 
 
 def _end_chunks(analysis: Analysis, behavior: Behavior) -> list[Located]:
-    """What ends the stream: the ``[DONE]`` chunks, a failure, or nothing yet."""
+    """What ends the stream: the ``[DONE]`` chunks, a failure, or nothing yet. A block's
+    whole text is a :class:`Joined` (see :meth:`ChunkStream.light`)."""
     if analysis.done:
-        chunks = done_chunks(_blocks(analysis, behavior), analysis.usage, analysis.finish, behavior)
+        blocks = _blocks(analysis, behavior)
+        chunks = done_chunks([b for _, b in blocks], analysis.usage, analysis.finish, behavior)
+        keys = {b.index: (c if isinstance(b, ToolBlock) else b.kind) for c, b in blocks}
+        for chunk in chunks:
+            block = chunk.get("block")
+            if chunk["type"] == "block-end" and isinstance(block, dict):
+                block["arguments" if "arguments" in block else "text"] = Joined(
+                    keys[chunk["index"]]
+                )
         return [(analysis.end_line, c) for c in chunks]
     outcome = analysis.outcomes[behavior]
     if outcome.verdict == "in-progress":
@@ -91,22 +218,16 @@ def _end_chunks(analysis: Analysis, behavior: Behavior) -> list[Located]:
     return [(analysis.end_line, {"type": "finish", "reason": outcome.finish})]
 
 
-def _blocks(analysis: Analysis, behavior: Behavior) -> list[ToolBlock | TextBlock]:
-    """Every block as the translator holds it at ``[DONE]``, in opening order."""
-    blocks: list[ToolBlock | TextBlock] = [
-        ToolBlock(ct.block_index, *ct.final(behavior), [ct.arguments]) for ct in analysis.calls
+def _blocks(analysis: Analysis, behavior: Behavior) -> list[tuple[int, ToolBlock | TextBlock]]:
+    """Every block as the translator holds it at ``[DONE]``, in opening order, without its
+    text (see :func:`_end_chunks`), each beside its call's number (text: -1)."""
+    blocks: list[tuple[int, ToolBlock | TextBlock]] = [
+        (c, ToolBlock(ct.block_index, *ct.final(behavior), []))
+        for c, ct in enumerate(analysis.calls)
     ]
-    if analysis.text_blocks:
-        parts: dict[bool, list[str]] = {False: [], True: []}
-        texts = analysis.events.texts
-        for ref in analysis.events.refs[: analysis.event_count]:
-            if ref < 0:
-                _, which, reasoning, start = EventLog.decode(ref)
-                if not start:
-                    parts[bool(reasoning)].append(texts[which])
-        for kind, index in analysis.text_blocks.items():
-            blocks.append(TextBlock(index, kind, parts[kind == "reasoning"]))
-    blocks.sort(key=lambda b: b.index)
+    for kind, index in analysis.text_blocks.items():
+        blocks.append((-1, TextBlock(index, kind, [])))
+    blocks.sort(key=lambda b: b[1].index)
     return blocks
 
 
@@ -131,20 +252,25 @@ class BehaviorPairs(Indexed[Pair]):
         body = self.assign.body
         left_end = list(range(body, len(self.assign)))
         right_end = list(range(body, len(self.accept)))
-        kinds_l = [_kind(self.assign[i][1]) for i in left_end]
-        kinds_r = [_kind(self.accept[i][1]) for i in right_end]
+        kinds_l = [_kind(self.assign.light(i)[1]) for i in left_end]
+        kinds_r = [_kind(self.accept.light(i)[1]) for i in right_end]
         self._ends: list[tuple[int | None, int | None]] = []
         matcher = difflib.SequenceMatcher(None, kinds_l, kinds_r, autojunk=False)
         for _, a0, a1, b0, b1 in matcher.get_opcodes():
             la, lb = left_end[a0:a1], right_end[b0:b1]
             for k in range(max(len(la), len(lb))):
                 self._ends.append((la[k] if k < len(la) else None, lb[k] if k < len(lb) else None))
-        same = bytearray(body + len(self._ends))
-        for k in range(body):
-            same[k] = self.assign[k][1] == self.accept[k][1]
+        same = bytearray(b"\x01" * body + bytes(len(self._ends)))
+        # Body rows differ only where a call's delta carries another identity under each.
+        differs = [_differing(ct) for ct in analysis.calls]
+        for k, ref in enumerate(analysis.events.refs[:body]):
+            if ref >= 0 and not ref & 1 and differs[ref >> 33][(ref >> 1) & 0xFFFFFFFF]:
+                same[k] = 0
         for j, (a, b) in enumerate(self._ends):
             same[body + j] = (
-                a is not None and b is not None and self.assign[a][1] == self.accept[b][1]
+                a is not None
+                and b is not None
+                and self.assign.light(a)[1] == self.accept.light(b)[1]
             )
         self.same = same
 
@@ -161,11 +287,52 @@ class BehaviorPairs(Indexed[Pair]):
             self.accept[b] if b is not None else None,
         )
 
+    def light(self, row: int) -> Pair:
+        """Row ``row`` with each block's whole text left a :class:`Joined`
+        (:meth:`ChunkStream.light`)."""
+        return self._sides(row, lambda s, k: s.light(k))
+
+    def head(self, row: int, limit: int) -> Pair:
+        """Row ``row`` with strings cut to ``limit`` characters (:meth:`ChunkStream.head`)."""
+        return self._sides(row, lambda s, k: s.head(k, limit))
+
+    def _sides(self, row: int, side: Callable[[ChunkStream, int], Located]) -> Pair:
+        body = self.assign.body
+        if row < body:
+            return side(self.assign, row), side(self.accept, row)
+        a, b = self._ends[row - body]
+        return (
+            side(self.assign, a) if a is not None else None,
+            side(self.accept, b) if b is not None else None,
+        )
+
     def line(self, row: int) -> int | None:
         """The payload line of a row (``None``: end of input)."""
-        left, right = self._at(row)
+        if row < self.assign.body:
+            return self.assign.line(row)
+        left, right = self.light(row)
         side = left or right
         return side[0] if side is not None else None
+
+
+def _differing(ct: CallTrace) -> bytearray:
+    """Per delta of ``ct``: do its ``tool-call-delta`` chunks differ between the behaviors
+    (the identity in force, as :func:`tool_call_delta` writes it)? Read from the identity
+    histories, one step per change, not per delta."""
+    n = len(ct.calls)
+    out = bytearray(n)
+    history = ct.history
+    points = sorted({0}.union(*(history[key].at for key in history)))
+    assign, accept = Behavior.ASSIGN_ALWAYS, Behavior.ACCEPT_IDENTITY
+    for i, start in enumerate(points):
+        if start >= n:
+            break
+        end = min(points[i + 1], n) if i + 1 < len(points) else n
+        ida, na = ct.identity(assign, start)
+        idb, nb = ct.identity(accept, start)
+        if na != nb or closing_identity(ida) != closing_identity(idb):
+            out[start:end] = b"\x01" * (end - start)
+    return out
 
 
 def _kind(chunk: Chunk) -> tuple[object, object]:

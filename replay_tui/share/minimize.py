@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from ..core.identity import Analysis, Analyzer
+from ..core.indexed import Indexed
 from ..core.redact import redact_head
 from ..core.summary import pattern_shape
 from ..core.trace import Form, Source, Trace, load_trace
@@ -51,6 +52,8 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+_BATCH = 4096
+"""Payloads decoded before the analyzer takes them, judging the whole trace."""
 KEEP = ("both", "flags", "verdicts")
 ASSIGN, ACCEPT = Behavior.ASSIGN_ALWAYS, Behavior.ACCEPT_IDENTITY
 
@@ -253,24 +256,32 @@ class _Judge:
         self.target = target
         self._decoded: dict[bytes, Decoded | None] = {}
 
-    def finding(self, events: Sequence[bytes]) -> Finding:
-        analyzer = Analyzer()
+    def finding(self, events: Sequence[bytes], *, remember: bool = True) -> Finding:
+        """``remember``: keep each payload's decoding for the next candidates (not for the
+        whole trace: every payload decoded at once is larger than the capture; its analysis
+        is then lean, as ``check``'s: the finding without the per-delta record)."""
+        analyzer = Analyzer(record=remember)
         cache = self._decoded
         batch = []
         for k, data in enumerate(events, 1):
             d = cache.get(data, UNSET)
             if d is UNSET:
-                d = cache[data] = _decode(data)
+                d = _decode(data)
+                if remember:
+                    cache[data] = d
             batch.append((k, d))
+            if not remember and len(batch) >= _BATCH:
+                analyzer.feed(batch)
+                batch = []
         analyzer.feed(batch)
         if self.implied_done and not analyzer.finished:
             analyzer.payload(len(events) + 1, None)
         return finding_of(analyzer.result(), self.keep)
 
-    def holds(self, events: Sequence[bytes]) -> bool:
+    def holds(self, events: Sequence[bytes], *, remember: bool = True) -> bool:
         if not events:
             return False  # an empty file is not a trace
-        return self.finding(events).shows(self.target)
+        return self.finding(events, remember=remember).shows(self.target)
 
 
 # -- payload structure ----------------------------------------------------------------------------
@@ -459,14 +470,33 @@ def serialize(events: Sequence[bytes], form: Form, head: bytes = b"") -> bytes:
     return body
 
 
-def _events(trace: Trace) -> list[bytes]:
-    """The replayed payloads, ``[DONE]`` included; what comes after it is not part of it."""
-    out = []
-    for p in trace.payloads:
-        if p.after_done:
-            break
-        out.append(p.data)
-    return out
+class _Events(Indexed[bytes]):
+    """The replayed payloads' data, ``[DONE]`` included (what comes after it is not part of
+    it), each read from the capture when asked for: the whole trace is not copied to be cut
+    down to a few events."""
+
+    __slots__ = ("_count", "_payloads")
+
+    def __init__(self, trace: Trace) -> None:
+        payloads = trace.payloads
+        count = 0
+        for p in payloads:
+            if p.after_done:
+                break
+            count += 1
+        self._payloads = payloads
+        self._count = count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def _at(self, index: int) -> bytes:
+        return self._payloads[index].data
+
+
+def _events(trace: Trace) -> Sequence[bytes]:
+    """The replayed payloads, ``[DONE]`` included (:class:`_Events`)."""
+    return _Events(trace)
 
 
 def _head(trace: Trace) -> bytes:
@@ -509,18 +539,19 @@ def minimize(
     form = output_form(trace.source.form)
     target = finding_of(trace.analysis, keep)
     judge = _Judge(form, keep, target)
-    events = _events(trace)
+    whole = _events(trace)
+    events: Sequence[bytes] = whole
     head = _head(trace)
     complete = True
-    budget.phase, budget.size = "events", len(events)
+    budget.phase, budget.size = "events", len(whole)
     try:
-        if judge.holds(events):
-            events = _events_pass(events, trace, judge, budget)
+        if judge.holds(whole, remember=False):
+            kept = _events_pass(whole, trace, judge, budget)
             budget.phase = "fields"
-            for k in range(len(events)):
-                events = _shrink_payload(events, k, judge, budget)
+            for k in range(len(kept)):
+                kept = _shrink_payload(kept, k, judge, budget)
             budget.phase = "events again"
-            events = _one_minimal(events, judge, budget)
+            events = _one_minimal(kept, judge, budget)
         else:
             complete = False  # the trace's own finding depends on what is not replayed
     except _OutOfTime as stop:  # keep the smallest capture found so far: it holds
@@ -548,7 +579,9 @@ def minimize(
     )
 
 
-def _events_pass(events: list[bytes], trace: Trace, judge: _Judge, budget: Budget) -> list[bytes]:
+def _events_pass(
+    events: Sequence[bytes], trace: Trace, judge: _Judge, budget: Budget
+) -> list[bytes]:
     indices = list(range(len(events)))
     guess = _first_guess(trace, len(events))
     if guess is not None and len(guess) < len(indices):

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import json
 import re
+from array import array
 from collections.abc import Sequence
+from itertools import repeat
 from typing import Any
 
 import msgspec
@@ -26,9 +28,10 @@ from ..core.align import align
 from ..core.discovery import Skipped
 from ..core.identity import CallTrace, DeltaRow, Flag
 from ..core.redact import redact_meta
+from ..core.stream import ChunkStream, Joined
 from ..core.summary import pattern_shape
 from ..core.trace import Trace
-from ..core.translator import Behavior
+from ..core.translator import Behavior, Chunk
 from ..core.verdicts import consequence, describe, unidentified
 from ..core.visible import visible
 from ..core.wire import UNSET, describe_value
@@ -462,7 +465,7 @@ def closing_chunks(trace: Trace, behavior: Behavior) -> dict[int, tuple[Any, Any
     stream = trace.replay(behavior)
     out: dict[int, tuple[Any, Any]] = {}
     for k in range(stream.body, len(stream)):
-        chunk = stream[k][1]
+        chunk = stream.light(k)[1]  # (a block's whole text is not joined)
         block = chunk.get("block") if chunk.get("type") == "block-end" else None
         index = chunk.get("index")
         if isinstance(block, dict) and block.get("type") == "tool-call" and type(index) is int:
@@ -912,16 +915,15 @@ def _call_section(
     closed_accept: dict[int, tuple[Any, Any]],
     done: bool,
 ) -> CallSection:
-    rows = ct.rows()
-    n = len(rows)
-    keep = set(range(n)) if n <= limits.rows_per_call else _kept_rows(rows, limits.rows_per_call)
+    n = len(ct.calls)
+    keep = set(range(n)) if n <= limits.rows_per_call else _kept_rows(ct, limits.rows_per_call)
     out: list[CallRow | Gap] = []
     last = -1
-    for k in sorted(keep):
-        if k > last + 1:
-            out.append(Gap(k - last - 1, "deltas"))
-        out.append(_row(rows[k], limits.cell))
-        last = k
+    for a, b in _stretches(sorted(keep)):  # the rows kept, read a stretch at a time
+        if a > last + 1:
+            out.append(Gap(a - last - 1, "deltas"))
+        out += [_row(row, limits.cell) for row in ct.rows(a, b)]
+        last = b - 1
     if last < n - 1:
         out.append(Gap(n - 1 - last, "deltas"))
     title = (
@@ -932,16 +934,30 @@ def _call_section(
     return CallSection(title=title, deltas=n, rows=out)
 
 
-def _kept_rows(rows: list[DeltaRow], limit: int) -> set[int]:
-    """The first and last deltas and every flagged one with a neighbour, up to ``limit``."""
-    n = len(rows)
+def _kept_rows(ct: CallTrace, limit: int) -> set[int]:
+    """The first and last deltas and every flagged one with a neighbour, up to ``limit`` (in
+    the order of the deltas: once ``limit`` is reached, no later flagged delta is added)."""
+    n = len(ct.calls)
     keep: set[int] = {0, 1, 2, n - 2, n - 1}
-    for k, row in enumerate(rows):
-        if row.flags:
-            keep.update((k - 1, k, k + 1))
+    flagged = sorted({f.delta - 1 for f in ct.flags})
+    if len(keep) >= limit:  # full at the first delta: only its own flag, if any
+        flagged = flagged[:1] if flagged[:1] == [0] else []
+    for k in flagged:
+        keep.update((k - 1, k, k + 1))
         if len(keep) >= limit:
             break
     return {k for k in keep if 0 <= k < n}
+
+
+def _stretches(rows: list[int]) -> list[tuple[int, int]]:
+    """Sorted row numbers as ``[start, stop)`` stretches of consecutive ones."""
+    out: list[tuple[int, int]] = []
+    for k in rows:
+        if out and out[-1][1] == k:
+            out[-1] = (out[-1][0], k + 1)
+        else:
+            out.append((k, k + 1))
+    return out
 
 
 def _row(row: DeltaRow, cell: int) -> CallRow:
@@ -961,41 +977,90 @@ def _row(row: DeltaRow, cell: int) -> CallRow:
     )
 
 
+def _chunk_key(value: Any) -> Any:
+    """``value`` (a chunk, or a value in one) as alignment compares it, small: a string longer
+    than :data:`_KEY_CHARS` stands for itself by its length, hash and start, a block's whole
+    text (:class:`Joined`, the same under both behaviors) by its block (a 50 MB text was
+    encoded, twice, whole)."""
+    if isinstance(value, str):
+        if len(value) > _KEY_CHARS:
+            return ["\0long", len(value), hash(value), value[:_KEY_CHARS]]
+        return value
+    if isinstance(value, Joined):
+        return ["\0joined", value.key]
+    if isinstance(value, dict):
+        return {k: _chunk_key(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_chunk_key(v) for v in value]
+    return value
+
+
+_KEY_CHARS = 256
+
+
+def _key(chunk: Chunk) -> int:
+    """A chunk's alignment key: the hash of its JSON, made small first (:func:`_chunk_key`)
+    when it holds a long string, a :class:`Joined` or anything nested."""
+    for value in chunk.values():
+        if isinstance(value, dict | list | Joined) or (
+            isinstance(value, str) and len(value) > _KEY_CHARS
+        ):
+            return hash(jsontext.dumps(_chunk_key(chunk)))
+    return hash(jsontext.dumps(chunk))
+
+
 def _chunk_rows(trace: Trace, limits: Limits) -> tuple[list[ChunkRow | Gap], int]:
-    """The aligned chunk streams where they differ, with one row of context either side."""
+    """The aligned chunk streams where they differ, with one row of context either side.
+
+    Compared by :func:`_chunk_key`, shown from :meth:`ChunkStream.head` (strings cut to what
+    a cell shows): no chunk's huge string is encoded or joined whole."""
     left = trace.replay(ASSIGN)
     right = trace.replay(ACCEPT)
-    lk = [jsontext.dumps(c) for _, c in left]
-    rk = [jsontext.dumps(c) for _, c in right]
-    rows: list[ChunkRow] = []
+    # Each chunk's key kept as the hash of its JSON (two lists of 100,000 JSON texts were
+    # larger than the capture); equal chunks have equal keys.
+    lk = [_key(left.light(k)[1]) for k in range(len(left))]
+    rk = [_key(right.light(k)[1]) for k in range(len(right))]
+    width = limits.cell * 2
+
+    def shown(stream: ChunkStream, k: int) -> str:
+        return _cut(visible(jsontext.dumps(stream.head(k, width)[1])), width)
+
+    # Each row: its chunk on each side (-1: none) and whether they are the same, in arrays;
+    # its text is made only when the row is kept.
+    lefts, rights, same = array("q"), array("q"), bytearray()
     for tag, i1, i2, j1, j2 in align(lk, rk):
         if tag == "equal":
-            for i in range(i1, i2):
-                rows.append(ChunkRow(left[i][0], _cut(visible(lk[i]), limits.cell * 2), None, True))
+            lefts.extend(range(i1, i2))
+            rights.extend(repeat(-1, i2 - i1))
+            same.extend(repeat(1, i2 - i1))
             continue
         for k in range(max(i2 - i1, j2 - j1)):
             i, j = i1 + k, j1 + k
-            lt = _cut(visible(lk[i]), limits.cell * 2) if i < i2 else None
-            rt = _cut(visible(rk[j]), limits.cell * 2) if j < j2 else None
-            line = left[i][0] if i < i2 else right[j][0]
-            rows.append(ChunkRow(line, lt, rt, False))
-    differing = sum(1 for r in rows if not r.same)
+            lefts.append(i if i < i2 else -1)
+            rights.append(j if j < j2 else -1)
+            same.append(0)
+    del lk, rk
+    rows = len(same)
+    differing = same.count(0)
     keep: set[int] = set()
-    for k, r in enumerate(rows):
-        if not r.same:
+    for k, s in enumerate(same):
+        if not s:
             keep.update((k - 1, k, k + 1))
         if len(keep) >= limits.chunk_rows:
             break
     out: list[ChunkRow | Gap] = []
     last = -1
-    for k in sorted(x for x in keep if 0 <= x < len(rows)):
+    for k in sorted(x for x in keep if 0 <= x < rows):
         if k > last + 1:
             out.append(Gap(k - last - 1, "identical chunks"))
-        r = rows[k]
-        out.append(ChunkRow(r.line, r.assign, r.assign if r.same else r.accept, r.same))
+        x, y, alike = lefts[k], rights[k], bool(same[k])
+        lt = shown(left, x) if x >= 0 else None
+        rt = lt if alike else shown(right, y) if y >= 0 else None
+        at = left.line(x) if x >= 0 else right.line(y) if y >= 0 else None
+        out.append(ChunkRow(at, lt, rt, alike))
         last = k
-    if out and last < len(rows) - 1:
-        out.append(Gap(len(rows) - 1 - last, "identical chunks" if differing else "chunks"))
+    if out and last < rows - 1:
+        out.append(Gap(rows - 1 - last, "identical chunks" if differing else "chunks"))
     return out, differing
 
 
@@ -1051,16 +1116,31 @@ def _excerpts(trace: Trace, limits: Limits) -> tuple[list[Excerpt], int]:
     if not lines_wanted:
         return [], 0
     top = lines_wanted[-1] + limits.context
-    raw_lines: list[bytes] = []
-    for k, piece in enumerate(_LINE_BREAK.split(trace.raw)):
-        if k >= top:
+    raw = trace.raw
+    bounds: list[tuple[int, int]] = []  # each line's start and end, up to the last shown
+    at = 0
+    for brk in _LINE_BREAK.finditer(raw):
+        if len(bounds) >= top:
             break
-        raw_lines.append(piece)
+        bounds.append((at, brk.start()))
+        at = brk.end()
+    if len(bounds) < top and at < len(raw):
+        bounds.append((at, len(raw)))
     width = max(100, limits.cell)
+
+    def text_of(n: int, chars: int) -> str:
+        """Line ``n``'s first ``chars`` characters or more (all when it is shorter): a 50 MB
+        line is not decoded whole to show a window of it."""
+        a, b = bounds[n - 1]
+        text = raw[a : min(b, a + chars + 1)].decode("utf-8", "replace")
+        if len(text) <= chars and a + chars + 1 < b:  # multi-byte characters: read on
+            text = raw[a : min(b, a + 4 * chars + 4)].decode("utf-8", "replace")
+        return visible(text)
+
     out = []
     for line in lines_wanted:
-        lo, hi = max(1, line - limits.context), min(len(raw_lines), line + limits.context)
-        flagged_text = visible(raw_lines[line - 1].decode("utf-8", "replace"))
+        lo, hi = max(1, line - limits.context), min(len(bounds), line + limits.context)
+        flagged_text = text_of(line, _FLAGGED_CHARS)
         spots = find_spots(flagged_text, [(m.field, m.value) for m in by_line[line]])
         first = spots[0][0] if spots else max(0, flagged_text.find("tool_calls"))
         start = max(0, min(first - width * 2 // 5, len(flagged_text) - width)) if first else 0
@@ -1068,7 +1148,7 @@ def _excerpts(trace: Trace, limits: Limits) -> tuple[list[Excerpt], int]:
         for n in range(lo, hi + 1):
             text = flagged_text
             if n != line:
-                text = visible(raw_lines[n - 1].decode("utf-8", "replace"))
+                text = text_of(n, start + width + 1)
             shown.append(_window(n, text, start, width, spots if n == line else [], n == line))
         what = ", ".join(m.label for m in by_line[line])
         where = f"line {line}"
@@ -1077,6 +1157,11 @@ def _excerpts(trace: Trace, limits: Limits) -> tuple[list[Excerpt], int]:
             where += f", column{'s' if len(spots) > 1 else ''} {cols}"
         out.append(Excerpt(f"{where}: {visible(what)}", shown, [a + 1 for a, _ in spots]))
     return out, len(by_line) - len(lines_wanted)
+
+
+_FLAGGED_CHARS = 1 << 20
+"""Characters of a flagged line searched for the erasing field (a delta's identity comes
+before a huge arguments fragment; a longer line is read this far)."""
 
 
 def _window(

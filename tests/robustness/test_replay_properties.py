@@ -75,6 +75,12 @@ def test_decoding_a_payload_never_raises(data: bytes) -> None:
     assert sum(states) == 1, decoded
 
 
+def _cut(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _cut(v) for k, v in value.items()}
+    return value[:3] if isinstance(value, str) else value
+
+
 def _check_trace(trace: Trace) -> None:
     """The properties every closed trace has, whatever it was built from."""
     calls = {c.block_index: c for c in trace.analysis.calls}
@@ -141,6 +147,10 @@ def _check_trace(trace: Trace) -> None:
     assert [bool(x) for x in pairs.same] == [
         a is not None and b is not None and a[1] == b[1] for a, b in rows
     ]
+    # What the diff view draws of a row: every string cut to its first characters, a block's
+    # whole text included, never joined whole.
+    for k, row in enumerate(rows):
+        assert pairs.head(k, 3) == tuple(None if s is None else (s[0], _cut(s[1])) for s in row)
     assert set(trace.verdicts.values()) <= VERDICTS
     # check --json is JSON, with every trace's verdicts; the table shows no raw controls.
     doc = check_json([trace])

@@ -280,3 +280,40 @@ def test_a_folder_report_within_its_limit_says_nothing_of_it(cli: Cli, tmp_path:
     assert code_ == 0
     assert len(re.findall(r'<section id="t\d+">', page)) == 12
     assert "limit" not in page
+
+
+def test_a_huge_string_is_shown_as_far_as_a_cell_and_a_window_go(tmp_path: Path) -> None:
+    """A 3 MB content delta right before the erasing one: its chunk rows are its first
+    characters, cut as any long chunk is, and the excerpt's context line a window of it."""
+    import json
+
+    text = "lorem ipsum " * 250_000
+    body = [
+        '{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"call_1","function":{"name":"f","arguments":""}}]}}]}',
+        '{"choices":[{"delta":{"content":' + json.dumps(text) + "}}]}",
+        '{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"","function":{"arguments":"x"}}]}}]}',
+        '{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}',
+    ]
+    path = tmp_path / "huge.sse"
+    path.write_text("".join(f"data: {p}\n\n" for p in body) + "data: [DONE]\n\n")
+    report = build_report(resolve_trace(str(path)))
+    rows = [r for r in report.chunks if not isinstance(r, Gap)]
+    content = [r for r in rows if r.assign and '"text-delta"' in r.assign]
+    ends = [r for r in rows if r.assign and '"type":"text"' in r.assign]  # the text's end
+    assert content and ends
+    for row in content + ends:
+        for side in (row.assign, row.accept):
+            assert side is not None and len(side) == 2 * 120 and side.endswith("…")  # a cell
+    assert content[0].assign is not None and "lorem ipsum lorem" in content[0].assign
+    (excerpt,) = report.excerpts
+    (huge_line,) = [r for r in excerpt.lines if r.number == 3]
+    assert huge_line.text.startswith("data: {") and huge_line.text.endswith("…")
+    assert len(huge_line.text) < 300 and "lorem ipsum" in huge_line.text
+
+
+def test_long_strings_that_differ_only_at_their_end_keep_their_chunks_apart() -> None:
+    from replay_tui.share.report import _key
+
+    a, b = "x" * 10_000 + "a", "x" * 10_000 + "b"
+    assert _key({"type": "text-delta", "text": a}) != _key({"type": "text-delta", "text": b})
+    assert _key({"type": "text-delta", "text": a}) == _key({"type": "text-delta", "text": a[:]})

@@ -839,3 +839,49 @@ def test_long_arguments_show_their_first_lines_as_sent(tmp_path: Path) -> None:
     assert lines[first].split()[1] == args[:ARG_WRAP].split()[0]
     rest = -(-len(args) // ARG_WRAP) - MAX_ARG_LINES
     assert f"… {rest:,} more lines" in lines[first + MAX_ARG_LINES]
+
+
+def _widest_by_encoding(trace: Trace) -> tuple[int, int]:
+    """The diff view's widest side, every chunk encoded and measured (the oracle)."""
+    from replay_tui.core.stream import BehaviorPairs
+    from replay_tui.tui.widgets.diff_view import MAX_SIDE
+
+    widest = [0, 0]
+    for pair in BehaviorPairs(trace.analysis):
+        for which, side in enumerate(pair):
+            if side is not None:
+                cells = TYPE_W + sum(
+                    cell_len(f" {k}=")
+                    + cell_len(json.dumps(v, ensure_ascii=False, separators=(",", ":")))
+                    for k, v in side[1].items()
+                    if k != "type"
+                )
+                widest[which] = min(MAX_SIDE, max(widest[which], cells))
+    return widest[0], widest[1]
+
+
+@pytest.mark.parametrize(
+    "fragment",
+    ['a \\"quoted\\" \\\\ path', "ünïcödé 中文", "x" * 50, "tab\\there"],
+    ids=["escapes", "wide", "plain", "control"],
+)
+def test_the_diff_sides_are_as_wide_as_their_widest_chunk(fragment: str) -> None:
+    """Measured without encoding printable ASCII: the same widths as encoding every chunk."""
+    head = {"index": 0, "id": "call_1", "function": {"name": "f", "arguments": ""}}
+    cont = {"index": 0, "id": "", "function": {"arguments": json.loads(f'"{fragment}"')}}
+    body = "".join(
+        f"data: {json.dumps({'choices': [{'delta': {'tool_calls': [c]}}]})}\n\n"
+        for c in (head, cont)
+    )
+    from replay_tui.core.trace import Form, Source
+
+    trace = load_trace(
+        Source(Path("w.sse"), "w.sse", Form.SSE), (body + "data: [DONE]\n\n").encode()
+    )
+    assert build_diff_model(trace).side_widths == _widest_by_encoding(trace)
+
+
+def test_the_diff_sides_of_every_bundled_trace_are_as_wide_as_encoding_says() -> None:
+    for source in discover([TRACES]).sources:
+        trace = load_trace(source)
+        assert build_diff_model(trace).side_widths == _widest_by_encoding(trace), source.address

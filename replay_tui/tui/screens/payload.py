@@ -7,6 +7,7 @@ The text is trace content: control characters are escaped and nothing is parsed 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import ClassVar
 
 from textual import events
@@ -23,18 +24,21 @@ from ..clipboard import copy
 __all__ = ["PayloadScreen", "pretty"]
 
 
-SHOWN = 256 * 1024
-"""Characters of one section the window shows (wrapping a 5 MB string whole cost seconds for
-every key; ``c`` copies it all)."""
+SHOWN = 16 * 1024
+"""Characters the window shows, its sections together: two of its screens at 200x60
+(wrapping a 5 MB string whole cost seconds for every key, and 256 KB of it a second; ``c``
+copies it all)."""
+SECTION = 2048
+"""Characters each section shows at least, however long the ones before it."""
 
 
-def pretty(text: str) -> str:
+def pretty(text: str, shown: int = SHOWN) -> str:
     """``text`` as indented JSON when it is JSON, else as it is; control characters escaped.
-    Longer than :data:`SHOWN`: its first :data:`SHOWN` characters as they are, and how many
-    more there are."""
-    if len(text) > SHOWN:
-        rest = len(text) - SHOWN
-        head = visible(text[:SHOWN], keep_layout=True)
+    Longer than ``shown``: its first ``shown`` characters as they are, and how many more
+    there are."""
+    if len(text) > shown:
+        rest = len(text) - shown
+        head = visible(text[:shown], keep_layout=True)
         return f"{head}\n… {rest:,} more characters (c copies them all)"
     try:
         value = json.loads(text)
@@ -67,19 +71,33 @@ class PayloadScreen(ModalScreen[None]):
         Binding("c", "copy", "Copy", id="copy-payload"),
     ]
 
-    def __init__(self, title: str, sections: list[tuple[str, str]], copy: str) -> None:
-        """``sections``: ``(heading, text)`` pairs; ``copy``: what ``c`` copies (as sent)."""
+    def __init__(
+        self,
+        title: str,
+        sections: list[tuple[str, str]],
+        copy: str | Callable[[], str],
+        *,
+        cut: bool = True,
+    ) -> None:
+        """``sections``: ``(heading, text)`` pairs; ``copy``: what ``c`` copies (as sent), or
+        what makes it (a huge value is encoded whole only when copied). ``cut``: cut each
+        section to what the window shows (False: the caller cut them, saying how much more
+        each value has; the first section is cut all the same)."""
         super().__init__()
+        self.cut = cut
         self.title_text = title
         self.sections = sections
         self.copy_text = copy
 
     def compose(self) -> ComposeResult:
         parts: list[tuple[str, str] | str] = []
+        left = SHOWN
         for n, (heading, text) in enumerate(self.sections):
             if heading:
                 parts.append((("\n" if n else "") + visible(heading) + "\n", "bold $text-primary"))
-            parts.append(pretty(text) + "\n")
+            shown = pretty(text, max(SECTION, left) if self.cut or not n else len(text))
+            left -= len(shown)
+            parts.append(shown + "\n")
         with VerticalScroll(id="payload-scroll") as scroll:
             scroll.border_title = visible(self.title_text)
             scroll.border_subtitle = "↑↓ pgup pgdn home end scroll · c copies · escape closes"
@@ -93,4 +111,5 @@ class PayloadScreen(ModalScreen[None]):
             self.dismiss()
 
     def action_copy(self) -> None:
-        copy(self.app, self.copy_text)
+        text = self.copy_text
+        copy(self.app, text if isinstance(text, str) else text())

@@ -42,6 +42,8 @@ MAX_ARG_CHARS = 24_000
 """Argument characters shown per side (about 300 full lines)."""
 MAX_PARSED_CHARS = 200_000
 """Arguments longer than this are shown as sent (their start), not parsed to pretty-print."""
+MAX_LINE_CHARS = 24_000
+"""Characters of one line (or one side of it) the pane wraps, at most."""
 MAX_VALUE_CHARS = 2_000
 """An id or name longer than this is shown cut (a gateway may send a 5 MB one)."""
 MAX_SAID_CHARS = 4_000
@@ -250,6 +252,24 @@ def _cut_said(text: str) -> str:
     if len(text) <= MAX_SAID_CHARS:
         return text
     return text[:MAX_SAID_CHARS] + f"… ({len(text) - MAX_SAID_CHARS:,} more characters)"
+
+
+def _capped(pieces: list[Piece]) -> list[Piece]:
+    """``pieces`` cut after :data:`MAX_LINE_CHARS` characters, saying how many more there are:
+    what the pane wraps of a line (a library's 5 MB error message was wrapped whole on every
+    move); ``c`` copies the line whole."""
+    if sum(len(t) for t, _ in pieces) <= MAX_LINE_CHARS:
+        return pieces
+    out: list[Piece] = []
+    room = MAX_LINE_CHARS
+    more = 0
+    for text, name in pieces:
+        if room > 0:
+            out.append((text[:room], name))
+        more += max(0, len(text) - room)
+        room = max(0, room - len(text))
+    out.append((f"… {more:,} more characters (c copies them all)", "clients-detail--dim"))
+    return out
 
 
 def _cells(pieces: list[Piece]) -> int:
@@ -494,9 +514,9 @@ class ClientDetail(LineView):
         self.rows = []
         for line in self.lines:
             if line.left is None:
-                self.rows += [DetailLine(p) for p in wrap_pieces(line.pieces, width)]
+                self.rows += [DetailLine(p) for p in wrap_pieces(_capped(line.pieces), width)]
                 continue
-            sides = line.left, line.right or []
+            sides = _capped(line.left), _capped(line.right or [])
             if line.short is not None and (_cells(sides[0]) > left_w or _cells(sides[1]) > right_w):
                 sides = line.short
             left = wrap_pieces(sides[0], left_w)

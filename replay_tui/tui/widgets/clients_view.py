@@ -450,24 +450,37 @@ class ClientsMatrix(LineView):
 
     def action_inspect(self) -> None:
         """The selected cell in full, in a window of its own (values are never cut there)."""
-        from ..screens.payload import PayloadScreen
+        from ..screens.payload import SECTION, SHOWN, PayloadScreen
 
-        got = self.copy_text()
+        got = self._cell()
         if got is None:
             return
-        text, where = got
-        data = json.loads(text)
+        data, where = got
         sections: list[tuple[str, str]] = []
         detail = self.app.query(ClientDetail)
         said = detail.first().plain() if detail else ""
         if said.strip():  # what it means first, in words, as the pane beside says it
             sections.append(("what happened", said))
-        sections.append(("outcome", json.dumps(data.pop("outcome"))))
-        sections += [(key, json.dumps(value)) for key, value in data.items() if key != "client"]
-        self.app.push_screen(PayloadScreen(where, sections, text))
+        # What the window shows: each long string cut, saying how much more it has (a 5 MB
+        # argument is not encoded whole to be cut); "what happened" is cut by the window.
+        left = SHOWN - len(sections[0][1]) if sections else SHOWN
+        for key in ("outcome", *(k for k in data if k not in ("outcome", "client"))):
+            text = json.dumps(_cut_strings(data[key], max(SECTION, left)))
+            left -= len(text)
+            sections.append((key, text))
+        whole = lambda: json.dumps(data, ensure_ascii=False, indent=2)  # noqa: E731
+        self.app.push_screen(PayloadScreen(where, sections, whole, cut=False))
 
     def copy_text(self) -> tuple[str, str] | None:
         """The selected cell as JSON: what the stream meant and what the library hands over."""
+        got = self._cell()
+        if got is None:
+            return None
+        data, where = got
+        return json.dumps(data, ensure_ascii=False, indent=2), where
+
+    def _cell(self) -> tuple[dict[str, Any], str] | None:
+        """The selected cell's JSON value, and where it is."""
         found = self.selected()
         model = self.model
         if found is None or model is None:
@@ -501,7 +514,19 @@ class ClientsMatrix(LineView):
                 "calls": [_call_json(c) for c in outcome.assembly.calls],
             }
             where = f"{policy.key} on the whole response"
-        return json.dumps(data, ensure_ascii=False, indent=2), where
+        return data, where
+
+
+def _cut_strings(value: Any, limit: int) -> Any:
+    """``value`` with each string longer than ``limit`` characters cut to them, saying how many
+    more there were (what the inspect window shows of a value; ``c`` copies it whole)."""
+    if isinstance(value, str) and len(value) > limit:
+        return f"{value[:limit]}… ({len(value) - limit:,} more characters)"
+    if isinstance(value, dict):
+        return {k: _cut_strings(v, limit) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cut_strings(v, limit) for v in value]
+    return value
 
 
 def _raised_json(error: ClientError) -> dict[str, Any]:

@@ -107,9 +107,9 @@ class DiffModel:
     runs: list[tuple[int, int]] = field(default_factory=list)
     """Runs of identical rows ``[start, end)`` long enough to collapse."""
     expanded: set[int] = field(default_factory=set)
-    display: list[int] = field(default_factory=list)
+    display: array[int] = field(default_factory=lambda: array("i"))
     """Each display row: a pair index (>= 0) or a collapsed run ``-(run + 1)``."""
-    row_of_pair: array[int] = field(default_factory=lambda: array("q"))
+    row_of_pair: array[int] = field(default_factory=lambda: array("i"))
     lines: array[float] = field(default_factory=lambda: array("d"))
     """The payload line of each pair (end of input: infinity), for finding a line."""
     differing: int = 0
@@ -127,9 +127,9 @@ class DiffModel:
 
     def layout(self) -> None:
         """Recompute the display rows after runs were collapsed or expanded."""
-        display: list[int] = []
+        display = array("i")  # 4 bytes a row, not a list's pointer and int object
         n = len(self.pairs)
-        row_of = array("q", bytes(8 * n))
+        row_of = array("i", bytes(4 * n))
         runs = {start: (k, end) for k, (start, end) in enumerate(self.runs)}
         i = 0
         while i < n:
@@ -164,14 +164,44 @@ def side_text(chunk: Chunk) -> list[tuple[str, str]]:
 
 def _side_widths(pairs: BehaviorPairs) -> tuple[int, int]:
     widest = [0, 0]
-    for pair in pairs:
+    body = pairs.assign.body
+    for k in range(len(pairs)):
+        # The body's chunks as made (their strings are the analysis' own, not copies), the
+        # end's with each block's whole text cut to what a side shows.
+        pair = pairs.light(k) if k < body else pairs.head(k, MAX_SIDE)
         for which, item in enumerate(pair):
             if item is not None and widest[which] < MAX_SIDE:
-                width = TYPE_W + sum(cell_len(k) + cell_len(v) for k, v in side_text(item[1]))
+                width = _width(item[1])
                 widest[which] = min(MAX_SIDE, max(widest[which], width))
         if widest[0] >= MAX_SIDE and widest[1] >= MAX_SIDE:
             break
     return widest[0], widest[1]
+
+
+_KEY_CELLS: dict[str, int] = {}
+
+
+def _width(chunk: Chunk) -> int:
+    """The cells :func:`side_text` makes of ``chunk`` beside its type (capped near
+    ``MAX_SIDE``), without encoding a printable ASCII string: its JSON is itself, quoted, with
+    a backslash before each quote and backslash."""
+    width = TYPE_W
+    for key, value in chunk.items():
+        if key == "type":
+            continue
+        cells = _KEY_CELLS.get(key)
+        if cells is None:
+            cells = _KEY_CELLS[key] = cell_len(f" {key}=")
+        width += cells
+        if type(value) is str and value.isascii() and value.isprintable():
+            width += len(value) + 2 + value.count('"') + value.count("\\")
+        else:
+            if type(value) is str and len(value) > MAX_SIDE:
+                value = value[:MAX_SIDE]
+            width += cell_len(_value(value))
+        if width >= MAX_SIDE:
+            return MAX_SIDE
+    return width
 
 
 def build_diff_model(trace: Trace) -> DiffModel:
@@ -182,8 +212,10 @@ def build_diff_model(trace: Trace) -> DiffModel:
     same = pairs.same
     model.differing = same.count(0)
     inf = float("inf")
-    model.lines = array(
-        "d", (inf if (line := pairs.line(k)) is None else float(line) for k in range(len(same)))
+    body = pairs.assign.body
+    model.lines = array("d", map(float, trace.analysis.events.lines[:body]))  # (in bulk)
+    model.lines.extend(
+        inf if (line := pairs.line(k)) is None else float(line) for k in range(body, len(same))
     )
     start = None
     for k, s in enumerate([*same, 0]):
@@ -324,7 +356,7 @@ class DiffView(ModelView[DiffModel]):
             span = f"lines {first}–{last}" if first != last else f"line {first}"
             text = f"  ⋯ {end - start:,} identical chunks ({span}) — enter or click to expand"
             return [Segment(text, style("diff-view--run"))], self.fill_style("diff-view--run")
-        a, b = model.left[entry], model.right[entry]
+        a, b = model.pairs.head(entry, MAX_SIDE)  # what a side can show, nothing longer
         same = bool(model.same[entry])
         line = (a or b or (None, {}))[0]
         marker = (
