@@ -440,14 +440,13 @@ def _as_meant(
     return ClientOutcome(policy, assembly, outcomes, [], not problems, text)
 
 
-class _Lost(Sequence[CallOutcome]):
-    """The calls of a library that raised: none delivered (each outcome made when read)."""
+class _Made(Sequence[CallOutcome]):
+    """Per-call outcomes made when read (a library's 5,000 calls: none made for ``check``)."""
 
-    __slots__ = ("_meant", "_problem")
+    __slots__ = ("_meant",)
 
-    def __init__(self, meant: list[MeantCall], problem: str) -> None:
+    def __init__(self, meant: list[MeantCall]) -> None:
         self._meant = meant
-        self._problem = problem
 
     def __len__(self) -> int:
         return len(self._meant)
@@ -460,31 +459,36 @@ class _Lost(Sequence[CallOutcome]):
 
     def __getitem__(self, index: int | slice) -> CallOutcome | list[CallOutcome]:
         if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
+            return [self._make(i) for i in range(*index.indices(len(self)))]
+        return self._make(range(len(self))[index])
+
+    def _make(self, index: int) -> CallOutcome:
+        raise NotImplementedError
+
+
+class _Lost(_Made):
+    """The calls of a library that raised: none delivered."""
+
+    __slots__ = ("_problem",)
+
+    def __init__(self, meant: list[MeantCall], problem: str) -> None:
+        super().__init__(meant)
+        self._problem = problem
+
+    def _make(self, index: int) -> CallOutcome:
         return CallOutcome(self._meant[index], [], problems=[self._problem], delivered=False)
 
 
-class _AsMeant(Sequence[CallOutcome]):
-    """The calls of a library that delivered each as meant, each outcome made when read."""
+class _AsMeant(_Made):
+    """The calls of a library that delivered each as meant."""
 
-    __slots__ = ("_calls", "_meant")
+    __slots__ = ("_calls",)
 
     def __init__(self, meant: list[MeantCall], calls: list[AssembledCall]) -> None:
-        self._meant = meant
+        super().__init__(meant)
         self._calls = calls
 
-    def __len__(self) -> int:
-        return len(self._meant)
-
-    @overload
-    def __getitem__(self, index: int) -> CallOutcome: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[CallOutcome]: ...
-
-    def __getitem__(self, index: int | slice) -> CallOutcome | list[CallOutcome]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
+    def _make(self, index: int) -> CallOutcome:
         return CallOutcome(self._meant[index], [self._calls[index]])
 
 

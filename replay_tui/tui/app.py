@@ -358,15 +358,7 @@ class ReplayApp(App[int]):
             self.post_message(CacheListed(listed, known.other, known.single, {}))
 
         def show(walked: Walked) -> None:
-            done = DiscoveryDone(
-                walked.files,
-                walked.skipped,
-                judged=walked.judged,
-                single=walked.single,
-                todo=walked.todo,
-                cache=walked.cache,
-                named=walked.named,
-            )
+            done = DiscoveryDone(walked)
             if walked.cache is not None:
                 done.hays = hays_of(walked.judged, walked.single)
             done.shown = threading.Event()
@@ -396,6 +388,7 @@ class ReplayApp(App[int]):
 
     @on(DiscoveryDone)
     def _discovered(self, message: DiscoveryDone) -> None:
+        walked = message.walked
         if message.shown is not None:
             self.call_after_refresh(message.shown.set)
         self.discovered = True
@@ -405,10 +398,10 @@ class ReplayApp(App[int]):
         files = [name for name, _ in map(split_entry, self.paths) if Path(name).is_file()]
         self.trace_list.file_roots = tuple(p.rstrip("/").rpartition("/")[0] for p in files)
         self._show_listing(
-            [(c.address, c.path) for c in message.files],
-            message.skipped,
-            message.judged,
-            message.single,
+            [(c.address, c.path) for c in walked.files],
+            walked.skipped,
+            walked.judged,
+            walked.single,
             message.hays,
         )
         if self.live is not None:
@@ -416,7 +409,7 @@ class ReplayApp(App[int]):
         if not self.store.paths:
             self._say_no_traces()
             return
-        named = message.named or (not message.todo and message.cache is None and message.judged)
+        named = walked.named or (not walked.todo and walked.cache is None and walked.judged)
         if named and len(self.store.paths) == 1:
             # One file named (or one HAR entry, FILE.har#N): shown directly, the list hidden.
             self.trace_list.display = False
@@ -433,15 +426,15 @@ class ReplayApp(App[int]):
         if self.focused is not self.trace_list.filter_input:
             # (a filter typed while the folder was being walked keeps its keys)
             self.trace_list.trace_tree.focus()
-        if message.todo:
+        if walked.todo:
             self.judging = True
             # Once the list is drawn: starting the pool takes the interpreter a moment.
-            self.call_after_refresh(self._judge, message.todo, message.cache)
+            self.call_after_refresh(self._judge, walked.todo, walked.cache)
         if self.current is not None or self.user_navigated or self.trace_list.selected:
             return  # chosen in what the cache showed: the user's choice stays
-        flagged = (first_flagged(message.judged), first_flagged(message.single))
+        flagged = (first_flagged(walked.judged), first_flagged(walked.single))
         first = min((a for a in flagged if a is not None), key=address_key, default=None)
-        if first is None and not message.todo:
+        if first is None and not walked.todo:
             first = self._fallback_address()
         self._auto_open(first)
 

@@ -13,13 +13,12 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from ..core.discovery import Candidate, Skipped
 from ..core.result import Judgement, Listed
 from ..core.trace import Trace
 from ..live.folder import FolderUpdate
 
 if TYPE_CHECKING:
-    from ..scale.judgements import JudgementCache
+    from ..browse.judging import Walked
 
 __all__ = [
     "CacheListed",
@@ -38,22 +37,12 @@ __all__ = [
 
 @dataclass
 class DiscoveryDone(Message):
-    """The paths were walked: these files are listed (not read yet), these are not traces.
-    ``judged``: files already judged (one file named: read at once; or known to the
-    judgement cache), ``todo``: the files still to judge."""
+    """The paths were walked (:class:`~replay_tui.browse.judging.Walked`: what is listed,
+    what is judged already, what is left to judge)."""
 
-    files: list[Candidate]
-    skipped: list[Skipped]
-    judged: list[tuple[str, Listed]] = field(default_factory=list)
-    single: list[tuple[str, Judgement]] = field(default_factory=list)
-    """Files known to be one trace each (the cache's common case): address and judgement."""
-    todo: list[Candidate] = field(default_factory=list)
+    walked: Walked
     hays: dict[str, str] = field(default_factory=dict)
     """What the list's filter reads of each trace judged, made in the worker."""
-    cache: JudgementCache | None = None
-    """The judgement cache, read already (the judging goes on with it)."""
-    named: bool = False
-    """One file named that holds one stream: opened at once, judged as it is read."""
     shown: threading.Event | None = None
     """Set once the list is drawn (the walk's worker then tells the live folder the files)."""
 
