@@ -26,12 +26,12 @@ payload-by-payload one (:func:`.base.frames`) on every capture and on random str
 
 from __future__ import annotations
 
-from array import array
 from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 from msgspec import UnsetType
 
+from ..core.sse import PayloadTable
 from ..core.wire import UNSET, Function
 from .ai_sdk import chunk_ok, schema_ok
 from .base import FREE, Frame, Quiet, QuietCall, frame_of, frames
@@ -315,18 +315,11 @@ def _columns(trace: Trace) -> tuple[int, Any, Any, dict[int, str]]:
     """``(payloads replayed, their lines, data of payload i, SSE events by payload)``: read
     straight from the compact table, with no payload object made per payload."""
     payloads = trace.payloads
-    lines = getattr(payloads, "_line", None)
-    after = getattr(payloads, "_after", None)
-    events = getattr(payloads, "_events", None)
-    if (
-        isinstance(lines, array)
-        and isinstance(after, bytearray)
-        and isinstance(events, dict)
-        and hasattr(payloads, "data")
-    ):
+    if isinstance(payloads, PayloadTable):
+        cols = payloads.columns()
         n = len(payloads)
-        stop = after.find(1, 0, n)
-        return (n if stop < 0 else stop), lines, payloads.data, events
+        stop = cols.after.find(1, 0, n)
+        return (n if stop < 0 else stop), cols.lines, payloads.data, cols.events
     plain = list(payloads)
     n = next((i for i, p in enumerate(plain) if p.after_done), len(plain))
     return (
@@ -342,17 +335,9 @@ def _places(trace: Trace) -> tuple[Any, Any, Any, Any]:
     compare a payload with a shape in place (``skip`` -1: the payload keeps bytes of its
     own); ``(None, None, None, a skip of -1 for every payload)`` when the table has none."""
     payloads = trace.payloads
-    raw = getattr(payloads, "_raw", None)
-    starts = getattr(payloads, "_start", None)
-    ends = getattr(payloads, "_end", None)
-    skips = getattr(payloads, "_skip", None)
-    if (
-        isinstance(raw, bytes | bytearray)
-        and isinstance(starts, array)
-        and isinstance(ends, array)
-        and isinstance(skips, array)
-    ):
-        return raw, starts, ends, skips
+    if isinstance(payloads, PayloadTable):
+        cols = payloads.columns()
+        return cols.raw, cols.start, cols.end, cols.skip
     return None, None, None, _NoPlaces()
 
 

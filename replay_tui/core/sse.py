@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from contextlib import suppress
 from itertools import accumulate, compress, repeat
 from operator import add, contains, itemgetter, ne, not_
+from typing import NamedTuple
 
 import msgspec
 
@@ -263,6 +264,20 @@ def expanded(items: list[Payload | PayloadRun]) -> list[Payload]:
     return out
 
 
+class TableColumns(NamedTuple):
+    """:meth:`PayloadTable.columns`: per payload its line, whether it came after ``[DONE]``,
+    its SSE event name (by position, when it has one), and where its bytes are: ``raw[start +
+    skip : end]`` (``skip`` -1: the payload keeps bytes of its own)."""
+
+    lines: array[int]
+    after: bytearray
+    events: dict[int, str]
+    raw: bytes | bytearray
+    start: array[int]
+    end: array[int]
+    skip: array[int]
+
+
 class PayloadTable(Indexed[Payload]):
     """A stream's payloads in compact arrays: 40 bytes each instead of a 170-byte object.
 
@@ -359,6 +374,13 @@ class PayloadTable(Indexed[Payload]):
 
     def after_done(self, index: int) -> bool:
         return bool(self._after[index])
+
+    def columns(self) -> TableColumns:
+        """The table's columns as they are (read, never written: the client-library models
+        walk 100,000 payloads without making a payload object for each)."""
+        return TableColumns(
+            self._line, self._after, self._events, self._raw, self._start, self._end, self._skip
+        )
 
     def _at(self, i: int) -> Payload:
         return Payload(
