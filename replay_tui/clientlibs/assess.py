@@ -17,8 +17,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any
 
+from ..core.indexed import Indexed
 from ..core.trace import gc_paused
 from ..core.translator import Behavior, index_key
 from ..core.wire import UNSET, describe_value, js_string
@@ -440,7 +441,7 @@ def _as_meant(
     return ClientOutcome(policy, assembly, outcomes, [], not problems, text)
 
 
-class _Made(Sequence[CallOutcome]):
+class _Made(Indexed[CallOutcome]):
     """Per-call outcomes made when read (a library's 5,000 calls: none made for ``check``)."""
 
     __slots__ = ("_meant",)
@@ -450,20 +451,6 @@ class _Made(Sequence[CallOutcome]):
 
     def __len__(self) -> int:
         return len(self._meant)
-
-    @overload
-    def __getitem__(self, index: int) -> CallOutcome: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[CallOutcome]: ...
-
-    def __getitem__(self, index: int | slice) -> CallOutcome | list[CallOutcome]:
-        if isinstance(index, slice):
-            return [self._make(i) for i in range(*index.indices(len(self)))]
-        return self._make(range(len(self))[index])
-
-    def _make(self, index: int) -> CallOutcome:
-        raise NotImplementedError
 
 
 class _Lost(_Made):
@@ -475,7 +462,7 @@ class _Lost(_Made):
         super().__init__(meant)
         self._problem = problem
 
-    def _make(self, index: int) -> CallOutcome:
+    def _at(self, index: int) -> CallOutcome:
         return CallOutcome(self._meant[index], [], problems=[self._problem], delivered=False)
 
 
@@ -488,7 +475,7 @@ class _AsMeant(_Made):
         super().__init__(meant)
         self._calls = calls
 
-    def _make(self, index: int) -> CallOutcome:
+    def _at(self, index: int) -> CallOutcome:
         return CallOutcome(self._meant[index], [self._calls[index]])
 
 
