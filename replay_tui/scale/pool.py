@@ -171,7 +171,12 @@ class _Pool(Generic[T, R]):
                 made += 1
             self._dispatch(pending, slots)
             busy = [w for w in self._workers if w.jobs]
-            if not busy:  # cannot happen: every unwritten item is pending or in flight
+            if not busy:
+                if exhausted and written == made:
+                    # The input's end was found after its last results were written (they
+                    # came in before this pass read on and found nothing more): done.
+                    return
+                # cannot happen: every unwritten item is pending or in flight
                 raise RuntimeError("process pool: results missing with no work in flight")
             ready = set(wait([w.conn for w in busy] + [w.process.sentinel for w in busy]))
             for worker in busy:

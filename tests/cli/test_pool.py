@@ -129,3 +129,25 @@ def _alive(pid: int) -> bool:
             return fh.read().split(")")[-1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def _same(n: int) -> int:
+    return n
+
+
+def test_input_whose_end_is_found_after_its_last_results_are_written_ends_the_scan(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Four batches read (the workers' depth filled before the input's end was asked for),
+    all answered before this process looked again: the end found then, with nothing in
+    flight, is the end of the scan (it raised "results missing with no work in flight", one
+    run in twenty of a loaded CI)."""
+    real_wait = pool.wait
+
+    def late_wait(*args: object, **kwargs: object) -> object:
+        time.sleep(0.3)  # every job answered by the time this process waits
+        return real_wait(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pool, "wait", late_wait)
+    n = pool._DEPTH * 2 * pool.BATCH
+    assert list(ordered_map(_same, range(n), 2, _lost)) == list(range(n))
