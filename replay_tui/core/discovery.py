@@ -220,7 +220,7 @@ def classify_candidate(candidate: Candidate, out: Discovery) -> None:
         return
     found = Discovery()
     wanted = candidate.address
-    classify(path, wanted[: -len(f"#{candidate.entry}")], found)
+    classify(path, entry_of(wanted)[0], found)
     picked = [s for s in found.sources if s.address == wanted]
     if picked:
         out.sources.extend(picked)
