@@ -325,6 +325,33 @@ def late_name_unicode(n):
     yield "data:[DONE]\n\n"
 
 
+def two_choices(n):
+    """A request with n=2: every chunk carries one delta of choice 0 or 1 in turn, each choice
+    one call (its id and name once, then "id": "" continuations), and a finish per choice.
+    Invented by the lead at the end of the session (issue 27), measured as found."""
+    m = "deepseek-chat"
+
+    def chunk(choice, delta, finish=None):
+        c = {
+            **BASE,
+            "model": m,
+            "choices": [{"index": choice, "delta": delta, "finish_reason": finish}],
+        }
+        return "data: " + json.dumps(c, separators=(",", ":")) + "\n\n"
+
+    for k in range(max(4, n)):
+        choice, step = k % 2, k // 2
+        if step == 0:
+            tc = _call(0, f"call_{choice:024x}", "run_query", "", type="function")
+        else:
+            tc = _call(0, "", None, '{"sql":"' if step == 1 else "x")
+        yield chunk(choice, {"tool_calls": [tc]})
+    for choice in (0, 1):
+        yield chunk(choice, {"tool_calls": [_call(0, "", None, '"}')]})
+        yield chunk(choice, {}, "tool_calls")
+    yield "data: [DONE]\n\n"
+
+
 SHAPES = {
     f.__name__.replace("_", "-"): f
     for f in (uniform, alternating, interleaved, many_calls, text_then_call)
@@ -332,7 +359,7 @@ SHAPES = {
 HUGE = {f.__name__.replace("_", "-"): f for f in (huge_5mb, huge_50mb)}
 UNSEEN = {
     f.__name__.replace("_", "-"): f
-    for f in (crlf_keepalive, usage_every_delta, event_id_lines, late_name_unicode)
+    for f in (crlf_keepalive, usage_every_delta, event_id_lines, late_name_unicode, two_choices)
 }
 """Shapes not among the five (issue 27): every budget must hold on them too. The first two
 were invented after the code was tuned; event-id-lines was found slow and then tuned for;
