@@ -41,7 +41,13 @@ from .base import (
     tool_deltas,
 )
 
-__all__ = ["COMPATIBLE_POLICY", "OPENAI_POLICY", "ArgumentState", "ToolCallTracker"]
+__all__ = [
+    "COMPATIBLE_POLICY",
+    "OPENAI_POLICY",
+    "ArgumentState",
+    "ToolCallTracker",
+    "usage_ok",
+]
 
 GENERATED_ID = "<generateId()>"
 NO_NAME = "Expected 'function.name' to be a string."
@@ -305,7 +311,9 @@ def _is_str(v: Any) -> bool:
     return isinstance(v, str)
 
 
-def _usage_ok(usage: Any) -> bool:
+def usage_ok(usage: Any) -> bool:
+    """Whether the schemas accept a chunk's ``usage`` (they check its types, nothing reads
+    its values)."""
     if usage is UNSET or usage is None:
         return True
     if not isinstance(usage, dict):
@@ -381,7 +389,7 @@ def chunk_ok(value: Any, compatible: bool) -> bool:
         _nullish(value.get("id", UNSET), _is_str)
         and _nullish(value.get("created", UNSET), is_number)
         and _nullish(value.get("model", UNSET), _is_str)
-        and _usage_ok(value.get("usage", UNSET))
+        and usage_ok(value.get("usage", UNSET))
     ):
         return False
     choices = value.get("choices", UNSET)

@@ -234,6 +234,7 @@ class QuietCall:
         "last_name",
         "lines",
         "name_nulls",
+        "others",
         "pair",
         "pieces",
     )
@@ -261,6 +262,15 @@ class QuietCall:
         """The last payload's ``id`` (absent, ``null`` or ``""``): a library that keeps the
         last blank value (Semantic Kernel's ``a or b``) ends with it."""
         self.last_name: Any = UNSET
+        self.others: list[int] | None = None
+        """Positions of the pieces whose payload's choice had an index other than 0
+        (``None``: none had): a library that reads only choice 0 skips them."""
+
+    def elsewhere(self) -> None:
+        """The piece just added came in a choice whose index is not 0."""
+        if self.others is None:
+            self.others = []
+        self.others.append(len(self.pieces) - 1)
 
     def starts(self) -> list[int]:
         """Positions of the pieces that open a JSON object or array (after white space):
@@ -277,11 +287,15 @@ class Quiet:
     """A run of consecutive *quiet* tool-call payloads, of one call or of several interleaved.
 
     A payload is quiet when it carries nothing a library reacts to but an arguments piece: one
-    choice (index 0) holding one tool-call delta of a call already opened, with the call's own
-    index, a ``type`` that is absent or the one in force, an ``id`` and a ``name`` that are
-    absent or a blank value (``null``, ``""``) the call was already sent since its identity last
-    changed, and nothing else said (no text, role, finish reason, usage or error; a chunk every
-    schema accepts). :mod:`.compact` decides that once per distinct payload shape.
+    choice holding one tool-call delta of a call already opened, with the call's own index, a
+    ``type`` that is absent or the one in force, an ``id`` and a ``name`` that are absent or a
+    blank value (``null``, ``""``) the call was already sent since its identity last changed,
+    and nothing else said (no text, role, finish reason or error; a chunk every schema accepts,
+    its usage included; no ``event: error``). What no library reads does not count: the
+    chunk's ``id``, ``created``, usage values, unknown fields, an SSE event of another name.
+    The choice's index counts for one library only: every model mixes the choices of a stream
+    under their tool-call indexes, but the Agents SDK for JavaScript reads choice 0 alone
+    (:meth:`zero_frames`). :mod:`.compact` decides it once per distinct payload shape.
 
     A library reads a run as one frame per call (:meth:`frames`: the call's last delta with
     every piece joined; its blank identity was news to no library), so a 100,000-delta call
@@ -319,6 +333,7 @@ class Quiet:
         cid: Any,
         name: Any,
         pair: tuple[Any, Any, Any, tuple[bool, bool]] | None = None,
+        choice: int = 0,
     ) -> None:
         if call == self._last:
             part = self.stretches[-1]
@@ -337,6 +352,8 @@ class Quiet:
             part.id_nulls += 1
         if name is None:
             part.name_nulls += 1
+        if choice:
+            part.elsewhere()
 
     def runs(self) -> Iterator[tuple[QuietCall, int, int]]:
         """The stretches as ``(call, first piece, how many)``: ``call.pieces[first]`` on."""
@@ -353,6 +370,37 @@ class Quiet:
         if self._frames is None:
             self._frames = [_quiet_frame(part) for part in self.calls.values()]
         return self._frames
+
+    def zero_frames(self) -> list[Frame]:
+        """:meth:`frames` for a library that reads choice 0 alone: of each call only the
+        pieces that came in choice 0, the calls in the order their first such piece came."""
+        if all(part.others is None for part in self.calls.values()):
+            return self.frames()
+        firsts: dict[int, tuple[int, QuietCall]] = {}
+        at = 0
+        for part, first, size in self.runs():
+            key = id(part)
+            if key not in firsts:
+                skip = set(part.others or ())
+                for k in range(first, first + size):
+                    if k not in skip:
+                        firsts[key] = (at + k - first, part)
+                        break
+            at += size
+        out = []
+        for _, part in sorted(firsts.values(), key=lambda f: f[0]):
+            if part.others is None:
+                out.append(_quiet_frame(part))
+                continue
+            skip = set(part.others)
+            keep = [k for k in range(len(part.pieces)) if k not in skip]
+            zero = QuietCall(part.index, part.pair)
+            zero.pieces = [part.pieces[k] for k in keep]
+            zero.lines = [part.lines[k] for k in keep]
+            zero.last_id, zero.last_name = part.last_id, part.last_name
+            zero.id_nulls, zero.name_nulls = int(zero.last_id is None), int(zero.last_name is None)
+            out.append(_quiet_frame(zero))
+        return out
 
 
 def _quiet_frame(part: QuietCall) -> Frame:
@@ -432,6 +480,10 @@ class Assembler(ABC):
     def finish(self) -> Assembly:
         """The stream ended: what the application receives."""
 
+    choice_zero = False
+    """Whether the library reads only the choice whose index is 0 (it reads a :class:`Quiet`
+    run's :meth:`~Quiet.zero_frames`)."""
+
     ordered = False
     """Whether the result depends on how the calls of a :class:`Quiet` run alternate (a new
     call at each change of index, a call finished when another starts): such a library
@@ -464,6 +516,7 @@ class Policy:
         """Replay ``stream`` through a fresh assembler of this policy."""
         state = self.assembler()
         ordered = state.ordered
+        zero = state.choice_zero
         line: int | None = None
         try:
             for item in stream:
@@ -472,7 +525,7 @@ class Policy:
                         line = item.line
                         state.feed_quiet(item)
                         continue
-                    for frame in item.frames():
+                    for frame in item.zero_frames() if zero else item.frames():
                         line = frame.line
                         state.feed(frame)
                     continue

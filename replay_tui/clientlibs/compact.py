@@ -33,7 +33,7 @@ from msgspec import UnsetType
 
 from ..core.sse import PayloadTable
 from ..core.wire import UNSET, Function
-from .ai_sdk import chunk_ok, schema_ok
+from .ai_sdk import chunk_ok, schema_ok, usage_ok
 from .base import FREE, Frame, Quiet, QuietCall, frame_of, frames
 
 if TYPE_CHECKING:
@@ -86,9 +86,9 @@ class _CallState:
         while the call was typed ``function`` and named. Until then a blank name a frame
         sends is not counted as sent: the binding that frame may make turns the same blank
         on the next delta into a throw."""
-        self.shape: tuple[bytes, bytes, int, tuple[bool, bool]] | None = None
+        self.shape: tuple[bytes, bytes, int, tuple[tuple[bool, bool], int]] | None = None
         """The call's last quiet payload shape: its bytes before and after the arguments
-        token, the token's place, and what the schemas said of it."""
+        token, the token's place, and what the schemas said of it with its choice's index."""
         self.prev_id: Any = _NOPREV
         """The raw ``id`` of the call's last delta, when it was alone in its chunk (``None``
         otherwise): the same non-blank string again is a repeat, which each library takes,
@@ -120,11 +120,15 @@ def _blank_bits(cid: Any, name: Any) -> int | None:
     return bits
 
 
-def _quiet_envelope(raw: Any, checked: bool = False) -> dict[str, Any] | None:
+def _quiet_envelope(
+    raw: Any, checked: bool = False, any_choice: bool = False
+) -> dict[str, Any] | None:
     """The delta of a chunk that says nothing but what its delta carries, else ``None``: one
-    choice with index 0, no finish reason, logprobs, usage or error, a delta without role or
-    refusal, and a chunk both of the AI SDK's schemas accept (``checked``: known already)."""
-    if type(raw) is not dict or "error" in raw or raw.get("usage") is not None:
+    choice (with index 0; ``any_choice``: any integer index), no finish reason, logprobs or
+    error, usage of the types the AI SDK accepts (its values no library reads), a delta
+    without role or refusal, and a chunk both of the AI SDK's schemas accept (``checked``:
+    known already)."""
+    if type(raw) is not dict or "error" in raw or not usage_ok(raw.get("usage", UNSET)):
         return None
     cs = raw.get("choices")
     if type(cs) is not list or len(cs) != 1:
@@ -133,7 +137,7 @@ def _quiet_envelope(raw: Any, checked: bool = False) -> dict[str, Any] | None:
     if type(choice) is not dict:
         return None
     index = choice.get("index", UNSET)
-    if type(index) is not int or index != 0:
+    if type(index) is not int or (index != 0 and not any_choice):
         return None
     if choice.get("finish_reason") is not None or choice.get("logprobs") is not None:
         return None
@@ -150,8 +154,10 @@ def _quiet_envelope(raw: Any, checked: bool = False) -> dict[str, Any] | None:
 
 # The shape of a quiet tool-call payload as typed structs: what decodes here is a chunk both
 # of the AI SDK's schemas accept (each field a type chunk_ok allows, narrower where a quiet
-# payload is: no usage, finish reason, role or text) — checked in one typed decode instead of
-# walking the JSON twice, for every new shape (5,000 calls: 5,000 shapes).
+# payload is: no finish reason, role or text) — checked in one typed decode instead of
+# walking the JSON twice. What no library reads is skipped or typed only as far as a schema
+# checks it: unknown fields, the chunk's id, created and model, usage (its values), the
+# choice's index (every model but one mixes choices; see Quiet.zero_frames).
 
 
 class _QFunction(msgspec.Struct, gc=False):
@@ -182,12 +188,24 @@ class _QChoice(msgspec.Struct, gc=False):
     logprobs: UnsetType | None = UNSET
 
 
+_Count = int | float | UnsetType | None
+
+
+class _QUsage(msgspec.Struct, gc=False):
+    prompt_tokens: _Count = UNSET
+    completion_tokens: _Count = UNSET
+    total_tokens: _Count = UNSET
+    prompt_tokens_details: dict[str, int | float | None] | UnsetType | None = UNSET
+    completion_tokens_details: dict[str, int | float | None] | UnsetType | None = UNSET
+    """(Details of any other value are judged by the AI SDK's own check, on the plain JSON.)"""
+
+
 class _QChunk(msgspec.Struct, gc=False):
     choices: list[_QChoice]
     id: str | UnsetType | None = UNSET
     created: int | float | UnsetType | None = UNSET
     model: str | UnsetType | None = UNSET
-    usage: UnsetType | None = UNSET
+    usage: _QUsage | UnsetType | None = UNSET
     error: UnsetType = UNSET
 
 
@@ -195,13 +213,14 @@ _quiet_shape = msgspec.json.Decoder(_QChunk).decode
 
 
 def _quiet_typed(data: bytes) -> _QChunk | None:
-    """The payload as a one-choice, one-delta quiet chunk (``None``: it is not one)."""
+    """The payload as a one-choice, one-delta quiet chunk (``None``: it is not one); its
+    choice's index may be any integer."""
     try:
         chunk = _quiet_shape(data)
     except (msgspec.DecodeError, RecursionError):  # (ValidationError is a DecodeError)
         return None
     cs = chunk.choices
-    if len(cs) != 1 or cs[0].index != 0 or len(cs[0].delta.tool_calls) != 1:
+    if len(cs) != 1 or len(cs[0].delta.tool_calls) != 1:
         return None
     return chunk
 
@@ -209,20 +228,23 @@ def _quiet_typed(data: bytes) -> _QChunk | None:
 _BOTH = (True, True)
 
 
-def _quiet_tool_payload(data: bytes, args: str) -> tuple[bool, bool] | None:
+def _quiet_tool_payload(data: bytes, args: str) -> tuple[tuple[bool, bool], int] | None:
     """One tool-call delta with a ``function`` object and ``args`` as its arguments, and no
     text: nothing else said. Returns whether the AI SDK's two schemas (openai-compatible,
-    openai) accept the chunk, or ``None`` when it says something else — or when a schema
-    rejects something beside the delta's ``index``, ``id``, ``type``, ``name`` and
-    ``arguments`` (what a folded frame keeps)."""
+    openai) accept the chunk, and the choice's index; or ``None`` when it says something else
+    — or when a schema rejects something beside the delta's ``index``, ``id``, ``type``,
+    ``name`` and ``arguments`` (what a folded frame keeps)."""
     typed = _quiet_typed(data)
     if typed is not None:
-        return _BOTH if typed.choices[0].delta.tool_calls[0].function.arguments == args else None
+        choice = typed.choices[0]
+        if choice.delta.tool_calls[0].function.arguments != args:
+            return None
+        return _BOTH, choice.index
     try:
         raw = _decode(data)
     except (msgspec.DecodeError, RecursionError):
         return None
-    delta = _quiet_envelope(raw, checked=True)
+    delta = _quiet_envelope(raw, checked=True, any_choice=True)
     if delta is None:
         return None
     if delta.get("content") is not None or delta.get("reasoning_content") is not None:
@@ -235,13 +257,14 @@ def _quiet_tool_payload(data: bytes, args: str) -> tuple[bool, bool] | None:
     if type(fn) is not dict or fn.get("arguments") != args:
         return None
     schema = (chunk_ok(raw, True), chunk_ok(raw, False))
+    choice_index: int = raw["choices"][0]["index"]
     if schema != _BOTH:
         bare = {k: tc[k] for k in ("index", "id", "type") if k in tc}
         bare["function"] = {k: fn[k] for k in ("name", "arguments") if k in fn}
         kept = {"choices": [{"index": 0, "delta": {"tool_calls": [bare]}}]}
         if (chunk_ok(kept, True), chunk_ok(kept, False)) != schema:
             return None
-    return schema
+    return schema, choice_index
 
 
 def _quiet_text_payload(data: bytes, text: str, reasoning: bool) -> bool:
@@ -250,7 +273,7 @@ def _quiet_text_payload(data: bytes, text: str, reasoning: bool) -> bool:
         raw = _decode(data)
     except (msgspec.DecodeError, RecursionError):
         return False
-    delta = _quiet_envelope(raw)
+    delta = _quiet_envelope(raw, any_choice=True)
     if delta is None or delta.get("tool_calls") is not None:
         return False
     mine, other = ("reasoning_content", "content") if reasoning else _TEXT_FIELDS
@@ -384,7 +407,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     # around their piece, the piece at the same offset, differ only in that piece, so they say
     # the same thing (a gateway that varies a field per payload makes each shape new: each is
     # then judged on its own, and the table is emptied when it is full)
-    tool_shapes: dict[bytes, tuple[int, tuple[bool, bool] | None]] = {}
+    tool_shapes: dict[bytes, tuple[int, tuple[tuple[bool, bool], int] | None]] = {}
     quiet_text = _TextShapes().text
     encode = _encode
     out: list[Frame | Quiet] = []
@@ -405,7 +428,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                 entry = _NO_ENTRY  # several deltas or pieces in one payload: a frame of its own
                 while e < n_events and event_lines[e] == line:
                     e += 1
-        if entry >= 0 and i not in unusual and i not in sse_events:
+        if entry >= 0 and i not in unusual and sse_events.get(i) != "error":
             # one tool-call delta: quiet when it says nothing new to any library
             c = entry >> 33
             st = states[c]
@@ -465,14 +488,19 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                         and (
                             kind is UNSET
                             or kind is st.type
-                            or (type(kind) is str and type(st.type) is str and kind == st.type)
-                            or _same(kind, st.type)
+                            or (
+                                type(kind) is str
+                                and type(st.type) is str
+                                and kind == st.type
+                                and kind != "custom"  # (a key the Agents SDK ignores from then)
+                            )
+                            or (_same(kind, st.type) and kind != "custom")
                         )
                     ):
                         # the payload's shape: its bytes without its arguments token
                         args = fn.arguments
                         token = encode(args)
-                        schema = None
+                        said = None  # (what the schemas say of it, its choice's index)
                         sh = st.shape
                         if sh is not None and (skip := skips[i]) >= 0:
                             # the call's last quiet shape, its bytes read in place: the same
@@ -485,8 +513,8 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                 and raw.startswith(pre, s)
                                 and raw.endswith(suf, s, ends[i])
                             ):
-                                schema = sh[3]
-                        if schema is None:
+                                said = sh[3]
+                        if said is None:
                             data = data_of(i)
                             at = data.find(token)
                             if at >= 0 and data.find(token, at + 1) < 0:
@@ -499,16 +527,14 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                         at,
                                         _quiet_tool_payload(data, args),
                                     )
-                                schema = known[1]
-                                if schema is not None and starts is not None:
-                                    st.shape = (data[:at], data[at + len(token) :], at, schema)
+                                said = known[1]
+                                if said is not None and starts is not None:
+                                    st.shape = (data[:at], data[at + len(token) :], at, said)
                             else:
-                                schema = _quiet_tool_payload(data, args)
+                                said = _quiet_tool_payload(data, args)
                         # what the chunk schemas say of it is what they said of the call's
                         # delta before (a blank value: what every schema accepted)
-                        quiet = schema is not None and schema == (
-                            _BOTH if pair is None else pair[3]
-                        )
+                        quiet = said is not None and said[0] == (_BOTH if pair is None else pair[3])
                     if quiet:
                         st.prev_id, st.prev_name = cid, name
                         if pair is None:
@@ -518,8 +544,9 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                 st.seen &= ~_ID_BITS
                             if type(rname) is str and rname:
                                 st.seen &= ~_NAME_BITS
+                        choice = said[1]  # type: ignore[index]
                         if held is not None:
-                            if held[0] == c and not bits and pair is None:
+                            if held[0] == c and not bits and pair is None and choice == 0:
                                 held[2].append(args)  # more arguments for a new call
                                 continue
                             _absorb(out, held)
@@ -544,15 +571,17 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                             part.last_name = name
                             part.id_nulls += cid is None
                             part.name_nulls += name is None
+                            if choice:
+                                part.elsewhere()
                         else:
                             if run is None or not run.fits(c, pair):
                                 run = Quiet(line)
                                 out.append(run)
                                 sizes = run.sizes
-                            run.add(c, index, args, line, cid, name, pair)
+                            run.add(c, index, args, line, cid, name, pair, choice)
                             part = run.stretches[-1]
                         continue
-        elif entry != _NO_ENTRY and i not in unusual and i not in sse_events:
+        elif entry != _NO_ENTRY and i not in unusual and sse_events.get(i) != "error":
             # one text piece: folded into the text run before it when nothing else is said
             ref = -entry - 1
             piece = texts[ref >> 2]

@@ -49,6 +49,8 @@ def _is_array_index(key: str) -> bool:
 
 
 class AgentsJsAssembler(Assembler):
+    choice_zero = True
+
     def __init__(self) -> None:
         self.calls: dict[str, _Call] = {}
         self.ignored: set[str] = set()

@@ -14,7 +14,11 @@ The streams mix what gateways send: 1 to 3 calls, interleaved at random; continu
 ``id``, ``name`` and ``type`` are absent, ``null``, ``""``, the value again, a new value
 mid-stream or the string ``"null"``; text before and between the calls; envelopes that change
 (a ``created`` per payload, a role, usage, a finish reason); now and then two deltas in one
-payload or a delta without ``function``.
+payload or a delta without ``function``. And what no library should fold on, so that the
+folding is shown not to: a usage object in every chunk (its counts changing, now and then of
+a type a schema rejects), chunk ids, ``system_fingerprint`` and unknown fields that vary per
+payload, SSE ``event:`` lines (``message``, now and then ``error``) and ``id:`` lines, and
+several choices (each call in a choice of its own, or every chunk's choice drawn at random).
 """
 
 from __future__ import annotations
@@ -80,7 +84,7 @@ def streams(draw: st.DrawFn) -> str:
             d: dict[str, Any] = {"index": c}
             if pattern[0] is not ABSENT:
                 d["id"] = pattern[0]
-            t = draw(st.sampled_from([ABSENT, ABSENT, ABSENT, "function", None]))
+            t = draw(st.sampled_from([ABSENT, ABSENT, ABSENT, "function", None, "custom"]))
             if t is not ABSENT:
                 d["type"] = t
             f: dict[str, Any] = {"arguments": draw(st.sampled_from(PIECES))}
@@ -103,11 +107,20 @@ def streams(draw: st.DrawFn) -> str:
     taken = [0] * n_calls
     chunks: list[dict[str, Any]] = []
     created = draw(st.booleans())  # a created timestamp that changes on every payload
+    # which choice each chunk is in: always 0, one per call (n=2 and more), or any per chunk
+    choosing = draw(st.sampled_from(["zero", "zero", "per-call", "per-chunk"]))
+    choice_of = [draw(st.integers(0, 2)) if choosing == "per-call" else 0 for _ in per_call]
+
+    def choice_for(c: int | None) -> int:
+        if choosing == "per-chunk":
+            return draw(st.integers(0, 2))
+        return 0 if c is None else choice_of[c]
+
     if draw(st.booleans()):
         chunks.append({"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]})
     for k in range(draw(st.integers(0, 4))):
         field = draw(st.sampled_from(["content", "reasoning_content"]))
-        chunks.append({"choices": [{"index": 0, "delta": {field: f"t{k} "}}]})
+        chunks.append({"choices": [{"index": choice_for(None), "delta": {field: f"t{k} "}}]})
     for c in order:
         d = per_call[c][taken[c]]
         taken[c] += 1
@@ -119,22 +132,55 @@ def streams(draw: st.DrawFn) -> str:
             continue
         if roll == 1:
             delta["content"] = "and "
-        chunk: dict[str, Any] = {"choices": [{"index": 0, "delta": delta}]}
+        chunk: dict[str, Any] = {"choices": [{"index": choice_for(c), "delta": delta}]}
         if roll == 2:
             chunk["choices"][0]["finish_reason"] = None
         if roll == 3:
             chunk["usage"] = None
         if draw(st.integers(0, 12)) == 0:
-            chunks.append({"choices": [{"index": 0, "delta": {"content": "text between "}}]})
+            text = {"index": choice_for(c), "delta": {"content": "text between "}}
+            chunks.append({"choices": [text]})
         chunks.append(chunk)
     if draw(st.integers(0, 4)):
         chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    usage = draw(st.sampled_from(["none", "none", "every", "every", "some"]))
+    noise = draw(st.booleans())  # chunk ids, a fingerprint and unknown fields per payload
+    events = draw(st.sampled_from(["none", "none", "message", "some"]))
+    numbered = draw(st.booleans())  # an SSE id: line before every event
     out = []
     for k, chunk in enumerate(chunks):
         full = {"id": "chatcmpl-1", "object": "chat.completion.chunk", **chunk}
         if created:
             full["created"] = 1770764938 + k
-        out.append("data: " + json.dumps(full, separators=(",", ":")) + "\n\n")
+        if usage == "every" or (usage == "some" and draw(st.booleans())):
+            done: Any = k
+            if draw(st.integers(0, 40)) == 0:  # a count of a type the AI SDK rejects
+                done = draw(st.sampled_from(["7", True, [1]]))
+            full["usage"] = {
+                "prompt_tokens": 100,
+                "completion_tokens": done,
+                "total_tokens": 100 + k,
+                "prompt_tokens_details": {"cached_tokens": draw(st.sampled_from([0, None, k]))},
+            }
+            if draw(st.integers(0, 60)) == 0:
+                full["usage"] = None
+        if noise:
+            full["id"] = f"chatcmpl-{k}"
+            full["system_fingerprint"] = f"fp_{k % 3}"
+            full[f"x_{k % 2}"] = {"seq": k}
+            for choice in full["choices"]:
+                choice["stop_reason"] = None
+                choice["x_trace"] = k
+                for tc in choice["delta"].get("tool_calls") or []:
+                    if isinstance(tc, dict) and draw(st.booleans()):
+                        tc["x_extra"] = k
+        head = ""
+        if events == "message" or (events == "some" and draw(st.booleans())):
+            head += "event: " + draw(st.sampled_from(["message"] * 12 + ["error", "delta"]))
+            head += "\n"
+        if numbered:
+            head += f"id: {k}\n"
+        out.append(head + "data: " + json.dumps(full, separators=(",", ":")) + "\n\n")
     if draw(st.integers(0, 5)):
         out.append("data: [DONE]\n\n")
     return "".join(out)
