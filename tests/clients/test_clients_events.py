@@ -619,3 +619,94 @@ def test_a_payload_of_the_quiet_shape_is_one_every_schema_accepts(chunk: dict[st
 
     if _quiet_typed(json.dumps(chunk).encode()) is not None:
         assert chunk_ok(chunk, True) and chunk_ok(chunk, False)
+
+
+def _continuations(n: int, envelope: Any, head_lines: Any = lambda k: "") -> str:
+    """A call opened, then ``n`` continuations sending ``id: ""``; ``envelope(k, chunk)``
+    dresses payload ``k``, ``head_lines(k)`` gives the SSE lines before its data line."""
+    head = {"index": 0, "id": "call_1", "type": "function"}
+    head["function"] = {"name": "get_weather", "arguments": ""}
+    deltas = [head] + [
+        {"index": 0, "id": "", "function": {"arguments": p}}
+        for p in (['{"city": "', *"Paris" * (n // 5), '"}'])[:n]
+    ]
+    out = []
+    for k, d in enumerate(deltas):
+        chunk: dict[str, Any] = {"choices": [{"index": 0, "delta": {"tool_calls": [d]}}]}
+        envelope(k, chunk)
+        out.append(head_lines(k) + "data: " + json.dumps(chunk) + "\n\n")
+    out.append('data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\n')
+    return "".join(out) + "data: [DONE]\n\n"
+
+
+def _same_outcomes(trace: Trace, stream: list[Any]) -> None:
+    meant = meant_calls(trace.analysis.calls)
+    gathered = assess_frames(stream, meant)
+    one_by_one = assess_frames(frames(trace), meant)
+    for key in POLICIES:
+        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+
+
+def test_what_no_library_reads_does_not_break_a_run() -> None:
+    # vLLM's usage in every chunk, a chunk id, created and fingerprint per payload, unknown
+    # fields, and "event: message" / "id: N" lines: none of it is read by a library, so the
+    # continuations after the first blank id are still one run
+    def envelope(k: int, chunk: dict[str, Any]) -> None:
+        chunk.update(id=f"chatcmpl-{k}", created=1770000000 + k, system_fingerprint=f"fp_{k}")
+        chunk["usage"] = {
+            "prompt_tokens": 10,
+            "completion_tokens": k,
+            "total_tokens": 10 + k,
+            "prompt_tokens_details": {"cached_tokens": k % 7},
+        }
+        chunk["x_gateway"] = {"seq": k}
+        chunk["choices"][0].update(logprobs=None, stop_reason=None, x_shard=k % 3)
+
+    body = _continuations(200, envelope, lambda k: f"event: message\nid: {k}\n")
+    trace = _trace(body)
+    stream = compact_frames(trace)
+    runs = [item for item in stream if isinstance(item, Quiet)]
+    assert len(runs) == 1 and sum(runs[0].sizes) == 199  # (all but the first id: "")
+    _same_outcomes(trace, stream)
+
+
+def test_usage_of_a_type_a_schema_rejects_and_an_error_event_are_frames_of_their_own() -> None:
+    def envelope(k: int, chunk: dict[str, Any]) -> None:
+        chunk["usage"] = {"completion_tokens": "7" if k == 50 else k}
+
+    body = _continuations(100, envelope, lambda k: "event: error\n" if k == 80 else "")
+    trace = _trace(body)
+    stream = compact_frames(trace)
+    own = [item.line for item in stream if not isinstance(item, Quiet)]
+    lines = [p.line for p in trace.payloads]
+    assert lines[50] in own and lines[80] in own
+    _same_outcomes(trace, stream)
+    meant = meant_calls(trace.analysis.calls)
+    raised = assess_frames(stream, meant)["openai-node"].assembly.raised
+    assert raised is not None and raised.name == "APIError" and raised.line == lines[80]
+
+
+def test_two_choices_interleaved_fold_and_choice_zero_is_read_alone_where_it_is() -> None:
+    # n=2: each chunk a delta of choice 0 or 1 in turn, each choice a call at tool index 0
+    # (its id and name once, then id: ""); every model but the Agents SDK for JavaScript
+    # mixes the choices under index 0, that one reads choice 0 alone
+    chunks = []
+    for k in range(400):
+        choice, step = k % 2, k // 2
+        if step == 0:
+            d = {"index": 0, "id": f"call_{choice}", "type": "function"}
+            d["function"] = {"name": "run_query", "arguments": ""}
+        else:
+            d = {"index": 0, "id": "", "function": {"arguments": f"{choice}"}}
+        chunks.append({"choices": [{"index": choice, "delta": {"tool_calls": [d]}}]})
+    body = "".join("data: " + json.dumps(c) + "\n\n" for c in chunks) + "data: [DONE]\n\n"
+    trace = _trace(body)
+    stream = compact_frames(trace)
+    runs = [item for item in stream if isinstance(item, Quiet)]
+    assert len(stream) < 10 and sum(sum(r.sizes) for r in runs) >= 390
+    _same_outcomes(trace, stream)
+    meant = meant_calls(trace.analysis.calls)
+    got = assess_frames(stream, meant)
+    (agents_js,) = got["openai-agents-js"].assembly.calls
+    assert agents_js.id == "call_0" and agents_js.arguments == "0" * 199
+    assert got["openai-python"].assembly.calls[0].arguments == "01" * 199
