@@ -19,8 +19,11 @@ Nothing is decoded per payload. The deltas and text pieces come from the analysi
 piece, in payload order); whether a payload says anything else is decided once per payload
 *shape* — the payload's bytes with its one variable token (the arguments piece, or the text
 piece) cut out — and remembered, so a 100,000-delta stream costs a byte search and a dictionary
-look-up per payload. A payload whose piece cannot be found exactly once in its bytes is decoded
-and judged on its own. ``tests/clients/test_clients_compact.py`` holds this stream to the
+look-up per payload. A payload whose piece cannot be found exactly once in its bytes, or of a
+shape not seen (a usage that counts up, a chunk id per payload), is judged on its own by one
+typed decode into a narrow struct: what no library reads (usage values, the chunk's id and
+created, unknown fields, an SSE event other than ``error``, the choice's index but for the one
+library that reads choice 0 alone) does not make a payload say something. ``tests/clients/test_clients_compact.py`` holds this stream to the
 payload-by-payload one (:func:`.base.frames`) on every capture and on random streams.
 """
 
