@@ -23,8 +23,10 @@ look-up per payload. A payload whose piece cannot be found exactly once in its b
 shape not seen (a usage that counts up, a chunk id per payload), is judged on its own by one
 typed decode into a narrow struct: what no library reads (usage values, the chunk's id and
 created, unknown fields, an SSE event other than ``error``, the choice's index but for the one
-library that reads choice 0 alone) does not make a payload say something. ``tests/clients/test_clients_compact.py`` holds this stream to the
-payload-by-payload one (:func:`.base.frames`) on every capture and on random streams.
+library that reads choice 0 alone) does not make a payload say something.
+``tests/clients/test_clients_compact.py`` and ``tests/clients/test_clients_events.py`` hold this
+stream to the payload-by-payload one (:func:`.base.frames`) on every capture and on random
+streams.
 """
 
 from __future__ import annotations
@@ -51,6 +53,10 @@ _TEXT_FIELDS = ("content", "reasoning_content")
 _CACHE_LIMIT = 4096
 """Payload shapes remembered at most (a gateway that varies a field per payload, a timestamp
 or padding, makes every shape new: each is then judged once and forgotten)."""
+
+_MISSES, _RETRY = 64, 4096
+"""After this many new tool-call shapes in a row, payloads are judged without the shape table,
+until this many more were (then the table is tried again)."""
 
 _NO_ENTRY = -(1 << 62)
 """A payload with no event-log entry, or several (text refs are negative, tool refs not)."""
@@ -411,6 +417,9 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     # the same thing (a gateway that varies a field per payload makes each shape new: each is
     # then judged on its own, and the table is emptied when it is full)
     tool_shapes: dict[bytes, tuple[int, tuple[tuple[bool, bool], int] | None]] = {}
+    misses = 0
+    """New shapes in a row: past _MISSES (a usage that counts up, an id per payload) each
+    payload is judged on its own, without making and remembering its shape."""
     quiet_text = _TextShapes().text
     encode = _encode
     out: list[Frame | Quiet] = []
@@ -490,14 +499,20 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                         and (index is st.index or (type(index) is int and index == st.index))
                         and (
                             kind is UNSET
-                            or kind is st.type
                             or (
-                                type(kind) is str
-                                and type(st.type) is str
-                                and kind == st.type
-                                and kind != "custom"  # (a key the Agents SDK ignores from then)
+                                (
+                                    kind is st.type
+                                    or (
+                                        type(kind) is str
+                                        and type(st.type) is str
+                                        and kind == st.type
+                                    )
+                                    or _same(kind, st.type)
+                                )
+                                # (a delta the Agents SDK for JS ignores, with its call after
+                                # it: said to it alone when its choice 0 had not said it)
+                                and kind != "custom"
                             )
-                            or (_same(kind, st.type) and kind != "custom")
                         )
                     ):
                         # the payload's shape: its bytes without its arguments token
@@ -519,21 +534,26 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                 said = sh[3]
                         if said is None:
                             data = data_of(i)
-                            at = data.find(token)
+                            at = data.find(token) if misses < _MISSES else -1
                             if at >= 0 and data.find(token, at + 1) < 0:
                                 key = data[:at] + data[at + len(token) :]
                                 known = tool_shapes.get(key)
                                 if known is None or known[0] != at:
+                                    misses += 1
                                     if len(tool_shapes) >= _CACHE_LIMIT:
                                         tool_shapes.clear()
                                     known = tool_shapes[key] = (
                                         at,
                                         _quiet_tool_payload(data, args),
                                     )
+                                else:
+                                    misses = 0
                                 said = known[1]
                                 if said is not None and starts is not None:
                                     st.shape = (data[:at], data[at + len(token) :], at, said)
                             else:
+                                if misses >= _MISSES:  # (and now and then the table again)
+                                    misses = 0 if misses >= _RETRY else misses + 1
                                 said = _quiet_tool_payload(data, args)
                         # what the chunk schemas say of it is what they said of the call's
                         # delta before (a blank value: what every schema accepted)
