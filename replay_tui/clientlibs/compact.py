@@ -418,8 +418,9 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     # then judged on its own, and the table is emptied when it is full)
     tool_shapes: dict[bytes, tuple[int, tuple[tuple[bool, bool], int] | None]] = {}
     misses = 0
-    """New shapes in a row: past _MISSES (a usage that counts up, an id per payload) each
-    payload is judged on its own, without making and remembering its shape."""
+    """New shapes in a row (no payload of a shape seen between them): past _MISSES (a usage
+    that counts up, an id per payload) each payload is judged on its own, without making and
+    remembering its shape."""
     quiet_text = _TextShapes().text
     encode = _encode
     out: list[Frame | Quiet] = []
@@ -532,6 +533,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                 and raw.endswith(suf, s, ends[i])
                             ):
                                 said = sh[3]
+                                misses = 0
                         if said is None:
                             data = data_of(i)
                             at = data.find(token) if misses < _MISSES else -1
