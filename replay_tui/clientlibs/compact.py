@@ -81,6 +81,7 @@ class _CallState:
         "schema",
         "seen",
         "shape",
+        "shape2",
         "type",
     )
 
@@ -98,6 +99,8 @@ class _CallState:
         self.shape: tuple[bytes, bytes, int, tuple[tuple[bool, bool], int]] | None = None
         """The call's last quiet payload shape: its bytes before and after the arguments
         token, the token's place, and what the schemas said of it with its choice's index."""
+        self.shape2: tuple[bytes, bytes, int, tuple[tuple[bool, bool], int]] | None = None
+        """The one before it."""
         self.prev_id: Any = _NOPREV
         """The raw ``id`` of the call's last delta, when it was alone in its chunk (``None``
         otherwise): the same non-blank string again is a repeat, which each library takes,
@@ -534,6 +537,19 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                             ):
                                 said = sh[3]
                                 misses = 0
+                            elif (sh2 := st.shape2) is not None:
+                                # the one before it (shapes that alternate: id null and "",
+                                # two choices)
+                                pre, suf, lp = sh2[0], sh2[1], sh2[2]
+                                if (
+                                    ends[i] - s == lp + len(token) + len(suf)
+                                    and raw.startswith(token, s + lp)
+                                    and raw.startswith(pre, s)
+                                    and raw.endswith(suf, s, ends[i])
+                                ):
+                                    said = sh2[3]
+                                    misses = 0
+                                    st.shape, st.shape2 = sh2, sh
                         if said is None:
                             data = data_of(i)
                             at = data.find(token) if misses < _MISSES else -1
@@ -552,6 +568,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                     misses = 0
                                 said = known[1]
                                 if said is not None and starts is not None:
+                                    st.shape2 = st.shape
                                     st.shape = (data[:at], data[at + len(token) :], at, said)
                             else:
                                 if misses >= _MISSES:  # (and now and then the table again)
