@@ -143,13 +143,28 @@ def streams(draw: st.DrawFn) -> str:
         chunks.append(chunk)
     if draw(st.integers(0, 4)):
         chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    out = _dressed(
+        draw,
+        [{"id": "chatcmpl-1", "object": "chat.completion.chunk", **chunk} for chunk in chunks],
+        created,
+    )
+    if draw(st.integers(0, 5)):
+        out.append("data: [DONE]\n\n")
+    return "".join(out)
+
+
+def _dressed(draw: st.DrawFn, chunks: list[dict[str, Any]], created: bool = False) -> list[str]:
+    """The chunks as SSE events, dressed in what no library reads, drawn once per stream: a
+    ``created`` per payload, a usage object in every chunk or some (its counts changing; now
+    and then of a type a schema rejects, or null), chunk ids, a fingerprint and unknown
+    fields per payload, ``event:`` lines (``message``, now and then ``error`` or another
+    name) and ``id:`` lines."""
     usage = draw(st.sampled_from(["none", "none", "every", "every", "some"]))
     noise = draw(st.booleans())  # chunk ids, a fingerprint and unknown fields per payload
     events = draw(st.sampled_from(["none", "none", "message", "some"]))
     numbered = draw(st.booleans())  # an SSE id: line before every event
     out = []
-    for k, chunk in enumerate(chunks):
-        full = {"id": "chatcmpl-1", "object": "chat.completion.chunk", **chunk}
+    for k, full in enumerate(chunks):
         if created:
             full["created"] = 1770764938 + k
         if usage == "every" or (usage == "some" and draw(st.booleans())):
@@ -181,9 +196,21 @@ def streams(draw: st.DrawFn) -> str:
         if numbered:
             head += f"id: {k}\n"
         out.append(head + "data: " + json.dumps(full, separators=(",", ":")) + "\n\n")
-    if draw(st.integers(0, 5)):
-        out.append("data: [DONE]\n\n")
-    return "".join(out)
+    return out
+
+
+def _choices(draw: st.DrawFn, chunks: list[dict[str, Any]], calls: list[int | None]) -> None:
+    """Put each chunk in a choice: all in 0, one choice per call (``calls``: each chunk's call,
+    ``None`` for none), or a choice drawn per chunk."""
+    choosing = draw(st.sampled_from(["zero", "zero", "per-call", "per-chunk"]))
+    of: dict[int, int] = {}
+    for chunk, c in zip(chunks, calls, strict=True):
+        if choosing == "per-chunk":
+            chunk["choices"][0]["index"] = draw(st.integers(0, 2))
+        elif choosing == "per-call" and c is not None:
+            if c not in of:
+                of[c] = draw(st.integers(0, 2))
+            chunk["choices"][0]["index"] = of[c]
 
 
 def _shown(outcome: ClientOutcome) -> Any:
@@ -215,7 +242,8 @@ def repeating_streams(draw: st.DrawFn) -> str:
     MiniMax do: per call, stretches of one ``(id, name, type)`` each — the value, another,
     the string ``"null"``, ``null``, ``""`` or absent; ``type`` absent, ``"function"``,
     ``"FUNCTION"`` (which one AI SDK schema rejects) or ``null`` — with pieces that may open a
-    JSON value, calls interleaved or not, an envelope that sometimes says more."""
+    JSON value, calls interleaved or not, an envelope that sometimes says more; in one choice
+    or several (:func:`_choices`), dressed in what no library reads (:func:`_dressed`)."""
     n_calls = draw(st.integers(1, 3))
     seqs: list[list[dict[str, Any]]] = []
     for c in range(n_calls):
@@ -245,11 +273,14 @@ def repeating_streams(draw: st.DrawFn) -> str:
     order = list(range(n_calls)) + order
     taken = [0] * n_calls
     chunks: list[dict[str, Any]] = []
+    calls: list[int | None] = []
     if draw(st.booleans()):
         chunks.append({"choices": [{"index": 0, "delta": {"role": "assistant"}}]})
+        calls.append(None)
     for c in order:
         d = seqs[c][taken[c]]
         taken[c] += 1
+        calls.append(c)
         chunk: dict[str, Any] = {"choices": [{"index": 0, "delta": {"tool_calls": [d]}}]}
         roll = draw(st.integers(0, 40))
         if roll == 0:
@@ -261,8 +292,9 @@ def repeating_streams(draw: st.DrawFn) -> str:
         chunks.append(chunk)
     if draw(st.integers(0, 4)):
         chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
-    out = ["data: " + json.dumps(c, separators=(",", ":")) + "\n\n" for c in chunks]
-    return "".join(out) + "data: [DONE]\n\n"
+        calls.append(None)
+    _choices(draw, chunks, calls)
+    return "".join(_dressed(draw, chunks)) + "data: [DONE]\n\n"
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
