@@ -414,6 +414,8 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     decoded = trace.decoded
     unusual = _unusual(trace)
     n, lines, data_of, sse_events = _columns(trace)
+    # the one SSE event a library reads (openai-node throws on it): other names fold
+    errors = {i for i, event in sse_events.items() if event == "error"}
     raw, starts, ends, skips = _places(trace)
     # Whether a payload is quiet, decided once per shape: two payloads with the same bytes
     # around their piece, the piece at the same offset, differ only in that piece, so they say
@@ -444,7 +446,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                 entry = _NO_ENTRY  # several deltas or pieces in one payload: a frame of its own
                 while e < n_events and event_lines[e] == line:
                     e += 1
-        if entry >= 0 and i not in unusual and sse_events.get(i) != "error":
+        if entry >= 0 and i not in unusual and i not in errors:
             # one tool-call delta: quiet when it says nothing new to any library
             c = entry >> 33
             st = states[c]
@@ -623,7 +625,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                             run.add(c, index, args, line, cid, name, pair, choice)
                             part = run.stretches[-1]
                         continue
-        elif entry != _NO_ENTRY and i not in unusual and sse_events.get(i) != "error":
+        elif entry != _NO_ENTRY and i not in unusual and i not in errors:
             # one text piece: folded into the text run before it when nothing else is said
             ref = -entry - 1
             piece = texts[ref >> 2]
