@@ -1018,8 +1018,8 @@ def _chunk_rows(trace: Trace, limits: Limits) -> tuple[list[ChunkRow | Gap], int
     right = trace.replay(ACCEPT)
     # Each chunk's key kept as the hash of its JSON (two lists of 100,000 JSON texts were
     # larger than the capture); equal chunks have equal keys.
-    lk = [_key(left.light(k)[1]) for k in range(len(left))]
-    rk = [_key(right.light(k)[1]) for k in range(len(right))]
+    lk = array("q", (_key(left.light(k)[1]) for k in range(len(left))))
+    rk = array("q", (_key(right.light(k)[1]) for k in range(len(right))))
     width = limits.cell * 2
 
     def shown(stream: ChunkStream, k: int) -> str:
