@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FREE",
+    "UNSAID",
     "AssembledCall",
     "Assembler",
     "Assembly",
@@ -52,6 +53,7 @@ __all__ = [
     "times",
     "tool_deltas",
     "tool_path",
+    "unlike",
 ]
 
 _raw_decoder = msgspec.json.Decoder()
@@ -240,6 +242,8 @@ class ClientError:
         ``choices[0].delta.tool_calls[0].function.name: expected string, got null``."""
         if not self.field:
             return ""
+        if not self.value:  # (a field whose value is not said)
+            return self.field
         if self.expected:
             return f"{self.field}: expected {self.expected}, got {self.value}"
         if self.value == "absent":
@@ -250,6 +254,10 @@ class ClientError:
     def where(self) -> int | None:
         """The line of the payload the field was read from (``None``: none is known)."""
         return self.line if self.field_line is None else self.field_line
+
+
+UNSAID: Any = object()
+"""A :class:`Raise`'s ``value`` when the field is named without its value."""
 
 
 class Raise(Exception):
@@ -304,7 +312,7 @@ class Raise(Exception):
             self.verb,
             self.layer,
             self.field,
-            shown_value(self.value) if self.field else "",
+            shown_value(self.value) if self.field and self.value is not UNSAID else "",
             self.expected,
             self.field_line,
         )
@@ -597,6 +605,18 @@ def raise_sdk_stream_error(frame: Frame, *, node: bool = False) -> None:
     if err is UNSET or (node and not js_truthy(err)):  # Node: an `event: error` payload
         raise Raise("APIError", message, field="event", value="error")
     raise Raise("APIError", message, field="error", value=err)
+
+
+def unlike(keys: Sequence[Any]) -> int:
+    """Position of the first key whose type differs from the first key's (what makes a sort
+    of them fail in Python: ``None`` or a string beside numbers); 0 when none does."""
+    number = (int, float)
+    first = keys[0] if keys else None
+    for k, key in enumerate(keys):
+        same = type(key) is type(first) or (isinstance(key, number) and isinstance(first, number))
+        if not same:
+            return k
+    return 0
 
 
 def function_fields(call: ToolCall) -> tuple[bool, Any, Any]:

@@ -30,6 +30,7 @@ from .base import (
     choices,
     raise_sdk_stream_error,
     tool_deltas,
+    tool_path,
 )
 
 __all__ = ["POLICY"]
@@ -80,12 +81,12 @@ class LiteLLMAssembler(Assembler):
 
     def feed(self, frame: Frame) -> None:
         raise_sdk_stream_error(frame)
-        for choice in choices(frame.chunk):
+        for c, choice in enumerate(choices(frame.chunk)):
             deltas = tool_deltas(choice)
             if not all(_valid_delta(call) for call in deltas):
                 continue  # Delta(**…) raised: chunk_creator substitutes an empty Delta()
             missing = 0
-            for call in deltas:
+            for k, call in enumerate(deltas):
                 index = call.index
                 if index is UNSET or index is None:
                     index, missing = missing, missing + 1
@@ -97,7 +98,12 @@ class LiteLLMAssembler(Assembler):
                 try:
                     acc = self.calls.get(index)
                 except TypeError:  # an unhashable index (a JSON array or object)
-                    raise Raise("TypeError", f"unhashable type: '{type(index).__name__}'") from None
+                    raise Raise(
+                        "TypeError",
+                        f"unhashable type: '{type(index).__name__}'",
+                        field=tool_path(c, k, "index"),
+                        value=call.index,
+                    ) from None
                 if acc is None:
                     acc = self.calls[index] = _Acc(index)
                 if _truthy(call.id):
