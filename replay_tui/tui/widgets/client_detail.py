@@ -427,13 +427,15 @@ def _response_lines(
                 (visible(policy.key), "clients-detail--title"),
                 (" · whole response · ", "clients-detail--dim"),
                 *said,
-            ]
+            ],
+            hang=2,
         ),
         DetailLine(
             [
                 ("outcome  ", "clients-detail--label"),
                 (visible(_cut_said(outcome.outcome)), "clients-detail--value"),
-            ]
+            ],
+            hang=9,
         ),
     ]
     if a.raised is not None:
