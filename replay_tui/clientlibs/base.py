@@ -250,6 +250,14 @@ class ClientError:
             return f"{self.field} is absent"
         return f"{self.field} = {self.value}"
 
+    def explained(self) -> str:
+        """:meth:`cause` with the line of the payload that sent the field
+        (``line 14: choices[0].delta.tool_calls[0].type = "FUNCTION"``; ``""``: no field)."""
+        cause = self.cause()
+        if not cause or self.where is None:
+            return cause
+        return f"line {self.where}: {cause}"
+
     @property
     def where(self) -> int | None:
         """The line of the payload the field was read from (``None``: none is known)."""
