@@ -208,3 +208,20 @@ def test_a_huge_value_is_said_cut(tmp_path: Path) -> None:
     assert raised.field == "choices[0].delta.tool_calls[0].function.name"
     assert len(raised.value) < 300 and raised.value.startswith('"nnnn')
     assert "4,999,800 more characters" in raised.value
+
+
+def test_arguments_that_do_not_parse_point_at_the_call_s_first_delta() -> None:
+    path = TRACES / "captures" / "parallel-out-of-order.sse"
+    raised = _raised(path, "openai-node-strict")
+    assert raised.message == "Error reading response: invalid structured output JSON."
+    assert raised.field == "choices[0].delta.tool_calls[0].function.arguments"
+    assert raised.expected == "complete JSON" and raised.value.startswith('"{')
+    opened = _lines_with(path, '"tool_calls"')
+    assert raised.field_line == opened[0] and raised.line is not None
+    assert raised.line > raised.field_line  # thrown when the next call started
+
+
+def test_a_throw_about_the_stream_as_a_whole_names_no_field() -> None:
+    raised = _raised(TRACES / "captures" / "truncated-no-done.sse", "openai-node")
+    assert raised.message == "missing finish_reason for choice 0"
+    assert raised.field == "" and raised.cause() == "" and raised.explained() == ""
