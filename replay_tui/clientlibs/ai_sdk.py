@@ -19,7 +19,6 @@ a stricter schema (``index`` and the choice ``index`` required, ``type`` only ``
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -575,7 +574,16 @@ class AiSdkAssembler(Assembler):
             else:
                 error = _invalid(raw, self.compatible, frame.line)
                 if frame.lines is not None:  # one part per payload folded in, at its line
-                    self.errors += [_at(error, line) for line in frame.lines]
+                    n, m, f, v, e = (
+                        error.name,
+                        error.message,
+                        error.field,
+                        error.value,
+                        error.expected,
+                    )
+                    self.errors += [
+                        ClientError(n, m, k, "throws", "", f, v, e) for k in frame.lines
+                    ]
                     self.finish_reason = None
                     return
             self.errors.extend([error] * frame.count)  # one part per payload folded in
@@ -720,9 +728,10 @@ def _provider_error(raw: Any, message: str, line: int | None) -> ClientError:
     return ClientError("provider error", message, line, field="error", value=shown_value(err))
 
 
-def _at(error: ClientError, line: int) -> ClientError:
-    """``error`` as the part of the payload at ``line`` (a folded run's)."""
-    return dataclasses.replace(error, line=line)
+def _parts(error: ClientError, lines: list[int]) -> list[ClientError]:
+    """``error`` as the part of each payload of a folded run, at its line."""
+    n, m, f, v, e = error.name, error.message, error.field, error.value, error.expected
+    return [ClientError(n, m, line, "throws", "", f, v, e) for line in lines]
 
 
 def _may_start(frame: Frame) -> bool:
