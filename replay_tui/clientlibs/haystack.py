@@ -40,8 +40,10 @@ class _Call:
     name: str = ""
     arguments: list[str] = field(default_factory=list)
     at: str = ""
-    """Where the call's first delta stood in its chunk, and that chunk's line."""
+    """Where the call's first delta stood in its chunk, and that chunk's line, and the
+    ``index`` it sent (absent or null: ``index`` is ``None`` either way)."""
     line: int | None = None
+    sent: Any = UNSET
 
 
 class HaystackAssembler(Assembler):
@@ -83,6 +85,7 @@ class HaystackAssembler(Assembler):
             call = self.calls.get(key)
             if call is None:
                 call = self.calls[key] = _Call(index, at=tool_path(0, k), line=frame.line)
+                call.sent = d.index
             if d.id is not UNSET and d.id is not None:
                 call.id = d.id
             if name is not UNSET and name is not None:
@@ -100,7 +103,7 @@ class HaystackAssembler(Assembler):
                 "TypeError",
                 str(exc),
                 field=f"{odd.at}.index",
-                value=odd.index,
+                value=odd.sent,
                 field_line=odd.line,
             ) from None
         for key in keys:

@@ -31,6 +31,7 @@ from .base import (
     raise_sdk_stream_error,
     tool_deltas,
     tool_path,
+    unlike,
 )
 
 __all__ = ["POLICY"]
@@ -47,6 +48,9 @@ class _Acc:
     name: Any = None
     type: Any = None
     arguments: list[str] = field(default_factory=list)
+    at: str = ""
+    """Where the call's first delta stood in its chunk, and that chunk's line."""
+    line: int | None = None
 
 
 def _str_or_none(value: Any) -> bool:
@@ -105,7 +109,7 @@ class LiteLLMAssembler(Assembler):
                         value=call.index,
                     ) from None
                 if acc is None:
-                    acc = self.calls[index] = _Acc(index)
+                    acc = self.calls[index] = _Acc(index, at=tool_path(c, k), line=frame.line)
                 if _truthy(call.id):
                     acc.id = call.id
                 if _truthy(call.type):
@@ -119,8 +123,15 @@ class LiteLLMAssembler(Assembler):
         out = Assembly()
         try:
             keys = sorted(self.calls)
-        except TypeError as exc:
-            raise Raise("TypeError", str(exc)) from None
+        except TypeError as exc:  # (indexes are made numbers first: defensive)
+            odd = self.calls[list(self.calls)[unlike(list(self.calls))]]
+            raise Raise(
+                "TypeError",
+                str(exc),
+                field=f"{odd.at}.index",
+                value=odd.index,
+                field_line=odd.line,
+            ) from None
         for key in keys:
             acc = self.calls[key]
             args = "".join(map(str, acc.arguments)) or "{}"

@@ -225,3 +225,19 @@ def test_a_throw_about_the_stream_as_a_whole_names_no_field() -> None:
     raised = _raised(TRACES / "captures" / "truncated-no-done.sse", "openai-node")
     assert raised.message == "missing finish_reason for choice 0"
     assert raised.field == "" and raised.cause() == "" and raised.explained() == ""
+
+
+def test_a_sort_that_fails_at_the_end_names_the_index_that_broke_it(tmp_path: Path) -> None:
+    """Haystack sorts its calls by index when the stream ends: a second delta without an
+    index beside a numbered one throws there, naming that delta's index and its line."""
+    second = {"function": {"name": "g", "arguments": "{}"}, "id": "call_2"}
+    path = _sse(
+        tmp_path,
+        _chunk({"role": "assistant", **_FIRST}),
+        _chunk({"tool_calls": [{"index": 0, "function": {"arguments": "{}"}}, second]}),
+        _chunk({}, "tool_calls"),
+    )
+    raised = _raised(path, "haystack")
+    assert raised.name == "TypeError" and raised.line is None
+    assert raised.cause() == "choices[0].delta.tool_calls[1].index is absent"
+    assert raised.field_line == _lines_with(path, '"call_2"')[0]
