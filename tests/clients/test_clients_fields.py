@@ -241,3 +241,65 @@ def test_a_sort_that_fails_at_the_end_names_the_index_that_broke_it(tmp_path: Pa
     assert raised.name == "TypeError" and raised.line is None
     assert raised.cause() == "choices[0].delta.tool_calls[1].index is absent"
     assert raised.field_line == _lines_with(path, '"call_2"')[0]
+
+
+def _cont(**fields: Any) -> dict[str, Any]:
+    """A continuation of call 0 carrying ``fields`` beside an arguments piece."""
+    return _chunk({"tool_calls": [{"index": 0, "function": {"arguments": "{}"}, **fields}]})
+
+
+CASES = [
+    # (library, second payload, its marker in the file, error name, field, value)
+    ("openai-node", _cont(index=200), '"index": 200', "Error", "index", "200"),
+    ("llamaindex", _cont(id=7), '"id": 7', "TypeError", "id", "7"),
+    ("openai-agents", _cont(id=7), '"id": 7', "ValidationError", "id", "7"),
+    ("openai-agents-buffered", _cont(id=7), '"id": 7', "ValidationError", "id", "7"),
+    (
+        "refuse-conflicting-identity",
+        _chunk(_call(function={"name": "g", "arguments": "{}"})),
+        '"name": "g"',
+        "MALFORMED_TOOL_CALL",
+        "function.name",
+        '"g"',
+    ),
+    (  # the SDK builds chunks unvalidated: a number reaches the parts manager's `+=`
+        "pydantic-ai",
+        _chunk(_call(function={"name": 7, "arguments": "{}"})),
+        '"name": 7',
+        "TypeError",
+        "function.name",
+        "7",
+    ),
+    (
+        "langchain-js",
+        _chunk(_call(function={"name": 7, "arguments": "{}"})),
+        '"name": 7',
+        "Error",
+        "function.name",
+        "7",
+    ),
+]
+
+
+def test_each_library_names_the_field_of_the_payload_it_threw_on(tmp_path: Path) -> None:
+    for n, (key, second, marker, name, field, value) in enumerate(CASES):
+        path = _sse(
+            tmp_path,
+            _chunk({"role": "assistant", **_FIRST}),
+            second,
+            _chunk({}, "tool_calls"),
+            name=f"{n}.sse",
+        )
+        raised = _raised(path, key)
+        assert raised.name == name, key
+        assert raised.field == f"choices[0].delta.tool_calls[0].{field}", key
+        assert raised.value == value, key
+        assert raised.where == _lines_with(path, marker)[0], key
+
+
+def test_an_index_past_the_calls_is_named(tmp_path: Path) -> None:
+    path = TRACES / "captures" / "parallel-out-of-order.sse"
+    raised = _raised(path, "openai-python")
+    assert raised.name == "IndexError"
+    assert raised.cause() == "choices[0].delta.tool_calls[0].index = 1"
+    assert raised.line == _lines_with(path, '"tool_calls"')[0]
