@@ -81,8 +81,10 @@ def test_openai_node_strict_names_the_identity_field_that_changed() -> None:
     assert raised.message == "Chat completion stream contains a changed tool call identity"
     assert (raised.field, raised.value) == ("choices[0].delta.tool_calls[0].type", '"FUNCTION"')
     assert raised.line == 14
-    raised = _raised(TRACES / "dashscope" / "glm-5.2-id-and-name-empty.sse", "openai-node-strict")
+    path = TRACES / "dashscope" / "glm-5.2-id-and-name-empty.sse"
+    raised = _raised(path, "openai-node-strict")
     assert (raised.field, raised.value) == ("choices[0].delta.tool_calls[0].function.name", '""')
+    assert raised.line == _lines_with(path, '"name":""')[0]
 
 
 def test_ai_sdk_type_validation_says_which_field_failed_which_schema() -> None:
