@@ -10,6 +10,11 @@ Policies read the same decoded chunks the harness does (:class:`~replay_tui.core
 where an absent field is ``UNSET`` and ``null`` is ``None``), so ``type: null`` and a missing
 ``function`` stay visible to the libraries that trip on them. A library that validates the raw
 JSON against a schema (the Vercel AI SDK) reads :attr:`Frame.raw`, decoded on demand.
+
+A policy that stops says why as the library would (:class:`Raise`: its error's name, message
+and layer) and names the field that triggered it: its path in the chunk
+(:func:`tool_path`), what it held and, when the throw comes later (at the end of the stream),
+the line of the payload that sent it; :class:`ClientError` carries them to the views.
 """
 
 from __future__ import annotations
