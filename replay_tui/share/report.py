@@ -175,6 +175,8 @@ class ClientRow(msgspec.Struct):
     kind: str
     ok: bool
     outcome: str
+    cause: str = ""
+    """The field that made it throw and the payload's line (``line 14: choices[0]…``)."""
 
 
 class TraceReport(msgspec.Struct):
@@ -1228,6 +1230,12 @@ def _clients(trace: Trace) -> list[ClientRow]:
     from ..clientlibs import assess
 
     return [
-        ClientRow(visible(o.policy.library), o.policy.kind, o.ok, _cut(visible(o.outcome), 300))
+        ClientRow(
+            visible(o.policy.library),
+            o.policy.kind,
+            o.ok,
+            _cut(visible(o.outcome), 300),
+            _cut(visible(o.cause), 300),
+        )
         for o in assess(trace).values()
     ]
