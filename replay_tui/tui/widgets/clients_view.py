@@ -91,7 +91,7 @@ class ClientsMatrix(LineView):
     DEFAULT_CSS = """
     ClientsMatrix {
         height: auto;
-        max-height: 75%;
+        max-height: 60%;
         scrollbar-size-vertical: 1;
         scrollbar-size-horizontal: 1;
         & > .line-view--cursor { background: $primary 8%; }
