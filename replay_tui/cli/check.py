@@ -563,7 +563,8 @@ class _Table(_Writer):
                 lines.append(f"    note  {where}{visible(note.message)}")
             for key, o in (result.clients or {}).items():
                 if not o["ok"]:
-                    lines.append(f"    client  {key}: {visible(o['outcome'])}")
+                    cause = f" · {visible(o['cause'])}" if o.get("cause") else ""
+                    lines.append(f"    client  {key}: {visible(o['outcome'])}{cause}")
         return lines
 
     def close(self) -> None:

@@ -38,7 +38,9 @@ from .base import (
     function_fields,
     is_number,
     none_if_unset,
+    shown_value,
     tool_deltas,
+    tool_path,
 )
 
 __all__ = [
@@ -164,6 +166,13 @@ class _Delta:
     has_function: bool = False
     name: Any = None
     arguments: Any = None
+    at: str = ""
+    """The tool call's path in its chunk (``choices[0].delta.tool_calls[1]``)."""
+    sent_name: Any = UNSET
+    """``function.name`` as sent (``UNSET``: absent), for an explanation."""
+    sent_type: Any = UNSET
+    line: int | None = None
+    """The line of the payload it came from, when known (a folded run's pieces)."""
 
 
 @dataclass
@@ -274,9 +283,19 @@ class ToolCallTracker:
                 "AI_InvalidResponseDataError",
                 "Expected 'function' type.",
                 layer="StreamingToolCallTracker",
+                line=d.line,
+                field=f"{d.at}.type",
+                value=d.sent_type,
             )
         if name is None:
-            raise Raise("AI_InvalidResponseDataError", NO_NAME, layer="StreamingToolCallTracker")
+            raise Raise(
+                "AI_InvalidResponseDataError",
+                NO_NAME,
+                layer="StreamingToolCallTracker",
+                line=d.line,
+                field=f"{d.at}.function.name",
+                value=d.sent_name,
+            )
         generated = wire_id is None or wire_id in self.used_ids
         if generated:
             self.generated += 1
@@ -302,6 +321,14 @@ class ToolCallTracker:
 
 # --- schema validation (the zod chunk schemas, reduced to what a gateway can get wrong) ------
 
+Problem = tuple[str, str, Any]
+"""The first thing a chunk schema rejects: the field's path (``choices[0].delta.tool_calls[0]
+.function.name``), what the schema expected there (``string``) and what was sent (``UNSET``:
+absent)."""
+
+_STRING, _NUMBER = "string", "number"
+_NULLISH = " or null"
+
 
 def _nullish(value: Any, check: Any) -> bool:
     return value is UNSET or value is None or bool(check(value))
@@ -311,102 +338,155 @@ def _is_str(v: Any) -> bool:
     return isinstance(v, str)
 
 
-def usage_ok(usage: Any) -> bool:
-    """Whether the schemas accept a chunk's ``usage`` (they check its types, nothing reads
-    its values)."""
+def _in(path: str, problem: Problem | None) -> Problem | None:
+    """``problem`` of a value at ``path`` (its own path under it)."""
+    if problem is None:
+        return None
+    inner = problem[0]
+    return (f"{path}{inner}" if inner[:1] in ("[", "") else f"{path}.{inner}"), *problem[1:]
+
+
+def _usage_problem(usage: Any) -> Problem | None:
     if usage is UNSET or usage is None:
-        return True
+        return None
     if not isinstance(usage, dict):
-        return False
+        return "", "object" + _NULLISH, usage
     for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
-        if not _nullish(usage.get(key, UNSET), is_number):
-            return False
+        value = usage.get(key, UNSET)
+        if not _nullish(value, is_number):
+            return key, _NUMBER + _NULLISH, value
     for key in ("prompt_tokens_details", "completion_tokens_details"):
         details = usage.get(key, UNSET)
         if details is UNSET or details is None:
             continue
         if not isinstance(details, dict):
-            return False
-        if not all(_nullish(v, is_number) for k, v in details.items() if k.endswith("_tokens")):
-            return False
-    return True
+            return key, "object" + _NULLISH, details
+        for k, v in details.items():
+            if k.endswith("_tokens") and not _nullish(v, is_number):
+                return f"{key}.{k}", _NUMBER + _NULLISH, v
+    return None
 
 
-def _content_ok(content: Any, compatible: bool) -> bool:
+def _content_problem(content: Any, compatible: bool) -> Problem | None:
     if content is UNSET or content is None or isinstance(content, str):
-        return True
-    return (
-        compatible
-        and isinstance(content, list)
-        and all(isinstance(p, dict) and isinstance(p.get("type"), str) for p in content)
-    )
+        return None
+    if not compatible or not isinstance(content, list):
+        return "", ("string or array" if compatible else _STRING) + _NULLISH, content
+    for k, part in enumerate(content):
+        if not isinstance(part, dict):
+            return f"[{k}]", "object", part
+        kind = part.get("type", UNSET)
+        if not isinstance(kind, str):
+            return f"[{k}].type", _STRING, kind
+    return None
 
 
-def _tool_call_ok(tc: Any, compatible: bool) -> bool:
+def _tool_call_problem(tc: Any, compatible: bool) -> Problem | None:
     if not isinstance(tc, dict):
-        return False
+        return "", "object", tc
     index = tc.get("index", UNSET)
     if not (_nullish(index, is_number) if compatible else is_number(index)):
-        return False
-    if not _nullish(tc.get("id", UNSET), _is_str):
-        return False
-    if not compatible and not _nullish(tc.get("type", UNSET), lambda t: t == "function"):
-        return False
+        return "index", _NUMBER + (_NULLISH if compatible else ""), index
+    cid = tc.get("id", UNSET)
+    if not _nullish(cid, _is_str):
+        return "id", _STRING + _NULLISH, cid
+    kind = tc.get("type", UNSET)
+    if not compatible and not _nullish(kind, lambda t: t == "function"):
+        return "type", '"function"' + _NULLISH, kind
     fn = tc.get("function", UNSET)
     if not isinstance(fn, dict):
-        return False
+        return "function", "object", fn
     name, args = fn.get("name", UNSET), fn.get("arguments", UNSET)
-    return _nullish(name, _is_str) and _nullish(args, _is_str)
+    if not _nullish(name, _is_str):
+        return "function.name", _STRING + _NULLISH, name
+    if not _nullish(args, _is_str):
+        return "function.arguments", _STRING + _NULLISH, args
+    return None
 
 
-def _delta_ok(delta: Any, compatible: bool) -> bool:
+def _delta_problem(delta: Any, compatible: bool) -> Problem | None:
     if delta is UNSET or delta is None:
-        return True
+        return None
     if not isinstance(delta, dict):
-        return False
+        return "", "object" + _NULLISH, delta
+    role = delta.get("role", UNSET)
     roles = ("assistant", "") if compatible else ("assistant",)
-    if not _nullish(delta.get("role", UNSET), lambda r: r in roles):
-        return False
-    if not _content_ok(delta.get("content", UNSET), compatible):
-        return False
-    if not compatible and not _nullish(delta.get("refusal", UNSET), _is_str):
-        return False
+    if not _nullish(role, lambda r: r in roles):
+        return "role", ('"assistant" or ""' if compatible else '"assistant"') + _NULLISH, role
+    found = _content_problem(delta.get("content", UNSET), compatible)
+    if found is not None:
+        return _in("content", found)
+    if not compatible:
+        refusal = delta.get("refusal", UNSET)
+        if not _nullish(refusal, _is_str):
+            return "refusal", _STRING + _NULLISH, refusal
     if compatible:
         for key in ("reasoning_content", "reasoning"):
-            if not _nullish(delta.get(key, UNSET), _is_str):
-                return False
+            value = delta.get(key, UNSET)
+            if not _nullish(value, _is_str):
+                return key, _STRING + _NULLISH, value
     calls = delta.get("tool_calls", UNSET)
     if calls is UNSET or calls is None:
-        return True
-    return isinstance(calls, list) and all(_tool_call_ok(tc, compatible) for tc in calls)
+        return None
+    if not isinstance(calls, list):
+        return "tool_calls", "array" + _NULLISH, calls
+    for k, tc in enumerate(calls):
+        found = _tool_call_problem(tc, compatible)
+        if found is not None:
+            return _in(f"tool_calls[{k}]", found)
+    return None
+
+
+def chunk_problem(value: Any, compatible: bool) -> Problem | None:
+    """The first field of ``value`` the provider's chunk schema (its main branch) rejects, in
+    the schema's order (``None``: it passes)."""
+    if not isinstance(value, dict):
+        return "", "object", value
+    get = value.get
+    if not _nullish(get("id", UNSET), _is_str):
+        return "id", _STRING + _NULLISH, get("id", UNSET)
+    if not _nullish(get("created", UNSET), is_number):
+        return "created", _NUMBER + _NULLISH, get("created", UNSET)
+    if not _nullish(get("model", UNSET), _is_str):
+        return "model", _STRING + _NULLISH, get("model", UNSET)
+    usage = get("usage", UNSET)
+    if usage is not UNSET and usage is not None:
+        found = _usage_problem(usage)
+        if found is not None:
+            return _in("usage", found)
+    choices = get("choices", UNSET)
+    if not isinstance(choices, list):
+        return "choices", "array", choices
+    for k, choice in enumerate(choices):
+        at = f"choices[{k}]"
+        if not isinstance(choice, dict):
+            return at, "object", choice
+        if not compatible:
+            index = choice.get("index", UNSET)
+            if not is_number(index):
+                return f"{at}.index", _NUMBER, index
+        reason = choice.get("finish_reason", UNSET)
+        if not _nullish(reason, _is_str):
+            return f"{at}.finish_reason", _STRING + _NULLISH, reason
+        logprobs = choice.get("logprobs", UNSET)
+        if not _nullish(logprobs, lambda lp: isinstance(lp, dict)):
+            return f"{at}.logprobs", "object" + _NULLISH, logprobs
+        found = _delta_problem(choice.get("delta", UNSET), compatible)
+        if found is not None:
+            return _in(f"{at}.delta", found)
+    return None
+
+
+def usage_ok(usage: Any) -> bool:
+    """Whether the schemas accept a chunk's ``usage`` (they check its types, nothing reads
+    its values): no :func:`_usage_problem`."""
+    return _usage_problem(usage) is None
 
 
 def chunk_ok(value: Any, compatible: bool) -> bool:
-    """Whether ``value`` passes the provider's chunk schema (its main branch)."""
-    if not isinstance(value, dict):
-        return False
-    if not (
-        _nullish(value.get("id", UNSET), _is_str)
-        and _nullish(value.get("created", UNSET), is_number)
-        and _nullish(value.get("model", UNSET), _is_str)
-        and usage_ok(value.get("usage", UNSET))
-    ):
-        return False
-    choices = value.get("choices", UNSET)
-    if not isinstance(choices, list):
-        return False
-    for choice in choices:
-        if not isinstance(choice, dict):
-            return False
-        if not compatible and not is_number(choice.get("index", UNSET)):
-            return False
-        if not _nullish(choice.get("finish_reason", UNSET), _is_str):
-            return False
-        if not _nullish(choice.get("logprobs", UNSET), lambda lp: isinstance(lp, dict)):
-            return False
-        if not _delta_ok(choice.get("delta", UNSET), compatible):
-            return False
-    return True
+    """Whether ``value`` passes the provider's chunk schema (its main branch): no
+    :func:`chunk_problem`."""
+    return chunk_problem(value, compatible) is None
 
 
 def schema_ok(frame: Frame, compatible: bool) -> bool:
@@ -427,7 +507,7 @@ def error_chunk(value: Any) -> str | None:
     return None
 
 
-def _delta_of(call: ToolCall) -> _Delta:
+def _delta_of(call: ToolCall, at: str = "") -> _Delta:
     has_fn, name, args = function_fields(call)
     return _Delta(
         index=none_if_unset(call.index),
@@ -436,6 +516,9 @@ def _delta_of(call: ToolCall) -> _Delta:
         has_function=has_fn,
         name=none_if_unset(name),
         arguments=none_if_unset(args),
+        at=at,
+        sent_name=name,
+        sent_type=call.type,
     )
 
 
@@ -443,6 +526,11 @@ def _delta_of(call: ToolCall) -> _Delta:
 class _Pending:
     id: Any
     arguments: str = ""
+    at: str = ""
+    """Where its first delta stood in its chunk, and that chunk's line."""
+    line: int | None = None
+    name: Any = UNSET
+    """The last ``function.name`` sent (absent, null or not a string)."""
 
 
 @dataclass
@@ -494,20 +582,28 @@ class AiSdkAssembler(Assembler):
         if not schema_ok(frame, self.compatible):
             message = error_chunk(raw)
             if message is not None:
-                error = ClientError("provider error", message, frame.line)
-            elif frame.lines is not None:  # one part per payload folded in, at its line
-                name, text = "AI_TypeValidationError", "Type validation failed"
-                self.errors += [ClientError(name, text, line) for line in frame.lines]
-                self.finish_reason = None
-                return
+                error = _provider_error(raw, message, frame.line)
             else:
-                error = ClientError("AI_TypeValidationError", "Type validation failed", frame.line)
+                error = _invalid(raw, self.compatible, frame.line)
+                if frame.lines is not None:  # one part per payload folded in, at its line
+                    n, m, f, v, e = (
+                        error.name,
+                        error.message,
+                        error.field,
+                        error.value,
+                        error.expected,
+                    )
+                    self.errors += [
+                        ClientError(n, m, k, "throws", "", f, v, e) for k in frame.lines
+                    ]
+                    self.finish_reason = None
+                    return
             self.errors.extend([error] * frame.count)  # one part per payload folded in
             self.finish_reason = None
             return
         if self.compatible and isinstance(raw, dict) and "error" in raw:
             # its schema keeps unknown keys, so a chunk that also carries `error` is an error
-            error = ClientError("provider error", str(error_chunk(raw)), frame.line)
+            error = _provider_error(raw, str(error_chunk(raw)), frame.line)
             self.errors.extend([error] * frame.count)
             self.finish_reason = None
             return
@@ -518,8 +614,9 @@ class AiSdkAssembler(Assembler):
         choice = cs[0]
         if isinstance(choice.finish_reason, str):
             self.finish_reason = choice.finish_reason
-        for call in tool_deltas(choice):
-            d = _delta_of(call)
+        for k, call in enumerate(tool_deltas(choice)):
+            d = _delta_of(call, tool_path(0, k))
+            d.line = frame.line
             pieces = frame.pieces
             if pieces is not None and (
                 len(self.tracker.by_index.get(d.index, ())) > 1
@@ -528,11 +625,11 @@ class AiSdkAssembler(Assembler):
                 # several calls share the index (which one a piece continues depends on
                 # whether the arguments before it were complete), or each delta names its
                 # call (a piece that opens a value may start a new one)
-                self._pieces(d, pieces)
+                self._pieces(d, pieces, frame.lines)
             else:
                 self._process(d)
 
-    def _pieces(self, d: _Delta, pieces: list[str]) -> None:
+    def _pieces(self, d: _Delta, pieces: list[str], lines: list[int] | None = None) -> None:
         """A folded run's pieces as the tracker takes them one by one: a piece that opens a
         JSON value, or is blank, may start a call or not, so it is taken alone; the pieces
         after it that do neither resolve as it did once it started no call and was dropped
@@ -542,6 +639,8 @@ class AiSdkAssembler(Assembler):
         while k < n:
             before = len(tracker.calls)
             d.arguments = pieces[k]
+            if lines is not None:
+                d.line = lines[k]
             self._process(d)
             k += 1
             j = k
@@ -573,13 +672,16 @@ class AiSdkAssembler(Assembler):
             return
         pending = self.pending.get(index)
         if pending is None:
-            pending = self.pending[index] = _Pending(d.id)
+            pending = self.pending[index] = _Pending(d.id, at=d.at, line=d.line)
         elif pending.id is None and d.id is not None:
             pending.id = d.id
+        pending.name = d.sent_name
         if isinstance(d.arguments, str):
             pending.arguments += d.arguments
         if d.name is not None:
-            self.tracker.process(_Delta(index, pending.id, None, True, d.name, pending.arguments))
+            released = _Delta(index, pending.id, None, True, d.name, pending.arguments, d.at)
+            released.line = d.line
+            self.tracker.process(released)
             del self.pending[index]
             self.forwarded.add(index)
 
@@ -587,7 +689,15 @@ class AiSdkAssembler(Assembler):
         # in stream order: a folded run of several calls gives each call's parts in turn
         self.errors.sort(key=_stream_order)
         for index, pending in list(self.pending.items()):
-            self.tracker.process(_Delta(index, pending.id, None, True, None, pending.arguments))
+            try:
+                self.tracker.process(
+                    _Delta(index, pending.id, None, True, None, pending.arguments, pending.at)
+                )
+            except Raise as exc:  # at the end of the stream, over the call's first delta
+                exc.line = None
+                exc.field_line = pending.line
+                exc.value = pending.name
+                raise
         self.pending.clear()
         calls = self.tracker.flush()
         if self.compatible and self.finish_reason is None and not self.errors:
@@ -611,6 +721,29 @@ class AiSdkAssembler(Assembler):
             ],
             error_parts=list(self.errors),
         )
+
+
+def _invalid(raw: Any, compatible: bool, line: int | None) -> ClientError:
+    """The ``AI_TypeValidationError`` part of a chunk the schema rejects, naming the first
+    field it rejects (zod says it in the error's message, after the value)."""
+    error = ClientError("AI_TypeValidationError", "Type validation failed", line)
+    found = chunk_problem(raw, compatible)
+    if found is not None:
+        path, expected, got = found
+        error.field, error.expected, error.value = path or "(the chunk)", expected, shown_value(got)
+    return error
+
+
+def _provider_error(raw: Any, message: str, line: int | None) -> ClientError:
+    """A chunk the error schema matches, surfaced as an error part."""
+    err = raw.get("error") if isinstance(raw, dict) else None
+    return ClientError("provider error", message, line, field="error", value=shown_value(err))
+
+
+def _parts(error: ClientError, lines: list[int]) -> list[ClientError]:
+    """``error`` as the part of each payload of a folded run, at its line."""
+    n, m, f, v, e = error.name, error.message, error.field, error.value, error.expected
+    return [ClientError(n, m, line, "throws", "", f, v, e) for line in lines]
 
 
 def _may_start(frame: Frame) -> bool:

@@ -21,7 +21,18 @@ from typing import Any
 
 from ..core.translator import index_key, is_identity
 from ..core.wire import UNSET, Function, js_string
-from .base import AssembledCall, Assembler, Assembly, Frame, Policy, Raise, choices, tool_deltas
+from .base import (
+    UNSAID,
+    AssembledCall,
+    Assembler,
+    Assembly,
+    Frame,
+    Policy,
+    Raise,
+    choices,
+    tool_deltas,
+    tool_path,
+)
 
 __all__ = ["CONCATENATE", "REFUSE_CONFLICT", "REFUSE_FIRST_WITHOUT_ID"]
 
@@ -34,6 +45,9 @@ class _Call:
     id: Any = UNSET
     name: Any = UNSET
     arguments: list[str] = field(default_factory=list)
+    at: str = ""
+    """Where the call's first delta stood in its chunk, and that chunk's line."""
+    line: int | None = None
 
 
 def _times(value: Any, frame: Frame) -> int:
@@ -48,13 +62,13 @@ class AlternativeAssembler(Assembler):
     calls: dict[Any, _Call] = field(default_factory=dict)
 
     def feed(self, frame: Frame) -> None:
-        for choice in choices(frame.chunk):
-            for d in tool_deltas(choice):
+        for c, choice in enumerate(choices(frame.chunk)):
+            for k, d in enumerate(tool_deltas(choice)):
                 key = index_key(d.index)
                 call = self.calls.get(key)
                 first = call is None
                 if call is None:
-                    call = self.calls[key] = _Call(d.index)
+                    call = self.calls[key] = _Call(d.index, at=tool_path(c, k), line=frame.line)
                 fn = d.function
                 name = fn.name if isinstance(fn, Function) else UNSET
                 args = fn.arguments if isinstance(fn, Function) else UNSET
@@ -73,7 +87,11 @@ class AlternativeAssembler(Assembler):
                     continue
                 if first and self.mode == "first-id" and not is_identity(d.id):
                     raise Raise(
-                        CODE, "model streamed a tool call whose first delta has no id", "refuses"
+                        CODE,
+                        "model streamed a tool call whose first delta has no id",
+                        "refuses",
+                        field=tool_path(c, k, "id"),
+                        value=d.id,
                     )
                 for fld, value in (("id", d.id), ("name", name)):
                     if not is_identity(value):
@@ -81,7 +99,11 @@ class AlternativeAssembler(Assembler):
                     before = getattr(call, fld)
                     if self.mode == "conflict" and before is not UNSET and before != value:
                         raise Raise(
-                            CODE, f"model changed a tool call's {fld} mid-stream", "refuses"
+                            CODE,
+                            f"model changed a tool call's {fld} mid-stream",
+                            "refuses",
+                            field=tool_path(c, k, "id" if fld == "id" else "function.name"),
+                            value=value,
                         )
                     setattr(call, fld, value)
 
@@ -91,7 +113,14 @@ class AlternativeAssembler(Assembler):
             for call in self.calls.values():
                 missing = "id" if call.id is UNSET else "name" if call.name is UNSET else None
                 if missing:
-                    raise Raise(CODE, f"model streamed a tool call with no {missing}", "refuses")
+                    raise Raise(
+                        CODE,
+                        f"model streamed a tool call with no {missing}",
+                        "refuses",
+                        field=f"{call.at}.{'id' if missing == 'id' else 'function.name'}",
+                        value=UNSAID,  # (no delta of the call sent a non-empty one)
+                        field_line=call.line,
+                    )
         for call in self.calls.values():
             out.calls.append(
                 AssembledCall(

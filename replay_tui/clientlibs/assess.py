@@ -92,8 +92,23 @@ class ClientOutcome:
     ok: bool
     outcome: str
 
+    @property
+    def cause(self) -> str:
+        """The field that made the library throw (or, else, surface its first error part) and
+        the payload's line, in words (``""``: none did, or no one field)."""
+        a = self.assembly
+        for err in [a.raised] if a.raised is not None else a.error_parts:
+            said = err.explained()
+            if said:
+                return said
+        return ""
+
     def json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "outcome": self.outcome}
+        out: dict[str, Any] = {"ok": self.ok, "outcome": self.outcome}
+        cause = self.cause
+        if cause:
+            out["cause"] = cause
+        return out
 
 
 def meant_calls(calls: Iterable[CallTrace]) -> list[MeantCall]:
@@ -187,6 +202,7 @@ def assess(trace: Trace, policies: Iterable[Policy] | None = None) -> dict[str, 
 
 def assess_json(trace: Trace) -> dict[str, Any]:
     """:func:`assess`, as ``check --clients`` reports it: ``{policy key: {"ok", "outcome"}}``
+    (and ``"cause"`` when a field made the library throw)
     (picklable, for a worker process or a cluster to send back)."""
     with gc_paused():
         stream = compact_frames(trace)

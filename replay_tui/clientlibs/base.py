@@ -10,6 +10,11 @@ Policies read the same decoded chunks the harness does (:class:`~replay_tui.core
 where an absent field is ``UNSET`` and ``null`` is ``None``), so ``type: null`` and a missing
 ``function`` stay visible to the libraries that trip on them. A library that validates the raw
 JSON against a schema (the Vercel AI SDK) reads :attr:`Frame.raw`, decoded on demand.
+
+A policy that stops says why as the library would (:class:`Raise`: its error's name, message
+and layer) and names the field that triggered it: its path in the chunk
+(:func:`tool_path`), what it held and, when the throw comes later (at the end of the stream),
+the line of the payload that sent it; :class:`ClientError` carries them to the views.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ..core.wire import UNSET, Choice, Delta, Function, ToolCall, WireChunk
+from ..core.wire import UNSET, Choice, Delta, Function, ToolCall, WireChunk, describe_value
 
 if TYPE_CHECKING:
     from ..core.sse import Payload
@@ -30,6 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FREE",
+    "UNSAID",
     "AssembledCall",
     "Assembler",
     "Assembly",
@@ -48,8 +54,11 @@ __all__ = [
     "js_truthy",
     "none_if_unset",
     "raise_sdk_stream_error",
+    "shown_value",
     "times",
     "tool_deltas",
+    "tool_path",
+    "unlike",
 ]
 
 _raw_decoder = msgspec.json.Decoder()
@@ -177,6 +186,31 @@ class AssembledCall:
     """Set aside as invalid rather than handed over as a call (LangChain ``invalid_tool_calls``)."""
 
 
+SHOWN_VALUE = 200
+"""Characters of an offending value a :class:`ClientError` keeps (a gateway may send a 5 MB
+name: what is said of it is its start and how much more there is)."""
+
+
+def shown_value(value: Any, limit: int = SHOWN_VALUE) -> str:
+    """A decoded JSON value as an explanation shows it: ``absent``, ``null``, ``""`` and ``7``
+    kept apart as :func:`~replay_tui.core.wire.describe_value` does, cut after ``limit``
+    characters (a long string is cut before it is encoded)."""
+    if isinstance(value, str) and len(value) > limit:
+        return describe_value(value[:limit])[:-1] + f'…" ({len(value) - limit:,} more characters)'
+    text = describe_value(value)
+    if len(text) > limit:
+        return text[:limit] + f"… ({len(text) - limit:,} more characters)"
+    return text
+
+
+def tool_path(choice: int, call: int | None = None, rest: str = "") -> str:
+    """The path of a field in a chunk, as an explanation names it: ``choices[0]``,
+    ``choices[0].delta.tool_calls[1]``, ``choices[0].delta.tool_calls[1].function.name``
+    (positions in the lists, as sent)."""
+    path = f"choices[{choice}]" if call is None else f"choices[{choice}].delta.tool_calls[{call}]"
+    return f"{path}.{rest}" if rest else path
+
+
 @dataclass(slots=True)
 class ClientError:
     """An error a library raises (or surfaces as a stream part)."""
@@ -191,14 +225,60 @@ class ClientError:
     layer: str = ""
     """Which of the library's layers failed (``ChoiceDeltaToolCall``, ``parseChatCompletion``…),
     when the modelled source names one: the outcome says it in parentheses."""
+    field: str = ""
+    """The field that triggered it, as a path into the chunk
+    (``choices[0].delta.tool_calls[0].type``; ``""``: no one field did, e.g. no chunk came)."""
+    value: str = ""
+    """What that field held, as :func:`shown_value` says it (``"FUNCTION"``, ``null``,
+    ``absent``): cut, never markup, to be made visible where it is shown."""
+    expected: str = ""
+    """What the library's check wanted there, when it says (``string``, ``"function"``)."""
+    field_line: int | None = None
+    """The line of the payload that sent the field, when it is not :attr:`line` (a throw at the
+    end of the stream, over a value a payload sent earlier)."""
 
     def __str__(self) -> str:
         text = f"{self.name}: {self.message}" if self.message else self.name
         return f"{text} ({self.layer})" if self.layer else text
 
+    def cause(self) -> str:
+        """The field that triggered it, in words (``""`` when no field did):
+        ``choices[0].delta.tool_calls[0].type = "FUNCTION"``,
+        ``choices[0].delta.tool_calls[0].function.name: expected string, got null``."""
+        if not self.field:
+            return ""
+        if not self.value:  # (a field whose value is not said)
+            return self.field
+        if self.expected:
+            return f"{self.field}: expected {self.expected}, got {self.value}"
+        if self.value == "absent":
+            return f"{self.field} is absent"
+        return f"{self.field} = {self.value}"
+
+    def explained(self) -> str:
+        """:meth:`cause` with the line of the payload that sent the field
+        (``line 14: choices[0].delta.tool_calls[0].type = "FUNCTION"``; ``""``: no field)."""
+        cause = self.cause()
+        if not cause or self.where is None:
+            return cause
+        return f"line {self.where}: {cause}"
+
+    @property
+    def where(self) -> int | None:
+        """The line of the payload the field was read from (``None``: none is known)."""
+        return self.line if self.field_line is None else self.field_line
+
+
+UNSAID: Any = object()
+"""A :class:`Raise`'s ``value`` when the field is named without its value."""
+
 
 class Raise(Exception):
-    """Raised inside a policy to stop the replay the way the library would stop."""
+    """Raised inside a policy to stop the replay the way the library would stop.
+
+    ``field`` and ``value`` name what triggered it (:attr:`ClientError.field`); a raiser deep
+    in a library's helpers that does not know the path is named by its caller with :meth:`at`.
+    """
 
     def __init__(
         self,
@@ -207,6 +287,11 @@ class Raise(Exception):
         verb: str = "throws",
         layer: str = "",
         line: int | None = None,
+        *,
+        field: str = "",
+        value: Any = UNSET,
+        expected: str = "",
+        field_line: int | None = None,
     ) -> None:
         super().__init__(message)
         self.name = name
@@ -216,6 +301,34 @@ class Raise(Exception):
         self.line = line
         """The payload's line, when the raiser knows it better than the frame being fed (a
         payload inside a :class:`Quiet` run)."""
+        self.field = field
+        self.value = value
+        self.expected = expected
+        self.field_line = field_line
+
+    def at(
+        self, field: str, value: Any = UNSET, expected: str = "", field_line: int | None = None
+    ) -> Raise:
+        """Name the field (and its value) when the raiser did not; returns the exception."""
+        if not self.field:
+            self.field, self.value, self.expected = field, value, expected
+            if self.field_line is None:
+                self.field_line = field_line
+        return self
+
+    def error(self, line: int | None) -> ClientError:
+        """What the library raised, at ``line`` unless the raiser knew better."""
+        return ClientError(
+            self.name,
+            self.message,
+            line if self.line is None else self.line,
+            self.verb,
+            self.layer,
+            self.field,
+            shown_value(self.value) if self.field and self.value is not UNSAID else "",
+            self.expected,
+            self.field_line,
+        )
 
 
 FREE: Any = object()
@@ -535,9 +648,8 @@ class Policy:
             line = None
             return state.finish()
         except Raise as exc:
-            where = line if exc.line is None else exc.line
             return Assembly(
-                raised=ClientError(exc.name, exc.message, where, exc.verb, exc.layer),
+                raised=exc.error(line),
                 error_parts=state.error_parts(),
             )
 
@@ -556,7 +668,21 @@ def raise_sdk_stream_error(frame: Frame, *, node: bool = False) -> None:
     message = err.get("message") if isinstance(err, dict) else None
     if not isinstance(message, str) or not message:
         message = "An error occurred during streaming"
-    raise Raise("APIError", message)
+    if err is UNSET or (node and not js_truthy(err)):  # Node: an `event: error` payload
+        raise Raise("APIError", message, field="event", value="error")
+    raise Raise("APIError", message, field="error", value=err)
+
+
+def unlike(keys: Sequence[Any]) -> int:
+    """Position of the first key whose type differs from the first key's (what makes a sort
+    of them fail in Python: ``None`` or a string beside numbers); 0 when none does."""
+    number = (int, float)
+    first = keys[0] if keys else None
+    for k, key in enumerate(keys):
+        same = type(key) is type(first) or (isinstance(key, number) and isinstance(first, number))
+        if not same:
+            return k
+    return 0
 
 
 def function_fields(call: ToolCall) -> tuple[bool, Any, Any]:

@@ -26,6 +26,8 @@ from .base import (
     choices,
     raise_sdk_stream_error,
     tool_deltas,
+    tool_path,
+    unlike,
 )
 
 __all__ = ["POLICY"]
@@ -37,6 +39,11 @@ class _Call:
     id: Any = ""
     name: str = ""
     arguments: list[str] = field(default_factory=list)
+    at: str = ""
+    """Where the call's first delta stood in its chunk, and that chunk's line, and the
+    ``index`` it sent (absent or null: ``index`` is ``None`` either way)."""
+    line: int | None = None
+    sent: Any = UNSET
 
 
 class HaystackAssembler(Assembler):
@@ -58,20 +65,27 @@ class HaystackAssembler(Assembler):
                 "ValueError",
                 "Only one of `content`, `tool_call`, `tool_call_result` or `reasoning` may be"
                 " set in a StreamingChunk.",
+                field="choices[0].delta.content",
+                value=content,
             )
         if deltas[0].index is UNSET or deltas[0].index is None:
             raise Raise(
                 "ValueError",
                 "If `tool_call`, `tool_call_result` or `reasoning` is set, `index` must also be"
                 " set.",
+                field=tool_path(0, 0, "index"),
+                value=deltas[0].index,
             )
-        for d in deltas:
+        for k, d in enumerate(deltas):
             fn = d.function
             name = fn.name if isinstance(fn, Function) else UNSET
             args = fn.arguments if isinstance(fn, Function) else UNSET
             index = None if d.index is UNSET else d.index
             key = index if isinstance(index, int | float | str | None) else repr(index)
-            call = self.calls.setdefault(key, _Call(index))
+            call = self.calls.get(key)
+            if call is None:
+                call = self.calls[key] = _Call(index, at=tool_path(0, k), line=frame.line)
+                call.sent = d.index
             if d.id is not UNSET and d.id is not None:
                 call.id = d.id
             if name is not UNSET and name is not None:
@@ -84,7 +98,14 @@ class HaystackAssembler(Assembler):
         try:
             keys = sorted(self.calls)
         except TypeError as exc:
-            raise Raise("TypeError", str(exc)) from None
+            odd = self.calls[list(self.calls)[unlike(list(self.calls))]]
+            raise Raise(
+                "TypeError",
+                str(exc),
+                field=f"{odd.at}.index",
+                value=odd.sent,
+                field_line=odd.line,
+            ) from None
         for key in keys:
             call = self.calls[key]
             args = "".join(call.arguments)

@@ -31,6 +31,7 @@ from .base import (
     raise_sdk_stream_error,
     times,
     tool_deltas,
+    tool_path,
 )
 
 __all__ = ["POLICY", "parse_partial_json"]
@@ -114,6 +115,10 @@ _IN_STRING = re.compile(r'["\\\n]')
 _OUTSIDE = re.compile(r'["{}\[\]]')
 
 
+_WIRE_FIELD = {"name": "function.name", "args": "function.arguments"}
+"""A tool-call chunk's key, as the field of the delta it came from."""
+
+
 def _merge_into(left: dict[str, Any], right: dict[str, Any]) -> None:
     """``merge_dicts`` for the keys a tool-call chunk has (name, args, id, index)."""
     for key, rv in right.items():
@@ -126,6 +131,8 @@ def _merge_into(left: dict[str, Any], right: dict[str, Any]) -> None:
                 "TypeError",
                 f'additional_kwargs["{key}"] already exists in this message, but with a'
                 " different type.",
+                field=_WIRE_FIELD.get(key, key),  # (the caller puts the delta's path before it)
+                value=rv,
             )
         elif isinstance(rv, str):
             if key == "id" and left[key] == rv:
@@ -136,7 +143,12 @@ def _merge_into(left: dict[str, Any], right: dict[str, Any]) -> None:
         elif isinstance(rv, int) and not isinstance(rv, bool):
             left[key] = left[key] + rv
         else:
-            raise Raise("TypeError", f"Additional kwargs key {key} already exists in left dict")
+            raise Raise(
+                "TypeError",
+                f"Additional kwargs key {key} already exists in left dict",
+                field=_WIRE_FIELD.get(key, key),
+                value=rv,
+            )
 
 
 def _mergeable(e: dict[str, Any]) -> bool:
@@ -173,10 +185,15 @@ class LangChainAssembler(Assembler):
         if not cs or not cs[0].delta:
             return
         entries: list[dict[str, Any]] = []
-        for call in tool_deltas(cs[0]):
+        for k, call in enumerate(tool_deltas(cs[0])):
             fn = call.function
             if not isinstance(fn, Function):
-                raise Raise("AttributeError", "'NoneType' object has no attribute 'get'")
+                raise Raise(
+                    "AttributeError",
+                    "'NoneType' object has no attribute 'get'",
+                    field=tool_path(0, k, "function"),
+                    value=fn,
+                )
             for fld, value in (("id", call.id), ("name", fn.name), ("args", fn.arguments)):
                 # the chunk's tool_call_chunks are validated by pydantic: str or None
                 if value is not UNSET and value is not None and not isinstance(value, str):
@@ -184,6 +201,9 @@ class LangChainAssembler(Assembler):
                         "ValidationError",
                         "1 validation error for AIMessageChunk",
                         layer=f"AIMessageChunk: tool_call_chunks {fld} must be a string",
+                        field=tool_path(0, k, _WIRE_FIELD.get(fld, fld)),
+                        value=value,
+                        expected="string or null",
                     )
             entries.append(
                 {
@@ -199,11 +219,15 @@ class LangChainAssembler(Assembler):
             for e in entries:
                 self._append(dict(e))
             return
-        for e in entries:
+        for k, e in enumerate(entries):
             if _mergeable(e):
                 for left in self.by_index.get(e["index"], ()):
                     if _blank_id(left.get("id")) or _blank_id(e["id"]) or left.get("id") == e["id"]:
-                        _merge_into(left, e)
+                        try:
+                            _merge_into(left, e)
+                        except Raise as exc:
+                            exc.field = tool_path(0, k, exc.field)
+                            raise
                         break
                 else:
                     self._append(dict(e))

@@ -29,6 +29,7 @@ from .base import (
     is_number,
     js_truthy,
     raise_sdk_stream_error,
+    tool_path,
 )
 
 __all__ = ["POLICY", "parse_partial_json_js"]
@@ -259,6 +260,10 @@ def _merge_target(merged: list[dict[str, Any]], item: dict[str, Any]) -> int:
     return -1
 
 
+_WIRE_FIELD = {"name": "function.name", "args": "function.arguments"}
+"""A tool-call chunk's key, as the field of the delta it came from."""
+
+
 def _merge(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
     """``_mergeDicts`` for a tool-call chunk's keys."""
     merged = dict(left)
@@ -272,6 +277,8 @@ def _merge(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
                 "Error",
                 f"field[{key}] already exists in the message chunk, but with a different type.",
                 layer="AIMessageChunk.concat (_mergeDicts)",
+                field=_WIRE_FIELD.get(key, key),  # (the caller puts the delta's path before it)
+                value=value,
             )
         elif isinstance(value, str):
             if key == "type" or key == "index":
@@ -310,7 +317,7 @@ class LangChainJsAssembler(Assembler):
         content = delta.get("content")
         if content is not None and not isinstance(content, str):
             return  # "Received non-string content": the chunk is skipped
-        for tc in calls:
+        for k, tc in enumerate(calls):
             tc = tc if isinstance(tc, dict) else {}
             fn = tc.get("function")
             fn = fn if isinstance(fn, dict) else {}
@@ -323,7 +330,11 @@ class LangChainJsAssembler(Assembler):
             }
             target = _merge_target(self.chunks, item)
             if target >= 0:
-                self.chunks[target] = _merge(self.chunks[target], item)
+                try:
+                    self.chunks[target] = _merge(self.chunks[target], item)
+                except Raise as exc:
+                    exc.field = f"{tool_path(0, k)}.{exc.field}"
+                    raise
             else:
                 self.chunks.append(item)
 

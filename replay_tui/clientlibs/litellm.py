@@ -30,6 +30,8 @@ from .base import (
     choices,
     raise_sdk_stream_error,
     tool_deltas,
+    tool_path,
+    unlike,
 )
 
 __all__ = ["POLICY"]
@@ -46,6 +48,9 @@ class _Acc:
     name: Any = None
     type: Any = None
     arguments: list[str] = field(default_factory=list)
+    at: str = ""
+    """Where the call's first delta stood in its chunk, and that chunk's line."""
+    line: int | None = None
 
 
 def _str_or_none(value: Any) -> bool:
@@ -80,12 +85,12 @@ class LiteLLMAssembler(Assembler):
 
     def feed(self, frame: Frame) -> None:
         raise_sdk_stream_error(frame)
-        for choice in choices(frame.chunk):
+        for c, choice in enumerate(choices(frame.chunk)):
             deltas = tool_deltas(choice)
             if not all(_valid_delta(call) for call in deltas):
                 continue  # Delta(**…) raised: chunk_creator substitutes an empty Delta()
             missing = 0
-            for call in deltas:
+            for k, call in enumerate(deltas):
                 index = call.index
                 if index is UNSET or index is None:
                     index, missing = missing, missing + 1
@@ -97,9 +102,14 @@ class LiteLLMAssembler(Assembler):
                 try:
                     acc = self.calls.get(index)
                 except TypeError:  # an unhashable index (a JSON array or object)
-                    raise Raise("TypeError", f"unhashable type: '{type(index).__name__}'") from None
+                    raise Raise(
+                        "TypeError",
+                        f"unhashable type: '{type(index).__name__}'",
+                        field=tool_path(c, k, "index"),
+                        value=call.index,
+                    ) from None
                 if acc is None:
-                    acc = self.calls[index] = _Acc(index)
+                    acc = self.calls[index] = _Acc(index, at=tool_path(c, k), line=frame.line)
                 if _truthy(call.id):
                     acc.id = call.id
                 if _truthy(call.type):
@@ -113,8 +123,15 @@ class LiteLLMAssembler(Assembler):
         out = Assembly()
         try:
             keys = sorted(self.calls)
-        except TypeError as exc:
-            raise Raise("TypeError", str(exc)) from None
+        except TypeError as exc:  # (indexes are made numbers first: defensive)
+            odd = self.calls[list(self.calls)[unlike(list(self.calls))]]
+            raise Raise(
+                "TypeError",
+                str(exc),
+                field=f"{odd.at}.index",
+                value=odd.index,
+                field_line=odd.line,
+            ) from None
         for key in keys:
             acc = self.calls[key]
             args = "".join(map(str, acc.arguments)) or "{}"

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..core.wire import UNSET, ToolCall, js_string
 from .base import (
+    UNSAID,
     AssembledCall,
     Assembler,
     Assembly,
@@ -29,6 +30,7 @@ from .base import (
     none_if_unset,
     raise_sdk_stream_error,
     tool_deltas,
+    tool_path,
 )
 
 __all__ = ["POLICY"]
@@ -74,6 +76,8 @@ class _Call:
     id: Any
     name: Any
     arguments: Any
+    line: int | None = None
+    """The line of the call's first delta."""
 
 
 class LlamaIndexAssembler(Assembler):
@@ -101,10 +105,10 @@ class LlamaIndexAssembler(Assembler):
             pair = part.pair
             if last != index or not calls:
                 if pair is None:
-                    opened(_Call(index, True, None, None, pieces[at]))
+                    opened(_Call(index, True, None, None, pieces[at], part.lines[at]))
                 else:
                     cid, name = none_if_unset(part.last_id), none_if_unset(part.last_name)
-                    opened(_Call(index, True, cid, name, pieces[at]))
+                    opened(_Call(index, True, cid, name, pieces[at], part.lines[at]))
                 last = index
                 if size == 1:
                     continue
@@ -116,15 +120,21 @@ class LlamaIndexAssembler(Assembler):
                     "AssertionError",
                     layer="OpenAI.stream_chat: a tool-call delta has function",
                     line=part.lines[at],
+                    field=tool_path(0, 0, "function"),
+                    value=UNSAID,  # (the call's first delta had none: this one has one)
+                    field_line=t.line,
                 )
+            fld = "function.arguments"
             try:
                 t.arguments = _cat(t.arguments, "".join(pieces[at : at + size]))
                 if pair is not None:
+                    fld = "function.name"
                     t.name = _cat(t.name, _text(part.last_name) * size)
+                    fld = "id"
                     t.id = _cat(t.id, _text(part.last_id) * size)
             except Raise as exc:
                 exc.line = part.lines[at]
-                raise
+                raise exc.at(tool_path(0, 0, fld), UNSAID) from None
 
     def feed(self, frame: Frame) -> None:
         raise_sdk_stream_error(frame)
@@ -133,24 +143,42 @@ class LlamaIndexAssembler(Assembler):
             return
         deltas = tool_deltas(cs[0])
         if deltas:
-            self._update(deltas[0])
+            self._update(deltas[0], frame.line)
 
-    def _update(self, d: ToolCall) -> None:
+    def _update(self, d: ToolCall, line: int) -> None:
         has_fn, name, args = function_fields(d)
         index = None if d.index is UNSET else d.index
         if not self.calls or self.calls[-1].index != index:
             self.calls.append(
-                _Call(index, has_fn, none_if_unset(d.id), none_if_unset(name), none_if_unset(args))
+                _Call(
+                    index,
+                    has_fn,
+                    none_if_unset(d.id),
+                    none_if_unset(name),
+                    none_if_unset(args),
+                    line,
+                )
             )
             return
         t = self.calls[-1]
         if not t.has_function or not has_fn:
             raise Raise(
-                "AssertionError", layer="OpenAI.stream_chat: a tool-call delta has function"
+                "AssertionError",
+                layer="OpenAI.stream_chat: a tool-call delta has function",
+                field=tool_path(0, 0, "function"),
+                value=d.function if not has_fn else UNSAID,
+                field_line=None if not has_fn else t.line,
             )
-        t.arguments = _cat(t.arguments, args)
-        t.name = _cat(t.name, name)
-        t.id = _cat(t.id, d.id)
+        for fld, value in (("function.arguments", args), ("function.name", name), ("id", d.id)):
+            try:
+                if fld == "id":
+                    t.id = _cat(t.id, value)
+                elif fld == "function.name":
+                    t.name = _cat(t.name, value)
+                else:
+                    t.arguments = _cat(t.arguments, value)
+            except Raise as exc:
+                raise exc.at(tool_path(0, 0, fld), value) from None
 
     def finish(self) -> Assembly:
         out = Assembly()
@@ -162,10 +190,15 @@ class LlamaIndexAssembler(Assembler):
                 continue
             if not ((tid is None or type(tid) is str) and (name is None or type(name) is str)):
                 # the message's blocks are pydantic models: ToolCallBlock wants strings
+                named = tid is None or type(tid) is str
                 raise Raise(
                     "ValidationError",
                     "1 validation error for ToolCallBlock",
                     layer="ToolCallBlock: tool_call_id and tool_name must be strings",
+                    field=tool_path(0, 0, "function.name" if named else "id"),
+                    value=name if named else tid,
+                    expected="string",
+                    field_line=t.line,
                 )
             handed.append(
                 AssembledCall(

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..core.wire import UNSET, Function, ToolCall
 from .base import (
+    UNSAID,
     AssembledCall,
     Assembler,
     Assembly,
@@ -27,6 +28,8 @@ from .base import (
     choices,
     raise_sdk_stream_error,
     tool_deltas,
+    tool_path,
+    unlike,
 )
 
 __all__ = ["BUFFERED_POLICY", "POLICY"]
@@ -38,6 +41,11 @@ class _Call:
     call_id: str = ""
     name: str = ""
     arguments: str = ""
+    at: str = "choices[0].delta.tool_calls[0]"
+    """Where the call's first delta stood in its chunk, and that chunk's line; then where its
+    id was last taken from."""
+    line: int | None = None
+    id_at: tuple[str, int | None] | None = None
 
 
 def _key(index: Any) -> Any:
@@ -54,18 +62,24 @@ class AgentsAssembler(Assembler):
     held: dict[Any, _Call] = field(default_factory=dict)
     passthrough: set[Any] = field(default_factory=set)
     saw_passthrough: bool = False
+    at: str = "choices[0].delta.tool_calls[0]"
+    """The delta being read: its path in its chunk, and the chunk's line."""
+    line: int | None = None
 
     def feed(self, frame: Frame) -> None:
         raise_sdk_stream_error(frame)
-        for choice in choices(frame.chunk):
+        self.line = frame.line
+        for c, choice in enumerate(choices(frame.chunk)):
             deltas = tool_deltas(choice)
             if not self.buffered:
-                for call in deltas:
+                for k, call in enumerate(deltas):
+                    self.at = tool_path(c, k)
                     self._handle(call.index, call.type, call.id, call.function)
                 continue
             remaining: list[ToolCall] = []
-            for call in deltas:
+            for k, call in enumerate(deltas):
                 key = _key(call.index)
+                self.at = tool_path(c, k)
                 if key in self.passthrough:
                     self.saw_passthrough = True
                     remaining.append(call)
@@ -93,14 +107,19 @@ class AgentsAssembler(Assembler):
                     "ModelBehaviorError",
                     "Chat Completions stream finished with finish_reason='tool_calls' but did not"
                     " include any streamed tool call deltas.",
+                    field=f"choices[{c}].finish_reason",
+                    value=choice.finish_reason,
                 )
             for call in remaining:
                 self._handle(call.index, call.type, call.id, call.function)
 
     def _hold(self, call: ToolCall) -> None:
-        held = self.held.setdefault(_key(call.index), _Call(call.index))
+        held = self.held.get(_key(call.index))
+        if held is None:
+            held = self.held[_key(call.index)] = _Call(call.index, at=self.at, line=self.line)
         if _truthy(call.id):
             held.call_id = call.id
+            held.id_at = self.at, self.line
         fn = call.function
         if isinstance(fn, Function):
             if isinstance(fn.name, str) and fn.name:
@@ -117,7 +136,7 @@ class AgentsAssembler(Assembler):
             return
         call = self.calls.get(key)
         if call is None:
-            call = self.calls[key] = _Call(index)
+            call = self.calls[key] = _Call(index, at=self.at, line=self.line)
         if isinstance(fn, Function):
             if isinstance(fn.arguments, str):
                 call.arguments += fn.arguments
@@ -125,45 +144,74 @@ class AgentsAssembler(Assembler):
                 call.name = fn.name
         if _truthy(call_id):
             call.call_id = call_id
+            call.id_at = self.at, self.line
 
     def finish(self) -> Assembly:
         if self.held:
             try:  # sorted(buffered_calls.items()): the keys are the wire indexes as sent
                 keys = sorted(self.held)
             except TypeError as exc:
-                raise Raise("TypeError", str(exc), layer="buffered tool calls, sorted") from None
+                odd = self.held[list(self.held)[unlike(list(self.held))]]
+                raise Raise(
+                    "TypeError",
+                    str(exc),
+                    layer="buffered tool calls, sorted",
+                    field=f"{odd.at}.index",
+                    value=odd.index,
+                    field_line=odd.line,
+                ) from None
             for key in keys:
                 held = self.held[key]
                 if not held.call_id:
                     raise Raise(
                         "ModelBehaviorError",
                         "Buffered Chat Completions tool call stream ended without a tool call id.",
+                        field=f"{held.at}.id",
+                        value=UNSAID,  # (no delta of the call sent a non-empty one)
+                        field_line=held.line,
                     )
                 if not held.name:
                     raise Raise(
                         "ModelBehaviorError",
                         "Buffered Chat Completions tool call stream ended without a function name.",
+                        field=f"{held.at}.function.name",
+                        value=UNSAID,
+                        field_line=held.line,
                     )
                 if not _pydantic_ok(held.index, held.call_id, held.name):
+                    index_ok = _index_ok(held.index)
+                    at, line = (held.id_at or (held.at, None)) if index_ok else (held.at, held.line)
                     raise Raise(
                         "ValidationError",
                         "1 validation error for ChoiceDeltaToolCall",
                         layer="ChoiceDeltaToolCall: index must be an integer, id a string",
+                        field=f"{at}.id" if index_ok else f"{at}.index",
+                        value=held.call_id if index_ok else held.index,
+                        field_line=line,
                     )
             for key in keys:
                 held = self.held[key]
+                self.at, self.line = held.at, held.line
                 self._handle(
                     held.index,
                     "function",
                     held.call_id,
                     Function(name=held.name, arguments=held.arguments),
                 )
+                handed = self.calls.get(_key(held.index))
+                if handed is not None:
+                    handed.id_at = held.id_at
         for c in self.calls.values():
             if not (isinstance(c.call_id, str) and isinstance(c.name, str)):
+                # (a name is only ever taken when it is a string: the id is the one)
                 raise Raise(
                     "ValidationError",
                     "1 validation error for ResponseFunctionToolCall",
                     layer="ResponseFunctionToolCall: call_id and name must be strings",
+                    field=f"{(c.id_at or (c.at, c.line))[0]}.id",
+                    value=c.call_id,
+                    expected="string",
+                    field_line=(c.id_at or (c.at, c.line))[1],
                 )
         return Assembly(
             calls=[
@@ -177,12 +225,15 @@ def _truthy(value: Any) -> bool:
     return value is not UNSET and bool(value)
 
 
-def _pydantic_ok(index: Any, call_id: Any, name: Any) -> bool:
-    """``ChoiceDeltaToolCall(index=…, id=…, function=…)`` (pydantic, lax) accepts them."""
-    index_ok = (isinstance(index, int) and not isinstance(index, bool)) or (
+def _index_ok(index: Any) -> bool:
+    return (isinstance(index, int) and not isinstance(index, bool)) or (
         isinstance(index, float) and index.is_integer()
     )
-    return index_ok and isinstance(call_id, str) and isinstance(name, str)
+
+
+def _pydantic_ok(index: Any, call_id: Any, name: Any) -> bool:
+    """``ChoiceDeltaToolCall(index=…, id=…, function=…)`` (pydantic, lax) accepts them."""
+    return _index_ok(index) and isinstance(call_id, str) and isinstance(name, str)
 
 
 POLICY = Policy(

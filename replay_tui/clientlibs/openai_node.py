@@ -34,6 +34,7 @@ from .base import (
     js_truthy,
     raise_sdk_stream_error,
     tool_deltas,
+    tool_path,
 )
 
 __all__ = ["POLICY", "STRICT_POLICY"]
@@ -50,6 +51,10 @@ class _Snapshot:
     has_function: bool = False
     name: Any = UNSET
     arguments: str = ""
+    at: str = "choices[0].delta.tool_calls[0]"
+    """Where the call's first delta stood in its chunk, and that chunk's line (what an
+    explanation of a throw over the call as a whole points at)."""
+    line: int | None = None
 
 
 @dataclass(slots=True)
@@ -89,14 +94,16 @@ class OpenAINodeAssembler(Assembler):
         raise_sdk_stream_error(frame, node=True)
         chunk = frame.chunk
         if not isinstance(chunk.choices, list):
-            raise Raise("TypeError", "chunk.choices is not iterable")
+            raise Raise(
+                "TypeError", "chunk.choices is not iterable", field="choices", value=chunk.choices
+            )
         self.chunks += 1
         if chunk.choices and not self.role:
             # the role is not a field of the wire chunk: read it from the JSON until it came
             for raw in _raw_choices(frame):
                 if isinstance(raw.get("delta"), dict) and js_truthy(raw["delta"].get("role")):
                     self.role = True
-        for choice in chunk.choices:
+        for c, choice in enumerate(chunk.choices):
             if self.choice is None:
                 self.choice = 0
             if js_truthy(choice.finish_reason):
@@ -104,23 +111,40 @@ class OpenAINodeAssembler(Assembler):
                 self.finish_reason = True
             deltas = tool_deltas(choice)
             touched: list[int] = []
-            for call in deltas:
+            for k, call in enumerate(deltas):
                 index = _safe_index(call.index)
+                at = tool_path(c, k)
                 if index is None:
                     shown = "undefined" if call.index is UNSET else js_string(call.index)
                     raise Raise(
                         "Error",
                         f"Chat completion stream contains an invalid tool call index: {shown}",
+                        field=f"{at}.index",
+                        value=call.index,
                     )
-                snap = self.calls.setdefault(index, _Snapshot())
+                snap = self.calls.get(index)
+                if snap is None:
+                    snap = self.calls[index] = _Snapshot(at=at, line=frame.line)
                 fn = call.function
                 name = fn.name if isinstance(fn, Function) else UNSET
                 bound = self.bound.get(index)
-                if bound is not None and (
-                    (call.type is not UNSET and call.type != bound.type)
-                    or (name is not UNSET and name != bound.name)
-                ):
-                    raise Raise("Error", CHANGED, layer="ChatCompletionStream, strict tool")
+                if bound is not None:
+                    if call.type is not UNSET and call.type != bound.type:
+                        raise Raise(
+                            "Error",
+                            CHANGED,
+                            layer="ChatCompletionStream, strict tool",
+                            field=f"{at}.type",
+                            value=call.type,
+                        )
+                    if name is not UNSET and name != bound.name:
+                        raise Raise(
+                            "Error",
+                            CHANGED,
+                            layer="ChatCompletionStream, strict tool",
+                            field=f"{at}.function.name",
+                            value=name,
+                        )
                 if js_truthy(call.id):
                     snap.id = call.id
                 if js_truthy(call.type):
@@ -164,7 +188,9 @@ class OpenAINodeAssembler(Assembler):
             and self._changes_bound(p.index, p.pair[2], UNSET if p.pair[1] is FREE else p.pair[1])
         }
         for part in run.calls.values():
-            snap = self.calls.setdefault(part.index, _Snapshot())
+            snap = self.calls.get(part.index)
+            if snap is None:
+                snap = self.calls[part.index] = _Snapshot(line=part.lines[0])
             if part.pair is not None:
                 cid, name, kind = part.last_id, part.last_name, part.pair[2]
                 if js_truthy(cid):
@@ -201,8 +227,17 @@ class OpenAINodeAssembler(Assembler):
                 return
         for part, at, size in run.runs():
             if id(part) in throws:
+                assert part.pair is not None
+                kind, name = part.pair[2], part.pair[1]
+                bound = self.bound[part.index]
+                typed = kind is not UNSET and kind != bound.type
                 raise Raise(
-                    "Error", CHANGED, layer="ChatCompletionStream, strict tool", line=part.lines[at]
+                    "Error",
+                    CHANGED,
+                    layer="ChatCompletionStream, strict tool",
+                    line=part.lines[at],
+                    field=tool_path(0, 0, "type" if typed else "function.name"),
+                    value=kind if typed else name,
                 )
             self._stretch(part, at, size)
 
@@ -243,7 +278,13 @@ class OpenAINodeAssembler(Assembler):
             return
         snap = self.calls[index]
         if not js_truthy(snap.type):
-            raise Raise("Error", "tool call snapshot missing `type`")
+            raise Raise(
+                "Error",
+                "tool call snapshot missing `type`",
+                field=f"{snap.at}.type",
+                value=snap.type,
+                field_line=snap.line,
+            )
         if self.strict and snap.type == "function":
             try:
                 json.loads(snap.arguments)
@@ -254,6 +295,10 @@ class OpenAINodeAssembler(Assembler):
                     "Error",
                     "Error reading response: invalid structured output JSON.",
                     layer="strict tool arguments parsed when the call is done",
+                    field=f"{snap.at}.function.arguments",
+                    value=snap.arguments,
+                    expected="complete JSON",
+                    field_line=snap.line,
                 ) from None
         if self.finished:
             self.done.add(index)
@@ -273,9 +318,21 @@ class OpenAINodeAssembler(Assembler):
         for index in sorted(self.calls):
             snap = self.calls[index]
             if snap.type is UNSET or snap.type is None:
-                raise Raise("Error", f"missing choices[0].tool_calls[{index}].type")
+                raise Raise(
+                    "Error",
+                    f"missing choices[0].tool_calls[{index}].type",
+                    field=f"{snap.at}.type",
+                    value=snap.type,
+                    field_line=snap.line,
+                )
             if not snap.has_function or snap.name is None:
-                raise Raise("Error", f"missing choices[0].tool_calls[{index}].function.name")
+                raise Raise(
+                    "Error",
+                    f"missing choices[0].tool_calls[{index}].function.name",
+                    field=f"{snap.at}.function" + (".name" if snap.has_function else ""),
+                    value=snap.name,
+                    field_line=snap.line,
+                )
             generated = not js_truthy(snap.id)
             out.calls.append(
                 AssembledCall(
@@ -292,11 +349,15 @@ class OpenAINodeAssembler(Assembler):
             for index in sorted(self.calls):
                 kind = self.calls[index].type
                 if kind not in ("function", "custom"):
+                    snap = self.calls[index]
                     raise Raise(
                         "Error",
                         "Currently only `function` and `custom` tool calls are supported;"
                         f" Received `{js_string(kind)}`",
                         layer="parseChatCompletion",
+                        field=f"{snap.at}.type",
+                        value=kind,
+                        field_line=snap.line,
                     )
         return out
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..core.wire import UNSET, Function, ToolCall
 from .base import (
+    UNSAID,
     AssembledCall,
     Assembler,
     Assembly,
@@ -28,6 +29,7 @@ from .base import (
     raise_sdk_stream_error,
     times,
     tool_deltas,
+    tool_path,
 )
 
 __all__ = ["POLICY", "accumulate_delta", "tool_call_dict"]
@@ -65,8 +67,9 @@ def _addable(a: Any, b: Any) -> bool:
     return both_str or (isinstance(a, int | float) and isinstance(b, int | float))
 
 
-def accumulate_delta(acc: dict[Any, Any], delta: dict[Any, Any]) -> dict[Any, Any]:
-    """A port of ``openai.lib.streaming._deltas.accumulate_delta`` (raises what it raises)."""
+def accumulate_delta(acc: dict[Any, Any], delta: dict[Any, Any], at: str = "") -> dict[Any, Any]:
+    """A port of ``openai.lib.streaming._deltas.accumulate_delta`` (raises what it raises,
+    naming the field: ``at`` is the path of ``delta`` in its chunk, ending with a dot)."""
     for key, delta_value in delta.items():
         if key not in acc or acc[key] is None:
             if _has_indexed_entries(delta_value):
@@ -81,27 +84,35 @@ def accumulate_delta(acc: dict[Any, Any], delta: dict[Any, Any]) -> dict[Any, An
         if _addable(acc_value, delta_value):
             acc_value += delta_value
         elif isinstance(acc_value, dict) and isinstance(delta_value, dict):
-            acc_value = accumulate_delta(acc_value, delta_value)
+            acc_value = accumulate_delta(acc_value, delta_value, f"{at}{key}.")
         elif isinstance(acc_value, list) and isinstance(delta_value, list):
             if all(isinstance(x, str | int | float) for x in acc_value) and (
                 acc_value or not _has_indexed_entries(delta_value)
             ):
                 acc_value.extend(delta_value)
                 continue
-            for entry in delta_value:
+            for k, entry in enumerate(delta_value):
+                path = f"{at}{key}[{k}]"
                 if not isinstance(entry, dict):
                     raise Raise(
-                        "TypeError", f"Unexpected list delta entry is not a dictionary: {entry}"
+                        "TypeError",
+                        f"Unexpected list delta entry is not a dictionary: {entry}",
+                        field=path,
+                        value=entry,
                     )
                 if "index" not in entry:
                     raise Raise(
-                        "RuntimeError", f"Expected list delta entry to have an `index` key; {entry}"
+                        "RuntimeError",
+                        f"Expected list delta entry to have an `index` key; {entry}",
+                        field=f"{path}.index",
                     )
                 index = entry["index"]
                 if not isinstance(index, int):
                     raise Raise(
                         "TypeError",
                         f"Unexpected, list delta entry `index` value is not an integer; {index}",
+                        field=f"{path}.index",
+                        value=index,
                     )
                 try:
                     acc_entry = acc_value[index]
@@ -109,22 +120,28 @@ def accumulate_delta(acc: dict[Any, Any], delta: dict[Any, Any]) -> dict[Any, An
                     acc_value.insert(index, entry)
                 else:
                     if not isinstance(acc_entry, dict):
-                        raise Raise("TypeError", "not handled yet")
-                    acc_value[index] = accumulate_delta(acc_entry, entry)
+                        raise Raise("TypeError", "not handled yet", field=path, value=entry)
+                    acc_value[index] = accumulate_delta(acc_entry, entry, f"{path}.")
         acc[key] = acc_value
     return acc
 
 
-def _lookup(calls: Any, index: Any) -> Any:
-    """``calls[index]`` with Python's list semantics (what ``snapshot.tool_calls[i]`` does)."""
+def _lookup(calls: Any, index: Any, at: str) -> Any:
+    """``calls[index]`` with Python's list semantics (what ``snapshot.tool_calls[i]`` does);
+    ``at``: the path of the delta's ``index``."""
     if not isinstance(calls, list):
         calls = []
     if isinstance(index, bool) or not isinstance(index, int):
-        raise Raise("TypeError", f"list indices must be integers or slices, not {_py_type(index)}")
+        raise Raise(
+            "TypeError",
+            f"list indices must be integers or slices, not {_py_type(index)}",
+            field=at,
+            value=UNSET if index is None else index,
+        )
     try:
         return calls[index]
     except IndexError:
-        raise Raise("IndexError", "list index out of range") from None
+        raise Raise("IndexError", "list index out of range", field=at, value=index) from None
 
 
 def _py_type(value: Any) -> str:
@@ -148,6 +165,16 @@ def _touched(entries: Any, deltas: Any) -> Iterable[int]:
     return range(len(entries))
 
 
+def _changed_type(deltas: list[ToolCall], index: int) -> int | None:
+    """Position of the last delta of the call at ``index`` that sent a ``type`` (the one that
+    overwrote it)."""
+    found = None
+    for k, call in enumerate(deltas):
+        if call.index == index and type(call.index) is int and call.type is not UNSET:
+            found = k
+    return found
+
+
 def _type_of(entry: Any) -> Any:
     return entry.get("type") if isinstance(entry, dict) else None
 
@@ -162,12 +189,14 @@ class OpenAIPythonAssembler(Assembler):
         chunk = frame.chunk
         if not isinstance(chunk.choices, list):
             if self.started:
-                raise Raise("TypeError", "'NoneType' object is not iterable")
+                raise Raise(
+                    "TypeError", "'NoneType' object is not iterable", field="choices", value=UNSET
+                )
             self.started = True
             return
         first = not self.started
         self.started = True
-        for choice in chunk.choices:
+        for c, choice in enumerate(chunk.choices):
             deltas = tool_deltas(choice)
             delta: dict[Any, Any] = {}
             if choice.delta and choice.delta.tool_calls is not UNSET:
@@ -180,34 +209,46 @@ class OpenAIPythonAssembler(Assembler):
                         fn = entry.get("function")
                         if isinstance(fn, dict) and "name" in fn:
                             fn["name"] = times(fn["name"], frame)
+            at = f"choices[{c}].delta."
             if first or self.message is None:
-                self.message = accumulate_delta({}, delta)
+                self.message = accumulate_delta({}, delta, at)
             else:
                 entries = self.message.get("tool_calls") or []
                 touched = _touched(entries, delta.get("tool_calls"))
                 before = [(i, _type_of(entries[i])) for i in touched]
-                self.message = accumulate_delta(self.message, delta)
+                self.message = accumulate_delta(self.message, delta, at)
                 after = self.message.get("tool_calls") or []
                 for i, t in before:
                     if t == "function" and _type_of(after[i]) != "function":
+                        k = _changed_type(deltas, i)
                         raise Raise(
                             "AssertionError",
                             layer="ChatCompletionStreamState: a call's type stays function",
+                            field=tool_path(c, k, "type") if k is not None else "",
+                            value=deltas[k].type if k is not None else UNSAID,
                         )
             if not first:
-                for call in deltas:
-                    _lookup(self.message.get("tool_calls"), none_if_unset(call.index))
+                for k, call in enumerate(deltas):
+                    index = none_if_unset(call.index)
+                    _lookup(self.message.get("tool_calls"), index, tool_path(c, k, "index"))
             # _build_events
             if deltas:
                 calls = self.message.get("tool_calls")
                 if calls is None:
-                    raise Raise("AssertionError", layer="ChatCompletionStreamState: tool_calls")
-                for call in deltas:
-                    entry = _lookup(calls, none_if_unset(call.index))
+                    raise Raise(
+                        "AssertionError",
+                        layer="ChatCompletionStreamState: tool_calls",
+                        field=f"choices[{c}].delta.tool_calls",
+                        value=UNSAID,
+                    )
+                for k, call in enumerate(deltas):
+                    entry = _lookup(calls, none_if_unset(call.index), tool_path(c, k, "index"))
                     if _type_of(entry) == "function" and not isinstance(call.function, Function):
                         raise Raise(
                             "AssertionError",
                             layer="ChatCompletionStreamState: a function delta has function",
+                            field=tool_path(c, k, "function"),
+                            value=call.function,
                         )
 
     def finish(self) -> Assembly:

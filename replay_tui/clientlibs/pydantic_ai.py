@@ -22,10 +22,12 @@ from .base import (
     DroppedCall,
     Frame,
     Policy,
+    Raise,
     choices,
     raise_sdk_stream_error,
     times,
     tool_deltas,
+    tool_path,
 )
 
 __all__ = ["POLICY"]
@@ -56,7 +58,7 @@ class PydanticAIAssembler(Assembler):
         content = delta.content
         if isinstance(content, str) and content and (not self.parts or self.parts[-1] is not None):
             self.parts.append(None)
-        for call in tool_deltas(cs[0]):
+        for k, call in enumerate(tool_deltas(cs[0])):
             fn = call.function
             name = fn.name if isinstance(fn, Function) and fn.name is not UNSET else None
             args = fn.arguments if isinstance(fn, Function) and fn.arguments is not UNSET else None
@@ -76,7 +78,16 @@ class PydanticAIAssembler(Assembler):
                     self.by_index[_hashable(index)] = part
                 continue
             if name:
-                part.name = (part.name or "") + times(name, frame)
+                try:  # (the SDK builds its chunks without validation: a name may be a number)
+                    part.name = (part.name or "") + times(name, frame)
+                except TypeError as exc:
+                    raise Raise(
+                        "TypeError",
+                        str(exc),
+                        layer="ModelResponsePartsManager: tool_name appended",
+                        field=tool_path(0, k, "function.name"),
+                        value=name,
+                    ) from None
             self._args(part, args)
             if cid:
                 part.id = cid

@@ -25,6 +25,7 @@ from .base import (
     choices,
     raise_sdk_stream_error,
     tool_deltas,
+    tool_path,
 )
 
 __all__ = ["POLICY"]
@@ -77,17 +78,21 @@ class SemanticKernelAssembler(Assembler):
         if not choices(frame.chunk):
             return  # no choice, no streamed message to add
         new: list[_Item] = []
-        for choice in choices(frame.chunk):
-            for d in tool_deltas(choice):
+        for c, choice in enumerate(choices(frame.chunk)):
+            for k, d in enumerate(tool_deltas(choice)):
                 fn = d.function
                 if not isinstance(fn, Function):
                     continue
-                if not all(v is UNSET or v is None or isinstance(v, str) for v in (d.id, fn.name)):
-                    raise Raise(
-                        "ValidationError",
-                        "1 validation error for FunctionCallContent",
-                        layer="FunctionCallContent: id and name must be strings",
-                    )
+                for fld, v in (("id", d.id), ("function.name", fn.name)):
+                    if not (v is UNSET or v is None or isinstance(v, str)):
+                        raise Raise(
+                            "ValidationError",
+                            "1 validation error for FunctionCallContent",
+                            layer="FunctionCallContent: id and name must be strings",
+                            field=tool_path(c, k, fld),
+                            value=v,
+                            expected="string or null",
+                        )
                 new.append(
                     _Item(
                         None if d.id is UNSET else d.id,

@@ -11,6 +11,7 @@ patience stays near-linear and resynchronises on any distinctive key.
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left
 from collections.abc import Hashable, Sequence
 from difflib import SequenceMatcher
@@ -95,28 +96,36 @@ def _middle(
 def _anchors(
     a: Sequence[Hashable], alo: int, ahi: int, b: Sequence[Hashable], blo: int, bhi: int
 ) -> list[tuple[int, int]]:
-    """Positions of keys unique on both sides, longest run increasing on both (patience)."""
-    count_a: dict[Hashable, int] = {}
-    pos_a: dict[Hashable, int] = {}
+    """Positions of keys unique on both sides, longest run increasing on both (patience).
+
+    Two dictionaries and three integer arrays: on 100,000 keys a side this is the report's
+    peak, so each key's position is kept once (-1: it repeats) and the pairs as columns."""
+    once_a: dict[Hashable, int] = {}  # a key's position in a, or -1: it repeats there
     for i in range(alo, ahi):
         k = a[i]
-        count_a[k] = count_a.get(k, 0) + 1
-        pos_a[k] = i
-    count_b: dict[Hashable, int] = {}
-    pos_b: dict[Hashable, int] = {}
+        once_a[k] = -1 if k in once_a else i
+    once_b: dict[Hashable, int] = {}  # the same in b, of the keys unique in a
     for j in range(blo, bhi):
         k = b[j]
-        if count_a.get(k) == 1:
-            count_b[k] = count_b.get(k, 0) + 1
-            pos_b[k] = j
-    pairs = sorted((pos_a[k], pos_b[k]) for k, n in count_b.items() if n == 1)
-    if not pairs:
+        if once_a.get(k, -1) >= 0:
+            once_b[k] = -1 if k in once_b else j
+    # The pairs, in a's order: each key unique on both sides, where it is in a and in b.
+    xs, ys = array("q"), array("q")
+    for i in range(alo, ahi):
+        k = a[i]
+        if once_a[k] == i:
+            j = once_b.get(k, -1)
+            if j >= 0:
+                xs.append(i)
+                ys.append(j)
+    del once_a, once_b
+    if not xs:
         return []
     # Longest increasing subsequence of the b positions (patience sorting).
     tails: list[int] = []  # b position ending the best run of each length
     tail_idx: list[int] = []
-    back: list[int] = [-1] * len(pairs)
-    for n, (_, bj) in enumerate(pairs):
+    back = array("q", bytes(8 * len(ys)))
+    for n, bj in enumerate(ys):
         k = bisect_left(tails, bj)
         if k == len(tails):
             tails.append(bj)
@@ -128,7 +137,7 @@ def _anchors(
     run: list[tuple[int, int]] = []
     n = tail_idx[-1]
     while n >= 0:
-        run.append(pairs[n])
+        run.append((xs[n], ys[n]))
         n = back[n]
     run.reverse()
     return run

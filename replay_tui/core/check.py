@@ -64,7 +64,8 @@ def check_paths(paths: Sequence[str | os.PathLike[str]]) -> Report:
 
 def trace_json(trace: Trace, clients: dict[str, Any] | None = None) -> dict[str, Any]:
     """One trace of the ``check --json`` document (:meth:`TraceResult.json`); ``clients``
-    (``check --clients``) is added as given: ``{policy key: {"ok": bool, "outcome": str}}``."""
+    (``check --clients``) is added as given: ``{policy key: {"ok": bool, "outcome": str}}``
+    (and ``"cause"``)."""
     return trace_result(trace, clients).json()
 
 

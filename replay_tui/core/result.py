@@ -41,7 +41,8 @@ __all__ = [
 ]
 
 Assess = Callable[[Trace], dict[str, Any]]
-"""``check --clients``: a trace's client-library outcomes, ``{policy key: {"ok", "outcome"}}``.
+"""``check --clients``: a trace's client-library outcomes, ``{policy key: {"ok", "outcome"}}``
+(and ``"cause"`` when a field made the library throw).
 Passed in by the caller, so the core never imports the client-library models itself."""
 
 
@@ -58,7 +59,8 @@ class TraceResult(msgspec.Struct):
     """Where the stream came through: the host of a HAR entry's or a recorded request's URL,
     else the first folder of the address (captures are usually filed by gateway)."""
     clients: dict[str, Any] | None = None
-    """``check --clients``: ``{policy key: {"ok": bool, "outcome": str}}``."""
+    """``check --clients``: ``{policy key: {"ok": bool, "outcome": str}}``, with ``"cause":
+    str`` when a field made the library throw (or surface an error part)."""
 
     @property
     def clean(self) -> bool:

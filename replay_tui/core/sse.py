@@ -422,6 +422,11 @@ class Framing(msgspec.Struct):
     closed: bool = False
 
 
+_LONG = 1 << 20
+"""A first line longer than this is cut out of its buffer in one copy (a 50 MB string:
+splitting then trimming its ``data:`` prefix would hold it three times at once)."""
+
+
 class SseFramer:
     """Incremental SSE framer.
 
@@ -485,7 +490,9 @@ class SseFramer:
             self._held.append(chunk)
             self._held_bytes += len(chunk)
             return []
-        self._join_held()
+        if self._held:  # a long line ends here: joined with its end in one copy, not two
+            self._held.append(chunk)
+            chunk = self._joined_held()
         buf = self._pending + chunk if self._pending else chunk
         base = self._offset
         if not self._started:
@@ -529,9 +536,15 @@ class SseFramer:
 
     def _join_held(self) -> None:
         if self._held:
-            self._pending = b"".join([self._pending, *self._held])
-            self._held.clear()
-            self._held_bytes = 0
+            self._pending = self._joined_held()
+
+    def _joined_held(self) -> bytes:
+        """What is pending and every held slice, as one ``bytes`` (nothing is held after)."""
+        parts = [self._pending, *self._held]
+        self._pending = b""
+        self._held.clear()
+        self._held_bytes = 0
+        return b"".join(parts)
 
     def _split(self, buf: bytes, base: int, out: list[Payload | PayloadRun], *, final: bool) -> int:
         """Handle every complete line of ``buf``; return where the unfinished part starts.
@@ -703,8 +716,12 @@ class SseFramer:
         skip = len(prefix)
         sep = blank + prefix
         if pos == 0 and end == len(buf) - 2 * size:  # the whole buffer: split it, copy nothing
-            datas = buf.split(sep)
-            datas[0] = datas[0][skip:]
+            first = buf.find(sep)
+            if first > _LONG:  # a long line first (held whole): its data copied once, not twice
+                datas = [buf[skip:first], *buf[first + len(sep) :].split(sep)]
+            else:
+                datas = buf.split(sep)
+                datas[0] = datas[0][skip:]
             datas[-1] = datas[-1][: -2 * size]
         else:
             datas = buf[pos + skip : end].split(sep)

@@ -370,7 +370,9 @@ class TraceBuilder:
         framer = self._framer
         feed = framer.feed_runs if isinstance(framer, SseFramer) else framer.feed
         for window in _windows(data):
-            self._take(feed(window))
+            framed = feed(window)
+            del window  # a slice of a long line is not kept beside its decoded string
+            self._take(framed)
 
     def close(self) -> None:
         """No more bytes will come: frame what is left and judge the stream as it ended."""
@@ -477,6 +479,10 @@ class TraceBuilder:
         self._payload_count += n
         if not self._lean:
             self._payloads.extend_run(run)
+        # The table reads the payloads' bytes from the capture, and the decode below from
+        # ``run.datas``: the buffer the run was framed from (a window, or a long line joined
+        # whole) is not kept beside its decoded chunks.
+        run.source = b""
         feed = self._analyzer.feed
         kept = self._kept
         done = run.done

@@ -87,6 +87,11 @@ def _e(text: str) -> str:
     return html.escape(text, quote=True)
 
 
+def _cause(cause: str) -> str:
+    """A client's cause under its outcome (the field that made it throw), escaped."""
+    return f'<br><span class="muted">{_e(cause)}</span>' if cause else ""
+
+
 def _spans(spans: list[Span]) -> str:
     return "".join(_code(t) if code else _e(t) for t, code in spans)
 
@@ -228,7 +233,7 @@ def _trace(t: TraceReport, folder: bool) -> list[str]:
             cls = "" if c.ok else ' class="erasing"'
             out.append(
                 f"<tr{cls}><td>{_e(c.library)}</td><td>{_e(c.kind)}</td>"
-                f'<td class="flag">{_e(c.outcome)}</td></tr>'
+                f'<td class="flag">{_e(c.outcome)}{_cause(c.cause)}</td></tr>'
             )
         out.append("</tbody></table></div>")
     out.append("</section>")

@@ -284,7 +284,9 @@ def _trace(t: TraceReport, folder: bool) -> list[list[str]]:
                 [
                     code(c.library, cell=True),
                     _md(c.kind),
-                    ("" if c.ok else "⚠ ") + code(c.outcome, cell=True),
+                    ("" if c.ok else "⚠ ")
+                    + code(c.outcome, cell=True)
+                    + (" · " + code(c.cause, cell=True) if c.cause else ""),
                 ]
             )
             for c in t.clients

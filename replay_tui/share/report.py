@@ -175,6 +175,8 @@ class ClientRow(msgspec.Struct):
     kind: str
     ok: bool
     outcome: str
+    cause: str = ""
+    """The field that made it throw and the payload's line (``line 14: choices[0]…``)."""
 
 
 class TraceReport(msgspec.Struct):
@@ -1018,8 +1020,8 @@ def _chunk_rows(trace: Trace, limits: Limits) -> tuple[list[ChunkRow | Gap], int
     right = trace.replay(ACCEPT)
     # Each chunk's key kept as the hash of its JSON (two lists of 100,000 JSON texts were
     # larger than the capture); equal chunks have equal keys.
-    lk = [_key(left.light(k)[1]) for k in range(len(left))]
-    rk = [_key(right.light(k)[1]) for k in range(len(right))]
+    lk = array("q", (_key(left.light(k)[1]) for k in range(len(left))))
+    rk = array("q", (_key(right.light(k)[1]) for k in range(len(right))))
     width = limits.cell * 2
 
     def shown(stream: ChunkStream, k: int) -> str:
@@ -1228,6 +1230,12 @@ def _clients(trace: Trace) -> list[ClientRow]:
     from ..clientlibs import assess
 
     return [
-        ClientRow(visible(o.policy.library), o.policy.kind, o.ok, _cut(visible(o.outcome), 300))
+        ClientRow(
+            visible(o.policy.library),
+            o.policy.kind,
+            o.ok,
+            _cut(visible(o.outcome), 300),
+            _cut(visible(o.cause), 300),
+        )
         for o in assess(trace).values()
     ]

@@ -39,8 +39,14 @@ def test_clients_json_gives_every_policy_per_trace(capsys: pytest.CaptureFixture
         clients = trace["clients"]
         assert list(clients) == list(POLICIES)
         for outcome in clients.values():
-            assert set(outcome) == {"ok", "outcome"}
+            assert set(outcome) in ({"ok", "outcome"}, {"ok", "outcome", "cause"})
             assert outcome["ok"] == (outcome["outcome"] == "ok")
+            assert not outcome["ok"] or "cause" not in outcome
+    # a throw says the field that triggered it and its line
+    [litellm] = [t for t in doc["traces"] if t["path"].endswith("proxy-curl-i.txt")]
+    assert litellm["clients"]["openai-python"]["cause"] == (
+        'line 14: choices[0].delta.tool_calls[0].type = "FUNCTION"'
+    )
 
 
 # What the bundled traces do to some libraries (the full matrix is in docs/clients.md).
@@ -121,6 +127,12 @@ def test_table_has_a_clients_column(capsys: pytest.CaptureFixture[str]) -> None:
         "qwen3-max-id-empty.sse" in line and f"1/{len(LIBRARIES)} break" in line for line in out
     )
     assert '    client  haystack: id erased to ""' in out
+    # a throw: its outcome, then the field that triggered it and the payload's line
+    assert (
+        "    client  openai-node-strict: throws Error: Chat completion stream contains a changed"
+        " tool call identity (ChatCompletionStream, strict tool)"
+        ' · line 11: choices[0].delta.tool_calls[0].function.name = ""'
+    ) in out
     assert out[-1].endswith("2 break some client library")
     main(["check", str(TRACES / "dashscope")])
     assert "CLIENTS" not in capsys.readouterr().out

@@ -118,6 +118,32 @@ def test_uniform_fast_path_matches_the_general_path() -> None:
     assert events[last.start : last.end] == b"data: {}"
 
 
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n"])
+@pytest.mark.parametrize("prefix", [b"data: ", b"data:"])
+def test_a_line_over_a_megabyte_held_then_ended_with_a_run_frames_as_fed_whole(
+    eol: bytes, prefix: bytes
+) -> None:
+    # A 50 MB string comes to the framer as slices with no line ending (held), then the slice
+    # that ends it, with a run of short events after: the long line is cut out of the joined
+    # buffer in one copy; what is framed is what feeding the body whole frames.
+    half = b"y" * (600 * 1024)
+    short = b"".join(prefix + b'{"n":%d}' % i + eol + eol for i in range(12))
+    body = prefix + b'"' + half + half + b'"' + eol + eol + short
+    whole = SseFramer()
+    expected = whole.feed(body) + whole.close()
+    framer = SseFramer()
+    got = framer.feed(prefix + b'"' + half)
+    assert got == [] and framer._held == [] and framer.offset == len(prefix) + 1 + len(half)
+    got += framer.feed(half)
+    assert framer._held  # the middle of the line: held, not framed
+    got += framer.feed(b'"' + eol + eol + short) + framer.close()
+    assert [(p.data, p.line, p.start, p.end) for p in got] == [
+        (p.data, p.line, p.start, p.end) for p in expected
+    ]
+    assert len(got) == 13 and got[0].data == b'"' + half + half + b'"'
+    assert got[-1].data == b'{"n":11}' and got[-1].line == 25
+
+
 @pytest.mark.parametrize("eol", [b"\n", b"\r\n", b"\r"])
 def test_a_long_line_fed_in_slices_is_framed_once_whole(eol: bytes) -> None:
     # The slices in the middle of a line (no line ending in them) are held, not framed: the

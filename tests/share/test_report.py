@@ -193,6 +193,19 @@ def test_clients_matrix_is_added_on_request(cli: Cli) -> None:
     assert "Client libraries" not in plain
 
 
+def test_a_client_that_throws_is_reported_with_the_field_and_line(cli: Cli) -> None:
+    """The outcome, then the field that made the library throw and the payload's line (HTML
+    escaped; in Markdown a code span)."""
+    litellm = TRACES / "litellm" / "proxy-curl-i.txt"
+    _, page, _ = cli("report", str(litellm), "--clients")
+    assert (
+        '<br><span class="muted">line 14: choices[0].delta.tool_calls[0].type ='
+        " &quot;FUNCTION&quot;</span>"
+    ) in page
+    _, md, _ = cli("report", str(litellm), "--clients", "--md")
+    assert '· `line 14: choices[0].delta.tool_calls[0].type = "FUNCTION"`' in md
+
+
 def test_md_output_name_implies_markdown(cli: Cli, tmp_path: Path) -> None:
     out = tmp_path / "r.md"
     assert cli("report", str(QWEN), "-o", str(out))[0] == 0

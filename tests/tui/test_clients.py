@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 
@@ -109,8 +110,12 @@ async def test_clients_tab_shows_each_library_on_each_call_and_the_cell_in_detai
         assert app.screen.title_text == "haystack on call 0"
         # What happened, in words first (the detail pane's explanation), then the JSON.
         assert [h for h, _ in app.screen.sections] == ["what happened", "outcome", "meant", "got"]
-        assert app.screen.sections[0][1] == pane.detail.plain()
-        assert 'id erased to ""' in app.screen.sections[0][1]
+        said = app.screen.sections[0][1]
+        assert 'id erased to ""' in said and "what haystack hands the application" in said
+        # wrapped to the window (90% of the screen, less its border and padding), the sides
+        # apart: no line of it is wrapped again there
+        assert "│" in said
+        assert max(len(line) for line in said.splitlines()) <= SIZE[0] * 0.9 - 4
         await pilot.press("escape")
         assert not isinstance(app.screen, PayloadScreen)
 
@@ -295,3 +300,77 @@ async def test_hostile_names_and_arguments_stay_literal_in_clients_and_compare(
         for text in texts:
             for ch in ("\x1b", "\x07", "\x9b"):
                 assert ch not in text, f"{ch!r} reached the screen in {text!r}"
+
+
+async def test_a_throw_names_the_field_and_the_line_that_triggered_it() -> None:
+    """litellm/proxy-curl-i.txt: `"type": "FUNCTION"` on line 14 fails openai-python's
+    assertion and is rejected by @ai-sdk/openai's schema; the detail pane and the enter window
+    say which field, which value and which line, wrapped under their start at 80 columns."""
+    app = make_app([str(LITELLM)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        matrix = await _clients(app, pilot)
+        while matrix.model is None or not matrix.model.done:
+            await pilot.pause(0.01)
+        pane = app.clients_pane
+        assert matrix.selected()[0].key == "openai-python"  # type: ignore[index]
+        field = 'choices[0].delta.tool_calls[0].type = "FUNCTION"'
+        assert f"while reading line 14: {field}" in pane.detail.plain()
+        # The whole response says it too; at 80 columns it wraps, each wrapped row indented
+        # under the start of its line.
+        await pilot.press("right")
+        await settle(app, pilot)
+        rows = rendered(pane.detail)
+        start = next(k for k, r in enumerate(rows) if "while reading line 14:" in r)
+        said = rows[start][: rows[start].index("while")]
+        assert said.strip() == ""
+        more = rows[start + 1]
+        assert more.startswith(" " * (len(said) + 2)) and more.strip()
+        assert field in " ".join(r.strip() for r in rows[start : start + 3])
+        # enter: in words first (the same explanation, wrapped to the window), then the JSON
+        await pilot.press("enter")
+        assert isinstance(app.screen, PayloadScreen)
+        sections = dict(app.screen.sections)
+        words = " ".join(line.strip() for line in sections["what happened"].splitlines())
+        assert "while reading line 14: choices[0].delta.tool_calls[0].type" in words
+        assert max(len(line) for line in sections["what happened"].splitlines()) <= 80 * 0.9 - 4
+        raised = json.loads(sections["raised"])
+        assert raised["field"] == "choices[0].delta.tool_calls[0].type"
+        assert (raised["value"], raised["field_line"], raised["line"]) == ('"FUNCTION"', 14, 14)
+        await pilot.press("escape")
+        # @ai-sdk/openai: each error part says which field failed which schema, at its line.
+        while matrix.selected()[0].key != "ai-sdk-openai":  # type: ignore[index]
+            await pilot.press("down")
+        await settle(app, pilot)
+        words = " ".join(line.strip() for line in pane.detail.plain().splitlines())
+        for line in (14, 16, 18):
+            assert (
+                f'line {line}: choices[0].delta.tool_calls[0].type: expected "function" or null,'
+                ' got "FUNCTION"; the stream goes on'
+            ) in words
+
+
+async def test_a_field_s_value_from_the_trace_is_shown_escaped_and_cut(tmp_path: Path) -> None:
+    """Trace content in the explanation: markup is text, a terminal escape is shown as an
+    escape, a 5 MB value is said cut (and the pane stays quick to wrap)."""
+    first = {"index": 0, "id": "call_1", "type": "function"}
+    first["function"] = {"name": "f", "arguments": ""}
+    evil = "[bold red]x[/]\x1b[2J" + "y" * 5_000_000
+    chunks = [
+        {"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [first]}}]},
+        {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "type": evil}]}}]},
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+    ]
+    path = tmp_path / "evil.sse"
+    path.write_text("".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n")
+    app = make_app([str(path)])
+    async with app.run_test(size=(120, 40)) as pilot:
+        matrix = await _clients(app, pilot)
+        while matrix.model is None or not matrix.model.done:
+            await pilot.pause(0.01)
+        while matrix.selected()[0].key != "openai-python":  # type: ignore[index]
+            await pilot.press("down")
+        await settle(app, pilot)
+        text = app.clients_pane.detail.plain()
+        assert 'choices[0].delta.tool_calls[0].type = "[bold red]x[/]\\u001b[2Jyyy' in text
+        assert "\x1b" not in text and "more characters" in text
+        assert len(text) < 20_000

@@ -42,6 +42,26 @@ async def test_clients_view_of_a_trace_thirteen_libraries_break_on(
         assert app.export_screenshot(title="replay-tui") == svg_snapshot(name="clients")
 
 
+async def test_clients_detail_names_the_field_a_library_threw_on(
+    svg_snapshot: SnapshotAssertion,
+) -> None:
+    """litellm/proxy-curl-i.txt at 100x30, openai-python's whole response: the assertion, the
+    line and the field that failed it (`"type": "FUNCTION"`), wrapped under its start."""
+    app = make_app(["traces/litellm/proxy-curl-i.txt"])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("4")
+        await settle(app, pilot)
+        matrix = app.clients_pane.matrix
+        while matrix.model is None or not matrix.model.done:
+            await pilot.pause(0.01)
+        await pilot.press("right")  # openai-python's whole response
+        await settle(app, pilot)
+        app.clear_notifications()
+        await pilot.pause()
+        assert app.export_screenshot(title="replay-tui") == svg_snapshot(name="clients-field")
+
+
 async def test_compare_view_of_two_har_entries(svg_snapshot: SnapshotAssertion) -> None:
     """The same request through two gateways: #2 marked (A), #4 open (B), both behaviors."""
     app = make_app(["traces/captures/mitmproxy-export.har"])

@@ -9,7 +9,6 @@ surfaced and every call it handed over. Then how the library assembles calls, in
 from __future__ import annotations
 
 import json
-import textwrap
 from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import accumulate, zip_longest
@@ -33,8 +32,16 @@ if TYPE_CHECKING:
         MeantCall,
         Policy,
     )
+    from ...clientlibs.base import ClientError
 
-__all__ = ["ClientDetail", "DetailLine", "detail_lines", "wrap_pieces"]
+__all__ = [
+    "ClientDetail",
+    "DetailLine",
+    "cause_pieces",
+    "detail_lines",
+    "wrap_hanging",
+    "wrap_pieces",
+]
 
 MAX_ARG_LINES = 300
 """Argument lines shown per side (``c`` or ``enter`` on the cell gives them all)."""
@@ -49,7 +56,6 @@ MAX_VALUE_CHARS = 2_000
 MAX_SAID_CHARS = 4_000
 """An error's message (or an outcome quoting it) longer than this is shown cut: a gateway's
 error chunk may carry a 5 MB one, and the pane wraps what it shows."""
-RULE_WRAP = 110
 LABEL_W = 11
 
 
@@ -62,6 +68,8 @@ class DetailLine:
     right: list[Piece] | None = None
     short: tuple[list[Piece], list[Piece]] | None = None
     """Fewer words for the two sides, said when one of them would wrap (a narrow pane)."""
+    hang: int = 0
+    """Cells the lines it wraps into are indented by (the full line, or its right side)."""
 
 
 def _value_pieces(value: Any, differs: bool) -> list[Piece]:
@@ -151,14 +159,43 @@ def _meant_side(m: MeantCall) -> Side:
     return rows
 
 
-def _paired(left: Side, right: Side) -> list[DetailLine]:
+def _paired(left: Side, right: Side, hang: int = 0) -> list[DetailLine]:
     out: list[DetailLine] = []
     for a, b in zip_longest(left, right):
         label = (a[0] if a else "") or (b[0] if b else "")
         out.append(
-            DetailLine([(label, "clients-detail--label")], a[1] if a else [], b[1] if b else [])
+            DetailLine(
+                [(label, "clients-detail--label")],
+                a[1] if a else [],
+                b[1] if b else [],
+                hang=hang,
+            )
         )
     return out
+
+
+def cause_pieces(error: ClientError, where: str) -> list[Piece]:
+    """``where`` it happened (``while reading line 14``) and the field that made the library
+    throw (or surface an error part), when one did: ``while reading line 14:
+    choices[0].delta.tool_calls[0].type = "FUNCTION"``; the payload that sent the field in
+    parentheses when it is not that line (a throw at the end of the stream). Trace content:
+    made visible, cut (the value is cut when the error is made), never markup."""
+    dim, bad = "clients-detail--dim", "clients-detail--bad"
+    if not error.field:
+        return [(where, dim)]
+    pieces: list[Piece] = [(f"{where}: ", dim), (visible(error.field), "clients-detail--value")]
+    value = visible(_cut_said(error.value))
+    if not value:
+        pass
+    elif error.expected:
+        pieces += [(f": expected {visible(error.expected)}, got ", dim), (value, bad)]
+    elif value == "absent":
+        pieces.append((" is absent", bad))
+    else:
+        pieces += [(" = ", dim), (value, bad)]
+    if error.field_line is not None:
+        pieces.append((f" (line {error.field_line})", dim))
+    return pieces
 
 
 def detail_lines(
@@ -177,10 +214,7 @@ def detail_lines(
             ]
         ),
     ]
-    about += [
-        DetailLine([("  " + visible(line), "clients-detail--dim")])
-        for line in textwrap.wrap(policy.rule, RULE_WRAP)
-    ]
+    about.append(DetailLine([("  " + visible(policy.rule), "clients-detail--dim")], hang=2))
     outcome = model.outcomes.get(policy.key)
     title: list[Piece] = [(visible(policy.key), "clients-detail--title")]
     if outcome is None:
@@ -215,10 +249,10 @@ def detail_lines(
         )
         right: Side = [
             ("", [(visible(_cut_said(f"✗ {raised.verb} {raised}")), "clients-detail--bad")]),
-            ("", [(where_line, "clients-detail--dim")]),
+            ("", cause_pieces(raised, where_line)),
             ("", [("the application gets no tool call at all", "clients-detail--dim")]),
         ]
-        return out + _paired(_meant_side(m), right) + about
+        return out + _paired(_meant_side(m), right, hang=2) + about
     if call.got:
         valid = [c for c in call.got if not c.invalid]
         if not valid and call.dropped is None:
@@ -306,6 +340,17 @@ def wrap_pieces(pieces: list[Piece], width: int) -> list[list[Piece]]:
     return out
 
 
+def wrap_hanging(pieces: list[Piece], width: int, hang: int) -> list[list[Piece]]:
+    """:func:`wrap_pieces`, the lines after the first indented by ``hang`` cells (and wrapped
+    that much narrower)."""
+    lines = wrap_pieces(pieces, width)
+    if hang <= 0 or len(lines) == 1 or width - hang < 8:
+        return lines
+    rest = [piece for line in lines[1:] for piece in line]
+    pad: Piece = (" " * hang, "")
+    return [lines[0], *([pad, *line] for line in wrap_pieces(rest, width - hang))]
+
+
 def _cuts(text: str, width: int) -> list[tuple[int, int]]:
     """Where :func:`wrap_pieces` breaks ``text``: ``(start, end)`` of each line."""
     # cells[i]: the width of text[:i]
@@ -382,13 +427,15 @@ def _response_lines(
                 (visible(policy.key), "clients-detail--title"),
                 (" · whole response · ", "clients-detail--dim"),
                 *said,
-            ]
+            ],
+            hang=2,
         ),
         DetailLine(
             [
                 ("outcome  ", "clients-detail--label"),
                 (visible(_cut_said(outcome.outcome)), "clients-detail--value"),
-            ]
+            ],
+            hang=9,
         ),
     ]
     if a.raised is not None:
@@ -402,21 +449,30 @@ def _response_lines(
                 [
                     (f"{a.raised.verb:<9}", "clients-detail--label"),
                     (visible(_cut_said(str(a.raised))), "clients-detail--bad"),
-                    (f"  {where}; the application gets no tool call at all", "clients-detail--dim"),
-                ]
+                ],
+                hang=9,
             )
         )
+        said = cause_pieces(a.raised, where)
+        said.append(("; the application gets no tool call at all", "clients-detail--dim"))
+        out.append(DetailLine([(" " * 9, ""), *said], hang=11))
     for err in a.error_parts:
         line = f"line {err.line}" if err.line is not None else "at the end"
-        out.append(
-            DetailLine(
-                [
-                    ("error part ", "clients-detail--label"),
-                    (visible(_cut_said(str(err))), "clients-detail--bad"),
-                    (f"  ({line}; the stream goes on)", "clients-detail--dim"),
-                ]
-            )
-        )
+        said = [
+            ("error part ", "clients-detail--label"),
+            (visible(_cut_said(str(err))), "clients-detail--bad"),
+        ]
+        if err.field:
+            out.append(DetailLine(said, hang=11))
+            said = [
+                (" " * 11, ""),
+                *cause_pieces(err, line),
+                ("; the stream goes on", "clients-detail--dim"),
+            ]
+            out.append(DetailLine(said, hang=13))
+        else:
+            said.append((f"  ({line}; the stream goes on)", "clients-detail--dim"))
+            out.append(DetailLine(said, hang=11))
     n = len(a.calls)
     out.append(
         DetailLine(
@@ -455,6 +511,24 @@ def _response_lines(
             )
         )
     return out
+
+
+def _rows(lines: list[DetailLine], width: int, left_w: int, right_w: int) -> list[DetailLine]:
+    """``lines`` wrapped at word boundaries: full-width ones to ``width``, the two sides of the
+    others to ``left_w`` and ``right_w`` (nothing is cut)."""
+    rows: list[DetailLine] = []
+    for line in lines:
+        if line.left is None:
+            rows += [DetailLine(p) for p in wrap_hanging(_capped(line.pieces), width, line.hang)]
+            continue
+        sides = _capped(line.left), _capped(line.right or [])
+        if line.short is not None and (_cells(sides[0]) > left_w or _cells(sides[1]) > right_w):
+            sides = line.short
+        left = wrap_pieces(sides[0], left_w)
+        right = wrap_hanging(sides[1], right_w, line.hang)
+        for k, (a, b) in enumerate(zip_longest(left, right)):
+            rows.append(DetailLine(line.pieces if k == 0 else [], a or [], b or []))
+    return rows
 
 
 class ClientDetail(LineView):
@@ -511,19 +585,23 @@ class ClientDetail(LineView):
 
     def _wrap(self) -> None:
         width, left_w, right_w = self._widths()
-        self.rows = []
-        for line in self.lines:
-            if line.left is None:
-                self.rows += [DetailLine(p) for p in wrap_pieces(_capped(line.pieces), width)]
-                continue
-            sides = _capped(line.left), _capped(line.right or [])
-            if line.short is not None and (_cells(sides[0]) > left_w or _cells(sides[1]) > right_w):
-                sides = line.short
-            left = wrap_pieces(sides[0], left_w)
-            right = wrap_pieces(sides[1], right_w)
-            for k, (a, b) in enumerate(zip_longest(left, right)):
-                self.rows.append(DetailLine(line.pieces if k == 0 else [], a or [], b or []))
+        self.rows = _rows(self.lines, width, left_w, right_w)
         self.set_shape(len(self.rows), width + 1)
+
+    def text(self, width: int) -> str:
+        """The detail as text wrapped to ``width`` cells as the pane wraps it (what ``enter``
+        shows: the two sides apart, a wrapped line indented under its start)."""
+        width = max(width, 40)
+        half = (width - LABEL_W - 3) // 2
+        out = []
+        for row in _rows(self.lines, width, half, width - LABEL_W - 3 - half):
+            text = "".join(t for t, _ in row.pieces)
+            if row.left is not None:
+                left = "".join(t for t, _ in row.left)
+                right = "".join(t for t, _ in row.right or [])
+                text = fit(text, LABEL_W) + fit(left, half) + " │ " + right
+            out.append(text.rstrip())
+        return "\n".join(out)
 
     def is_selectable(self, index: int) -> bool:
         return False

@@ -91,7 +91,7 @@ class ClientsMatrix(LineView):
     DEFAULT_CSS = """
     ClientsMatrix {
         height: auto;
-        max-height: 75%;
+        max-height: 60%;
         scrollbar-size-vertical: 1;
         scrollbar-size-horizontal: 1;
         & > .line-view--cursor { background: $primary 8%; }
@@ -458,7 +458,10 @@ class ClientsMatrix(LineView):
         data, where = got
         sections: list[tuple[str, str]] = []
         detail = self.app.query(ClientDetail)
-        said = detail.first().plain() if detail else ""
+        # wrapped as the pane wraps it, to the window's width (90% of the screen, less its
+        # border, padding and scroll bar), a wrapped line indented under its start
+        width = int(self.app.size.width * 0.9) - 6
+        said = detail.first().text(width) if detail else ""
         if said.strip():  # what it means first, in words, as the pane beside says it
             sections.append(("what happened", said))
         # What the window shows: each long string cut, saying how much more it has (a 5 MB
@@ -530,8 +533,22 @@ def _cut_strings(value: Any, limit: int) -> Any:
 
 
 def _raised_json(error: ClientError) -> dict[str, Any]:
-    """An error the library raised (or surfaced), whole: its name, message and line."""
-    return {"name": error.name, "message": error.message, "line": error.line, "verb": error.verb}
+    """An error the library raised (or surfaced), whole: its name, message and line, and the
+    field that triggered it (its value as shown: cut)."""
+    out: dict[str, Any] = {
+        "name": error.name,
+        "message": error.message,
+        "line": error.line,
+        "verb": error.verb,
+    }
+    if error.field:
+        out["field"] = error.field
+        if error.value:
+            out["value"] = error.value
+        if error.expected:
+            out["expected"] = error.expected
+        out["field_line"] = error.where
+    return out
 
 
 def _meant_json(m: MeantCall) -> dict[str, Any]:
