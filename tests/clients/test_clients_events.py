@@ -219,8 +219,10 @@ def _shown(outcome: ClientOutcome) -> Any:
     return (
         outcome.outcome,
         [(c.id, c.name, c.arguments, c.wire_index, c.id_generated, c.invalid) for c in a.calls],
-        None if raised is None else (raised.name, raised.message, raised.line, raised.layer),
-        [(e.name, e.message, e.line) for e in a.error_parts],
+        None
+        if raised is None
+        else (raised.name, raised.message, raised.line, raised.layer, raised.field, raised.value),
+        [(e.name, e.message, e.line, e.field) for e in a.error_parts],
         [(d.wire_index, d.id, d.name, d.arguments, d.reason) for d in a.dropped],
     )
 
