@@ -279,8 +279,49 @@ def _quiet_tool_payload(data: bytes, args: str) -> tuple[tuple[bool, bool], int]
     return schema, choice_index
 
 
+class _QTextDelta(msgspec.Struct, gc=False):
+    content: str | UnsetType | None = UNSET
+    reasoning_content: str | UnsetType | None = UNSET
+    tool_calls: UnsetType | None = UNSET
+    role: UnsetType | None = UNSET
+    refusal: UnsetType | None = UNSET
+    reasoning: UnsetType | None = UNSET
+
+
+class _QTextChoice(msgspec.Struct, gc=False):
+    index: int
+    delta: _QTextDelta
+    finish_reason: UnsetType | None = UNSET
+    logprobs: UnsetType | None = UNSET
+
+
+class _QTextChunk(msgspec.Struct, gc=False):
+    """A text payload that says nothing but its text, typed as :class:`_QChunk` is: a chunk
+    both of the AI SDK's schemas accept."""
+
+    choices: list[_QTextChoice]
+    id: str | UnsetType | None = UNSET
+    created: int | float | UnsetType | None = UNSET
+    model: str | UnsetType | None = UNSET
+    usage: _QUsage | UnsetType | None = UNSET
+    error: UnsetType = UNSET
+
+
+_quiet_text_shape = msgspec.json.Decoder(_QTextChunk).decode
+
+
 def _quiet_text_payload(data: bytes, text: str, reasoning: bool) -> bool:
     """Only ``text`` in its field (``reasoning_content`` or ``content``), and nothing else said."""
+    try:
+        typed = _quiet_text_shape(data)
+    except (msgspec.DecodeError, RecursionError):
+        typed = None
+    if typed is not None and len(typed.choices) == 1:
+        d = typed.choices[0].delta
+        mine, other = (
+            (d.reasoning_content, d.content) if reasoning else (d.content, d.reasoning_content)
+        )
+        return mine == text and (other is None or other is UNSET)
     try:
         raw = _decode(data)
     except (msgspec.DecodeError, RecursionError):
@@ -295,12 +336,17 @@ def _quiet_text_payload(data: bytes, text: str, reasoning: bool) -> bool:
 class _TextShapes:
     """Whether a text payload is quiet, decided once per shape (its bytes without its piece)."""
 
-    __slots__ = ("_known",)
+    __slots__ = ("_known", "_misses")
 
     def __init__(self) -> None:
         self._known: dict[bytes, tuple[int, bool]] = {}
+        self._misses = 0
+        """New shapes in a row (see ``misses`` in :func:`compact_frames`)."""
 
     def text(self, data: bytes, text: str, reasoning: bool) -> bool:
+        if self._misses >= _MISSES:  # every shape new (a usage that counts up): no table
+            self._misses = 0 if self._misses >= _RETRY else self._misses + 1
+            return _quiet_text_payload(data, text, reasoning)
         token = _encode(text)
         at = data.find(token)
         if at < 0 or data.find(token, at + 1) >= 0:
@@ -308,9 +354,12 @@ class _TextShapes:
         key = (b"r" if reasoning else b"c") + data[:at] + data[at + len(token) :]
         known = self._known.get(key)
         if known is None or known[0] != at:
+            self._misses += 1
             if len(self._known) >= _CACHE_LIMIT:
                 self._known.clear()
             known = self._known[key] = (at, _quiet_text_payload(data, text, reasoning))
+        else:
+            self._misses = 0
         return known[1]
 
 
@@ -414,7 +463,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     decoded = trace.decoded
     unusual = _unusual(trace)
     n, lines, data_of, sse_events = _columns(trace)
-    # the one SSE event a library reads (openai-node throws on it): other names fold
+    # the one SSE event a library reads (openai-node and the libraries on it throw): others fold
     errors = {i for i, event in sse_events.items() if event == "error"}
     raw, starts, ends, skips = _places(trace)
     # Whether a payload is quiet, decided once per shape: two payloads with the same bytes

@@ -744,3 +744,20 @@ def test_two_choices_interleaved_fold_and_choice_zero_is_read_alone_where_it_is(
     (agents_js,) = got["openai-agents-js"].assembly.calls
     assert agents_js.id == "call_0" and agents_js.arguments == "0" * 199
     assert got["openai-python"].assembly.calls[0].arguments == "01" * 199
+
+
+def test_text_with_a_usage_in_every_chunk_folds_into_one_frame() -> None:
+    # vLLM's continuous usage stats on 300 text deltas before a call: the text is one frame
+    chunks: list[dict[str, Any]] = [
+        {"choices": [{"index": 0, "delta": {"content": f"w{k} "}}]} for k in range(300)
+    ]
+    head = {"index": 0, "id": "call_1", "type": "function"}
+    head["function"] = {"name": "f", "arguments": "{}"}
+    chunks.append({"choices": [{"index": 0, "delta": {"tool_calls": [head]}}]})
+    for k, chunk in enumerate(chunks):
+        chunk["usage"] = {"prompt_tokens": 5, "completion_tokens": k, "total_tokens": 5 + k}
+    body = "".join("data: " + json.dumps(c) + "\n\n" for c in chunks) + "data: [DONE]\n\n"
+    trace = _trace(body)
+    stream = compact_frames(trace)
+    assert len(stream) == 2 and stream[0].count == 300  # type: ignore[union-attr]
+    _same_outcomes(trace, stream)
