@@ -136,8 +136,8 @@ def _quiet_envelope(
     raw: Any, checked: bool = False, any_choice: bool = False
 ) -> dict[str, Any] | None:
     """The delta of a chunk that says nothing but what its delta carries, else ``None``: one
-    choice (with index 0; ``any_choice``: any integer index), no finish reason, logprobs or
-    error, usage of the types the AI SDK accepts (its values no library reads), a delta
+    choice (with index 0; ``any_choice``: any integer index), no finish reason or error,
+    usage and logprobs of the types the AI SDK accepts (their values no library reads), a delta
     without role or refusal, and a chunk both of the AI SDK's schemas accept (``checked``:
     known already)."""
     if type(raw) is not dict or "error" in raw or not usage_ok(raw.get("usage", UNSET)):
@@ -151,7 +151,10 @@ def _quiet_envelope(
     index = choice.get("index", UNSET)
     if type(index) is not int or (index != 0 and not any_choice):
         return None
-    if choice.get("finish_reason") is not None or choice.get("logprobs") is not None:
+    if choice.get("finish_reason") is not None:
+        return None
+    logprobs = choice.get("logprobs")
+    if logprobs is not None and type(logprobs) is not dict:  # (its values no library reads)
         return None
     delta = choice.get("delta")
     if type(delta) is not dict:
@@ -197,7 +200,8 @@ class _QChoice(msgspec.Struct, gc=False):
     index: int
     delta: _QDelta
     finish_reason: UnsetType | None = UNSET
-    logprobs: UnsetType | None = UNSET
+    logprobs: dict[str, Any] | UnsetType | None = UNSET
+    """(Its values no library reads; the AI SDK's schemas ask for an object or null.)"""
 
 
 _Count = int | float | UnsetType | None
@@ -292,7 +296,8 @@ class _QTextChoice(msgspec.Struct, gc=False):
     index: int
     delta: _QTextDelta
     finish_reason: UnsetType | None = UNSET
-    logprobs: UnsetType | None = UNSET
+    logprobs: dict[str, Any] | UnsetType | None = UNSET
+    """(Its values no library reads; the AI SDK's schemas ask for an object or null.)"""
 
 
 class _QTextChunk(msgspec.Struct, gc=False):

@@ -156,8 +156,8 @@ def streams(draw: st.DrawFn) -> str:
 def _dressed(draw: st.DrawFn, chunks: list[dict[str, Any]], created: bool = False) -> list[str]:
     """The chunks as SSE events, dressed in what no library reads, drawn once per stream: a
     ``created`` per payload, a usage object in every chunk or some (its counts changing; now
-    and then of a type a schema rejects, or null), chunk ids, a fingerprint and unknown
-    fields per payload, ``event:`` lines (``message``, now and then ``error`` or another
+    and then of a type a schema rejects, or null), chunk ids, a fingerprint, logprobs and
+    unknown fields per payload, ``event:`` lines (``message``, now and then ``error`` or another
     name) and ``id:`` lines."""
     usage = draw(st.sampled_from(["none", "none", "every", "every", "some"]))
     noise = draw(st.booleans())  # chunk ids, a fingerprint and unknown fields per payload
@@ -186,6 +186,9 @@ def _dressed(draw: st.DrawFn, chunks: list[dict[str, Any]], created: bool = Fals
             for choice in full["choices"]:
                 choice["stop_reason"] = None
                 choice["x_trace"] = k
+                if draw(st.integers(0, 2)) == 0:  # logprobs=true: an object per chunk
+                    lp: Any = {"content": [{"token": "x", "logprob": -k / 100, "bytes": [120]}]}
+                    choice["logprobs"] = lp if draw(st.integers(0, 30)) else [lp]
                 for tc in choice["delta"].get("tool_calls") or []:
                     if isinstance(tc, dict) and draw(st.booleans()):
                         tc["x_extra"] = k
@@ -746,8 +749,9 @@ def test_two_choices_interleaved_fold_and_choice_zero_is_read_alone_where_it_is(
     assert got["openai-python"].assembly.calls[0].arguments == "01" * 199
 
 
-def test_text_with_a_usage_in_every_chunk_folds_into_one_frame() -> None:
-    # vLLM's continuous usage stats on 300 text deltas before a call: the text is one frame
+def test_text_with_a_usage_and_logprobs_in_every_chunk_folds_into_one_frame() -> None:
+    # vLLM's continuous usage stats, and logprobs=true, on 300 text deltas before a call: the
+    # text is one frame
     chunks: list[dict[str, Any]] = [
         {"choices": [{"index": 0, "delta": {"content": f"w{k} "}}]} for k in range(300)
     ]
@@ -756,6 +760,7 @@ def test_text_with_a_usage_in_every_chunk_folds_into_one_frame() -> None:
     chunks.append({"choices": [{"index": 0, "delta": {"tool_calls": [head]}}]})
     for k, chunk in enumerate(chunks):
         chunk["usage"] = {"prompt_tokens": 5, "completion_tokens": k, "total_tokens": 5 + k}
+        chunk["choices"][0]["logprobs"] = {"content": [{"token": "w", "logprob": -k / 1000}]}
     body = "".join("data: " + json.dumps(c) + "\n\n" for c in chunks) + "data: [DONE]\n\n"
     trace = _trace(body)
     stream = compact_frames(trace)
