@@ -20,7 +20,9 @@ steadier of the two). ``--mixed`` adds a shape none of the others is: random mix
 gateways' continuation patterns on 1 to 3 calls interleaved, with ids and names that change
 mid-stream (``mixed_shape`` below); ``--litellm`` two of LiteLLM's proxy: continuations that
 send ``id: ""``, ``name: "null"`` and ``type: "FUNCTION"``, and continuations that re-send the
-call's id and name every chunk (``_litellm`` below).
+call's id and name every chunk (``_litellm`` below). ``--shapes text-usage text-logprobs
+both-choices``: three shapes invented once the models folded on what a payload says, to try
+that on what it was not tuned on (``_probe`` below).
 """
 
 from __future__ import annotations
@@ -125,10 +127,54 @@ def _litellm(n: int, repeat: bool) -> Iterator[str]:
     yield "data: [DONE]\n\n"
 
 
+def _probe(n: int, kind: str) -> Iterator[str]:
+    """Shapes invented after the folding on what a payload says (issue 27), to try it on what
+    it was not tuned on: n/2 text deltas then one call of n/2 deltas, each chunk with a usage
+    that counts up (``text-usage``) or a logprobs object (``text-logprobs``); or n=2 with
+    both choices in every chunk, each a delta of its own call at tool index 0
+    (``both-choices``)."""
+    base = {"id": "chatcmpl-probe", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+
+    def chunk(choices: list[dict[str, object]], k: int) -> str:
+        c: dict[str, object] = {**base, "choices": choices}
+        if kind == "text-usage":
+            c["usage"] = {"prompt_tokens": 9, "completion_tokens": k, "total_tokens": 9 + k}
+        return "data: " + json.dumps(c, separators=(",", ":")) + "\n\n"
+
+    if kind == "both-choices":
+        for k in range(max(2, n // 2)):
+            cs = []
+            for choice in (0, 1):
+                tc: dict[str, object] = {"index": 0, "function": {"arguments": "x"}}
+                if k == 0:
+                    tc = {"index": 0, "id": f"call_{choice}", "type": "function"}
+                    tc["function"] = {"name": "run_query", "arguments": ""}
+                cs.append({"index": choice, "delta": {"tool_calls": [tc]}, "finish_reason": None})
+            yield chunk(cs, k)
+        yield "data: [DONE]\n\n"
+        return
+    half = max(2, n // 2)
+    for k in range(half):
+        choice: dict[str, object] = {"index": 0, "delta": {"content": f"w{k % 97} "}}
+        if kind == "text-logprobs":
+            choice["logprobs"] = {"content": [{"token": "w", "logprob": -k % 13 / 10}]}
+        yield chunk([choice], k)
+    for k in range(half):
+        tc = {"index": 0, "function": {"arguments": "x" if k else '{"q":"'}}
+        if k == 0:
+            tc |= {"id": "call_1", "type": "function"}
+            tc["function"] = {"name": "search", "arguments": ""}
+        yield chunk([{"index": 0, "delta": {"tool_calls": [tc]}}], half + k)
+    yield "data: [DONE]\n\n"
+
+
 EXTRA = {
     "mixed": "random mixes of the gateways' patterns, indexes reused",
     "litellm-null": 'LiteLLM: continuations send id "", name "null", type "FUNCTION"',
     "litellm-repeat": "LiteLLM/MiniMax: every continuation re-sends the id and the name",
+    "text-usage": "invented: text then a call, a usage that counts up in every chunk",
+    "text-logprobs": "invented: text with a logprobs object in every chunk, then a call",
+    "both-choices": "invented: n=2, both choices in every chunk (each a delta of its call)",
 }
 
 
@@ -137,6 +183,8 @@ def write_shape(shape: str, n: int, path: Path) -> Path:
         lines = mixed_shape(n)
     elif shape.startswith("litellm-"):
         lines = _litellm(n, shape == "litellm-repeat")
+    elif shape in ("text-usage", "text-logprobs", "both-choices"):
+        lines = _probe(n, shape)
     else:
         lines = {**SHAPES, **HUGE, **UNSEEN}[shape](n)
     with path.open("w") as fh:
