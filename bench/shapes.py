@@ -357,9 +357,72 @@ SHAPES = {
     for f in (uniform, alternating, interleaved, many_calls, text_then_call)
 }
 HUGE = {f.__name__.replace("_", "-"): f for f in (huge_5mb, huge_50mb)}
+def azure_filtered(n):
+    """Azure OpenAI: a first chunk of prompt filter results and no choices, a content filter
+    result in every choice, an ``obfuscation`` padding of varying length on every chunk, 8
+    calls one after another (canonical: identity once, then arguments alone). Invented by the
+    lead once this session's work was merged, and measured as found."""
+    m, calls = "gpt-4.1", 8
+    per = max(2, n // calls)
+    alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    filters = {
+        k: {"filtered": False, "severity": "safe"}
+        for k in ("hate", "self_harm", "sexual", "violence")
+    }
+    first = {
+        "choices": [],
+        "created": 0,
+        "id": "",
+        "model": "",
+        "object": "",
+        "prompt_filter_results": [{"prompt_index": 0, "content_filter_results": filters}],
+    }
+    yield "data: " + json.dumps(first, separators=(",", ":")) + "\n\n"
+    k = 0
+
+    def chunk(delta, finish=None, results=None):
+        nonlocal k
+        k += 1
+        pad = "".join(alphabet[(k * 7 + j * 13) % len(alphabet)] for j in range(k % 11 + 1))
+        choice = {
+            "content_filter_results": results if results is not None else {},
+            "delta": delta,
+            "finish_reason": finish,
+            "index": 0,
+            "logprobs": None,
+        }
+        c = {
+            **BASE,
+            "model": m,
+            "obfuscation": pad,
+            "system_fingerprint": "fp_07871e2ad8",
+            "choices": [choice],
+        }
+        return "data: " + json.dumps(c, separators=(",", ":")) + "\n\n"
+
+    yield chunk({"role": "assistant", "content": None, "refusal": None})
+    for c in range(calls):
+        for j in range(per):
+            if j == 0:
+                tc = _call(c, f"call_{c:04d}azure", "search_docs", "", type="function")
+            else:
+                piece = '{"q":"' if j == 1 else ('"}' if j == per - 1 else "w")
+                tc = {"index": c, "function": {"arguments": piece}}
+            yield chunk({"tool_calls": [tc]})
+    yield chunk({}, "tool_calls", filters)
+    yield "data: [DONE]\n\n"
+
+
 UNSEEN = {
     f.__name__.replace("_", "-"): f
-    for f in (crlf_keepalive, usage_every_delta, event_id_lines, late_name_unicode, two_choices)
+    for f in (
+        crlf_keepalive,
+        usage_every_delta,
+        event_id_lines,
+        late_name_unicode,
+        two_choices,
+        azure_filtered,
+    )
 }
 """Shapes not among the five (issue 27): every budget must hold on them too. The first two
 were invented after the code was tuned; event-id-lines was found slow and then tuned for;
