@@ -24,6 +24,9 @@ Opcode = tuple[str, int, int, int, int]
 # SequenceMatcher is used when the middle is at most this many items on the longer side.
 _SMALL = 1500
 _MAX_DEPTH = 48
+_BITMAP = 1 << 23
+"""Bits of the bitmap of b's key hashes (:func:`_anchors`): a megabyte, few false hits."""
+_BITMAP_MASK = _BITMAP - 1
 
 
 def align(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[Opcode]:
@@ -98,12 +101,21 @@ def _anchors(
 ) -> list[tuple[int, int]]:
     """Positions of keys unique on both sides, longest run increasing on both (patience).
 
-    Two dictionaries and three integer arrays: on 100,000 keys a side this is the report's
-    peak, so each key's position is kept once (-1: it repeats) and the pairs as columns."""
+    On 100,000 keys a side this was the report's peak, so only what can be an anchor is
+    remembered: a bitmap of the hashes in b (a megabyte) leaves out of the first dictionary
+    the keys of a that b cannot have; each key's position is kept once (-1: it repeats), the
+    pairs as columns."""
+    in_b = bytearray(_BITMAP >> 3)
+    for j in range(blo, bhi):
+        h = hash(b[j]) & _BITMAP_MASK
+        in_b[h >> 3] |= 1 << (h & 7)
     once_a: dict[Hashable, int] = {}  # a key's position in a, or -1: it repeats there
     for i in range(alo, ahi):
         k = a[i]
-        once_a[k] = -1 if k in once_a else i
+        h = hash(k) & _BITMAP_MASK
+        if in_b[h >> 3] & (1 << (h & 7)):
+            once_a[k] = -1 if k in once_a else i
+    del in_b
     once_b: dict[Hashable, int] = {}  # the same in b, of the keys unique in a
     for j in range(blo, bhi):
         k = b[j]
@@ -113,7 +125,7 @@ def _anchors(
     xs, ys = array("q"), array("q")
     for i in range(alo, ahi):
         k = a[i]
-        if once_a[k] == i:
+        if once_a.get(k, -1) == i:
             j = once_b.get(k, -1)
             if j >= 0:
                 xs.append(i)

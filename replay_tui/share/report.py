@@ -14,6 +14,7 @@ and the folder's finding says so.
 
 from __future__ import annotations
 
+import heapq
 import json
 import re
 from array import array
@@ -1078,10 +1079,13 @@ class _Mark(msgspec.Struct, frozen=True):
     label: str
 
 
-def _marks(trace: Trace) -> list[_Mark]:
-    """What the raw excerpts point at: each flag, and each call the fix refuses without a
-    flag (never identified) on its first delta."""
+def _marks(trace: Trace, count: int) -> list[_Mark]:
+    """What the raw excerpts of the first ``count`` lines marked point at: each flag, and
+    each call the fix refuses without a flag (never identified) on its first delta. Only
+    those lines' marks are made (100,000 flags' labels were a report's peak memory)."""
     a = trace.analysis
+    never = _never_identified(trace)
+    lines = set(heapq.nsmallest(count, {f.line for f in a.flags} | {c.first_line for c in never}))
     marks = [
         _Mark(
             f.line,
@@ -1090,8 +1094,11 @@ def _marks(trace: Trace) -> list[_Mark]:
             f"{f.label} on {_call_name(f.call)} by {_cut(describe_value(f.value), 40)}",
         )
         for f in a.flags
+        if f.line in lines
     ]
-    for ct in _never_identified(trace):
+    for ct in never:
+        if ct.first_line not in lines:
+            continue
         row = ct.rows(0, 1)[0]
         for fld in unidentified(*ct.final(ACCEPT)):
             value = row.raw_id if fld == "id" else row.raw_name
@@ -1112,28 +1119,36 @@ def _excerpts(trace: Trace, limits: Limits) -> tuple[list[Excerpt], int]:
     field that erased (or lacks) the identity, wherever it stands in the line, that field
     marked, with its column."""
     by_line: dict[int, list[_Mark]] = {}
-    for m in _marks(trace):
+    for m in _marks(trace, limits.excerpts):
         by_line.setdefault(m.line, []).append(m)
     lines_wanted = sorted(by_line)[: limits.excerpts]
     if not lines_wanted:
         return [], 0
     top = lines_wanted[-1] + limits.context
     raw = trace.raw
-    bounds: list[tuple[int, int]] = []  # each line's start and end, up to the last shown
-    at = 0
+    shown_lines = {
+        n for line in lines_wanted for n in range(line - limits.context, line + limits.context + 1)
+    }
+    # The start and end of each line shown (not of every line before the last: a flag on line
+    # 150,000 made 150,000 of them), and how many lines there are up to the last shown.
+    bounds: dict[int, tuple[int, int]] = {}
+    count = at = 0
     for brk in _LINE_BREAK.finditer(raw):
-        if len(bounds) >= top:
+        if count >= top:
             break
-        bounds.append((at, brk.start()))
+        count += 1
+        if count in shown_lines:
+            bounds[count] = (at, brk.start())
         at = brk.end()
-    if len(bounds) < top and at < len(raw):
-        bounds.append((at, len(raw)))
+    if count < top and at < len(raw):
+        count += 1
+        bounds[count] = (at, len(raw))
     width = max(100, limits.cell)
 
     def text_of(n: int, chars: int) -> str:
         """Line ``n``'s first ``chars`` characters or more (all when it is shorter): a 50 MB
         line is not decoded whole to show a window of it."""
-        a, b = bounds[n - 1]
+        a, b = bounds[n]
         text = raw[a : min(b, a + chars + 1)].decode("utf-8", "replace")
         if len(text) <= chars and a + chars + 1 < b:  # multi-byte characters: read on
             text = raw[a : min(b, a + 4 * chars + 4)].decode("utf-8", "replace")
@@ -1141,7 +1156,7 @@ def _excerpts(trace: Trace, limits: Limits) -> tuple[list[Excerpt], int]:
 
     out = []
     for line in lines_wanted:
-        lo, hi = max(1, line - limits.context), min(len(bounds), line + limits.context)
+        lo, hi = max(1, line - limits.context), min(count, line + limits.context)
         flagged_text = text_of(line, _FLAGGED_CHARS)
         spots = find_spots(flagged_text, [(m.field, m.value) for m in by_line[line]])
         first = spots[0][0] if spots else max(0, flagged_text.find("tool_calls"))

@@ -330,3 +330,28 @@ def test_long_strings_that_differ_only_at_their_end_keep_their_chunks_apart() ->
     a, b = "x" * 10_000 + "a", "x" * 10_000 + "b"
     assert _key({"type": "text-delta", "text": a}) != _key({"type": "text-delta", "text": b})
     assert _key({"type": "text-delta", "text": a}) == _key({"type": "text-delta", "text": a[:]})
+
+
+def test_excerpts_far_into_a_capture_show_their_own_lines_and_stop_at_its_end(
+    tmp_path: Path,
+) -> None:
+    """Two calls, each erased on its second delta, the second 4,000 lines into the capture and
+    two lines before its last: each excerpt shows its own line and the lines beside it, the
+    last one cut at the capture's end (the lines before are not measured one by one)."""
+    first = '{"choices":[{"delta":{"tool_calls":[{"index":%d,"id":"call_%d","function":{"name":"f","arguments":""}}]}}]}'
+    erased = '{"choices":[{"delta":{"tool_calls":[{"index":%d,"id":"","function":{"arguments":"x%d"}}]}}]}'
+    quiet = '{"choices":[{"delta":{"tool_calls":[{"index":%d,"function":{"arguments":"y"}}]}}]}'
+    body = [first % (0, 0), erased % (0, 0)] + [quiet % 0] * 2000
+    body += [first % (1, 1), erased % (1, 1)]
+    path = tmp_path / "far.sse"
+    path.write_text("".join(f"data: {p}\n\n" for p in body))  # no [DONE]: the last line is 4008
+    report = build_report(resolve_trace(str(path)))
+    assert [[r.number for r in e.lines] for e in report.excerpts] == [
+        [1, 2, 3, 4, 5, 6],  # line 3 and 3 lines either side (there is no line 0)
+        [4004, 4005, 4006, 4007, 4008],  # line 4007: one line after it, the last
+    ]
+    for excerpt, line in zip(report.excerpts, (3, 4007), strict=True):
+        (flagged,) = [r for r in excerpt.lines if r.flagged]
+        assert flagged.number == line and '"id":""' in flagged.text
+        assert all(r.text == "" for r in excerpt.lines if r.number % 2 == 0)  # the blank lines
+        assert all(r.text.startswith("data: {") for r in excerpt.lines if r.number % 2)
