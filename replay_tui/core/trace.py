@@ -7,6 +7,7 @@ analysis state between them, so a growing capture costs what was appended.
 
 from __future__ import annotations
 
+import codecs
 import gc
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -308,9 +309,10 @@ class TraceBuilder:
         """Called with the file offset reached, every few thousand payloads while decoding
         (a loader's progress bar; it may raise to abandon the load)."""
         self._raw: bytes | bytearray = b""  # the capture as read; grown in place when appended
-        self._ascii = 0
-        """Bytes of ``_raw``, from its start, known to be ASCII (a snapshot of a capture
-        being written looks at what was appended, not at the whole capture again)."""
+        self._utf8 = 0
+        """Bytes of ``_raw``, from its start, known to be valid UTF-8 and to end at a
+        character's end (a snapshot of a capture being written looks at what was appended,
+        not at the whole capture again)."""
         self._size = 0
         self._head: HttpHead | None = None
         self._framer: SseFramer | JsonlFramer | None = None
@@ -565,25 +567,19 @@ class TraceBuilder:
             )
         raw = self._raw
         table = self._payloads.view(raw)
-        if self._ascii < len(raw):
-            appended = raw[self._ascii :] if self._ascii else raw  # (no copy of the whole)
-            if appended.isascii():
-                self._ascii = len(raw)
-        if self._ascii < len(raw):
-            try:
-                raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                from .errors import line_col
+        bad = self._invalid_utf8(raw)
+        if bad is not None:
+            from .errors import line_col
 
-                line, col = line_col(bytes(raw), exc.start)
-                notes.append(
-                    Note(
-                        "invalid-utf8",
-                        f"invalid UTF-8 at line {line}, column {col}: decoded with U+FFFD"
-                        " replacement characters, as the harness does",
-                        line,
-                    )
+            line, col = line_col(bytes(raw), bad)
+            notes.append(
+                Note(
+                    "invalid-utf8",
+                    f"invalid UTF-8 at line {line}, column {col}: decoded with U+FFFD"
+                    " replacement characters, as the harness does",
+                    line,
                 )
+            )
         return Trace(
             source=self.source,
             raw=raw,
@@ -603,6 +599,33 @@ class TraceBuilder:
             malformed_lines=frozenset(self._malformed),
             implied_done=self._implied_done,
         )
+
+    def _invalid_utf8(self, raw: bytes | bytearray) -> int | None:
+        """The byte offset where ``raw`` stops being UTF-8, as a strict decode of the whole
+        would say; None when it is UTF-8. Checked a window at a time from where
+        the last check got to, each window cut before a character's first byte: a capture of
+        multi-byte text is never held as one string of up to four times its size."""
+        size = len(raw)
+        at = self._utf8
+        if at >= size:
+            return None
+        view = memoryview(raw)
+        try:
+            while at < size:
+                stop = min(at + _WINDOW, size)
+                while at < stop < size and raw[stop] & 0xC0 == 0x80:  # (inside a character)
+                    stop -= 1
+                if stop == at:  # (no character's first byte in a window: not UTF-8 anyway)
+                    stop = min(at + _WINDOW, size)
+                try:
+                    codecs.utf_8_decode(view[at:stop], "strict", True)
+                except UnicodeDecodeError as exc:
+                    return at + exc.start
+                at = stop
+                self._utf8 = at
+        finally:
+            view.release()
+        return None
 
     def _meta(self, framing: Framing) -> list[tuple[str, str]]:
         src = self.source
