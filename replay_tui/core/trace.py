@@ -340,6 +340,17 @@ class TraceBuilder:
         """Every byte fed so far."""
         return self._raw
 
+    @property
+    def deltas(self) -> int:
+        """Tool-call deltas decoded so far (a snapshot's ``analysis.deltas``, none made)."""
+        return self._analyzer.deltas
+
+    @property
+    def finished(self) -> bool:
+        """The replay is over (``[DONE]``, or the harness failed): no later byte changes what
+        a snapshot shows but for its notes."""
+        return self._analyzer.finished
+
     def feed(self, data: bytes) -> None:
         """Take the next bytes of the capture."""
         if not data:
@@ -615,8 +626,10 @@ class TraceBuilder:
                 stop = min(at + _WINDOW, size)
                 while at < stop < size and raw[stop] & 0xC0 == 0x80:  # (inside a character)
                     stop -= 1
-                if stop == at:  # (no character's first byte in a window: not UTF-8 anyway)
-                    stop = min(at + _WINDOW, size)
+                if stop == at:  # (a window shorter than the character at its start)
+                    stop = at + 1
+                    while stop < size and stop < at + 4 and raw[stop] & 0xC0 == 0x80:
+                        stop += 1
                 try:
                     codecs.utf_8_decode(view[at:stop], "strict", True)
                 except UnicodeDecodeError as exc:
