@@ -8,6 +8,7 @@ rest is decoded; progress is reported between slices and cancellation is checked
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from itertools import pairwise
@@ -21,6 +22,11 @@ FIRST_SLICE = 64 * 1024
 STEP = 2 * 1024 * 1024
 EARLY_ROWS = 100
 """Deltas a first snapshot shows, when the capture has them: more than a screenful."""
+EARLY_STEP = 1024 * 1024
+"""Bytes read at a time for the first frame: the calls' first rows are looked for after each
+(a slice no bigger than the builder's window is framed without a copy)."""
+EARLY_TIME = 0.15
+"""Seconds the first frame waits, at most, for the bytes that hold its rows to be decoded."""
 
 
 @contextmanager
@@ -43,16 +49,49 @@ def _slices(source: Source, first: int, step: int) -> Iterator[tuple[int, Iterat
         yield size, read()
 
 
-def first_screen(source: Source, first: int = FIRST_SLICE) -> tuple[Trace, bool]:
-    """The trace of the capture's first ``first`` bytes, and whether that is all of it (then
-    it is the whole trace). Raises ``OSError``."""
-    with _slices(source, first, STEP) as (_size, slices):
+def first_screen(
+    source: Source, first: int = FIRST_SLICE, within: float = EARLY_TIME
+) -> tuple[Trace, bool]:
+    """The trace of the capture's first bytes, and whether that is all of it (then it is the
+    whole trace): its first ``first`` bytes, and more (a :data:`STEP` at a time, for at most
+    ``within`` seconds) while they hold fewer than :data:`EARLY_ROWS` deltas (50,000 text
+    deltas or a 50 MB string before the calls). Read before the app's first frame, which then
+    shows the calls' rows: read after it, they came a frame and the judging's start later.
+    Raises ``OSError``."""
+    with _slices(source, first, EARLY_STEP) as (_size, slices):
         head = next(slices, b"")
-    if len(head) < first:
-        return load_trace(source, head), True
-    early = TraceBuilder(source)
-    early.feed(head)
-    return early.build(), False
+        if len(head) < first:
+            return load_trace(source, head), True
+        early = TraceBuilder(source)
+        early.feed(head)
+        deadline = time.monotonic() + within
+        snapshot = _read_on(early, slices, lambda: time.monotonic() > deadline)
+    return snapshot, False
+
+
+def _read_on(
+    early: TraceBuilder,
+    slices: Iterator[bytes],
+    stop: Callable[[], bool],
+    taken: Callable[[bytes], None] = lambda _chunk: None,
+    on_progress: Callable[[int], None] = lambda _done: None,
+) -> Trace:
+    """``early``'s snapshot once it holds a screenful of rows: fed ``slices`` while it has
+    fewer than :data:`EARLY_ROWS` deltas and its replay goes on, until ``stop()``; each slice
+    fed is handed to ``taken``; ``on_progress`` is told the bytes read after each doubling."""
+    done = early.size
+    look_at = 2 * done
+    while early.deltas < EARLY_ROWS and not early.finished:
+        chunk = next(slices, b"")
+        if not chunk or stop():
+            break
+        taken(chunk)
+        done += len(chunk)
+        early.feed(chunk)
+        if done >= look_at:
+            look_at = 2 * done
+            on_progress(done)
+    return early.build()
 
 
 class _Cancelled(Exception):
@@ -86,33 +125,19 @@ def load_in_steps(
             return load_trace(source, head)
         parts = [head]
         done = len(head)
-        if on_partial is not None and len(head) == first:
+        if on_partial is not None and len(head) == first and shown < EARLY_ROWS:
             # A screenful of rows first: read on while the head shows fewer (a 50 MB string
             # first, or 50,000 text deltas before the calls), not just a first slice.
             early = TraceBuilder(source)
             early.feed(head)
-            snapshot = early.build()
-            look_at = 2 * done  # (looked at after each doubling: a snapshot costs its size)
-            inside = False  # a slice with no line end was read: inside a line longer than it
-            while snapshot.analysis.deltas < EARLY_ROWS and snapshot.in_progress:
-                chunk = next(slices, b"")
-                if not chunk or cancelled():
-                    break
-                parts.append(chunk)
-                done += len(chunk)
-                early.feed(chunk)
-                ended = b"\n" in chunk
-                # Looked at as soon as a long line (a 50 MB string) has ended too: the rows
-                # after it are shown, not those of the next doubling's megabytes.
-                if done >= look_at or (inside and ended):
-                    snapshot, look_at = early.build(), 2 * done
-                    if on_progress is not None:
-                        on_progress(done, size)
-                inside = not ended
-            else:
-                chunk = b"x"
-            if not chunk:  # the whole capture was read: its last state
-                snapshot = early.build()
+            snapshot = _read_on(
+                early,
+                slices,
+                cancelled,
+                parts.append,
+                (lambda d: on_progress(d, size)) if on_progress is not None else lambda _d: None,
+            )
+            done = early.size
             if snapshot.analysis.deltas > shown:
                 on_partial(snapshot)
             del early, snapshot
