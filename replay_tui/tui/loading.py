@@ -30,12 +30,15 @@ EARLY_TIME = 0.15
 
 
 @contextmanager
-def _slices(source: Source, first: int, step: int) -> Iterator[tuple[int, Iterator[bytes]]]:
-    """The stream's size and its bytes in slices (``first`` bytes, then ``step`` at a time)."""
+def _slices(
+    source: Source, first: int, step: int
+) -> Iterator[tuple[int, Iterator[bytes], Callable[[], bytes]]]:
+    """The stream's size, its bytes in slices (``first`` bytes, then ``step`` at a time) and
+    a function that reads them whole, from the start to the end there is then."""
     if source.entry is not None:
         body = source.entry.body
         cuts = [0, *range(first, len(body), step), len(body)]
-        yield len(body), (body[a:b] for a, b in pairwise(cuts) if b > a)
+        yield len(body), (body[a:b] for a, b in pairwise(cuts) if b > a), lambda: body
         return
     with source.path.open("rb") as fh:
         size = os.fstat(fh.fileno()).st_size
@@ -46,7 +49,11 @@ def _slices(source: Source, first: int, step: int) -> Iterator[tuple[int, Iterat
                 yield chunk
                 chunk = fh.read(step)
 
-        yield size, read()
+        def whole() -> bytes:
+            fh.seek(0)
+            return fh.read()
+
+        yield size, read(), whole
 
 
 def first_screen(
@@ -58,7 +65,7 @@ def first_screen(
     deltas or a 50 MB string before the calls). Read before the app's first frame, which then
     shows the calls' rows: read after it, they came a frame and the judging's start later.
     Raises ``OSError``."""
-    with _slices(source, first, EARLY_STEP) as (_size, slices):
+    with _slices(source, first, EARLY_STEP) as (_size, slices, _whole):
         head = next(slices, b"")
         if len(head) < first:
             return load_trace(source, head), True
@@ -73,19 +80,17 @@ def _read_on(
     early: TraceBuilder,
     slices: Iterator[bytes],
     stop: Callable[[], bool],
-    taken: Callable[[bytes], None] = lambda _chunk: None,
     on_progress: Callable[[int], None] = lambda _done: None,
 ) -> Trace:
     """``early``'s snapshot once it holds a screenful of rows: fed ``slices`` while it has
-    fewer than :data:`EARLY_ROWS` deltas and its replay goes on, until ``stop()``; each slice
-    fed is handed to ``taken``; ``on_progress`` is told the bytes read after each doubling."""
+    fewer than :data:`EARLY_ROWS` deltas and its replay goes on, until ``stop()``;
+    ``on_progress`` is told the bytes read after each doubling."""
     done = early.size
     look_at = 2 * done
     while early.deltas < EARLY_ROWS and not early.finished:
         chunk = next(slices, b"")
         if not chunk or stop():
             break
-        taken(chunk)
         done += len(chunk)
         early.feed(chunk)
         if done >= look_at:
@@ -115,16 +120,14 @@ def load_in_steps(
     one: its first ``first`` bytes (more, a ``step`` at a time, until they hold
     :data:`EARLY_ROWS` deltas) are decoded on their own for a first screen, sent unless it
     has no more deltas than ``shown`` (a first screen already on screen), then the whole
-    capture in one builder, reporting progress from inside the decode. One builder over the
-    whole bytes keeps them once (its payloads point into them) where feeding slices would keep
-    the slices and their joined copy.
+    capture (read again, in one read) in one builder, reporting progress from inside the
+    decode. One builder over the whole bytes keeps them once (its payloads point into them)
+    where feeding slices would keep the slices and their joined copy.
     """
-    with _slices(source, first, step) as (size, slices):
+    with _slices(source, first, step) as (size, slices, whole):
         head = next(slices, b"")
         if len(head) < first and follow is None:
             return load_trace(source, head)
-        parts = [head]
-        done = len(head)
         if on_partial is not None and len(head) == first and shown < EARLY_ROWS:
             # A screenful of rows first: read on while the head shows fewer (a 50 MB string
             # first, or 50,000 text deltas before the calls), not just a first slice.
@@ -134,22 +137,19 @@ def load_in_steps(
                 early,
                 slices,
                 cancelled,
-                parts.append,
-                (lambda d: on_progress(d, size)) if on_progress is not None else lambda _d: None,
+                on_progress=(
+                    (lambda d: on_progress(d, size)) if on_progress is not None else lambda _d: None
+                ),
             )
-            done = early.size
             if snapshot.analysis.deltas > shown:
                 on_partial(snapshot)
             del early, snapshot
+        del head
         if cancelled():
             return None
-        for chunk in slices:  # reading: a fraction of decoding, reported too
-            if cancelled():
-                return None
-            parts.append(chunk)
-            done += len(chunk)
-        data = b"".join(parts)
-        del parts
+        # Read again, whole, in one read: its slices kept and joined were twice its size for
+        # a moment (the early bytes are in the page cache, read again in a few milliseconds).
+        data = whole()
     builder = TraceBuilder(source)
 
     def progress(offset: int) -> None:
