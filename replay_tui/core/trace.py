@@ -30,7 +30,16 @@ from .wire import Decoded, WireChunk, decode_payload, fast_decoder, json_place
 if TYPE_CHECKING:
     from .stream import ChunkStream
 
-__all__ = ["Badge", "Form", "Source", "Trace", "TraceBuilder", "in_capture", "load_trace"]
+__all__ = [
+    "Badge",
+    "Form",
+    "Source",
+    "Trace",
+    "TraceBuilder",
+    "in_capture",
+    "load_trace",
+    "utf8_error",
+]
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -612,33 +621,11 @@ class TraceBuilder:
         )
 
     def _invalid_utf8(self, raw: bytes | bytearray) -> int | None:
-        """The byte offset where ``raw`` stops being UTF-8, as a strict decode of the whole
-        would say; None when it is UTF-8. Checked a window at a time from where
-        the last check got to, each window cut before a character's first byte: a capture of
-        multi-byte text is never held as one string of up to four times its size."""
-        size = len(raw)
-        at = self._utf8
-        if at >= size:
-            return None
-        view = memoryview(raw)
-        try:
-            while at < size:
-                stop = min(at + _WINDOW, size)
-                while at < stop < size and raw[stop] & 0xC0 == 0x80:  # (inside a character)
-                    stop -= 1
-                if stop == at:  # (a window shorter than the character at its start)
-                    stop = at + 1
-                    while stop < size and stop < at + 4 and raw[stop] & 0xC0 == 0x80:
-                        stop += 1
-                try:
-                    codecs.utf_8_decode(view[at:stop], "strict", True)
-                except UnicodeDecodeError as exc:
-                    return at + exc.start
-                at = stop
-                self._utf8 = at
-        finally:
-            view.release()
-        return None
+        """The byte offset where ``raw`` stops being UTF-8 (None: it is), checked from where
+        the last check got to (a snapshot of a capture being written looks at what was
+        appended, not at the whole capture again)."""
+        bad, self._utf8 = utf8_error(raw, self._utf8)
+        return bad
 
     def _meta(self, framing: Framing) -> list[tuple[str, str]]:
         src = self.source
@@ -705,6 +692,35 @@ def _sidecar_meta(side: dict[str, Any]) -> list[tuple[str, str]]:
             ("recording", "complete" if complete else f"incomplete: {reason or 'still recording'}")
         )
     return out
+
+
+def utf8_error(raw: bytes | bytearray, start: int = 0) -> tuple[int | None, int]:
+    """Where ``raw`` stops being UTF-8, as a strict decode of the whole would say (None: it
+    is UTF-8, from ``start``, known to be UTF-8 up to a character's end), and how far it is
+    known to be UTF-8. Checked a window at a time, each cut before a character's first byte:
+    a capture of multi-byte text is never held as one string of up to four times its size."""
+    size = len(raw)
+    at = start
+    if at >= size:
+        return None, at
+    view = memoryview(raw)
+    try:
+        while at < size:
+            stop = min(at + _WINDOW, size)
+            while at < stop < size and raw[stop] & 0xC0 == 0x80:  # (inside a character)
+                stop -= 1
+            if stop == at:  # (a window shorter than the character at its start)
+                stop = at + 1
+                while stop < size and stop < at + 4 and raw[stop] & 0xC0 == 0x80:
+                    stop += 1
+            try:
+                codecs.utf_8_decode(view[at:stop], "strict", True)
+            except UnicodeDecodeError as exc:
+                return at + exc.start, at
+            at = stop
+    finally:
+        view.release()
+    return None, at
 
 
 def load_trace(
