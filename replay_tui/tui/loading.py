@@ -19,7 +19,9 @@ __all__ = ["FIRST_SLICE", "first_screen", "load_in_steps"]
 
 FIRST_SLICE = 64 * 1024
 """Bytes decoded before the first snapshot: a few hundred deltas, more than a screenful."""
-STEP = 2 * 1024 * 1024
+STEP = 1024 * 1024
+"""Bytes read and fed at a time after the first screen (no more than the builder frames at
+once: a slice is framed without a copy)."""
 EARLY_ROWS = 100
 """Deltas a first snapshot shows, when the capture has them: more than a screenful."""
 EARLY_STEP = 1024 * 1024
@@ -31,17 +33,18 @@ EARLY_TIME = 0.15
 
 @contextmanager
 def _slices(
-    source: Source, first: int, step: int
-) -> Iterator[tuple[int, Iterator[bytes], Callable[[], bytes]]]:
-    """The stream's size, its bytes in slices (``first`` bytes, then ``step`` at a time) and
-    a function that reads them whole, from the start to the end there is then."""
+    source: Source, first: int, step: int, start: int = 0
+) -> Iterator[tuple[int, Iterator[bytes]]]:
+    """The stream's size and its bytes from ``start`` in slices (``first`` bytes, then
+    ``step`` at a time)."""
     if source.entry is not None:
         body = source.entry.body
-        cuts = [0, *range(first, len(body), step), len(body)]
-        yield len(body), (body[a:b] for a, b in pairwise(cuts) if b > a), lambda: body
+        cuts = [start, *range(start + first, len(body), step), len(body)]
+        yield len(body), (body[a:b] for a, b in pairwise(cuts) if b > a)
         return
     with source.path.open("rb") as fh:
         size = os.fstat(fh.fileno()).st_size
+        fh.seek(start)
 
         def read() -> Iterator[bytes]:
             chunk = fh.read(first)
@@ -49,31 +52,28 @@ def _slices(
                 yield chunk
                 chunk = fh.read(step)
 
-        def whole() -> bytes:
-            fh.seek(0)
-            return fh.read()
-
-        yield size, read(), whole
+        yield size, read()
 
 
 def first_screen(
     source: Source, first: int = FIRST_SLICE, within: float = EARLY_TIME
-) -> tuple[Trace, bool]:
-    """The trace of the capture's first bytes, and whether that is all of it (then it is the
-    whole trace): its first ``first`` bytes, and more (a :data:`STEP` at a time, for at most
-    ``within`` seconds) while they hold fewer than :data:`EARLY_ROWS` deltas (50,000 text
-    deltas or a 50 MB string before the calls). Read before the app's first frame, which then
-    shows the calls' rows: read after it, they came a frame and the judging's start later.
-    Raises ``OSError``."""
-    with _slices(source, first, EARLY_STEP) as (_size, slices, _whole):
+) -> tuple[Trace, TraceBuilder | None]:
+    """The trace of the capture's first bytes, and the builder that read them (None when that
+    is all of it: then it is the whole trace, closed): its first ``first`` bytes, and more
+    (a :data:`EARLY_STEP` at a time, for at most ``within`` seconds) while they hold fewer
+    than :data:`EARLY_ROWS` deltas (50,000 text deltas or a 50 MB string before the calls).
+    Read before the app's first frame, which then shows the calls' rows (read after it, they
+    came a frame and the judging's start later); the builder reads on from there
+    (:func:`load_in_steps`). Raises ``OSError``."""
+    with _slices(source, first, EARLY_STEP) as (_size, slices):
         head = next(slices, b"")
         if len(head) < first:
-            return load_trace(source, head), True
+            return load_trace(source, head), None
         early = TraceBuilder(source)
         early.feed(head)
         deadline = time.monotonic() + within
         snapshot = _read_on(early, slices, lambda: time.monotonic() > deadline)
-    return snapshot, False
+    return snapshot, early
 
 
 def _read_on(
@@ -111,61 +111,64 @@ def load_in_steps(
     cancelled: Callable[[], bool] = lambda: False,
     first: int = FIRST_SLICE,
     step: int = STEP,
-    follow: Callable[[TraceBuilder, bytes], Trace] | None = None,
+    follow: Callable[[TraceBuilder, bytes | bytearray], Trace] | None = None,
     shown: int = 0,
+    early: TraceBuilder | None = None,
 ) -> Trace | None:
     """Read and decode ``source``; ``None`` when cancelled on the way. Raises ``OSError``.
 
     A capture no bigger than ``first`` is loaded in one go, with no partial snapshot. A bigger
-    one: its first ``first`` bytes (more, a ``step`` at a time, until they hold
-    :data:`EARLY_ROWS` deltas) are decoded on their own for a first screen, sent unless it
-    has no more deltas than ``shown`` (a first screen already on screen), then the whole
-    capture (read again, in one read) in one builder, reporting progress from inside the
-    decode. One builder over the whole bytes keeps them once (its payloads point into them)
-    where feeding slices would keep the slices and their joined copy.
+    one is fed to one builder a slice at a time: its first ``first`` bytes (more, a ``step``
+    at a time, until they hold :data:`EARLY_ROWS` deltas) make a first screen, sent unless it
+    has no more deltas than ``shown`` (a first screen already on screen), then the rest,
+    reporting progress from inside the decode. ``early``: the builder that read the first
+    screen (:func:`first_screen`), read on from where it got to. Each byte is decoded once,
+    and kept once: the first screen's trace and the whole one share the builder's buffer
+    (its payloads point into it), as a capture followed while it is written does.
     """
-    with _slices(source, first, step) as (size, slices, whole):
-        head = next(slices, b"")
-        if len(head) < first and follow is None:
-            return load_trace(source, head)
-        if on_partial is not None and len(head) == first and shown < EARLY_ROWS:
-            # A screenful of rows first: read on while the head shows fewer (a 50 MB string
-            # first, or 50,000 text deltas before the calls), not just a first slice.
+    with _slices(source, first, step, early.size if early is not None else 0) as (size, slices):
+        if early is None:
+            head = next(slices, b"")
+            if len(head) < first and follow is None:
+                return load_trace(source, head)
             early = TraceBuilder(source)
             early.feed(head)
-            snapshot = _read_on(
-                early,
-                slices,
-                cancelled,
-                on_progress=(
-                    (lambda d: on_progress(d, size)) if on_progress is not None else lambda _d: None
-                ),
-            )
-            if snapshot.analysis.deltas > shown:
-                on_partial(snapshot)
-            del early, snapshot
-        del head
-        if cancelled():
+            del head
+            if on_partial is not None and early.size == first and shown < EARLY_ROWS:
+                # A screenful of rows first: read on while the head shows fewer (a 50 MB
+                # string first, or 50,000 text deltas before the calls).
+                snapshot = _read_on(
+                    early,
+                    slices,
+                    cancelled,
+                    (lambda d: on_progress(d, size)) if on_progress is not None else lambda _: None,
+                )
+                if snapshot.analysis.deltas > shown:
+                    on_partial(snapshot)
+                del snapshot
+        builder = early
+
+        def progress(offset: int) -> None:
+            if cancelled():
+                raise _Cancelled
+            if on_progress is not None:
+                on_progress(offset, max(size, builder.size))
+
+        builder.on_progress = progress
+        try:
+            for chunk in slices:
+                if cancelled():
+                    return None
+                builder.feed(chunk)
+        except _Cancelled:
             return None
-        # Read again, whole, in one read: its slices kept and joined were twice its size for
-        # a moment (the early bytes are in the page cache, read again in a few milliseconds).
-        data = whole()
-    builder = TraceBuilder(source)
-
-    def progress(offset: int) -> None:
-        if cancelled():
-            raise _Cancelled
-        if on_progress is not None:
-            on_progress(offset, max(size, len(data)))
-
-    builder.on_progress = progress
-    try:
-        builder.feed(data)
-    except _Cancelled:
+        finally:
+            builder.on_progress = None
+    if cancelled():
         return None
     if follow is not None:
-        return follow(builder, data)
+        return follow(builder, builder.raw())
     builder.close()
     if on_progress is not None:
-        on_progress(len(data), max(size, len(data)))
+        on_progress(builder.size, max(size, builder.size))
     return builder.build()
