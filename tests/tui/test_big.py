@@ -96,6 +96,7 @@ def test_the_first_rows_after_a_line_longer_than_a_read_come_when_it_ends(tmp_pa
     # The slice that ended the string, and one (its bytes: the buffer it shares with the whole
     # trace has grown on since, as a capture's followed while it is written does).
     assert partial.payloads[len(partial.payloads) - 1].end <= len(head) + 2 * step
+    assert partial.raw is trace.raw  # one builder read both: each byte read and kept once
 
 
 def test_the_first_screen_reads_on_to_the_first_calls_within_its_time(tmp_path: Path) -> None:
