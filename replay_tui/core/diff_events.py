@@ -1280,28 +1280,31 @@ def _comments(trace: Trace) -> list[tuple[int, str]]:
     """``(line, text)`` of every SSE comment line of the capture."""
     if not trace.framing.comments:
         return []
-    raw = bytes(trace.raw)  # scanned line by line: a growing buffer must not change under it
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    if raw.count(b"\r") != raw.count(b"\r\n"):  # lone CRs end lines too: go line by line
+    # Scanned up to its length now, never copied whole (a 26 MB capture's copy was 1x the
+    # file at once): a buffer that grows, appended to by the thread that follows its file,
+    # keeps the bytes before its end as they were.
+    raw = trace.raw
+    n = len(raw)
+    at = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
+    if raw.count(b"\r", at, n) != raw.count(b"\r\n", at, n):  # lone CRs end lines too
         return [
-            (n, line.decode("utf-8", "replace"))
-            for n, line in enumerate(raw.splitlines(), 1)
+            (k, line.decode("utf-8", "replace"))
+            for k, line in enumerate(bytes(raw[at:n]).splitlines(), 1)
             if line[:1] == b":"
         ]
     out: list[tuple[int, str]] = []
-    line, counted = 1, 0
-    start = 0 if raw[:1] == b":" else raw.find(b"\n:")
+    line, counted = 1, at
+    start = at if raw[at : at + 1] == b":" else raw.find(b"\n:", at, n)
     while start >= 0:
         if raw[start : start + 1] == b"\n":
             start += 1
         line += raw.count(b"\n", counted, start)
         counted = start
-        end = raw.find(b"\n", start)
+        end = raw.find(b"\n", start, n)
         if end < 0:
-            end = len(raw)
-        out.append((line, raw[start:end].rstrip(b"\r").decode("utf-8", "replace")))
-        start = raw.find(b"\n:", end) if end < len(raw) else -1
+            end = n
+        out.append((line, bytes(raw[start:end]).rstrip(b"\r").decode("utf-8", "replace")))
+        start = raw.find(b"\n:", end, n) if end < n else -1
     return out
 
 

@@ -480,6 +480,11 @@ class Analyzer:
         """Replay is over: ``[DONE]`` was reached or the harness failed."""
         return self._done_position is not None or self._ended is not None
 
+    @property
+    def deltas(self) -> int:
+        """Tool-call deltas seen so far (:attr:`Analysis.deltas`, without a snapshot)."""
+        return sum(ct.count for ct in self._order)
+
     def payload(self, line: int, decoded: Decoded | WireChunk | None) -> None:
         """Account for the next payload (``None`` for the ``[DONE]`` sentinel)."""
         self.feed([(line, decoded)])
@@ -501,6 +506,8 @@ class Analyzer:
         position = self._position
         finished = self.finished
         unnamed = self._model is None  # no model named yet
+        texts, event_lines, event_refs = events.texts, events.lines, events.refs
+        is_open = self._text_blocks.__contains__
         for line, decoded in items:
             if finished:
                 self._after_done.append(line)
@@ -535,7 +542,30 @@ class Analyzer:
                         reasoning = delta.reasoning_content
                         content = delta.content
                         if reasoning or content:
-                            self._text_event(reasoning, content, line)
+                            # Most text deltas: one kind, its block open (as _text_event,
+                            # inline: 50,000 of them come before the calls in some traces).
+                            if (
+                                not reasoning
+                                and type(content) is str
+                                and record
+                                and is_open("text")
+                            ):
+                                ref = len(texts) << 2
+                                texts.append(content)
+                                event_lines.append(line)
+                                event_refs.append(-ref - 1)
+                            elif (
+                                not content
+                                and type(reasoning) is str
+                                and record
+                                and is_open("reasoning")
+                            ):
+                                ref = len(texts) << 2 | 2
+                                texts.append(reasoning)
+                                event_lines.append(line)
+                                event_refs.append(-ref - 1)
+                            else:
+                                self._text_event(reasoning, content, line)
                         if calls:
                             for call in calls:
                                 idx = call.index

@@ -715,13 +715,19 @@ class SseFramer:
             return pos
         skip = len(prefix)
         sep = blank + prefix
-        if pos == 0 and end == len(buf) - 2 * size:  # the whole buffer: split it, copy nothing
-            first = buf.find(sep)
-            if first > _LONG:  # a long line first (held whole): its data copied once, not twice
-                datas = [buf[skip:first], *buf[first + len(sep) :].split(sep)]
-            else:
-                datas = buf.split(sep)
-                datas[0] = datas[0][skip:]
+        # The first event's end: its line's end (a byte search), nearly always where it is.
+        first_end = buf.find(eol, pos, end)
+        if first_end < 0 or not buf.startswith(sep, first_end):
+            first_end = buf.find(sep, pos, end)
+            if first_end < 0:
+                first_end = end
+        if first_end - pos > _LONG:  # (a 50 MB string: cut out once, not copied twice)
+            datas = [buf[pos + skip : first_end]]
+            if first_end < end:
+                datas += buf[first_end + len(sep) : end].split(sep)
+        elif pos == 0 and end == len(buf) - 2 * size:  # the whole buffer: split it, copy nothing
+            datas = buf.split(sep)
+            datas[0] = datas[0][skip:]
             datas[-1] = datas[-1][: -2 * size]
         else:
             datas = buf[pos + skip : end].split(sep)

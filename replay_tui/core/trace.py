@@ -7,6 +7,7 @@ analysis state between them, so a growing capture costs what was appended.
 
 from __future__ import annotations
 
+import codecs
 import gc
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -29,7 +30,16 @@ from .wire import Decoded, WireChunk, decode_payload, fast_decoder, json_place
 if TYPE_CHECKING:
     from .stream import ChunkStream
 
-__all__ = ["Badge", "Form", "Source", "Trace", "TraceBuilder", "in_capture", "load_trace"]
+__all__ = [
+    "Badge",
+    "Form",
+    "Source",
+    "Trace",
+    "TraceBuilder",
+    "in_capture",
+    "load_trace",
+    "utf8_error",
+]
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -308,9 +318,10 @@ class TraceBuilder:
         """Called with the file offset reached, every few thousand payloads while decoding
         (a loader's progress bar; it may raise to abandon the load)."""
         self._raw: bytes | bytearray = b""  # the capture as read; grown in place when appended
-        self._ascii = 0
-        """Bytes of ``_raw``, from its start, known to be ASCII (a snapshot of a capture
-        being written looks at what was appended, not at the whole capture again)."""
+        self._utf8 = 0
+        """Bytes of ``_raw``, from its start, known to be valid UTF-8 and to end at a
+        character's end (a snapshot of a capture being written looks at what was appended,
+        not at the whole capture again)."""
         self._size = 0
         self._head: HttpHead | None = None
         self._framer: SseFramer | JsonlFramer | None = None
@@ -337,6 +348,17 @@ class TraceBuilder:
     def raw(self) -> bytes | bytearray:
         """Every byte fed so far."""
         return self._raw
+
+    @property
+    def deltas(self) -> int:
+        """Tool-call deltas decoded so far (a snapshot's ``analysis.deltas``, none made)."""
+        return self._analyzer.deltas
+
+    @property
+    def finished(self) -> bool:
+        """The replay is over (``[DONE]``, or the harness failed): no later byte changes what
+        a snapshot shows but for its notes."""
+        return self._analyzer.finished
 
     def feed(self, data: bytes) -> None:
         """Take the next bytes of the capture."""
@@ -565,25 +587,19 @@ class TraceBuilder:
             )
         raw = self._raw
         table = self._payloads.view(raw)
-        if self._ascii < len(raw):
-            appended = raw[self._ascii :] if self._ascii else raw  # (no copy of the whole)
-            if appended.isascii():
-                self._ascii = len(raw)
-        if self._ascii < len(raw):
-            try:
-                raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                from .errors import line_col
+        bad = self._invalid_utf8(raw)
+        if bad is not None:
+            from .errors import line_col
 
-                line, col = line_col(bytes(raw), exc.start)
-                notes.append(
-                    Note(
-                        "invalid-utf8",
-                        f"invalid UTF-8 at line {line}, column {col}: decoded with U+FFFD"
-                        " replacement characters, as the harness does",
-                        line,
-                    )
+            line, col = line_col(bytes(raw), bad)
+            notes.append(
+                Note(
+                    "invalid-utf8",
+                    f"invalid UTF-8 at line {line}, column {col}: decoded with U+FFFD"
+                    " replacement characters, as the harness does",
+                    line,
                 )
+            )
         return Trace(
             source=self.source,
             raw=raw,
@@ -603,6 +619,13 @@ class TraceBuilder:
             malformed_lines=frozenset(self._malformed),
             implied_done=self._implied_done,
         )
+
+    def _invalid_utf8(self, raw: bytes | bytearray) -> int | None:
+        """The byte offset where ``raw`` stops being UTF-8 (None: it is), checked from where
+        the last check got to (a snapshot of a capture being written looks at what was
+        appended, not at the whole capture again)."""
+        bad, self._utf8 = utf8_error(raw, self._utf8)
+        return bad
 
     def _meta(self, framing: Framing) -> list[tuple[str, str]]:
         src = self.source
@@ -669,6 +692,35 @@ def _sidecar_meta(side: dict[str, Any]) -> list[tuple[str, str]]:
             ("recording", "complete" if complete else f"incomplete: {reason or 'still recording'}")
         )
     return out
+
+
+def utf8_error(raw: bytes | bytearray, start: int = 0) -> tuple[int | None, int]:
+    """Where ``raw`` stops being UTF-8, as a strict decode of the whole would say (None: it
+    is UTF-8, from ``start``, known to be UTF-8 up to a character's end), and how far it is
+    known to be UTF-8. Checked a window at a time, each cut before a character's first byte:
+    a capture of multi-byte text is never held as one string of up to four times its size."""
+    size = len(raw)
+    at = start
+    if at >= size:
+        return None, at
+    view = memoryview(raw)
+    try:
+        while at < size:
+            stop = min(at + _WINDOW, size)
+            while at < stop < size and raw[stop] & 0xC0 == 0x80:  # (inside a character)
+                stop -= 1
+            if stop == at:  # (a window shorter than the character at its start)
+                stop = at + 1
+                while stop < size and stop < at + 4 and raw[stop] & 0xC0 == 0x80:
+                    stop += 1
+            try:
+                codecs.utf_8_decode(view[at:stop], "strict", True)
+            except UnicodeDecodeError as exc:
+                return at + exc.start, at
+            at = stop
+    finally:
+        view.release()
+    return None, at
 
 
 def load_trace(

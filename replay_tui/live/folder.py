@@ -195,7 +195,7 @@ class LiveFolder:
             else:
                 self._loading.discard(address)
 
-    def adopt(self, builder: TraceBuilder, data: bytes) -> Trace:
+    def adopt(self, builder: TraceBuilder, data: bytes | bytearray) -> Trace:
         """Follow the trace ``builder`` was fed ``data`` of (the whole file as read, not
         closed), from there, while it is being written: an append to it then costs what was
         appended (see :meth:`LiveTrace.adopt`). Not for HAR entries."""

@@ -130,7 +130,9 @@ class LiveTrace:
             self.trace, changed=True, appended=len(data), reloaded=reloaded, settled=settled
         )
 
-    def adopt(self, builder: TraceBuilder, data: bytes, now: float | None = None) -> Trace:
+    def adopt(
+        self, builder: TraceBuilder, data: bytes | bytearray, now: float | None = None
+    ) -> Trace:
         """Follow on from ``builder``, fed (not closed) the file's first ``len(data)`` bytes,
         ``data``, by someone else (the TUI's loader): what is appended next is all the next
         :meth:`update` reads. Returns the trace as it now stands (judged as ended when the
@@ -138,8 +140,8 @@ class LiveTrace:
         now = time.monotonic() if now is None else now
         self._reset()
         self._builder = builder
-        self._head = data[:_PRINT]
-        self._tail = data[-_TAIL:]
+        self._head = bytes(data[:_PRINT])
+        self._tail = bytes(data[-_TAIL:])
         self._offset = len(data)
         try:
             st = os.stat(self.source.path)

@@ -198,6 +198,8 @@ class ReplayApp(App[int]):
         self._early: str | None = None
         """The file named alone whose first rows were read before the walk (see
         :meth:`_show_named_at_once`)."""
+        self._early_builder: TraceBuilder | None = None
+        """What read those rows, to read on from where it got to (None: it read it all)."""
         self._counts_shown: (
             tuple[dict[str, int], int, int, str | None, bool, int | None, int] | None
         ) = None
@@ -327,10 +329,12 @@ class ReplayApp(App[int]):
         classify_candidate(item, found)
         kwargs: dict[str, int] = {} if self._first_slice is None else {"first": self._first_slice}
         try:
-            trace, whole = first_screen(found.sources[0], **kwargs)
+            trace, builder = first_screen(found.sources[0], **kwargs)
         except OSError:
             return False  # the walk says so
+        whole = builder is None
         self._early = trace.address
+        self._early_builder = builder
         self._early_deltas = trace.analysis.deltas
         self.trace_list.display = False
         self.user_navigated = True
@@ -664,12 +668,14 @@ class ReplayApp(App[int]):
         if address not in self.store.paths:
             return
         early = self._early == address and current is not None and current.address == address
+        builder = self._early_builder if early else None
         self._early = None
+        self._early_builder = None
         if not early:  # (else its first rows are on screen and say "decoding…")
             self.details.show_message(f"Loading {visible(address)} …")
             self.trace_header.show_text(Content.assemble((visible(address), "bold"), "  loading…"))
         self._loading = address
-        self._load(address, early=early)
+        self._load(address, early=early, builder=builder)
 
     def choose_trace(self, address: str) -> None:
         """Open ``address`` and go to its calls (enter, click, the command palette)."""
@@ -679,7 +685,7 @@ class ReplayApp(App[int]):
         self.calls_view.focus()
 
     @work(thread=True, exclusive=True, group="open", description="open")
-    def _load(self, address: str, early: bool = False) -> None:
+    def _load(self, address: str, early: bool = False, builder: TraceBuilder | None = None) -> None:
         worker = get_current_worker()
         source = self.store.source(address)
         if source is None:
@@ -701,6 +707,7 @@ class ReplayApp(App[int]):
                 source,
                 on_partial=partial,
                 shown=self._early_deltas if early else 0,
+                early=builder,
                 on_progress=progress,
                 follow=follow,
                 cancelled=lambda: worker.is_cancelled,
@@ -715,7 +722,9 @@ class ReplayApp(App[int]):
         if trace is not None and not worker.is_cancelled:
             self.post_message(TraceOpened(trace))
 
-    def _follower(self, source: Source) -> Callable[[TraceBuilder, bytes], Trace] | None:
+    def _follower(
+        self, source: Source
+    ) -> Callable[[TraceBuilder, bytes | bytearray], Trace] | None:
         """Watching: the live folder follows the trace on from the loader's builder, so what
         is appended to the open trace costs what was appended (a HAR entry: read again)."""
         if self.live is None or source.form is Form.HAR:

@@ -8,6 +8,7 @@ rest is decoded; progress is reported between slices and cancellation is checked
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from itertools import pairwise
@@ -18,21 +19,32 @@ __all__ = ["FIRST_SLICE", "first_screen", "load_in_steps"]
 
 FIRST_SLICE = 64 * 1024
 """Bytes decoded before the first snapshot: a few hundred deltas, more than a screenful."""
-STEP = 2 * 1024 * 1024
+STEP = 1024 * 1024
+"""Bytes read and fed at a time after the first screen (no more than the builder frames at
+once: a slice is framed without a copy)."""
 EARLY_ROWS = 100
 """Deltas a first snapshot shows, when the capture has them: more than a screenful."""
+EARLY_STEP = 1024 * 1024
+"""Bytes read at a time for the first frame: the calls' first rows are looked for after each
+(a slice no bigger than the builder's window is framed without a copy)."""
+EARLY_TIME = 0.15
+"""Seconds the first frame waits, at most, for the bytes that hold its rows to be decoded."""
 
 
 @contextmanager
-def _slices(source: Source, first: int, step: int) -> Iterator[tuple[int, Iterator[bytes]]]:
-    """The stream's size and its bytes in slices (``first`` bytes, then ``step`` at a time)."""
+def _slices(
+    source: Source, first: int, step: int, start: int = 0
+) -> Iterator[tuple[int, Iterator[bytes]]]:
+    """The stream's size and its bytes from ``start`` in slices (``first`` bytes, then
+    ``step`` at a time)."""
     if source.entry is not None:
         body = source.entry.body
-        cuts = [0, *range(first, len(body), step), len(body)]
+        cuts = [start, *range(start + first, len(body), step), len(body)]
         yield len(body), (body[a:b] for a, b in pairwise(cuts) if b > a)
         return
     with source.path.open("rb") as fh:
         size = os.fstat(fh.fileno()).st_size
+        fh.seek(start)
 
         def read() -> Iterator[bytes]:
             chunk = fh.read(first)
@@ -43,16 +55,48 @@ def _slices(source: Source, first: int, step: int) -> Iterator[tuple[int, Iterat
         yield size, read()
 
 
-def first_screen(source: Source, first: int = FIRST_SLICE) -> tuple[Trace, bool]:
-    """The trace of the capture's first ``first`` bytes, and whether that is all of it (then
-    it is the whole trace). Raises ``OSError``."""
-    with _slices(source, first, STEP) as (_size, slices):
+def first_screen(
+    source: Source, first: int = FIRST_SLICE, within: float = EARLY_TIME
+) -> tuple[Trace, TraceBuilder | None]:
+    """The trace of the capture's first bytes, and the builder that read them (None when that
+    is all of it: then it is the whole trace, closed): its first ``first`` bytes, and more
+    (a :data:`EARLY_STEP` at a time, for at most ``within`` seconds) while they hold fewer
+    than :data:`EARLY_ROWS` deltas (50,000 text deltas or a 50 MB string before the calls).
+    Read before the app's first frame, which then shows the calls' rows (read after it, they
+    came a frame and the judging's start later); the builder reads on from there
+    (:func:`load_in_steps`). Raises ``OSError``."""
+    with _slices(source, first, EARLY_STEP) as (_size, slices):
         head = next(slices, b"")
-    if len(head) < first:
-        return load_trace(source, head), True
-    early = TraceBuilder(source)
-    early.feed(head)
-    return early.build(), False
+        if len(head) < first:
+            return load_trace(source, head), None
+        early = TraceBuilder(source)
+        early.feed(head)
+        deadline = time.monotonic() + within
+        snapshot = _read_on(early, slices, lambda: time.monotonic() > deadline)
+    return snapshot, early
+
+
+def _read_on(
+    early: TraceBuilder,
+    slices: Iterator[bytes],
+    stop: Callable[[], bool],
+    on_progress: Callable[[int], None] = lambda _done: None,
+) -> Trace:
+    """``early``'s snapshot once it holds a screenful of rows: fed ``slices`` while it has
+    fewer than :data:`EARLY_ROWS` deltas and its replay goes on, until ``stop()``;
+    ``on_progress`` is told the bytes read after each doubling."""
+    done = early.size
+    look_at = 2 * done
+    while early.deltas < EARLY_ROWS and not early.finished:
+        chunk = next(slices, b"")
+        if not chunk or stop():
+            break
+        done += len(chunk)
+        early.feed(chunk)
+        if done >= look_at:
+            look_at = 2 * done
+            on_progress(done)
+    return early.build()
 
 
 class _Cancelled(Exception):
@@ -67,80 +111,64 @@ def load_in_steps(
     cancelled: Callable[[], bool] = lambda: False,
     first: int = FIRST_SLICE,
     step: int = STEP,
-    follow: Callable[[TraceBuilder, bytes], Trace] | None = None,
+    follow: Callable[[TraceBuilder, bytes | bytearray], Trace] | None = None,
     shown: int = 0,
+    early: TraceBuilder | None = None,
 ) -> Trace | None:
     """Read and decode ``source``; ``None`` when cancelled on the way. Raises ``OSError``.
 
     A capture no bigger than ``first`` is loaded in one go, with no partial snapshot. A bigger
-    one: its first ``first`` bytes (more, a ``step`` at a time, until they hold
-    :data:`EARLY_ROWS` deltas) are decoded on their own for a first screen, sent unless it
-    has no more deltas than ``shown`` (a first screen already on screen), then the whole
-    capture in one builder, reporting progress from inside the decode. One builder over the
-    whole bytes keeps them once (its payloads point into them) where feeding slices would keep
-    the slices and their joined copy.
+    one is fed to one builder a slice at a time: its first ``first`` bytes (more, a ``step``
+    at a time, until they hold :data:`EARLY_ROWS` deltas) make a first screen, sent unless it
+    has no more deltas than ``shown`` (a first screen already on screen), then the rest,
+    reporting progress from inside the decode. ``early``: the builder that read the first
+    screen (:func:`first_screen`), read on from where it got to. Each byte is decoded once,
+    and kept once: the first screen's trace and the whole one share the builder's buffer
+    (its payloads point into it), as a capture followed while it is written does.
     """
-    with _slices(source, first, step) as (size, slices):
-        head = next(slices, b"")
-        if len(head) < first and follow is None:
-            return load_trace(source, head)
-        parts = [head]
-        done = len(head)
-        if on_partial is not None and len(head) == first:
-            # A screenful of rows first: read on while the head shows fewer (a 50 MB string
-            # first, or 50,000 text deltas before the calls), not just a first slice.
+    with _slices(source, first, step, early.size if early is not None else 0) as (size, slices):
+        if early is None:
+            head = next(slices, b"")
+            if len(head) < first and follow is None:
+                return load_trace(source, head)
             early = TraceBuilder(source)
             early.feed(head)
-            snapshot = early.build()
-            look_at = 2 * done  # (looked at after each doubling: a snapshot costs its size)
-            inside = False  # a slice with no line end was read: inside a line longer than it
-            while snapshot.analysis.deltas < EARLY_ROWS and snapshot.in_progress:
-                chunk = next(slices, b"")
-                if not chunk or cancelled():
-                    break
-                parts.append(chunk)
-                done += len(chunk)
-                early.feed(chunk)
-                ended = b"\n" in chunk
-                # Looked at as soon as a long line (a 50 MB string) has ended too: the rows
-                # after it are shown, not those of the next doubling's megabytes.
-                if done >= look_at or (inside and ended):
-                    snapshot, look_at = early.build(), 2 * done
-                    if on_progress is not None:
-                        on_progress(done, size)
-                inside = not ended
-            else:
-                chunk = b"x"
-            if not chunk:  # the whole capture was read: its last state
-                snapshot = early.build()
-            if snapshot.analysis.deltas > shown:
-                on_partial(snapshot)
-            del early, snapshot
-        if cancelled():
-            return None
-        for chunk in slices:  # reading: a fraction of decoding, reported too
+            del head
+            if on_partial is not None and early.size == first and shown < EARLY_ROWS:
+                # A screenful of rows first: read on while the head shows fewer (a 50 MB
+                # string first, or 50,000 text deltas before the calls).
+                snapshot = _read_on(
+                    early,
+                    slices,
+                    cancelled,
+                    (lambda d: on_progress(d, size)) if on_progress is not None else lambda _: None,
+                )
+                if snapshot.analysis.deltas > shown:
+                    on_partial(snapshot)
+                del snapshot
+        builder = early
+
+        def progress(offset: int) -> None:
             if cancelled():
-                return None
-            parts.append(chunk)
-            done += len(chunk)
-        data = b"".join(parts)
-        del parts
-    builder = TraceBuilder(source)
+                raise _Cancelled
+            if on_progress is not None:
+                on_progress(offset, max(size, builder.size))
 
-    def progress(offset: int) -> None:
-        if cancelled():
-            raise _Cancelled
-        if on_progress is not None:
-            on_progress(offset, max(size, len(data)))
-
-    builder.on_progress = progress
-    try:
-        builder.feed(data)
-    except _Cancelled:
+        builder.on_progress = progress
+        try:
+            for chunk in slices:
+                if cancelled():
+                    return None
+                builder.feed(chunk)
+        except _Cancelled:
+            return None
+        finally:
+            builder.on_progress = None
+    if cancelled():
         return None
     if follow is not None:
-        return follow(builder, data)
+        return follow(builder, builder.raw())
     builder.close()
     if on_progress is not None:
-        on_progress(len(data), max(size, len(data)))
+        on_progress(builder.size, max(size, builder.size))
     return builder.build()

@@ -304,3 +304,22 @@ def test_several_folders_keep_same_named_files_apart_by_their_folder(
     )
     # check reports each folder's files relative to it (as documented).
     assert [s.address for s in discover(["gw1", "gw2"]).sources] == ["a.sse", "a.sse"]
+
+
+def test_utf8_is_checked_across_megabytes_of_multi_byte_text(tmp_path: Path) -> None:
+    # Over a megabyte of four-byte characters (checked a window at a time: a character is
+    # never cut in two at a window's end), then one byte that is not UTF-8 near the end.
+    text = ["\U0001f600" * 997 + "é" * k for k in range(400)]
+    good = sse(*(json.dumps(chunk({"content": t}), ensure_ascii=False) for t in text))
+    assert len(good) > 1 << 20
+    notes = only_trace(write(tmp_path, "ok.sse", good)).notes
+    assert not any(n.kind == "invalid-utf8" for n in notes)
+    lines = good.split(b"\n")
+    line = 2 * 390  # (each event: its data line, a blank line)
+    at = lines[line].index(b"\xc3\xa9")  # the first é of that line
+    lines[line] = lines[line][:at] + b"\xff" + lines[line][at + 2 :]
+    trace = only_trace(write(tmp_path, "bad.sse", b"\n".join(lines)))
+    column = len(lines[line][:at].decode("utf-8")) + 1
+    assert [n.message.split(":")[0] for n in trace.notes if n.kind == "invalid-utf8"] == [
+        f"invalid UTF-8 at line {line + 1}, column {column}"
+    ]

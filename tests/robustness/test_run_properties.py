@@ -18,6 +18,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from replay_tui.core import sse as sse_module
 from replay_tui.core import trace as trace_module
 from replay_tui.core.result import trace_result
 from replay_tui.core.sse import Payload, PayloadRun, PayloadTable, SseFramer, expanded
@@ -116,6 +117,29 @@ def test_runs_frame_as_the_general_path(data: st.DataObject | None, body: bytes)
     pieces = data.draw(splits(body)) if data is not None else [body]
     general, general_out = feed_all(GeneralPathFramer(), pieces)
     fr, out = feed_all(EagerRunFramer(), pieces)
+    assert framing_state(fr) == framing_state(general)
+    assert out == general_out
+
+
+@robust()
+@given(st.data(), run_streams, st.integers(0, 24))
+@example(None, b"data: " + b"x" * 40 + b"\n\ndata: a\n\ndata: b\n\n", 8)
+@example(None, b"data: " + b"x" * 40 + b"\r\n\r\ndata: a\r\n\r\ndata: b\r\n\r\n", 8)
+@example(None, b"data: " + b"x" * 40 + b"\n\nid: 1\ndata: a\n\ndata: b\n\n", 8)
+def test_a_long_first_event_is_cut_out_as_the_general_path_frames_it(
+    data: st.DataObject | None, body: bytes, long: int
+) -> None:
+    """A run's first event longer than ``_LONG`` (a 50 MB string's) is cut out by
+    itself: framed as the line-by-line path frames it (a small length here, so that every
+    stream reaches it)."""
+    pieces = data.draw(splits(body)) if data is not None else [body]
+    general, general_out = feed_all(GeneralPathFramer(), pieces)
+    saved = sse_module._LONG
+    sse_module._LONG = long
+    try:
+        fr, out = feed_all(EagerRunFramer(), pieces)
+    finally:
+        sse_module._LONG = saved
     assert framing_state(fr) == framing_state(general)
     assert out == general_out
 

@@ -93,4 +93,31 @@ def test_the_first_rows_after_a_line_longer_than_a_read_come_when_it_ends(tmp_pa
     assert trace is not None and trace.analysis.deltas == 5000
     [partial] = partials
     assert 100 <= partial.analysis.deltas < 5000
-    assert len(partial.raw) <= len(head) + 2 * step  # the slice that ended the string, and one
+    # The slice that ended the string, and one (its bytes: the buffer it shares with the whole
+    # trace has grown on since, as a capture's followed while it is written does).
+    assert partial.payloads[len(partial.payloads) - 1].end <= len(head) + 2 * step
+    assert partial.raw is trace.raw  # one builder read both: each byte read and kept once
+
+
+def test_the_first_screen_reads_on_to_the_first_calls_within_its_time(tmp_path: Path) -> None:
+    """30,000 text deltas (about 2.5 MB) before a call: the first frame's snapshot holds the
+    call's first rows (read a megabyte at a time, no further than the slice that held them),
+    unless its time is up first; then it is the first 64 KB's, as before."""
+    from replay_tui.core.discovery import discover
+    from replay_tui.tui.loading import EARLY_STEP, FIRST_SLICE, first_screen
+
+    def chunk(delta: str) -> str:
+        return f'data: {{"choices":[{{"index":0,"delta":{delta}}}]}}\n\n'
+
+    text = "".join(chunk(f'{{"content":"token {k} and some more words "}}') for k in range(30_000))
+    call = '{"tool_calls":[{"index":0,"id":"call_1","function":{"name":"f","arguments":""}}]}'
+    more = '{"tool_calls":[{"index":0,"function":{"arguments":"x"}}]}'
+    path = tmp_path / "text-first.sse"
+    path.write_text(text + chunk(call) + chunk(more) * 29_999 + "data: [DONE]\n\n")
+    source = discover([path]).sources[0]
+    trace, builder = first_screen(source, within=60)
+    assert builder is not None and trace.in_progress
+    assert 100 <= trace.analysis.deltas < 30_000 and trace.analysis.calls[0].first_line == 60_001
+    assert len(trace.raw) < len(text) + EARLY_STEP + len(chunk(call)) * 100
+    late, builder = first_screen(source, within=0)  # the time is up at once
+    assert builder is not None and len(late.raw) == FIRST_SLICE and late.analysis.deltas == 0

@@ -753,6 +753,34 @@ def test_a_new_state_of_a_trace_keeps_the_sections_of_the_calls_it_did_not_chang
     assert kept == [True] * 29 + [False]
 
 
+def test_a_calls_model_draws_its_calls_as_they_were_when_it_was_made(tmp_path: Path) -> None:
+    """A call's lines under its rows are made again when drawn (a model keeps their sizes and
+    widths): from what the call was when the model was made, not from what it has grown into
+    since, in the thread that follows the capture (arguments and identities sent later)."""
+    from replay_tui.core.trace import Form, Source, TraceBuilder
+    from tests.core.helpers import call, sse, tools
+
+    first = sse(tools(call(0, id="call_1", arguments='{"a": ')), done=False)
+    later = sse(tools(call(0, name="f", arguments="1}")), done=False)
+    path = tmp_path / "g.sse"
+    path.write_bytes(first)
+    builder = TraceBuilder(Source(path, "g.sse", Form.SSE))
+    builder.feed(first)
+    snapshot = builder.build()
+    model = build_calls_model(snapshot)
+    builder.feed(later)  # the call grows on: a name, the rest of its arguments
+    shown = texts(offline(CallsView(), model), count=model.total)
+    alone = TraceBuilder(Source(path, "g.sse", Form.SSE))  # one that never read on
+    alone.feed(first)
+    never_grown = build_calls_model(alone.build())
+    tail = len(model.sections[0].tail)  # (its title reads the call as it is now: not here)
+    assert tail and model.total == never_grown.total
+    shown = shown[-tail:]
+    assert shown == texts(offline(CallsView(), never_grown), count=never_grown.total)[-tail:]
+    assert any('{"a": ' in line for line in shown) and not any("1}" in line for line in shown)
+    assert any("no name" in line for line in shown)
+
+
 def _grown(body: bytes, path: Path, cuts: list[int]) -> None:
     """``body`` written to ``path`` in steps (its events up to each cut), the calls model made
     from the last step's at each (as the live folder follows a capture): at each step its

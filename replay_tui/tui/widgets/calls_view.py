@@ -17,7 +17,7 @@ import json
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, overload
 
 from rich.segment import Segment
 from rich.style import Style
@@ -115,14 +115,12 @@ class Section:
     call: CallTrace
     rows: Sequence[DeltaRow]
     start: int
-    tail: list[list[Piece]]
+    tail: Tail
     labels: dict[int, str]
     """Erasure label per delta number (only deltas that erased something)."""
     columns: list[Column]
     stamp: tuple[Any, ...] = ()
     """What the section was made of besides its call (see :func:`build_calls_model`)."""
-    tail_width: int = 0
-    """Cells of the widest line of ``tail``."""
     width: int = field(init=False)
     """Cells of its table's rows."""
     label_width: int = field(init=False)
@@ -131,6 +129,11 @@ class Section:
     def __post_init__(self) -> None:
         self.width = GUTTER + sum(c.width + (len(SEP) if c.sep else GAP) for c in self.columns)
         self.label_width = max(map(cell_len, self.labels.values()), default=0)
+
+    @property
+    def tail_width(self) -> int:
+        """Cells of the widest line of ``tail``."""
+        return self.tail.width
 
     @property
     def size(self) -> int:
@@ -343,9 +346,7 @@ def build_calls_model(trace: Trace, previous: CallsModel | None = None) -> Calls
         if old is not None and old.call is ct and old.stamp == stamp:
             section = old
             if old.start != index:  # (a call before it grew: the same, further down)
-                section = Section(
-                    ct, old.rows, index, old.tail, old.labels, old.columns, stamp, old.tail_width
-                )
+                section = Section(ct, old.rows, index, old.tail, old.labels, old.columns, stamp)
         else:
             sample = rows[:200]
             ids = [r.raw_id for r in sample] + list(_finals(ct, 0))
@@ -354,13 +355,10 @@ def build_calls_model(trace: Trace, previous: CallsModel | None = None) -> Calls
                 call=ct,
                 rows=rows,
                 start=index,
-                tail=_tail(ct, verdict, finish),
+                tail=Tail(ct, verdict, finish),
                 labels=label_text,
                 columns=_columns(heads, _width(ids, 16, "id"), _width(names, 16, "name"), shared),
                 stamp=stamp,
-            )
-            section.tail_width = max(
-                (sum(cell_len(t) for t, _ in line) for line in section.tail), default=0
             )
         model.sections.append(section)
         model.starts.append(index)
@@ -426,14 +424,57 @@ def _finals(ct: CallTrace, which: int) -> tuple[Any, Any]:
     return ct.final(ACCEPT)[which], ct.final(ASSIGN)[which]
 
 
-def _tail(ct: CallTrace, accept_verdict: str, accept_finish: dict[str, Any]) -> list[list[Piece]]:
-    """The assembled call under both behaviors, then its arguments."""
+class Tail(Sequence[list[Piece]]):
+    """A call's lines under its rows (:func:`_tail`), measured when the section is made and
+    made again when drawn: 5,000 calls keep their sizes and widths, not their lines (those of
+    the sections drawn are kept once made). Made from what the call was then (its identities
+    and arguments grow on in the thread that follows a capture being written)."""
+
+    __slots__ = ("_lines", "_made_of", "size", "width")
+
+    def __init__(self, ct: CallTrace, accept_verdict: str, accept_finish: dict[str, Any]) -> None:
+        finals = (ct.final(ASSIGN), ct.final(ACCEPT))
+        closes = (ct.closes_with(ASSIGN), ct.closes_with(ACCEPT))
+        self._made_of = (finals, closes, ct.args, len(ct.args), accept_verdict, accept_finish)
+        lines = self._make()
+        self.size = len(lines)
+        self.width = max((sum(cell_len(t) for t, _ in line) for line in lines), default=0)
+        self._lines: list[list[Piece]] | None = None
+
+    def _make(self) -> list[list[Piece]]:
+        finals, closes, args, n, verdict, finish = self._made_of
+        return _tail(finals, closes, "".join(args[:n]), verdict, finish)
+
+    def __len__(self) -> int:
+        return self.size
+
+    @overload
+    def __getitem__(self, index: int) -> list[Piece]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[list[Piece]]: ...
+
+    def __getitem__(self, index: int | slice) -> list[Piece] | list[list[Piece]]:
+        if self._lines is None:
+            self._lines = self._make()
+        return self._lines[index]
+
+
+def _tail(
+    finals: tuple[tuple[Any, Any], tuple[Any, Any]],
+    closes: tuple[tuple[Any, Any] | None, tuple[Any, Any] | None],
+    arguments: str,
+    accept_verdict: str,
+    accept_finish: dict[str, Any],
+) -> list[list[Piece]]:
+    """The assembled call under assign-always and accept-identity (``finals``: its final id
+    and name under each, ``closes``: what its end carries), then its ``arguments``."""
     out: list[list[Piece]] = []
-    for behavior, label in ((ASSIGN, "assign-always  "), (ACCEPT, "accept-identity")):
+    for b, label in enumerate(("assign-always  ", "accept-identity")):
         line: list[Piece] = [(f"   {label}".ljust(TAIL_LABEL_W), "calls-view--header")]
-        closed = ct.closes_with(behavior)
+        closed = closes[b]
         if closed is None:
-            missing = missing_identity(*ct.final(behavior))
+            missing = missing_identity(*finals[b])
             why = f"refused: the call never got a non-empty {missing}"
             if accept_verdict == "malformed-tool-call":
                 failure = accept_finish.get("failure", {})
@@ -459,7 +500,7 @@ def _tail(ct: CallTrace, accept_verdict: str, accept_finish: dict[str, Any]) -> 
             shown = show_value(name if fld == "name" else cid)
             line.append(("✗ " + consequence(fld, shown), "calls-view--bad"))
         out.append(line)
-    out.extend(_argument_lines(ct.arguments))
+    out.extend(_argument_lines(arguments))
     out.append([])
     return out
 

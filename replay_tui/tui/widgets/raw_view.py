@@ -24,7 +24,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events, on
 
-from ...core.trace import Trace
+from ...core.trace import Trace, utf8_error
 from ...core.visible import visible
 from ...core.wire import UNSET, describe_value
 from ..screens.payload import PayloadScreen
@@ -148,12 +148,10 @@ def _invalid_utf8_lines(raw: bytes | bytearray, starts: Sequence[int]) -> list[i
     """The (1-based) lines holding bytes that are not UTF-8 (one pass over the bytes)."""
     if raw.isascii():
         return []
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        first = bisect_right(starts, exc.start)
-    else:
+    bad, _ = utf8_error(raw)  # (a window at a time: never the whole as one string)
+    if bad is None:
         return []
+    first = bisect_right(starts, bad)
     lines: list[int] = []
     bounds = [*starts, len(raw)]
     for line in range(first, len(starts) + 1):
