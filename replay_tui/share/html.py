@@ -21,6 +21,7 @@ from .report import (
     Repro,
     Span,
     TraceReport,
+    calls_left_out,
     folder_finding,
 )
 
@@ -211,6 +212,8 @@ def _trace(t: TraceReport, folder: bool) -> list[str]:
         out.append("<h3>Tool calls: identity delta by delta</h3>")
         for call in t.calls:
             out += _call(call)
+        if t.calls_left_out:
+            out.append(f'<p class="muted">{_e(calls_left_out(t))}</p>')
     out += _chunks(t)
     if t.excerpts:
         out.append("<h3>Raw capture around each flag</h3>")

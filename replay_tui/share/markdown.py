@@ -23,6 +23,7 @@ from .report import (
     Repro,
     Span,
     TraceReport,
+    calls_left_out,
     folder_finding,
 )
 
@@ -31,7 +32,7 @@ __all__ = ["GITHUB_LIMIT", "code", "render_markdown", "sized_markdown"]
 GITHUB_LIMIT = 65_536
 """Characters GitHub takes in an issue or comment body."""
 
-TIGHT = Limits(rows_per_call=16, chunk_rows=24, excerpts=4, context=2, cell=60)
+TIGHT = Limits(rows_per_call=16, chunk_rows=24, excerpts=4, context=2, cell=60, calls=12)
 """The limits of the second attempt, when the first report is too long for an issue."""
 
 _PUNCT = re.compile(r"([\\`*_{}\[\]<>()#+\-.!|~&:\"'$%=^])")
@@ -237,6 +238,8 @@ def _trace(t: TraceReport, folder: bool) -> list[list[str]]:
         blocks.append(_details(f"Notes ({len(t.notes)})", notes))
     for call in t.calls:
         blocks.append(_call(call))
+    if t.calls_left_out:
+        blocks.append([f"_{_md(calls_left_out(t))}_", ""])
     if t.chunks_differing:
         rows = [_row(["line", "assign\\-always", "accept\\-identity"]), _row(["---"] * 3)]
         for row in t.chunks:

@@ -71,6 +71,10 @@ class Limits(msgspec.Struct, frozen=True):
     """Raw lines shown before and after each flagged line."""
     cell: int = 120
     """Characters of one value before it is cut with "…"."""
+    calls: int = 40
+    """Calls of a trace given a section of their own: flagged ones and ones left
+    unidentified first, then the others in stream order (an agent loop's 5,000 calls made the
+    report of one trace hold 13 times its capture)."""
     traces: int = 200
     """Traces of a folder report given a section of their own; the others are a row of its
     summary table (10,000 HAR entries in full made a 62 MB page in 33 s, with 519 MB)."""
@@ -196,6 +200,10 @@ class TraceReport(msgspec.Struct):
     flags: int
     clients: list[ClientRow] | None = None
     excerpts_left_out: int = 0
+    calls_left_out: int = 0
+    """Calls without a section (:attr:`Limits.calls`)."""
+    calls_left_out_flagged: int = 0
+    """Of those, how many have a flag or close unidentified."""
     changes: list[Change] = msgspec.field(default_factory=list)
     repro: Repro | None = None
     full: bool = True
@@ -328,6 +336,7 @@ def build_report(
     chunks, differing = _chunk_rows(trace, limits)
     by_assign, by_accept = closing_chunks(trace, ASSIGN), closing_chunks(trace, ACCEPT)
     excerpts, left_out = _excerpts(trace, limits)
+    shown, notable = _shown_calls(a.calls, limits.calls)
     return TraceReport(
         address=visible(trace.address),
         anchor=anchor,
@@ -336,7 +345,9 @@ def build_report(
         verdicts=verdicts,
         meta=meta,
         notes=_notes(trace),
-        calls=[_call_section(ct, limits, by_assign, by_accept, a.done) for ct in a.calls],
+        calls=[_call_section(ct, limits, by_assign, by_accept, a.done) for ct in shown],
+        calls_left_out=len(a.calls) - len(shown),
+        calls_left_out_flagged=notable - sum(1 for ct in shown if _notable(ct)),
         chunks=chunks,
         chunks_differing=differing,
         excerpts=excerpts,
@@ -909,6 +920,36 @@ def _closes(ends: tuple[Any, Any] | None, behavior: str, done: bool) -> str:
     if ends is None:
         return f"never closed under {behavior} ({'refused' if done else 'no [DONE]'})"
     return f"closes as {_identity(ends[0], ends[1], 60)} under {behavior}"
+
+
+def calls_left_out(t: TraceReport) -> str:
+    """What a report says of the calls it gives no section ("" when it shows them all)."""
+    n = t.calls_left_out
+    if not n:
+        return ""
+    said = f"{n:,} more call{'s' if n != 1 else ''} not shown"
+    if t.calls_left_out_flagged:
+        return f"{said} ({t.calls_left_out_flagged:,} of them flagged or unidentified)."
+    return f"{said}: each closes identified under both behaviors, with no flag."
+
+
+def _notable(ct: CallTrace) -> bool:
+    """A call with a flag, or that closes unidentified under either behavior."""
+    return bool(ct.flags) or any(unidentified(*ct.final(b)) for b in (ASSIGN, ACCEPT))
+
+
+def _shown_calls(calls: Sequence[CallTrace], limit: int) -> tuple[list[CallTrace], int]:
+    """The calls given a section (at most ``limit``: notable ones first, then the others, in
+    stream order) and how many calls are notable."""
+    if len(calls) <= limit:
+        return list(calls), sum(1 for ct in calls if _notable(ct))
+    notable = [k for k, ct in enumerate(calls) if _notable(ct)]
+    keep = set(notable[:limit])
+    for k in range(len(calls)):
+        if len(keep) >= limit:
+            break
+        keep.add(k)
+    return [calls[k] for k in sorted(keep)], len(notable)
 
 
 def _call_section(

@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+import msgspec
 from markdown_it import MarkdownIt
 
 from replay_tui.cli.traces import resolve_trace
@@ -355,3 +356,52 @@ def test_excerpts_far_into_a_capture_show_their_own_lines_and_stop_at_its_end(
         assert flagged.number == line and '"id":""' in flagged.text
         assert all(r.text == "" for r in excerpt.lines if r.number % 2 == 0)  # the blank lines
         assert all(r.text.startswith("data: {") for r in excerpt.lines if r.number % 2)
+
+
+def test_a_trace_of_many_calls_gives_sections_to_its_flagged_calls_then_the_first(
+    tmp_path: Path,
+) -> None:
+    """60 canonical calls, the 51st erased on its second delta: the report gives 40 calls a
+    section (the flagged one, then the first 39), and says what it left out, in HTML and in
+    Markdown."""
+    import json
+
+    def chunk(call: dict[str, object]) -> str:
+        return json.dumps({"choices": [{"delta": {"tool_calls": [call]}}]})
+
+    events = []
+    for k in range(60):
+        fn = {"name": "f", "arguments": ""}
+        events.append(chunk({"index": k, "id": f"call_{k}", "type": "function", "function": fn}))
+        more: dict[str, object] = {"index": k, "function": {"arguments": "{}"}}
+        if k == 50:
+            more["id"] = ""  # erased: assign-always blanks the call's id
+        events.append(chunk(more))
+    events.append('{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}')
+    path = tmp_path / "many.sse"
+    path.write_text("".join(f"data: {e}\n\n" for e in events) + "data: [DONE]\n\n")
+    report = build_report(resolve_trace(str(path)))
+    titles = [c.title.split(" — ")[0] for c in report.calls]
+    assert len(titles) == 40 and titles[-1] == "call 50" and titles[-2] == "call 38"
+    assert titles[:3] == ["call 0", "call 1", "call 2"]
+    assert (report.calls_left_out, report.calls_left_out_flagged) == (20, 0)
+    said = "20 more calls not shown: each closes identified under both behaviors, with no flag."
+    page = render(str(path), [resolve_trace(str(path))], fmt="html")
+    assert f'<p class="muted">{said}</p>' in page
+    markdown = render(str(path), [resolve_trace(str(path))], fmt="md")
+    assert "20 more calls not shown" in markdown
+
+
+def test_flagged_calls_past_the_limit_are_counted_as_such() -> None:
+    from replay_tui.share.report import TraceReport, calls_left_out
+
+    base = TraceReport("a", "t1", "erasing", [], [], [], [], [], [], 0, [], 0)
+    assert calls_left_out(base) == ""
+    one = msgspec.structs.replace(base, calls_left_out=1)
+    assert calls_left_out(one) == (
+        "1 more call not shown: each closes identified under both behaviors, with no flag."
+    )
+    flagged = msgspec.structs.replace(base, calls_left_out=1_200, calls_left_out_flagged=7)
+    assert (
+        calls_left_out(flagged) == "1,200 more calls not shown (7 of them flagged or unidentified)."
+    )
