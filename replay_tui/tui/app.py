@@ -405,7 +405,8 @@ class ReplayApp(App[int]):
             message.hays,
         )
         if self.live is not None:
-            self.live.start()
+            # The watcher once the list is judged (see LiveReload.watch).
+            self.live.start(watch=not walked.todo)
         if not self.store.paths:
             self._say_no_traces()
             return
@@ -564,6 +565,8 @@ class ReplayApp(App[int]):
             self.store.put(trace)
         if message.finished:
             self.judging = False
+            if self.live is not None:
+                self.live.watch()
         self._update_counts()
         if message.finished and not self.store.paths:
             self._say_no_traces()
