@@ -174,17 +174,30 @@ class Listing:
     def replace_all(self, results: Sequence[tuple[str, Sequence[str], Sequence[Skipped]]]) -> None:
         """:meth:`replace` for each ``(address, traces, skipped)``, in one pass over the items:
         10,000 HAR files among 100,000 captures are one new list, not 10,000 (each of which
-        made the index of every item again)."""
-        if len(results) < 2:
-            for address, traces, skipped in results:
-                self.replace(address, traces, skipped)
-            return
-        index = self.index
+        made the index of every item again).
+
+        A batch of a big folder's judging costs what is in it, not the folder: the files are
+        found from where the last one was (the pool judges in list order), not through an
+        index of every item made again for each batch, and a file that becomes its own
+        entries (a HAR file) leaves the folders where they were (what rows merge, each
+        item's folders), which the next row drawn would otherwise work out again."""
+        items = self.items
+        index = self._index
         subs: dict[int, list[str]] = {}
+        moved_only = True  # only files that became their own entries: no folder changes
+        at = 0
         for address, traces, skipped in results:
-            i = index.get(address)
+            if index is not None:
+                i = index.get(address)
+            else:
+                try:
+                    i = items.index(address, at)
+                except ValueError:  # before the last one (not in list order), or gone
+                    index = self.index
+                    i = index.get(address)
             if i is None or i in subs:
                 continue
+            at = i + 1
             new = list(traces) + [s.path for s in skipped]
             new.sort(key=address_key)
             self._hay.pop(address, None)
@@ -194,19 +207,26 @@ class Listing:
                 if skipped:
                     self._runs = None
                 continue
+            if moved_only and (not new or any(entry_of(a)[0] != address for a in new)):
+                moved_only = False
             subs[i] = new
         self._hay_missing = True
         self._matched_for = self._counted_for = None
         if subs:
             out: list[str] = []
-            for i, address in enumerate(self.items):
-                entries = subs.get(i)
-                if entries is None:
-                    out.append(address)
-                else:
-                    out += entries
+            done = 0
+            for i in sorted(subs):  # (the items between, as slices)
+                out += items[done:i]
+                out += subs[i]
+                done = i + 1
+            out += items[done:]
             self._own_items()[:] = out
-            self._changed()
+            if moved_only:
+                # Positions moved: what depends on them is made again when next asked.
+                self._index = None
+                self._runs = None
+            else:
+                self._changed()
 
     def add_skipped(self, skipped: Iterable[Skipped]) -> None:
         fresh = []
