@@ -35,7 +35,7 @@ from typing import Any, Generic, TypeVar
 
 from .timelimit import within
 
-__all__ = ["BATCH", "SMALL", "default_jobs", "ordered_map"]
+__all__ = ["BATCH", "SMALL", "default_jobs", "ordered_map", "prepare"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -59,6 +59,22 @@ def default_jobs() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
         return max(1, os.cpu_count() or 1)
+
+
+def prepare(jobs: int) -> None:
+    """Get ready for a pool of ``jobs`` started soon in this process: in a process with
+    threads (the TUI), the server its workers are forked from is started now, so that its
+    interpreter and imports (a fifth of a second or more) come while this process does
+    something else (the TUI: walking the folder), not after."""
+    if jobs <= 1:
+        return
+    context = _context()
+    if context.get_start_method() != "forkserver":
+        return
+    from multiprocessing import forkserver
+
+    with _stderr_with_fd():
+        forkserver.ensure_running()
 
 
 def ordered_map(
