@@ -222,11 +222,53 @@ class Listing:
             out += items[done:]
             self._own_items()[:] = out
             if moved_only:
-                # Positions moved: what depends on them is made again when next asked.
+                # Positions moved: the index is made again when next asked, the runs are
+                # cut where the entries came in (made again, they cost the rebuild a pass
+                # over every item, and a key typed meanwhile waited for it).
                 self._index = None
-                self._runs = None
+                if self._runs is not None:
+                    self._runs = self._runs_replaced(self._runs, subs, items)
             else:
                 self._changed()
+
+    def _runs_replaced(
+        self,
+        runs: list[tuple[int, int, Container, int]],
+        subs: dict[int, list[str]],
+        before: list[str],
+    ) -> list[tuple[int, int, Container, int]]:
+        """:meth:`runs` once the items at the positions of ``subs`` (in ``before``, the items
+        as they were) have given way to those items: a run with one of them in it is cut
+        around it, the runs after it move."""
+        skipped = self.skipped
+        out: list[tuple[int, int, Container, int]] = []
+
+        def add(start: int, end: int, container: Container, holes: int) -> None:
+            if out and out[-1][2] is container and out[-1][1] == start:
+                first, _, _, had = out[-1]
+                out[-1] = (first, end, container, had + holes)
+            else:
+                out.append((start, end, container, holes))
+
+        places = sorted(subs)
+        k = shift = 0
+        for start, end, container, holes in runs:
+            at = start
+            while k < len(places) and places[k] < end:
+                i = places[k]
+                k += 1
+                if i > at:
+                    part = sum(a in skipped for a in before[at:i]) if holes else 0
+                    add(at + shift, i + shift, container, part)
+                for n, address in enumerate(subs[i]):
+                    here = i + shift + n
+                    add(here, here + 1, self.container_of(address), int(address in skipped))
+                shift += len(subs[i]) - 1
+                at = i + 1
+            if at < end:
+                part = holes if at == start else sum(a in skipped for a in before[at:end])
+                add(at + shift, end + shift, container, part if holes else 0)
+        return out
 
     def add_skipped(self, skipped: Iterable[Skipped]) -> None:
         fresh = []

@@ -138,7 +138,7 @@ ADDRESSES = st.lists(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(
     ADDRESSES,
     st.lists(st.sampled_from([Badge.CLEAN, Badge.ERASING, None]), min_size=25, max_size=25),
@@ -455,18 +455,19 @@ def test_files_resolved_together_list_as_resolved_one_by_one(
 
 
 FILES = [
-    "a/b/0.har",
-    "a/b/1.sse",
-    "a/b/c/2.har",
-    "d/3.har",
-    "d/e/f/4.har",
-    "g/5.har",
+    "a/b/0.sse",
+    "a/b/1.har",
+    "a/b/2.sse",
+    "a/b/c/3.har",
+    "d/4.har",
+    "d/e/f/5.har",
+    "g/6.har",
 ]
 """Files in folders of which some merge into one row (``a/b/``, ``e/f/``), and some hold
 nothing but a HAR file (which stays a row of its own)."""
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(
     st.lists(
         st.tuples(
@@ -517,4 +518,6 @@ def test_batches_judged_in_list_order_show_the_rows_a_listing_made_afresh_shows(
         fresh.build()
         assert bulk.items == fresh.items
         assert bulk.skipped == fresh.skipped
+        assert bulk.runs() == fresh.runs()
         assert shown(bulk) == shown(fresh)
+        assert [f.count for f in bulk.folders] == [f.count for f in fresh.folders]
