@@ -538,14 +538,19 @@ class ReplayApp(App[int]):
         worker = get_current_worker()
         taken = threading.Event()
         taken.set()
-        for batch in self.folder_judging.judge_in_batches(
-            files, cache, cancelled=lambda: worker.is_cancelled, taken=taken.is_set
-        ):
-            taken.clear()
-            hays = hays_of(batch.judged)
-            self.post_message(
-                TracesJudged(batch.judged, batch.traces, hays, batch.finished, taken=taken)
-            )
+        # The collector paused while the judging goes on: 100,000 judgements (and what the
+        # list and the filter keep of them) make the heap grow by a quarter again and again,
+        # and each time the collector went over all of it, every thread stopped with it (a
+        # tenth of a second, more on a busy machine: keys waited, and the pool for work).
+        with collector_paused():
+            for batch in self.folder_judging.judge_in_batches(
+                files, cache, cancelled=lambda: worker.is_cancelled, taken=taken.is_set
+            ):
+                taken.clear()
+                hays = hays_of(batch.judged)
+                self.post_message(
+                    TracesJudged(batch.judged, batch.traces, hays, batch.finished, taken=taken)
+                )
         if worker.is_cancelled:
             return
         if cache is not None and cache.problem is not None:
