@@ -211,23 +211,36 @@ class _Pool(Generic[T, R]):
                     self._died(worker, pending, slots)
 
     def _dispatch(self, pending: deque[_Job], slots: dict[int, list[Any]]) -> None:
-        """Keep each worker :data:`_DEPTH` jobs ahead, so it never waits for this process."""
-        for i in range(len(self._workers)):
-            worker = self._workers[i]
-            while len(worker.jobs) < _DEPTH and pending:
+        """Keep each worker :data:`_DEPTH` jobs ahead, so it never waits for this process;
+        a job to each in turn, so the first results, in order, come from all of them."""
+        sent = True
+        while pending and sent:
+            sent = False
+            for i in range(len(self._workers)):
+                worker = self._workers[i]
+                if not pending or len(worker.jobs) >= _DEPTH:
+                    continue
                 job = pending.popleft()
                 try:
                     worker.conn.send(job)
                 except OSError:  # it died: its jobs go back in line, this one first
                     pending.appendleft(job)
                     self._died(worker, pending, slots)
-                    worker = self._workers[i]
+                    sent = True  # (its replacement is given work on the next round)
                     continue
                 worker.jobs.append(job)
+                sent = True
 
     def _died(self, worker: _Worker, pending: deque[_Job], slots: dict[int, list[Any]]) -> None:
         """Replace a dead worker. The job it was working on (its oldest) did it: a single item
         is lost, a batch is retried one item at a time; the jobs behind it go back in line."""
+        # What it answered before it died is kept (read now: a send to it that failed
+        # comes before its last answers are read), so the job it died on is its oldest.
+        with contextlib.suppress(EOFError, OSError):
+            while worker.jobs and worker.conn.poll():
+                number, start, results = worker.conn.recv()
+                worker.jobs.popleft()
+                slots[number][start : start + len(results)] = results
         reason = _death(worker.process)
         outstanding = list(worker.jobs)
         self._replace(self._workers.index(worker))
