@@ -201,6 +201,13 @@ class FolderJudging:
             done.cache = cache
             known = cache.sort_out(files, fresh_from=self.fresh_from())
             done.judged, done.single, done.todo = known.other, known.single, known.todo
+        if done.todo:
+            from ..scale.pool import SMALL, default_jobs, prepare
+
+            if len(done.todo) >= SMALL:
+                # The pool's processes start once the list is drawn: what they are forked
+                # from starts now, while it is drawn.
+                prepare(self.jobs or default_jobs())
         if self.live is None:
             show(done)
             return done

@@ -409,7 +409,8 @@ class ReplayApp(App[int]):
             message.hays,
         )
         if self.live is not None:
-            self.live.start()
+            # The watcher once the list is judged (see LiveReload.watch).
+            self.live.start(watch=not walked.todo)
         if not self.store.paths:
             self._say_no_traces()
             return
@@ -541,14 +542,19 @@ class ReplayApp(App[int]):
         worker = get_current_worker()
         taken = threading.Event()
         taken.set()
-        for batch in self.folder_judging.judge_in_batches(
-            files, cache, cancelled=lambda: worker.is_cancelled, taken=taken.is_set
-        ):
-            taken.clear()
-            hays = hays_of(batch.judged)
-            self.post_message(
-                TracesJudged(batch.judged, batch.traces, hays, batch.finished, taken=taken)
-            )
+        # The collector paused while the judging goes on: 100,000 judgements (and what the
+        # list and the filter keep of them) make the heap grow by a quarter again and again,
+        # and each time the collector went over all of it, every thread stopped with it (a
+        # tenth of a second, more on a busy machine: keys waited, and the pool for work).
+        with collector_paused():
+            for batch in self.folder_judging.judge_in_batches(
+                files, cache, cancelled=lambda: worker.is_cancelled, taken=taken.is_set
+            ):
+                taken.clear()
+                hays = hays_of(batch.judged)
+                self.post_message(
+                    TracesJudged(batch.judged, batch.traces, hays, batch.finished, taken=taken)
+                )
         if worker.is_cancelled:
             return
         if cache is not None and cache.problem is not None:
@@ -568,6 +574,8 @@ class ReplayApp(App[int]):
             self.store.put(trace)
         if message.finished:
             self.judging = False
+            if self.live is not None:
+                self.live.watch()
         self._update_counts()
         if message.finished and not self.store.paths:
             self._say_no_traces()

@@ -174,17 +174,30 @@ class Listing:
     def replace_all(self, results: Sequence[tuple[str, Sequence[str], Sequence[Skipped]]]) -> None:
         """:meth:`replace` for each ``(address, traces, skipped)``, in one pass over the items:
         10,000 HAR files among 100,000 captures are one new list, not 10,000 (each of which
-        made the index of every item again)."""
-        if len(results) < 2:
-            for address, traces, skipped in results:
-                self.replace(address, traces, skipped)
-            return
-        index = self.index
+        made the index of every item again).
+
+        A batch of a big folder's judging costs what is in it, not the folder: the files are
+        found from where the last one was (the pool judges in list order), not through an
+        index of every item made again for each batch, and a file that becomes its own
+        entries (a HAR file) leaves the folders where they were (what rows merge, each
+        item's folders), which the next row drawn would otherwise work out again."""
+        items = self.items
+        index = self._index
         subs: dict[int, list[str]] = {}
+        moved_only = True  # only files that became their own entries: no folder changes
+        at = 0
         for address, traces, skipped in results:
-            i = index.get(address)
+            if index is not None:
+                i = index.get(address)
+            else:
+                try:
+                    i = items.index(address, at)
+                except ValueError:  # before the last one (not in list order), or gone
+                    index = self.index
+                    i = index.get(address)
             if i is None or i in subs:
                 continue
+            at = i + 1
             new = list(traces) + [s.path for s in skipped]
             new.sort(key=address_key)
             self._hay.pop(address, None)
@@ -194,19 +207,68 @@ class Listing:
                 if skipped:
                     self._runs = None
                 continue
+            if moved_only and (not new or any(entry_of(a)[0] != address for a in new)):
+                moved_only = False
             subs[i] = new
         self._hay_missing = True
         self._matched_for = self._counted_for = None
         if subs:
             out: list[str] = []
-            for i, address in enumerate(self.items):
-                entries = subs.get(i)
-                if entries is None:
-                    out.append(address)
-                else:
-                    out += entries
+            done = 0
+            for i in sorted(subs):  # (the items between, as slices)
+                out += items[done:i]
+                out += subs[i]
+                done = i + 1
+            out += items[done:]
             self._own_items()[:] = out
-            self._changed()
+            if moved_only:
+                # Positions moved: the index is made again when next asked, the runs are
+                # cut where the entries came in (made again, they cost the rebuild a pass
+                # over every item, and a key typed meanwhile waited for it).
+                self._index = None
+                if self._runs is not None:
+                    self._runs = self._runs_replaced(self._runs, subs, items)
+            else:
+                self._changed()
+
+    def _runs_replaced(
+        self,
+        runs: list[tuple[int, int, Container, int]],
+        subs: dict[int, list[str]],
+        before: list[str],
+    ) -> list[tuple[int, int, Container, int]]:
+        """:meth:`runs` once the items at the positions of ``subs`` (in ``before``, the items
+        as they were) have given way to those items: a run with one of them in it is cut
+        around it, the runs after it move."""
+        skipped = self.skipped
+        out: list[tuple[int, int, Container, int]] = []
+
+        def add(start: int, end: int, container: Container, holes: int) -> None:
+            if out and out[-1][2] is container and out[-1][1] == start:
+                first, _, _, had = out[-1]
+                out[-1] = (first, end, container, had + holes)
+            else:
+                out.append((start, end, container, holes))
+
+        places = sorted(subs)
+        k = shift = 0
+        for start, end, container, holes in runs:
+            at = start
+            while k < len(places) and places[k] < end:
+                i = places[k]
+                k += 1
+                if i > at:
+                    part = sum(a in skipped for a in before[at:i]) if holes else 0
+                    add(at + shift, i + shift, container, part)
+                for n, address in enumerate(subs[i]):
+                    here = i + shift + n
+                    add(here, here + 1, self.container_of(address), int(address in skipped))
+                shift += len(subs[i]) - 1
+                at = i + 1
+            if at < end:
+                part = holes if at == start else sum(a in skipped for a in before[at:end])
+                add(at + shift, end + shift, container, part if holes else 0)
+        return out
 
     def add_skipped(self, skipped: Iterable[Skipped]) -> None:
         fresh = []

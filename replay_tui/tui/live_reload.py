@@ -38,14 +38,32 @@ class LiveReload:
         self.last_change: float | None = None
         """``time.time()`` of the last file change that reached the screen (None: none yet)."""
         self._started = False
+        self._watching = False
 
-    def start(self) -> None:
-        """Start watching (once the list is filled)."""
+    def start(self, *, watch: bool = True) -> None:
+        """Start following the folder (once the list is filled): streams that go quiet are
+        judged, and unless ``watch`` is false, the watcher starts (else :meth:`watch` starts
+        it, once the list is judged)."""
         if self._started:
             return
         self._started = True
-        app = self.app
-        app.run_worker(
+        self.app.set_interval(SETTLE_EVERY, self._settle_quiet_streams)
+        if watch:
+            self.watch()
+        self.show_state()
+
+    def watch(self) -> None:
+        """Start the watcher (once). The app starts it when the list is judged, not while
+        the pool's processes read the folder's files: the inotify watches watchfiles sets
+        ask for open events, which it then drops, so each file they open costs the watcher's
+        thread an event (100,000 captures: a second or more of a core, taken from the
+        judging). What changed meanwhile is found by the walk made once the watches are in
+        place (:meth:`LiveFolder.catch_up`): a file added, gone, or written since the folder
+        was opened (read again)."""
+        if self._watching:
+            return
+        self._watching = True
+        self.app.run_worker(
             self._watch_in_thread,
             thread=True,
             group="watch",
@@ -53,8 +71,6 @@ class LiveReload:
             description="watch",
             exit_on_error=False,
         )
-        app.set_interval(SETTLE_EVERY, self._settle_quiet_streams)
-        self.show_state()
 
     def _watch_in_thread(self) -> None:
         """The watcher in a thread with an event loop of its own: setting up the watches of a

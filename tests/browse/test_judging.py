@@ -7,6 +7,8 @@ from __future__ import annotations
 import gc
 import os
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -294,3 +296,36 @@ def test_the_list_is_shown_before_the_followed_folder_knows_the_files_and_it_wai
     [update] = caught
     assert not update  # it waited for the files to be known: none is new
     assert live.in_progress() is False
+
+
+_PREPARED = """
+import sys, threading, time
+from multiprocessing import forkserver
+from replay_tui.browse.judging import FolderJudging
+
+threading.Thread(target=time.sleep, args=(30,), daemon=True).start()  # threads: as the TUI
+judging = FolderJudging([sys.argv[1]], use_cache=False, jobs=2)
+walked = judging.walk_and_sort(lambda known, listed: None, 10**9)
+started = forkserver._forkserver._forkserver_pid is not None  # (before any judging)
+judged = [listed for _, listed, _ in judging.judge(walked.todo, None, lambda: False)]
+print(started, len(judged), sum(len(listed) for listed in judged))
+"""
+
+
+@pytest.mark.parametrize("files", [100, 10])
+def test_the_pools_workers_are_made_ready_while_the_list_is_shown(
+    tmp_path: Path, files: int
+) -> None:
+    """In a process with threads (the TUI's), the server the pool's workers are forked from
+    starts with the walk of a folder that the pool will judge (not once the list is drawn),
+    and only then: a few files are judged in the process."""
+    for n in range(files):
+        write(tmp_path, f"{n:03d}.sse", CLEAN)
+    done = subprocess.run(
+        [sys.executable, "-c", _PREPARED, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert done.stdout.split() == [str(files >= 64), str(files), str(files)]

@@ -698,3 +698,35 @@ def test_a_copied_path_is_quoted_when_a_shell_would_split_it() -> None:
     assert _for_the_shell("/tmp/my dir/it's.sse") == """'/tmp/my dir/it'"'"'s.sse'"""
     assert _for_the_shell("#x.sse") == "'#x.sse'"
     assert _for_the_shell("a$b.sse") == "'a$b.sse'"
+
+
+async def test_the_collector_waits_while_a_folder_is_judged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Python's cycle collector is off while the list is judged (its passes over a heap of
+    100,000 judgements stopped every thread, keys and the pool's feeding with them), and
+    on again once it is."""
+    import gc
+    import shutil
+
+    for n in range(100):
+        shutil.copy(TRACES / "dashscope" / "qwen3-max-id-empty.sse", tmp_path / f"{n:03d}.sse")
+    real = browse_judging.FolderJudging.judge
+    collecting: list[bool] = []
+
+    def judge(self: browse_judging.FolderJudging, *args: object, **options: object) -> object:
+        for judged in real(self, *args, **options):  # type: ignore[arg-type]
+            collecting.append(gc.isenabled())
+            yield judged
+
+    monkeypatch.setattr(browse_judging.FolderJudging, "judge", judge)
+    gc.enable()  # (the tests run with it off: see the conftest)
+    try:
+        app = make_app([str(tmp_path)], jobs=2)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(app, pilot)
+            assert len(app.trace_list.addresses) == 100
+            assert collecting == [False] * 100
+            assert gc.isenabled()
+    finally:
+        gc.disable()

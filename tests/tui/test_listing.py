@@ -138,7 +138,7 @@ ADDRESSES = st.lists(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(
     ADDRESSES,
     st.lists(st.sampled_from([Badge.CLEAN, Badge.ERASING, None]), min_size=25, max_size=25),
@@ -452,3 +452,72 @@ def test_files_resolved_together_list_as_resolved_one_by_one(
     assert bulk.items == one.items
     assert bulk.skipped == one.skipped
     assert shown(bulk) == shown(one)
+
+
+FILES = [
+    "a/b/0.sse",
+    "a/b/1.har",
+    "a/b/2.sse",
+    "a/b/c/3.har",
+    "d/4.har",
+    "d/e/f/5.har",
+    "g/6.har",
+]
+"""Files in folders of which some merge into one row (``a/b/``, ``e/f/``), and some hold
+nothing but a HAR file (which stays a row of its own)."""
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, len(FILES) - 1),
+            st.lists(st.integers(1, 3), max_size=3, unique=True),
+            st.booleans(),
+        ),
+        unique_by=lambda judged: judged[0],
+    ),
+    st.lists(st.integers(1, 3), min_size=1),
+    st.booleans(),
+)
+def test_batches_judged_in_list_order_show_the_rows_a_listing_made_afresh_shows(
+    judged: list[tuple[int, list[int], bool]], sizes: list[int], in_order: bool
+) -> None:
+    """A big folder's judging: batch after batch of files (in list order, as the pool judges,
+    or not), each drawn before the next comes; a HAR file becomes its entries (or nothing),
+    a file that holds no trace is skipped. The rows drawn are those of a listing given the
+    end state at once."""
+    if in_order:
+        judged.sort()
+    batches = []
+    while judged:
+        size = sizes[len(batches) % len(sizes)]
+        batches.append(judged[:size])
+        judged = judged[size:]
+    bulk = Listing({})
+    bulk.set_items(FILES)
+    bulk.build()
+    shown(bulk)  # (what rows were worked out is kept: the next batches must not misuse it)
+    state = {address: [address] for address in FILES}
+    skipped: dict[str, Skipped] = {}
+    for batch in batches:
+        results = []
+        for n, entries, unreadable in batch:
+            address = FILES[n]
+            traces = [f"{address}#{e}" for e in entries]
+            if address.endswith(".sse"):
+                traces = [] if unreadable else [address]
+            none = [Skipped(address, "not a trace")] if unreadable and not traces else []
+            results.append((address, traces, none))
+            state[address] = sorted([*traces, *(s.path for s in none)], key=address_key)
+            skipped.update((s.path, s) for s in none)
+        bulk.replace_all(results)
+        bulk.build()
+        fresh = Listing({})
+        fresh.set_items([a for f in FILES for a in state[f]], skipped.values())
+        fresh.build()
+        assert bulk.items == fresh.items
+        assert bulk.skipped == fresh.skipped
+        assert bulk.runs() == fresh.runs()
+        assert shown(bulk) == shown(fresh)
+        assert [f.count for f in bulk.folders] == [f.count for f in fresh.folders]

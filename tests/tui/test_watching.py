@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from replay_tui.browse.judging import FolderJudging
 from replay_tui.core.trace import Badge
 from replay_tui.live.watch import FileChange, watch_traces
 from replay_tui.tui import live_reload
@@ -183,6 +184,36 @@ async def test_a_capture_written_before_the_watch_is_in_place_is_listed(
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: badge(app, "b.sse") is Badge.ERASING)
         assert app.trace_list.addresses == ["a.sse", "b.sse"]
+
+
+async def test_a_capture_changed_while_the_folder_is_judged_is_judged_again_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The watcher starts once the list is judged (the pool's processes' reads of the folder
+    are not watched); what was written meanwhile is found then: a capture judged already and
+    rewritten, and a new one."""
+    for n in range(100):  # more than the pool's least: judged in its processes
+        shutil.copy(CLEAN, tmp_path / f"c{n:03d}.sse")
+    real = FolderJudging.judge
+    watched_while_judging: list[bool] = []
+
+    def judge(self: FolderJudging, *args: Any, **options: Any) -> Iterator[Any]:
+        for n, judged in enumerate(real(self, *args, **options)):
+            yield judged
+            if n == 0:  # c000.sse is judged (clean); the rest is being judged
+                watched_while_judging.append(any(w.group == "watch" for w in app.workers))
+                shutil.copy(ERASING, tmp_path / "c000.sse")
+                shutil.copy(ERASING, tmp_path / "new.sse")
+
+    monkeypatch.setattr(FolderJudging, "judge", judge)
+    app = make_app([str(tmp_path)], watch=True, jobs=2)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: badge(app, "new.sse") is Badge.ERASING)
+        await until(pilot, lambda: badge(app, "c000.sse") is Badge.ERASING)
+        assert watched_while_judging == [False]
+        assert [w for w in app.workers if w.group == "watch"]  # watching now
+        assert len(app.trace_list.addresses) == 101
+        assert badge(app, "c001.sse") is Badge.CLEAN
 
 
 async def test_no_watch_is_a_frozen_snapshot(tmp_path: Path) -> None:
