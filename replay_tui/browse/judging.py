@@ -11,7 +11,6 @@ return into its messages.
 from __future__ import annotations
 
 import contextlib
-import gc
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -27,7 +26,7 @@ from ..core.discovery import (
     walk,
 )
 from ..core.result import Judgement, Listed, judge_listed, judgement_of, only_trace, split_listed
-from ..core.trace import Trace
+from ..core.trace import Trace, gc_paused
 
 if TYPE_CHECKING:
     from ..live.folder import LiveFolder
@@ -53,14 +52,10 @@ def collector_paused() -> Iterator[None]:
     """Python's cycle collector off while a folder is listed: 100,000 captures are some
     hundreds of thousands of small objects made at once (addresses, stamps, judgements), none
     of them garbage, and each full pass of the collector over them on the way cost the
-    re-open of such a folder a third of its time. Back on at the end (unless it was off)."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
+    re-open of such a folder a third of its time. Back on at the end (unless it was off), and
+    counted with the decoding's pauses in other threads (:func:`~..core.trace.gc_paused`)."""
+    with gc_paused():
         yield
-    finally:
-        if was_on:
-            gc.enable()
 
 
 def one_stream(item: Candidate) -> bool:

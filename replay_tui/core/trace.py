@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import codecs
 import gc
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
@@ -289,14 +290,31 @@ def gc_paused() -> Iterator[None]:
     Decoding allocates a few small containers per payload and keeps them all; with the
     collector running, its passes over that growing heap cost more than the decoding itself.
     Nothing built here forms reference cycles, so reference counting frees all of it.
+
+    The pauses of every thread are counted: the collector is on again when the last one ends
+    (if it was on when the first began). Each thread's own on-and-off turned it back on while
+    another thread's pause went on: a trace decoded beside a folder's judging.
     """
-    enabled = gc.isenabled()
-    gc.disable()
+    global _pauses, _resume
+    with _pause_lock:
+        if _pauses == 0:
+            _resume = gc.isenabled()
+            gc.disable()
+        _pauses += 1
     try:
         yield
     finally:
-        if enabled:
-            gc.enable()
+        with _pause_lock:
+            _pauses -= 1
+            if _pauses == 0 and _resume:
+                gc.enable()
+
+
+_pause_lock = threading.Lock()
+_pauses = 0
+"""Pauses of :func:`gc_paused` under way, in every thread."""
+_resume = False
+"""Whether the collector was on when the first of them began."""
 
 
 class TraceBuilder:
