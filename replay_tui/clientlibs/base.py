@@ -685,6 +685,19 @@ def unlike(keys: Sequence[Any]) -> int:
     return 0
 
 
+def sorted_keys(calls: dict[Any, Any], sent: Callable[[Any], Any]) -> list[Any]:
+    """``calls``' keys in order, as a library's ``sorted`` puts them; where Python cannot order
+    them (``None`` or a string beside numbers), the ``TypeError`` it raises, naming the first
+    unlike call's index (``sent(call)``: as the library holds it) and its line."""
+    try:
+        return sorted(calls)
+    except TypeError as exc:
+        odd = calls[list(calls)[unlike(list(calls))]]
+        raise Raise(
+            "TypeError", str(exc), field=f"{odd.at}.index", value=sent(odd), field_line=odd.line
+        ) from None
+
+
 def function_fields(call: ToolCall) -> tuple[bool, Any, Any]:
     """``(has a function object, function.name, function.arguments)``; absent fields ``UNSET``."""
     fn = call.function

@@ -25,9 +25,9 @@ from .base import (
     Raise,
     choices,
     raise_sdk_stream_error,
+    sorted_keys,
     tool_deltas,
     tool_path,
-    unlike,
 )
 
 __all__ = ["POLICY"]
@@ -95,17 +95,7 @@ class HaystackAssembler(Assembler):
 
     def finish(self) -> Assembly:
         out = Assembly()
-        try:
-            keys = sorted(self.calls)
-        except TypeError as exc:
-            odd = self.calls[list(self.calls)[unlike(list(self.calls))]]
-            raise Raise(
-                "TypeError",
-                str(exc),
-                field=f"{odd.at}.index",
-                value=odd.sent,
-                field_line=odd.line,
-            ) from None
+        keys = sorted_keys(self.calls, lambda call: call.sent)
         for key in keys:
             call = self.calls[key]
             args = "".join(call.arguments)

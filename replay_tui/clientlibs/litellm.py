@@ -29,9 +29,9 @@ from .base import (
     Raise,
     choices,
     raise_sdk_stream_error,
+    sorted_keys,
     tool_deltas,
     tool_path,
-    unlike,
 )
 
 __all__ = ["POLICY"]
@@ -121,17 +121,7 @@ class LiteLLMAssembler(Assembler):
 
     def finish(self) -> Assembly:
         out = Assembly()
-        try:
-            keys = sorted(self.calls)
-        except TypeError as exc:  # (indexes are made numbers first: defensive)
-            odd = self.calls[list(self.calls)[unlike(list(self.calls))]]
-            raise Raise(
-                "TypeError",
-                str(exc),
-                field=f"{odd.at}.index",
-                value=odd.index,
-                field_line=odd.line,
-            ) from None
+        keys = sorted_keys(self.calls, lambda call: call.index)
         for key in keys:
             acc = self.calls[key]
             args = "".join(map(str, acc.arguments)) or "{}"
