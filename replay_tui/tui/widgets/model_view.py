@@ -18,6 +18,7 @@ from typing import Any, Generic, TypeVar
 
 from textual import events, on, work
 from textual.message import Message
+from textual.widgets import TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from ...core.trace import Trace
@@ -185,5 +186,9 @@ class ModelView(LineView, Generic[M]):
         it: focus left on a view of a hidden tab (the calls, focused as the capture finished
         decoding while this view was built) sent every key to nothing."""
         focused = self.app.focused
+        pane = next((a for a in self.ancestors if isinstance(a, TabPane)), None)
+        tabs = next((a for a in self.ancestors if isinstance(a, TabbedContent)), None)
+        if pane is not None and tabs is not None and tabs.active != pane.id:
+            return  # another tab was chosen meanwhile (2 typed while the file was read)
         if self.is_on_screen and (focused is None or not focused.is_on_screen):
             self.focus()
