@@ -111,6 +111,14 @@ def measure(path: Path, mode: str, traced: bool, breakdown: bool) -> dict[str, A
     trace = _load(path, "steps" if mode in VIEWS else mode)
     models = _visit_views(trace, mode != "views", mode != "noclients") if mode in VIEWS else []
     out: dict[str, Any] = {"size": size, "models": len(models)}
+    _measured(out, size, baseline, traced, breakdown)
+    assert trace.analysis.deltas > 0
+    return out
+
+
+def _measured(out: dict[str, Any], size: int, baseline: int, traced: bool, breakdown: bool) -> None:
+    """What was kept and the peak (traced), or the peak RSS above ``baseline``, into ``out``
+    as multiples of ``size``."""
     if traced:
         current, peak = tracemalloc.get_traced_memory()
         out.update(retained=current / size, traced_peak=peak / size, lines=[])
@@ -120,8 +128,6 @@ def measure(path: Path, mode: str, traced: bool, breakdown: bool) -> dict[str, A
         tracemalloc.stop()
     else:
         out["rss_peak"] = (_peak_rss() - baseline) / size
-    assert trace.analysis.deltas > 0
-    return out
 
 
 def _report(path: Path, traced: bool, breakdown: bool) -> dict[str, Any]:
@@ -139,15 +145,7 @@ def _report(path: Path, traced: bool, breakdown: bool) -> dict[str, Any]:
     traces, skipped, folder = _load(str(path))
     page = render(traces[0].address, traces, fmt="html", folder=folder, skipped=list(skipped))
     out: dict[str, Any] = {"size": size, "models": 0}
-    if traced:
-        current, peak = tracemalloc.get_traced_memory()
-        out.update(retained=current / size, traced_peak=peak / size, lines=[])
-        if breakdown:
-            stats = tracemalloc.take_snapshot().statistics("lineno")
-            out["lines"] = [(str(s.traceback), s.size / size) for s in stats[:12]]
-        tracemalloc.stop()
-    else:
-        out["rss_peak"] = (_peak_rss() - baseline) / size
+    _measured(out, size, baseline, traced, breakdown)
     assert page
     return out
 
