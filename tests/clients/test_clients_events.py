@@ -458,25 +458,7 @@ def plain_streams(draw: st.DrawFn) -> str:
             d["function"] = f
             seq.append(d)
         seqs.append(seq)
-    # the calls open in index order (openai-python's list needs it), then their continuations
-    # come one call after another or shuffled together
-    order = [c for c, seq in enumerate(seqs) for _ in seq[1:]]
-    if draw(st.booleans()):
-        order = draw(st.permutations(order))
-    order = list(range(n_calls)) + order
-    taken = [0] * n_calls
-    out = ['data: {"choices":[{"index":0,"delta":{"role":"assistant"}}]}\n\n']
-    for c in order:
-        d = seqs[c][taken[c]]
-        taken[c] += 1
-        out.append(
-            "data: "
-            + json.dumps({"choices": [{"index": 0, "delta": {"tool_calls": [d]}}]})
-            + "\n\n"
-        )
-    out.append('data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\n')
-    out.append("data: [DONE]\n\n")
-    return "".join(out)
+    return _plain_body(draw, seqs)
 
 
 @st.composite
@@ -504,11 +486,18 @@ def plain_repeating_streams(draw: st.DrawFn) -> str:
                 d["function"] = f
                 seq.append(d)
         seqs.append(seq)
+    return _plain_body(draw, seqs)
+
+
+def _plain_body(draw: st.DrawFn, seqs: list[list[dict[str, Any]]]) -> str:
+    """Each call's deltas (``seqs``, its first delta first) as one capture: the calls open in
+    index order (openai-python's list needs it), then their continuations come one call after
+    another or shuffled together."""
     order = [c for c, seq in enumerate(seqs) for _ in seq[1:]]
     if draw(st.booleans()):
         order = draw(st.permutations(order))
-    order = list(range(n_calls)) + order
-    taken = [0] * n_calls
+    order = list(range(len(seqs))) + order
+    taken = [0] * len(seqs)
     out = ['data: {"choices":[{"index":0,"delta":{"role":"assistant"}}]}\n\n']
     for c in order:
         d = seqs[c][taken[c]]
