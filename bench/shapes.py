@@ -413,6 +413,26 @@ def azure_filtered(n):
     yield "data: [DONE]\n\n"
 
 
+def reasoning_then_calls(n):
+    """DeepSeek-R1 through OpenRouter: 40% of the deltas reasoning_content pieces, then 4 calls
+    whose every delta re-sends the call's id and carries an empty ``content`` beside it.
+    Invented by the lead at the final review, and measured as found."""
+    m = "deepseek/deepseek-r1"
+    thinking = max(1, n * 2 // 5)
+    yield _chunk(m, {"role": "assistant", "content": ""})
+    for k in range(thinking):
+        yield _chunk(m, {"content": None, "reasoning_content": f"step {k} "})
+    per = max(2, (n - thinking) // 4)
+    for c in range(4):
+        ident = f"call_r1_{c:04d}"
+        for j in range(per):
+            args = '{"x":"' if j == 0 else ('"}' if j == per - 1 else "z")
+            name = "lookup" if j == 0 else None
+            tc = _call(c, ident, name, args, type="function")
+            yield _chunk(m, {"content": "", "tool_calls": [tc]})
+    yield from _end(m, n)
+
+
 UNSEEN = {
     f.__name__.replace("_", "-"): f
     for f in (
@@ -422,6 +442,7 @@ UNSEEN = {
         late_name_unicode,
         two_choices,
         azure_filtered,
+        reasoning_then_calls,
     )
 }
 """Shapes not among the five (issue 27): every budget must hold on them too. The first two
