@@ -814,6 +814,7 @@ class CallsAhead:
         self._lines = 0  # lines in those
         self._done = False  # a [DONE] in those
         self._last = b""  # their last bytes
+        self._recent = b""  # the last bytes fed
         self.start: int | None = None
         """Where the event that holds the first call starts (None: not found yet)."""
         self.line = 0
@@ -862,14 +863,15 @@ class CallsAhead:
             return self.start is not None
         if not chunk:
             return False
-        before = self._kept[-1][-_OVERLAP:] if self._kept else b""
-        at = self._kept_size
-        # A key that begins in the slice before, cut from what follows it, then the slice.
+        before = self._recent
+        at = self._offset + self._kept_size  # (where ``chunk`` starts in the capture)
+        # A key that begins in the bytes before, cut from what follows it, then the slice.
         key = find_calls(before + chunk[:_OVERLAP]) if before else -1
         key = at - len(before) + key if 0 <= key < len(before) else -1
         if key < 0:
             key = find_calls(chunk)
             key = at + key if key >= 0 else -1
+        self._recent = (before + chunk[-_OVERLAP:])[-_OVERLAP:]
         self._kept.append(chunk)
         self._kept_size += len(chunk)
         if key >= 0:
@@ -882,12 +884,13 @@ class CallsAhead:
         return False
 
     def _found(self, key: int) -> None:
-        """The key is at ``key`` of the kept bytes: the event that holds it starts after the
-        last blank line before it (a chunk log: line ending)."""
+        """The key is at ``key`` of the capture: the event that holds it starts after the
+        last blank line before it (a chunk log: line ending), in the bytes kept."""
         kept = b"".join(self._kept)
         self._kept.clear()
         self._kept_size = 0
-        start = _event_start(kept, key, self.jsonl)
+        key -= self._offset
+        start = _event_start(kept, key, self.jsonl) if key >= 0 else -1
         if start < 0 or (start == 0 and self._offset == 0):
             self.unusable = True
             return
