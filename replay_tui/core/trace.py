@@ -684,7 +684,12 @@ class TraceBuilder:
         meta += [
             ("size", f"{self._size:,} bytes"),
             ("lines", f"{framing.lines:,}"),
-            ("payloads", f"{self._payload_count:,}"),
+            (
+                "payloads",
+                f"{self._payload_count:,}"
+                # (the count of a first screen read from the first call on: those after it)
+                + (f" after byte {self._skipped:,}" if self._skipped else ""),
+            ),
             ("comments", f"{framing.comments:,}"),
         ]
         for name, count in sorted(framing.fields.items()):

@@ -170,6 +170,8 @@ def test_the_first_screen_shows_the_rows_the_whole_trace_has(tmp_path: Path, eol
     assert _rows(first, 1)[0][1] == 2 * 5000 + 1  # (each event two lines)
     assert any(row[-3] for row in _rows(first, n))  # (the nulls erase the id: flagged)
     assert whole.analysis.calls[0].block_index == 2  # what the first screen does not know
+    # Its payloads are counted from the first call on, and said to be.
+    assert dict(first.meta)["payloads"] == f"{len(first.payloads):,} after byte {ahead.start:,}"
 
 
 def test_a_chunk_log_is_searched_line_by_line(tmp_path: Path) -> None:
