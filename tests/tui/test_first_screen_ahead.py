@@ -87,6 +87,14 @@ async def test_the_calls_after_a_long_text_are_on_the_first_screen_then_exact(
         ]  # Δ 1.., on their lines
         assert '"call_late"' in rows[0] and '"grep"' in rows[0]
         assert "erased" in first[HEAD + 4]  # Δ 5: its id null, flagged
+        # The payload under the cursor is the one on its line (the first screen's bytes
+        # start at the call: its payloads point into them).
+        got = view.copy_text()
+        assert got is not None
+        text, what = got
+        delta = int(re.search(r"delta (\d+)", what)[1])  # type: ignore[index]
+        assert f"(line {FIRST_LINE + 2 * (delta - 1)})" in what
+        assert json.loads(text.removeprefix("data: "))["choices"][0]["delta"] == _delta(delta - 1)
         # The other views wait for the trace read from the start (they show block numbers).
         await pilot.press("2")
         await pilot.pause()
