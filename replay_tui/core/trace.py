@@ -777,8 +777,10 @@ def load_trace(
 CALLS_KEY = b'"tool_calls"'
 """The key of a delta's tool calls, as it is in a chunk's JSON. Inside a JSON string its
 quotes are escaped: found bare, it is a key (or a string value) of the chunk itself."""
-_OPENS_CALLS = re.compile(rb"[ \t\r\n]*:[ \t\r\n]*\[[ \t\r\n]*\{")
-"""What follows the key when it holds a call (not ``null``, nor ``[]``)."""
+_CALLS = re.compile(re.escape(CALLS_KEY) + rb"[ \t\r\n]*:[ \t\r\n]*\[[ \t\r\n]*\{")
+"""The key where it holds a call (not ``null``, nor ``[]``): searched for in one pass (a
+gateway that sends ``"tool_calls": null`` beside every text delta has thousands of keys
+before its first call)."""
 _OVERLAP = 64
 """Bytes of a slice searched again with the next one: a key (and what follows it), a
 ``[DONE]`` or a CRLF cut between two slices."""
@@ -787,12 +789,8 @@ _OVERLAP = 64
 def find_calls(data: bytes | bytearray, start: int = 0) -> int:
     """Where in ``data`` (from ``start``) the first ``"tool_calls"`` key holding a non-empty
     array is (its opening quote), -1 where none is. A byte search: nothing is decoded."""
-    at = data.find(CALLS_KEY, start)
-    while at >= 0:
-        if _OPENS_CALLS.match(data, at + len(CALLS_KEY)):
-            return at
-        at = data.find(CALLS_KEY, at + 1)
-    return -1
+    found = _CALLS.search(data, start)
+    return found.start() if found is not None else -1
 
 
 class CallsAhead:
