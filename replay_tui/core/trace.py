@@ -805,7 +805,7 @@ class CallsAhead:
 
     STEP = 1 << 20
     """Bytes read at a time by :meth:`read`."""
-    KEEP = 4 << 20
+    KEEP = 1 << 20
     """Bytes kept before the slice being searched: the event holding the key may start in
     them (one longer than that is not skipped to)."""
 
@@ -911,16 +911,15 @@ class CallsAhead:
         of a 50 MB line, holds none, and has no line to count)."""
         last = self._last
         edge = last + data[:_OVERLAP]
-        if b"\n" in data:
+        lf = b"\n" in data
+        cr = not self.jsonl and b"\r" in data
+        if lf:
             self._lines += data.count(b"\n")
-            self._done = self._done or b"[DONE]" in data
-        if not self.jsonl:
-            if b"\r" in data:
-                self._lines += data.count(b"\r") - data.count(b"\r\n")
-                self._done = self._done or b"[DONE]" in data
-            if last.endswith(b"\r") and data.startswith(b"\n"):
-                self._lines -= 1  # (a CRLF cut in two: counted as a CR and an LF)
-        self._done = self._done or b"[DONE]" in edge
+        if cr:
+            self._lines += data.count(b"\r") - data.count(b"\r\n")
+        if not self.jsonl and last.endswith(b"\r") and data.startswith(b"\n"):
+            self._lines -= 1  # (a CRLF cut in two: counted as a CR and an LF)
+        self._done = self._done or ((lf or cr) and b"[DONE]" in data) or b"[DONE]" in edge
         self._last = bytes(data[-_OVERLAP:])
         self._offset += len(data)
 
@@ -950,8 +949,9 @@ class CallsAhead:
         return builder.build()
 
 
-_STEP_AHEAD = 1 << 16
-"""Bytes decoded at a time from the first call on: a few hundred deltas."""
+_STEP_AHEAD = 1 << 14
+"""Bytes decoded at a time from the first call on: about a hundred deltas (each step more
+costs a few milliseconds before the first frame, where events go line by line)."""
 
 
 def _event_start(data: bytes | bytearray, at: int, jsonl: bool) -> int:
@@ -960,13 +960,18 @@ def _event_start(data: bytes | bytearray, at: int, jsonl: bool) -> int:
     if jsonl:
         return data.rfind(b"\n", 0, at) + 1 or -1
     start = -1
-    for blank in _BLANK_LINES:  # (each searched back no further than the last found)
-        found = data.rfind(blank, max(start, 0), at)
-        if found >= 0:
-            end = found + len(blank)
-            if blank == b"\r\r" and data[end : end + 1] == b"\n":
-                end += 1  # (a line ended by CR, then a blank line ended by CRLF)
-            start = max(start, end)
+    # The last 64 KiB first: a blank line of an ending the capture does not use is then
+    # looked for in them, not in every byte kept.
+    for lower in (max(0, at - _LOOK_BACK), 0):
+        for blank in _BLANK_LINES:  # (each searched back no further than the last found)
+            found = data.rfind(blank, max(start, lower), at)
+            if found >= 0:
+                end = found + len(blank)
+                if blank == b"\r\r" and data[end : end + 1] == b"\n":
+                    end += 1  # (a line ended by CR, then a blank line ended by CRLF)
+                start = max(start, end)
+        if start >= 0:
+            break
     return start
 
 
