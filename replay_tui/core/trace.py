@@ -920,7 +920,7 @@ class CallsAhead:
         if not self.jsonl and last.endswith(b"\r") and data.startswith(b"\n"):
             self._lines -= 1  # (a CRLF cut in two: counted as a CR and an LF)
         self._done = self._done or ((lf or cr) and b"[DONE]" in data) or b"[DONE]" in edge
-        self._last = bytes(data[-_OVERLAP:])
+        self._last = bytes(last + data[-_OVERLAP:])[-_OVERLAP:]
         self._offset += len(data)
 
     def trace(self, source: Source, rows: int) -> Trace | None:

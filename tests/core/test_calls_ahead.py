@@ -4,6 +4,8 @@ lines before it, and a first screen decoded from there on, exact in what it show
 from __future__ import annotations
 
 import json
+import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -199,3 +201,50 @@ def test_event_fields_before_the_data_line_are_part_of_the_event(tmp_path: Path)
     assert first is not None
     assert _rows(first, 100) == _rows(load_trace(source), 100)
     assert _rows(first, 1)[0][1] == 4 * 300 + 3
+
+
+_PIECES = [
+    b"data: ",
+    b"\n",
+    b"\r\n",
+    b"\r",
+    b"\n\n",
+    b"\r\n\r\n",
+    b"\r\r",
+    b'"tool_calls"',
+    b":[{",
+    b": [ {",
+    b"null",
+    b"[DONE]",
+    b'{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0}]}}]}',
+    b"xx",
+    b"event: x",
+]
+_BLANK_ENDS = (b"\n\n", b"\r\n\r\n", b"\r\r", b"\r\r\n", b"\n\r\n", b"\r\n\n")
+
+
+def test_random_bytes_cut_anywhere_are_skipped_only_to_an_event_holding_the_first_call() -> None:
+    """Line endings, keys, ``[DONE]``s and calls in any order, fed in slices of 1 to 30
+    bytes: where the scan skips to, an event starts (after a blank line; a chunk log's
+    line), no call and no ``[DONE]`` come before it, and its lines are those before it."""
+    rng = random.Random(2)
+    found = 0
+    for _ in range(3000):
+        data = b"".join(rng.choice(_PIECES) for _ in range(rng.randint(1, 60)))
+        jsonl = rng.random() < 0.3
+        ahead = CallsAhead(jsonl=jsonl)
+        ahead.KEEP = rng.choice([4, 64, 1 << 20])
+        step = rng.randint(1, 30)
+        for at in range(0, len(data), step):
+            ahead.feed(data[at : at + step])
+        if ahead.start is None:
+            continue
+        found += 1
+        before = data[: ahead.start]
+        assert before.endswith(b"\n") if jsonl else before.endswith(_BLANK_ENDS), data
+        assert ahead.line == (before.count(b"\n") if jsonl else len(before.splitlines())), data
+        assert b"[DONE]" not in before, data
+        first = re.search(rb'"tool_calls"\s*:\s*\[\s*\{', data)
+        assert first is not None and first.start() >= ahead.start, data
+        assert bytes(ahead.tail) == data[ahead.start :]
+    assert found > 300
