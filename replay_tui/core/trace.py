@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import codecs
 import gc
+import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -33,10 +34,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Badge",
+    "CallsAhead",
     "Form",
     "Source",
     "Trace",
     "TraceBuilder",
+    "find_calls",
     "in_capture",
     "load_trace",
     "utf8_error",
@@ -106,6 +109,11 @@ class Trace(msgspec.Struct):
     """Lines of the payloads in ``errors`` that are not JSON at all."""
     implied_done: bool = False
     """A chunk log without a ``[DONE]`` line: the sentinel is implied at its end."""
+    skipped: int = 0
+    """Bytes at the start of :attr:`raw` not decoded: a first screen read from the first
+    tool call on (:func:`trace_from_calls`). Its rows are the stream's, but block numbers,
+    text blocks, payload counts and what came before are not known yet: the trace decoded
+    from the start replaces it."""
 
     @property
     def address(self) -> str:
@@ -352,6 +360,7 @@ class TraceBuilder:
         self._notes: dict[str, Note] = {}
         self._closed = False
         self._implied_done = False
+        self._skipped = 0
         if source.entry is not None and source.entry.problem:
             self._note("har-body", source.entry.problem, None)
         if source.form is Form.JSONL:
@@ -605,7 +614,9 @@ class TraceBuilder:
             )
         raw = self._raw
         table = self._payloads.view(raw)
-        bad = self._invalid_utf8(raw)
+        # (read from an event on: its lines would be those of what was read; the trace read
+        # from the start says where)
+        bad = self._invalid_utf8(raw) if not self._skipped else None
         if bad is not None:
             from .errors import line_col
 
@@ -636,6 +647,7 @@ class TraceBuilder:
             errors=dict(self._errors),
             malformed_lines=frozenset(self._malformed),
             implied_done=self._implied_done,
+            skipped=self._skipped,
         )
 
     def _invalid_utf8(self, raw: bytes | bytearray) -> int | None:
@@ -672,7 +684,12 @@ class TraceBuilder:
         meta += [
             ("size", f"{self._size:,} bytes"),
             ("lines", f"{framing.lines:,}"),
-            ("payloads", f"{self._payload_count:,}"),
+            (
+                "payloads",
+                f"{self._payload_count:,}"
+                # (the count of a first screen read from the first call on: those after it)
+                + (f" after byte {self._skipped:,}" if self._skipped else ""),
+            ),
             ("comments", f"{framing.comments:,}"),
         ]
         for name, count in sorted(framing.fields.items()):
@@ -755,6 +772,207 @@ def load_trace(
     builder.feed(data)
     builder.close()
     return builder.build()
+
+
+CALLS_KEY = b'"tool_calls"'
+"""The key of a delta's tool calls, as it is in a chunk's JSON. Inside a JSON string its
+quotes are escaped: found bare, it is a key (or a string value) of the chunk itself."""
+_CALLS = re.compile(re.escape(CALLS_KEY) + rb"[ \t\r\n]*:[ \t\r\n]*\[[ \t\r\n]*\{")
+"""The key where it holds a call (not ``null``, nor ``[]``): searched for in one pass (a
+gateway that sends ``"tool_calls": null`` beside every text delta has thousands of keys
+before its first call)."""
+_OVERLAP = 64
+"""Bytes of a slice searched again with the next one: a key (and what follows it), a
+``[DONE]`` or a CRLF cut between two slices."""
+
+
+def find_calls(data: bytes | bytearray, start: int = 0) -> int:
+    """Where in ``data`` (from ``start``) the first ``"tool_calls"`` key holding a non-empty
+    array is (its opening quote), -1 where none is. A byte search: nothing is decoded."""
+    found = _CALLS.search(data, start)
+    return found.start() if found is not None else -1
+
+
+class CallsAhead:
+    """A capture's first tool call, looked for in its bytes a slice at a time, none of them
+    decoded: where the event that holds it starts, the lines before that, and the bytes from
+    there on, for a first screen of calls that come after a long text (50,000 text deltas,
+    a 50 MB string): :meth:`trace`.
+
+    Each slice is searched while it is at hand (and its lines counted, a ``[DONE]`` looked
+    for) and let go once :data:`KEEP` bytes follow it: the text before the calls is never
+    held whole. An SSE body or a chunk log (its events are its lines)."""
+
+    STEP = 1 << 20
+    """Bytes read at a time by :meth:`read`."""
+    KEEP = 1 << 20
+    """Bytes kept before the slice being searched: the event holding the key may start in
+    them (one longer than that is not skipped to)."""
+
+    def __init__(self, *, jsonl: bool) -> None:
+        self.jsonl = jsonl
+        self._kept: list[bytes | bytearray] = []  # the last slices, not counted yet
+        self._kept_size = 0
+        self._offset = 0  # bytes before them, counted
+        self._lines = 0  # lines in those
+        self._done = False  # a [DONE] in those
+        self._last = b""  # their last bytes
+        self._recent = b""  # the last bytes fed
+        self.start: int | None = None
+        """Where the event that holds the first call starts (None: not found yet)."""
+        self.line = 0
+        """Lines before :attr:`start`."""
+        self.tail = bytearray()
+        """The capture's bytes from :attr:`start` to the last slice fed."""
+        self.unusable = False
+        """Found, but not to be skipped to: a ``[DONE]`` before it, or its event starts
+        where nothing is skipped (the capture's start) or before the bytes kept."""
+
+    @property
+    def size(self) -> int:
+        """Bytes fed."""
+        if self.start is not None:
+            return self.start + len(self.tail)
+        return self._offset + self._kept_size
+
+    def read(
+        self, readinto: Callable[[bytearray], int], stop: Callable[[], bool], limit: int
+    ) -> bool:
+        """Feed the capture's next bytes, read with ``readinto`` (a file's) a :data:`STEP` at
+        a time, until the first call is found and a step after it is read, ``stop()``, its
+        end, or ``limit`` bytes fed; whether it was found. The slices are read into buffers
+        of its own, used again once let go (a process just started pays for each page of
+        memory it touches first: a fresh slice each time cost as much as the search)."""
+        ring = [bytearray(self.STEP) for _ in range(self.KEEP // self.STEP + 2)]
+        turn = 0
+        while self.size < limit and not self.unusable and not stop():
+            if self.start is not None and len(self.tail) >= self.STEP:
+                return True
+            buf = ring[turn % len(ring)]
+            turn += 1
+            n = readinto(buf)
+            if not n:
+                break
+            self.feed(buf if n == len(buf) else buf[:n])
+        return self.start is not None
+
+    def feed(self, chunk: bytes | bytearray) -> bool:
+        """Take the next slice of the capture (kept, not copied, until :data:`KEEP` bytes
+        follow it); whether the first call was found in what was fed (a slice fed after
+        that is appended to :attr:`tail`)."""
+        if self.start is not None or self.unusable:
+            if self.start is not None:
+                self.tail += chunk
+            return self.start is not None
+        if not chunk:
+            return False
+        before = self._recent
+        at = self._offset + self._kept_size  # (where ``chunk`` starts in the capture)
+        # A key that begins in the bytes before, cut from what follows it, then the slice.
+        key = find_calls(before + chunk[:_OVERLAP]) if before else -1
+        key = at - len(before) + key if 0 <= key < len(before) else -1
+        if key < 0:
+            key = find_calls(chunk)
+            key = at + key if key >= 0 else -1
+        self._recent = (before + chunk[-_OVERLAP:])[-_OVERLAP:]
+        self._kept.append(chunk)
+        self._kept_size += len(chunk)
+        if key >= 0:
+            self._found(key)
+            return self.start is not None
+        while self._kept_size - len(self._kept[0]) >= self.KEEP:
+            counted = self._kept.pop(0)
+            self._kept_size -= len(counted)
+            self._count(counted)
+        return False
+
+    def _found(self, key: int) -> None:
+        """The key is at ``key`` of the capture: the event that holds it starts after the
+        last blank line before it (a chunk log: line ending), in the bytes kept."""
+        kept = b"".join(self._kept)
+        self._kept.clear()
+        self._kept_size = 0
+        key -= self._offset
+        start = _event_start(kept, key, self.jsonl) if key >= 0 else -1
+        if start < 0 or (start == 0 and self._offset == 0):
+            self.unusable = True
+            return
+        self._count(kept[:start])
+        if self._done:
+            self.unusable = True
+            return
+        self.start = self._offset
+        self.line = self._lines
+        self.tail = bytearray(kept[start:])
+
+    def _count(self, data: bytes | bytearray) -> None:
+        """``data``, the bytes after those counted, counted: their lines, and whether a
+        ``[DONE]`` is in them (a line of its own: a slice with no line ending, the middle
+        of a 50 MB line, holds none, and has no line to count)."""
+        last = self._last
+        edge = last + data[:_OVERLAP]
+        lf = b"\n" in data
+        cr = not self.jsonl and b"\r" in data
+        if lf:
+            self._lines += data.count(b"\n")
+        if cr:
+            self._lines += data.count(b"\r") - data.count(b"\r\n")
+        if not self.jsonl and last.endswith(b"\r") and data.startswith(b"\n"):
+            self._lines -= 1  # (a CRLF cut in two: counted as a CR and an LF)
+        self._done = self._done or ((lf or cr) and b"[DONE]" in data) or b"[DONE]" in edge
+        self._last = bytes(last + data[-_OVERLAP:])[-_OVERLAP:]
+        self._offset += len(data)
+
+    def trace(self, source: Source, rows: int) -> Trace | None:
+        """The first screen: the capture decoded from the event that holds the first call
+        on, until it holds ``rows`` tool-call deltas, the bytes before left undecoded
+        (:attr:`Trace.skipped`; its :attr:`Trace.raw` starts at the event, and its lines
+        are the capture's). Its rows are the stream's: deltas, lines, identities and flags
+        depend on nothing before the first call; block numbers and the text before are not
+        known, nor a payload there that was not JSON and ended the replay (the trace
+        decoded from the start says so; a ``[DONE]`` there makes this None). None too when
+        no tool-call delta comes (the key was elsewhere than in a delta)."""
+        if self.start is None:
+            return None
+        builder = TraceBuilder(source)
+        builder._framer = (
+            JsonlFramer(self.line) if source.form is Form.JSONL else SseFramer(self.line)
+        )
+        builder._skipped = builder._size = self.start
+        tail = bytes(self.tail)
+        at = 0
+        while at < len(tail) and builder.deltas < rows and not builder.finished:
+            builder.feed(tail[at : at + _STEP_AHEAD])
+            at += _STEP_AHEAD
+        if not builder.deltas:
+            return None
+        return builder.build()
+
+
+_STEP_AHEAD = 1 << 14
+"""Bytes decoded at a time from the first call on: about a hundred deltas (each step more
+costs a few milliseconds before the first frame, where events go line by line)."""
+
+
+def _event_start(data: bytes | bytearray, at: int, jsonl: bool) -> int:
+    """The first byte of the event (a chunk log's line) that byte ``at`` is in: just past
+    the last blank line (of any line ending) before it; -1 when there is none."""
+    if jsonl:
+        return data.rfind(b"\n", 0, at) + 1 or -1
+    start = -1
+    # The last 64 KiB first: a blank line of an ending the capture does not use is then
+    # looked for in them, not in every byte kept.
+    for lower in (max(0, at - _LOOK_BACK), 0):
+        for blank in _BLANK_LINES:  # (each searched back no further than the last found)
+            found = data.rfind(blank, max(start, lower), at)
+            if found >= 0:
+                end = found + len(blank)
+                if blank == b"\r\r" and data[end : end + 1] == b"\n":
+                    end += 1  # (a line ended by CR, then a blank line ended by CRLF)
+                start = max(start, end)
+        if start >= 0:
+            break
+    return start
 
 
 def read_sidecar(path: Path) -> dict[str, Any] | None:

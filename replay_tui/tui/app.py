@@ -195,6 +195,7 @@ class ReplayApp(App[int]):
         self._started = time.perf_counter()
         self._first_slice = first_slice
         self._early_deltas = 0
+        self._early_skipped = False
         self._early: str | None = None
         """The file named alone whose first rows were read before the walk (see
         :meth:`_show_named_at_once`)."""
@@ -336,6 +337,9 @@ class ReplayApp(App[int]):
         self._early = trace.address
         self._early_builder = builder
         self._early_deltas = trace.analysis.deltas
+        # (read from the first call on: replaced by the trace decoded from the start, once
+        # that holds a screenful or ends)
+        self._early_skipped = bool(trace.skipped)
         self.trace_list.display = False
         self.user_navigated = True
         if whole:
@@ -714,8 +718,9 @@ class ReplayApp(App[int]):
             trace = load_in_steps(
                 source,
                 on_partial=partial,
-                shown=self._early_deltas if early else 0,
+                shown=0 if not early or self._early_skipped else self._early_deltas,
                 early=builder,
+                replace=early and self._early_skipped,
                 on_progress=progress,
                 follow=follow,
                 cancelled=lambda: worker.is_cancelled,
@@ -819,7 +824,12 @@ class ReplayApp(App[int]):
         if self.not_a_trace is None:  # (else they say what the cursor is on: no trace)
             self.trace_header.show_trace(trace, progress=progress)
             loading = (
-                "Decoding the rest of the capture: verdicts are provisional." if partial else None
+                None
+                if not partial
+                else f"Decoding the {trace.skipped:,} bytes before the first tool call: block"
+                " numbers and the text follow; verdicts are provisional."
+                if trace.skipped
+                else "Decoding the rest of the capture: verdicts are provisional."
             )
             self.details.show(trace, loading=loading)
         self.calls_view.show_trace(trace, keep=keep)
@@ -859,6 +869,10 @@ class ReplayApp(App[int]):
         active = self.tabs.active
         if trace is None or active in self._unopened:
             return  # (a view being opened gets the trace when it is mounted: _tab_activated)
+        if trace.skipped and active != "calls":
+            # Read from the first call on: the other views show block numbers and the text
+            # before, unknown yet; they get the trace decoded from the start, a moment later.
+            return
         if active == "diff":
             self.diff_view.show_trace(trace)
         elif active == "raw":

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from itertools import pairwise
 
-from ..core.trace import Source, Trace, TraceBuilder, load_trace
+from ..core.trace import CallsAhead, Form, Source, Trace, TraceBuilder, load_trace
 
 __all__ = ["FIRST_SLICE", "first_screen", "load_in_steps"]
 
@@ -29,6 +29,8 @@ EARLY_STEP = 1024 * 1024
 (a slice no bigger than the builder's window is framed without a copy)."""
 EARLY_TIME = 0.15
 """Seconds the first frame waits, at most, for the bytes that hold its rows to be decoded."""
+AHEAD_LIMIT = 256 * 1024 * 1024
+"""Bytes read, at most, looking for the first tool call before the first frame."""
 
 
 @contextmanager
@@ -60,11 +62,17 @@ def first_screen(
 ) -> tuple[Trace, TraceBuilder | None]:
     """The trace of the capture's first bytes, and the builder that read them (None when that
     is all of it: then it is the whole trace, closed): its first ``first`` bytes, and more
-    (a :data:`EARLY_STEP` at a time, for at most ``within`` seconds) while they hold fewer
-    than :data:`EARLY_ROWS` deltas (50,000 text deltas or a 50 MB string before the calls).
-    Read before the app's first frame, which then shows the calls' rows (read after it, they
-    came a frame and the judging's start later); the builder reads on from there
-    (:func:`load_in_steps`). Raises ``OSError``."""
+    while they hold fewer than :data:`EARLY_ROWS` deltas. Read before the app's first frame,
+    which then shows the calls' rows (read after it, they came a frame and the judging's
+    start later); the builder reads on from there (:func:`load_in_steps`). Raises
+    ``OSError``.
+
+    When the first bytes hold no tool call, the calls are looked for in the bytes that
+    follow (a byte search, a :data:`EARLY_STEP` at a time, for at most ``within`` seconds,
+    :data:`AHEAD_LIMIT` bytes): found more than a step on (50,000 text deltas, a 50 MB string
+    before them), the snapshot is decoded from them on (:meth:`CallsAhead.trace`), the text
+    before left for the builder, which has read only the first bytes; found nearer, or not
+    found, the builder reads on (a step at a time, until ``within`` seconds)."""
     with _slices(source, first, EARLY_STEP) as (_size, slices):
         head = next(slices, b"")
         if len(head) < first:
@@ -72,7 +80,26 @@ def first_screen(
         early = TraceBuilder(source)
         early.feed(head)
         deadline = time.monotonic() + within
-        snapshot = _read_on(early, slices, lambda: time.monotonic() > deadline)
+
+        def past() -> bool:
+            return time.monotonic() > deadline
+
+        if early.deltas or early.finished:
+            return _read_on(early, slices, past), early
+        if source.form in (Form.SSE, Form.JSONL) and source.entry is None:
+            ahead = CallsAhead(jsonl=source.form is Form.JSONL)
+            ahead.feed(head)
+            with source.path.open("rb", buffering=0) as fh:
+                fh.seek(len(head))
+                found = ahead.read(fh.readinto, past, AHEAD_LIMIT)
+            if found and ahead.start is not None and ahead.start >= early.size + EARLY_STEP:
+                # The calls' rows, more than a step on: decoded from there, the text before
+                # left for the builder.
+                snapshot = ahead.trace(source, EARLY_ROWS)
+                if snapshot is not None:
+                    return snapshot, early
+            del ahead
+        snapshot = _read_on(early, slices, past)
     return snapshot, early
 
 
@@ -114,15 +141,19 @@ def load_in_steps(
     follow: Callable[[TraceBuilder, bytes | bytearray], Trace] | None = None,
     shown: int = 0,
     early: TraceBuilder | None = None,
+    replace: bool = False,
 ) -> Trace | None:
     """Read and decode ``source``; ``None`` when cancelled on the way. Raises ``OSError``.
 
     A capture no bigger than ``first`` is loaded in one go, with no partial snapshot. A bigger
     one is fed to one builder a slice at a time: its first ``first`` bytes (more, a ``step``
     at a time, until they hold :data:`EARLY_ROWS` deltas) make a first screen, sent unless it
-    has no more deltas than ``shown`` (a first screen already on screen), then the rest,
-    reporting progress from inside the decode. ``early``: the builder that read the first
-    screen (:func:`first_screen`), read on from where it got to. Each byte is decoded once,
+    has no more deltas than ``shown`` (a first screen already on screen) and does not
+    ``replace`` it (one read from the first call on, :attr:`Trace.skipped`: whatever the
+    first snapshot holds, it is the capture's), then the rest, reporting progress from
+    inside the decode. ``early``: the builder that read the first screen
+    (:func:`first_screen`), read on from where it got to (to a screenful first, when it
+    holds fewer rows). Each byte is decoded once,
     and kept once: the first screen's trace and the whole one share the builder's buffer
     (its payloads point into it), as a capture followed while it is written does.
     """
@@ -134,18 +165,18 @@ def load_in_steps(
             early = TraceBuilder(source)
             early.feed(head)
             del head
-            if on_partial is not None and early.size == first and shown < EARLY_ROWS:
-                # A screenful of rows first: read on while the head shows fewer (a 50 MB
-                # string first, or 50,000 text deltas before the calls).
-                snapshot = _read_on(
-                    early,
-                    slices,
-                    cancelled,
-                    (lambda d: on_progress(d, size)) if on_progress is not None else lambda _: None,
-                )
-                if snapshot.analysis.deltas > shown:
-                    on_partial(snapshot)
-                del snapshot
+        if on_partial is not None and early.size >= first and shown < EARLY_ROWS:
+            # A screenful of rows first: read on while the head shows fewer (a 50 MB
+            # string first, or 50,000 text deltas before the calls).
+            snapshot = _read_on(
+                early,
+                slices,
+                cancelled,
+                (lambda d: on_progress(d, size)) if on_progress is not None else lambda _: None,
+            )
+            if snapshot.analysis.deltas > shown or replace:
+                on_partial(snapshot)
+            del snapshot
         builder = early
 
         def progress(offset: int) -> None:

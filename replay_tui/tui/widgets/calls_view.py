@@ -774,9 +774,11 @@ class CallsView(ModelView[CallsModel]):
                 pieces.append((f"   ◌ no {missing} yet", "calls-view--dim"))
             else:
                 pieces.append((f"   ⊘ refused: no {missing}", "calls-view--refused"))
+        # (a first screen read from the first call on: the blocks before it are not counted)
+        block = "…" if model is not None and model.trace.skipped else ct.block_index
         pieces.append(
             (
-                f"   block {ct.block_index} · {n:,} delta{plural} from line {ct.first_line}",
+                f"   block {block} · {n:,} delta{plural} from line {ct.first_line}",
                 "calls-view--dim",
             )
         )

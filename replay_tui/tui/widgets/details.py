@@ -169,7 +169,8 @@ def meta_text(trace: Trace, width: int = 0) -> Content:
     rows.append(
         (
             "tool calls",
-            f"{len(a.calls):,} ({plural(a.deltas, 'delta')}, {plural(a.blocks, 'block')})",
+            f"{len(a.calls):,} ({plural(a.deltas, 'delta')}, "
+            + ("… blocks)" if trace.skipped else f"{plural(a.blocks, 'block')})"),
         )
     )
     for key, value in rows:
