@@ -24,7 +24,19 @@ from textual.worker import get_current_worker
 from ...core.trace import Trace
 from .line_view import LineView
 
-__all__ = ["SMALL_BYTES", "SMALL_DELTAS", "ModelBuilt", "ModelShown", "ModelView", "small"]
+__all__ = [
+    "AFTER_FIRST_SCREEN",
+    "SMALL_BYTES",
+    "SMALL_DELTAS",
+    "ModelBuilt",
+    "ModelShown",
+    "ModelView",
+    "small",
+]
+
+AFTER_FIRST_SCREEN = "after-first-screen"
+"""The worker group of what a view builds once its first screen is shown (the rest of its
+model, measured or laid out while the keys already work)."""
 
 SMALL_DELTAS = 3000
 SMALL_BYTES = 512 * 1024
