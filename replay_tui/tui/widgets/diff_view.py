@@ -14,18 +14,16 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Iterable
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import msgspec
 from rich.segment import Segment
 from rich.style import Style
-from textual import events, on, work
+from textual import events
 from textual.binding import Binding, BindingType
-from textual.message import Message
 from textual.strip import Strip
-from textual.worker import get_current_worker
 
 from ...core.indexed import Indexed
 from ...core.stream import BehaviorPairs
@@ -35,7 +33,7 @@ from ...core.visible import visible
 from ..cells import cell_len, fit
 from ..screens.payload import PayloadScreen
 from .line_view import LineView, Row
-from .model_view import AFTER_FIRST_SCREEN, ModelView
+from .model_view import ModelView
 
 __all__ = ["DiffModel", "DiffView", "build_diff_model"]
 
@@ -172,15 +170,11 @@ FIRST_ROWS = 256
 """Rows at either end whose widths the first screen's estimate of ``side_widths`` reads."""
 
 
-def _side_widths(
-    pairs: BehaviorPairs, rows: Iterable[int], cancelled: Callable[[], bool] | None = None
-) -> tuple[int, int] | None:
-    """The widest chunk of each side among ``rows`` (None: ``cancelled`` said to stop)."""
+def _side_widths(pairs: BehaviorPairs, rows: Iterable[int]) -> tuple[int, int]:
+    """The widest chunk of each side among ``rows``."""
     widest = [0, 0]
     body = pairs.assign.body
-    for n, k in enumerate(rows):
-        if cancelled is not None and not n % 4096 and cancelled():
-            return None
+    for k in rows:
         # The body's chunks as made (their strings are the analysis' own, not copies), the
         # end's with each block's whole text cut to what a side shows.
         pair = pairs.light(k) if k < body else pairs.head(k, MAX_SIDE)
@@ -193,6 +187,10 @@ def _side_widths(
     return widest[0], widest[1]
 
 
+STEP_ROWS = 256
+"""Rows measured in one step of :func:`measure_side_widths` (about 1.5 ms)."""
+
+
 def _first_rows(n: int) -> range | list[int]:
     """The rows a first screen can show: the first and the last :data:`FIRST_ROWS`."""
     if n <= 2 * FIRST_ROWS:
@@ -200,14 +198,21 @@ def _first_rows(n: int) -> range | list[int]:
     return [*range(FIRST_ROWS), *range(n - FIRST_ROWS, n)]
 
 
-def measure_side_widths(
-    model: DiffModel, cancelled: Callable[[], bool] | None = None
-) -> tuple[int, int] | None:
-    """The widest chunk of each side over every row of ``model`` (pure: a worker runs it
-    after the first screen; None when ``cancelled`` said to stop). A chunk's width is made
-    from its values, so it costs as much as drawing every row: 0.6 s at 100,000 rows."""
-    with gc_paused():
-        return _side_widths(model.pairs, range(len(model.pairs)), cancelled)
+def measure_side_widths(model: DiffModel) -> Generator[None, None, tuple[int, int]]:
+    """The widest chunk of each side over every row of ``model``, a step of
+    :data:`STEP_ROWS` rows at each ``yield`` (the view's first screen is drawn before: a
+    chunk's width is made from its values, so it costs as much as drawing every row, 0.6 s at
+    100,000 rows). Its value is the widths."""
+    widest = [0, 0]
+    rows = len(model.pairs)
+    for start in range(0, rows, STEP_ROWS):
+        with gc_paused():
+            part = _side_widths(model.pairs, range(start, min(start + STEP_ROWS, rows)))
+        widest = [max(widest[0], part[0]), max(widest[1], part[1])]
+        if min(widest) >= MAX_SIDE:
+            break
+        yield
+    return widest[0], widest[1]
 
 
 _KEY_CELLS: dict[str, int] = {}
@@ -243,7 +248,7 @@ def build_diff_model(trace: Trace) -> DiffModel:
     with gc_paused():  # (what is made here forms no cycles: the passes cost a third more)
         pairs = _streams(trace)
         model = DiffModel(trace, pairs)
-        model.side_widths = _side_widths(pairs, _first_rows(len(pairs))) or (0, 0)
+        model.side_widths = _side_widths(pairs, _first_rows(len(pairs)))
         # (no row can be wider than a side shows: the widest measured, nothing is left)
         model.widths_measured = len(pairs) <= 2 * FIRST_ROWS or min(model.side_widths) >= MAX_SIDE
         same = pairs.same
@@ -328,8 +333,6 @@ class DiffView(ModelView[DiffModel]):
                     max(model.side_widths[1], widest[1]),
                 )
         self.model = model
-        if not model.widths_measured:
-            self._measure(model)
         self.set_shape(len(model.display) + 1, self._table_width())
         if keep_position:
             self.scroll_to(0, scroll.y, animate=False, immediate=True)
@@ -340,27 +343,17 @@ class DiffView(ModelView[DiffModel]):
             if self.selected_line is not None:
                 self.goto_line(self.selected_line)
 
-    @work(
-        thread=True, exclusive=True, group=AFTER_FIRST_SCREEN, description="measure the diff's rows"
-    )
-    def _measure(self, model: DiffModel) -> None:
-        worker = get_current_worker()
-        widths = measure_side_widths(model, lambda: worker.is_cancelled)
-        if widths is not None and not worker.is_cancelled:
-            self.post_message(self.Measured(model, widths))
+    def rest(self, model: DiffModel) -> Iterator[None] | None:
+        if model.widths_measured:
+            return None
+        return self._measure(model)
 
-    @dataclass
-    class Measured(Message):
-        """Every row of ``model`` was measured: its sides' ``widths``."""
-
-        model: DiffModel
-        widths: tuple[int, int]
-
-    @on(Measured)
-    def _measured(self, message: Measured) -> None:
-        model = message.model
-        model.side_widths, model.widths_measured = message.widths, True
-        if model is self.model:  # the sideways scroll reaches the widest row now
+    def _measure(self, model: DiffModel) -> Iterator[None]:
+        """Every row measured (:func:`measure_side_widths`), then the sideways scroll
+        reaching the widest."""
+        widths = yield from measure_side_widths(model)
+        model.side_widths, model.widths_measured = widths, True
+        if model is self.model:
             self.set_shape(len(model.display) + 1, self._table_width())
 
     def on_resize(self, event: events.Resize) -> None:
