@@ -60,6 +60,8 @@ class RawModel:
     erased: dict[int, str] = field(default_factory=dict)
     """The note shown under each such line: what erased which call's identity, and at which
     column (a long line is cut by the view's width: the note says where to look)."""
+    ascii: bool = False
+    """Every byte of the capture is ASCII (a line's characters are its bytes)."""
     lengths: dict[int, int] = field(default_factory=dict)
     """The characters of each line longer than a row shows, once counted (:meth:`head`)."""
     width: int = 0
@@ -145,11 +147,8 @@ class RawModel:
             return text, len(text)
         length = self.lengths.get(line)
         raw = self.trace.raw
-        if length is None:
-            piece = raw[start:end]
-            ascii_only = piece.isascii() and not (line == 1 and piece.startswith(b"\xef"))
-            length = len(piece) if ascii_only else len(self.text(line))
-            del piece
+        if length is None:  # (a capture all ASCII: its bytes; else decoded once)
+            length = end - start if self.ascii else len(self.text(line))
             self.lengths[line] = length
         # 4 bytes a character at most: the first ``limit`` (a cut character is one of the
         # more, not shown). A first line's byte order mark is not a character of it.
@@ -190,7 +189,7 @@ MAX_UTF8_LINES = 1000
 """Lines with invalid UTF-8 marked at most (Details notes the first anyway)."""
 
 
-def _problems(trace: Trace, index: LineIndex) -> dict[int, str]:
+def _problems(trace: Trace, index: LineIndex, ascii: bool) -> dict[int, str]:
     """The raw model's one read of the trace's decode problems: the message under each line.
 
     Invalid JSON (and chunks the harness cannot walk), invalid UTF-8, an event cut off before
@@ -198,7 +197,7 @@ def _problems(trace: Trace, index: LineIndex) -> dict[int, str]:
     out: dict[int, list[str]] = {}
     for line in trace.errors:
         out.setdefault(line, []).append(trace.error_text(line))
-    for line in _invalid_utf8_lines(trace.raw, index):
+    for line in [] if ascii else _invalid_utf8_lines(trace.raw, index):
         out.setdefault(line, []).append(
             "invalid UTF-8: shown (and replayed, as the harness does) as U+FFFD �"
         )
@@ -363,11 +362,19 @@ class LineIndex:
             size = len(raw)
             before = len(self.ends)
             end = min(at + _PIECE, size)
-            first = raw.find(b"\n", at)  # (a line longer than a piece: found, not copied)
-            first = size - 1 if first < 0 else first
-            cr = raw.find(b"\r", at, first)
-            if (first if cr < 0 else cr) >= end:
-                end = (first if cr < 0 else cr) + 1
+            lf = raw.find(b"\n", at)
+            cr = raw.find(b"\r", at, size if lf < 0 else lf)
+            first = size if lf < 0 and cr < 0 else lf if cr < 0 else cr
+            if first >= end:  # a line longer than a piece: found, not copied
+                after = first + (2 if raw[first : first + 2] == b"\r\n" else 1)
+                if first < size:
+                    self.longest = max(self.longest, first - self.starts[-1])
+                    self.ends.append(first)
+                    self.starts.append(after)
+                self._at = end = min(after, size)
+                if end >= size:
+                    self._close(size)
+                return
             if end < size and raw[end - 1 : end + 1] == b"\r\n":
                 end += 1  # (a \r\n is one break: not cut in two)
             piece = raw[at:end]
@@ -391,17 +398,22 @@ class LineIndex:
             del piece
             self._at = end
             if end >= size:
-                starts, ends = self.starts, self.ends
-                if starts[-1] == size and len(starts) > 1:
-                    starts.pop()
-                else:
-                    ends.append(size)
-                self.count = len(ends)
-                self.done = True
+                self._close(size)
             n = len(self.ends)
             if n > before:
                 new = map(sub, self.ends[before:n], self.starts[before:n])
                 self.longest = max(self.longest, max(new))
+
+    def _close(self, size: int) -> None:
+        """Every byte indexed: the last line ends the capture (unless a break ended it)."""
+        starts, ends = self.starts, self.ends
+        if starts[-1] == size and len(starts) > 1:
+            starts.pop()
+        else:
+            ends.append(size)
+            self.longest = max(self.longest, size - starts[-1])
+        self.count = len(ends)
+        self.done = True
 
 
 def build_raw_model(trace: Trace) -> RawModel:
@@ -410,8 +422,8 @@ def build_raw_model(trace: Trace) -> RawModel:
     with gc_paused():  # (what is made here forms no cycles)
         index = LineIndex(trace.raw, trace.framing.lines if trace.source.entry is None else None)
         index.step()  # (the first megabyte: a first screen's lines, its width)
-        model = RawModel(trace, index)
-        model.messages = _problems(trace, index)
+        model = RawModel(trace, index, ascii=trace.raw.isascii())
+        model.messages = _problems(trace, index, model.ascii)
         model.erasing = _erasing(trace)
         model.erased = _erased_notes(trace, model)
         # A line may have both a decode problem and an erasing field: a row for each.
