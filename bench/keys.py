@@ -241,9 +241,7 @@ def main() -> int:
                 print(
                     f"  {row['view']:>8} {row['key']:<16} CPU {cpu:7.1f} ms (worst"
                     f" {max(row['cpu']):7.1f}), wall {statistics.median(row['wall']):7.1f} ms"
-                    f"  {'ok' if ok else 'OVER'}"
-                    if row.get("budget", True)
-                    else "",
+                    + (f"  {'ok' if ok else 'OVER'}" if row.get("budget", True) else ""),
                     flush=True,
                 )
     return 1 if over else 0

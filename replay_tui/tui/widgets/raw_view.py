@@ -688,15 +688,20 @@ class RawView(ModelView[RawModel]):
     def action_inspect(self) -> None:
         """The payload the selected line belongs to (or the line itself), in full."""
         model = self.model
-        got = self.copy_text()
-        if model is None or got is None:
+        if model is None or self.cursor < 0 or model.rows == 0:
             return
-        text, what = got
         line, is_error = model.locate(self.cursor)
-        payloads = model.trace.payloads
-        k = bisect_right(payloads, line, key=lambda p: p.line) - 1
-        if not is_error and k >= 0 and payloads[k].line <= line <= payloads[k].end_line:
-            p = payloads[k]
+        trace = model.trace
+        payloads = trace.payloads
+        if isinstance(payloads, PayloadTable):  # (found without a payload made per probe)
+            k = bisect_right(payloads.columns().lines, line) - 1
+        else:
+            k = bisect_right(payloads, line, key=lambda p: p.line) - 1
+        p = payloads[k] if not is_error and k >= 0 else None
+        if p is not None and p.line <= line <= p.end_line:
+            # c copies the line: decoded when copied (a 50 MB line is decoded once, here
+            # for the window, not twice)
+            what = f"line {line}"
             title = f"payload, lines {p.line}–{p.end_line}" if p.end_line > p.line else what
             sections = [("", p.data.decode("utf-8", "replace"))]
             if line in model.messages:
@@ -704,6 +709,10 @@ class RawView(ModelView[RawModel]):
             for at in range(p.line, p.end_line + 1):
                 if at in model.erased:  # what in it erased an identity, and at which column
                     sections.append((f"line {at}", model.erased[at]))
-            self.app.push_screen(PayloadScreen(title, sections, text))
+            self.app.push_screen(PayloadScreen(title, sections, lambda: model.text(line)))
             return
+        got = self.copy_text()
+        if got is None:
+            return
+        text, what = got
         self.app.push_screen(PayloadScreen(what, [("", text)], text))
