@@ -318,7 +318,8 @@ class LineIndex:
         self._at = 0
         """Bytes indexed so far."""
         self._lock = threading.Lock()
-        size = len(raw)
+        size = self._size = len(raw)
+        """(A capture being written may grow in place: its lines as they were when made.)"""
         if count is None:
             # _EOL's matches: every \r\n, lone \r and lone \n (each counted in bulk).
             breaks = raw.count(b"\n")
@@ -359,14 +360,14 @@ class LineIndex:
             if self.done:
                 return
             raw, at = self._raw, self._at
-            size = len(raw)
+            size = self._size
             before = len(self.ends)
             end = min(at + _PIECE, size)
-            lf = raw.find(b"\n", at)
+            lf = raw.find(b"\n", at, size)
             cr = raw.find(b"\r", at, size if lf < 0 else lf)
             first = size if lf < 0 and cr < 0 else lf if cr < 0 else cr
             if first >= end:  # a line longer than a piece: found, not copied
-                after = first + (2 if raw[first : first + 2] == b"\r\n" else 1)
+                after = first + (2 if raw[first : min(first + 2, size)] == b"\r\n" else 1)
                 if first < size:
                     self.longest = max(self.longest, first - self.starts[-1])
                     self.ends.append(first)
@@ -375,7 +376,7 @@ class LineIndex:
                 if end >= size:
                     self._close(size)
                 return
-            if end < size and raw[end - 1 : end + 1] == b"\r\n":
+            if end < size and raw[end - 1 : end + 1] == b"\r\n":  # (end + 1 <= size)
                 end += 1  # (a \r\n is one break: not cut in two)
             piece = raw[at:end]
             sep: bytes | None = b"\n"
