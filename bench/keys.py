@@ -7,8 +7,11 @@ opens the trace in the TUI (headless, ``--size``), waits until it is decoded and
 is done, then times, in wall-clock and in the process' CPU time:
 
 - each view's first paint: its key (``1`` calls, ``2`` diff, ``3`` raw, ``4`` clients, ``5``
-  compare: the trace opened beside a copy of itself, the copy marked as A) until its model
-  is built, every worker is done and the screen is drawn;
+  compare: the trace opened beside a copy of itself, the copy marked as A) until the model
+  it built is drawn (the view's ``painted``; the calls, shown already, and the clients: until
+  every worker is done and the screen is drawn); then, not a budget, until the process is
+  idle and every view has finished the rest of its model (the diff measures every row, the
+  raw view indexes every line, after the first screen, while the keys work): "all built";
 - in each view, each of ``down``, ``up``, ``j``, ``k``, ``pagedown``, ``enter`` (then
   ``escape`` when it opened a window) from the top, with the details pane shown (``d``), every
   row the cursor crosses and its details drawn; the cursor is first brought to the row of the
@@ -16,7 +19,9 @@ is done, then times, in wall-clock and in the process' CPU time:
 
 The budget (issue 27): every first paint and every key under 100 ms once loaded. Figures are
 the median of ``--runs`` presses, with the worst beside it; CPU time is the steadier on a
-loaded machine.
+loaded machine. The TUI runs with compiled bytecode, as an installed package does (an
+environment with ``PYTHONDONTWRITEBYTECODE`` set would compile each view's modules on its
+first visit).
 """
 
 from __future__ import annotations
@@ -51,19 +56,43 @@ def _huge_line(path: Path) -> int | None:
     return at
 
 
-async def _settle(app: Any, pilot: Any) -> None:
-    """Until no worker runs and the screen was drawn."""
-    await pilot.pause()
-    while any(w.is_running for w in app.workers) or app.partial:
-        await pilot.pause(0.01)
+async def _settle(app: Any, pilot: Any, *, painted: bool = False) -> None:
+    """Until no worker runs, no view finishes its model and the screen was drawn
+    (``painted``: the views that finish their model after their first screen left to it)."""
+    from replay_tui.tui.widgets.model_view import ModelView
+
+    def busy() -> bool:
+        if any(w.is_running for w in app.workers) or app.partial:
+            return True
+        return not painted and any(v.finishing for v in app.query(ModelView))
+
+    await asyncio.sleep(0)
+    while busy():
+        await asyncio.sleep(0.01)
     await pilot.pause()
 
 
-async def _timed(app: Any, pilot: Any, *keys: str) -> tuple[float, float]:
+async def _timed(app: Any, pilot: Any, *keys: str, painted: bool = False) -> tuple[float, float]:
     wall, cpu = time.perf_counter(), time.process_time()
     await pilot.press(*keys)
-    await _settle(app, pilot)
+    await _settle(app, pilot, painted=painted)
     return (time.perf_counter() - wall) * 1000, (time.process_time() - cpu) * 1000
+
+
+async def _first_paint(app: Any, view: Any, key: str) -> tuple[float, float]:
+    """``key`` typed, until ``view()`` has drawn the model it built for it (``painted``): not
+    until the process is idle, as a pilot's key waits, since a view may go on with the rest
+    of its model after its first screen (the keys work meanwhile)."""
+    from textual import events
+
+    wall, cpu = time.perf_counter(), time.process_time()
+    app._driver.send_message(events.Key(key, key))
+    await asyncio.sleep(0)
+    while view().painted < wall:
+        await asyncio.sleep(0.001)
+        if time.perf_counter() - wall > 120:
+            raise SystemExit(f"{key}: the view was not drawn in 120 s")
+    return (view().painted - wall) * 1000, (time.process_time() - cpu) * 1000
 
 
 def _place(widget: Any, line: int) -> bool:
@@ -85,7 +114,9 @@ def _place(widget: Any, line: int) -> bool:
     return False
 
 
-def _child(trace: str, size: tuple[int, int], runs: int, at: int | None, copy: str) -> None:
+def _child(
+    trace: str, size: tuple[int, int], runs: int, at: int | None, copy: str, views: list[str]
+) -> None:
     sys.path.insert(0, str(ROOT))
     from textual.screen import ModalScreen
 
@@ -108,8 +139,24 @@ def _child(trace: str, size: tuple[int, int], runs: int, at: int | None, copy: s
             await _settle(app, pilot)
             assert app.marked == a and app.current is not None and app.current.address == b
             for view, key in VIEWS:
-                wall, cpu = await _timed(app, pilot, key)
-                out(view=view, key=f"first paint ({key})", wall=[wall], cpu=[cpu])
+                if views and view not in views:
+                    continue
+                wall, cpu = time.perf_counter(), time.process_time()
+                widget = {  # (made when asked: the view's modules imported by the key)
+                    "diff": lambda: app.diff_view,
+                    "raw": lambda: app.raw_view,
+                    "compare": lambda: app.compare_pane.view,
+                }.get(view)
+                if widget is not None:  # (a model built for the key: until it is drawn)
+                    first = await _first_paint(app, widget, key)
+                else:  # (a view shown already, or not one of these: until all is done)
+                    first = await _timed(app, pilot, key, painted=True)
+                out(view=view, key=f"first paint ({key})", wall=[first[0]], cpu=[first[1]])
+                await _settle(app, pilot)
+                wall = (time.perf_counter() - wall) * 1000
+                cpu = (time.process_time() - cpu) * 1000
+                if cpu - first[1] > 1:  # what went on after the first screen (keys work)
+                    out(view=view, key="all built", wall=[wall], cpu=[cpu], budget=False)
                 if not app.details.display:
                     await pilot.press("d")
                     await _settle(app, pilot)
@@ -134,7 +181,9 @@ def _child(trace: str, size: tuple[int, int], runs: int, at: int | None, copy: s
     asyncio.run(run())
 
 
-def measure(path: Path, size: tuple[int, int], runs: int) -> list[dict[str, Any]]:
+def measure(
+    path: Path, size: tuple[int, int], runs: int, views: list[str] | None = None
+) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / f"A-{path.name}"
         try:
@@ -142,8 +191,15 @@ def measure(path: Path, size: tuple[int, int], runs: int) -> list[dict[str, Any]
         except OSError:
             shutil.copyfile(path, copy)
         argv = [sys.executable, __file__, "--child", str(path), f"{size[0]}x{size[1]}"]
-        argv += [str(runs), str(_huge_line(path) or 0), str(copy)]
-        proc = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT)
+        argv += [str(runs), str(_huge_line(path) or 0), str(copy), *(views or [])]
+        # As an installed package runs: with compiled bytecode (the views' modules are
+        # imported on the first visit, and compiling them is no part of a key's cost).
+        env = dict(os.environ)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
+        compiled = [sys.executable, "-m", "compileall", "-q", str(ROOT / "replay_tui")]
+        subprocess.run(compiled, check=True, env=env, capture_output=True)
+        proc = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, env=env)
         if proc.returncode:
             raise SystemExit(f"the TUI run on {path} failed: {proc.stderr[-2000:]}")
     return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
@@ -156,12 +212,15 @@ def main() -> int:
     parser.add_argument("--size", default="120x40")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--trace", type=Path, help="an existing trace instead of the shapes")
+    parser.add_argument(
+        "--view", action="append", choices=[v for v, _ in VIEWS], help="this view (repeatable)"
+    )
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     ns = parser.parse_args()
     if ns.child:
         w, h = map(int, ns.child[1].split("x"))
         at = int(ns.child[3]) or None
-        _child(ns.child[0], (w, h), int(ns.child[2]), at, ns.child[4])
+        _child(ns.child[0], (w, h), int(ns.child[2]), at, ns.child[4], ns.child[5:])
         return 0
     size = tuple(map(int, ns.size.split("x")))
     sys.path.insert(0, str(HERE))
@@ -175,14 +234,14 @@ def main() -> int:
             traces = write_shapes(Path(tmp), ns.deltas, ns.shape or ["huge-5mb", "huge-50mb"])
         for name, path in traces.items():
             print(f"{name} ({path.stat().st_size / 1e6:.1f} MB), {size[0]}x{size[1]}:")
-            for row in measure(path, (size[0], size[1]), ns.runs):  # type: ignore[arg-type]
+            for row in measure(path, (size[0], size[1]), ns.runs, ns.view):  # type: ignore[arg-type]
                 cpu = statistics.median(row["cpu"])
-                ok = cpu <= BUDGET_MS
+                ok = cpu <= BUDGET_MS or not row.get("budget", True)
                 over |= not ok
                 print(
                     f"  {row['view']:>8} {row['key']:<16} CPU {cpu:7.1f} ms (worst"
                     f" {max(row['cpu']):7.1f}), wall {statistics.median(row['wall']):7.1f} ms"
-                    f"  {'ok' if ok else 'OVER'}",
+                    + (f"  {'ok' if ok else 'OVER'}" if row.get("budget", True) else ""),
                     flush=True,
                 )
     return 1 if over else 0

@@ -79,10 +79,16 @@ def _visit_views(trace: Any, compare: bool, clients: bool = True) -> list[Any]:
     from replay_tui.tui.widgets.calls_view import build_calls_model
     from replay_tui.tui.widgets.clients_model import start_model
     from replay_tui.tui.widgets.compare_model import build_compare_model
-    from replay_tui.tui.widgets.diff_view import build_diff_model
+    from replay_tui.tui.widgets.diff_view import build_diff_model, measure_side_widths
     from replay_tui.tui.widgets.raw_view import build_raw_model
 
-    models = [build_calls_model(trace), build_diff_model(trace), build_raw_model(trace)]
+    diff, raw = build_diff_model(trace), build_raw_model(trace)
+    # What the two views build after their first screen, built too: every row measured,
+    # every line indexed (the view keeps it).
+    for _ in measure_side_widths(diff):
+        pass
+    raw.index.index_all()
+    models = [build_calls_model(trace), diff, raw]
     if clients:
         model = start_model(trace)
         model.outcomes.update(assess_frames(compact_frames(trace), model.meant, model.policies))

@@ -19,6 +19,7 @@ from textual.pilot import Pilot
 from textual.worker import Worker, WorkerCancelled, WorkerError, WorkerFailed, WorkerState
 
 from replay_tui.tui.app import ReplayApp, make_app
+from replay_tui.tui.widgets.model_view import ModelView
 
 ROOT = Path(__file__).resolve().parents[2]
 TRACES = ROOT / "traces"
@@ -74,6 +75,8 @@ def _busy(app: ReplayApp) -> str:
             ("opening the first trace", app.current is None and bool(app.store.paths)),
             # a resize reaches the screen a timer's tick (1/120 s) after the terminal
             ("resizing", app.screen.size != app.size),
+            # the rest of a view's model, built on the screen's thread after its first paint
+            ("finishing a view", any(v.finishing for v in app.query(ModelView))),
         )
         if busy
     ]

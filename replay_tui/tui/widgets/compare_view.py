@@ -201,6 +201,7 @@ class CompareView(LineView):
             model.expanded = set(old.expanded)
             model.layout()
         self.model = model
+        self.note_painted()
         self.message = ""
         self.fixed_rows = 1  # the line the section's heading stays on (row_at)
         self._what_w = _what_width(model)

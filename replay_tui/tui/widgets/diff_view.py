@@ -11,8 +11,10 @@ keeps half the view; a chunk longer than its half is not lost: ``←``/``→`` s
 
 from __future__ import annotations
 
+import re
 from array import array
 from bisect import bisect_left
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -25,7 +27,7 @@ from textual.strip import Strip
 
 from ...core.indexed import Indexed
 from ...core.stream import BehaviorPairs
-from ...core.trace import Trace
+from ...core.trace import Trace, gc_paused
 from ...core.translator import Chunk
 from ...core.visible import visible
 from ..cells import cell_len, fit
@@ -114,7 +116,11 @@ class DiffModel:
     """The payload line of each pair (end of input: infinity), for finding a line."""
     differing: int = 0
     side_widths: tuple[int, int] = (0, 0)
-    """The longest chunk of each side, in cells (capped at ``MAX_SIDE``)."""
+    """The longest chunk of each side, in cells (capped at ``MAX_SIDE``): at first measured
+    on the rows a first screen can show (:data:`FIRST_ROWS` at either end), then on every
+    row once :func:`measure_side_widths` has run (``widths_measured``)."""
+    widths_measured: bool = False
+    """``side_widths`` is the widest of every row, not an estimate from the first ones."""
 
     def __post_init__(self) -> None:
         self.left = _Side(self.pairs, 0)
@@ -126,24 +132,22 @@ class DiffModel:
         return self.pairs.same
 
     def layout(self) -> None:
-        """Recompute the display rows after runs were collapsed or expanded."""
+        """Recompute the display rows after runs were collapsed or expanded: a slice of
+        rows at a time between the runs (a Python step per row took 40 ms at 100,000)."""
         display = array("i")  # 4 bytes a row, not a list's pointer and int object
-        n = len(self.pairs)
-        row_of = array("i", bytes(4 * n))
-        runs = {start: (k, end) for k, (start, end) in enumerate(self.runs)}
-        i = 0
-        while i < n:
-            run = runs.get(i)
-            if run is not None and run[0] not in self.expanded:
-                k, end = run
-                for j in range(i, end):
-                    row_of[j] = len(display)
-                display.append(-(k + 1))
-                i = end
+        row_of = array("i")
+        at = 0  # the next pair
+        for k, (start, end) in enumerate(self.runs):
+            if k in self.expanded:
                 continue
-            row_of[i] = len(display)
-            display.append(i)
-            i += 1
+            row_of.extend(range(len(display), len(display) + start - at))
+            display.extend(range(at, start))
+            row_of.extend(array("i", [len(display)]) * (end - start))
+            display.append(-(k + 1))
+            at = end
+        n = len(self.pairs)
+        row_of.extend(range(len(display), len(display) + n - at))
+        display.extend(range(at, n))
         self.display = display
         self.row_of_pair = row_of
 
@@ -162,10 +166,15 @@ def side_text(chunk: Chunk) -> list[tuple[str, str]]:
     return [(f" {key}=", _value(value)) for key, value in chunk.items() if key != "type"]
 
 
-def _side_widths(pairs: BehaviorPairs) -> tuple[int, int]:
+FIRST_ROWS = 256
+"""Rows at either end whose widths the first screen's estimate of ``side_widths`` reads."""
+
+
+def _side_widths(pairs: BehaviorPairs, rows: Iterable[int]) -> tuple[int, int]:
+    """The widest chunk of each side among ``rows``."""
     widest = [0, 0]
     body = pairs.assign.body
-    for k in range(len(pairs)):
+    for k in rows:
         # The body's chunks as made (their strings are the analysis' own, not copies), the
         # end's with each block's whole text cut to what a side shows.
         pair = pairs.light(k) if k < body else pairs.head(k, MAX_SIDE)
@@ -175,6 +184,34 @@ def _side_widths(pairs: BehaviorPairs) -> tuple[int, int]:
                 widest[which] = min(MAX_SIDE, max(widest[which], width))
         if widest[0] >= MAX_SIDE and widest[1] >= MAX_SIDE:
             break
+    return widest[0], widest[1]
+
+
+STEP_ROWS = 256
+"""Rows measured in one step of :func:`measure_side_widths` (about 1.5 ms)."""
+
+
+def _first_rows(n: int) -> range | list[int]:
+    """The rows a first screen can show: the first and the last :data:`FIRST_ROWS`."""
+    if n <= 2 * FIRST_ROWS:
+        return range(n)
+    return [*range(FIRST_ROWS), *range(n - FIRST_ROWS, n)]
+
+
+def measure_side_widths(model: DiffModel) -> Generator[None, None, tuple[int, int]]:
+    """The widest chunk of each side over every row of ``model``, a step of
+    :data:`STEP_ROWS` rows at each ``yield`` (the view's first screen is drawn before: a
+    chunk's width is made from its values, so it costs as much as drawing every row, 0.6 s at
+    100,000 rows). Its value is the widths."""
+    widest = [0, 0]
+    rows = len(model.pairs)
+    for start in range(0, rows, STEP_ROWS):
+        with gc_paused():
+            part = _side_widths(model.pairs, range(start, min(start + STEP_ROWS, rows)))
+        widest = [max(widest[0], part[0]), max(widest[1], part[1])]
+        if min(widest) >= MAX_SIDE:
+            break
+        yield
     return widest[0], widest[1]
 
 
@@ -193,11 +230,11 @@ def _width(chunk: Chunk) -> int:
         if cells is None:
             cells = _KEY_CELLS[key] = cell_len(f" {key}=")
         width += cells
+        if type(value) is str and len(value) > MAX_SIDE:
+            value = value[:MAX_SIDE]  # (as wide as a side shows: a 50 MB one read once less)
         if type(value) is str and value.isascii() and value.isprintable():
             width += len(value) + 2 + value.count('"') + value.count("\\")
         else:
-            if type(value) is str and len(value) > MAX_SIDE:
-                value = value[:MAX_SIDE]
             width += cell_len(_value(value))
         if width >= MAX_SIDE:
             return MAX_SIDE
@@ -205,28 +242,30 @@ def _width(chunk: Chunk) -> int:
 
 
 def build_diff_model(trace: Trace) -> DiffModel:
-    """Both behaviors' streams of ``trace``, aligned (pure: worker-safe)."""
-    pairs = _streams(trace)
-    model = DiffModel(trace, pairs)
-    model.side_widths = _side_widths(pairs)
-    same = pairs.same
-    model.differing = same.count(0)
-    inf = float("inf")
-    body = pairs.assign.body
-    model.lines = array("d", map(float, trace.analysis.events.lines[:body]))  # (in bulk)
-    model.lines.extend(
-        inf if (line := pairs.line(k)) is None else float(line) for k in range(body, len(same))
-    )
-    start = None
-    for k, s in enumerate([*same, 0]):
-        if s and start is None:
-            start = k
-        elif not s and start is not None:
-            if k - start >= MIN_RUN:
-                model.runs.append((start, k))
-            start = None
-    model.layout()
+    """Both behaviors' streams of ``trace``, aligned (pure: worker-safe). What a first
+    screen needs, in bulk steps: the sides' widths are estimated from the rows a first
+    screen can show (:func:`measure_side_widths` measures every row afterwards)."""
+    with gc_paused():  # (what is made here forms no cycles: the passes cost a third more)
+        pairs = _streams(trace)
+        model = DiffModel(trace, pairs)
+        model.side_widths = _side_widths(pairs, _first_rows(len(pairs)))
+        # (no row can be wider than a side shows: the widest measured, nothing is left)
+        model.widths_measured = len(pairs) <= 2 * FIRST_ROWS or min(model.side_widths) >= MAX_SIDE
+        same = pairs.same
+        model.differing = same.count(0)
+        inf = float("inf")
+        body = pairs.assign.body
+        model.lines = array("d", map(float, trace.analysis.events.lines[:body]))  # (in bulk)
+        model.lines.extend(
+            inf if (line := pairs.line(k)) is None else float(line) for k in range(body, len(same))
+        )
+        model.runs = [m.span() for m in _RUN.finditer(same)]
+        model.layout()
     return model
+
+
+_RUN = re.compile(b"\x01{%d,}" % MIN_RUN)
+"""A run of identical rows (``same`` holds a byte per row, 1 where the sides are equal)."""
 
 
 def _value(value: Any) -> str:
@@ -287,6 +326,12 @@ class DiffView(ModelView[DiffModel]):
         if keep_position and self.model is not None:
             model.expanded = {k for k in self.model.expanded if k < len(model.runs)}
             model.layout()
+            if not model.widths_measured:  # (what the last state measured, until measured)
+                widest = self.model.side_widths
+                model.side_widths = (
+                    max(model.side_widths[0], widest[0]),
+                    max(model.side_widths[1], widest[1]),
+                )
         self.model = model
         self.set_shape(len(model.display) + 1, self._table_width())
         if keep_position:
@@ -297,6 +342,19 @@ class DiffView(ModelView[DiffModel]):
             self.set_reactive(DiffView.cursor, 1 if model.display else -1)
             if self.selected_line is not None:
                 self.goto_line(self.selected_line)
+
+    def rest(self, model: DiffModel) -> Iterator[None] | None:
+        if model.widths_measured:
+            return None
+        return self._measure(model)
+
+    def _measure(self, model: DiffModel) -> Iterator[None]:
+        """Every row measured (:func:`measure_side_widths`), then the sideways scroll
+        reaching the widest."""
+        widths = yield from measure_side_widths(model)
+        model.side_widths, model.widths_measured = widths, True
+        if model is self.model:
+            self.set_shape(len(model.display) + 1, self._table_width())
 
     def on_resize(self, event: events.Resize) -> None:
         if self.model is not None and self._width != self.size.width:

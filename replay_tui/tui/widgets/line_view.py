@@ -10,6 +10,7 @@ with the column headings (the first ``fixed_rows`` rows) kept at the top.
 
 from __future__ import annotations
 
+import time
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -142,6 +143,9 @@ class LineView(ScrollView, can_focus=True):
         """The row the view itself centred and the user has not moved away from since."""
         self._pending_row: tuple[int, bool] | None = None
         """A row to bring into view (and whether centred) once the view has a height."""
+        self.painted = 0.0
+        """When (``time.perf_counter``) the screen was last drawn after a new model was put on
+        it (:meth:`note_painted`): a model's first paint, as a benchmark reads it."""
         self._squeezed: tuple[int, int] | None = None
         """``(top before, top after)`` of a scroll a resize made to keep the cursor in a view
         too low for it (a layout on its way, a terminal made smaller): nothing having moved
@@ -205,6 +209,13 @@ class LineView(ScrollView, can_focus=True):
         if self.cursor >= rows:
             self.set_reactive(LineView.cursor, rows - 1)
         self.refresh()
+
+    def note_painted(self) -> None:
+        """Note when the screen is next drawn (:attr:`painted`): a new model was shown."""
+        self.call_after_refresh(self._stamp_painted)
+
+    def _stamp_painted(self) -> None:
+        self.painted = time.perf_counter()
 
     def invalidate(self) -> None:
         """Rows must be rendered again (a style or selection they show changed)."""

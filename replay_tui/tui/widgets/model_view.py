@@ -13,6 +13,8 @@ on a 100,000-delta trace, then `G` and `z`, shows the diff expanded at its last 
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -24,7 +26,19 @@ from textual.worker import get_current_worker
 from ...core.trace import Trace
 from .line_view import LineView
 
-__all__ = ["SMALL_BYTES", "SMALL_DELTAS", "ModelBuilt", "ModelShown", "ModelView", "small"]
+__all__ = [
+    "SMALL_BYTES",
+    "SMALL_DELTAS",
+    "STEP_SECONDS",
+    "ModelBuilt",
+    "ModelShown",
+    "ModelView",
+    "small",
+]
+
+STEP_SECONDS = 0.008
+"""How long the screen's thread works at a time on what a view finishes after its first
+screen: a key typed meanwhile waits for one slice, not the whole."""
 
 SMALL_DELTAS = 3000
 SMALL_BYTES = 512 * 1024
@@ -74,6 +88,8 @@ class ModelView(LineView, Generic[M]):
         """A newer state of the trace being built, built when that build is done."""
         self._held: list[tuple[str, str | None]] = []
         """The keys of this view typed while it built its model (key, character)."""
+        self._rest: Iterator[None] | None = None
+        """What is left to do once the model is on screen (:meth:`rest`), a step at a time."""
 
     # -- the keyboard while the model is built ------------------------------------------------
 
@@ -123,6 +139,35 @@ class ModelView(LineView, Generic[M]):
     def show(self, model: M, *, keep_position: bool = False) -> None:
         """Put ``model`` on screen; with ``keep_position`` the cursor and scroll stay."""
         raise NotImplementedError
+
+    def rest(self, model: M) -> Iterator[None] | None:
+        """What is left of ``model`` to build once it is on screen (measuring every row,
+        indexing every line), each ``yield`` a few milliseconds' step: the screen's thread
+        does it in slices of :data:`STEP_SECONDS` between the keys (a thread beside it
+        holds the GIL in turns of 5 ms, and every screen update waited for its turns).
+        None: nothing is left."""
+        return None
+
+    @property
+    def finishing(self) -> bool:
+        """The model is on screen and the rest of it is being built (:meth:`rest`)."""
+        return self._rest is not None
+
+    def _finish(self, model: M) -> None:
+        """Build the rest of ``model`` (:meth:`rest`), once its first screen is drawn."""
+        self._rest = self.rest(model)
+        if self._rest is not None:
+            self.call_after_refresh(self._next_steps, self._rest)
+
+    def _next_steps(self, steps: Iterator[None]) -> None:
+        if steps is not self._rest:  # a newer model's, or stopped
+            return
+        end = time.perf_counter() + STEP_SECONDS
+        for _ in steps:
+            if time.perf_counter() >= end:
+                self.set_timer(0.001, lambda: self._next_steps(steps))
+                return
+        self._rest = None
 
     # -- routing -------------------------------------------------------------------------
 
@@ -174,7 +219,10 @@ class ModelView(LineView, Generic[M]):
         if trace is not self.source:  # a newer trace was routed here meanwhile
             return
         self.loading = False
+        self._rest = None  # (the last model's rest, if any, is not built)
         self.show(model, keep_position=keep)
+        self.note_painted()
+        self._finish(model)
         self.post_message(ModelShown(self))
         if self.screen.focused is self:
             self.screen.refresh_bindings()  # (the footer: the view's keys work now)

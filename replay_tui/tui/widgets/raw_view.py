@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import accumulate, repeat
 from operator import add, sub
@@ -24,7 +25,8 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events, on
 
-from ...core.trace import Trace, utf8_error
+from ...core.sse import PayloadTable
+from ...core.trace import Trace, gc_paused, utf8_error
 from ...core.visible import visible
 from ...core.wire import UNSET, describe_value
 from ..screens.payload import PayloadScreen
@@ -41,9 +43,9 @@ MAX_WIDTH = 4000
 @dataclass(slots=True)
 class RawModel:
     trace: Trace
-    starts: array[int] = field(default_factory=lambda: array("q"))
-    """Byte offset of each line (compact: a capture can have 200,000 lines)."""
-    ends: array[int] = field(default_factory=lambda: array("q"))
+    index: LineIndex
+    """Where each line starts and ends, found as far as a row shown needs (then all of it,
+    in a worker after the first screen)."""
     error_lines: list[int] = field(default_factory=list)
     """The line each note row is under, in order: a line with two notes (invalid UTF-8 and
     an erasing field) is in it twice, and has two rows under it."""
@@ -58,7 +60,13 @@ class RawModel:
     erased: dict[int, str] = field(default_factory=dict)
     """The note shown under each such line: what erased which call's identity, and at which
     column (a long line is cut by the view's width: the note says where to look)."""
+    ascii: bool = False
+    """Every byte of the capture is ASCII (a line's characters are its bytes)."""
+    lengths: dict[int, int] = field(default_factory=dict)
+    """The characters of each line longer than a row shows, once counted (:meth:`head`)."""
     width: int = 0
+    """Cells of the widest row: of the lines indexed so far (all of them once
+    ``index.done``: :meth:`measure` says it again then)."""
     stop: int | None = None
     """The line of the payload that ended the replay: ``[DONE]``, or the one that made the
     harness fail (None: it has not ended, or nothing follows)."""
@@ -68,11 +76,20 @@ class RawModel:
 
     @property
     def lines(self) -> int:
-        return len(self.starts)
+        return self.index.count
 
     @property
     def rows(self) -> int:
-        return len(self.starts) + len(self.error_lines)
+        return self.index.count + len(self.error_lines)
+
+    def measure(self) -> None:
+        """``width`` again, from the lines indexed so far."""
+        gutter = len(str(self.lines)) + 3
+        width = min(self.index.longest, MAX_WIDTH) + gutter
+        width += max(24, len(self.not_replayed_note()) + 4)
+        for message in [*self.messages.values(), *self.erased.values()]:
+            width = max(width, len(message) + gutter + 8)
+        self.width = width
 
     def locate(self, row: int) -> tuple[int, bool]:
         """``(line, is_error_row)`` of display row ``row`` (lines are 1-based)."""
@@ -108,11 +125,62 @@ class RawModel:
     def row_of(self, line: int) -> int:
         return line - 1 + bisect_left(self.error_lines, line)
 
-    def text(self, line: int) -> str:
-        raw = self.trace.raw[self.starts[line - 1] : self.ends[line - 1]]
+    def _bounds(self, line: int, framed: bool) -> tuple[int, int]:
+        """Where line ``line`` starts and ends: from the index (as far as it, indexed on),
+        or with ``framed``, for a payload's line the index has not reached, from where the
+        framer found the payload (the notes under the lines of flags all over a capture do
+        not index all of it)."""
+        index = self.index
+        if framed and len(index.ends) < line and not index.done:
+            found = _framed_line(self.trace, line)
+            if found is not None:
+                return found
+        index.index_to(line)
+        return index.bounds(line) if line <= len(index.ends) else (0, 0)
+
+    def head(self, line: int, limit: int) -> tuple[str, int]:
+        """The first ``limit`` characters of line ``line`` and how many it has: a line of 50
+        MB is not decoded whole each time it is drawn (its length is counted once)."""
+        start, end = self._bounds(line, False)
+        if end - start <= limit:  # (a character is at least a byte: the line is shorter)
+            text = self.text(line)
+            return text, len(text)
+        length = self.lengths.get(line)
+        raw = self.trace.raw
+        if length is None:  # (a capture all ASCII: its bytes; else decoded once)
+            length = end - start if self.ascii else len(self.text(line))
+            self.lengths[line] = length
+        # 4 bytes a character at most: the first ``limit`` (a cut character is one of the
+        # more, not shown). A first line's byte order mark is not a character of it.
+        skip = 3 if line == 1 and raw.startswith(b"\xef\xbb\xbf") else 0
+        text = raw[start + skip : min(end, start + skip + 4 * limit)].decode("utf-8", "replace")
+        return text[:limit], length
+
+    def text(self, line: int, *, framed: bool = False) -> str:
+        """Line ``line`` (1-based), decoded (``framed``: see :meth:`_bounds`)."""
+        start, end = self._bounds(line, framed)
+        raw = self.trace.raw[start:end]
         if line == 1 and raw.startswith(b"\xef\xbb\xbf"):
             raw = raw[3:]
         return raw.decode("utf-8", "replace")
+
+
+def _framed_line(trace: Trace, line: int) -> tuple[int, int] | None:
+    """Where line ``line`` starts and ends, when a payload's data starts on it, read from the
+    framer's table of payloads (None: no payload starts there, or the table does not say)."""
+    payloads = trace.payloads
+    if not isinstance(payloads, PayloadTable):
+        return None
+    columns = payloads.columns()
+    k = bisect_right(columns.lines, line) - 1
+    if k < 0 or columns.lines[k] != line or columns.skip[k] < 0 or columns.raw is not trace.raw:
+        return None
+    start, end = columns.start[k], columns.end[k]
+    raw = trace.raw
+    lf = raw.find(b"\n", start, end)  # (an event of several data lines: its first)
+    end = end if lf < 0 else lf
+    cr = raw.find(b"\r", start, end)
+    return start, end if cr < 0 else cr
 
 
 LINELESS = ("har-body", "truncated-head")
@@ -121,7 +189,7 @@ MAX_UTF8_LINES = 1000
 """Lines with invalid UTF-8 marked at most (Details notes the first anyway)."""
 
 
-def _problems(trace: Trace, starts: Sequence[int]) -> dict[int, str]:
+def _problems(trace: Trace, index: LineIndex, ascii: bool) -> dict[int, str]:
     """The raw model's one read of the trace's decode problems: the message under each line.
 
     Invalid JSON (and chunks the harness cannot walk), invalid UTF-8, an event cut off before
@@ -129,7 +197,7 @@ def _problems(trace: Trace, starts: Sequence[int]) -> dict[int, str]:
     out: dict[int, list[str]] = {}
     for line in trace.errors:
         out.setdefault(line, []).append(trace.error_text(line))
-    for line in _invalid_utf8_lines(trace.raw, starts):
+    for line in [] if ascii else _invalid_utf8_lines(trace.raw, index):
         out.setdefault(line, []).append(
             "invalid UTF-8: shown (and replayed, as the harness does) as U+FFFD �"
         )
@@ -144,13 +212,15 @@ def _problems(trace: Trace, starts: Sequence[int]) -> dict[int, str]:
     return {line: "; ".join(messages) for line, messages in out.items()}
 
 
-def _invalid_utf8_lines(raw: bytes | bytearray, starts: Sequence[int]) -> list[int]:
+def _invalid_utf8_lines(raw: bytes | bytearray, index: LineIndex) -> list[int]:
     """The (1-based) lines holding bytes that are not UTF-8 (one pass over the bytes)."""
     if raw.isascii():
         return []
     bad, _ = utf8_error(raw)  # (a window at a time: never the whole as one string)
     if bad is None:
         return []
+    index.index_all()  # (the lines of a capture with invalid UTF-8: all of them, at once)
+    starts = index.starts
     first = bisect_right(starts, bad)
     lines: list[int] = []
     bounds = [*starts, len(raw)]
@@ -198,7 +268,7 @@ def _erased_notes(trace: Trace, model: RawModel) -> dict[int, str]:
             continue
         whose = f"call {visible(describe_value(flag.call))}'s {flag.field}"
         pattern = model.erasing.get(flag.line)
-        text = visible(model.text(flag.line)) if pattern is not None else ""
+        text = visible(model.text(flag.line, framed=True)) if pattern is not None else ""
         found = None
         if pattern is not None:
             wanted = rf'"{flag.field}"'
@@ -227,62 +297,146 @@ def _mark_after_stop(trace: Trace, model: RawModel) -> None:
 
 
 _PIECE = 1 << 20
-"""Bytes split at a time when indexing lines."""
+"""Bytes indexed at a time."""
 
 
-def _line_bounds(raw: bytes | bytearray) -> tuple[array[int], array[int]]:
-    """Where each line starts, and where each line break is (the last line's end is not
-    included): a capture of LF line breaks is split a megabyte at a time and measured in bulk
-    (its 200,000 lines took a Python step each); one with a CR is read break by break."""
-    starts = array("q", [0])
-    ends = array("q")
-    if b"\r" in raw:
-        for m in _EOL.finditer(raw):
-            ends.append(m.start())
-            starts.append(m.end())
-        return starts, ends
-    at, size = 0, len(raw)
-    while at < size:
-        piece = raw[at : at + _PIECE]
-        lines = piece.split(b"\n")
-        # Each break's offset: the lengths before it, one byte for each break before it.
-        breaks = array("q", accumulate(map(add, map(len, lines[:-1]), repeat(1)), initial=at))
-        del breaks[0]
-        ends.extend(map(sub, breaks, repeat(1)))
-        at += len(piece)
-        del piece, lines
-    starts.extend(map(add, ends, repeat(1)))
-    return starts, ends
+class LineIndex:
+    """Where each line of a capture starts and where its line break is, found a megabyte at
+    a time as far as asked (:meth:`bounds`): a first screen indexes the lines it shows, not
+    the 78 MB of a capture. How many lines there are is counted at once (in bulk: a count
+    of the breaks). Thread-safe: a worker indexes the rest while the view reads."""
+
+    def __init__(self, raw: bytes | bytearray, count: int | None = None) -> None:
+        """``count``: the lines the framer counted as it read ``raw`` (else counted here)."""
+        self._raw = raw
+        self.starts = array("q", [0])
+        """Offset of each line indexed (compact: a capture can have 200,000 lines)."""
+        self.ends = array("q")
+        """Offset of the line break of each line indexed (once ``done``, of every line)."""
+        self.longest = 0
+        """Bytes of the longest line indexed."""
+        self._at = 0
+        """Bytes indexed so far."""
+        self._lock = threading.Lock()
+        size = self._size = len(raw)
+        """(A capture being written may grow in place: its lines as they were when made.)"""
+        if count is None:
+            # _EOL's matches: every \r\n, lone \r and lone \n (each counted in bulk).
+            breaks = raw.count(b"\n")
+            if b"\r" in raw:
+                breaks += raw.count(b"\r") - raw.count(b"\r\n")
+            count = 0 if not size else breaks + (0 if raw.endswith((b"\n", b"\r")) else 1)
+        self.count = count
+        """Lines in the capture (the last one's break, if any, ends it): as counted, then
+        as indexed once ``done``."""
+        self.done = False
+        if not size:
+            self.starts = array("q")
+            self.done = True
+            self.count = 0
+
+    def bounds(self, line: int) -> tuple[int, int]:
+        """The first byte of line ``line`` (1-based) and the end of it (its break's)."""
+        if len(self.ends) < line and not self.done:
+            self.index_to(line)
+        return self.starts[line - 1], self.ends[line - 1]
+
+    def index_to(self, line: int) -> None:
+        """Index at least the first ``line`` lines (all of them when there are fewer)."""
+        while len(self.ends) < line and not self.done:
+            self.step()
+
+    def index_all(self, cancelled: Callable[[], bool] | None = None) -> bool:
+        """Index every line (False: ``cancelled`` said to stop first)."""
+        while not self.done:
+            if cancelled is not None and cancelled():
+                return False
+            self.step()
+        return True
+
+    def step(self) -> None:
+        """Index the next megabyte (the next line break, for a longer line)."""
+        with self._lock:
+            if self.done:
+                return
+            raw, at = self._raw, self._at
+            size = self._size
+            before = len(self.ends)
+            end = min(at + _PIECE, size)
+            lf = raw.find(b"\n", at, size)
+            cr = raw.find(b"\r", at, size if lf < 0 else lf)
+            first = size if lf < 0 and cr < 0 else lf if cr < 0 else cr
+            if first >= end:  # a line longer than a piece: found, not copied
+                after = first + (2 if raw[first : min(first + 2, size)] == b"\r\n" else 1)
+                if first < size:
+                    self.longest = max(self.longest, first - self.starts[-1])
+                    self.ends.append(first)
+                    self.starts.append(after)
+                self._at = end = min(after, size)
+                if end >= size:
+                    self._close(size)
+                return
+            if end < size and raw[end - 1 : end + 1] == b"\r\n":  # (end + 1 <= size)
+                end += 1  # (a \r\n is one break: not cut in two)
+            piece = raw[at:end]
+            sep: bytes | None = b"\n"
+            if b"\r" in piece:  # CRLF alone is split as fast as LF; a lone CR break by break
+                crlf = piece.count(b"\r\n")
+                sep = b"\r\n" if piece.count(b"\r") == crlf == piece.count(b"\n") else None
+            if sep is None:
+                for m in _EOL.finditer(raw, at, end):
+                    self.ends.append(m.start())
+                    self.starts.append(m.end())
+            else:
+                width = len(sep)
+                lines = piece.split(sep)
+                # Each line's end: the lengths before it, and a break after each before it.
+                lengths = map(add, map(len, lines[:-1]), repeat(width))
+                breaks = array("q", accumulate(lengths, initial=at))
+                del breaks[0], lines
+                self.ends.extend(map(sub, breaks, repeat(width)))
+                self.starts.extend(breaks)
+            del piece
+            self._at = end
+            if end >= size:
+                self._close(size)
+            n = len(self.ends)
+            if n > before:
+                new = map(sub, self.ends[before:n], self.starts[before:n])
+                self.longest = max(self.longest, max(new))
+
+    def _close(self, size: int) -> None:
+        """Every byte indexed: the last line ends the capture (unless a break ended it)."""
+        starts, ends = self.starts, self.ends
+        if starts[-1] == size and len(starts) > 1:
+            starts.pop()
+        else:
+            ends.append(size)
+            self.longest = max(self.longest, size - starts[-1])
+        self.count = len(ends)
+        self.done = True
 
 
 def build_raw_model(trace: Trace) -> RawModel:
-    """Index the lines of ``trace.raw`` (pure: worker-safe)."""
-    raw = trace.raw
-    starts, ends = _line_bounds(raw)
-    if starts[-1] == len(raw) and len(starts) > 1:
-        starts.pop()
-    else:
-        ends.append(len(raw))
-    if not raw:
-        starts, ends = array("q"), array("q")
-    model = RawModel(trace, starts, ends)
-    model.messages = _problems(trace, starts)
-    model.erasing = _erasing(trace)
-    model.erased = _erased_notes(trace, model)
-    # A line may have both a decode problem and an erasing field: a row for each.
-    notes = sorted(
-        [(line, 0, "problem") for line in model.messages]
-        + [(line, 1, "erased") for line in model.erased]
-    )
-    model.error_lines = [line for line, _, _ in notes]
-    model.error_kinds = [kind for _, _, kind in notes]
-    model.error_rows = [line + k for k, line in enumerate(model.error_lines)]
-    _mark_after_stop(trace, model)
-    longest = max(map(sub, ends, starts), default=0)
-    gutter = len(str(len(starts))) + 3
-    model.width = min(longest, MAX_WIDTH) + gutter + max(24, len(model.not_replayed_note()) + 4)
-    for message in [*model.messages.values(), *model.erased.values()]:
-        model.width = max(model.width, len(message) + gutter + 8)
+    """The lines of ``trace.raw`` as far as a first screen shows them, and the notes under
+    them (pure: worker-safe; :meth:`LineIndex.index_all` indexes the rest)."""
+    with gc_paused():  # (what is made here forms no cycles)
+        index = LineIndex(trace.raw, trace.framing.lines if trace.source.entry is None else None)
+        index.step()  # (the first megabyte: a first screen's lines, its width)
+        model = RawModel(trace, index, ascii=trace.raw.isascii())
+        model.messages = _problems(trace, index, model.ascii)
+        model.erasing = _erasing(trace)
+        model.erased = _erased_notes(trace, model)
+        # A line may have both a decode problem and an erasing field: a row for each.
+        notes = sorted(
+            [(line, 0, "problem") for line in model.messages]
+            + [(line, 1, "erased") for line in model.erased]
+        )
+        model.error_lines = [line for line, _, _ in notes]
+        model.error_kinds = [kind for _, _, kind in notes]
+        model.error_rows = [line + k for k, line in enumerate(model.error_lines)]
+        _mark_after_stop(trace, model)
+        model.measure()
     return model
 
 
@@ -353,6 +507,19 @@ class RawView(ModelView[RawModel]):
             self.set_reactive(RawView.cursor, 0 if model.rows else -1)
             if self.selected is not None:
                 self.select_lines(*self.selected)
+
+    def rest(self, model: RawModel) -> Iterator[None] | None:
+        return None if model.index.done else self._index_rest(model)
+
+    def _index_rest(self, model: RawModel) -> Iterator[None]:
+        """Every line indexed, a megabyte a step; then the sideways scroll reaching the
+        widest line (and the rows, if the framer counted other lines)."""
+        while not model.index.done:
+            model.index.step()
+            yield
+        model.measure()
+        if model is self.model:
+            self.set_shape(model.rows, model.width)
 
     def _digits(self) -> int:
         return len(str(self.model.lines)) if self.model is not None else 1
@@ -466,11 +633,10 @@ class RawView(ModelView[RawModel]):
             "▌" if selected else "⚠" if problem else " ",
             style("raw-view--error") if problem else style("raw-view--field"),
         )
-        content = model.text(line)
+        content, length = model.head(line, MAX_WIDTH)
         more = ""
-        if len(content) > MAX_WIDTH:
-            more = f" … {len(content) - MAX_WIDTH:,} more characters (c copies the line)"
-            content = content[:MAX_WIDTH]
+        if length > MAX_WIDTH:
+            more = f" … {length - MAX_WIDTH:,} more characters (c copies the line)"
         shown = visible(content)
         head = trace.head
         done = trace.framing.done_line
@@ -523,15 +689,20 @@ class RawView(ModelView[RawModel]):
     def action_inspect(self) -> None:
         """The payload the selected line belongs to (or the line itself), in full."""
         model = self.model
-        got = self.copy_text()
-        if model is None or got is None:
+        if model is None or self.cursor < 0 or model.rows == 0:
             return
-        text, what = got
         line, is_error = model.locate(self.cursor)
-        payloads = model.trace.payloads
-        k = bisect_right(payloads, line, key=lambda p: p.line) - 1
-        if not is_error and k >= 0 and payloads[k].line <= line <= payloads[k].end_line:
-            p = payloads[k]
+        trace = model.trace
+        payloads = trace.payloads
+        if isinstance(payloads, PayloadTable):  # (found without a payload made per probe)
+            k = bisect_right(payloads.columns().lines, line) - 1
+        else:
+            k = bisect_right(payloads, line, key=lambda p: p.line) - 1
+        p = payloads[k] if not is_error and k >= 0 else None
+        if p is not None and p.line <= line <= p.end_line:
+            # c copies the line: decoded when copied (a 50 MB line is decoded once, here
+            # for the window, not twice)
+            what = f"line {line}"
             title = f"payload, lines {p.line}–{p.end_line}" if p.end_line > p.line else what
             sections = [("", p.data.decode("utf-8", "replace"))]
             if line in model.messages:
@@ -539,6 +710,10 @@ class RawView(ModelView[RawModel]):
             for at in range(p.line, p.end_line + 1):
                 if at in model.erased:  # what in it erased an identity, and at which column
                     sections.append((f"line {at}", model.erased[at]))
-            self.app.push_screen(PayloadScreen(title, sections, text))
+            self.app.push_screen(PayloadScreen(title, sections, lambda: model.text(line)))
             return
+        got = self.copy_text()
+        if got is None:
+            return
+        text, what = got
         self.app.push_screen(PayloadScreen(what, [("", text)], text))
