@@ -190,9 +190,11 @@ class _QCall(msgspec.Struct, gc=False):
 class _QDelta(msgspec.Struct, gc=False):
     tool_calls: list[_QCall]
     role: UnsetType | None = UNSET
-    content: UnsetType | None = UNSET
+    content: Literal[""] | UnsetType | None = UNSET
+    """(An empty text beside a call, as DeepSeek-R1 through OpenRouter sends on every delta,
+    says nothing to any library: see :func:`_silent_text`.)"""
     refusal: UnsetType | None = UNSET
-    reasoning_content: UnsetType | None = UNSET
+    reasoning_content: Literal[""] | UnsetType | None = UNSET
     reasoning: UnsetType | None = UNSET
 
 
@@ -263,7 +265,7 @@ def _quiet_tool_payload(data: bytes, args: str) -> tuple[tuple[bool, bool], int]
     delta = _quiet_envelope(raw, checked=True, any_choice=True)
     if delta is None:
         return None
-    if delta.get("content") is not None or delta.get("reasoning_content") is not None:
+    if not _silent_text(delta):
         return None
     calls = delta.get("tool_calls")
     if type(calls) is not list or len(calls) != 1 or type(calls[0]) is not dict:
@@ -281,6 +283,23 @@ def _quiet_tool_payload(data: bytes, args: str) -> tuple[tuple[bool, bool], int]
         if (chunk_ok(kept, True), chunk_ok(kept, False)) != schema:
             return None
     return schema, choice_index
+
+
+def _silent_text(delta: dict[str, Any]) -> bool:
+    """The delta's ``content`` and ``reasoning_content`` are absent, ``null`` or ``""``.
+
+    Beside a tool call an empty text says nothing to any library modelled, as to the
+    analysis (which opens no text block for it): openai-python, openai-node, LiteLLM,
+    LlamaIndex, Semantic Kernel and the Agents SDK for JS do not read a delta's text here;
+    LangChain JS skips a chunk only for a text that is not a string; pydantic-ai starts a
+    text part, and Haystack refuses a text beside a call, only for a non-empty one; the
+    AI SDK's schemas accept any string; the Agents SDK (Python) counts ``""`` as output
+    only on a chunk with a finish reason, which is never quiet."""
+    for key in _TEXT_FIELDS:
+        value = delta.get(key)
+        if value is not None and not (type(value) is str and value == ""):
+            return False
+    return True
 
 
 class _QTextDelta(msgspec.Struct, gc=False):
@@ -744,7 +763,7 @@ def _clean_head(frame: Frame) -> bool:
     ``"function"`` and string arguments. The identity-less continuations that follow it at
     once are then its arguments, for every library (no library has seen the index before)."""
     delta = _quiet_envelope(frame.raw, checked=True)
-    if delta is None or delta.get("content") is not None or delta.get("reasoning_content"):
+    if delta is None or not _silent_text(delta):
         return False
     calls = delta.get("tool_calls")
     if type(calls) is not list or len(calls) != 1 or type(calls[0]) is not dict:

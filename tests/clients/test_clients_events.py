@@ -14,7 +14,9 @@ The streams mix what gateways send: 1 to 3 calls, interleaved at random; continu
 ``id``, ``name`` and ``type`` are absent, ``null``, ``""``, the value again, a new value
 mid-stream or the string ``"null"``; text before and between the calls; envelopes that change
 (a ``created`` per payload, a role, usage, a finish reason); now and then two deltas in one
-payload or a delta without ``function``. And what no library should fold on, so that the
+payload or a delta without ``function``; an empty ``content`` or ``reasoning_content`` beside
+the deltas; payloads of several choices, each with a delta of its own (:func:`_another_choice`).
+And what no library should fold on, so that the
 folding is shown not to: a usage object in every chunk (its counts changing, now and then of
 a type a schema rejects), chunk ids, ``system_fingerprint`` and unknown fields that vary per
 payload, SSE ``event:`` lines (``message``, now and then ``error``) and ``id:`` lines, and
@@ -116,6 +118,8 @@ def streams(draw: st.DrawFn) -> str:
             return draw(st.integers(0, 2))
         return 0 if c is None else choice_of[c]
 
+    beside = _beside(draw)
+    several = draw(st.sampled_from([0, 0, 1, 3]))  # how often a payload takes several choices
     if draw(st.booleans()):
         chunks.append({"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]})
     for k in range(draw(st.integers(0, 4))):
@@ -132,6 +136,7 @@ def streams(draw: st.DrawFn) -> str:
             continue
         if roll == 1:
             delta["content"] = "and "
+        beside(delta)
         chunk: dict[str, Any] = {"choices": [{"index": choice_for(c), "delta": delta}]}
         if roll == 2:
             chunk["choices"][0]["finish_reason"] = None
@@ -140,6 +145,8 @@ def streams(draw: st.DrawFn) -> str:
         if draw(st.integers(0, 12)) == 0:
             text = {"index": choice_for(c), "delta": {"content": "text between "}}
             chunks.append({"choices": [text]})
+        if _another_choice(draw, several, chunks, chunk):
+            continue
         chunks.append(chunk)
     if draw(st.integers(0, 4)):
         chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
@@ -151,6 +158,52 @@ def streams(draw: st.DrawFn) -> str:
     if draw(st.integers(0, 5)):
         out.append("data: [DONE]\n\n")
     return "".join(out)
+
+
+def _beside(draw: st.DrawFn) -> Any:
+    """What a stream sends beside each tool-call delta, drawn once per stream: nothing, or an
+    empty ``content`` or ``reasoning_content`` on every delta (DeepSeek-R1 through OpenRouter),
+    or on some of them, now and then ``null``."""
+    mode = draw(st.sampled_from(["none", "none", "content", "reasoning_content", "some"]))
+
+    def dress(delta: dict[str, Any]) -> None:
+        if mode == "none":
+            return
+        if mode == "some":
+            roll = draw(st.integers(0, 5))
+            if roll < 3:
+                delta[("content", "reasoning_content", "content")[roll]] = ""
+            elif roll == 3:
+                delta["content"] = None
+            return
+        delta.setdefault(mode, "")
+
+    return dress
+
+
+def _another_choice(
+    draw: st.DrawFn, several: int, chunks: list[dict[str, Any]], chunk: dict[str, Any]
+) -> bool:
+    """Now and then (``several``: 0 never, else one in that many draws) the chunk's choice
+    goes into the payload before, beside the choices it has (when its choices all carry a
+    tool-call delta): a payload of several choices, each a delta of its own, in the order
+    drawn — its index drawn too (0 again, 1 or 2), or the one the chunk had."""
+    if not several or not chunks or draw(st.integers(1, several)) != 1:
+        return False
+    before = chunks[-1]
+    cs = before.get("choices")
+    if not cs or any("tool_calls" not in c["delta"] for c in cs) or len(cs) >= 4:
+        return False
+    if "finish_reason" in chunk["choices"][0] or set(chunk) - {"choices"}:
+        return False
+    choice = chunk["choices"][0]
+    if draw(st.booleans()):
+        choice["index"] = draw(st.integers(0, 2))
+    if draw(st.integers(0, 3)) == 0:
+        cs.insert(0, choice)
+    else:
+        cs.append(choice)
+    return True
 
 
 def _dressed(draw: st.DrawFn, chunks: list[dict[str, Any]], created: bool = False) -> list[str]:
@@ -279,6 +332,8 @@ def repeating_streams(draw: st.DrawFn) -> str:
     taken = [0] * n_calls
     chunks: list[dict[str, Any]] = []
     calls: list[int | None] = []
+    beside = _beside(draw)
+    several = draw(st.sampled_from([0, 0, 1, 3]))
     if draw(st.booleans()):
         chunks.append({"choices": [{"index": 0, "delta": {"role": "assistant"}}]})
         calls.append(None)
@@ -287,6 +342,7 @@ def repeating_streams(draw: st.DrawFn) -> str:
         taken[c] += 1
         calls.append(c)
         chunk: dict[str, Any] = {"choices": [{"index": 0, "delta": {"tool_calls": [d]}}]}
+        beside(chunk["choices"][0]["delta"])
         roll = draw(st.integers(0, 40))
         if roll == 0:
             chunk["choices"][0]["delta"]["content"] = "and "
@@ -299,6 +355,12 @@ def repeating_streams(draw: st.DrawFn) -> str:
         chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
         calls.append(None)
     _choices(draw, chunks, calls)
+    if several:  # (after the choices' indexes are drawn: a choice moved keeps its own)
+        kept: list[dict[str, Any]] = []
+        for chunk in chunks:
+            if not _another_choice(draw, several, kept, chunk):
+                kept.append(chunk)
+        chunks = kept
     return "".join(_dressed(draw, chunks)) + "data: [DONE]\n\n"
 
 
