@@ -5,9 +5,13 @@ payload again and running 18 models over 100,000 frames. What a library does wit
 delta depends only on what changes: a call opened, an ``id``, ``name`` or ``type`` sent that
 differs from what the call was sent before, a blank value (``null``, ``""``) sent for the first
 time since the identity last changed, a non-empty value sent again (which some libraries
-double), anything beside the delta (text, a role, a finish reason, an error, a second choice
-or delta, a chunk a schema rejects). Every other tool-call payload is *quiet*: an arguments
-piece for a call already open. :func:`compact_frames` keeps each payload that changes
+double), anything beside the delta (a non-empty text, a role, a finish reason, an error, a
+second delta in its choice, a chunk a schema rejects). Every other tool-call payload is
+*quiet*: an arguments piece for a call already open (an empty text beside it says nothing,
+see :func:`_silent_text`). A payload of several choices, each one quiet delta (n=2 and more),
+is quiet too: its deltas join the run in payload order, as the libraries that mix the choices
+read them, and the libraries that read one choice read the run's view of it
+(:meth:`.base.Quiet.view`). :func:`compact_frames` keeps each payload that changes
 something as its own frame and gathers each run of quiet payloads — of one call, or of several
 calls interleaved — into one :class:`~.base.Quiet`, which a library reads as one frame per call
 with the pieces joined once (the few libraries that care how calls alternate walk its compact
@@ -500,6 +504,8 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     that counts up, an id per payload) each payload is judged on its own, without making and
     remembering its shape."""
     quiet_text = _TextShapes().text
+    many_shapes: dict[tuple[bytes, ...], tuple[tuple[bool, bool], ...] | None] = {}
+    """The payloads of several choices judged, by their bytes around the arguments tokens."""
     encode = _encode
     out: list[Frame | Quiet] = []
     run: Quiet | None = None
@@ -516,9 +522,38 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
             entry = refs[e]
             e += 1
             if e < n_events and event_lines[e] == line:
-                entry = _NO_ENTRY  # several deltas or pieces in one payload: a frame of its own
+                # several deltas or pieces in one payload: quiet when it is several choices,
+                # each a quiet delta (n=2 and more), else a frame of its own
+                entry = _NO_ENTRY
+                first = e - 1
                 while e < n_events and event_lines[e] == line:
                     e += 1
+                many = (
+                    None
+                    if i in unusual or i in errors
+                    else _quiet_many(refs[first:e], states, deltas_of, data_of(i), many_shapes)
+                )
+                if many is not None:
+                    if held is not None:
+                        _absorb(out, held)
+                        held = None
+                    if text_run is not None:
+                        out.append(_text_frame(trace, *text_run))
+                        text_run = None
+                    for c, index, args, cid, name, other, later in many:
+                        if run is None or not run.fits(c, None):
+                            run = Quiet(line)
+                            out.append(run)
+                        run.add(c, index, args, line, cid, name, None, other, later)
+                        st = states[c]
+                        assert st is not None
+                        # (the delta before, as a library reading one choice saw it, may be
+                        # another: nothing repeats these)
+                        st.prev_id = st.prev_name = _NOPREV
+                    assert run is not None
+                    part = run.stretches[-1]
+                    sizes = run.sizes
+                    continue
         if entry >= 0 and i not in unusual and i not in errors:
             # one tool-call delta: quiet when it says nothing new to any library
             c = entry >> 33
@@ -751,6 +786,119 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     return out
 
 
+def _quiet_many(
+    refs: Any,
+    states: list[_CallState | None],
+    deltas_of: list[list[Any]],
+    data: bytes,
+    table: dict[tuple[bytes, ...], tuple[tuple[bool, bool], ...] | None],
+) -> list[tuple[int, Any, str, Any, Any, bool, bool]] | None:
+    """A payload of several choices, each one tool-call delta that is quiet on its own, and
+    nothing else said: each delta as ``(call, index, arguments, id, name, not read by the
+    libraries that read the choice of index 0, not read by those that read choices[0])``,
+    in payload order; ``None`` when it says something.
+
+    Each delta's ``id`` and ``name`` must be absent or a blank value its call was sent
+    already (no repeat: the delta before, for a library that reads one choice, may be
+    another), its index the call's and its type absent or the one in force. Read one after
+    another they are what a library that mixes the choices reads from the payload (it walks
+    its choices in order and keeps no state per chunk that a quiet delta touches); a library
+    that reads one choice reads the one piece of it (see :meth:`.base.Quiet.view`)."""
+    got = []
+    for r in refs:
+        if r < 0 or r & 1:
+            return None
+        c = r >> 33
+        st = states[c]
+        if st is None:
+            return None
+        d = deltas_of[c][(r >> 1) & 0xFFFFFFFF]
+        fn = d.function
+        if type(fn) is not Function or type(fn.arguments) is not str:
+            return None
+        cid, name, index, kind = d.id, fn.name, d.index, d.type
+        seen = st.seen
+        for value, null, empty in ((cid, _ID_NULL, _ID_EMPTY), (name, _NAME_NULL, _NAME_EMPTY)):
+            if value is UNSET:
+                continue
+            if value is None:
+                need = null
+            elif type(value) is str and value == "":
+                need = empty
+            else:
+                return None
+            if not seen & need:
+                return None
+        if not (type(index) is int and index == st.index):
+            return None
+        if kind is not UNSET and (not _same(kind, st.type) or kind == "custom"):
+            return None
+        got.append((c, index, fn.arguments, cid, name))
+    said = _many_said(data, [g[2] for g in got], table)
+    if said is None:
+        return None
+    return [(*g, other, later) for g, (later, other) in zip(got, said, strict=True)]
+
+
+_SENTINELS = [_encode(f"\x00replay-tui {k}") for k in range(64)]
+
+
+def _many_said(
+    data: bytes,
+    pieces: list[str],
+    table: dict[tuple[bytes, ...], tuple[tuple[bool, bool], ...] | None],
+) -> tuple[tuple[bool, bool], ...] | None:
+    """What a payload of several choices says (:func:`_quiet_many_payload`), judged once per
+    shape: its bytes around each piece's token, found in order. A shape is judged on a copy
+    with a token of its own in each place, so that a token found where no arguments are (a
+    piece ``""`` beside an ``id: ""``) makes it say something, never a wrong shape."""
+    if len(pieces) > len(_SENTINELS):
+        return None
+    segments = []
+    at = 0
+    for piece in pieces:
+        token = _encode(piece)
+        found = data.find(token, at)
+        if found < 0:  # (an escape msgspec does not make: judged as a frame)
+            return None
+        segments.append(data[at:found])
+        at = found + len(token)
+    segments.append(data[at:])
+    key = tuple(segments)
+    if key in table:
+        return table[key]
+    if len(table) >= _CACHE_LIMIT:
+        table.clear()
+    marks = _SENTINELS[: len(pieces)]
+    probe = b"".join(p for pair in zip(segments[:-1], marks, strict=True) for p in pair)
+    probe += segments[-1]
+    said = table[key] = _quiet_many_payload(probe, len(pieces))
+    return said
+
+
+def _quiet_many_payload(data: bytes, count: int) -> tuple[tuple[bool, bool], ...] | None:
+    """``data`` (with the sentinel tokens as its pieces) is ``count`` choices, each holding
+    one tool-call delta whose arguments are the sentinels in order, and a chunk that says
+    nothing else (:class:`_QChunk`: both of the AI SDK's schemas accept it); per delta,
+    whether its choice is not ``choices[0]``, and whether it is not the first choice of
+    index 0 (the one the Agents SDK for JS reads)."""
+    try:
+        chunk = _quiet_shape(data)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    cs = chunk.choices
+    if len(cs) != count:
+        return None
+    zero = next((k for k, choice in enumerate(cs) if choice.index == 0), -1)
+    out = []
+    for k, choice in enumerate(cs):
+        tcs = choice.delta.tool_calls
+        if len(tcs) != 1 or _encode(tcs[0].function.arguments) != _SENTINELS[k]:
+            return None
+        out.append((k != 0, k != zero))
+    return tuple(out)
+
+
 def _head_arguments(frame: Frame) -> str:
     fn = frame.chunk.choices[0].delta.tool_calls[0].function  # type: ignore[index, union-attr]
     assert type(fn) is Function and type(fn.arguments) is str
@@ -825,7 +973,11 @@ def _follow(
     if type(cs) is not list:
         return opened
     single = len(cs) == 1
-    for choice in cs:
+    # several choices, each one delta: a blank value in choices[0] is read by every library
+    # (the ones that read choices[0] alone, the ones that mix the choices; the Agents SDK for
+    # JS, reading the choice of index 0, takes no blank value), one in a later choice is not
+    many = not single and valid and all(_one_delta(choice) for choice in cs)
+    for position, choice in enumerate(cs):
         delta = choice.delta
         if not delta:
             continue
@@ -850,12 +1002,12 @@ def _follow(
                     and type(fn) is Function
                     and type(name) is str
                     and name.strip()
-                    and single
                     and valid
+                    and (single or _opens_everywhere(cs, c, order_of))
                 ):
                     continue  # not yet: its next delta is a frame of its own too
                 st = states[c] = _CallState(index, d.type)
-                st.prev_id, st.prev_name = d.id, name
+                st.prev_id, st.prev_name = (d.id, name) if single else (_NOPREV, _NOPREV)
                 st.named = True
                 st.bound = d.type == "function"
                 st.schema = (schema_ok(frame, True), schema_ok(frame, False))
@@ -876,6 +1028,13 @@ def _follow(
                 st.type = d.type
                 st.seen = 0
                 st.prev_id = st.prev_name = _NOPREV  # (and no repeat of what it sent counts)
+            elif many and type(fn) is Function:
+                seen = _seen_after(st.seen, d.id, _NOPREV, name, _NOPREV)
+                # (a blank value a later choice sent is not counted: choices[0] alone did not
+                # read it; any other value starts afresh)
+                st.seen = seen if position == 0 else seen & st.seen
+                if not st.bound:
+                    st.seen &= ~_NAME_BITS
             elif not clean or not valid:
                 st.seen = 0
             else:
@@ -886,6 +1045,43 @@ def _follow(
                 st.named = st.named or (type(name) is str and name != "")
                 st.bound = st.bound or (st.type == "function" and st.named)
     return opened
+
+
+def _one_delta(choice: Any) -> bool:
+    delta = choice.delta
+    tcs = delta.tool_calls if delta else None
+    return type(tcs) is list and len(tcs) == 1
+
+
+def _opens_everywhere(cs: list[Any], c: int, order_of: dict[Any, int]) -> bool:
+    """A chunk of several choices, each one tool-call delta, opens call ``c`` for every
+    library: ``choices[0]`` holds a delta of it (what the libraries that read that choice
+    alone see), and every delta of it has an integer index, a function object with a name
+    that is not blank, and the same ``type`` (what the call's type is then, whichever of
+    them a library reads last)."""
+    from ..core.translator import index_key
+
+    kinds = []
+    for k, choice in enumerate(cs):
+        delta = choice.delta
+        tcs = delta.tool_calls if delta else None
+        if type(tcs) is not list or len(tcs) != 1:
+            return False
+        d = tcs[0]
+        if order_of.get(index_key(d.index)) != c:
+            if k == 0:
+                return False
+            continue
+        fn = d.function
+        if not (
+            type(d.index) is int
+            and type(fn) is Function
+            and type(fn.name) is str
+            and fn.name.strip()
+        ):
+            return False
+        kinds.append(d.type)
+    return all(_same(kind, kinds[0]) for kind in kinds)
 
 
 def _seen_after(seen: int, cid: Any, prev_id: Any, name: Any, prev_name: Any) -> int:

@@ -60,7 +60,8 @@ PIECES = ['{"a', '": ', '"x', "y", 'z"', "}", " ", "1", ",", '{"b": 2}', ""]
 
 
 @st.composite
-def streams(draw: st.DrawFn) -> str:
+def streams(draw: st.DrawFn, several: int | None = None) -> str:
+    """``several``: how often a payload takes several choices (drawn when not given)."""
     n_calls = draw(st.integers(1, 3))
     per_call: list[list[dict[str, Any]]] = []
     for c in range(n_calls):
@@ -119,7 +120,8 @@ def streams(draw: st.DrawFn) -> str:
         return 0 if c is None else choice_of[c]
 
     beside = _beside(draw)
-    several = draw(st.sampled_from([0, 0, 1, 3]))  # how often a payload takes several choices
+    if several is None:  # how often a payload takes several choices
+        several = draw(st.sampled_from([0, 0, 1, 3]))
     if draw(st.booleans()):
         chunks.append({"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]})
     for k in range(draw(st.integers(0, 4))):
@@ -295,7 +297,7 @@ def test_the_gathered_stream_gives_every_library_what_the_payloads_give(body: st
 
 
 @st.composite
-def repeating_streams(draw: st.DrawFn) -> str:
+def repeating_streams(draw: st.DrawFn, several: int | None = None) -> str:
     """Streams whose continuations re-send one identity for a stretch, as LiteLLM's proxy and
     MiniMax do: per call, stretches of one ``(id, name, type)`` each — the value, another,
     the string ``"null"``, ``null``, ``""`` or absent; ``type`` absent, ``"function"``,
@@ -333,7 +335,8 @@ def repeating_streams(draw: st.DrawFn) -> str:
     chunks: list[dict[str, Any]] = []
     calls: list[int | None] = []
     beside = _beside(draw)
-    several = draw(st.sampled_from([0, 0, 1, 3]))
+    if several is None:
+        several = draw(st.sampled_from([0, 0, 1, 3]))
     if draw(st.booleans()):
         chunks.append({"choices": [{"index": 0, "delta": {"role": "assistant"}}]})
         calls.append(None)
@@ -367,6 +370,83 @@ def repeating_streams(draw: st.DrawFn) -> str:
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(repeating_streams())
 def test_a_run_of_repeats_gives_every_library_what_the_payloads_give(body: str) -> None:
+    trace = _trace(body)
+    meant = meant_calls(trace.analysis.calls)
+    one_by_one = assess_frames(frames(trace), meant)
+    gathered = assess_frames(compact_frames(trace), meant)
+    for key in POLICIES:
+        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+
+
+@st.composite
+def choices_streams(draw: st.DrawFn) -> str:
+    """n=2 to 4: each choice one call, at tool index 0 in every choice or one index each; the
+    heads in one payload or one each; then payloads that carry the next delta of some of the
+    choices (in an order drawn, now and then one alone), each continuation's ``id`` and
+    ``name`` absent, blank or now and then the value again, its ``type`` absent or now and
+    then sent, an empty text beside it or not; the calls' indexes may start at 1 (no choice
+    of index 0)."""
+    n = draw(st.integers(2, 4))
+    shared = draw(st.booleans())  # every call at tool index 0 (mixed under it)
+    base = draw(st.sampled_from([0, 0, 1]))
+    beside = _beside(draw)
+    heads = []
+    for k in range(n):
+        head: dict[str, Any] = {"index": 0 if shared else k, "id": f"call_{k}"}
+        if draw(st.booleans()):
+            head["type"] = "function"
+        name = draw(st.sampled_from([f"tool_{k}", f"tool_{k}", "tool_0", "", None]))
+        head["function"] = {"name": name, "arguments": draw(st.sampled_from(["", '{"a']))}
+        heads.append({"index": base + k, "delta": {"tool_calls": [head]}})
+    chunks: list[dict[str, Any]] = []
+    if draw(st.booleans()):
+        chunks.append({"choices": heads})
+    else:
+        chunks += [{"choices": [h]} for h in heads]
+    pattern = [(draw(st.sampled_from(BLANKS)), draw(st.sampled_from(BLANKS))) for _ in range(n)]
+    for _ in range(draw(st.integers(1, 30))):
+        some = draw(st.permutations(range(n)))
+        if draw(st.integers(0, 5)) == 0:
+            some = some[: draw(st.integers(1, n))]
+        cs = []
+        for k in some:
+            d: dict[str, Any] = {"index": 0 if shared else k}
+            cid, name = pattern[k]
+            roll = draw(st.integers(0, 20))
+            if roll == 0:
+                cid = f"call_{k}"
+            elif roll == 1:
+                name = f"tool_{k}"
+            elif roll == 2:
+                pattern[k] = cid, name = (draw(st.sampled_from(BLANKS)), name)
+            if cid is not ABSENT:
+                d["id"] = cid
+            if draw(st.integers(0, 8)) == 0:
+                d["type"] = draw(st.sampled_from(["function", "function", None]))
+            f: dict[str, Any] = {"arguments": draw(st.sampled_from(PIECES))}
+            if name is not ABSENT:
+                f["name"] = name
+            d["function"] = f
+            delta: dict[str, Any] = {"tool_calls": [d]}
+            beside(delta)
+            cs.append({"index": base + k, "delta": delta})
+        chunks.append({"choices": cs})
+    for k in range(n):
+        if draw(st.integers(0, 4)):
+            chunks.append(
+                {"choices": [{"index": base + k, "delta": {}, "finish_reason": "tool_calls"}]}
+            )
+    return "".join(_dressed(draw, chunks)) + "data: [DONE]\n\n"
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(choices_streams(), streams(several=2), repeating_streams(several=2)))
+def test_payloads_of_several_choices_give_every_library_what_they_give_one_by_one(
+    body: str,
+) -> None:
+    # payloads of several choices, each a delta (n=2 and more): the libraries that mix the
+    # choices, read choices[0] alone or the choice of index 0 each come out as payload by
+    # payload
     trace = _trace(body)
     meant = meant_calls(trace.analysis.calls)
     one_by_one = assess_frames(frames(trace), meant)
