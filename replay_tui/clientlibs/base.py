@@ -528,22 +528,28 @@ class Quiet:
         for part, first, size in self.runs():
             key = id(part)
             skip = skips[key]
-            for k in range(first, first + size):
-                if k in skip:
-                    continue
-                sub = subs.get(key)
-                if sub is None:
-                    sub = subs[key] = QuietCall(part.index, part.pair)
-                    out.calls[len(out.calls)] = sub
-                    if not stretches:
-                        out.line = part.lines[k]
-                if key != last:
-                    stretches.append(sub)
-                    sizes.append(0)
-                    last = key
-                sizes[-1] += 1
-                sub.pieces.append(part.pieces[k])
-                sub.lines.append(part.lines[k])
+            kept = [k for k in range(first, first + size) if k not in skip] if skip else None
+            if kept is not None and not kept:
+                continue
+            sub = subs.get(key)
+            if sub is None:
+                sub = subs[key] = QuietCall(part.index, part.pair)
+                out.calls[len(out.calls)] = sub
+                if not stretches:
+                    out.line = part.lines[first if kept is None else kept[0]]
+            if key != last:
+                stretches.append(sub)
+                sizes.append(0)
+                last = key
+            if kept is None:
+                sizes[-1] += size
+                sub.pieces += part.pieces[first : first + size]
+                sub.lines += part.lines[first : first + size]
+            else:
+                sizes[-1] += len(kept)
+                pieces, lines = part.pieces, part.lines
+                sub.pieces += [pieces[k] for k in kept]
+                sub.lines += [lines[k] for k in kept]
         parts = {id(p): p for p in self.calls.values()}
         for key, sub in subs.items():
             part = parts[key]

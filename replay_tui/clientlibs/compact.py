@@ -506,6 +506,8 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     quiet_text = _TextShapes().text
     many_shapes: dict[tuple[bytes, ...], tuple[tuple[bool, bool], ...] | None] = {}
     """The payloads of several choices judged, by their bytes around the arguments tokens."""
+    many_last: list[Any] = [None]
+    """The last of them found quiet: ``(its bytes around the tokens, what it says)``."""
     encode = _encode
     out: list[Frame | Quiet] = []
     run: Quiet | None = None
@@ -531,7 +533,9 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                 many = (
                     None
                     if i in unusual or i in errors
-                    else _quiet_many(refs[first:e], states, deltas_of, data_of(i), many_shapes)
+                    else _quiet_many(
+                        refs[first:e], states, deltas_of, data_of(i), many_shapes, many_last
+                    )
                 )
                 if many is not None:
                     if held is not None:
@@ -541,18 +545,31 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                         out.append(_text_frame(trace, *text_run))
                         text_run = None
                     for c, index, args, cid, name, other, later in many:
+                        # (the delta before, as a library reading one choice saw it, may be
+                        # another: nothing repeats these)
+                        st = states[c]
+                        assert st is not None
+                        st.prev_id = st.prev_name = _NOPREV
+                        if run is not None and c == run._last and part.pair is None:
+                            # (Quiet.add, inlined for the common case)
+                            sizes[-1] += 1
+                            part.pieces.append(args)
+                            part.lines.append(line)
+                            part.last_id = cid
+                            part.last_name = name
+                            part.id_nulls += cid is None
+                            part.name_nulls += name is None
+                            if other:
+                                part.elsewhere()
+                            if later:
+                                part.behind()
+                            continue
                         if run is None or not run.fits(c, None):
                             run = Quiet(line)
                             out.append(run)
+                            sizes = run.sizes
                         run.add(c, index, args, line, cid, name, None, other, later)
-                        st = states[c]
-                        assert st is not None
-                        # (the delta before, as a library reading one choice saw it, may be
-                        # another: nothing repeats these)
-                        st.prev_id = st.prev_name = _NOPREV
-                    assert run is not None
-                    part = run.stretches[-1]
-                    sizes = run.sizes
+                        part = run.stretches[-1]
                     continue
         if entry >= 0 and i not in unusual and i not in errors:
             # one tool-call delta: quiet when it says nothing new to any library
@@ -792,6 +809,7 @@ def _quiet_many(
     deltas_of: list[list[Any]],
     data: bytes,
     table: dict[tuple[bytes, ...], tuple[tuple[bool, bool], ...] | None],
+    last: list[Any],
 ) -> list[tuple[int, Any, str, Any, Any, bool, bool]] | None:
     """A payload of several choices, each one tool-call delta that is quiet on its own, and
     nothing else said: each delta as ``(call, index, arguments, id, name, not read by the
@@ -817,24 +835,28 @@ def _quiet_many(
         if type(fn) is not Function or type(fn.arguments) is not str:
             return None
         cid, name, index, kind = d.id, fn.name, d.index, d.type
-        seen = st.seen
-        for value, null, empty in ((cid, _ID_NULL, _ID_EMPTY), (name, _NAME_NULL, _NAME_EMPTY)):
-            if value is UNSET:
-                continue
-            if value is None:
-                need = null
-            elif type(value) is str and value == "":
-                need = empty
-            else:
-                return None
-            if not seen & need:
-                return None
         if not (type(index) is int and index == st.index):
             return None
+        if cid is not UNSET or name is not UNSET:
+            seen = st.seen
+            for value, null, empty in (
+                (cid, _ID_NULL, _ID_EMPTY),
+                (name, _NAME_NULL, _NAME_EMPTY),
+            ):
+                if value is UNSET:
+                    continue
+                if value is None:
+                    need = null
+                elif type(value) is str and value == "":
+                    need = empty
+                else:
+                    return None
+                if not seen & need:
+                    return None
         if kind is not UNSET and (not _same(kind, st.type) or kind == "custom"):
             return None
         got.append((c, index, fn.arguments, cid, name))
-    said = _many_said(data, [g[2] for g in got], table)
+    said = _many_said(data, [g[2] for g in got], table, last)
     if said is None:
         return None
     return [(*g, other, later) for g, (later, other) in zip(got, said, strict=True)]
@@ -847,17 +869,35 @@ def _many_said(
     data: bytes,
     pieces: list[str],
     table: dict[tuple[bytes, ...], tuple[tuple[bool, bool], ...] | None],
+    last: list[Any],
 ) -> tuple[tuple[bool, bool], ...] | None:
     """What a payload of several choices says (:func:`_quiet_many_payload`), judged once per
     shape: its bytes around each piece's token, found in order. A shape is judged on a copy
     with a token of its own in each place, so that a token found where no arguments are (a
-    piece ``""`` beside an ``id: ""``) makes it say something, never a wrong shape."""
+    piece ``""`` beside an ``id: ""``) makes it say something, never a wrong shape. Those
+    bytes with any JSON strings in those places are the same chunk with other arguments:
+    ``last`` holds the last shape found quiet, compared in place first (no copy, no search)."""
     if len(pieces) > len(_SENTINELS):
         return None
+    tokens = [_encode(piece) for piece in pieces]
+    known = last[0]
+    if known is not None and len(known[0]) == len(tokens) + 1:
+        segments = known[0]
+        at = 0
+        for segment, token in zip(segments, tokens, strict=False):
+            if not data.startswith(segment, at):
+                break
+            at += len(segment)
+            if not data.startswith(token, at):
+                break
+            at += len(token)
+        else:
+            if len(data) - at == len(segments[-1]) and data.endswith(segments[-1]):
+                said: tuple[tuple[bool, bool], ...] | None = known[1]
+                return said
     segments = []
     at = 0
-    for piece in pieces:
-        token = _encode(piece)
+    for token in tokens:
         found = data.find(token, at)
         if found < 0:  # (an escape msgspec does not make: judged as a frame)
             return None
@@ -866,13 +906,16 @@ def _many_said(
     segments.append(data[at:])
     key = tuple(segments)
     if key in table:
-        return table[key]
-    if len(table) >= _CACHE_LIMIT:
-        table.clear()
-    marks = _SENTINELS[: len(pieces)]
-    probe = b"".join(p for pair in zip(segments[:-1], marks, strict=True) for p in pair)
-    probe += segments[-1]
-    said = table[key] = _quiet_many_payload(probe, len(pieces))
+        said = table[key]
+    else:
+        if len(table) >= _CACHE_LIMIT:
+            table.clear()
+        marks = _SENTINELS[: len(pieces)]
+        probe = b"".join(p for pair in zip(segments[:-1], marks, strict=True) for p in pair)
+        probe += segments[-1]
+        said = table[key] = _quiet_many_payload(probe, len(pieces))
+    if said is not None:
+        last[0] = (key, said)
     return said
 
 
