@@ -544,7 +544,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                     if text_run is not None:
                         out.append(_text_frame(trace, *text_run))
                         text_run = None
-                    for c, index, args, cid, name, other, later in many:
+                    for (c, index, args, cid, name), (later, other) in zip(*many, strict=True):
                         # (the delta before, as a library reading one choice saw it, may be
                         # another: nothing repeats these)
                         st = states[c]
@@ -560,9 +560,13 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                             part.id_nulls += cid is None
                             part.name_nulls += name is None
                             if other:
-                                part.elsewhere()
+                                if part.others is None:
+                                    part.others = []
+                                part.others.append(len(part.pieces) - 1)
                             if later:
-                                part.behind()
+                                if part.later is None:
+                                    part.later = []
+                                part.later.append(len(part.pieces) - 1)
                             continue
                         if run is None or not run.fits(c, None):
                             run = Quiet(line)
@@ -810,11 +814,12 @@ def _quiet_many(
     data: bytes,
     table: dict[tuple[bytes, ...], tuple[tuple[bool, bool], ...] | None],
     last: list[Any],
-) -> list[tuple[int, Any, str, Any, Any, bool, bool]] | None:
+) -> tuple[list[tuple[int, Any, str, Any, Any]], tuple[tuple[bool, bool], ...]] | None:
     """A payload of several choices, each one tool-call delta that is quiet on its own, and
-    nothing else said: each delta as ``(call, index, arguments, id, name, not read by the
-    libraries that read the choice of index 0, not read by those that read choices[0])``,
-    in payload order; ``None`` when it says something.
+    nothing else said: ``(deltas, places)``, each delta as ``(call, index, arguments, id,
+    name)`` in payload order and its place as ``(not read by the libraries that read
+    choices[0], not read by those that read the choice of index 0)``; ``None`` when it says
+    something.
 
     Each delta's ``id`` and ``name`` must be absent or a blank value its call was sent
     already (no repeat: the delta before, for a library that reads one choice, may be
@@ -859,7 +864,7 @@ def _quiet_many(
     said = _many_said(data, [g[2] for g in got], table, last)
     if said is None:
         return None
-    return [(*g, other, later) for g, (later, other) in zip(got, said, strict=True)]
+    return got, said
 
 
 _SENTINELS = [_encode(f"\x00replay-tui {k}") for k in range(64)]
