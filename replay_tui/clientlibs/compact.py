@@ -100,10 +100,10 @@ class _CallState:
         while the call was typed ``function`` and named. Until then a blank name a frame
         sends is not counted as sent: the binding that frame may make turns the same blank
         on the next delta into a throw."""
-        self.shape: tuple[bytes, bytes, int, tuple[tuple[bool, bool], int]] | None = None
+        self.shape: tuple[bytes, bytes, int, _Said] | None = None
         """The call's last quiet payload shape: its bytes before and after the arguments
         token, the token's place, and what the schemas said of it with its choice's index."""
-        self.shape2: tuple[bytes, bytes, int, tuple[tuple[bool, bool], int]] | None = None
+        self.shape2: tuple[bytes, bytes, int, _Said] | None = None
         """The one before it."""
         self.prev_id: Any = _NOPREV
         """The raw ``id`` of the call's last delta, when it was alone in its chunk (``None``
@@ -193,7 +193,8 @@ class _QCall(msgspec.Struct, gc=False):
 
 class _QDelta(msgspec.Struct, gc=False):
     tool_calls: list[_QCall]
-    role: UnsetType | None = UNSET
+    role: Literal["assistant"] | UnsetType | None = UNSET
+    """(A role re-sent on every delta, as LM Studio and Ollama do: see :data:`_Said`.)"""
     content: Literal[""] | UnsetType | None = UNSET
     """(An empty text beside a call, as DeepSeek-R1 through OpenRouter sends on every delta,
     says nothing to any library: see :func:`_silent_text`.)"""
@@ -249,8 +250,13 @@ def _quiet_typed(data: bytes) -> _QChunk | None:
 
 _BOTH = (True, True)
 
+_Said = tuple[tuple[bool, bool], int, bool]
+"""What a quiet tool-call payload's shape says: whether the AI SDK's two schemas accept it,
+its choice's index, and whether its delta re-sends ``"role": "assistant"`` (quiet only once
+every library holds that role: see ``assistant`` in :func:`compact_frames`)."""
 
-def _quiet_tool_payload(data: bytes, args: str) -> tuple[tuple[bool, bool], int] | None:
+
+def _quiet_tool_payload(data: bytes, args: str) -> _Said | None:
     """One tool-call delta with a ``function`` object and ``args`` as its arguments, and no
     text: nothing else said. Returns whether the AI SDK's two schemas (openai-compatible,
     openai) accept the chunk, and the choice's index; or ``None`` when it says something else
@@ -261,7 +267,7 @@ def _quiet_tool_payload(data: bytes, args: str) -> tuple[tuple[bool, bool], int]
         choice = typed.choices[0]
         if choice.delta.tool_calls[0].function.arguments != args:
             return None
-        return _BOTH, choice.index
+        return _BOTH, choice.index, choice.delta.role is not UNSET and choice.delta.role is not None
     try:
         raw = _decode(data)
     except (msgspec.DecodeError, RecursionError):
@@ -286,7 +292,7 @@ def _quiet_tool_payload(data: bytes, args: str) -> tuple[tuple[bool, bool], int]
         kept = {"choices": [{"index": 0, "delta": {"tool_calls": [bare]}}]}
         if (chunk_ok(kept, True), chunk_ok(kept, False)) != schema:
             return None
-    return schema, choice_index
+    return schema, choice_index, False
 
 
 def _silent_text(delta: dict[str, Any]) -> bool:
@@ -310,7 +316,7 @@ class _QTextDelta(msgspec.Struct, gc=False):
     content: str | UnsetType | None = UNSET
     reasoning_content: str | UnsetType | None = UNSET
     tool_calls: UnsetType | None = UNSET
-    role: UnsetType | None = UNSET
+    role: Literal["assistant"] | UnsetType | None = UNSET
     refusal: UnsetType | None = UNSET
     reasoning: UnsetType | None = UNSET
 
@@ -338,8 +344,9 @@ class _QTextChunk(msgspec.Struct, gc=False):
 _quiet_text_shape = msgspec.json.Decoder(_QTextChunk).decode
 
 
-def _quiet_text_payload(data: bytes, text: str, reasoning: bool) -> bool:
-    """Only ``text`` in its field (``reasoning_content`` or ``content``), and nothing else said."""
+def _quiet_text_payload(data: bytes, text: str, reasoning: bool) -> int:
+    """Only ``text`` in its field (``reasoning_content`` or ``content``), and nothing else said
+    (1), or nothing else but ``"role": "assistant"`` again (2); 0: it says something."""
     try:
         typed = _quiet_text_shape(data)
     except (msgspec.DecodeError, RecursionError):
@@ -349,16 +356,18 @@ def _quiet_text_payload(data: bytes, text: str, reasoning: bool) -> bool:
         mine, other = (
             (d.reasoning_content, d.content) if reasoning else (d.content, d.reasoning_content)
         )
-        return mine == text and (other is None or other is UNSET)
+        if mine != text or not (other is None or other is UNSET):
+            return 0
+        return 1 if d.role is None or d.role is UNSET else 2
     try:
         raw = _decode(data)
     except (msgspec.DecodeError, RecursionError):
-        return False
+        return 0
     delta = _quiet_envelope(raw, any_choice=True)
     if delta is None or delta.get("tool_calls") is not None:
-        return False
+        return 0
     mine, other = ("reasoning_content", "content") if reasoning else _TEXT_FIELDS
-    return delta.get(mine) == text and delta.get(other) is None
+    return int(delta.get(mine) == text and delta.get(other) is None)
 
 
 class _TextShapes:
@@ -367,11 +376,12 @@ class _TextShapes:
     __slots__ = ("_known", "_misses")
 
     def __init__(self) -> None:
-        self._known: dict[bytes, tuple[int, bool]] = {}
+        self._known: dict[bytes, tuple[int, int]] = {}
         self._misses = 0
         """New shapes in a row (see ``misses`` in :func:`compact_frames`)."""
 
-    def text(self, data: bytes, text: str, reasoning: bool) -> bool:
+    def text(self, data: bytes, text: str, reasoning: bool) -> int:
+        """:func:`_quiet_text_payload`'s answer."""
         if self._misses >= _MISSES:  # every shape new (a usage that counts up): no table
             self._misses = 0 if self._misses >= _RETRY else self._misses + 1
             return _quiet_text_payload(data, text, reasoning)
@@ -498,7 +508,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     # around their piece, the piece at the same offset, differ only in that piece, so they say
     # the same thing (a gateway that varies a field per payload makes each shape new: each is
     # then judged on its own, and the table is emptied when it is full)
-    tool_shapes: dict[bytes, tuple[int, tuple[tuple[bool, bool], int] | None]] = {}
+    tool_shapes: dict[bytes, tuple[int, _Said | None]] = {}
     misses = 0
     """New shapes in a row (no payload of a shape seen between them): past _MISSES (a usage
     that counts up, an id per payload) each payload is judged on its own, without making and
@@ -506,6 +516,11 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     quiet_text = _TextShapes().text
     many_shapes: dict[tuple[bytes, ...], tuple[tuple[bool, bool], ...] | None] = {}
     """The payloads of several choices judged, by their bytes around the arguments tokens."""
+    assistant = False
+    """Every library holds the role ``"assistant"``: a frame's choices[0] sent it, and no
+    other role came since (LangChain JS reads the last role choices[0] sent, openai-node any
+    role once; the AI SDK's schemas accept it, no other model reads it). A delta that re-sends
+    it then says nothing."""
     many_last: list[Any] = [None]
     """The last of them found quiet: ``(its bytes around the tokens, what it says)``."""
     encode = _encode
@@ -707,7 +722,11 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                 said = _quiet_tool_payload(data, args)
                         # what the chunk schemas say of it is what they said of the call's
                         # delta before (a blank value: what every schema accepted)
-                        quiet = said is not None and said[0] == (_BOTH if pair is None else pair[3])
+                        quiet = (
+                            said is not None
+                            and said[0] == (_BOTH if pair is None else pair[3])
+                            and (assistant or not said[2])
+                        )
                     if quiet:
                         st.prev_id, st.prev_name = cid, name
                         if pair is None:
@@ -759,7 +778,8 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
             ref = -entry - 1
             piece = texts[ref >> 2]
             reasoning = bool(ref >> 1 & 1)
-            if type(piece) is str and quiet_text(data_of(i), piece, reasoning):
+            said_text = quiet_text(data_of(i), piece, reasoning) if type(piece) is str else 0
+            if said_text == 1 or (said_text == 2 and assistant):
                 run = None
                 if held is not None:
                     _absorb(out, held)
@@ -782,6 +802,8 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
         frame, stop = frame_of(payloads[i], decoded[i])
         if frame is not None:
             out.append(frame)
+            if b'"role"' in frame.data:
+                assistant = _holds_assistant(frame, assistant)
             cs = frame.chunk.choices
             valid = (
                 type(cs) is list
@@ -943,8 +965,30 @@ def _quiet_many_payload(data: bytes, count: int) -> tuple[tuple[bool, bool], ...
         tcs = choice.delta.tool_calls
         if len(tcs) != 1 or _encode(tcs[0].function.arguments) != _SENTINELS[k]:
             return None
+        if choice.delta.role is not UNSET and choice.delta.role is not None:
+            return None  # (a role: each reads its own choices' roles)
         out.append((k != 0, k != zero))
     return tuple(out)
+
+
+def _holds_assistant(frame: Frame, before: bool) -> bool:
+    """Whether every library holds the role ``"assistant"`` after ``frame`` (``before``: they
+    did before it): the role its choices[0] sent, if it sent one (``null`` or absent: as
+    before); any other role in it, or one not read alike, and they do not."""
+    raw = frame.raw
+    cs = raw.get("choices") if type(raw) is dict else None
+    if type(cs) is not list or not cs:
+        return before
+    for k, choice in enumerate(cs):
+        delta = choice.get("delta") if type(choice) is dict else None
+        role = delta.get("role") if type(delta) is dict else None
+        if role is None:
+            continue
+        if not (type(role) is str and role == "assistant"):
+            return False
+        if k == 0:
+            before = True
+    return before
 
 
 def _head_arguments(frame: Frame) -> str:

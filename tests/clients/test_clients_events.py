@@ -126,7 +126,9 @@ def streams(draw: st.DrawFn, several: int | None = None) -> str:
         chunks.append({"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]})
     for k in range(draw(st.integers(0, 4))):
         field = draw(st.sampled_from(["content", "reasoning_content"]))
-        chunks.append({"choices": [{"index": choice_for(None), "delta": {field: f"t{k} "}}]})
+        said: dict[str, Any] = {field: f"t{k} "}
+        beside(said, text=True)
+        chunks.append({"choices": [{"index": choice_for(None), "delta": said}]})
     for c in order:
         d = per_call[c][taken[c]]
         taken[c] += 1
@@ -145,8 +147,9 @@ def streams(draw: st.DrawFn, several: int | None = None) -> str:
         if roll == 3:
             chunk["usage"] = None
         if draw(st.integers(0, 12)) == 0:
-            text = {"index": choice_for(c), "delta": {"content": "text between "}}
-            chunks.append({"choices": [text]})
+            between: dict[str, Any] = {"content": "text between "}
+            beside(between, text=True)
+            chunks.append({"choices": [{"index": choice_for(c), "delta": between}]})
         if _another_choice(draw, several, chunks, chunk):
             continue
         chunks.append(chunk)
@@ -163,13 +166,24 @@ def streams(draw: st.DrawFn, several: int | None = None) -> str:
 
 
 def _beside(draw: st.DrawFn) -> Any:
-    """What a stream sends beside each tool-call delta, drawn once per stream: nothing, or an
-    empty ``content`` or ``reasoning_content`` on every delta (DeepSeek-R1 through OpenRouter),
-    or on some of them, now and then ``null``."""
-    mode = draw(st.sampled_from(["none", "none", "content", "reasoning_content", "some"]))
+    """What a stream sends beside each delta, drawn once per stream: nothing, or beside each
+    tool-call delta an empty ``content`` or ``reasoning_content`` (DeepSeek-R1 through
+    OpenRouter), on every delta or on some, now and then ``null``; or ``"role": "assistant"``
+    on every delta, text ones too (LM Studio, Ollama), now and then another role, ``""`` or
+    ``null``. The function returned dresses one delta (``text``: a text delta, which gets
+    the role only)."""
+    mode = draw(st.sampled_from(["none", "none", "content", "reasoning_content", "some", "role"]))
 
-    def dress(delta: dict[str, Any]) -> None:
+    def dress(delta: dict[str, Any], text: bool = False) -> None:
         if mode == "none":
+            return
+        if mode == "role":
+            roll = draw(st.integers(0, 30))
+            delta["role"] = "assistant" if roll > 3 else ("user", "", None, "tool")[roll]
+            if not text and draw(st.booleans()):
+                delta.setdefault("content", "")
+            return
+        if text:
             return
         if mode == "some":
             roll = draw(st.integers(0, 5))
@@ -897,3 +911,33 @@ def test_text_with_a_usage_and_logprobs_in_every_chunk_folds_into_one_frame() ->
     stream = compact_frames(trace)
     assert len(stream) == 2 and stream[0].count == 300  # type: ignore[union-attr]
     _same_outcomes(trace, stream)
+
+
+def test_a_role_re_sent_on_every_delta_folds_once_every_library_holds_it() -> None:
+    # LM Studio and Ollama re-send "role": "assistant" on every delta, text and tool-call
+    # ones (beside an empty content): the first is news (openai-node's role check, LangChain
+    # JS's role), the rest say nothing; a "user" role between makes the next one news again
+    chunks: list[dict[str, Any]] = [
+        {"choices": [{"index": 0, "delta": {"role": "assistant", "content": f"w{k} "}}]}
+        for k in range(200)
+    ]
+    chunks[100]["choices"][0]["delta"]["role"] = "user"
+    for c in range(2):
+        head = {"index": c, "id": f"call_{c}", "type": "function"}
+        head["function"] = {"name": "read_file", "arguments": ""}
+        chunks.append(
+            {"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [head]}}]}
+        )
+        for piece in ['{"path": "', *"abcdefgh", '"}']:
+            d = {"index": c, "function": {"arguments": piece}}
+            delta = {"role": "assistant", "content": "", "tool_calls": [d]}
+            chunks.append({"choices": [{"index": 0, "delta": delta}]})
+    chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    body = "".join("data: " + json.dumps(c) + "\n\n" for c in chunks) + "data: [DONE]\n\n"
+    trace = _trace(body)
+    stream = compact_frames(trace)
+    assert len(stream) <= 12
+    _same_outcomes(trace, stream)
+    meant = meant_calls(trace.analysis.calls)
+    got = assess_frames(stream, meant)
+    assert got["openai-node"].ok and got["langchain-js"].ok
