@@ -456,6 +456,26 @@ def role_every_chunk(n):
     yield from _end(m, n)
 
 
+def paired_calls(n):
+    """Two parallel calls streamed side by side, both deltas in one choice of every chunk
+    (``tool_calls`` of two entries, as a gateway that batches the deltas of parallel calls
+    sends them), the identity once, then ``id: null`` beside each piece; a usage object on
+    the last chunk. Invented at the end of the session, after the role fix, and measured as
+    found."""
+    m = "gemini-2.5-flash"
+    per = max(2, n // 2)
+    for j in range(per):
+        pair = []
+        for c in range(2):
+            if j == 0:
+                pair.append(_call(c, f"call_{c}_pair", "get_weather", "", type="function"))
+            else:
+                piece = '{"city":"' if j == 1 else ('"}' if j == per - 1 else "ab")
+                pair.append({"index": c, "id": None, "function": {"arguments": piece}})
+        yield _chunk(m, {"tool_calls": pair})
+    yield from _end(m, n)
+
+
 UNSEEN = {
     f.__name__.replace("_", "-"): f
     for f in (
@@ -467,6 +487,7 @@ UNSEEN = {
         azure_filtered,
         reasoning_then_calls,
         role_every_chunk,
+        paired_calls,
     )
 }
 """Shapes not among the five (issue 27): every budget must hold on them too. The first two
