@@ -433,6 +433,49 @@ def reasoning_then_calls(n):
     yield from _end(m, n)
 
 
+def role_every_chunk(n):
+    """A local server's OpenAI-compatible stream (LM Studio, Ollama style): every delta re-sends
+    ``"role": "assistant"``, every chunk a ``system_fingerprint``; 30% of the deltas text, then
+    3 calls one after another (identity once, then arguments alone), each delta beside the role
+    and an empty ``content``. Invented once the work on issue 27 item 1 (the clients' folding of
+    empty text and of several choices) was finished, and measured as found."""
+    m = "qwen3:8b"
+    fp = {"system_fingerprint": "fp_ollama"}
+    text = max(1, n * 3 // 10)
+    for k in range(text):
+        yield _chunk(m, {"role": "assistant", "content": f"w{k % 89} "}, **fp)
+    per = max(2, (n - text) // 3)
+    for c in range(3):
+        for j in range(per):
+            if j == 0:
+                tc = _call(c, f"call_{c:08x}", "read_file", "", type="function")
+            else:
+                piece = '{"path":"' if j == 1 else ('"}' if j == per - 1 else "d/")
+                tc = {"index": c, "function": {"arguments": piece}}
+            yield _chunk(m, {"role": "assistant", "content": "", "tool_calls": [tc]}, **fp)
+    yield from _end(m, n)
+
+
+def paired_calls(n):
+    """Two parallel calls streamed side by side, both deltas in one choice of every chunk
+    (``tool_calls`` of two entries, as a gateway that batches the deltas of parallel calls
+    sends them), the identity once, then ``id: null`` beside each piece; a usage object on
+    the last chunk. Invented at the end of the session, after the role fix, and measured as
+    found."""
+    m = "gemini-2.5-flash"
+    per = max(2, n // 2)
+    for j in range(per):
+        pair = []
+        for c in range(2):
+            if j == 0:
+                pair.append(_call(c, f"call_{c}_pair", "get_weather", "", type="function"))
+            else:
+                piece = '{"city":"' if j == 1 else ('"}' if j == per - 1 else "ab")
+                pair.append({"index": c, "id": None, "function": {"arguments": piece}})
+        yield _chunk(m, {"tool_calls": pair})
+    yield from _end(m, n)
+
+
 UNSEEN = {
     f.__name__.replace("_", "-"): f
     for f in (
@@ -443,6 +486,8 @@ UNSEEN = {
         two_choices,
         azure_filtered,
         reasoning_then_calls,
+        role_every_chunk,
+        paired_calls,
     )
 }
 """Shapes not among the five (issue 27): every budget must hold on them too. The first two

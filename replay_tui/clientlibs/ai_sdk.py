@@ -535,6 +535,8 @@ class _Pending:
 
 @dataclass
 class AiSdkAssembler(Assembler):
+    first_choice = True  # (it reads choices[0] alone)
+
     compatible: bool = True
     tracker: ToolCallTracker = field(default_factory=ToolCallTracker)
     errors: list[ClientError] = field(default_factory=list)

@@ -345,6 +345,7 @@ class QuietCall:
         "index",
         "last_id",
         "last_name",
+        "later",
         "lines",
         "name_nulls",
         "others",
@@ -376,14 +377,24 @@ class QuietCall:
         last blank value (Semantic Kernel's ``a or b``) ends with it."""
         self.last_name: Any = UNSET
         self.others: list[int] | None = None
-        """Positions of the pieces whose payload's choice had an index other than 0
-        (``None``: none had): a library that reads only choice 0 skips them."""
+        """Positions of the pieces a library that reads the choice whose index is 0 does not
+        read (``None``: it reads them all): their choice had another index, or came after
+        the payload's first choice of index 0."""
+        self.later: list[int] | None = None
+        """Positions of the pieces whose choice was not the payload's first (``None``: none
+        was): a library that reads ``choices[0]`` alone skips them."""
 
     def elsewhere(self) -> None:
-        """The piece just added came in a choice whose index is not 0."""
+        """The piece just added is not read by a library that reads choice 0 alone."""
         if self.others is None:
             self.others = []
         self.others.append(len(self.pieces) - 1)
+
+    def behind(self) -> None:
+        """The piece just added came in a choice after its payload's first."""
+        if self.later is None:
+            self.later = []
+        self.later.append(len(self.pieces) - 1)
 
     def starts(self) -> list[int]:
         """Positions of the pieces that open a JSON object or array (after white space):
@@ -417,7 +428,7 @@ class Quiet:
     change of call, not per payload.
     """
 
-    __slots__ = ("_frames", "_last", "calls", "line", "sizes", "stretches")
+    __slots__ = ("_frames", "_last", "_views", "calls", "line", "sizes", "stretches")
 
     def __init__(self, line: int) -> None:
         self.line = line
@@ -430,6 +441,7 @@ class Quiet:
         """Each call's part, by its order in the analysis, in order of first appearance."""
         self._last = -1
         self._frames: list[Frame] | None = None
+        self._views: dict[str, Quiet] | None = None
 
     def fits(self, call: int, pair: tuple[Any, Any, Any, tuple[bool, bool]] | None) -> bool:
         """Whether a quiet delta of ``call`` sending ``pair`` (see :attr:`QuietCall.pair`) may
@@ -447,7 +459,10 @@ class Quiet:
         name: Any,
         pair: tuple[Any, Any, Any, tuple[bool, bool]] | None = None,
         choice: int = 0,
+        later: bool = False,
     ) -> None:
+        """Add one payload's piece of ``call``: ``choice`` (truthy) a piece the libraries that
+        read choice 0 alone skip, ``later`` one the libraries that read ``choices[0]`` skip."""
         if call == self._last:
             part = self.stretches[-1]
             self.sizes[-1] += 1
@@ -467,6 +482,8 @@ class Quiet:
             part.name_nulls += 1
         if choice:
             part.elsewhere()
+        if later:
+            part.behind()
 
     def runs(self) -> Iterator[tuple[QuietCall, int, int]]:
         """The stretches as ``(call, first piece, how many)``: ``call.pieces[first]`` on."""
@@ -485,34 +502,65 @@ class Quiet:
         return self._frames
 
     def zero_frames(self) -> list[Frame]:
-        """:meth:`frames` for a library that reads choice 0 alone: of each call only the
-        pieces that came in choice 0, the calls in the order their first such piece came."""
-        if all(part.others is None for part in self.calls.values()):
-            return self.frames()
-        firsts: dict[int, tuple[int, QuietCall]] = {}
-        at = 0
+        """:meth:`frames` for a library that reads choice 0 alone (:meth:`view`)."""
+        return self.view("zero").frames()
+
+    def view(self, reads: str) -> Quiet:
+        """The run as a library that reads some of a payload's choices sees it: ``"all"``
+        (the run itself), ``"zero"`` (the choice whose index is 0: the pieces of
+        :attr:`QuietCall.others` left out) or ``"first"`` (``choices[0]``: the pieces of
+        :attr:`QuietCall.later` left out). Each call keeps the pieces read, in order; the
+        calls come in the order their first piece read came. Made once per run and reading;
+        an empty run when no piece is read."""
+        attr = "others" if reads == "zero" else "later" if reads == "first" else ""
+        if not attr or all(getattr(p, attr) is None for p in self.calls.values()):
+            return self
+        if self._views is None:
+            self._views = {}
+        found = self._views.get(reads)
+        if found is not None:
+            return found
+        out = Quiet(self.line)
+        skips = {id(p): frozenset(getattr(p, attr) or ()) for p in self.calls.values()}
+        subs: dict[int, QuietCall] = {}
+        stretches, sizes = out.stretches, out.sizes
+        last = -1
         for part, first, size in self.runs():
             key = id(part)
-            if key not in firsts:
-                skip = set(part.others or ())
-                for k in range(first, first + size):
-                    if k not in skip:
-                        firsts[key] = (at + k - first, part)
-                        break
-            at += size
-        out = []
-        for _, part in sorted(firsts.values(), key=lambda f: f[0]):
-            if part.others is None:
-                out.append(_quiet_frame(part))
+            skip = skips[key]
+            kept = [k for k in range(first, first + size) if k not in skip] if skip else None
+            if kept is not None and not kept:
                 continue
-            skip = set(part.others)
-            keep = [k for k in range(len(part.pieces)) if k not in skip]
-            zero = QuietCall(part.index, part.pair)
-            zero.pieces = [part.pieces[k] for k in keep]
-            zero.lines = [part.lines[k] for k in keep]
-            zero.last_id, zero.last_name = part.last_id, part.last_name
-            zero.id_nulls, zero.name_nulls = int(zero.last_id is None), int(zero.last_name is None)
-            out.append(_quiet_frame(zero))
+            sub = subs.get(key)
+            if sub is None:
+                sub = subs[key] = QuietCall(part.index, part.pair)
+                out.calls[len(out.calls)] = sub
+                if not stretches:
+                    out.line = part.lines[first if kept is None else kept[0]]
+            if key != last:
+                stretches.append(sub)
+                sizes.append(0)
+                last = key
+            if kept is None:
+                sizes[-1] += size
+                sub.pieces += part.pieces[first : first + size]
+                sub.lines += part.lines[first : first + size]
+            else:
+                sizes[-1] += len(kept)
+                pieces, lines = part.pieces, part.lines
+                sub.pieces += [pieces[k] for k in kept]
+                sub.lines += [lines[k] for k in kept]
+        parts = {id(p): p for p in self.calls.values()}
+        for key, sub in subs.items():
+            part = parts[key]
+            sub.last_id, sub.last_name = part.last_id, part.last_name
+            if skips[key]:  # (the nulls of the pieces read are not counted apart)
+                sub.id_nulls = int(sub.last_id is None)
+                sub.name_nulls = int(sub.last_name is None)
+            else:
+                sub.id_nulls, sub.name_nulls = part.id_nulls, part.name_nulls
+        out._last = len(out.calls) - 1 if stretches else -1
+        self._views[reads] = out
         return out
 
 
@@ -595,7 +643,11 @@ class Assembler(ABC):
 
     choice_zero = False
     """Whether the library reads only the choice whose index is 0 (it reads a :class:`Quiet`
-    run's :meth:`~Quiet.zero_frames`)."""
+    run's :meth:`~Quiet.view` ``"zero"``)."""
+
+    first_choice = False
+    """Whether the library reads only a chunk's first choice, ``choices[0]`` (it reads a
+    :class:`Quiet` run's :meth:`~Quiet.view` ``"first"``)."""
 
     ordered = False
     """Whether the result depends on how the calls of a :class:`Quiet` run alternate (a new
@@ -629,16 +681,20 @@ class Policy:
         """Replay ``stream`` through a fresh assembler of this policy."""
         state = self.assembler()
         ordered = state.ordered
-        zero = state.choice_zero
+        reads = "zero" if state.choice_zero else "first" if state.first_choice else "all"
         line: int | None = None
         try:
             for item in stream:
                 if type(item) is Quiet:
+                    if reads != "all":
+                        item = item.view(reads)
+                        if not item.stretches:
+                            continue
                     if ordered:
                         line = item.line
                         state.feed_quiet(item)
                         continue
-                    for frame in item.zero_frames() if zero else item.frames():
+                    for frame in item.frames():
                         line = frame.line
                         state.feed(frame)
                     continue

@@ -5,9 +5,13 @@ payload again and running 18 models over 100,000 frames. What a library does wit
 delta depends only on what changes: a call opened, an ``id``, ``name`` or ``type`` sent that
 differs from what the call was sent before, a blank value (``null``, ``""``) sent for the first
 time since the identity last changed, a non-empty value sent again (which some libraries
-double), anything beside the delta (text, a role, a finish reason, an error, a second choice
-or delta, a chunk a schema rejects). Every other tool-call payload is *quiet*: an arguments
-piece for a call already open. :func:`compact_frames` keeps each payload that changes
+double), anything beside the delta (a non-empty text, a role, a finish reason, an error, a
+second delta in its choice, a chunk a schema rejects). Every other tool-call payload is
+*quiet*: an arguments piece for a call already open (an empty text beside it says nothing,
+see :func:`_silent_text`). A payload of several choices, each one quiet delta (n=2 and more),
+is quiet too: its deltas join the run in payload order, as the libraries that mix the choices
+read them, and the libraries that read one choice read the run's view of it
+(:meth:`.base.Quiet.view`). :func:`compact_frames` keeps each payload that changes
 something as its own frame and gathers each run of quiet payloads — of one call, or of several
 calls interleaved — into one :class:`~.base.Quiet`, which a library reads as one frame per call
 with the pieces joined once (the few libraries that care how calls alternate walk its compact
@@ -96,10 +100,10 @@ class _CallState:
         while the call was typed ``function`` and named. Until then a blank name a frame
         sends is not counted as sent: the binding that frame may make turns the same blank
         on the next delta into a throw."""
-        self.shape: tuple[bytes, bytes, int, tuple[tuple[bool, bool], int]] | None = None
+        self.shape: tuple[bytes, bytes, int, _Said] | None = None
         """The call's last quiet payload shape: its bytes before and after the arguments
         token, the token's place, and what the schemas said of it with its choice's index."""
-        self.shape2: tuple[bytes, bytes, int, tuple[tuple[bool, bool], int]] | None = None
+        self.shape2: tuple[bytes, bytes, int, _Said] | None = None
         """The one before it."""
         self.prev_id: Any = _NOPREV
         """The raw ``id`` of the call's last delta, when it was alone in its chunk (``None``
@@ -189,10 +193,13 @@ class _QCall(msgspec.Struct, gc=False):
 
 class _QDelta(msgspec.Struct, gc=False):
     tool_calls: list[_QCall]
-    role: UnsetType | None = UNSET
-    content: UnsetType | None = UNSET
+    role: Literal["assistant"] | UnsetType | None = UNSET
+    """(A role re-sent on every delta, as LM Studio and Ollama do: see :data:`_Said`.)"""
+    content: Literal[""] | UnsetType | None = UNSET
+    """(An empty text beside a call, as DeepSeek-R1 through OpenRouter sends on every delta,
+    says nothing to any library: see :func:`_silent_text`.)"""
     refusal: UnsetType | None = UNSET
-    reasoning_content: UnsetType | None = UNSET
+    reasoning_content: Literal[""] | UnsetType | None = UNSET
     reasoning: UnsetType | None = UNSET
 
 
@@ -243,8 +250,13 @@ def _quiet_typed(data: bytes) -> _QChunk | None:
 
 _BOTH = (True, True)
 
+_Said = tuple[tuple[bool, bool], int, bool]
+"""What a quiet tool-call payload's shape says: whether the AI SDK's two schemas accept it,
+its choice's index, and whether its delta re-sends ``"role": "assistant"`` (quiet only once
+every library holds that role: see ``assistant`` in :func:`compact_frames`)."""
 
-def _quiet_tool_payload(data: bytes, args: str) -> tuple[tuple[bool, bool], int] | None:
+
+def _quiet_tool_payload(data: bytes, args: str) -> _Said | None:
     """One tool-call delta with a ``function`` object and ``args`` as its arguments, and no
     text: nothing else said. Returns whether the AI SDK's two schemas (openai-compatible,
     openai) accept the chunk, and the choice's index; or ``None`` when it says something else
@@ -255,7 +267,7 @@ def _quiet_tool_payload(data: bytes, args: str) -> tuple[tuple[bool, bool], int]
         choice = typed.choices[0]
         if choice.delta.tool_calls[0].function.arguments != args:
             return None
-        return _BOTH, choice.index
+        return _BOTH, choice.index, choice.delta.role is not UNSET and choice.delta.role is not None
     try:
         raw = _decode(data)
     except (msgspec.DecodeError, RecursionError):
@@ -263,7 +275,7 @@ def _quiet_tool_payload(data: bytes, args: str) -> tuple[tuple[bool, bool], int]
     delta = _quiet_envelope(raw, checked=True, any_choice=True)
     if delta is None:
         return None
-    if delta.get("content") is not None or delta.get("reasoning_content") is not None:
+    if not _silent_text(delta):
         return None
     calls = delta.get("tool_calls")
     if type(calls) is not list or len(calls) != 1 or type(calls[0]) is not dict:
@@ -280,14 +292,31 @@ def _quiet_tool_payload(data: bytes, args: str) -> tuple[tuple[bool, bool], int]
         kept = {"choices": [{"index": 0, "delta": {"tool_calls": [bare]}}]}
         if (chunk_ok(kept, True), chunk_ok(kept, False)) != schema:
             return None
-    return schema, choice_index
+    return schema, choice_index, False
+
+
+def _silent_text(delta: dict[str, Any]) -> bool:
+    """The delta's ``content`` and ``reasoning_content`` are absent, ``null`` or ``""``.
+
+    Beside a tool call an empty text says nothing to any library modelled, as to the
+    analysis (which opens no text block for it): openai-python, openai-node, LiteLLM,
+    LlamaIndex, Semantic Kernel and the Agents SDK for JS do not read a delta's text here;
+    LangChain JS skips a chunk only for a text that is not a string; pydantic-ai starts a
+    text part, and Haystack refuses a text beside a call, only for a non-empty one; the
+    AI SDK's schemas accept any string; the Agents SDK (Python) counts ``""`` as output
+    only on a chunk with a finish reason, which is never quiet."""
+    for key in _TEXT_FIELDS:
+        value = delta.get(key)
+        if value is not None and not (type(value) is str and value == ""):
+            return False
+    return True
 
 
 class _QTextDelta(msgspec.Struct, gc=False):
     content: str | UnsetType | None = UNSET
     reasoning_content: str | UnsetType | None = UNSET
     tool_calls: UnsetType | None = UNSET
-    role: UnsetType | None = UNSET
+    role: Literal["assistant"] | UnsetType | None = UNSET
     refusal: UnsetType | None = UNSET
     reasoning: UnsetType | None = UNSET
 
@@ -315,8 +344,9 @@ class _QTextChunk(msgspec.Struct, gc=False):
 _quiet_text_shape = msgspec.json.Decoder(_QTextChunk).decode
 
 
-def _quiet_text_payload(data: bytes, text: str, reasoning: bool) -> bool:
-    """Only ``text`` in its field (``reasoning_content`` or ``content``), and nothing else said."""
+def _quiet_text_payload(data: bytes, text: str, reasoning: bool) -> int:
+    """Only ``text`` in its field (``reasoning_content`` or ``content``), and nothing else said
+    (1), or nothing else but ``"role": "assistant"`` again (2); 0: it says something."""
     try:
         typed = _quiet_text_shape(data)
     except (msgspec.DecodeError, RecursionError):
@@ -326,16 +356,18 @@ def _quiet_text_payload(data: bytes, text: str, reasoning: bool) -> bool:
         mine, other = (
             (d.reasoning_content, d.content) if reasoning else (d.content, d.reasoning_content)
         )
-        return mine == text and (other is None or other is UNSET)
+        if mine != text or not (other is None or other is UNSET):
+            return 0
+        return 1 if d.role is None or d.role is UNSET else 2
     try:
         raw = _decode(data)
     except (msgspec.DecodeError, RecursionError):
-        return False
+        return 0
     delta = _quiet_envelope(raw, any_choice=True)
     if delta is None or delta.get("tool_calls") is not None:
-        return False
+        return 0
     mine, other = ("reasoning_content", "content") if reasoning else _TEXT_FIELDS
-    return delta.get(mine) == text and delta.get(other) is None
+    return int(delta.get(mine) == text and delta.get(other) is None)
 
 
 class _TextShapes:
@@ -344,11 +376,12 @@ class _TextShapes:
     __slots__ = ("_known", "_misses")
 
     def __init__(self) -> None:
-        self._known: dict[bytes, tuple[int, bool]] = {}
+        self._known: dict[bytes, tuple[int, int]] = {}
         self._misses = 0
         """New shapes in a row (see ``misses`` in :func:`compact_frames`)."""
 
-    def text(self, data: bytes, text: str, reasoning: bool) -> bool:
+    def text(self, data: bytes, text: str, reasoning: bool) -> int:
+        """:func:`_quiet_text_payload`'s answer."""
         if self._misses >= _MISSES:  # every shape new (a usage that counts up): no table
             self._misses = 0 if self._misses >= _RETRY else self._misses + 1
             return _quiet_text_payload(data, text, reasoning)
@@ -475,12 +508,21 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     # around their piece, the piece at the same offset, differ only in that piece, so they say
     # the same thing (a gateway that varies a field per payload makes each shape new: each is
     # then judged on its own, and the table is emptied when it is full)
-    tool_shapes: dict[bytes, tuple[int, tuple[tuple[bool, bool], int] | None]] = {}
+    tool_shapes: dict[bytes, tuple[int, _Said | None]] = {}
     misses = 0
     """New shapes in a row (no payload of a shape seen between them): past _MISSES (a usage
     that counts up, an id per payload) each payload is judged on its own, without making and
     remembering its shape."""
     quiet_text = _TextShapes().text
+    many_shapes: dict[tuple[bytes, ...], tuple[tuple[bool, bool], ...] | None] = {}
+    """The payloads of several choices judged, by their bytes around the arguments tokens."""
+    assistant = False
+    """Every library holds the role ``"assistant"``: a frame's choices[0] sent it, and no
+    other role came since (LangChain JS reads the last role choices[0] sent, openai-node any
+    role once; the AI SDK's schemas accept it, no other model reads it). A delta that re-sends
+    it then says nothing."""
+    many_last: list[Any] = [None]
+    """The last of them found quiet: ``(its bytes around the tokens, what it says)``."""
     encode = _encode
     out: list[Frame | Quiet] = []
     run: Quiet | None = None
@@ -497,9 +539,57 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
             entry = refs[e]
             e += 1
             if e < n_events and event_lines[e] == line:
-                entry = _NO_ENTRY  # several deltas or pieces in one payload: a frame of its own
+                # several deltas or pieces in one payload: quiet when it is several choices,
+                # each a quiet delta (n=2 and more), else a frame of its own
+                entry = _NO_ENTRY
+                first = e - 1
                 while e < n_events and event_lines[e] == line:
                     e += 1
+                many = (
+                    None
+                    if i in unusual or i in errors
+                    else _quiet_many(
+                        refs[first:e], states, deltas_of, data_of(i), many_shapes, many_last
+                    )
+                )
+                if many is not None:
+                    if held is not None:
+                        _absorb(out, held)
+                        held = None
+                    if text_run is not None:
+                        out.append(_text_frame(trace, *text_run))
+                        text_run = None
+                    for (c, index, args, cid, name), (later, other) in zip(*many, strict=True):
+                        # (the delta before, as a library reading one choice saw it, may be
+                        # another: nothing repeats these)
+                        st = states[c]
+                        assert st is not None
+                        st.prev_id = st.prev_name = _NOPREV
+                        if run is not None and c == run._last and part.pair is None:
+                            # (Quiet.add, inlined for the common case)
+                            sizes[-1] += 1
+                            part.pieces.append(args)
+                            part.lines.append(line)
+                            part.last_id = cid
+                            part.last_name = name
+                            part.id_nulls += cid is None
+                            part.name_nulls += name is None
+                            if other:
+                                if part.others is None:
+                                    part.others = []
+                                part.others.append(len(part.pieces) - 1)
+                            if later:
+                                if part.later is None:
+                                    part.later = []
+                                part.later.append(len(part.pieces) - 1)
+                            continue
+                        if run is None or not run.fits(c, None):
+                            run = Quiet(line)
+                            out.append(run)
+                            sizes = run.sizes
+                        run.add(c, index, args, line, cid, name, None, other, later)
+                        part = run.stretches[-1]
+                    continue
         if entry >= 0 and i not in unusual and i not in errors:
             # one tool-call delta: quiet when it says nothing new to any library
             c = entry >> 33
@@ -632,7 +722,11 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                 said = _quiet_tool_payload(data, args)
                         # what the chunk schemas say of it is what they said of the call's
                         # delta before (a blank value: what every schema accepted)
-                        quiet = said is not None and said[0] == (_BOTH if pair is None else pair[3])
+                        quiet = (
+                            said is not None
+                            and said[0] == (_BOTH if pair is None else pair[3])
+                            and (assistant or not said[2])
+                        )
                     if quiet:
                         st.prev_id, st.prev_name = cid, name
                         if pair is None:
@@ -684,7 +778,8 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
             ref = -entry - 1
             piece = texts[ref >> 2]
             reasoning = bool(ref >> 1 & 1)
-            if type(piece) is str and quiet_text(data_of(i), piece, reasoning):
+            said_text = quiet_text(data_of(i), piece, reasoning) if type(piece) is str else 0
+            if said_text == 1 or (said_text == 2 and assistant):
                 run = None
                 if held is not None:
                     _absorb(out, held)
@@ -707,6 +802,8 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
         frame, stop = frame_of(payloads[i], decoded[i])
         if frame is not None:
             out.append(frame)
+            if b'"role"' in frame.data:
+                assistant = _holds_assistant(frame, assistant)
             cs = frame.chunk.choices
             valid = (
                 type(cs) is list
@@ -732,6 +829,168 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     return out
 
 
+def _quiet_many(
+    refs: Any,
+    states: list[_CallState | None],
+    deltas_of: list[list[Any]],
+    data: bytes,
+    table: dict[tuple[bytes, ...], tuple[tuple[bool, bool], ...] | None],
+    last: list[Any],
+) -> tuple[list[tuple[int, Any, str, Any, Any]], tuple[tuple[bool, bool], ...]] | None:
+    """A payload of several choices, each one tool-call delta that is quiet on its own, and
+    nothing else said: ``(deltas, places)``, each delta as ``(call, index, arguments, id,
+    name)`` in payload order and its place as ``(not read by the libraries that read
+    choices[0], not read by those that read the choice of index 0)``; ``None`` when it says
+    something.
+
+    Each delta's ``id`` and ``name`` must be absent or a blank value its call was sent
+    already (no repeat: the delta before, for a library that reads one choice, may be
+    another), its index the call's and its type absent or the one in force. Read one after
+    another they are what a library that mixes the choices reads from the payload (it walks
+    its choices in order and keeps no state per chunk that a quiet delta touches); a library
+    that reads one choice reads the one piece of it (see :meth:`.base.Quiet.view`)."""
+    got = []
+    for r in refs:
+        if r < 0 or r & 1:
+            return None
+        c = r >> 33
+        st = states[c]
+        if st is None:
+            return None
+        d = deltas_of[c][(r >> 1) & 0xFFFFFFFF]
+        fn = d.function
+        if type(fn) is not Function or type(fn.arguments) is not str:
+            return None
+        cid, name, index, kind = d.id, fn.name, d.index, d.type
+        if not (type(index) is int and index == st.index):
+            return None
+        if cid is not UNSET or name is not UNSET:
+            seen = st.seen
+            for value, null, empty in (
+                (cid, _ID_NULL, _ID_EMPTY),
+                (name, _NAME_NULL, _NAME_EMPTY),
+            ):
+                if value is UNSET:
+                    continue
+                if value is None:
+                    need = null
+                elif type(value) is str and value == "":
+                    need = empty
+                else:
+                    return None
+                if not seen & need:
+                    return None
+        if kind is not UNSET and (not _same(kind, st.type) or kind == "custom"):
+            return None
+        got.append((c, index, fn.arguments, cid, name))
+    said = _many_said(data, [g[2] for g in got], table, last)
+    if said is None:
+        return None
+    return got, said
+
+
+_SENTINELS = [_encode(f"\x00replay-tui {k}") for k in range(64)]
+
+
+def _many_said(
+    data: bytes,
+    pieces: list[str],
+    table: dict[tuple[bytes, ...], tuple[tuple[bool, bool], ...] | None],
+    last: list[Any],
+) -> tuple[tuple[bool, bool], ...] | None:
+    """What a payload of several choices says (:func:`_quiet_many_payload`), judged once per
+    shape: its bytes around each piece's token, found in order. A shape is judged on a copy
+    with a token of its own in each place, so that a token found where no arguments are (a
+    piece ``""`` beside an ``id: ""``) makes it say something, never a wrong shape. Those
+    bytes with any JSON strings in those places are the same chunk with other arguments:
+    ``last`` holds the last shape found quiet, compared in place first (no copy, no search)."""
+    if len(pieces) > len(_SENTINELS):
+        return None
+    tokens = [_encode(piece) for piece in pieces]
+    known = last[0]
+    if known is not None and len(known[0]) == len(tokens) + 1:
+        segments = known[0]
+        at = 0
+        for segment, token in zip(segments, tokens, strict=False):
+            if not data.startswith(segment, at):
+                break
+            at += len(segment)
+            if not data.startswith(token, at):
+                break
+            at += len(token)
+        else:
+            if len(data) - at == len(segments[-1]) and data.endswith(segments[-1]):
+                said: tuple[tuple[bool, bool], ...] | None = known[1]
+                return said
+    segments = []
+    at = 0
+    for token in tokens:
+        found = data.find(token, at)
+        if found < 0:  # (an escape msgspec does not make: judged as a frame)
+            return None
+        segments.append(data[at:found])
+        at = found + len(token)
+    segments.append(data[at:])
+    key = tuple(segments)
+    if key in table:
+        said = table[key]
+    else:
+        if len(table) >= _CACHE_LIMIT:
+            table.clear()
+        marks = _SENTINELS[: len(pieces)]
+        probe = b"".join(p for pair in zip(segments[:-1], marks, strict=True) for p in pair)
+        probe += segments[-1]
+        said = table[key] = _quiet_many_payload(probe, len(pieces))
+    if said is not None:
+        last[0] = (key, said)
+    return said
+
+
+def _quiet_many_payload(data: bytes, count: int) -> tuple[tuple[bool, bool], ...] | None:
+    """``data`` (with the sentinel tokens as its pieces) is ``count`` choices, each holding
+    one tool-call delta whose arguments are the sentinels in order, and a chunk that says
+    nothing else (:class:`_QChunk`: both of the AI SDK's schemas accept it); per delta,
+    whether its choice is not ``choices[0]``, and whether it is not the first choice of
+    index 0 (the one the Agents SDK for JS reads)."""
+    try:
+        chunk = _quiet_shape(data)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    cs = chunk.choices
+    if len(cs) != count:
+        return None
+    zero = next((k for k, choice in enumerate(cs) if choice.index == 0), -1)
+    out = []
+    for k, choice in enumerate(cs):
+        tcs = choice.delta.tool_calls
+        if len(tcs) != 1 or _encode(tcs[0].function.arguments) != _SENTINELS[k]:
+            return None
+        if choice.delta.role is not UNSET and choice.delta.role is not None:
+            return None  # (a role: each reads its own choices' roles)
+        out.append((k != 0, k != zero))
+    return tuple(out)
+
+
+def _holds_assistant(frame: Frame, before: bool) -> bool:
+    """Whether every library holds the role ``"assistant"`` after ``frame`` (``before``: they
+    did before it): the role its choices[0] sent, if it sent one (``null`` or absent: as
+    before); any other role in it, or one not read alike, and they do not."""
+    raw = frame.raw
+    cs = raw.get("choices") if type(raw) is dict else None
+    if type(cs) is not list or not cs:
+        return before
+    for k, choice in enumerate(cs):
+        delta = choice.get("delta") if type(choice) is dict else None
+        role = delta.get("role") if type(delta) is dict else None
+        if role is None:
+            continue
+        if not (type(role) is str and role == "assistant"):
+            return False
+        if k == 0:
+            before = True
+    return before
+
+
 def _head_arguments(frame: Frame) -> str:
     fn = frame.chunk.choices[0].delta.tool_calls[0].function  # type: ignore[index, union-attr]
     assert type(fn) is Function and type(fn.arguments) is str
@@ -744,7 +1003,7 @@ def _clean_head(frame: Frame) -> bool:
     ``"function"`` and string arguments. The identity-less continuations that follow it at
     once are then its arguments, for every library (no library has seen the index before)."""
     delta = _quiet_envelope(frame.raw, checked=True)
-    if delta is None or delta.get("content") is not None or delta.get("reasoning_content"):
+    if delta is None or not _silent_text(delta):
         return False
     calls = delta.get("tool_calls")
     if type(calls) is not list or len(calls) != 1 or type(calls[0]) is not dict:
@@ -806,7 +1065,11 @@ def _follow(
     if type(cs) is not list:
         return opened
     single = len(cs) == 1
-    for choice in cs:
+    # several choices, each one delta: a blank value in choices[0] is read by every library
+    # (the ones that read choices[0] alone, the ones that mix the choices; the Agents SDK for
+    # JS, reading the choice of index 0, takes no blank value), one in a later choice is not
+    many = not single and valid and all(_one_delta(choice) for choice in cs)
+    for position, choice in enumerate(cs):
         delta = choice.delta
         if not delta:
             continue
@@ -831,12 +1094,12 @@ def _follow(
                     and type(fn) is Function
                     and type(name) is str
                     and name.strip()
-                    and single
                     and valid
+                    and (single or _opens_everywhere(cs, c, order_of))
                 ):
                     continue  # not yet: its next delta is a frame of its own too
                 st = states[c] = _CallState(index, d.type)
-                st.prev_id, st.prev_name = d.id, name
+                st.prev_id, st.prev_name = (d.id, name) if single else (_NOPREV, _NOPREV)
                 st.named = True
                 st.bound = d.type == "function"
                 st.schema = (schema_ok(frame, True), schema_ok(frame, False))
@@ -857,6 +1120,13 @@ def _follow(
                 st.type = d.type
                 st.seen = 0
                 st.prev_id = st.prev_name = _NOPREV  # (and no repeat of what it sent counts)
+            elif many and type(fn) is Function:
+                seen = _seen_after(st.seen, d.id, _NOPREV, name, _NOPREV)
+                # (a blank value a later choice sent is not counted: choices[0] alone did not
+                # read it; any other value starts afresh)
+                st.seen = seen if position == 0 else seen & st.seen
+                if not st.bound:
+                    st.seen &= ~_NAME_BITS
             elif not clean or not valid:
                 st.seen = 0
             else:
@@ -867,6 +1137,43 @@ def _follow(
                 st.named = st.named or (type(name) is str and name != "")
                 st.bound = st.bound or (st.type == "function" and st.named)
     return opened
+
+
+def _one_delta(choice: Any) -> bool:
+    delta = choice.delta
+    tcs = delta.tool_calls if delta else None
+    return type(tcs) is list and len(tcs) == 1
+
+
+def _opens_everywhere(cs: list[Any], c: int, order_of: dict[Any, int]) -> bool:
+    """A chunk of several choices, each one tool-call delta, opens call ``c`` for every
+    library: ``choices[0]`` holds a delta of it (what the libraries that read that choice
+    alone see), and every delta of it has an integer index, a function object with a name
+    that is not blank, and the same ``type`` (what the call's type is then, whichever of
+    them a library reads last)."""
+    from ..core.translator import index_key
+
+    kinds = []
+    for k, choice in enumerate(cs):
+        delta = choice.delta
+        tcs = delta.tool_calls if delta else None
+        if type(tcs) is not list or len(tcs) != 1:
+            return False
+        d = tcs[0]
+        if order_of.get(index_key(d.index)) != c:
+            if k == 0:
+                return False
+            continue
+        fn = d.function
+        if not (
+            type(d.index) is int
+            and type(fn) is Function
+            and type(fn.name) is str
+            and fn.name.strip()
+        ):
+            return False
+        kinds.append(d.type)
+    return all(_same(kind, kinds[0]) for kind in kinds)
 
 
 def _seen_after(seen: int, cid: Any, prev_id: Any, name: Any, prev_name: Any) -> int:

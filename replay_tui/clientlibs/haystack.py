@@ -47,6 +47,8 @@ class _Call:
 
 
 class HaystackAssembler(Assembler):
+    first_choice = True  # (it reads choices[0] alone)
+
     def __init__(self) -> None:
         self.calls: dict[Any, _Call] = {}
 

@@ -163,6 +163,8 @@ def _blank_id(value: Any) -> bool:
 
 
 class LangChainAssembler(Assembler):
+    first_choice = True  # (it reads choices[0] alone)
+
     def __init__(self) -> None:
         self.merged: list[dict[str, Any]] = []
         self.first = True

@@ -294,6 +294,8 @@ def _merge(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
 
 
 class LangChainJsAssembler(Assembler):
+    first_choice = True  # (it reads choices[0] alone)
+
     def __init__(self) -> None:
         self.chunks: list[dict[str, Any]] = []
         self.role: Any = None

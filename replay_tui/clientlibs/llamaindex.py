@@ -81,6 +81,8 @@ class _Call:
 
 
 class LlamaIndexAssembler(Assembler):
+    first_choice = True  # (it reads choices[0] alone)
+
     ordered = True  # a change of index between chunks starts a new call
 
     def __init__(self) -> None:

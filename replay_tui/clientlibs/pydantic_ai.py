@@ -45,6 +45,8 @@ class _Part:
 
 
 class PydanticAIAssembler(Assembler):
+    first_choice = True  # (it reads choices[0] alone)
+
     def __init__(self) -> None:
         self.parts: list[_Part | None] = []  # None stands for a text part
         self.by_index: dict[Any, _Part] = {}

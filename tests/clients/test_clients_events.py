@@ -14,7 +14,9 @@ The streams mix what gateways send: 1 to 3 calls, interleaved at random; continu
 ``id``, ``name`` and ``type`` are absent, ``null``, ``""``, the value again, a new value
 mid-stream or the string ``"null"``; text before and between the calls; envelopes that change
 (a ``created`` per payload, a role, usage, a finish reason); now and then two deltas in one
-payload or a delta without ``function``. And what no library should fold on, so that the
+payload or a delta without ``function``; an empty ``content`` or ``reasoning_content`` beside
+the deltas; payloads of several choices, each with a delta of its own (:func:`_another_choice`).
+And what no library should fold on, so that the
 folding is shown not to: a usage object in every chunk (its counts changing, now and then of
 a type a schema rejects), chunk ids, ``system_fingerprint`` and unknown fields that vary per
 payload, SSE ``event:`` lines (``message``, now and then ``error``) and ``id:`` lines, and
@@ -58,7 +60,8 @@ PIECES = ['{"a', '": ', '"x', "y", 'z"', "}", " ", "1", ",", '{"b": 2}', ""]
 
 
 @st.composite
-def streams(draw: st.DrawFn) -> str:
+def streams(draw: st.DrawFn, several: int | None = None) -> str:
+    """``several``: how often a payload takes several choices (drawn when not given)."""
     n_calls = draw(st.integers(1, 3))
     per_call: list[list[dict[str, Any]]] = []
     for c in range(n_calls):
@@ -116,11 +119,16 @@ def streams(draw: st.DrawFn) -> str:
             return draw(st.integers(0, 2))
         return 0 if c is None else choice_of[c]
 
+    beside = _beside(draw)
+    if several is None:  # how often a payload takes several choices
+        several = draw(st.sampled_from([0, 0, 1, 3]))
     if draw(st.booleans()):
         chunks.append({"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]})
     for k in range(draw(st.integers(0, 4))):
         field = draw(st.sampled_from(["content", "reasoning_content"]))
-        chunks.append({"choices": [{"index": choice_for(None), "delta": {field: f"t{k} "}}]})
+        said: dict[str, Any] = {field: f"t{k} "}
+        beside(said, text=True)
+        chunks.append({"choices": [{"index": choice_for(None), "delta": said}]})
     for c in order:
         d = per_call[c][taken[c]]
         taken[c] += 1
@@ -132,14 +140,18 @@ def streams(draw: st.DrawFn) -> str:
             continue
         if roll == 1:
             delta["content"] = "and "
+        beside(delta)
         chunk: dict[str, Any] = {"choices": [{"index": choice_for(c), "delta": delta}]}
         if roll == 2:
             chunk["choices"][0]["finish_reason"] = None
         if roll == 3:
             chunk["usage"] = None
         if draw(st.integers(0, 12)) == 0:
-            text = {"index": choice_for(c), "delta": {"content": "text between "}}
-            chunks.append({"choices": [text]})
+            between: dict[str, Any] = {"content": "text between "}
+            beside(between, text=True)
+            chunks.append({"choices": [{"index": choice_for(c), "delta": between}]})
+        if _another_choice(draw, several, chunks, chunk):
+            continue
         chunks.append(chunk)
     if draw(st.integers(0, 4)):
         chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
@@ -151,6 +163,63 @@ def streams(draw: st.DrawFn) -> str:
     if draw(st.integers(0, 5)):
         out.append("data: [DONE]\n\n")
     return "".join(out)
+
+
+def _beside(draw: st.DrawFn) -> Any:
+    """What a stream sends beside each delta, drawn once per stream: nothing, or beside each
+    tool-call delta an empty ``content`` or ``reasoning_content`` (DeepSeek-R1 through
+    OpenRouter), on every delta or on some, now and then ``null``; or ``"role": "assistant"``
+    on every delta, text ones too (LM Studio, Ollama), now and then another role, ``""`` or
+    ``null``. The function returned dresses one delta (``text``: a text delta, which gets
+    the role only)."""
+    mode = draw(st.sampled_from(["none", "none", "content", "reasoning_content", "some", "role"]))
+
+    def dress(delta: dict[str, Any], text: bool = False) -> None:
+        if mode == "none":
+            return
+        if mode == "role":
+            roll = draw(st.integers(0, 30))
+            delta["role"] = "assistant" if roll > 3 else ("user", "", None, "tool")[roll]
+            if not text and draw(st.booleans()):
+                delta.setdefault("content", "")
+            return
+        if text:
+            return
+        if mode == "some":
+            roll = draw(st.integers(0, 5))
+            if roll < 3:
+                delta[("content", "reasoning_content", "content")[roll]] = ""
+            elif roll == 3:
+                delta["content"] = None
+            return
+        delta.setdefault(mode, "")
+
+    return dress
+
+
+def _another_choice(
+    draw: st.DrawFn, several: int, chunks: list[dict[str, Any]], chunk: dict[str, Any]
+) -> bool:
+    """Now and then (``several``: 0 never, else one in that many draws) the chunk's choice
+    goes into the payload before, beside the choices it has (when its choices all carry a
+    tool-call delta): a payload of several choices, each a delta of its own, in the order
+    drawn — its index drawn too (0 again, 1 or 2), or the one the chunk had."""
+    if not several or not chunks or draw(st.integers(1, several)) != 1:
+        return False
+    before = chunks[-1]
+    cs = before.get("choices")
+    if not cs or any("tool_calls" not in c["delta"] for c in cs) or len(cs) >= 4:
+        return False
+    if "finish_reason" in chunk["choices"][0] or set(chunk) - {"choices"}:
+        return False
+    choice = chunk["choices"][0]
+    if draw(st.booleans()):
+        choice["index"] = draw(st.integers(0, 2))
+    if draw(st.integers(0, 3)) == 0:
+        cs.insert(0, choice)
+    else:
+        cs.append(choice)
+    return True
 
 
 def _dressed(draw: st.DrawFn, chunks: list[dict[str, Any]], created: bool = False) -> list[str]:
@@ -242,7 +311,7 @@ def test_the_gathered_stream_gives_every_library_what_the_payloads_give(body: st
 
 
 @st.composite
-def repeating_streams(draw: st.DrawFn) -> str:
+def repeating_streams(draw: st.DrawFn, several: int | None = None) -> str:
     """Streams whose continuations re-send one identity for a stretch, as LiteLLM's proxy and
     MiniMax do: per call, stretches of one ``(id, name, type)`` each — the value, another,
     the string ``"null"``, ``null``, ``""`` or absent; ``type`` absent, ``"function"``,
@@ -279,6 +348,9 @@ def repeating_streams(draw: st.DrawFn) -> str:
     taken = [0] * n_calls
     chunks: list[dict[str, Any]] = []
     calls: list[int | None] = []
+    beside = _beside(draw)
+    if several is None:
+        several = draw(st.sampled_from([0, 0, 1, 3]))
     if draw(st.booleans()):
         chunks.append({"choices": [{"index": 0, "delta": {"role": "assistant"}}]})
         calls.append(None)
@@ -287,6 +359,7 @@ def repeating_streams(draw: st.DrawFn) -> str:
         taken[c] += 1
         calls.append(c)
         chunk: dict[str, Any] = {"choices": [{"index": 0, "delta": {"tool_calls": [d]}}]}
+        beside(chunk["choices"][0]["delta"])
         roll = draw(st.integers(0, 40))
         if roll == 0:
             chunk["choices"][0]["delta"]["content"] = "and "
@@ -299,12 +372,95 @@ def repeating_streams(draw: st.DrawFn) -> str:
         chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
         calls.append(None)
     _choices(draw, chunks, calls)
+    if several:  # (after the choices' indexes are drawn: a choice moved keeps its own)
+        kept: list[dict[str, Any]] = []
+        for chunk in chunks:
+            if not _another_choice(draw, several, kept, chunk):
+                kept.append(chunk)
+        chunks = kept
     return "".join(_dressed(draw, chunks)) + "data: [DONE]\n\n"
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(repeating_streams())
 def test_a_run_of_repeats_gives_every_library_what_the_payloads_give(body: str) -> None:
+    trace = _trace(body)
+    meant = meant_calls(trace.analysis.calls)
+    one_by_one = assess_frames(frames(trace), meant)
+    gathered = assess_frames(compact_frames(trace), meant)
+    for key in POLICIES:
+        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+
+
+@st.composite
+def choices_streams(draw: st.DrawFn) -> str:
+    """n=2 to 4: each choice one call, at tool index 0 in every choice or one index each; the
+    heads in one payload or one each; then payloads that carry the next delta of some of the
+    choices (in an order drawn, now and then one alone), each continuation's ``id`` and
+    ``name`` absent, blank or now and then the value again, its ``type`` absent or now and
+    then sent, an empty text beside it or not; the calls' indexes may start at 1 (no choice
+    of index 0)."""
+    n = draw(st.integers(2, 4))
+    shared = draw(st.booleans())  # every call at tool index 0 (mixed under it)
+    base = draw(st.sampled_from([0, 0, 1]))
+    beside = _beside(draw)
+    heads = []
+    for k in range(n):
+        head: dict[str, Any] = {"index": 0 if shared else k, "id": f"call_{k}"}
+        if draw(st.booleans()):
+            head["type"] = "function"
+        name = draw(st.sampled_from([f"tool_{k}", f"tool_{k}", "tool_0", "", None]))
+        head["function"] = {"name": name, "arguments": draw(st.sampled_from(["", '{"a']))}
+        heads.append({"index": base + k, "delta": {"tool_calls": [head]}})
+    chunks: list[dict[str, Any]] = []
+    if draw(st.booleans()):
+        chunks.append({"choices": heads})
+    else:
+        chunks += [{"choices": [h]} for h in heads]
+    pattern = [(draw(st.sampled_from(BLANKS)), draw(st.sampled_from(BLANKS))) for _ in range(n)]
+    for _ in range(draw(st.integers(1, 30))):
+        some = draw(st.permutations(range(n)))
+        if draw(st.integers(0, 5)) == 0:
+            some = some[: draw(st.integers(1, n))]
+        cs = []
+        for k in some:
+            d: dict[str, Any] = {"index": 0 if shared else k}
+            cid, name = pattern[k]
+            roll = draw(st.integers(0, 20))
+            if roll == 0:
+                cid = f"call_{k}"
+            elif roll == 1:
+                name = f"tool_{k}"
+            elif roll == 2:
+                pattern[k] = cid, name = (draw(st.sampled_from(BLANKS)), name)
+            if cid is not ABSENT:
+                d["id"] = cid
+            if draw(st.integers(0, 8)) == 0:
+                d["type"] = draw(st.sampled_from(["function", "function", None]))
+            f: dict[str, Any] = {"arguments": draw(st.sampled_from(PIECES))}
+            if name is not ABSENT:
+                f["name"] = name
+            d["function"] = f
+            delta: dict[str, Any] = {"tool_calls": [d]}
+            beside(delta)
+            cs.append({"index": base + k, "delta": delta})
+        chunks.append({"choices": cs})
+    for k in range(n):
+        if draw(st.integers(0, 4)):
+            chunks.append(
+                {"choices": [{"index": base + k, "delta": {}, "finish_reason": "tool_calls"}]}
+            )
+    return "".join(_dressed(draw, chunks)) + "data: [DONE]\n\n"
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(choices_streams(), streams(several=2), repeating_streams(several=2)))
+def test_payloads_of_several_choices_give_every_library_what_they_give_one_by_one(
+    body: str,
+) -> None:
+    # payloads of several choices, each a delta (n=2 and more): the libraries that mix the
+    # choices, read choices[0] alone or the choice of index 0 each come out as payload by
+    # payload
     trace = _trace(body)
     meant = meant_calls(trace.analysis.calls)
     one_by_one = assess_frames(frames(trace), meant)
@@ -755,3 +911,33 @@ def test_text_with_a_usage_and_logprobs_in_every_chunk_folds_into_one_frame() ->
     stream = compact_frames(trace)
     assert len(stream) == 2 and stream[0].count == 300  # type: ignore[union-attr]
     _same_outcomes(trace, stream)
+
+
+def test_a_role_re_sent_on_every_delta_folds_once_every_library_holds_it() -> None:
+    # LM Studio and Ollama re-send "role": "assistant" on every delta, text and tool-call
+    # ones (beside an empty content): the first is news (openai-node's role check, LangChain
+    # JS's role), the rest say nothing; a "user" role between makes the next one news again
+    chunks: list[dict[str, Any]] = [
+        {"choices": [{"index": 0, "delta": {"role": "assistant", "content": f"w{k} "}}]}
+        for k in range(200)
+    ]
+    chunks[100]["choices"][0]["delta"]["role"] = "user"
+    for c in range(2):
+        head = {"index": c, "id": f"call_{c}", "type": "function"}
+        head["function"] = {"name": "read_file", "arguments": ""}
+        chunks.append(
+            {"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [head]}}]}
+        )
+        for piece in ['{"path": "', *"abcdefgh", '"}']:
+            d = {"index": c, "function": {"arguments": piece}}
+            delta = {"role": "assistant", "content": "", "tool_calls": [d]}
+            chunks.append({"choices": [{"index": 0, "delta": delta}]})
+    chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    body = "".join("data: " + json.dumps(c) + "\n\n" for c in chunks) + "data: [DONE]\n\n"
+    trace = _trace(body)
+    stream = compact_frames(trace)
+    assert len(stream) <= 12
+    _same_outcomes(trace, stream)
+    meant = meant_calls(trace.analysis.calls)
+    got = assess_frames(stream, meant)
+    assert got["openai-node"].ok and got["langchain-js"].ok
