@@ -18,7 +18,7 @@ from replay_tui.tui.app import ReplayApp, check_keymap, make_app
 from replay_tui.tui.commands import ReplayCommands
 from replay_tui.tui.screens.help import binding_rows, help_text
 
-from .conftest import TRACES, held, settle
+from .conftest import TRACES, held, settle, until
 
 SMALL = (80, 24)
 
@@ -337,7 +337,9 @@ async def test_a_view_key_pressed_while_the_one_file_is_read_is_kept(
     app = make_app([str(TRACES / "captures" / "late-id.sse")])
     async with app.run_test(size=SMALL) as pilot:
         await pilot.press("2")
-        assert not app.discovered and app.tabs.active == "diff"
+        # (the key's action mounts the diff view first: the tab changes once it is mounted)
+        await until(pilot, lambda: app.tabs.active == "diff")
+        assert not app.discovered
         reading.set()
         await settle(app, pilot)
         assert app.current is not None and app.current.address.endswith("late-id.sse")
