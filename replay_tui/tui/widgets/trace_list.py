@@ -9,12 +9,13 @@ traces (live reload) keeps the selection and the scroll position.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from typing import ClassVar, Literal
 
 from rich.style import Style
 from rich.text import Text
-from textual import events, on
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -495,6 +496,8 @@ class TraceList(Vertical):
         self.open_address: str | None = None
         """The trace the views show (the app's), said under the filter when it hides it."""
         self._empty_reason: str | None = None
+        self._empty_said = ""
+        """What :attr:`empty_note` says."""
         self._entered = False
         self._rebuild_due = False
 
@@ -581,8 +584,10 @@ class TraceList(Vertical):
                 said = f"open: {middle_cut(name, max(room - 6, 8))}\n{why}"
             lines.append(said)
         text = "\n".join(lines)
-        note.update(Content(text))
-        note.set_class(bool(text), "-shown")
+        if text != self._empty_said:  # (an update lays the screen out again: each rebuild)
+            self._empty_said = text
+            note.update(Content(text))
+            note.set_class(bool(text), "-shown")
 
     # -- content -----------------------------------------------------------------------------
 
@@ -832,7 +837,24 @@ class TraceList(Vertical):
 
     def _filter_typed(self) -> None:
         self._filter_due = False
-        self.set_filter(text=self._typed)
+        self._match_typed(self._typed)
+
+    @work(group="filter", description="filter")
+    async def _match_typed(self, text: str) -> None:
+        """The filter ``text`` matched step by step, the keys and frames between the steps
+        (see :meth:`~replay_tui.tui.listing.Listing.match_in_steps`), then the rows."""
+        steps = self.listing.match_in_steps(text)
+        while True:
+            try:
+                next(steps)
+            except StopIteration as end:
+                outcome = end.value
+                break
+            await asyncio.sleep(0)
+        if outcome == "done":
+            self.rebuild()
+        elif outcome == "lost":  # (the items changed under it: a live change; rare)
+            self.set_filter(text=text)
 
     @on(Input.Submitted, "#trace-filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
