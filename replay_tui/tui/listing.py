@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import functools
 import heapq
+from collections import Counter
 from collections.abc import Collection, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -80,11 +81,13 @@ class _MatchJob:
     """Items judged since it began (tested again once it is done)."""
     moves: list[dict[int, list[str]]] = field(default_factory=list)
     """Files that became their entries since it began (its positions move with them)."""
+    gone: list[str] = field(default_factory=list)
+    """Those files (no longer counted)."""
     lost: bool = False
     """The items changed in a way it cannot follow: it gives up."""
 
 
-MATCH_STEP = 16_384
+MATCH_STEP = 8192
 """Items a step of :meth:`Listing.match_in_steps` tests (some milliseconds)."""
 
 
@@ -259,6 +262,7 @@ class Listing:
             self._job.retest.update(touched)
             if subs:
                 self._job.moves.append(subs)
+                self._job.gone += [items[i] for i in subs]
         if self._counted_for is not None:
             self._recount.update(touched)
             for i in subs:  # (the files that gave way to their entries: no longer counted)
@@ -515,8 +519,24 @@ class Listing:
                 again = self._positions(self._retest).values()
                 candidates = sorted({*candidates, *again})
         found: list[int] = []
+        # Typed text and no verdict filter: what the header counts of it comes with the
+        # steps (counted at once when done, it cost the frame after the rows as much).
+        counting = key[1] is None and bool(key[0])
+        count_of: dict[str, str] = {}
         for start in range(0, len(candidates), MATCH_STEP):
-            found += self._filter(candidates[start : start + MATCH_STEP], key, items)
+            step = self._filter(candidates[start : start + MATCH_STEP], key, items)
+            found += step
+            if counting:
+                judgements, skipped = self.judgements, self.skipped
+                for i in step:
+                    address = items[i]
+                    if address in skipped:
+                        count_of[address] = SKIPPED
+                    else:
+                        judgement = judgements.get(address)
+                        count_of[address] = (
+                            "pending" if judgement is None else judgement.badge.value
+                        )
             yield
             if job.lost:
                 return "lost"
@@ -530,6 +550,13 @@ class Listing:
             found = _moved(found, subs)
         self._matched, self._matched_for = found, key
         self._retest = job.retest
+        if counting:
+            for address in job.gone:
+                count_of.pop(address, None)
+            counted = dict.fromkeys([SKIPPED, "pending", *(b.value for b in Badge)], 0)
+            counted.update(Counter(count_of.values()))
+            self._counted, self._counted_for, self._count_of = counted, key[0], count_of
+            self._recount = dict(job.retest)
         return "done"
 
     def _match_indices(self) -> list[int]:
@@ -877,13 +904,25 @@ class Listing:
                 name = judgement.label
         return Row("trace", address, name, depth)
 
+    def has(self, address: str) -> bool:
+        """Whether ``address`` is an item."""
+        if self._index is None and _found(self.items, address) is not None:
+            return True
+        return address in self.index
+
     def row_of(self, address: str) -> int | None:
         """The row showing ``address`` (None: filtered out, or in a folded folder)."""
-        if self._shown_index is None:
-            shown = self.shown_items
-            same = self.items is shown  # (then the two indexes are one)
-            self._shown_index = self.index if same else {a: i for i, a in enumerate(shown)}
-        i = self._shown_index.get(address)
+        shown = self.shown_items
+        same = self.items is shown  # (then the two indexes are one)
+        i = None
+        if self._shown_index is None and not (same and self._index is not None):
+            # Found where its address sorts, not through an index of every item made again
+            # (a big folder's HAR files moved the positions: each rebuild made it).
+            i = _found(shown, address)
+        if i is None:
+            if self._shown_index is None:
+                self._shown_index = self.index if same else {a: i for i, a in enumerate(shown)}
+            i = self._shown_index.get(address)
         if i is None or not self._segments:
             return None
         k = bisect.bisect_right(self._segments, (i, len(self.rows) + 1, 0)) - 1
@@ -963,6 +1002,13 @@ def hays_of(
             said = words[id(judgement)] = _words_of(judgement)
         hays[address] = f"{address.lower()} {said}"
     return hays
+
+
+def _found(items: list[str], address: str) -> int | None:
+    """The position of ``address`` in ``items`` (in :func:`address_key` order) found by
+    bisection (None: not where it sorts)."""
+    i = bisect.bisect_left(items, address_key(address), key=address_key)
+    return i if i < len(items) and items[i] == address else None
 
 
 def _moved(matched: list[int], subs: Mapping[int, Sequence[str]]) -> list[int]:

@@ -9,13 +9,12 @@ traces (live reload) keeps the selection and the scroll position.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import ClassVar, Literal
 
 from rich.style import Style
 from rich.text import Text
-from textual import events, on, work
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -574,7 +573,7 @@ class TraceList(Vertical):
         elif not has_traces and self._entered:
             lines.append(self._empty_reason or "no trace found")
         opened = self.open_address
-        gone = opened is not None and opened not in self.listing.index
+        gone = opened is not None and not self.listing.has(opened)
         if opened is not None and (self.filtering or gone) and self.listing.row_of(opened) is None:
             name = visible(opened).rpartition("/")[2]
             why = "(deleted)" if gone else "(filtered out)"
@@ -837,24 +836,23 @@ class TraceList(Vertical):
 
     def _filter_typed(self) -> None:
         self._filter_due = False
-        self._match_typed(self._typed)
+        self._match_step(self.listing.match_in_steps(self._typed), self._typed)
 
-    @work(group="filter", description="filter")
-    async def _match_typed(self, text: str) -> None:
-        """The filter ``text`` matched step by step, the keys and frames between the steps
-        (see :meth:`~replay_tui.tui.listing.Listing.match_in_steps`), then the rows."""
-        steps = self.listing.match_in_steps(text)
-        while True:
-            try:
-                next(steps)
-            except StopIteration as end:
-                outcome = end.value
-                break
-            await asyncio.sleep(0)
-        if outcome == "done":
-            self.rebuild()
-        elif outcome == "lost":  # (the items changed under it: a live change; rare)
-            self.set_filter(text=text)
+    def _match_step(self, steps: Generator[None, None, str], text: str) -> None:
+        """The filter ``text`` matched a step a frame, the keys typed and their frames
+        before each (see :meth:`~replay_tui.tui.listing.Listing.match_in_steps`), then the
+        rows. (Steps run back to back took turns with each hop of a key on its way to the
+        screen, the key to the app, the app to the box, the box to the frame: a key waited
+        for four steps, most of a second on a busy machine.)"""
+        try:
+            next(steps)
+        except StopIteration as end:
+            if end.value == "done":
+                self.rebuild()
+            elif end.value == "lost":  # (the items changed under it: a live change; rare)
+                self.set_filter(text=text)
+            return
+        self.call_after_refresh(self._match_step, steps, text)
 
     @on(Input.Submitted, "#trace-filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
