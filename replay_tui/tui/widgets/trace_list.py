@@ -151,6 +151,8 @@ class TraceTree(ScrollView, can_focus=True):
         """The trace marked as A for the compare view."""
         self.focus_when_chosen: Widget | None = None
         """Where the focus goes when enter chooses a trace (the app's calls view)."""
+        self._strips: dict[tuple[object, ...], Strip] = {}
+        """Rows as drawn, by what they show."""
 
     compact = False
     """Badges as glyphs only (a narrow list): ``✗ name`` instead of ``✗ erasing    name``."""
@@ -216,7 +218,9 @@ class TraceTree(ScrollView, can_focus=True):
 
     def label(self, n: int) -> Text:
         """Row ``n`` as a line of text, cut to the width (0 before the first layout: uncut)."""
-        row = self.listing.row(n)
+        return self._label(self.listing.row(n))
+
+    def _label(self, row: Row) -> Text:
         head = Text("  " * row.depth)
         tail = Text()
         if row.kind == "trace":
@@ -271,12 +275,42 @@ class TraceTree(ScrollView, can_focus=True):
         base = self.rich_style
         if not 0 <= n < len(self.listing.rows):
             return Strip.blank(width, base)
-        text = self.label(n)
+        row = self.listing.row(n)
+        folder = row.folder
+        # A row drawn again as it was is not made again: a frame draws every row on screen
+        # (a rebuild, a batch's badges), most of them unchanged.
+        key = (
+            row.kind,
+            row.key,
+            row.name,
+            row.depth,
+            self.badge_of(row.key) if row.kind == "trace" else "",
+            (folder.count, folder.erasing, folder.collapsed, folder.is_file) if folder else None,
+            row.key == self.marked,
+            self.compact,
+            width,
+            base,
+            self.has_focus,
+            n == self.cursor,
+        )
+        strip = self._strips.get(key)
+        if strip is not None:
+            return strip
+        text = self._label(row)
         strip = Strip(list(text.render(self.app.console)), text.cell_len)
         strip = strip.extend_cell_length(width).crop(0, width)
         if n == self.cursor:
-            return strip.apply_style(base + self._s("trace-tree--cursor"))
-        return strip.apply_style(base)
+            strip = strip.apply_style(base + self._s("trace-tree--cursor"))
+        else:
+            strip = strip.apply_style(base)
+        if len(self._strips) >= 1024:
+            self._strips.clear()
+        self._strips[key] = strip
+        return strip
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._strips.clear()  # (a theme's colours)
 
     def on_resize(self) -> None:
         # Labels are cut to the width: a new width means new labels.
