@@ -23,6 +23,7 @@ from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
@@ -533,6 +534,7 @@ class TraceList(Vertical):
         """What :attr:`empty_note` says."""
         self._entered = False
         self._rebuild_due = False
+        self._rebuild_timer: Timer | None = None
 
     @property
     def text_filter(self) -> str:
@@ -725,11 +727,14 @@ class TraceList(Vertical):
             return
         if not judged or self.trace_tree.shows_any(judged):
             self.trace_tree.refresh()  # badges on screen now; counts and order with the rebuild
-        if not self._rebuild_due:
-            self._rebuild_due = True
-            self.set_timer(self.rebuild_every(), self._rebuild_when_due)
+        self._rebuild_due = True
+        # One timer at a time: a rebuild meanwhile (a filter key) left its timer running, and
+        # the next batch set another; ten keys made the list rebuild every quarter second.
+        if self._rebuild_timer is None:
+            self._rebuild_timer = self.set_timer(self.rebuild_every(), self._rebuild_when_due)
 
     def _rebuild_when_due(self) -> None:
+        self._rebuild_timer = None
         if self._rebuild_due:
             self.rebuild()
 
