@@ -74,6 +74,8 @@ def _busy(app: ReplayApp) -> str:
             ("opening the first trace", app.current is None and bool(app.store.paths)),
             # a resize reaches the screen a timer's tick (1/120 s) after the terminal
             ("resizing", app.screen.size != app.size),
+            # a big list's rows follow its judgements a moment later
+            ("rebuilding the list", app.trace_list.rebuild_pending),
         )
         if busy
     ]

@@ -802,8 +802,6 @@ async def test_a_big_lists_filter_typed_while_it_is_judged_shows_what_matches(
         expected = _matches(app, typed)
         assert expected and app.trace_list.visible_addresses() == expected
         assert any("#" in a for a in expected)  # (a HAR file's entries, matched as judged)
-        while app.trace_list._rebuild_due:  # (the rows, after the last batch: a moment later)
-            await pilot.pause(0.02)
         rows = [listing.row(n) for n in range(len(listing.rows))]
         assert [r.key for r in rows if r.kind == "trace"] == expected
         counts = listing.text_counts()

@@ -733,6 +733,12 @@ class TraceList(Vertical):
         if self._rebuild_timer is None:
             self._rebuild_timer = self.set_timer(self.rebuild_every(), self._rebuild_when_due)
 
+    @property
+    def rebuild_pending(self) -> bool:
+        """Judgements came in that the rows (their counts and order) do not show yet: a
+        rebuild is due (a big list's, at most every :meth:`rebuild_every` seconds)."""
+        return self._rebuild_due
+
     def _rebuild_when_due(self) -> None:
         self._rebuild_timer = None
         if self._rebuild_due:
