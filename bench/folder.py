@@ -117,6 +117,10 @@ each time) must not take the cores from what is timed."""
 KEYS = [*"c0042", *["BSpace"] * 5]
 """Typed into the filter while the judging goes on, one at a time: each key's time is from
 sending it to the filter box showing it."""
+MOVES = ["Down"] * 4 + ["NPage"] * 3 + ["Up"] * 2 + ["Enter"]
+"""Pressed in the list after the filter keys (escape leaves the box), while the judging goes
+on: each one's time is from sending it to the list's cursor showing it (on another row, or
+the list left for the calls view with enter)."""
 
 
 def generate_shape(root: Path, shape: str, count: int) -> int:
@@ -204,6 +208,7 @@ class TuiTerminal:
             out["count_listed"] = _COUNT.search(_header(self.screen()))
             if keys:
                 out["keys"] = self._type(start)
+                out["moves"] = self._move(start)
             out["badges"] = self._until(badges_shown, start, SLOW_POLL)
             out["checked"] = self._until(checked, start, SLOW_POLL)
             found = _COUNT.search(_header(self.screen()))
@@ -258,8 +263,116 @@ class TuiTerminal:
         self.t._tmux("send-keys", "-t", "b", "Escape")
         return times
 
+    def _move(self, start: float) -> dict[str, list[float]] | str:
+        """The list's keys (:data:`MOVES`) after the filter's: each one's time to the screen,
+        by key (a string: the judging was over first, or the cursor was not found)."""
+        self._until(lambda s: s.split("\n")[1].split()[:1] == ["/"], start, POLL)  # left
+        times: dict[str, list[float]] = {}
+        for key in MOVES:
+            if "judging" not in _header(self.screen()):
+                return times or "the judging was over before the list's keys"
+            before = self._wait_cursor(start)
+            if before is None:
+                return times or "no cursor in the list"
+            sent = time.perf_counter()
+            self.t._tmux("send-keys", "-t", "b", key)
+            self._until_escaped(_cursor_moved(before), sent)
+            times.setdefault(key, []).append(time.perf_counter() - sent)
+        return times
+
+    def _wait_cursor(self, start: float) -> tuple[int, str, str] | None:
+        """Where the list's cursor is, once it has stayed there for a moment (the one before
+        the key; None: not found in a second)."""
+        last = None
+        for _ in range(40):
+            now = _cursor(self.escaped())
+            if now is not None and now == last:
+                return now
+            last = now
+            time.sleep(0.025)
+        return None
+
+    def escaped(self) -> str:
+        out: str = self.t._tmux("capture-pane", "-p", "-e", "-t", "b")
+        return out
+
+    def _until_escaped(self, seen: Callable[[str], bool], start: float) -> float:
+        screen = ""
+        while time.perf_counter() - start < TUI_TIMEOUT:
+            screen = self.escaped()
+            if seen(screen):
+                return time.perf_counter() - start
+            time.sleep(POLL)
+        raise SystemExit(f"not on screen after {TUI_TIMEOUT:.0f} s:\n{screen}")
+
 
 TUI_TIMEOUT = 600.0
+
+
+_SGR = re.compile(r"\x1b\[([\d;]*)m")
+LIST_WIDTH = 40
+"""Columns of the list at 120 columns (its right edge is the views' border)."""
+
+
+def _backgrounds(line: str) -> tuple[str, str]:
+    """A screen line (with its escapes) as its background at the list's third column (where
+    a row's badge is) and the list's part of its text."""
+    text: list[str] = []
+    bg, at = "", ""
+    for k, part in enumerate(_SGR.split(line)):
+        if k % 2:  # an SGR's parameters
+            codes = part.split(";") if part else ["0"]
+            i = 0
+            while i < len(codes):
+                c = codes[i]
+                if c in ("0", "49"):
+                    bg = ""
+                elif c == "48":  # 48;5;N or 48;2;R;G;B
+                    n = 3 if codes[i + 1 : i + 2] == ["5"] else 5
+                    bg = ";".join(codes[i : i + n])
+                    i += n - 1
+                elif c == "38":
+                    i += 2 if codes[i + 1 : i + 2] == ["5"] else 4
+                elif c == "7":
+                    bg = "reverse"
+                elif c.isdigit() and (40 <= int(c) <= 47 or 100 <= int(c) <= 107):
+                    bg = c
+                i += 1
+            continue
+        for ch in part:
+            if len(text) == 2:
+                at = bg
+            text.append(ch)
+    return at, "".join(text)[:LIST_WIDTH]
+
+
+def _cursor(screen: str) -> tuple[int, str, str] | None:
+    """The list's cursor (a screen with escapes): its line, its background and the list's
+    (tinted while focused), and the name on it: the one row under the list's header whose
+    background is its own (None: no such row)."""
+    lines = screen.split("\n")[3:-2]
+    rows = [_backgrounds(line) for line in lines]
+    counts: dict[str, int] = {}
+    for bg, _ in rows:
+        counts[bg] = counts.get(bg, 0) + 1
+    odd = [n for n, (bg, text) in enumerate(rows) if counts[bg] == 1 and text.strip()]
+    if len(odd) != 1 or len(rows) < 3:
+        return None
+    n = odd[0]
+    bg, text = rows[n]
+    words = text.split()
+    own = max(counts, key=lambda b: counts[b])  # (the list's: tinted while it has the focus)
+    return n, f"{bg} on {own}", words[-1] if words else ""
+
+
+def _cursor_moved(before: tuple[int, str, str]) -> Callable[[str], bool]:
+    """The list's cursor is found, and is not ``before``."""
+
+    def moved(screen: str) -> bool:
+        now = _cursor(screen)
+        return now is not None and now != before
+
+    return moved
 
 
 def _filter_shows(typed: str) -> Callable[[str], bool]:
@@ -327,6 +440,9 @@ def tui(sizes: list[int], shapes: list[str], jobs: int, runs: int) -> None:
                             add(f"again {k}", again[k])
                         if isinstance(first["keys"], list):
                             figures.setdefault("keys", []).extend(first["keys"])
+                        if isinstance(first["moves"], dict):
+                            for key, times in first["moves"].items():
+                                figures.setdefault(f"move {key}", []).extend(times)
                         add("bare again", term.time_to([py, str(bare)], env, bare_rows_visible))
                 finally:
                     term.close()
@@ -336,7 +452,9 @@ def tui(sizes: list[int], shapes: list[str], jobs: int, runs: int) -> None:
 def _report(
     shape: str, size: int, traces: int, jobs: int, f: dict[str, list[Any]], loads: list[float]
 ) -> None:
-    med = {k: statistics.median(v) for k, v in f.items() if k != "keys"}
+    med = {
+        k: statistics.median(v) for k, v in f.items() if k != "keys" and not k.startswith("move")
+    }
     bare = statistics.median(f["bare"] + f["bare again"])
     check = med["check"]
     print(
@@ -376,6 +494,14 @@ def _report(
         )
     else:
         print("  filter keys: not typed (the judging ended before the list was on screen)")
+    for key in dict.fromkeys(MOVES):
+        times = f.get(f"move {key}")
+        if times:
+            print(
+                f"  {key:5} in the list while judging, to the screen: median"
+                f" {statistics.median(times) * 1000:4.0f} ms, max {max(times) * 1000:4.0f} ms"
+                f" ({len(times)}; budget 100 ms): " + " ".join(f"{t * 1000:.0f}" for t in times)
+            )
 
 
 def measure(root: Path, jobs: int) -> dict[str, float]:

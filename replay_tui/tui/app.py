@@ -52,7 +52,7 @@ from ..live.folder import FolderUpdate
 from .bindings import APP_BINDINGS, binding_sections, check_keymap
 from .clipboard import copy
 from .config import keymap_path, load_keymap
-from .listing import SKIPPED, Row, hays_of
+from .listing import SKIPPED, Row, hays_of, pending_hays
 from .live_reload import LiveReload
 from .loading import first_screen, load_in_steps
 from .messages import (
@@ -61,6 +61,7 @@ from .messages import (
     FolderChanged,
     LoadProgress,
     MarkedLoaded,
+    PendingHays,
     TraceAdded,
     TraceOpened,
     TraceRemoved,
@@ -376,9 +377,15 @@ class ReplayApp(App[int]):
             done.shown.wait(timeout=1.0)
 
         walked = judging.walk_and_sort(show_cached, self.SHOW_CACHED_FROM, show)
+        if len(walked.todo) >= TraceList.REBUILD_NOW_BELOW:
+            self.post_message(PendingHays(pending_hays(c.address for c in walked.todo)))
         problem = judging.save_cache(walked)
         if problem is not None:
             self.call_from_thread(self._say_cache_problem, problem)
+
+    @on(PendingHays)
+    def _pending_hays(self, message: PendingHays) -> None:
+        self.trace_list.listing.add_pending_hays(message.hays)
 
     @on(CacheListed)
     def _listed_from_cache(self, message: CacheListed) -> None:

@@ -13,14 +13,24 @@ from __future__ import annotations
 import bisect
 import functools
 import heapq
-from collections.abc import Iterable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Collection, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..core.discovery import Skipped, address_key, entry_of
 from ..core.result import Judgement, Listed
 from ..core.trace import Badge
 
-__all__ = ["SKIPPED", "Folder", "Listing", "Row", "hay_of", "hays_of", "skipped_hay"]
+__all__ = [
+    "SKIPPED",
+    "Folder",
+    "Listing",
+    "Row",
+    "hay_of",
+    "hays_of",
+    "pending_hays",
+    "skipped_hay",
+]
 
 
 @dataclass(slots=True)
@@ -62,6 +72,25 @@ class _Parsed:
     number: int | None
 
 
+@dataclass(slots=True)
+class _MatchJob:
+    """A filter being matched step by step (see :meth:`Listing.match_in_steps`)."""
+
+    key: tuple[str, str | None]
+    retest: dict[str, None] = field(default_factory=dict)
+    """Items judged since it began (tested again once it is done)."""
+    moves: list[dict[int, list[str]]] = field(default_factory=list)
+    """Files that became their entries since it began (its positions move with them)."""
+    gone: list[str] = field(default_factory=list)
+    """Those files (no longer counted)."""
+    lost: bool = False
+    """The items changed in a way it cannot follow: it gives up."""
+
+
+MATCH_STEP = 8192
+"""Items a step of :meth:`Listing.match_in_steps` tests (some milliseconds)."""
+
+
 @dataclass
 class Listing:
     """Items in list order and the rows the current filter and folds show."""
@@ -94,11 +123,17 @@ class Listing:
         self._skipped_hay: dict[str, tuple[Skipped, str]] = {}
         self._matched: list[int] | None = None
         self._matched_for: tuple[str, str | None] | None = None
-        self._retest: set[str] = set()
+        self._retest: dict[str, None] = {}
         """Items judged since :attr:`_matched` was made for the filter: only these are tested
         again (a big folder's judging, batch by batch, under a filter typed meanwhile)."""
         self._counted: dict[str, int] = {}
         self._counted_for: str | None = None
+        self._job: _MatchJob | None = None
+        self._count_of: dict[str, str] = {}
+        """What :attr:`_counted` counted each item the text filter matched as (its badge, or
+        :data:`SKIPPED`): an item judged since is counted again alone, not the whole list."""
+        self._recount: dict[str, None] = {}
+        """Items judged (or gone) since :attr:`_counted` was made for the text filter."""
         self._runs: list[tuple[int, int, Container, int]] | None = None
         self._hay_missing = True
         self._segments: list[tuple[int, int, int]] = []
@@ -160,6 +195,7 @@ class Listing:
         self._hay.pop(address, None)
         self._hay_missing = True
         self._matched_for = self._counted_for = None
+        self._lose_job()
         for item in skipped:
             self.skipped[item.path] = item
         if new == [address]:
@@ -184,6 +220,7 @@ class Listing:
         items = self.items
         index = self._index
         subs: dict[int, list[str]] = {}
+        positions: dict[str, int] = {}
         moved_only = True  # only files that became their own entries: no folder changes
         at = 0
         for address, traces, skipped in results:
@@ -197,6 +234,7 @@ class Listing:
                     i = index.get(address)
             if i is None or i in subs:
                 continue
+            positions[address] = i
             at = i + 1
             new = list(traces) + [s.path for s in skipped]
             new.sort(key=address_key)
@@ -211,7 +249,24 @@ class Listing:
                 moved_only = False
             subs[i] = new
         self._hay_missing = True
-        self._matched_for = self._counted_for = None
+        # What the filter matched and counted stands but for the files judged (and what took
+        # their place): only those are tested and counted again, not the whole list (a
+        # batch of a big folder's judging cost a pass over every item under a filter, and
+        # the keys typed into it waited for each).
+        touched = dict.fromkeys(  # (in list order)
+            a for address, i in positions.items() for a in subs.get(i, (address,))
+        )
+        if self._matched_for is not None:
+            self._retest.update(touched)
+        if self._job is not None:
+            self._job.retest.update(touched)
+            if subs:
+                self._job.moves.append(subs)
+                self._job.gone += [items[i] for i in subs]
+        if self._counted_for is not None:
+            self._recount.update(touched)
+            for i in subs:  # (the files that gave way to their entries: no longer counted)
+                self._uncount(items[i])
         if subs:
             out: list[str] = []
             done = 0
@@ -220,7 +275,9 @@ class Listing:
                 out += subs[i]
                 done = i + 1
             out += items[done:]
-            self._own_items()[:] = out
+            self.items = out  # (a new list: the rows built, and ``items`` here, index the old)
+            if self._matched is not None and self._matched_for is not None:
+                self._matched = _moved(self._matched, subs)
             if moved_only:
                 # Positions moved: the index is made again when next asked, the runs are
                 # cut where the entries came in (made again, they cost the rebuild a pass
@@ -278,6 +335,7 @@ class Listing:
                 fresh.append(item.path)
             elif known != item:  # skipped for another reason: the filter reads it again
                 self._matched_for = self._counted_for = None
+                self._lose_job()
             self.skipped[item.path] = item
         if fresh:
             self.add(fresh)
@@ -287,6 +345,14 @@ class Listing:
         wanted = {s.path: s for s in skipped}
         self.remove([a for a in self.skipped if a not in wanted])
         self.add_skipped(wanted.values())
+
+    def add_pending_hays(self, hays: dict[str, str]) -> None:
+        """What the filter reads of items not judged yet (:func:`pending_hays`, made off the
+        UI thread), kept for those still not judged (``hays`` is taken, not copied)."""
+        for address in self.judgements.keys() & hays.keys():  # (judged meanwhile)
+            del hays[address]
+        hays.update(self._hay)
+        self._hay = hays
 
     def judged(self, addresses: Iterable[str], hays: Mapping[str, str] | None = None) -> None:
         """These items' judgements changed (what the filter reads of them too); ``hays``:
@@ -301,10 +367,14 @@ class Listing:
             if hay.pop(address, None) is not None:
                 self._hay_missing = True
         if self._matched_for is not None:
-            self._retest.update(addresses)
-        self._counted_for = None
+            self._retest.update(dict.fromkeys(addresses))
+        if self._job is not None:
+            self._job.retest.update(dict.fromkeys(addresses))
+        if self._counted_for is not None:
+            self._recount.update(dict.fromkeys(addresses))
 
     def _changed(self) -> None:
+        self._lose_job()
         self._merged = None
         self._containers = {}
         self._hay_missing = True
@@ -351,36 +421,48 @@ class Listing:
             known = self._skipped_hay[address] = (item, skipped_hay(item))
         return known[1]
 
-    def _filter(self, candidates: Sequence[int]) -> list[int]:
+    def _filter(
+        self,
+        candidates: Sequence[int],
+        key: tuple[str, str | None] | None = None,
+        items: list[str] | None = None,
+    ) -> list[int]:
         """The positions among ``candidates`` of the items the filter shows: the traces it
         matches and, filtered by text or by the ``skipped`` badge, the files that hold no
         trace that it matches (a user looking for why a capture is not listed as a trace
         finds it by name). One list comprehension per condition: 100,000 items are filtered
-        in a few milliseconds."""
-        items, skipped = self.items, self.skipped
-        needles = self.text.strip().lower().split()
+        in a few milliseconds. ``key``: the filter's text and badge (else the listing's);
+        ``items``: the items the positions are of (else :attr:`items`)."""
+        text, badge = key if key is not None else (self.text, self.badge)
+        items = self.items if items is None else items
+        skipped = self.skipped
+        needles = text.strip().lower().split()
         files: list[int] = []
-        if skipped and (self.badge == SKIPPED or (self.badge is None and needles)):
+        if skipped and (badge == SKIPPED or (badge is None and needles)):
             files = [i for i in candidates if items[i] in skipped]
             for needle in needles:
                 files = [i for i in files if needle in self.skipped_hay(items[i])]
-        if self.badge == SKIPPED:
+        if badge == SKIPPED:
             return files
         matched = [i for i in candidates if items[i] not in skipped] if skipped else candidates
-        if self.badge is not None:
-            wanted = self.badge
+        if badge is not None:
+            wanted = badge
             if wanted == "pending":
                 judged = self.judgements
                 matched = [i for i in matched if items[i] not in judged]
             else:
                 having = self._having(wanted)
                 matched = [i for i in matched if items[i] in having]
-        needles = self.text.strip().lower().split()
         if needles:
             hay = self._hay
             if self._hay_missing:
-                for address in [items[i] for i in matched if items[i] not in hay]:
-                    self.hay(address)
+                missing = [items[i] for i in matched if items[i] not in hay]
+                judgements = self.judgements
+                pending = [a for a in missing if a not in judgements]
+                hay.update(pending_hays(pending))  # (most, early in a big folder's judging)
+                if len(pending) < len(missing):
+                    for address in missing:
+                        self.hay(address)
                 self._hay_missing = len(matched) < len(items) - len(skipped)
             for needle in needles:
                 matched = [i for i in matched if needle in hay[items[i]]]
@@ -401,6 +483,82 @@ class Listing:
             found = {a for a, j in self.judgements.items() if j.badge.value == badge}
         return found
 
+    def _lose_job(self) -> None:
+        if self._job is not None:
+            self._job.lost = True
+            self._job = None
+
+    def match_in_steps(self, text: str) -> Generator[None, None, str]:
+        """Match the text filter ``text`` (the verdict filter as it is) :data:`MATCH_STEP`
+        items at a time, yielding between steps; then ``text`` is the filter, its matches
+        made: a build costs the rows alone. Returns ``"done"``; ``"superseded"``: another
+        call began meanwhile (a key typed on), which goes on instead; ``"lost"``: the items
+        changed in a way the steps cannot follow (nothing is changed: filter at once).
+
+        A big folder's filter is matched between the keys and frames, not in one go: a pass
+        over 100,000 items took a key typed meanwhile 50 ms (more on a busy machine, with
+        the judging's processes on every core), and the first key the hays of all of them.
+        What is judged meanwhile is tested again once done, and a file becoming its entries
+        moves the positions found."""
+        key = (text.strip().lower(), self.badge)
+        job = self._job = _MatchJob(key)  # (one begun before gives up at its next step)
+        items = self.items
+        before = self._matched_for
+        candidates: Sequence[int] = range(len(items))
+        if before == key and self._matched is not None:
+            candidates = ()  # (matched already: the build tests what was judged since)
+        elif (
+            before is not None
+            and self._matched is not None
+            and before[1] == key[1]
+            and _narrows(before[0], key[0])
+            and (before[0] or key[1] is not None)  # (no text, no badge: no skipped file)
+        ):
+            candidates = self._matched
+            if self._retest:
+                again = self._positions(self._retest).values()
+                candidates = sorted({*candidates, *again})
+        found: list[int] = []
+        # Typed text and no verdict filter: what the header counts of it comes with the
+        # steps (counted at once when done, it cost the frame after the rows as much).
+        counting = key[1] is None and bool(key[0])
+        count_of: dict[str, str] = {}
+        for start in range(0, len(candidates), MATCH_STEP):
+            step = self._filter(candidates[start : start + MATCH_STEP], key, items)
+            found += step
+            if counting:
+                judgements, skipped = self.judgements, self.skipped
+                for i in step:
+                    address = items[i]
+                    if address in skipped:
+                        count_of[address] = SKIPPED
+                    else:
+                        judgement = judgements.get(address)
+                        count_of[address] = (
+                            "pending" if judgement is None else judgement.badge.value
+                        )
+            yield
+            if job.lost:
+                return "lost"
+            if self._job is not job:
+                return "superseded"
+        self._job = None
+        self.text = text
+        if before == key and self._matched is not None:
+            return "done"
+        for subs in job.moves:
+            found = _moved(found, subs)
+        self._matched, self._matched_for = found, key
+        self._retest = job.retest
+        if counting:
+            for address in job.gone:
+                count_of.pop(address, None)
+            counted = dict.fromkeys([SKIPPED, "pending", *(b.value for b in Badge)], 0)
+            counted.update(Counter(count_of.values()))
+            self._counted, self._counted_for, self._count_of = counted, key[0], count_of
+            self._recount = dict(job.retest)
+        return "done"
+
     def _match_indices(self) -> list[int]:
         """Positions of the traces the filter shows; narrowing a filter (typing on) only
         tests what the previous filter showed."""
@@ -413,14 +571,22 @@ class Listing:
         before = self._matched_for
         again: list[int] = []
         if retest:  # judged since: their matching is tested again, the others' stands
-            index = self.index
-            again = sorted({index[a] for a in retest if a in index})
+            again = sorted(self._positions(retest).values())
             retest.clear()
         if before == key and self._matched is not None:
+            if not again:
+                return self._matched
+            # (a batch lies together in the list: only the slice of the matches around it
+            # is made again; a new list, as the rows built from the old one index it)
+            matched = self._matched
+            lo = bisect.bisect_left(matched, again[0])
+            hi = bisect.bisect_right(matched, again[-1])
             tested = set(again)
-            kept = [i for i in self._matched if i not in tested]
+            middle = [i for i in matched[lo:hi] if i not in tested]
             found = self._filter(again)
-            self._matched = sorted(kept + found) if found else kept  # (two sorted runs)
+            if found:
+                middle = sorted(middle + found)  # (two sorted runs)
+            self._matched = [*matched[:lo], *middle, *matched[hi:]]
             return self._matched
         candidates: Sequence[int] = range(len(self.items))
         if (
@@ -439,15 +605,65 @@ class Listing:
         self._matched, self._matched_for = matched, key
         return matched
 
+    def _positions(self, addresses: Collection[str]) -> dict[str, int]:
+        """Where those of ``addresses`` that are items are in :attr:`items`: from the index
+        if it is made, else found in list order (a batch judged lies together: a bisection,
+        then mostly the next item), not by making the index of every item again (a file
+        that became its entries moved the positions after it)."""
+        index = self._index
+        items, n = self.items, len(self.items)
+        if index is None and len(addresses) * 8 > n:
+            index = self.index
+        if index is not None:
+            return {a: index[a] for a in addresses if a in index}
+        out: dict[str, int] = {}
+        at = 0
+        for address in addresses:  # (in list order, as judged: mostly the next item)
+            if not (at < n and items[at] == address):
+                at = bisect.bisect_left(items, address_key(address), key=address_key)
+                if not (at < n and items[at] == address):
+                    # Not where its address sorts: not an item, or an order not the key's.
+                    index = self.index
+                    return {a: index[a] for a in addresses if a in index}
+            out[address] = at
+            at += 1
+        return out
+
+    def _uncount(self, address: str) -> None:
+        """``address`` is counted no more by :attr:`_counted`."""
+        was = self._count_of.pop(address, None)
+        if was is not None:
+            self._counted[was] -= 1
+
+    def _recounted(self) -> None:
+        """:attr:`_counted` with the items judged since counted again."""
+        recount, self._recount = self._recount, {}
+        needles = (self._counted_for or "").split()
+        skipped, counted, count_of = self.skipped, self._counted, self._count_of
+        for address in recount:
+            self._uncount(address)
+        for address in self._positions(recount):
+            if address in skipped:
+                hay, what = self.skipped_hay(address), SKIPPED
+            else:
+                hay, what = self.hay(address), self.badge_of(address)
+            if all(n in hay for n in needles):
+                count_of[address] = what
+                counted[what] = counted.get(what, 0) + 1
+
     def text_counts(self) -> dict[str, int] | None:
         """Traces per badge (``pending``: not judged yet; ``skipped``: files that hold no
         trace) among those the text filter shows, whatever the verdict filter: what clicking
-        each count shows. None: no text filter."""
+        each count shows. None: no text filter. Judgements that come in are counted alone
+        (see :attr:`_recount`)."""
         key = self.text.strip().lower()
         if not key:
             return None
         if self._counted_for == key:
+            if self._recount:
+                self._recounted()
             return self._counted
+        self._recount = {}
         if self.badge is None:
             matched: Sequence[int] = self._match_indices()
         else:
@@ -456,25 +672,22 @@ class Listing:
                 matched = self._filter(range(len(self.items)))
             finally:
                 self.badge = badge
-        items = self.items
+        items, skipped = self.items, self.skipped
         traces = self._traces_among(matched)
         counted: dict[str, int] = {SKIPPED: len(matched) - len(traces)}
-        matched = traces
-        if len(matched) == len(items) - len(self.skipped):  # every trace (a word all share)
-            for badge in Badge:
-                counted[badge.value] = len(self._having(badge.value))
-            counted["pending"] = len(matched) - sum(counted[b.value] for b in Badge)
-            self._counted, self._counted_for = counted, key
-            return counted
-        shown = {items[i] for i in matched}
+        # What each is counted as, so that one judged later is counted again alone.
+        count_of = dict.fromkeys((items[i] for i in matched if items[i] in skipped), SKIPPED)
+        shown = {items[i] for i in traces}
+        count_of.update(dict.fromkeys(shown, "pending"))
         judged = 0
         for badge in Badge:  # set against set: each address looked up once, in all
             having = self._having(badge.value)
-            n = len(having & shown) if having else 0
-            counted[badge.value] = n
-            judged += n
+            both = having & shown if having else set()
+            counted[badge.value] = len(both)
+            count_of.update(dict.fromkeys(both, badge.value))
+            judged += len(both)
         counted["pending"] = len(shown) - judged
-        self._counted, self._counted_for = counted, key
+        self._counted, self._counted_for, self._count_of = counted, key, count_of
         return counted
 
     # -- rows --------------------------------------------------------------------------------
@@ -691,13 +904,25 @@ class Listing:
                 name = judgement.label
         return Row("trace", address, name, depth)
 
+    def has(self, address: str) -> bool:
+        """Whether ``address`` is an item."""
+        if self._index is None and _found(self.items, address) is not None:
+            return True
+        return address in self.index
+
     def row_of(self, address: str) -> int | None:
         """The row showing ``address`` (None: filtered out, or in a folded folder)."""
-        if self._shown_index is None:
-            shown = self.shown_items
-            same = self.items is shown  # (then the two indexes are one)
-            self._shown_index = self.index if same else {a: i for i, a in enumerate(shown)}
-        i = self._shown_index.get(address)
+        shown = self.shown_items
+        same = self.items is shown  # (then the two indexes are one)
+        i = None
+        if self._shown_index is None and not (same and self._index is not None):
+            # Found where its address sorts, not through an index of every item made again
+            # (a big folder's HAR files moved the positions: each rebuild made it).
+            i = _found(shown, address)
+        if i is None:
+            if self._shown_index is None:
+                self._shown_index = self.index if same else {a: i for i, a in enumerate(shown)}
+            i = self._shown_index.get(address)
         if i is None or not self._segments:
             return None
         k = bisect.bisect_right(self._segments, (i, len(self.rows) + 1, 0)) - 1
@@ -753,6 +978,12 @@ def _words_of(judgement: Judgement) -> str:
     return " ".join(words).lower()
 
 
+def pending_hays(addresses: Iterable[str]) -> dict[str, str]:
+    """:func:`hay_of` each of ``addresses``, none of them judged yet (100,000 of them, when a
+    big folder is first filtered early in its judging: one pass, not a call each)."""
+    return {address: f"{address} pending".lower() for address in addresses}
+
+
 def hays_of(
     judged: Iterable[tuple[str, Listed]], single: Iterable[tuple[str, Judgement]] = ()
 ) -> dict[str, str]:
@@ -771,6 +1002,28 @@ def hays_of(
             said = words[id(judgement)] = _words_of(judgement)
         hays[address] = f"{address.lower()} {said}"
     return hays
+
+
+def _found(items: list[str], address: str) -> int | None:
+    """The position of ``address`` in ``items`` (in :func:`address_key` order) found by
+    bisection (None: not where it sorts)."""
+    i = bisect.bisect_left(items, address_key(address), key=address_key)
+    return i if i < len(items) and items[i] == address else None
+
+
+def _moved(matched: list[int], subs: Mapping[int, Sequence[str]]) -> list[int]:
+    """Positions ``matched`` (sorted) once the item at each position of ``subs`` has given way
+    to the items there: those positions go (what took their place is tested again), the
+    ones after them move."""
+    places = sorted(subs)
+    out = matched[: bisect.bisect_left(matched, places[0])]
+    shift = 0
+    for k, at in enumerate(places):
+        lo = bisect.bisect_right(matched, at)
+        hi = bisect.bisect_left(matched, places[k + 1]) if k + 1 < len(places) else len(matched)
+        shift += len(subs[at]) - 1
+        out += [i + shift for i in matched[lo:hi]] if shift else matched[lo:hi]
+    return out
 
 
 def _narrows(before: str, after: str) -> bool:

@@ -76,6 +76,15 @@ class TracesJudged(Message):
 
 
 @dataclass
+class PendingHays(Message):
+    """What the list's filter reads of the files listed and not judged yet, made in the
+    worker that walked them once the list is drawn: the first key typed into the filter of a
+    big folder made 100,000 of them."""
+
+    hays: dict[str, str]
+
+
+@dataclass
 class LoadProgress(Message):
     """Decoding the opened trace: ``done`` of ``total`` bytes."""
 

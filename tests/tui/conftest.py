@@ -77,6 +77,8 @@ def _busy(app: ReplayApp) -> str:
             ("resizing", app.screen.size != app.size),
             # the rest of a view's model, built on the screen's thread after its first paint
             ("finishing a view", any(v.finishing for v in app.query(ModelView))),
+            # a big list's rows follow its judgements a moment later
+            ("rebuilding the list", app.trace_list.rebuild_pending),
         )
         if busy
     ]

@@ -734,3 +734,76 @@ async def test_the_collector_waits_while_a_folder_is_judged(
             assert gc.isenabled()
     finally:
         gc.disable()
+
+
+def _matches(app: object, text: str) -> list[str]:
+    """The traces listed whose address, badge, verdicts, models or words hold each word of
+    ``text`` (a trace not judged yet: its address and "pending"), in list order: what the
+    filter must show, worked out here from the store alone."""
+    store, listing = app.store, app.trace_list.listing  # type: ignore[attr-defined]
+    words = text.lower().split()
+    shown = []
+    for address in listing.items:
+        if address in listing.skipped:
+            continue
+        judgement = store.judgements.get(address)
+        if judgement is None:
+            said = [address, "pending"]
+        else:
+            said = [address, judgement.badge.value, *(v for _, v in judgement.verdicts)]
+            said += [*judgement.models, *judgement.words]
+        hay = " ".join(said).lower()
+        if all(word in hay for word in words):
+            shown.append(address)
+    return shown
+
+
+async def test_a_big_lists_filter_typed_while_it_is_judged_shows_what_matches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A big folder (REBUILD_NOW_BELOW and the filter's step made small: 78 files, HAR files
+    among them, stand in for 100,000), its filter typed, erased and typed again key by key
+    while batches of judgements come in: at every moment the list shows what its filter
+    matches among the files as judged so far, and in the end what matches them all."""
+    import shutil
+    import time
+
+    from replay_tui.tui import listing as listing_module
+
+    monkeypatch.setattr(TraceList, "REBUILD_NOW_BELOW", 5)
+    monkeypatch.setattr(listing_module, "MATCH_STEP", 4)
+    for name in ("a", "b", "c"):
+        shutil.copytree(TRACES, tmp_path / name)
+    real = browse_judging.FolderJudging.judge
+
+    def judge(self: browse_judging.FolderJudging, *args: object, **options: object) -> object:
+        for judged in real(self, *args, **options):  # type: ignore[arg-type]
+            time.sleep(0.03)  # (the pool slowed: the keys come while it judges)
+            yield judged
+
+    monkeypatch.setattr(browse_judging.FolderJudging, "judge", judge)
+    app = make_app([str(tmp_path)], jobs=2)
+    async with app.run_test(size=SIZE) as pilot:
+        while not app.judging:
+            await pilot.pause(0.01)
+        listing = app.trace_list.listing
+        await pilot.press("slash")
+        looked = 0
+        for key in [*"qwen", "backspace", "backspace", *"en", "space", *"erasing"]:
+            await pilot.press(key)
+            for _ in range(3):
+                await pilot.pause(0.02)
+                assert listing.visible() == _matches(app, listing.text)
+                looked += app.judging
+        typed = app.query_one("#trace-filter", Input).value
+        assert typed == "qwen erasing" and looked > 10  # (most looks came while judging)
+        await settle(app, pilot)
+        assert listing.text == typed and not app.judging
+        expected = _matches(app, typed)
+        assert expected and app.trace_list.visible_addresses() == expected
+        assert any("#" in a for a in expected)  # (a HAR file's entries, matched as judged)
+        rows = [listing.row(n) for n in range(len(listing.rows))]
+        assert [r.key for r in rows if r.kind == "trace"] == expected
+        counts = listing.text_counts()
+        assert counts is not None and counts["erasing"] == len(expected)
+        assert counts["pending"] == 0

@@ -521,3 +521,163 @@ def test_batches_judged_in_list_order_show_the_rows_a_listing_made_afresh_shows(
         assert bulk.runs() == fresh.runs()
         assert shown(bulk) == shown(fresh)
         assert [f.count for f in bulk.folders] == [f.count for f in fresh.folders]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, len(FILES) - 1),
+            st.lists(st.integers(1, 3), max_size=3, unique=True),
+            st.booleans(),
+            st.sampled_from([Badge.ERASING, Badge.CLEAN]),
+        ),
+        unique_by=lambda file: file[0],
+    ),
+    st.lists(st.integers(1, 3), min_size=1),
+    st.sampled_from(["", "erasing", "har", "pending", "2", "a/b not", "skipped"]),
+    st.sampled_from([None, "erasing", "pending", "skipped"]),
+    st.booleans(),
+)
+def test_a_filter_and_its_counts_kept_while_har_files_are_judged_are_a_fresh_ones(
+    files: list[tuple[int, list[int], bool, Badge]],
+    sizes: list[int],
+    text: str,
+    badge: str | None,
+    in_order: bool,
+) -> None:
+    """A big folder judged batch by batch under a filter: the matches and the counts kept
+    from batch to batch (files becoming their entries moved the positions of those after
+    them; files that hold no trace left the traces) are what a listing given the end state
+    at once shows and counts."""
+    if in_order:
+        files.sort()
+    batches = []
+    while files:
+        size = sizes[len(batches) % len(sizes)]
+        batches.append(files[:size])
+        files = files[size:]
+    judgements: dict[str, Judgement] = {}
+    by_badge: dict[str, set[str]] = {b: set() for b in Badge}
+    bulk = Listing(judgements, by_badge)
+    bulk.set_items(FILES)
+    bulk.text, bulk.badge = text, badge
+    bulk.build()
+    bulk.text_counts()
+    state = {address: [address] for address in FILES}
+    skipped: dict[str, Skipped] = {}
+    for k, batch in enumerate(batches):
+        results = []
+        traces_judged = []
+        for n, entries, unreadable, verdict in batch:
+            address = FILES[n]
+            traces = [f"{address}#{e}" for e in entries]
+            if address.endswith(".sse"):
+                traces = [] if unreadable else [address]
+            none = [Skipped(address, "not a trace")] if unreadable and not traces else []
+            results.append((address, traces, none))
+            state[address] = sorted([*traces, *(s.path for s in none)], key=address_key)
+            skipped.update((s.path, s) for s in none)
+            for trace in traces:
+                judgements[trace] = judged(verdict)
+                by_badge[verdict].add(trace)
+            traces_judged += traces
+        bulk.replace_all(results)
+        bulk.judged(traces_judged)
+        if k % 2:  # (else two batches come in before the next count)
+            bulk.text_counts()
+        bulk.build()
+        fresh = Listing(dict(judgements), {b: set(a) for b, a in by_badge.items()})
+        fresh.set_items([a for f in FILES for a in state[f]], skipped.values())
+        fresh.text, fresh.badge = text, badge
+        fresh.build()
+        assert bulk.items == fresh.items
+        assert shown(bulk) == shown(fresh)
+        assert bulk.visible() == fresh.visible()
+        assert bulk.text_counts() == fresh.text_counts()
+        assert [f.count for f in bulk.folders] == [f.count for f in fresh.folders]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, len(FILES) - 1),
+            st.lists(st.integers(1, 3), max_size=3, unique=True),
+            st.booleans(),
+            st.sampled_from([Badge.ERASING, Badge.CLEAN]),
+        ),
+        unique_by=lambda file: file[0],
+    ),
+    st.sampled_from(["", "erasing", "har", "pending", "2", "a/b not", "skipped", "d/"]),
+    st.sampled_from(["", "e", "erasing", "3.har", "x"]),
+    st.lists(st.integers(0, 3), min_size=1),
+    st.sampled_from([None, "erasing", "pending"]),
+)
+def test_a_filter_matched_step_by_step_while_files_are_judged_is_a_fresh_ones(
+    files: list[tuple[int, list[int], bool, Badge]],
+    first: str,
+    then: str,
+    steps: list[int],
+    badge: str | None,
+) -> None:
+    """A filter typed in a big folder is matched a few items at a time, batches of the
+    folder's judging coming in between the steps (files becoming their entries, files that
+    hold no trace): once done, it shows and counts what a listing given the end state and
+    that filter at once shows and counts."""
+    from replay_tui.tui import listing as listing_module
+
+    judgements: dict[str, Judgement] = {}
+    by_badge: dict[str, set[str]] = {b: set() for b in Badge}
+    bulk = Listing(judgements, by_badge)
+    bulk.set_items(FILES)
+    bulk.text, bulk.badge = first, badge
+    bulk.build()
+    bulk.text_counts()
+    state = {address: [address] for address in FILES}
+    skipped: dict[str, Skipped] = {}
+
+    def judge(n: int, entries: list[int], unreadable: bool, verdict: Badge) -> None:
+        address = FILES[n]
+        traces = [f"{address}#{e}" for e in entries]
+        if address.endswith(".sse"):
+            traces = [] if unreadable else [address]
+        none = [Skipped(address, "not a trace")] if unreadable and not traces else []
+        state[address] = sorted([*traces, *(s.path for s in none)], key=address_key)
+        skipped.update((s.path, s) for s in none)
+        for trace in traces:
+            judgements[trace] = judged(verdict)
+            by_badge[verdict].add(trace)
+        bulk.replace_all([(address, traces, none)])
+        bulk.judged(traces)
+
+    old_step = listing_module.MATCH_STEP
+    listing_module.MATCH_STEP = 2
+    try:
+        job = bulk.match_in_steps(first + then)
+        outcome = None
+        k = 0
+        while outcome is None:
+            for _ in range(steps[k % len(steps)]):  # files judged between two steps
+                if files:
+                    judge(*files.pop(0))
+            k += 1
+            try:
+                next(job)
+            except StopIteration as end:
+                outcome = end.value
+    finally:
+        listing_module.MATCH_STEP = old_step
+    if outcome == "lost":  # (the folders changed: a file gone; the list filters at once)
+        bulk.text = first + then
+    assert outcome in ("done", "lost") and bulk.text == first + then
+    for file in files:  # the rest, after
+        judge(*file)
+    bulk.build()
+    fresh = Listing(dict(judgements), {b: set(a) for b, a in by_badge.items()})
+    fresh.set_items([a for f in FILES for a in state[f]], skipped.values())
+    fresh.text, fresh.badge = first + then, badge
+    fresh.build()
+    assert shown(bulk) == shown(fresh)
+    assert bulk.visible() == fresh.visible()
+    assert bulk.text_counts() == fresh.text_counts()

@@ -9,7 +9,7 @@ traces (live reload) keeps the selection and the scroll position.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import ClassVar, Literal
 
 from rich.style import Style
@@ -23,6 +23,7 @@ from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
@@ -151,6 +152,8 @@ class TraceTree(ScrollView, can_focus=True):
         """The trace marked as A for the compare view."""
         self.focus_when_chosen: Widget | None = None
         """Where the focus goes when enter chooses a trace (the app's calls view)."""
+        self._strips: dict[tuple[object, ...], Strip] = {}
+        """Rows as drawn, by what they show."""
 
     compact = False
     """Badges as glyphs only (a narrow list): ``✗ name`` instead of ``✗ erasing    name``."""
@@ -216,7 +219,9 @@ class TraceTree(ScrollView, can_focus=True):
 
     def label(self, n: int) -> Text:
         """Row ``n`` as a line of text, cut to the width (0 before the first layout: uncut)."""
-        row = self.listing.row(n)
+        return self._label(self.listing.row(n))
+
+    def _label(self, row: Row) -> Text:
         head = Text("  " * row.depth)
         tail = Text()
         if row.kind == "trace":
@@ -271,12 +276,42 @@ class TraceTree(ScrollView, can_focus=True):
         base = self.rich_style
         if not 0 <= n < len(self.listing.rows):
             return Strip.blank(width, base)
-        text = self.label(n)
+        row = self.listing.row(n)
+        folder = row.folder
+        # A row drawn again as it was is not made again: a frame draws every row on screen
+        # (a rebuild, a batch's badges), most of them unchanged.
+        key = (
+            row.kind,
+            row.key,
+            row.name,
+            row.depth,
+            self.badge_of(row.key) if row.kind == "trace" else "",
+            (folder.count, folder.erasing, folder.collapsed, folder.is_file) if folder else None,
+            row.key == self.marked,
+            self.compact,
+            width,
+            base,
+            self.has_focus,
+            n == self.cursor,
+        )
+        strip = self._strips.get(key)
+        if strip is not None:
+            return strip
+        text = self._label(row)
         strip = Strip(list(text.render(self.app.console)), text.cell_len)
         strip = strip.extend_cell_length(width).crop(0, width)
         if n == self.cursor:
-            return strip.apply_style(base + self._s("trace-tree--cursor"))
-        return strip.apply_style(base)
+            strip = strip.apply_style(base + self._s("trace-tree--cursor"))
+        else:
+            strip = strip.apply_style(base)
+        if len(self._strips) >= 1024:
+            self._strips.clear()
+        self._strips[key] = strip
+        return strip
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._strips.clear()  # (a theme's colours)
 
     def on_resize(self) -> None:
         # Labels are cut to the width: a new width means new labels.
@@ -495,8 +530,11 @@ class TraceList(Vertical):
         self.open_address: str | None = None
         """The trace the views show (the app's), said under the filter when it hides it."""
         self._empty_reason: str | None = None
+        self._empty_said = ""
+        """What :attr:`empty_note` says."""
         self._entered = False
         self._rebuild_due = False
+        self._rebuild_timer: Timer | None = None
 
     @property
     def text_filter(self) -> str:
@@ -571,7 +609,7 @@ class TraceList(Vertical):
         elif not has_traces and self._entered:
             lines.append(self._empty_reason or "no trace found")
         opened = self.open_address
-        gone = opened is not None and opened not in self.listing.index
+        gone = opened is not None and not self.listing.has(opened)
         if opened is not None and (self.filtering or gone) and self.listing.row_of(opened) is None:
             name = visible(opened).rpartition("/")[2]
             why = "(deleted)" if gone else "(filtered out)"
@@ -581,8 +619,10 @@ class TraceList(Vertical):
                 said = f"open: {middle_cut(name, max(room - 6, 8))}\n{why}"
             lines.append(said)
         text = "\n".join(lines)
-        note.update(Content(text))
-        note.set_class(bool(text), "-shown")
+        if text != self._empty_said:  # (an update lays the screen out again: each rebuild)
+            self._empty_said = text
+            note.update(Content(text))
+            note.set_class(bool(text), "-shown")
 
     # -- content -----------------------------------------------------------------------------
 
@@ -687,11 +727,20 @@ class TraceList(Vertical):
             return
         if not judged or self.trace_tree.shows_any(judged):
             self.trace_tree.refresh()  # badges on screen now; counts and order with the rebuild
-        if not self._rebuild_due:
-            self._rebuild_due = True
-            self.set_timer(self.rebuild_every(), self._rebuild_when_due)
+        self._rebuild_due = True
+        # One timer at a time: a rebuild meanwhile (a filter key) left its timer running, and
+        # the next batch set another; ten keys made the list rebuild every quarter second.
+        if self._rebuild_timer is None:
+            self._rebuild_timer = self.set_timer(self.rebuild_every(), self._rebuild_when_due)
+
+    @property
+    def rebuild_pending(self) -> bool:
+        """Judgements came in that the rows (their counts and order) do not show yet: a
+        rebuild is due (a big list's, at most every :meth:`rebuild_every` seconds)."""
+        return self._rebuild_due
 
     def _rebuild_when_due(self) -> None:
+        self._rebuild_timer = None
         if self._rebuild_due:
             self.rebuild()
 
@@ -832,7 +881,23 @@ class TraceList(Vertical):
 
     def _filter_typed(self) -> None:
         self._filter_due = False
-        self.set_filter(text=self._typed)
+        self._match_step(self.listing.match_in_steps(self._typed), self._typed)
+
+    def _match_step(self, steps: Generator[None, None, str], text: str) -> None:
+        """The filter ``text`` matched a step a frame, the keys typed and their frames
+        before each (see :meth:`~replay_tui.tui.listing.Listing.match_in_steps`), then the
+        rows. (Steps run back to back took turns with each hop of a key on its way to the
+        screen, the key to the app, the app to the box, the box to the frame: a key waited
+        for four steps, most of a second on a busy machine.)"""
+        try:
+            next(steps)
+        except StopIteration as end:
+            if end.value == "done":
+                self.rebuild()
+            elif end.value == "lost":  # (the items changed under it: a live change; rare)
+                self.set_filter(text=text)
+            return
+        self.call_after_refresh(self._match_step, steps, text)
 
     @on(Input.Submitted, "#trace-filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
