@@ -15,6 +15,7 @@ from typing import Any
 
 from .identity import Analysis, CallTrace, EventLog
 from .indexed import Indexed
+from .pieces import CallArgs
 from .translator import (
     STREAM_CLOSED_MESSAGE,
     Behavior,
@@ -163,11 +164,15 @@ def _parts(analysis: Analysis, key: int | str) -> Iterable[str]:
 
 def _joined(analysis: Analysis, key: int | str) -> str:
     """A block's whole text: a call's arguments, or the text or reasoning."""
-    return "".join(_parts(analysis, key))
+    if isinstance(key, int):
+        return analysis.calls[key].arguments
+    return "".join(_texts(analysis, key))
 
 
 def _joined_head(analysis: Analysis, key: int | str, limit: int) -> str:
     """The first ``limit`` characters of :func:`_joined` (the parts up to them alone)."""
+    if isinstance(key, int) and isinstance(args := analysis.calls[key].args, CallArgs):
+        return args.head(limit)
     parts: list[str] = []
     size = 0
     for part in _parts(analysis, key):
