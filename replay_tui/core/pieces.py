@@ -258,7 +258,7 @@ class CallArgs(Sequence[str]):
 _PIECE = object()
 """In a skeleton's ``function.arguments``: the delta's piece goes here (a string)."""
 
-_SHARED = (str, int, type(None), type(UNSET))
+_SHARED = frozenset((str, int, type(None), type(UNSET)))
 """Types of values a skeleton is shared for: compared exactly by ``==`` within a type
 (``1.0``, ``-0.0`` and nested values are kept as sent, in a skeleton of their own)."""
 
@@ -273,32 +273,33 @@ class Skeletons:
         self._index: dict[tuple[Any, ...], int] = {}
 
     def of(self, call: ToolCall) -> tuple[int, bool]:
-        """The skeleton of ``call`` (its number) and whether its arguments are a piece."""
+        """The skeleton of ``call`` (its number) and whether its arguments are a piece.
+
+        Runs once per delta while a trace loads: the common case (a string piece, every
+        other value a string, an int, null or absent) is one tuple and one lookup."""
         fn = call.function
+        index, cid, kind = call.index, call.id, call.type
+        ti, tc, tk = type(index), type(cid), type(kind)
+        shared = _SHARED
+        key: tuple[Any, ...] | None = None
         if type(fn) is Function:
             args = fn.arguments
-            piece = type(args) is str
             name = fn.name
-            values: tuple[Any, ...] = (call.index, call.id, call.type, name)
-            key: tuple[Any, ...] | None = (
-                *values,
-                *map(type, values),
-                2,
-                _PIECE if piece else args,
-                type(args),
-            )
-            if not piece and type(args) not in _SHARED:
-                key = None
+            ta, tn = type(args), type(name)
+            piece = ta is str
+            if ti in shared and tc in shared and tk in shared and tn in shared:
+                if piece:
+                    key = (index, cid, kind, name, ti, tc, tk, tn)
+                elif ta in shared:
+                    key = (index, cid, kind, name, ti, tc, tk, tn, args, ta)
         else:
             piece = False
-            values = (call.index, call.id, call.type)
-            key = (*values, *map(type, values), fn is None)
-        if key is not None and all(type(v) in _SHARED for v in values):
+            if ti in shared and tc in shared and tk in shared:
+                key = (index, cid, kind, ti, tc, tk, fn is None)
+        if key is not None:
             found = self._index.get(key)
             if found is not None:
                 return found, piece
-        else:
-            key = None
         number = len(self.table)
         if piece:
             assert type(fn) is Function
