@@ -22,6 +22,7 @@ from typing import Any, overload
 
 import msgspec
 
+from .pieces import CallArgs, Pieces, Skeletons, WireCalls
 from .translator import (
     STREAM_CLOSED_MESSAGE,
     Behavior,
@@ -96,7 +97,7 @@ class Deltas(Sequence[tuple[int, int, ToolCall]]):
 
     __slots__ = ("_calls", "_lines", "_positions")
 
-    def __init__(self, positions: array[int], lines: array[int], calls: list[ToolCall]) -> None:
+    def __init__(self, positions: array[int], lines: array[int], calls: Sequence[ToolCall]) -> None:
         self._positions = positions
         self._lines = lines
         self._calls = calls
@@ -306,8 +307,9 @@ class CallTrace(msgspec.Struct):
     """Position in the stream of each delta's payload (compact: a call can have 100,000)."""
     lines: array[int] = msgspec.field(default_factory=lambda: array("q"))
     """Line of each delta's payload."""
-    calls: list[ToolCall] = msgspec.field(default_factory=list)
-    """Each delta's wire tool call, as sent."""
+    calls: WireCalls | list[ToolCall] = msgspec.field(default_factory=list)
+    """Each delta's wire tool call, as sent (made again on access: :class:`.pieces.WireCalls`;
+    a plain list for a call made by hand)."""
     id_accept: Any = UNSET
     name_accept: Any = UNSET
     id_assign: Any = UNSET
@@ -315,7 +317,8 @@ class CallTrace(msgspec.Struct):
     id_first_delta: int = 0
     name_first_delta: int = 0
     flags: list[Flag] = msgspec.field(default_factory=list)
-    args: list[str] = msgspec.field(default_factory=list)
+    args: CallArgs | list[str] = msgspec.field(default_factory=list)
+    """The argument pieces, in order (compact, :class:`.pieces.CallArgs`, when recorded)."""
     history: dict[tuple[Behavior, str], Timeline] = msgspec.field(
         default_factory=lambda: {key: Timeline() for key in _HISTORY_KEYS}
     )
@@ -329,7 +332,8 @@ class CallTrace(msgspec.Struct):
 
     @property
     def arguments(self) -> str:
-        return "".join(self.args)
+        args = self.args
+        return args.joined() if isinstance(args, CallArgs) else "".join(args)
 
     def final(self, behavior: Behavior) -> tuple[Any, Any]:
         """The ``(id, name)`` the block would close with (``UNSET`` where none arrived)."""
@@ -468,6 +472,10 @@ class Analyzer:
         self._events = EventLog()
         self._text_blocks: dict[str, int] = {}
         self._usage: Any = UNSET
+        self._skeletons = Skeletons()
+        self._pieces = Pieces()
+        """Every call's argument pieces, in the order they came (:class:`.pieces.CallArgs`)."""
+        """What the calls' wire tool calls share (:class:`.pieces.WireCalls`)."""
         self._timelines: list[tuple[Timeline | _Unrecorded, ...]] = []
         """Each call's :attr:`CallTrace.history`, by call order, in :data:`_HISTORY_KEYS`
         order (a list index, not a hash of a behavior, per change)."""
@@ -667,6 +675,11 @@ class Analyzer:
             history = dict(zip(_HISTORY_KEYS, timelines, strict=True))
         else:  # changes are not recorded (nothing reads them): a stand-in for each
             timelines = _UNRECORDED
+        args: CallArgs | list[str] = []
+        calls: WireCalls | list[ToolCall] = []
+        if self._record:
+            args = CallArgs(self._pieces)
+            calls = WireCalls(self._skeletons, args)
         ct = CallTrace(
             key,
             idx,
@@ -676,9 +689,9 @@ class Analyzer:
             0,
             array("q"),
             array("q"),
-            [],
+            calls,
             flags=[],
-            args=[],
+            args=args,
             history=history,
         )
         self._blocks += 1

@@ -10,11 +10,12 @@ this to the translator run over the decoded payloads.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, overload
 
 from .identity import Analysis, CallTrace, EventLog
 from .indexed import Indexed
+from .pieces import CallArgs
 from .translator import (
     STREAM_CLOSED_MESSAGE,
     Behavior,
@@ -68,7 +69,7 @@ class ChunkStream(Indexed[Located]):
         self._analysis = analysis
         self._behavior = Behavior(behavior)
         self._body = analysis.event_count
-        self._end = _end_chunks(analysis, self._behavior)
+        self._end = _Ends(_end_chunks(analysis, self._behavior))
         self._heads: dict[tuple[int | str, int], str] = {}
 
     @property
@@ -113,6 +114,62 @@ class ChunkStream(Indexed[Located]):
         if found is None:
             found = self._heads[key, limit] = _joined_head(self._analysis, key, limit)
         return found
+
+
+class _Ends(Sequence[Located]):
+    """The end chunks of a :class:`ChunkStream`, each ``block-end`` kept as a tuple of its
+    values and made a chunk again when read: an agent loop's 5,000 calls close 5,000 blocks
+    under each behavior, and a view keeps both (two dicts a block, kept, cost more than the
+    calls' own record)."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, chunks: list[Located]) -> None:
+        items: list[Any] = []
+        for line, chunk in chunks:
+            block = chunk.get("block")
+            if chunk.get("type") == "block-end" and isinstance(block, dict) and len(chunk) == 3:
+                if block.get("type") == "tool-call" and list(block) == _TOOL_END:
+                    items.append(
+                        (line, chunk["index"], block["id"], block["name"], block["arguments"])
+                    )
+                    continue
+                if list(block) == _TEXT_END:
+                    items.append((line, chunk["index"], block["type"], block["text"]))
+                    continue
+            items.append((line, chunk))
+        self._items = items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> Located: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Located]: ...
+
+    def __getitem__(self, index: int | slice) -> Located | list[Located]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        item = self._items[index]
+        if len(item) == 5:
+            line, at, cid, name, arguments = item
+            block: dict[str, Any] = {
+                "type": "tool-call",
+                "id": cid,
+                "name": name,
+                "arguments": arguments,
+            }
+            return line, {"type": "block-end", "index": at, "block": block}
+        if len(item) == 4:
+            line, at, kind, text = item
+            return line, {"type": "block-end", "index": at, "block": {"type": kind, "text": text}}
+        return item  # type: ignore[no-any-return]
+
+
+_TOOL_END = ["type", "id", "name", "arguments"]
+_TEXT_END = ["type", "text"]
 
 
 def _filled(chunk: Chunk, text: Callable[[int | str], str]) -> Chunk:
@@ -163,11 +220,15 @@ def _parts(analysis: Analysis, key: int | str) -> Iterable[str]:
 
 def _joined(analysis: Analysis, key: int | str) -> str:
     """A block's whole text: a call's arguments, or the text or reasoning."""
-    return "".join(_parts(analysis, key))
+    if isinstance(key, int):
+        return analysis.calls[key].arguments
+    return "".join(_texts(analysis, key))
 
 
 def _joined_head(analysis: Analysis, key: int | str, limit: int) -> str:
     """The first ``limit`` characters of :func:`_joined` (the parts up to them alone)."""
+    if isinstance(key, int) and isinstance(args := analysis.calls[key].args, CallArgs):
+        return args.head(limit)
     parts: list[str] = []
     size = 0
     for part in _parts(analysis, key):

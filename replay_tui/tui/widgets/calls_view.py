@@ -23,6 +23,7 @@ from rich.segment import Segment
 from rich.style import Style
 
 from ...core.identity import CallTrace, DeltaRow, Flag
+from ...core.pieces import CallArgs
 from ...core.trace import Badge, Trace
 from ...core.translator import Behavior, index_key, missing_identity
 from ...core.verdicts import consequence, unidentified
@@ -443,7 +444,8 @@ class Tail(Sequence[list[Piece]]):
 
     def _make(self) -> list[list[Piece]]:
         finals, closes, args, n, verdict, finish = self._made_of
-        return _tail(finals, closes, "".join(args[:n]), verdict, finish)
+        joined = args.joined(n) if isinstance(args, CallArgs) else "".join(args[:n])
+        return _tail(finals, closes, joined, verdict, finish)
 
     def __len__(self) -> int:
         return self.size

@@ -1,0 +1,360 @@
+"""Compact per-delta records of a call: its argument pieces and its wire tool calls.
+
+A 100,000-delta trace keeps, per delta of each call, the piece of arguments it sent and the
+wire tool call as sent (the calls view's raw columns, the client libraries' models). Kept as
+Python objects, that is three objects a delta (a ``ToolCall``, its ``Function`` and the
+piece, about 140 bytes) for a piece of a few characters: more than the capture's own bytes
+of that delta. Here the pieces are joined a block at a time and found again by their ends,
+and the tool calls are kept as what they do not share with the deltas around them (the
+piece) and a reference to one skeleton of every distinct rest (``index``, ``id``, ``type``,
+``name``): about 16 bytes a delta beyond the characters. Both are made again on access.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
+from typing import Any, overload
+
+from .wire import UNSET, Function, ToolCall
+
+__all__ = ["CallArgs", "Pieces", "Skeletons", "WireCalls"]
+
+_BLOCK = 64
+"""Pieces joined into one string (fewer objects; a piece is found again by its ends)."""
+
+_BIG = 4096
+"""A piece this long (characters) is kept as its own block: never copied into a join."""
+
+
+class Pieces(Sequence[str]):
+    """Strings appended in order (a call's argument pieces), kept as a few joined blocks and
+    the end of each piece in them. ``joined()`` is the whole, without a join per piece."""
+
+    __slots__ = ("_base", "_blocks", "_ends", "_first", "_pending")
+
+    def __init__(self, pieces: Sequence[str] = ()) -> None:
+        self._blocks: list[str] = []
+        """Joined pieces; block ``b`` holds pieces ``_first[b]`` to ``_first[b + 1]``."""
+        self._first: array[int] = array("q")
+        self._base: array[int] = array("q")
+        """Characters before each block, in the whole."""
+        self._ends: array[int] = array("q")
+        """Each joined piece's end, in characters of the whole."""
+        self._pending: list[str] = []
+        """Pieces appended since the last block was joined."""
+        for piece in pieces:
+            self.append(piece)
+
+    def append(self, piece: str) -> None:
+        pending = self._pending
+        if len(piece) >= _BIG:
+            self._flush()
+            self._pending = [piece]  # (the list is the block's pieces: one, kept whole)
+            self._flush()
+            return
+        pending.append(piece)
+        if len(pending) >= _BLOCK:
+            self._flush()
+
+    def _flush(self) -> None:
+        pending = self._pending
+        if not pending:
+            return
+        # In this order, for a reader in another thread (a capture being followed): a block
+        # is there before its first piece is found in ``_first``, and its pieces' ends
+        # before they leave ``_pending``.
+        ends = self._ends
+        base = ends[-1] if ends else 0
+        self._blocks.append(pending[0] if len(pending) == 1 else "".join(pending))
+        self._base.append(base)
+        self._first.append(len(ends))
+        at = base
+        for piece in pending:
+            at += len(piece)
+            ends.append(at)
+        self._pending = []
+
+    def __len__(self) -> int:
+        return len(self._ends) + len(self._pending)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        n = len(self._ends)
+        if index < 0:
+            index += len(self)
+        if index >= n:
+            pending = self._pending
+            if not 0 <= index - n < len(pending):
+                raise IndexError(index)
+            return pending[index - n]
+        if index < 0:
+            raise IndexError(index)
+        b = bisect_right(self._first, index) - 1
+        block, base = self._blocks[b], self._base[b]
+        start = self._ends[index - 1] if index > self._first[b] else base
+        if start == base and self._ends[index] - base == len(block):
+            return block  # the whole block (a big piece: not copied)
+        return block[start - base : self._ends[index] - base]
+
+    def __iter__(self) -> Iterator[str]:
+        ends = self._ends
+        for b, block in enumerate(self._blocks):
+            first, base = self._first[b], self._base[b]
+            last = self._first[b + 1] if b + 1 < len(self._first) else len(ends)
+            if last - first == 1:
+                yield block
+                continue
+            start = 0
+            for k in range(first, last):
+                end = ends[k] - base
+                yield block[start:end]
+                start = end
+        yield from list(self._pending)
+
+    def span(self, a: int, b: int) -> str:
+        """Pieces ``a`` to ``b`` (not included), joined (one piece of a block of its own, a
+        big one, is not copied)."""
+        pending = self._pending  # (read first: see joined)
+        ends = self._ends
+        n = len(ends)
+        parts: list[str] = []
+        if a < min(b, n):
+            parts.append(self._chars(ends[a - 1] if a else 0, ends[min(b, n) - 1]))
+        if b > n:
+            parts += pending[max(a - n, 0) : b - n]
+        return parts[0] if len(parts) == 1 else "".join(parts)
+
+    def _chars(self, start: int, stop: int) -> str:
+        """Characters ``start`` to ``stop`` of the joined blocks."""
+        blocks, base = self._blocks, self._base
+        out: list[str] = []
+        k = max(bisect_right(base, start) - 1, 0)
+        while k < len(base) and base[k] < stop:
+            block = blocks[k]
+            s, e = max(start - base[k], 0), min(stop - base[k], len(block))
+            out.append(block if s == 0 and e == len(block) else block[s:e])
+            k += 1
+        return out[0] if len(out) == 1 else "".join(out)
+
+    def joined(self, count: int | None = None) -> str:
+        """The first ``count`` pieces (None: every one), joined (the blocks are; a lone one
+        is not copied)."""
+        pending = self._pending  # (read first: a flush in another thread replaces it)
+        ends = self._ends
+        n = len(ends)
+        if count is None or count >= n + len(pending):
+            if not pending and len(self._blocks) == 1:
+                return self._blocks[0]
+            return "".join(self._blocks[: len(self._first)]) + "".join(pending)
+        if count <= n:
+            return self.head(ends[count - 1] if count > 0 else 0)
+        return self.head(ends[-1] if n else 0) + "".join(pending[: count - n])
+
+    def head(self, limit: int) -> str:
+        """The first ``limit`` characters of :meth:`joined`, without joining the rest."""
+        parts: list[str] = []
+        size = 0
+        if limit <= 0:
+            return ""
+        for block in (*self._blocks, *self._pending):
+            parts.append(block[: limit - size])
+            size += len(parts[-1])
+            if size >= limit:
+                break
+        return "".join(parts)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Pieces | list):
+            return len(self) == len(other) and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # compared by content
+
+    def __repr__(self) -> str:
+        return f"Pieces({list(self)!r})"
+
+
+class CallArgs(Sequence[str]):
+    """One call's argument pieces, in a trace's :class:`Pieces` shared by every call (a call
+    of a few deltas then costs no block of its own): their numbers there."""
+
+    __slots__ = ("_at", "_log")
+
+    def __init__(self, log: Pieces) -> None:
+        self._log = log
+        self._at: array[int] = array("q")
+
+    def append(self, piece: str) -> None:
+        log = self._log
+        k = len(log)
+        log.append(piece)
+        self._at.append(k)  # (after: a reader in another thread finds it in the log)
+
+    def __len__(self) -> int:
+        return len(self._at)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            log = self._log
+            return [log[k] for k in self._at[index]]
+        return self._log[self._at[index]]
+
+    def __iter__(self) -> Iterator[str]:
+        log = self._log
+        for k in self._at:
+            yield log[k]
+
+    def joined(self, count: int | None = None) -> str:
+        """The first ``count`` pieces (None: every one), joined."""
+        at = self._at
+        n = len(at) if count is None else max(min(count, len(at)), 0)
+        if n == 0:
+            return ""
+        first, last = at[0], at[n - 1]
+        if last - first == n - 1:  # one after the other in the log: one span of it
+            return self._log.span(first, last + 1)
+        log = self._log
+        return "".join([log[k] for k in at[:n]])
+
+    def head(self, limit: int) -> str:
+        """The first ``limit`` characters of :meth:`joined`, the pieces up to them alone."""
+        parts: list[str] = []
+        size = 0
+        if limit <= 0:
+            return ""
+        for piece in self:
+            parts.append(piece[: limit - size])
+            size += len(parts[-1])
+            if size >= limit:
+                break
+        return "".join(parts)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, CallArgs | Pieces | list):
+            return len(self) == len(other) and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # compared by content
+
+    def __repr__(self) -> str:
+        return f"CallArgs({list(self)!r})"
+
+
+_PIECE = object()
+"""In a skeleton's ``function.arguments``: the delta's piece goes here (a string)."""
+
+_SHARED = frozenset((str, int, type(None), type(UNSET)))
+"""Types of values a skeleton is shared for: compared exactly by ``==`` within a type
+(``1.0``, ``-0.0`` and nested values are kept as sent, in a skeleton of their own)."""
+
+
+class Skeletons:
+    """The distinct rests of a trace's wire tool calls (:class:`WireCalls`), shared."""
+
+    __slots__ = ("_index", "table")
+
+    def __init__(self) -> None:
+        self.table: list[ToolCall] = []
+        self._index: dict[tuple[Any, ...], int] = {}
+
+    def of(self, call: ToolCall) -> tuple[int, bool]:
+        """The skeleton of ``call`` (its number) and whether its arguments are a piece.
+
+        Runs once per delta while a trace loads: the common case (a string piece, every
+        other value a string, an int, null or absent) is one tuple and one lookup."""
+        fn = call.function
+        index, cid, kind = call.index, call.id, call.type
+        ti, tc, tk = type(index), type(cid), type(kind)
+        shared = _SHARED
+        key: tuple[Any, ...] | None = None
+        if type(fn) is Function:
+            args = fn.arguments
+            name = fn.name
+            ta, tn = type(args), type(name)
+            piece = ta is str
+            if ti in shared and tc in shared and tk in shared and tn in shared:
+                if piece:
+                    key = (index, cid, kind, name, ti, tc, tk, tn)
+                elif ta in shared:
+                    key = (index, cid, kind, name, ti, tc, tk, tn, args, ta)
+        else:
+            piece = False
+            if ti in shared and tc in shared and tk in shared:
+                key = (index, cid, kind, ti, tc, tk, fn is None)
+        if key is not None:
+            found = self._index.get(key)
+            if found is not None:
+                return found, piece
+        number = len(self.table)
+        if piece:
+            assert type(fn) is Function
+            call = ToolCall(call.index, call.id, call.type, Function(fn.name, _PIECE))
+        self.table.append(call)
+        if key is not None:
+            self._index[key] = number
+        return number, piece
+
+
+class WireCalls(Sequence[ToolCall]):
+    """A call's deltas' wire tool calls, as sent: each made again on access from its
+    skeleton (:class:`Skeletons`) and its piece of arguments (the call's :class:`Pieces`)."""
+
+    __slots__ = ("_args", "_refs", "_skeletons")
+
+    def __init__(self, skeletons: Skeletons, args: CallArgs) -> None:
+        self._skeletons = skeletons
+        self._args = args
+        self._refs: array[int] = array("q")
+        """Per delta: ``skeleton << 32 | piece`` (the piece's number in ``args``)."""
+
+    def append(self, call: ToolCall) -> None:
+        """Record the next delta's ``call``; its piece must be appended to ``args`` after
+        (or never, when its arguments are not a string)."""
+        number, _ = self._skeletons.of(call)
+        self._refs.append(number << 32 | len(self._args))
+
+    def __len__(self) -> int:
+        return len(self._refs)
+
+    @overload
+    def __getitem__(self, index: int) -> ToolCall: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[ToolCall]: ...
+
+    def __getitem__(self, index: int | slice) -> ToolCall | list[ToolCall]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        ref = self._refs[index]
+        call = self._skeletons.table[ref >> 32]
+        fn = call.function
+        if type(fn) is Function and fn.arguments is _PIECE:
+            piece = self._args[ref & 0xFFFFFFFF]
+            return ToolCall(call.index, call.id, call.type, Function(fn.name, piece))
+        return call
+
+    def __iter__(self) -> Iterator[ToolCall]:
+        for k in range(len(self._refs)):
+            yield self[k]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, WireCalls | list):
+            return len(self) == len(other) and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # compared by content

@@ -1,0 +1,107 @@
+"""The compact per-delta records (core/pieces.py) read back exactly what was appended."""
+
+from __future__ import annotations
+
+import msgspec
+from hypothesis import given
+from hypothesis import strategies as st
+
+from replay_tui.core.pieces import CallArgs, Pieces, Skeletons, WireCalls
+from replay_tui.core.wire import UNSET, Function, ToolCall
+
+_piece = st.one_of(
+    st.text(max_size=6),
+    st.text(alphabet="a\u00e9\U0001f642", min_size=4090, max_size=4100),  # around the big size
+)
+
+
+@given(st.lists(_piece, max_size=300), st.integers(0, 310))
+def test_pieces_read_back_as_a_list(pieces: list[str], count: int) -> None:
+    kept = Pieces()
+    for p in pieces:
+        kept.append(p)
+    assert len(kept) == len(pieces)
+    assert list(kept) == pieces
+    assert [kept[i] for i in range(len(pieces))] == pieces
+    assert [kept[-i] for i in range(1, len(pieces) + 1)] == [
+        pieces[-i] for i in range(1, len(pieces) + 1)
+    ]
+    assert kept[3:40:3] == pieces[3:40:3]
+    assert kept.joined() == "".join(pieces)
+    assert kept.joined(count) == "".join(pieces[:count])
+    assert kept.head(count) == "".join(pieces)[:count]
+    assert kept == pieces and kept == Pieces(pieces)
+
+
+@given(st.lists(st.tuples(st.integers(0, 2), _piece), max_size=300), st.integers(0, 310))
+def test_calls_sharing_one_log_read_back_their_own(sent: list[tuple[int, str]], count: int) -> None:
+    log = Pieces()
+    calls = [CallArgs(log), CallArgs(log), CallArgs(log)]
+    want: list[list[str]] = [[], [], []]
+    for c, piece in sent:
+        calls[c].append(piece)
+        want[c].append(piece)
+    for kept, pieces in zip(calls, want, strict=True):
+        assert len(kept) == len(pieces) and list(kept) == pieces
+        assert [kept[i] for i in range(len(pieces))] == pieces and kept[1:9:2] == pieces[1:9:2]
+        assert kept.joined() == "".join(pieces)
+        assert kept.joined(count) == "".join(pieces[:count])
+        assert kept.head(count) == "".join(pieces)[:count]
+        assert kept == pieces
+    assert [log.span(a, a + 70) for a in range(0, len(sent), 7)] == [
+        "".join(p for _, p in sent[a : a + 70]) for a in range(0, len(sent), 7)
+    ]
+
+
+def test_a_big_piece_is_kept_whole_not_copied() -> None:
+    big = "x" * 100_000
+    kept = Pieces(["a", "b", big, "c"])
+    assert kept[2] is big
+    assert Pieces([big]).joined() is big
+    log = Pieces(["a"])
+    args = CallArgs(log)
+    args.append(big)
+    assert args.joined() is big and args[0] is big
+
+
+_value = st.one_of(
+    st.just(UNSET),
+    st.none(),
+    st.sampled_from(["", "null", "call_1", "f"]),
+    st.integers(-2, 2),
+    st.booleans(),
+    st.sampled_from([1.0, 0.0, -0.0]),
+    st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.text(max_size=2), st.integers(), max_size=2),
+)
+_args = st.one_of(_value, st.text(max_size=5))
+_call = st.builds(
+    ToolCall,
+    index=_value,
+    id=_value,
+    type=_value,
+    function=st.one_of(
+        st.just(UNSET), st.none(), st.builds(Function, name=_value, arguments=_args)
+    ),
+)
+
+
+def _exactly(call: ToolCall) -> bytes:
+    """The call as JSON text with each value's type: ``1``, ``1.0``, ``true`` and ``-0.0``
+    apart (``==`` on Structs would call them equal)."""
+    return msgspec.json.encode(msgspec.to_builtins(call, builtin_types=()))
+
+
+@given(st.lists(_call, max_size=40))
+def test_wire_calls_read_back_each_call_as_sent(calls: list[ToolCall]) -> None:
+    skeletons = Skeletons()
+    args = CallArgs(Pieces())
+    kept = WireCalls(skeletons, args)
+    for call in calls:
+        kept.append(call)
+        fn = call.function
+        if isinstance(fn, Function) and isinstance(fn.arguments, str):
+            args.append(fn.arguments)
+    assert len(kept) == len(calls)
+    assert [_exactly(c) for c in kept] == [_exactly(c) for c in calls]
+    assert [repr(c) for c in kept] == [repr(c) for c in calls]
