@@ -832,7 +832,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
 def _quiet_many(
     refs: Any,
     states: list[_CallState | None],
-    deltas_of: list[list[Any]],
+    deltas_of: list[Any],  # (per call: its wire tool calls, a list or WireCalls)
     data: bytes,
     table: dict[tuple[bytes, ...], tuple[tuple[bool, bool], ...] | None],
     last: list[Any],
