@@ -476,6 +476,52 @@ def paired_calls(n):
     yield from _end(m, n)
 
 
+def vllm_hermes(n):
+    """vLLM's OpenAI server with the hermes tool parser: every choice carries ``"logprobs":
+    null`` and ``"stop_reason": null``; 10% of the deltas text, then 8 calls one after another,
+    each opened by a delta of its id, type and name and no ``arguments`` key at all, then
+    argument pieces alone (an empty piece every 50th), a ``"\\n"`` text delta between two calls
+    (what the model writes between its ``</tool_call>`` and the next). Invented by the lead once
+    every helper's work of the session was finished, and measured as found."""
+    m = "Qwen/Qwen3-32B"
+
+    def chunk(delta):
+        c = {
+            **BASE,
+            "model": m,
+            "choices": [
+                {"index": 0, "delta": delta, "logprobs": None, "finish_reason": None,
+                 "stop_reason": None}
+            ],
+        }
+        return "data: " + json.dumps(c, separators=(",", ":")) + "\n\n"
+
+    text = max(1, n // 10)
+    yield chunk({"role": "assistant", "content": ""})
+    for k in range(text):
+        yield chunk({"content": f"t{k % 97} "})
+    per = max(3, (n - text) // 8)
+    for c in range(8):
+        if c:
+            yield chunk({"content": "\n"})
+        ident = f"chatcmpl-tool-{c:032x}"
+        yield chunk(
+            {"tool_calls": [{"id": ident, "type": "function", "index": c,
+                             "function": {"name": "search_docs"}}]}
+        )
+        for j in range(per - 1):
+            if j == 0:
+                piece = '{"query": "'
+            elif j == per - 2:
+                piece = '"}'
+            elif j % 50 == 0:
+                piece = ""
+            else:
+                piece = "ab"
+            yield chunk({"tool_calls": [{"index": c, "function": {"arguments": piece}}]})
+    yield from _end(m, n)
+
+
 UNSEEN = {
     f.__name__.replace("_", "-"): f
     for f in (
@@ -488,6 +534,7 @@ UNSEEN = {
         reasoning_then_calls,
         role_every_chunk,
         paired_calls,
+        vllm_hermes,
     )
 }
 """Shapes not among the five (issue 27): every budget must hold on them too. The first two
