@@ -44,7 +44,7 @@ import msgspec
 from .align import align
 from .indexed import Indexed
 from .sse import DONE, PayloadTable
-from .trace import Trace, gc_paused
+from .trace import DecodedPayloads, Trace, gc_paused
 from .translator import index_key, truthy
 from .wire import UNSET, Decoded, decode_payload, js_string
 
@@ -226,8 +226,11 @@ class Streams:
     ``run_event[r]``.
     """
 
-    def __init__(self, trace: Trace) -> None:
+    def __init__(self, trace: Trace, like: Streams | None = None) -> None:
         self.trace = trace
+        self._like = like
+        """The other trace's streams, cut already: a text equal to one of its runs' is that
+        string, not a copy joined again (two captures of one request agree on most)."""
         self.code = _code(len(trace.raw))
         """Typecode of the index arrays: 4 bytes while offsets into the capture fit."""
         payloads = trace.payloads
@@ -390,13 +393,33 @@ class Streams:
                     chunks[:] = ["".join(chunks)]
                 run.add(i, len(text))
         for channel, run in channels.items():
-            run.text = "".join(parts.pop(channel))
+            run.text = self._joined(channel, parts.pop(channel))
+        self._like = None
+
+    def _joined(self, channel: Channel, chunks: list[str]) -> str:
+        """``"".join(chunks)``, or the other side's text of ``channel`` when it is the same
+        (compared piece by piece in place: a 50 MB content is not joined a second time)."""
+        like = self._like.channels.get(channel) if self._like is not None else None
+        if like is not None and len(like.text) == sum(map(len, chunks)):
+            text, at = like.text, 0
+            for chunk in chunks:
+                if not text.startswith(chunk, at):
+                    break
+                at += len(chunk)
+            else:
+                return text
+        return "".join(chunks)
 
     def _cut(self) -> Iterator[tuple[int, bool, list[Piece]]]:
         """Each event's pieces, once, with whether it came after ``[DONE]``."""
         chunks = self.chunks
-        for i, d in enumerate(self.trace.decoded):
-            after = self.after_done(i)
+        decoded = self.trace.decoded
+        each: Iterable[tuple[int, bool, Decoded | None]] = (
+            decoded.scan()  # (no copy of each payload's bytes)
+            if isinstance(decoded, DecodedPayloads)
+            else ((i, self.after_done(i), d) for i, d in enumerate(decoded))
+        )
+        for i, after, d in each:
             if d is not None and d.chunk is not None:
                 chunks[i >> 3] |= 1 << (i & 7)
             yield i, after, self._pieces(i, after, d)
