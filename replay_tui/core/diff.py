@@ -895,8 +895,9 @@ def diff_traces(
     with no_gc():
         if progress:
             progress("cutting payloads")
-        sa = Streams(a)
-        sb = Streams(b, like=sa)
+        sa, sb = Streams(a, join=False), Streams(b, join=False)
+        sa.join()
+        sb.join(like=sa)
         if progress:
             progress("aligning events")
         events = align_events(sa, sb, include_volatile=include_volatile)

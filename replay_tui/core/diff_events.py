@@ -213,6 +213,9 @@ class TextRun:
 
 
 _EVERY = 64
+_LONG = 1 << 20
+"""Characters from which a piece is looked for among the analysis' strings (see
+:meth:`Streams._as_known`)."""
 _FAR = 255
 
 
@@ -226,11 +229,12 @@ class Streams:
     ``run_event[r]``.
     """
 
-    def __init__(self, trace: Trace, like: Streams | None = None) -> None:
+    def __init__(self, trace: Trace, *, join: bool = True) -> None:
         self.trace = trace
-        self._like = like
-        """The other trace's streams, cut already: a text equal to one of its runs' is that
-        string, not a copy joined again (two captures of one request agree on most)."""
+        self._parts: dict[Channel, list[str]] = {}
+        """Each text run's pieces, until :meth:`join` makes its text."""
+        self._known: dict[int, list[str]] | None = None
+        """The analysis' long strings by length (:meth:`_as_known`), once one is met."""
         self.code = _code(len(trace.raw))
         """Typecode of the index arrays: 4 bytes while offsets into the capture fit."""
         payloads = trace.payloads
@@ -262,6 +266,8 @@ class Streams:
         self.finish_event: int | None = None
         """The last replayed event carrying a string ``finish_reason``."""
         self._cut_runs()
+        if join:
+            self.join()
 
     # -- per event ----------------------------------------------------------------------------
 
@@ -357,7 +363,7 @@ class Streams:
 
     def _cut_runs(self) -> None:
         channels = self.channels
-        parts: dict[Channel, list[str]] = {}
+        parts = self._parts
         marks: dict[Channel, int] = {}
         run_kind, run_event = self.run_kind, self.run_event
         cut = self.cut
@@ -388,18 +394,39 @@ class Streams:
                     self.texts.append(run)
                     parts[channel] = []
                 chunks = parts[channel]
-                chunks.append(text)
+                chunks.append(text if len(text) < _LONG else self._as_known(text))
                 if len(chunks) >= _JOIN:  # a few strings at a time, not one per payload
                     chunks[:] = ["".join(chunks)]
                 run.add(i, len(text))
-        for channel, run in channels.items():
-            run.text = self._joined(channel, parts.pop(channel))
-        self._like = None
 
-    def _joined(self, channel: Channel, chunks: list[str]) -> str:
-        """``"".join(chunks)``, or the other side's text of ``channel`` when it is the same
-        (compared piece by piece in place: a 50 MB content is not joined a second time)."""
-        like = self._like.channels.get(channel) if self._like is not None else None
+    def _as_known(self, text: str) -> str:
+        """A long piece (``_LONG``) as the analysis holds it when it does: the loaded trace's
+        string, not the copy just decoded again (let go with its payload)."""
+        known = self._known
+        if known is None:
+            known = self._known = {}
+            analysis = self.trace.analysis
+            for pieces in (analysis.events.texts, *(c.args for c in analysis.calls)):
+                for piece in pieces:
+                    if len(piece) >= _LONG:
+                        known.setdefault(len(piece), []).append(piece)
+        return next((k for k in known.get(len(text), ()) if k == text), text)
+
+    def join(self, like: Streams | None = None) -> None:
+        """Each text run's text, its pieces joined; or, when ``like`` (the other trace's
+        streams, joined) has the same text on that channel, that string: two captures of one
+        request agree on most, and a 50 MB content is not joined a second time. The two
+        traces are cut before either is joined (``join=False``): a long piece then costs one
+        copy at a time (its decoding, or A's join), not both sides' at once."""
+        for channel, run in self.channels.items():
+            chunks = self._parts.pop(channel, None)
+            if chunks is not None:  # (not joined already)
+                run.text = self._joined(channel, chunks, like)
+        self._known = None
+
+    @staticmethod
+    def _joined(channel: Channel, chunks: list[str], other: Streams | None) -> str:
+        like = other.channels.get(channel) if other is not None else None
         if like is not None and len(like.text) == sum(map(len, chunks)):
             text, at = like.text, 0
             for chunk in chunks:

@@ -47,7 +47,8 @@ def test_a_text_both_traces_have_is_kept_once_whatever_its_pieces() -> None:
     pieces = [_content(words[x:y]) for x, y in pairwise(cuts)]
     b = trace_of(sse([*pieces, finish("stop")]), "b.sse")
     sa = Streams(a)
-    sb = Streams(b, like=sa)
+    sb = Streams(b, join=False)
+    sb.join(like=sa)
     assert sa.channels[TEXT].text == words
     assert sb.channels[TEXT].text is sa.channels[TEXT].text
 
@@ -57,7 +58,18 @@ def test_a_text_that_differs_is_each_traces_own() -> None:
     b = trace_of(sse([_content("abc"), _content("deF"), finish("stop")]), "b.sse")
     c = trace_of(sse([_content("abc"), _content("defg"), finish("stop")]), "c.sse")
     sa = Streams(a)
-    assert Streams(b, like=sa).channels[TEXT].text == "abcdeF"
-    assert Streams(c, like=sa).channels[TEXT].text == "abcdefg"
-    calls = trace_of(sse([tool_delta('{"a":', first=True), tool_delta("1}"), finish()]))
-    assert Streams(calls, like=sa).channels[("args", 0)].text == '{"a":1}'
+    for trace, text in ((b, "abcdeF"), (c, "abcdefg")):
+        sb = Streams(trace, join=False)
+        sb.join(like=sa)
+        assert sb.channels[TEXT].text == text
+    calls = Streams(trace_of(sse([tool_delta('{"a":', first=True), tool_delta("1}"), finish()])))
+    calls.join(like=sa)  # (joined already: nothing left to join)
+    assert calls.channels[("args", 0)].text == '{"a":1}'
+
+
+def test_a_long_piece_is_the_loaded_traces_string_not_a_copy_decoded_again() -> None:
+    long = "a long content " * 80_000  # (over a megabyte)
+    trace = trace_of(sse([_content(long), finish("stop")]))
+    text = Streams(trace).channels[TEXT].text
+    assert text == long
+    assert any(text is kept for kept in trace.analysis.events.texts)
