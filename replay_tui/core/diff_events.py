@@ -239,6 +239,7 @@ class Streams:
         """Typecode of the index arrays: 4 bytes while offsets into the capture fit."""
         payloads = trace.payloads
         self._table = payloads if isinstance(payloads, PayloadTable) else None
+        self._columns = self._table.columns() if self._table is not None else None
         outcome = next(iter(trace.analysis.outcomes.values()))
         n = self.payload_count = len(payloads)
         self.count = n + 1 if trace.implied_done else n
@@ -284,6 +285,34 @@ class Streams:
         if self._table is not None:
             return self._table.data(event)
         return self.trace.payloads[event].data
+
+    def same_data(self, event: int, other: Streams, other_event: int) -> bool | None:
+        """Whether two long payloads (``_LONG`` bytes and more) are the same bytes, compared
+        where they lie, a megabyte at a time (None: not both long, or not both in a capture's
+        bytes): a 50 MB payload is not copied out of each capture to be compared."""
+        here, there = self._span(event), other._span(other_event)
+        if here is None or there is None:
+            return None
+        (raw_a, lo_a, hi_a), (raw_b, lo_b, hi_b) = here, there
+        n = hi_a - lo_a
+        if n != hi_b - lo_b:
+            return False
+        for at in range(0, n, _LONG):
+            step = min(_LONG, n - at)
+            if raw_a[lo_a + at : lo_a + at + step] != raw_b[lo_b + at : lo_b + at + step]:
+                return False
+        return True
+
+    def _span(self, event: int) -> tuple[bytes | bytearray, int, int] | None:
+        """Where a long payload's bytes are in the capture (None: short, or kept apart)."""
+        columns = self._columns
+        if columns is None or event >= self.payload_count:
+            return None
+        hi, skip = columns.end[event], columns.skip[event]
+        lo = columns.start[event] + skip
+        if skip < 0 or hi - lo < _LONG:
+            return None
+        return columns.raw, lo, hi
 
     def after_done(self, event: int) -> bool:
         if event >= self.payload_count:
@@ -1141,7 +1170,7 @@ def _stretches(
         only(_ONLY_A, ia, a_lo)
         only(_ONLY_B, ib, b_lo)
         if a_lo == a_hi and b_lo == b_hi:  # the common case, kept lean for 100,000 rows
-            if not (same_trace and a_lo == b_lo):
+            if not (same_trace and a_lo == b_lo) and not sa.same_data(a_lo, sb, b_lo):
                 da, db = sa.data(a_lo), sb.data(b_lo)
                 # What the harness reads differs: the payloads differ (no decoding needed).
                 same = (

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from replay_tui.core.diff import diff_traces
 from replay_tui.core.diff_events import TEXT, Streams
 from replay_tui.core.trace import DecodedPayloads, Form, Source, load_trace
 
@@ -73,3 +74,17 @@ def test_a_long_piece_is_the_loaded_traces_string_not_a_copy_decoded_again() -> 
     text = Streams(trace).channels[TEXT].text
     assert text == long
     assert any(text is kept for kept in trace.analysis.events.texts)
+
+
+def test_long_payloads_are_compared_where_they_lie() -> None:
+    long = "a long content " * 80_000
+    body = sse([_content("hi"), _content(long), finish("stop")])
+    other = sse([_content("hi"), _content(long[:-1] + "!"), finish("stop")])
+    a, same, differs = (trace_of(b, n) for b, n in ((body, "a"), (body, "b"), (other, "c")))
+    sa, sb, sc = Streams(a), Streams(same), Streams(differs)
+    assert sa.same_data(1, sb, 1) is True
+    assert sa.same_data(1, sc, 1) is False
+    assert sa.same_data(0, sb, 0) is None  # short: compared as before
+    assert sa.same_data(1, sb, 0) is None
+    assert diff_traces(a, same).events.changed_count == 0
+    assert diff_traces(a, differs).events.changed_count == 1
