@@ -240,6 +240,7 @@ class Streams:
         payloads = trace.payloads
         self._table = payloads if isinstance(payloads, PayloadTable) else None
         self._columns = self._table.columns() if self._table is not None else None
+        self._long: set[int] | None = None
         outcome = next(iter(trace.analysis.outcomes.values()))
         n = self.payload_count = len(payloads)
         self.count = n + 1 if trace.implied_done else n
@@ -302,6 +303,18 @@ class Streams:
             if raw_a[lo_a + at : lo_a + at + step] != raw_b[lo_b + at : lo_b + at + step]:
                 return False
         return True
+
+    @property
+    def long_events(self) -> set[int]:
+        """The payloads of ``_LONG`` bytes and more (the few :meth:`same_data` compares)."""
+        found = self._long
+        if found is None:
+            found = self._long = set()
+            columns = self._columns
+            if columns is not None:
+                pairs = zip(columns.start, columns.end, strict=True)
+                found.update(i for i, (s, e) in enumerate(pairs) if e - s >= _LONG)
+        return found
 
     def _span(self, event: int) -> tuple[bytes | bytearray, int, int] | None:
         """Where a long payload's bytes are in the capture (None: short, or kept apart)."""
@@ -1148,6 +1161,7 @@ def _stretches(
     out: list[Stretch] = []
     changed: array[int] = array(sa.code)  # A event indexes
     same_trace = sa.trace is sb.trace  # the same payload on both sides: the same
+    long_a, long_b = sa.long_events, sb.long_events
     ia = ib = 0
 
     def only(kind: int, lo: int, hi: int) -> None:
@@ -1170,7 +1184,9 @@ def _stretches(
         only(_ONLY_A, ia, a_lo)
         only(_ONLY_B, ib, b_lo)
         if a_lo == a_hi and b_lo == b_hi:  # the common case, kept lean for 100,000 rows
-            if not (same_trace and a_lo == b_lo) and not sa.same_data(a_lo, sb, b_lo):
+            if not (same_trace and a_lo == b_lo) and not (
+                a_lo in long_a and b_lo in long_b and sa.same_data(a_lo, sb, b_lo)
+            ):
                 da, db = sa.data(a_lo), sb.data(b_lo)
                 # What the harness reads differs: the payloads differ (no decoding needed).
                 same = (
