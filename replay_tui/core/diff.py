@@ -638,12 +638,13 @@ def _rows_identical(
     n = counts[0]
     if xa is None or xb is None or n is None or n != counts[1]:
         return False
-    row_a, row_b = events.row_of_a, events.row_of_b
-    pas, pbs, cas, cbs = xa.positions, xb.positions, xa.calls, xb.calls
-    for i in range(n):
-        ca, cb = cas[i], cbs[i]
-        if ca != cb or row_a(pas[i]) != row_b(pbs[i]):
-            return False
+    cas = xa.calls[:n]
+    # (each step over all n at once: a call's deltas compared, then the rows they are in)
+    if cas != xb.calls[:n]:
+        return False
+    if list(map(events.row_of_a, xa.positions[:n])) != list(map(events.row_of_b, xb.positions[:n])):
+        return False
+    for ca in cas:
         fn = ca.function
         name = fn.name if fn else None
         args = fn.arguments if fn else None
@@ -894,7 +895,9 @@ def diff_traces(
     with no_gc():
         if progress:
             progress("cutting payloads")
-        sa, sb = Streams(a), Streams(b)
+        sa, sb = Streams(a, join=False), Streams(b, join=False)
+        sa.join()
+        sb.join(like=sa)
         if progress:
             progress("aligning events")
         events = align_events(sa, sb, include_volatile=include_volatile)

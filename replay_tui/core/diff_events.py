@@ -44,7 +44,7 @@ import msgspec
 from .align import align
 from .indexed import Indexed
 from .sse import DONE, PayloadTable
-from .trace import Trace, gc_paused
+from .trace import DecodedPayloads, Trace, gc_paused
 from .translator import index_key, truthy
 from .wire import UNSET, Decoded, decode_payload, js_string
 
@@ -213,6 +213,9 @@ class TextRun:
 
 
 _EVERY = 64
+_LONG = 1 << 20
+"""Characters from which a piece is looked for among the analysis' strings (see
+:meth:`Streams._as_known`)."""
 _FAR = 255
 
 
@@ -226,12 +229,18 @@ class Streams:
     ``run_event[r]``.
     """
 
-    def __init__(self, trace: Trace) -> None:
+    def __init__(self, trace: Trace, *, join: bool = True) -> None:
         self.trace = trace
+        self._parts: dict[Channel, list[str]] = {}
+        """Each text run's pieces, until :meth:`join` makes its text."""
+        self._known: dict[int, list[str]] | None = None
+        """The analysis' long strings by length (:meth:`_as_known`), once one is met."""
         self.code = _code(len(trace.raw))
         """Typecode of the index arrays: 4 bytes while offsets into the capture fit."""
         payloads = trace.payloads
         self._table = payloads if isinstance(payloads, PayloadTable) else None
+        self._columns = self._table.columns() if self._table is not None else None
+        self._long: set[int] | None = None
         outcome = next(iter(trace.analysis.outcomes.values()))
         n = self.payload_count = len(payloads)
         self.count = n + 1 if trace.implied_done else n
@@ -259,6 +268,8 @@ class Streams:
         self.finish_event: int | None = None
         """The last replayed event carrying a string ``finish_reason``."""
         self._cut_runs()
+        if join:
+            self.join()
 
     # -- per event ----------------------------------------------------------------------------
 
@@ -275,6 +286,46 @@ class Streams:
         if self._table is not None:
             return self._table.data(event)
         return self.trace.payloads[event].data
+
+    def same_data(self, event: int, other: Streams, other_event: int) -> bool | None:
+        """Whether two long payloads (``_LONG`` bytes and more) are the same bytes, compared
+        where they lie, a megabyte at a time (None: not both long, or not both in a capture's
+        bytes): a 50 MB payload is not copied out of each capture to be compared."""
+        here, there = self._span(event), other._span(other_event)
+        if here is None or there is None:
+            return None
+        (raw_a, lo_a, hi_a), (raw_b, lo_b, hi_b) = here, there
+        n = hi_a - lo_a
+        if n != hi_b - lo_b:
+            return False
+        for at in range(0, n, _LONG):
+            step = min(_LONG, n - at)
+            if raw_a[lo_a + at : lo_a + at + step] != raw_b[lo_b + at : lo_b + at + step]:
+                return False
+        return True
+
+    @property
+    def long_events(self) -> set[int]:
+        """The payloads of ``_LONG`` bytes and more (the few :meth:`same_data` compares)."""
+        found = self._long
+        if found is None:
+            found = self._long = set()
+            columns = self._columns
+            if columns is not None:
+                pairs = zip(columns.start, columns.end, strict=True)
+                found.update(i for i, (s, e) in enumerate(pairs) if e - s >= _LONG)
+        return found
+
+    def _span(self, event: int) -> tuple[bytes | bytearray, int, int] | None:
+        """Where a long payload's bytes are in the capture (None: short, or kept apart)."""
+        columns = self._columns
+        if columns is None or event >= self.payload_count:
+            return None
+        hi, skip = columns.end[event], columns.skip[event]
+        lo = columns.start[event] + skip
+        if skip < 0 or hi - lo < _LONG:
+            return None
+        return columns.raw, lo, hi
 
     def after_done(self, event: int) -> bool:
         if event >= self.payload_count:
@@ -354,7 +405,7 @@ class Streams:
 
     def _cut_runs(self) -> None:
         channels = self.channels
-        parts: dict[Channel, list[str]] = {}
+        parts = self._parts
         marks: dict[Channel, int] = {}
         run_kind, run_event = self.run_kind, self.run_event
         cut = self.cut
@@ -385,18 +436,59 @@ class Streams:
                     self.texts.append(run)
                     parts[channel] = []
                 chunks = parts[channel]
-                chunks.append(text)
+                chunks.append(text if len(text) < _LONG else self._as_known(text))
                 if len(chunks) >= _JOIN:  # a few strings at a time, not one per payload
                     chunks[:] = ["".join(chunks)]
                 run.add(i, len(text))
-        for channel, run in channels.items():
-            run.text = "".join(parts.pop(channel))
+
+    def _as_known(self, text: str) -> str:
+        """A long piece (``_LONG``) as the analysis holds it when it does: the loaded trace's
+        string, not the copy just decoded again (let go with its payload)."""
+        known = self._known
+        if known is None:
+            known = self._known = {}
+            analysis = self.trace.analysis
+            for pieces in (analysis.events.texts, *(c.args for c in analysis.calls)):
+                for piece in pieces:
+                    if len(piece) >= _LONG:
+                        known.setdefault(len(piece), []).append(piece)
+        return next((k for k in known.get(len(text), ()) if k == text), text)
+
+    def join(self, like: Streams | None = None) -> None:
+        """Each text run's text, its pieces joined; or, when ``like`` (the other trace's
+        streams, joined) has the same text on that channel, that string: two captures of one
+        request agree on most, and a 50 MB content is not joined a second time. The two
+        traces are cut before either is joined (``join=False``): a long piece then costs one
+        copy at a time (its decoding, or A's join), not both sides' at once."""
+        for channel, run in self.channels.items():
+            chunks = self._parts.pop(channel, None)
+            if chunks is not None:  # (not joined already)
+                run.text = self._joined(channel, chunks, like)
+        self._known = None
+
+    @staticmethod
+    def _joined(channel: Channel, chunks: list[str], other: Streams | None) -> str:
+        like = other.channels.get(channel) if other is not None else None
+        if like is not None and len(like.text) == sum(map(len, chunks)):
+            text, at = like.text, 0
+            for chunk in chunks:
+                if not text.startswith(chunk, at):
+                    break
+                at += len(chunk)
+            else:
+                return text
+        return "".join(chunks)
 
     def _cut(self) -> Iterator[tuple[int, bool, list[Piece]]]:
         """Each event's pieces, once, with whether it came after ``[DONE]``."""
         chunks = self.chunks
-        for i, d in enumerate(self.trace.decoded):
-            after = self.after_done(i)
+        decoded = self.trace.decoded
+        each: Iterable[tuple[int, bool, Decoded | None]] = (
+            decoded.scan()  # (no copy of each payload's bytes)
+            if isinstance(decoded, DecodedPayloads)
+            else ((i, self.after_done(i), d) for i, d in enumerate(decoded))
+        )
+        for i, after, d in each:
             if d is not None and d.chunk is not None:
                 chunks[i >> 3] |= 1 << (i & 7)
             yield i, after, self._pieces(i, after, d)
@@ -1069,6 +1161,7 @@ def _stretches(
     out: list[Stretch] = []
     changed: array[int] = array(sa.code)  # A event indexes
     same_trace = sa.trace is sb.trace  # the same payload on both sides: the same
+    long_a, long_b = sa.long_events, sb.long_events
     ia = ib = 0
 
     def only(kind: int, lo: int, hi: int) -> None:
@@ -1091,7 +1184,9 @@ def _stretches(
         only(_ONLY_A, ia, a_lo)
         only(_ONLY_B, ib, b_lo)
         if a_lo == a_hi and b_lo == b_hi:  # the common case, kept lean for 100,000 rows
-            if not (same_trace and a_lo == b_lo):
+            if not (same_trace and a_lo == b_lo) and not (
+                a_lo in long_a and b_lo in long_b and sa.same_data(a_lo, sb, b_lo)
+            ):
                 da, db = sa.data(a_lo), sb.data(b_lo)
                 # What the harness reads differs: the payloads differ (no decoding needed).
                 same = (
