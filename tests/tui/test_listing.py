@@ -523,17 +523,22 @@ def test_batches_judged_in_list_order_show_the_rows_a_listing_made_afresh_shows(
         assert [f.count for f in bulk.folders] == [f.count for f in fresh.folders]
 
 
+JUDGED_FILES = st.lists(
+    st.tuples(
+        st.integers(0, len(FILES) - 1),
+        st.lists(st.integers(1, 3), max_size=3, unique=True),
+        st.booleans(),
+        st.sampled_from([Badge.ERASING, Badge.CLEAN]),
+    ),
+    unique_by=lambda file: file[0],
+)
+"""Files of the listing judged, in any order: which, the HAR entries each became, whether it
+is skipped, and its badge."""
+
+
 @settings(max_examples=300, deadline=None)
 @given(
-    st.lists(
-        st.tuples(
-            st.integers(0, len(FILES) - 1),
-            st.lists(st.integers(1, 3), max_size=3, unique=True),
-            st.booleans(),
-            st.sampled_from([Badge.ERASING, Badge.CLEAN]),
-        ),
-        unique_by=lambda file: file[0],
-    ),
+    JUDGED_FILES,
     st.lists(st.integers(1, 3), min_size=1),
     st.sampled_from(["", "erasing", "har", "pending", "2", "a/b not", "skipped"]),
     st.sampled_from([None, "erasing", "pending", "skipped"]),
@@ -600,15 +605,7 @@ def test_a_filter_and_its_counts_kept_while_har_files_are_judged_are_a_fresh_one
 
 @settings(max_examples=300, deadline=None)
 @given(
-    st.lists(
-        st.tuples(
-            st.integers(0, len(FILES) - 1),
-            st.lists(st.integers(1, 3), max_size=3, unique=True),
-            st.booleans(),
-            st.sampled_from([Badge.ERASING, Badge.CLEAN]),
-        ),
-        unique_by=lambda file: file[0],
-    ),
+    JUDGED_FILES,
     st.sampled_from(["", "erasing", "har", "pending", "2", "a/b not", "skipped", "d/"]),
     st.sampled_from(["", "e", "erasing", "3.har", "x"]),
     st.lists(st.integers(0, 3), min_size=1),
