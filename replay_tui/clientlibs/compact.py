@@ -250,6 +250,13 @@ def _quiet_typed(data: bytes) -> _QChunk | None:
 
 _BOTH = (True, True)
 
+_Place = tuple[bool, bool, bool, bool]
+"""Where a delta of a payload of several is: not in ``choices[0]`` (a library that reads
+that choice alone skips it), not in the first choice of index 0 (the Agents SDK for JS skips
+it), not its choice's first tool-call delta (LlamaIndex skips it), and in the same choice as
+the delta before it (openai-node's events follow the chunk: see :attr:`.base.Quiet.joined`).
+"""
+
 _Said = tuple[tuple[bool, bool], int, bool]
 """What a quiet tool-call payload's shape says: whether the AI SDK's two schemas accept it,
 its choice's index, and whether its delta re-sends ``"role": "assistant"`` (quiet only once
@@ -514,7 +521,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     that counts up, an id per payload) each payload is judged on its own, without making and
     remembering its shape."""
     quiet_text = _TextShapes().text
-    many_shapes: dict[tuple[bytes, ...], tuple[tuple[bool, bool], ...] | None] = {}
+    many_shapes: dict[tuple[bytes, ...], tuple[_Place, ...] | None] = {}
     """The payloads of several choices judged, by their bytes around the arguments tokens."""
     assistant = False
     """Every library holds the role ``"assistant"``: a frame's choices[0] sent it, and no
@@ -559,13 +566,17 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                     if text_run is not None:
                         out.append(_text_frame(trace, *text_run))
                         text_run = None
-                    for (c, index, args, cid, name), (later, other) in zip(*many, strict=True):
+                    if run is not None and not all(run.fits(g[0], None) for g in many[0]):
+                        run = None  # (the payload's deltas in one run: see Quiet.joined)
+                    for (c, index, args, cid, name), (later, other, tail, joined) in zip(
+                        *many, strict=True
+                    ):
                         # (the delta before, as a library reading one choice saw it, may be
                         # another: nothing repeats these)
                         st = states[c]
                         assert st is not None
                         st.prev_id = st.prev_name = _NOPREV
-                        if run is not None and c == run._last and part.pair is None:
+                        if run is not None and c == run._last and part.pair is None and not tail:
                             # (Quiet.add, inlined for the common case)
                             sizes[-1] += 1
                             part.pieces.append(args)
@@ -587,7 +598,8 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                             run = Quiet(line)
                             out.append(run)
                             sizes = run.sizes
-                        run.add(c, index, args, line, cid, name, None, other, later)
+                            joined = False
+                        run.add(c, index, args, line, cid, name, None, other, later, tail, joined)
                         part = run.stretches[-1]
                     continue
         if entry >= 0 and i not in unusual and i not in errors:
@@ -834,9 +846,9 @@ def _quiet_many(
     states: list[_CallState | None],
     deltas_of: list[list[Any]],
     data: bytes,
-    table: dict[tuple[bytes, ...], tuple[tuple[bool, bool], ...] | None],
+    table: dict[tuple[bytes, ...], tuple[_Place, ...] | None],
     last: list[Any],
-) -> tuple[list[tuple[int, Any, str, Any, Any]], tuple[tuple[bool, bool], ...]] | None:
+) -> tuple[list[tuple[int, Any, str, Any, Any]], tuple[_Place, ...]] | None:
     """A payload of several choices, each one tool-call delta that is quiet on its own, and
     nothing else said: ``(deltas, places)``, each delta as ``(call, index, arguments, id,
     name)`` in payload order and its place as ``(not read by the libraries that read
@@ -895,9 +907,9 @@ _SENTINELS = [_encode(f"\x00replay-tui {k}") for k in range(64)]
 def _many_said(
     data: bytes,
     pieces: list[str],
-    table: dict[tuple[bytes, ...], tuple[tuple[bool, bool], ...] | None],
+    table: dict[tuple[bytes, ...], tuple[_Place, ...] | None],
     last: list[Any],
-) -> tuple[tuple[bool, bool], ...] | None:
+) -> tuple[_Place, ...] | None:
     """What a payload of several choices says (:func:`_quiet_many_payload`), judged once per
     shape: its bytes around each piece's token, found in order. A shape is judged on a copy
     with a token of its own in each place, so that a token found where no arguments are (a
@@ -920,7 +932,7 @@ def _many_said(
             at += len(token)
         else:
             if len(data) - at == len(segments[-1]) and data.endswith(segments[-1]):
-                said: tuple[tuple[bool, bool], ...] | None = known[1]
+                said: tuple[_Place, ...] | None = known[1]
                 return said
     segments = []
     at = 0
@@ -946,28 +958,31 @@ def _many_said(
     return said
 
 
-def _quiet_many_payload(data: bytes, count: int) -> tuple[tuple[bool, bool], ...] | None:
-    """``data`` (with the sentinel tokens as its pieces) is ``count`` choices, each holding
-    one tool-call delta whose arguments are the sentinels in order, and a chunk that says
-    nothing else (:class:`_QChunk`: both of the AI SDK's schemas accept it); per delta,
-    whether its choice is not ``choices[0]``, and whether it is not the first choice of
-    index 0 (the one the Agents SDK for JS reads)."""
+def _quiet_many_payload(data: bytes, count: int) -> tuple[_Place, ...] | None:
+    """``data`` (with the sentinel tokens as its pieces) is ``count`` tool-call deltas, in one
+    or several choices, whose arguments are the sentinels in order, and a chunk that says
+    nothing else (:class:`_QChunk`: both of the AI SDK's schemas accept it); per delta, its
+    place (:data:`_Place`)."""
     try:
         chunk = _quiet_shape(data)
     except (msgspec.DecodeError, RecursionError):
         return None
     cs = chunk.choices
-    if len(cs) != count:
-        return None
     zero = next((k for k, choice in enumerate(cs) if choice.index == 0), -1)
-    out = []
+    out: list[_Place] = []
     for k, choice in enumerate(cs):
         tcs = choice.delta.tool_calls
-        if len(tcs) != 1 or _encode(tcs[0].function.arguments) != _SENTINELS[k]:
+        if not tcs:
             return None
         if choice.delta.role is not UNSET and choice.delta.role is not None:
             return None  # (a role: each reads its own choices' roles)
-        out.append((k != 0, k != zero))
+        for j, tc in enumerate(tcs):
+            at = len(out)
+            if at >= count or _encode(tc.function.arguments) != _SENTINELS[at]:
+                return None
+            out.append((k != 0, k != zero, j != 0, j != 0))
+    if len(out) != count:
+        return None
     return tuple(out)
 
 
@@ -1068,7 +1083,11 @@ def _follow(
     # several choices, each one delta: a blank value in choices[0] is read by every library
     # (the ones that read choices[0] alone, the ones that mix the choices; the Agents SDK for
     # JS, reading the choice of index 0, takes no blank value), one in a later choice is not
-    many = not single and valid and all(_one_delta(choice) for choice in cs)
+    # (and one choice or more holding several deltas: a blank value in a later delta of
+    # choices[0] is read by every library but LlamaIndex, which reads the first delta of a
+    # chunk alone and to which a quiet delta's blank values say nothing: see Quiet.view)
+    counts = [_delta_count(choice) for choice in cs]
+    many = valid and all(counts) and sum(counts) > 1
     for position, choice in enumerate(cs):
         delta = choice.delta
         if not delta:
@@ -1139,40 +1158,42 @@ def _follow(
     return opened
 
 
-def _one_delta(choice: Any) -> bool:
+def _delta_count(choice: Any) -> int:
+    """How many tool-call deltas the choice holds (0: none, or no list)."""
     delta = choice.delta
     tcs = delta.tool_calls if delta else None
-    return type(tcs) is list and len(tcs) == 1
+    return len(tcs) if type(tcs) is list else 0
 
 
 def _opens_everywhere(cs: list[Any], c: int, order_of: dict[Any, int]) -> bool:
-    """A chunk of several choices, each one tool-call delta, opens call ``c`` for every
-    library: ``choices[0]`` holds a delta of it (what the libraries that read that choice
-    alone see), and every delta of it has an integer index, a function object with a name
-    that is not blank, and the same ``type`` (what the call's type is then, whichever of
-    them a library reads last)."""
+    """A chunk of several tool-call deltas (in one choice or several) opens call ``c`` for
+    every library: ``choices[0]`` holds a delta of it (what the libraries that read that
+    choice alone see; LlamaIndex, reading its first delta alone, opens a call at any new
+    index), and every delta of it has an integer index, a function object with a name that
+    is not blank, and the same ``type`` (what the call's type is then, whichever of them a
+    library reads last)."""
     from ..core.translator import index_key
 
     kinds = []
     for k, choice in enumerate(cs):
         delta = choice.delta
         tcs = delta.tool_calls if delta else None
-        if type(tcs) is not list or len(tcs) != 1:
+        if type(tcs) is not list or not tcs:
             return False
-        d = tcs[0]
-        if order_of.get(index_key(d.index)) != c:
-            if k == 0:
+        for d in tcs:
+            if order_of.get(index_key(d.index)) != c:
+                continue
+            fn = d.function
+            if not (
+                type(d.index) is int
+                and type(fn) is Function
+                and type(fn.name) is str
+                and fn.name.strip()
+            ):
                 return False
-            continue
-        fn = d.function
-        if not (
-            type(d.index) is int
-            and type(fn) is Function
-            and type(fn.name) is str
-            and fn.name.strip()
-        ):
+            kinds.append(d.type)
+        if k == 0 and not kinds:
             return False
-        kinds.append(d.type)
     return all(_same(kind, kinds[0]) for kind in kinds)
 
 
