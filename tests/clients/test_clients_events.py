@@ -890,8 +890,8 @@ def _judged(outcome: ClientOutcome) -> Any:
     )
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(streams(), plain_streams()))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(streams(), plain_streams(), paired_streams()))
 def test_the_judges_shortcut_for_calls_as_meant_says_what_the_long_way_says(body: str) -> None:
     from unittest import mock
 
