@@ -6,17 +6,18 @@ delta depends only on what changes: a call opened, an ``id``, ``name`` or ``type
 differs from what the call was sent before, a blank value (``null``, ``""``) sent for the first
 time since the identity last changed, a non-empty value sent again (which some libraries
 double), anything beside the delta (a non-empty text, a role, a finish reason, an error, a
-second delta in its choice, a chunk a schema rejects). Every other tool-call payload is
-*quiet*: an arguments piece for a call already open (an empty text beside it says nothing,
-see :func:`_silent_text`). A payload of several choices, each one quiet delta (n=2 and more),
-is quiet too: its deltas join the run in payload order, as the libraries that mix the choices
-read them, and the libraries that read one choice read the run's view of it
-(:meth:`.base.Quiet.view`). :func:`compact_frames` keeps each payload that changes
-something as its own frame and gathers each run of quiet payloads — of one call, or of several
-calls interleaved — into one :class:`~.base.Quiet`, which a library reads as one frame per call
-with the pieces joined once (the few libraries that care how calls alternate walk its compact
-order instead). Text runs fold the same way: consecutive payloads that carry only a piece of
-the same text field are one frame.
+chunk a schema rejects). Every other tool-call payload is *quiet*: an arguments piece for
+a call already open (an empty text beside it says nothing, see :func:`_silent_text`). A
+payload of several quiet deltas — several choices (n=2 and more), or several deltas side by
+side in one choice's ``tool_calls`` — is quiet too: its deltas join the run in payload
+order, as the libraries that mix the choices read them, and the libraries that read one
+choice (or its first delta) read the run's view of it (:meth:`.base.Quiet.view`).
+:func:`compact_frames` keeps each payload that changes something as its own frame and
+gathers each run of quiet payloads — of one call, or of several calls interleaved — into one
+:class:`~.base.Quiet`, which a library reads as one frame per call with the pieces joined
+once (the few libraries that care how calls alternate walk its compact order instead). Text
+runs fold the same way: consecutive payloads that carry only a piece of the same text field
+are one frame.
 
 Nothing is decoded per payload. The deltas and text pieces come from the analysis' event log
 (:attr:`Analysis.events <replay_tui.core.identity.EventLog>`, one entry per delta or text
@@ -566,8 +567,14 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                     if text_run is not None:
                         out.append(_text_frame(trace, *text_run))
                         text_run = None
-                    if run is not None and not all(run.fits(g[0], None) for g in many[0]):
-                        run = None  # (the payload's deltas in one run: see Quiet.joined)
+                    if run is not None:
+                        # (the payload's deltas in one run: see Quiet.joined)
+                        in_run = run.calls
+                        for g in many[0]:
+                            found = in_run.get(g[0])
+                            if found is not None and found.pair is not None:
+                                run = None
+                                break
                     for (c, index, args, cid, name), (later, other, tail, joined) in zip(
                         *many, strict=True
                     ):
@@ -576,7 +583,19 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                         st = states[c]
                         assert st is not None
                         st.prev_id = st.prev_name = _NOPREV
-                        if run is not None and c == run._last and part.pair is None and not tail:
+                        if run is not None and c != run._last:
+                            # another call of the run (parallel calls: every delta)
+                            found = run.calls.get(c)
+                            if found is not None:  # (its pair is None: checked above)
+                                part = found
+                                run.stretches.append(part)
+                                sizes.append(0)
+                                run._last = c
+                                if joined:
+                                    if run.joined is None:
+                                        run.joined = set()
+                                    run.joined.add(len(sizes) - 1)
+                        if run is not None and c == run._last and part.pair is None:
                             # (Quiet.add, inlined for the common case)
                             sizes[-1] += 1
                             part.pieces.append(args)
@@ -593,6 +612,10 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                 if part.later is None:
                                     part.later = []
                                 part.later.append(len(part.pieces) - 1)
+                            if tail:
+                                if part.tails is None:
+                                    part.tails = []
+                                part.tails.append(len(part.pieces) - 1)
                             continue
                         if run is None or not run.fits(c, None):
                             run = Quiet(line)
@@ -849,18 +872,19 @@ def _quiet_many(
     table: dict[tuple[bytes, ...], tuple[_Place, ...] | None],
     last: list[Any],
 ) -> tuple[list[tuple[int, Any, str, Any, Any]], tuple[_Place, ...]] | None:
-    """A payload of several choices, each one tool-call delta that is quiet on its own, and
-    nothing else said: ``(deltas, places)``, each delta as ``(call, index, arguments, id,
-    name)`` in payload order and its place as ``(not read by the libraries that read
-    choices[0], not read by those that read the choice of index 0)``; ``None`` when it says
-    something.
+    """A payload of several tool-call deltas — in several choices, or side by side in one —
+    each quiet on its own, and nothing else said: ``(deltas, places)``, each delta as
+    ``(call, index, arguments, id, name)`` in payload order and its place as :data:`_Place`;
+    ``None`` when it says something.
 
     Each delta's ``id`` and ``name`` must be absent or a blank value its call was sent
     already (no repeat: the delta before, for a library that reads one choice, may be
     another), its index the call's and its type absent or the one in force. Read one after
     another they are what a library that mixes the choices reads from the payload (it walks
-    its choices in order and keeps no state per chunk that a quiet delta touches); a library
-    that reads one choice reads the one piece of it (see :meth:`.base.Quiet.view`)."""
+    its choices and their deltas in order and keeps no state per chunk that a quiet delta
+    touches, but openai-node's done events: see :attr:`.base.Quiet.joined`); a library that
+    reads one choice, or its first delta, reads the pieces of it (see
+    :meth:`.base.Quiet.view`)."""
     got = []
     for r in refs:
         if r < 0 or r & 1:
@@ -876,22 +900,24 @@ def _quiet_many(
         cid, name, index, kind = d.id, fn.name, d.index, d.type
         if not (type(index) is int and index == st.index):
             return None
-        if cid is not UNSET or name is not UNSET:
-            seen = st.seen
-            for value, null, empty in (
-                (cid, _ID_NULL, _ID_EMPTY),
-                (name, _NAME_NULL, _NAME_EMPTY),
-            ):
-                if value is UNSET:
-                    continue
-                if value is None:
-                    need = null
-                elif type(value) is str and value == "":
-                    need = empty
-                else:
-                    return None
-                if not seen & need:
-                    return None
+        if cid is not UNSET:
+            if cid is None:
+                need = _ID_NULL
+            elif type(cid) is str and cid == "":
+                need = _ID_EMPTY
+            else:
+                return None
+            if not st.seen & need:
+                return None
+        if name is not UNSET:
+            if name is None:
+                need = _NAME_NULL
+            elif type(name) is str and name == "":
+                need = _NAME_EMPTY
+            else:
+                return None
+            if not st.seen & need:
+                return None
         if kind is not UNSET and (not _same(kind, st.type) or kind == "custom"):
             return None
         got.append((c, index, fn.arguments, cid, name))
