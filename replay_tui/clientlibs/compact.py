@@ -88,6 +88,7 @@ class _CallState:
         "shape",
         "shape2",
         "type",
+        "typed",
     )
 
     def __init__(self, index: Any, kind: Any) -> None:
@@ -96,11 +97,16 @@ class _CallState:
         self.seen = 0
         self.named = False
         """The call was sent a non-empty name."""
+        self.typed = False
+        """A delta of the call sent ``type: "function"`` (before it opened too): until then a
+        strict openai-node cannot bind the call's name (it binds it once it holds that type
+        and a name), and a blank name says nothing to it."""
         self.bound = False
         """A strict openai-node has bound the call's name: a delta with a function object came
-        while the call was typed ``function`` and named. Until then a blank name a frame
-        sends is not counted as sent: the binding that frame may make turns the same blank
-        on the next delta into a throw."""
+        while the call was typed ``function`` and named. Until then, once the call was
+        typed ``function`` (:attr:`typed`), a blank name a frame sends is not counted as
+        sent: the binding that frame may make turns the same blank on the next delta into a
+        throw."""
         self.shape: tuple[bytes, bytes, int, _Said] | None = None
         """The call's last quiet payload shape: its bytes before and after the arguments
         token, the token's place, and what the schemas said of it with its choice's index."""
@@ -529,6 +535,8 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     other role came since (LangChain JS reads the last role choices[0] sent, openai-node any
     role once; the AI SDK's schemas accept it, no other model reads it). A delta that re-sends
     it then says nothing."""
+    typed_early: set[int] = set()
+    """Calls a delta sent ``type: "function"`` before they opened (see _CallState.typed)."""
     many_last: list[Any] = [None]
     """The last of them found quiet: ``(its bytes around the tokens, what it says)``."""
     encode = _encode
@@ -845,7 +853,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                 and any(c.delta and c.delta.tool_calls for c in cs)
                 and _valid(frame)
             )
-            opened = _follow(frame, states, order_of, valid)
+            opened = _follow(frame, states, order_of, valid, typed_early)
             if (
                 opened is not None
                 and entry >= 0
@@ -1090,14 +1098,20 @@ def _absorb(out: list[Frame | Quiet], held: tuple[int, int, list[str]]) -> None:
 
 
 def _follow(
-    frame: Frame, states: list[_CallState | None], order_of: dict[Any, int], valid: bool
+    frame: Frame,
+    states: list[_CallState | None],
+    order_of: dict[Any, int],
+    valid: bool,
+    typed: set[int],
 ) -> int | None:
     """Update what each call's libraries were sent from a frame that said something.
 
     The blank values a call was sent count only when every library read them: from a chunk
     with one choice and one delta that every schema accepts. Any other identity news, or any
     doubt, starts the call's record of blank values afresh (never wrong: it only makes the
-    next blank value a frame of its own).
+    next blank value a frame of its own). A blank name counts only once a strict openai-node
+    has bound the call's name, or while it cannot (no delta of the call sent the type
+    ``"function"``; ``typed``: the calls not opened yet that one did).
     """
     from ..core.translator import index_key
 
@@ -1142,8 +1156,11 @@ def _follow(
                     and valid
                     and (single or _opens_everywhere(cs, c, order_of))
                 ):
+                    if _is_function(d.type):
+                        typed.add(c)
                     continue  # not yet: its next delta is a frame of its own too
                 st = states[c] = _CallState(index, d.type)
+                st.typed = _is_function(d.type) or c in typed
                 st.prev_id, st.prev_name = (d.id, name) if single else (_NOPREV, _NOPREV)
                 st.named = True
                 st.bound = d.type == "function"
@@ -1153,6 +1170,8 @@ def _follow(
             clean = single and type(fn) is Function
             prev_id, prev_name = st.prev_id, st.prev_name
             st.pair = None
+            if _is_function(d.type):
+                st.typed = True
             if clean:
                 st.prev_id, st.prev_name = d.id, name
                 st.schema = (schema_ok(frame, True), schema_ok(frame, False))
@@ -1170,18 +1189,22 @@ def _follow(
                 # (a blank value a later choice sent is not counted: choices[0] alone did not
                 # read it; any other value starts afresh)
                 st.seen = seen if position == 0 else seen & st.seen
-                if not st.bound:
+                if st.typed and not st.bound:
                     st.seen &= ~_NAME_BITS
             elif not clean or not valid:
                 st.seen = 0
             else:
                 st.seen = _seen_after(st.seen, d.id, prev_id, name, prev_name)
-                if not st.bound:
+                if st.typed and not st.bound:
                     st.seen &= ~_NAME_BITS
             if type(fn) is Function:
                 st.named = st.named or (type(name) is str and name != "")
                 st.bound = st.bound or (st.type == "function" and st.named)
     return opened
+
+
+def _is_function(kind: Any) -> bool:
+    return type(kind) is str and kind == "function"
 
 
 def _delta_count(choice: Any) -> int:

@@ -613,6 +613,32 @@ def test_a_strict_done_event_in_a_folded_chunk_reads_every_piece_of_that_chunk()
     assert raised is not None and raised.line == 5 and "{}1" in str(raised.value)
 
 
+def test_a_blank_name_folds_on_calls_never_typed_function() -> None:
+    # no delta sends a type: a strict openai-node never binds the names, so `name: null`
+    # beside every piece says nothing to any library once sent (four calls batched two to a
+    # chunk, `id: ""`): one run
+    heads = [
+        {"index": c, "id": f"call_{c}", "function": {"name": f"f{c}", "arguments": ""}}
+        for c in range(4)
+    ]
+    chunks = [{"choices": [{"index": 0, "delta": {"tool_calls": [h]}}]} for h in heads]
+    for j in range(40):
+        pair = [
+            {"index": c, "id": "", "function": {"name": None, "arguments": f"{j}"}}
+            for c in ((0, 1), (2, 3), (1, 2), (3, 0))[j % 4]
+        ]
+        chunks.append({"choices": [{"index": 0, "delta": {"tool_calls": pair}}]})
+    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    trace = _trace(body)
+    stream = compact_frames(trace)
+    assert sum(isinstance(x, Quiet) for x in stream) == 1
+    meant = meant_calls(trace.analysis.calls)
+    one_by_one = assess_frames(frames(trace), meant)
+    gathered = assess_frames(stream, meant)
+    for key in POLICIES:
+        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+
+
 def test_litellm_continuations_fold_into_one_run_per_call() -> None:
     # id "", name "null", type "FUNCTION" on every continuation (LiteLLM #12513): the first
     # changes the type (a frame), the second is the first to repeat one read alike (a frame
