@@ -537,7 +537,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     it then says nothing."""
     typed_early: set[int] = set()
     """Calls a delta sent ``type: "function"`` before they opened (see _CallState.typed)."""
-    many_last: list[Any] = [None]
+    many_last: list[Any] = [None, 0]
     """The last of them found quiet: ``(its bytes around the tokens, what it says)``."""
     encode = _encode
     out: list[Frame | Quiet] = []
@@ -949,9 +949,16 @@ def _many_said(
     with a token of its own in each place, so that a token found where no arguments are (a
     piece ``""`` beside an ``id: ""``) makes it say something, never a wrong shape. Those
     bytes with any JSON strings in those places are the same chunk with other arguments:
-    ``last`` holds the last shape found quiet, compared in place first (no copy, no search)."""
+    ``last`` holds the last shape found quiet, compared in place first (no copy, no search),
+    and how many shapes in a row were new: past :data:`_MISSES` (a field that changes on
+    every payload, a ``created`` that counts up) a payload is judged by one typed decode with
+    its own pieces, without the table, until :data:`_RETRY` more were."""
     if len(pieces) > len(_SENTINELS):
         return None
+    misses = last[1]
+    if misses >= _MISSES:
+        last[1] = 0 if misses >= _RETRY else misses + 1
+        return _quiet_many_payload(data, len(pieces), pieces)
     tokens = [_encode(piece) for piece in pieces]
     known = last[0]
     if known is not None and len(known[0]) == len(tokens) + 1:
@@ -967,6 +974,7 @@ def _many_said(
         else:
             if len(data) - at == len(segments[-1]) and data.endswith(segments[-1]):
                 said: tuple[_Place, ...] | None = known[1]
+                last[1] = 0
                 return said
     segments = []
     at = 0
@@ -980,7 +988,9 @@ def _many_said(
     key = tuple(segments)
     if key in table:
         said = table[key]
+        last[1] = 0
     else:
+        last[1] = misses + 1
         if len(table) >= _CACHE_LIMIT:
             table.clear()
         marks = _SENTINELS[: len(pieces)]
@@ -992,11 +1002,13 @@ def _many_said(
     return said
 
 
-def _quiet_many_payload(data: bytes, count: int) -> tuple[_Place, ...] | None:
+def _quiet_many_payload(
+    data: bytes, count: int, pieces: list[str] | None = None
+) -> tuple[_Place, ...] | None:
     """``data`` (with the sentinel tokens as its pieces) is ``count`` tool-call deltas, in one
-    or several choices, whose arguments are the sentinels in order, and a chunk that says
-    nothing else (:class:`_QChunk`: both of the AI SDK's schemas accept it); per delta, its
-    place (:data:`_Place`)."""
+    or several choices, whose arguments are the sentinels in order (``pieces``: those), and
+    a chunk that says nothing else (:class:`_QChunk`: both of the AI SDK's schemas accept it);
+    per delta, its place (:data:`_Place`)."""
     try:
         chunk = _quiet_shape(data)
     except (msgspec.DecodeError, RecursionError):
@@ -1012,7 +1024,12 @@ def _quiet_many_payload(data: bytes, count: int) -> tuple[_Place, ...] | None:
             return None  # (a role: each reads its own choices' roles)
         for j, tc in enumerate(tcs):
             at = len(out)
-            if at >= count or _encode(tc.function.arguments) != _SENTINELS[at]:
+            if at >= count:
+                return None
+            if pieces is None:
+                if _encode(tc.function.arguments) != _SENTINELS[at]:
+                    return None
+            elif tc.function.arguments != pieces[at]:
                 return None
             out.append((k != 0, k != zero, j != 0, j != 0))
     if len(out) != count:

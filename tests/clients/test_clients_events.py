@@ -639,6 +639,49 @@ def test_a_blank_name_folds_on_calls_never_typed_function() -> None:
         assert _shown(gathered[key]) == _shown(one_by_one[key]), key
 
 
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_several_deltas_of_a_new_shape_each_are_judged_alike(data: st.DataObject) -> None:
+    # a created that counts up makes every payload's shape new: past a few dozen of them a
+    # payload of several deltas is judged on its own (no shape table); now and then one says
+    # something (an id, a name, a text, a role beside them), or its pieces are in other places
+    heads = [
+        {"index": c, "id": f"call_{c}", "function": {"name": f"f{c}", "arguments": ""}}
+        for c in range(3)
+    ]
+    chunks: list[dict[str, Any]] = [{"choices": [{"index": 0, "delta": {"tool_calls": heads}}]}]
+    for j in range(data.draw(st.integers(70, 200))):
+        calls = data.draw(st.permutations(range(3)))[: data.draw(st.integers(2, 3))]
+        ds = []
+        for c in calls:
+            d: dict[str, Any] = {
+                "index": c,
+                "function": {"arguments": data.draw(st.sampled_from(PIECES))},
+            }
+            roll = data.draw(st.integers(0, 60))
+            if roll == 0:
+                d["id"] = f"call_{c}"
+            elif roll == 1:
+                d["function"]["name"] = ""
+            elif roll == 2:
+                d["id"] = None
+            ds.append(d)
+        delta: dict[str, Any] = {"tool_calls": ds}
+        roll = data.draw(st.integers(0, 60))
+        if roll == 0:
+            delta["content"] = "x"
+        elif roll == 1:
+            delta["role"] = "assistant"
+        chunks.append({"created": 1770764938 + j, "choices": [{"index": 0, "delta": delta}]})
+    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    trace = _trace(body)
+    meant = meant_calls(trace.analysis.calls)
+    one_by_one = assess_frames(frames(trace), meant)
+    gathered = assess_frames(compact_frames(trace), meant)
+    for key in POLICIES:
+        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+
+
 def test_litellm_continuations_fold_into_one_run_per_call() -> None:
     # id "", name "null", type "FUNCTION" on every continuation (LiteLLM #12513): the first
     # changes the type (a frame), the second is the first to repeat one read alike (a frame
