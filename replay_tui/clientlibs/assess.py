@@ -41,6 +41,9 @@ __all__ = [
 ]
 
 
+_NOT_JSON: Any = object()
+
+
 @dataclass(slots=True)
 class MeantCall:
     """A tool call as the stream meant it (the harness's accept-identity assembly)."""
@@ -54,6 +57,18 @@ class MeantCall:
     """Line of the call's first delta."""
     part: int = 0
     """Which of the calls meant at this wire index (a reused index carries several)."""
+    _parsed: Any = field(default=UNSET, compare=False, repr=False)
+    """:attr:`arguments` as a library that parses them compares them (:meth:`parsed`)."""
+
+    def parsed(self) -> Any:
+        """The arguments as :func:`_arguments_problem` parses them, once for every library
+        that hands over parsed arguments (``UNSET``: not JSON)."""
+        if self._parsed is UNSET:
+            try:
+                self._parsed = json.loads(self.arguments) if self.arguments.strip() else {}
+            except ValueError:
+                self._parsed = _NOT_JSON
+        return UNSET if self._parsed is _NOT_JSON else self._parsed
 
 
 @dataclass(slots=True)
@@ -433,21 +448,37 @@ def _as_meant(
     (what :func:`_judge` would find, without its bookkeeping: 5,000 calls, 18 libraries);
     ``None`` at the first call that is not. ``lean``: the outcome lists no calls."""
     calls = assembly.calls
+    parsing = False
     for c, want in zip(calls, wanted, strict=True):
         if (
             want is None
             or c.invalid
-            or c.parsed is not UNSET
             or c.id_generated
             or type(c.wire_index) is not int
             or type(c.id) is not str
             or type(c.name) is not str
-            or (c.wire_index, c.id, c.name, c.arguments) != want
         ):
             return None
+        if c.parsed is UNSET:
+            if (c.wire_index, c.id, c.name, c.arguments) != want:
+                return None
+        else:
+            parsing = True
+            if (c.wire_index, c.id, c.name) != want[:3]:
+                return None
+    if parsing:
+        # parsed arguments (LangChain, Haystack): as meant when equal to the meant call's,
+        # parsed once for every such library (what _arguments_problem compares)
+        for c, m in zip(calls, meant, strict=True):
+            if c.parsed is not UNSET:
+                want_parsed = m.parsed()
+                if want_parsed is UNSET or want_parsed != c.parsed:
+                    return None
     for c, m in zip(calls, meant, strict=True):
         # equal: the meant call's strings are kept, the library's own copies let go
-        c.id, c.name, c.arguments = m.id, m.name, m.arguments
+        c.id, c.name = m.id, m.name
+        if c.parsed is UNSET:
+            c.arguments = m.arguments
     outcomes: Sequence[CallOutcome] = [] if lean else _AsMeant(meant, calls)
     counts: dict[str, int] = {}
     for err in assembly.error_parts:

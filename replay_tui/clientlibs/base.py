@@ -351,6 +351,7 @@ class QuietCall:
         "others",
         "pair",
         "pieces",
+        "tails",
     )
 
     def __init__(
@@ -383,6 +384,10 @@ class QuietCall:
         self.later: list[int] | None = None
         """Positions of the pieces whose choice was not the payload's first (``None``: none
         was): a library that reads ``choices[0]`` alone skips them."""
+        self.tails: list[int] | None = None
+        """Positions of the pieces whose delta was not the first of its choice's
+        ``tool_calls`` (``None``: none was): a library that reads a chunk's first tool-call
+        delta alone (LlamaIndex) skips them."""
 
     def elsewhere(self) -> None:
         """The piece just added is not read by a library that reads choice 0 alone."""
@@ -395,6 +400,12 @@ class QuietCall:
         if self.later is None:
             self.later = []
         self.later.append(len(self.pieces) - 1)
+
+    def tail(self) -> None:
+        """The piece just added was not its choice's first tool-call delta."""
+        if self.tails is None:
+            self.tails = []
+        self.tails.append(len(self.pieces) - 1)
 
     def starts(self) -> list[int]:
         """Positions of the pieces that open a JSON object or array (after white space):
@@ -428,7 +439,7 @@ class Quiet:
     change of call, not per payload.
     """
 
-    __slots__ = ("_frames", "_last", "_views", "calls", "line", "sizes", "stretches")
+    __slots__ = ("_frames", "_last", "_views", "calls", "joined", "line", "sizes", "stretches")
 
     def __init__(self, line: int) -> None:
         self.line = line
@@ -442,6 +453,11 @@ class Quiet:
         self._last = -1
         self._frames: list[Frame] | None = None
         self._views: dict[str, Quiet] | None = None
+        self.joined: set[int] | None = None
+        """Positions of the stretches whose first piece came in the same choice as the piece
+        before it (several tool-call deltas in one choice, of different calls): a library
+        whose events follow a chunk's deltas (openai-node's done events) reads them as one
+        chunk. ``None``: none did. (Kept in :meth:`view` ``"all"`` only, which is the run.)"""
 
     def fits(self, call: int, pair: tuple[Any, Any, Any, tuple[bool, bool]] | None) -> bool:
         """Whether a quiet delta of ``call`` sending ``pair`` (see :attr:`QuietCall.pair`) may
@@ -460,9 +476,13 @@ class Quiet:
         pair: tuple[Any, Any, Any, tuple[bool, bool]] | None = None,
         choice: int = 0,
         later: bool = False,
+        tail: bool = False,
+        joined: bool = False,
     ) -> None:
         """Add one payload's piece of ``call``: ``choice`` (truthy) a piece the libraries that
-        read choice 0 alone skip, ``later`` one the libraries that read ``choices[0]`` skip."""
+        read choice 0 alone skip, ``later`` one the libraries that read ``choices[0]`` skip,
+        ``tail`` one the libraries that read a choice's first tool-call delta skip; ``joined``:
+        it came in the same choice as the piece added before it."""
         if call == self._last:
             part = self.stretches[-1]
             self.sizes[-1] += 1
@@ -472,6 +492,10 @@ class Quiet:
             self.stretches.append(part)
             self.sizes.append(1)
             self._last = call
+            if joined:
+                if self.joined is None:
+                    self.joined = set()
+                self.joined.add(len(self.stretches) - 1)
         part.pieces.append(piece)
         part.lines.append(line)
         part.last_id = cid
@@ -484,6 +508,8 @@ class Quiet:
             part.elsewhere()
         if later:
             part.behind()
+        if tail:
+            part.tail()
 
     def runs(self) -> Iterator[tuple[QuietCall, int, int]]:
         """The stretches as ``(call, first piece, how many)``: ``call.pieces[first]`` on."""
@@ -508,12 +534,21 @@ class Quiet:
     def view(self, reads: str) -> Quiet:
         """The run as a library that reads some of a payload's choices sees it: ``"all"``
         (the run itself), ``"zero"`` (the choice whose index is 0: the pieces of
-        :attr:`QuietCall.others` left out) or ``"first"`` (``choices[0]``: the pieces of
-        :attr:`QuietCall.later` left out). Each call keeps the pieces read, in order; the
-        calls come in the order their first piece read came. Made once per run and reading;
-        an empty run when no piece is read."""
-        attr = "others" if reads == "zero" else "later" if reads == "first" else ""
-        if not attr or all(getattr(p, attr) is None for p in self.calls.values()):
+        :attr:`QuietCall.others` left out), ``"first"`` (``choices[0]``: the pieces of
+        :attr:`QuietCall.later` left out) or ``"head"`` (``choices[0]``'s first tool-call
+        delta: the pieces of :attr:`QuietCall.later` and :attr:`QuietCall.tails` left out).
+        Each call keeps the pieces read, in order; the calls come in the order their first
+        piece read came. Made once per run and reading; an empty run when no piece is read."""
+        attrs = (
+            ("others",)
+            if reads == "zero"
+            else ("later",)
+            if reads == "first"
+            else ("later", "tails")
+            if reads == "head"
+            else ()
+        )
+        if all(getattr(p, a) is None for p in self.calls.values() for a in attrs):
             return self
         if self._views is None:
             self._views = {}
@@ -521,7 +556,10 @@ class Quiet:
         if found is not None:
             return found
         out = Quiet(self.line)
-        skips = {id(p): frozenset(getattr(p, attr) or ()) for p in self.calls.values()}
+        skips = {
+            id(p): frozenset(k for a in attrs for k in getattr(p, a) or ())
+            for p in self.calls.values()
+        }
         subs: dict[int, QuietCall] = {}
         stretches, sizes = out.stretches, out.sizes
         last = -1
@@ -649,6 +687,10 @@ class Assembler(ABC):
     """Whether the library reads only a chunk's first choice, ``choices[0]`` (it reads a
     :class:`Quiet` run's :meth:`~Quiet.view` ``"first"``)."""
 
+    first_delta = False
+    """Whether the library reads only the first tool-call delta of ``choices[0]`` (it reads
+    a :class:`Quiet` run's :meth:`~Quiet.view` ``"head"``)."""
+
     ordered = False
     """Whether the result depends on how the calls of a :class:`Quiet` run alternate (a new
     call at each change of index, a call finished when another starts): such a library
@@ -681,7 +723,15 @@ class Policy:
         """Replay ``stream`` through a fresh assembler of this policy."""
         state = self.assembler()
         ordered = state.ordered
-        reads = "zero" if state.choice_zero else "first" if state.first_choice else "all"
+        reads = (
+            "zero"
+            if state.choice_zero
+            else "head"
+            if state.first_delta
+            else "first"
+            if state.first_choice
+            else "all"
+        )
         line: int | None = None
         try:
             for item in stream:

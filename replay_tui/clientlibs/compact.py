@@ -6,17 +6,18 @@ delta depends only on what changes: a call opened, an ``id``, ``name`` or ``type
 differs from what the call was sent before, a blank value (``null``, ``""``) sent for the first
 time since the identity last changed, a non-empty value sent again (which some libraries
 double), anything beside the delta (a non-empty text, a role, a finish reason, an error, a
-second delta in its choice, a chunk a schema rejects). Every other tool-call payload is
-*quiet*: an arguments piece for a call already open (an empty text beside it says nothing,
-see :func:`_silent_text`). A payload of several choices, each one quiet delta (n=2 and more),
-is quiet too: its deltas join the run in payload order, as the libraries that mix the choices
-read them, and the libraries that read one choice read the run's view of it
-(:meth:`.base.Quiet.view`). :func:`compact_frames` keeps each payload that changes
-something as its own frame and gathers each run of quiet payloads — of one call, or of several
-calls interleaved — into one :class:`~.base.Quiet`, which a library reads as one frame per call
-with the pieces joined once (the few libraries that care how calls alternate walk its compact
-order instead). Text runs fold the same way: consecutive payloads that carry only a piece of
-the same text field are one frame.
+chunk a schema rejects). Every other tool-call payload is *quiet*: an arguments piece for
+a call already open (an empty text beside it says nothing, see :func:`_silent_text`). A
+payload of several quiet deltas — several choices (n=2 and more), or several deltas side by
+side in one choice's ``tool_calls`` — is quiet too: its deltas join the run in payload
+order, as the libraries that mix the choices read them, and the libraries that read one
+choice (or its first delta) read the run's view of it (:meth:`.base.Quiet.view`).
+:func:`compact_frames` keeps each payload that changes something as its own frame and
+gathers each run of quiet payloads — of one call, or of several calls interleaved — into one
+:class:`~.base.Quiet`, which a library reads as one frame per call with the pieces joined
+once (the few libraries that care how calls alternate walk its compact order instead). Text
+runs fold the same way: consecutive payloads that carry only a piece of the same text field
+are one frame.
 
 Nothing is decoded per payload. The deltas and text pieces come from the analysis' event log
 (:attr:`Analysis.events <replay_tui.core.identity.EventLog>`, one entry per delta or text
@@ -87,6 +88,7 @@ class _CallState:
         "shape",
         "shape2",
         "type",
+        "typed",
     )
 
     def __init__(self, index: Any, kind: Any) -> None:
@@ -95,11 +97,16 @@ class _CallState:
         self.seen = 0
         self.named = False
         """The call was sent a non-empty name."""
+        self.typed = False
+        """A delta of the call sent ``type: "function"`` (before it opened too): until then a
+        strict openai-node cannot bind the call's name (it binds it once it holds that type
+        and a name), and a blank name says nothing to it."""
         self.bound = False
         """A strict openai-node has bound the call's name: a delta with a function object came
-        while the call was typed ``function`` and named. Until then a blank name a frame
-        sends is not counted as sent: the binding that frame may make turns the same blank
-        on the next delta into a throw."""
+        while the call was typed ``function`` and named. Until then, once the call was
+        typed ``function`` (:attr:`typed`), a blank name a frame sends is not counted as
+        sent: the binding that frame may make turns the same blank on the next delta into a
+        throw."""
         self.shape: tuple[bytes, bytes, int, _Said] | None = None
         """The call's last quiet payload shape: its bytes before and after the arguments
         token, the token's place, and what the schemas said of it with its choice's index."""
@@ -249,6 +256,13 @@ def _quiet_typed(data: bytes) -> _QChunk | None:
 
 
 _BOTH = (True, True)
+
+_Place = tuple[bool, bool, bool, bool]
+"""Where a delta of a payload of several is: not in ``choices[0]`` (a library that reads
+that choice alone skips it), not in the first choice of index 0 (the Agents SDK for JS skips
+it), not its choice's first tool-call delta (LlamaIndex skips it), and in the same choice as
+the delta before it (openai-node's events follow the chunk: see :attr:`.base.Quiet.joined`).
+"""
 
 _Said = tuple[tuple[bool, bool], int, bool]
 """What a quiet tool-call payload's shape says: whether the AI SDK's two schemas accept it,
@@ -514,14 +528,16 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     that counts up, an id per payload) each payload is judged on its own, without making and
     remembering its shape."""
     quiet_text = _TextShapes().text
-    many_shapes: dict[tuple[bytes, ...], tuple[tuple[bool, bool], ...] | None] = {}
+    many_shapes: dict[tuple[bytes, ...], tuple[_Place, ...] | None] = {}
     """The payloads of several choices judged, by their bytes around the arguments tokens."""
     assistant = False
     """Every library holds the role ``"assistant"``: a frame's choices[0] sent it, and no
     other role came since (LangChain JS reads the last role choices[0] sent, openai-node any
     role once; the AI SDK's schemas accept it, no other model reads it). A delta that re-sends
     it then says nothing."""
-    many_last: list[Any] = [None]
+    typed_early: set[int] = set()
+    """Calls a delta sent ``type: "function"`` before they opened (see _CallState.typed)."""
+    many_last: list[Any] = [None, 0]
     """The last of them found quiet: ``(its bytes around the tokens, what it says)``."""
     encode = _encode
     out: list[Frame | Quiet] = []
@@ -559,12 +575,34 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                     if text_run is not None:
                         out.append(_text_frame(trace, *text_run))
                         text_run = None
-                    for (c, index, args, cid, name), (later, other) in zip(*many, strict=True):
+                    if run is not None:
+                        # (the payload's deltas in one run: see Quiet.joined)
+                        in_run = run.calls
+                        for g in many[0]:
+                            found = in_run.get(g[0])
+                            if found is not None and found.pair is not None:
+                                run = None
+                                break
+                    for (c, index, args, cid, name), (later, other, tail, joined) in zip(
+                        *many, strict=True
+                    ):
                         # (the delta before, as a library reading one choice saw it, may be
                         # another: nothing repeats these)
                         st = states[c]
                         assert st is not None
                         st.prev_id = st.prev_name = _NOPREV
+                        if run is not None and c != run._last:
+                            # another call of the run (parallel calls: every delta)
+                            found = run.calls.get(c)
+                            if found is not None:  # (its pair is None: checked above)
+                                part = found
+                                run.stretches.append(part)
+                                sizes.append(0)
+                                run._last = c
+                                if joined:
+                                    if run.joined is None:
+                                        run.joined = set()
+                                    run.joined.add(len(sizes) - 1)
                         if run is not None and c == run._last and part.pair is None:
                             # (Quiet.add, inlined for the common case)
                             sizes[-1] += 1
@@ -582,12 +620,17 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                 if part.later is None:
                                     part.later = []
                                 part.later.append(len(part.pieces) - 1)
+                            if tail:
+                                if part.tails is None:
+                                    part.tails = []
+                                part.tails.append(len(part.pieces) - 1)
                             continue
                         if run is None or not run.fits(c, None):
                             run = Quiet(line)
                             out.append(run)
                             sizes = run.sizes
-                        run.add(c, index, args, line, cid, name, None, other, later)
+                            joined = False
+                        run.add(c, index, args, line, cid, name, None, other, later, tail, joined)
                         part = run.stretches[-1]
                     continue
         if entry >= 0 and i not in unusual and i not in errors:
@@ -810,7 +853,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                 and any(c.delta and c.delta.tool_calls for c in cs)
                 and _valid(frame)
             )
-            opened = _follow(frame, states, order_of, valid)
+            opened = _follow(frame, states, order_of, valid, typed_early)
             if (
                 opened is not None
                 and entry >= 0
@@ -834,21 +877,22 @@ def _quiet_many(
     states: list[_CallState | None],
     deltas_of: list[Any],  # (per call: its wire tool calls, a list or WireCalls)
     data: bytes,
-    table: dict[tuple[bytes, ...], tuple[tuple[bool, bool], ...] | None],
+    table: dict[tuple[bytes, ...], tuple[_Place, ...] | None],
     last: list[Any],
-) -> tuple[list[tuple[int, Any, str, Any, Any]], tuple[tuple[bool, bool], ...]] | None:
-    """A payload of several choices, each one tool-call delta that is quiet on its own, and
-    nothing else said: ``(deltas, places)``, each delta as ``(call, index, arguments, id,
-    name)`` in payload order and its place as ``(not read by the libraries that read
-    choices[0], not read by those that read the choice of index 0)``; ``None`` when it says
-    something.
+) -> tuple[list[tuple[int, Any, str, Any, Any]], tuple[_Place, ...]] | None:
+    """A payload of several tool-call deltas — in several choices, or side by side in one —
+    each quiet on its own, and nothing else said: ``(deltas, places)``, each delta as
+    ``(call, index, arguments, id, name)`` in payload order and its place as :data:`_Place`;
+    ``None`` when it says something.
 
     Each delta's ``id`` and ``name`` must be absent or a blank value its call was sent
     already (no repeat: the delta before, for a library that reads one choice, may be
     another), its index the call's and its type absent or the one in force. Read one after
     another they are what a library that mixes the choices reads from the payload (it walks
-    its choices in order and keeps no state per chunk that a quiet delta touches); a library
-    that reads one choice reads the one piece of it (see :meth:`.base.Quiet.view`)."""
+    its choices and their deltas in order and keeps no state per chunk that a quiet delta
+    touches, but openai-node's done events: see :attr:`.base.Quiet.joined`); a library that
+    reads one choice, or its first delta, reads the pieces of it (see
+    :meth:`.base.Quiet.view`)."""
     got = []
     for r in refs:
         if r < 0 or r & 1:
@@ -864,22 +908,24 @@ def _quiet_many(
         cid, name, index, kind = d.id, fn.name, d.index, d.type
         if not (type(index) is int and index == st.index):
             return None
-        if cid is not UNSET or name is not UNSET:
-            seen = st.seen
-            for value, null, empty in (
-                (cid, _ID_NULL, _ID_EMPTY),
-                (name, _NAME_NULL, _NAME_EMPTY),
-            ):
-                if value is UNSET:
-                    continue
-                if value is None:
-                    need = null
-                elif type(value) is str and value == "":
-                    need = empty
-                else:
-                    return None
-                if not seen & need:
-                    return None
+        if cid is not UNSET:
+            if cid is None:
+                need = _ID_NULL
+            elif type(cid) is str and cid == "":
+                need = _ID_EMPTY
+            else:
+                return None
+            if not st.seen & need:
+                return None
+        if name is not UNSET:
+            if name is None:
+                need = _NAME_NULL
+            elif type(name) is str and name == "":
+                need = _NAME_EMPTY
+            else:
+                return None
+            if not st.seen & need:
+                return None
         if kind is not UNSET and (not _same(kind, st.type) or kind == "custom"):
             return None
         got.append((c, index, fn.arguments, cid, name))
@@ -895,17 +941,24 @@ _SENTINELS = [_encode(f"\x00replay-tui {k}") for k in range(64)]
 def _many_said(
     data: bytes,
     pieces: list[str],
-    table: dict[tuple[bytes, ...], tuple[tuple[bool, bool], ...] | None],
+    table: dict[tuple[bytes, ...], tuple[_Place, ...] | None],
     last: list[Any],
-) -> tuple[tuple[bool, bool], ...] | None:
+) -> tuple[_Place, ...] | None:
     """What a payload of several choices says (:func:`_quiet_many_payload`), judged once per
     shape: its bytes around each piece's token, found in order. A shape is judged on a copy
     with a token of its own in each place, so that a token found where no arguments are (a
     piece ``""`` beside an ``id: ""``) makes it say something, never a wrong shape. Those
     bytes with any JSON strings in those places are the same chunk with other arguments:
-    ``last`` holds the last shape found quiet, compared in place first (no copy, no search)."""
+    ``last`` holds the last shape found quiet, compared in place first (no copy, no search),
+    and how many shapes in a row were new: past :data:`_MISSES` (a field that changes on
+    every payload, a ``created`` that counts up) a payload is judged by one typed decode with
+    its own pieces, without the table, until :data:`_RETRY` more were."""
     if len(pieces) > len(_SENTINELS):
         return None
+    misses = last[1]
+    if misses >= _MISSES:
+        last[1] = 0 if misses >= _RETRY else misses + 1
+        return _quiet_many_payload(data, len(pieces), pieces)
     tokens = [_encode(piece) for piece in pieces]
     known = last[0]
     if known is not None and len(known[0]) == len(tokens) + 1:
@@ -920,7 +973,8 @@ def _many_said(
             at += len(token)
         else:
             if len(data) - at == len(segments[-1]) and data.endswith(segments[-1]):
-                said: tuple[tuple[bool, bool], ...] | None = known[1]
+                said: tuple[_Place, ...] | None = known[1]
+                last[1] = 0
                 return said
     segments = []
     at = 0
@@ -934,7 +988,9 @@ def _many_said(
     key = tuple(segments)
     if key in table:
         said = table[key]
+        last[1] = 0
     else:
+        last[1] = misses + 1
         if len(table) >= _CACHE_LIMIT:
             table.clear()
         marks = _SENTINELS[: len(pieces)]
@@ -946,28 +1002,38 @@ def _many_said(
     return said
 
 
-def _quiet_many_payload(data: bytes, count: int) -> tuple[tuple[bool, bool], ...] | None:
-    """``data`` (with the sentinel tokens as its pieces) is ``count`` choices, each holding
-    one tool-call delta whose arguments are the sentinels in order, and a chunk that says
-    nothing else (:class:`_QChunk`: both of the AI SDK's schemas accept it); per delta,
-    whether its choice is not ``choices[0]``, and whether it is not the first choice of
-    index 0 (the one the Agents SDK for JS reads)."""
+def _quiet_many_payload(
+    data: bytes, count: int, pieces: list[str] | None = None
+) -> tuple[_Place, ...] | None:
+    """``data`` (with the sentinel tokens as its pieces) is ``count`` tool-call deltas, in one
+    or several choices, whose arguments are the sentinels in order (``pieces``: those), and
+    a chunk that says nothing else (:class:`_QChunk`: both of the AI SDK's schemas accept it);
+    per delta, its place (:data:`_Place`)."""
     try:
         chunk = _quiet_shape(data)
     except (msgspec.DecodeError, RecursionError):
         return None
     cs = chunk.choices
-    if len(cs) != count:
-        return None
     zero = next((k for k, choice in enumerate(cs) if choice.index == 0), -1)
-    out = []
+    out: list[_Place] = []
     for k, choice in enumerate(cs):
         tcs = choice.delta.tool_calls
-        if len(tcs) != 1 or _encode(tcs[0].function.arguments) != _SENTINELS[k]:
+        if not tcs:
             return None
         if choice.delta.role is not UNSET and choice.delta.role is not None:
             return None  # (a role: each reads its own choices' roles)
-        out.append((k != 0, k != zero))
+        for j, tc in enumerate(tcs):
+            at = len(out)
+            if at >= count:
+                return None
+            if pieces is None:
+                if _encode(tc.function.arguments) != _SENTINELS[at]:
+                    return None
+            elif tc.function.arguments != pieces[at]:
+                return None
+            out.append((k != 0, k != zero, j != 0, j != 0))
+    if len(out) != count:
+        return None
     return tuple(out)
 
 
@@ -1049,14 +1115,20 @@ def _absorb(out: list[Frame | Quiet], held: tuple[int, int, list[str]]) -> None:
 
 
 def _follow(
-    frame: Frame, states: list[_CallState | None], order_of: dict[Any, int], valid: bool
+    frame: Frame,
+    states: list[_CallState | None],
+    order_of: dict[Any, int],
+    valid: bool,
+    typed: set[int],
 ) -> int | None:
     """Update what each call's libraries were sent from a frame that said something.
 
     The blank values a call was sent count only when every library read them: from a chunk
     with one choice and one delta that every schema accepts. Any other identity news, or any
     doubt, starts the call's record of blank values afresh (never wrong: it only makes the
-    next blank value a frame of its own).
+    next blank value a frame of its own). A blank name counts only once a strict openai-node
+    has bound the call's name, or while it cannot (no delta of the call sent the type
+    ``"function"``; ``typed``: the calls not opened yet that one did).
     """
     from ..core.translator import index_key
 
@@ -1068,7 +1140,11 @@ def _follow(
     # several choices, each one delta: a blank value in choices[0] is read by every library
     # (the ones that read choices[0] alone, the ones that mix the choices; the Agents SDK for
     # JS, reading the choice of index 0, takes no blank value), one in a later choice is not
-    many = not single and valid and all(_one_delta(choice) for choice in cs)
+    # (and one choice or more holding several deltas: a blank value in a later delta of
+    # choices[0] is read by every library but LlamaIndex, which reads the first delta of a
+    # chunk alone and to which a quiet delta's blank values say nothing: see Quiet.view)
+    counts = [_delta_count(choice) for choice in cs]
+    many = valid and all(counts) and sum(counts) > 1
     for position, choice in enumerate(cs):
         delta = choice.delta
         if not delta:
@@ -1097,8 +1173,11 @@ def _follow(
                     and valid
                     and (single or _opens_everywhere(cs, c, order_of))
                 ):
+                    if _is_function(d.type):
+                        typed.add(c)
                     continue  # not yet: its next delta is a frame of its own too
                 st = states[c] = _CallState(index, d.type)
+                st.typed = _is_function(d.type) or c in typed
                 st.prev_id, st.prev_name = (d.id, name) if single else (_NOPREV, _NOPREV)
                 st.named = True
                 st.bound = d.type == "function"
@@ -1108,6 +1187,8 @@ def _follow(
             clean = single and type(fn) is Function
             prev_id, prev_name = st.prev_id, st.prev_name
             st.pair = None
+            if _is_function(d.type):
+                st.typed = True
             if clean:
                 st.prev_id, st.prev_name = d.id, name
                 st.schema = (schema_ok(frame, True), schema_ok(frame, False))
@@ -1125,13 +1206,13 @@ def _follow(
                 # (a blank value a later choice sent is not counted: choices[0] alone did not
                 # read it; any other value starts afresh)
                 st.seen = seen if position == 0 else seen & st.seen
-                if not st.bound:
+                if st.typed and not st.bound:
                     st.seen &= ~_NAME_BITS
             elif not clean or not valid:
                 st.seen = 0
             else:
                 st.seen = _seen_after(st.seen, d.id, prev_id, name, prev_name)
-                if not st.bound:
+                if st.typed and not st.bound:
                     st.seen &= ~_NAME_BITS
             if type(fn) is Function:
                 st.named = st.named or (type(name) is str and name != "")
@@ -1139,40 +1220,46 @@ def _follow(
     return opened
 
 
-def _one_delta(choice: Any) -> bool:
+def _is_function(kind: Any) -> bool:
+    return type(kind) is str and kind == "function"
+
+
+def _delta_count(choice: Any) -> int:
+    """How many tool-call deltas the choice holds (0: none, or no list)."""
     delta = choice.delta
     tcs = delta.tool_calls if delta else None
-    return type(tcs) is list and len(tcs) == 1
+    return len(tcs) if type(tcs) is list else 0
 
 
 def _opens_everywhere(cs: list[Any], c: int, order_of: dict[Any, int]) -> bool:
-    """A chunk of several choices, each one tool-call delta, opens call ``c`` for every
-    library: ``choices[0]`` holds a delta of it (what the libraries that read that choice
-    alone see), and every delta of it has an integer index, a function object with a name
-    that is not blank, and the same ``type`` (what the call's type is then, whichever of
-    them a library reads last)."""
+    """A chunk of several tool-call deltas (in one choice or several) opens call ``c`` for
+    every library: ``choices[0]`` holds a delta of it (what the libraries that read that
+    choice alone see; LlamaIndex, reading its first delta alone, opens a call at any new
+    index), and every delta of it has an integer index, a function object with a name that
+    is not blank, and the same ``type`` (what the call's type is then, whichever of them a
+    library reads last)."""
     from ..core.translator import index_key
 
     kinds = []
     for k, choice in enumerate(cs):
         delta = choice.delta
         tcs = delta.tool_calls if delta else None
-        if type(tcs) is not list or len(tcs) != 1:
+        if type(tcs) is not list or not tcs:
             return False
-        d = tcs[0]
-        if order_of.get(index_key(d.index)) != c:
-            if k == 0:
+        for d in tcs:
+            if order_of.get(index_key(d.index)) != c:
+                continue
+            fn = d.function
+            if not (
+                type(d.index) is int
+                and type(fn) is Function
+                and type(fn.name) is str
+                and fn.name.strip()
+            ):
                 return False
-            continue
-        fn = d.function
-        if not (
-            type(d.index) is int
-            and type(fn) is Function
-            and type(fn.name) is str
-            and fn.name.strip()
-        ):
+            kinds.append(d.type)
+        if k == 0 and not kinds:
             return False
-        kinds.append(d.type)
     return all(_same(kind, kinds[0]) for kind in kinds)
 
 

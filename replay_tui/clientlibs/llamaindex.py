@@ -83,6 +83,8 @@ class _Call:
 class LlamaIndexAssembler(Assembler):
     first_choice = True  # (it reads choices[0] alone)
 
+    first_delta = True  # (and the first tool-call delta of it)
+
     ordered = True  # a change of index between chunks starts a new call
 
     def __init__(self) -> None:

@@ -225,6 +225,10 @@ class OpenAINodeAssembler(Assembler):
                 self.chunks += sum(run.sizes)
                 self.current = run.stretches[-1].index
                 return
+        joined = run.joined
+        if joined is not None:
+            self._joined(run, joined, throws)
+            return
         for part, at, size in run.runs():
             if id(part) in throws:
                 assert part.pair is not None
@@ -240,6 +244,65 @@ class OpenAINodeAssembler(Assembler):
                     value=kind if typed else name,
                 )
             self._stretch(part, at, size)
+
+    def _joined(self, run: Quiet, joined: set[int], throws: set[int]) -> None:
+        """:meth:`feed_quiet`'s walk of a run some of whose payloads held several deltas in
+        one choice (:attr:`Quiet.joined`): a chunk's pieces are all added before its done
+        events, as :meth:`feed` does."""
+        touched: list[int] = []
+        line = run.line
+
+        def events() -> None:
+            if not touched:
+                return
+            try:
+                if self.finished and self.current is not None:
+                    self._done(self.current)
+                for index in touched:
+                    if self.current != index and self.current is not None:
+                        self._done(self.current)
+                    self.current = index
+            except Raise as exc:
+                exc.line = line
+                raise
+            touched.clear()
+
+        for s, (part, at, size) in enumerate(run.runs()):
+            index = part.index
+            pieces, lines = part.pieces, part.lines
+            if s not in joined:
+                events()  # (the chunk before is complete)
+                line = lines[at]
+            if id(part) in throws:
+                assert part.pair is not None
+                kind, name = part.pair[2], part.pair[1]
+                typed = kind is not UNSET and kind != self.bound[index].type
+                raise Raise(
+                    "Error",
+                    CHANGED,
+                    layer="ChatCompletionStream, strict tool",
+                    line=lines[at],
+                    field=tool_path(0, 0, "type" if typed else "function.name"),
+                    value=kind if typed else name,
+                )
+            snap = self.calls[index]
+            self.chunks += size
+            snap.arguments += pieces[at]
+            touched.append(index)
+            if size == 1:
+                continue
+            events()
+            last = at + size - 1
+            if size > 2:  # (one chunk each, of the call in force: one done event at most)
+                snap.arguments += pieces[at + 1]
+                line = lines[at + 1]
+                touched.append(index)
+                events()
+                snap.arguments += "".join(pieces[at + 2 : last])
+            snap.arguments += pieces[last]
+            line = lines[last]
+            touched.append(index)
+        events()
 
     def _changes_bound(self, index: Any, kind: Any, name: Any) -> bool:
         """A strict tool's check: a delta of a call whose identity is bound sends a type or a

@@ -469,6 +469,219 @@ def test_payloads_of_several_choices_give_every_library_what_they_give_one_by_on
         assert _shown(gathered[key]) == _shown(one_by_one[key]), key
 
 
+@st.composite
+def paired_streams(draw: st.DrawFn) -> str:
+    """Several tool-call deltas side by side in one choice's ``tool_calls`` (parallel calls
+    batched, as Gemini's OpenAI-compatible endpoint sends them): 1 to 4 calls, their indexes
+    one each or some shared; the heads in one payload or one each (now and then a blank
+    name); then payloads each holding the next deltas of some calls in an order drawn (a call
+    now and then twice in one payload), each continuation's ``id`` and ``name`` absent,
+    ``null``, ``""`` or now and then the value again, its ``type`` now and then sent; now and
+    then the deltas split over two choices, a payload of one delta, a text or a finish reason
+    between; an empty text beside them or not; dressed in what no library reads."""
+    n = draw(st.integers(1, 4))
+    indexes = [draw(st.integers(0, k)) if draw(st.integers(0, 4)) == 0 else k for k in range(n)]
+    beside = _beside(draw)
+    heads = []
+    for k in range(n):
+        head: dict[str, Any] = {"index": indexes[k], "id": f"call_{k}"}
+        if draw(st.booleans()):
+            head["type"] = "function"
+        name = draw(st.sampled_from([f"tool_{k}"] * 6 + ["", None]))
+        # ("{}": complete, so that a strict openai-node's done event of the call passes)
+        args = draw(st.sampled_from(["", '{"a', "{}", "{}"]))
+        head["function"] = {"name": name, "arguments": args}
+        heads.append(head)
+    chunks: list[dict[str, Any]] = []
+    if draw(st.booleans()):
+        chunks.append({"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]})
+    if draw(st.booleans()):
+        chunks.append({"choices": [{"index": 0, "delta": {"tool_calls": heads}}]})
+    else:
+        chunks += [{"choices": [{"index": 0, "delta": {"tool_calls": [h]}}]} for h in heads]
+    pattern = [(draw(st.sampled_from(BLANKS)), draw(st.sampled_from(BLANKS))) for _ in range(n)]
+    for _ in range(draw(st.integers(1, 30))):
+        some = list(draw(st.permutations(range(n))))
+        if draw(st.integers(0, 4)) == 0:
+            some = some[: draw(st.integers(1, n))]
+        if draw(st.integers(0, 6)) == 0:
+            some.insert(draw(st.integers(0, len(some))), draw(st.sampled_from(some)))
+        ds = []
+        for k in some:
+            d: dict[str, Any] = {"index": indexes[k]}
+            cid, name = pattern[k]
+            roll = draw(st.integers(0, 25))
+            if roll == 0:
+                cid = f"call_{k}"
+            elif roll == 1:
+                name = f"tool_{k}"
+            elif roll == 2:
+                pattern[k] = cid, name = (draw(st.sampled_from(BLANKS)), name)
+            if cid is not ABSENT:
+                d["id"] = cid
+            if draw(st.integers(0, 10)) == 0:
+                d["type"] = draw(st.sampled_from(["function", "function", None]))
+            f: dict[str, Any] = {"arguments": draw(st.sampled_from(PIECES))}
+            if name is not ABSENT:
+                f["name"] = name
+            d["function"] = f
+            ds.append(d)
+        delta: dict[str, Any] = {"tool_calls": ds}
+        beside(delta)
+        cs = [{"index": 0, "delta": delta}]
+        roll = draw(st.integers(0, 12))
+        if roll == 0 and len(ds) > 1:  # the deltas split over two choices
+            cut = draw(st.integers(1, len(ds) - 1))
+            delta["tool_calls"] = ds[:cut]
+            cs.append({"index": draw(st.integers(0, 2)), "delta": {"tool_calls": ds[cut:]}})
+        elif roll == 1:
+            chunks.append({"choices": [{"index": 0, "delta": {"content": "between "}}]})
+        elif roll == 2:
+            cs[0]["finish_reason"] = "tool_calls"
+        chunks.append({"choices": cs})
+    if draw(st.integers(0, 4)):
+        chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    return "".join(_dressed(draw, chunks)) + "data: [DONE]\n\n"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(paired_streams())
+def test_several_deltas_in_one_choice_give_every_library_what_they_give_one_by_one(
+    body: str,
+) -> None:
+    # parallel calls' deltas side by side in one choice: the libraries that read every delta,
+    # the first delta alone (LlamaIndex) and the ones whose events follow the chunk
+    # (openai-node's done events) each come out as payload by payload
+    trace = _trace(body)
+    meant = meant_calls(trace.analysis.calls)
+    one_by_one = assess_frames(frames(trace), meant)
+    gathered = assess_frames(compact_frames(trace), meant)
+    for key in POLICIES:
+        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+
+
+def test_paired_calls_fold_into_one_run() -> None:
+    # two calls' deltas side by side in every chunk, id null beside each piece: one run
+    heads = [
+        {"index": c, "id": f"call_{c}", "type": "function", "function": {"name": "f"}}
+        for c in range(2)
+    ]
+    for h in heads:
+        h["function"]["arguments"] = ""
+    chunks = [{"choices": [{"index": 0, "delta": {"tool_calls": heads}}]}]
+    for j in range(40):
+        pair = [{"index": c, "id": None, "function": {"arguments": f"{j}"}} for c in range(2)]
+        chunks.append({"choices": [{"index": 0, "delta": {"tool_calls": pair}}]})
+    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    trace = _trace(body)
+    stream = compact_frames(trace)
+    assert len(stream) <= 3
+    assert sum(isinstance(x, Quiet) for x in stream) == 1
+    meant = meant_calls(trace.analysis.calls)
+    one_by_one = assess_frames(frames(trace), meant)
+    gathered = assess_frames(stream, meant)
+    for key in POLICIES:
+        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+    args = "".join(str(j) for j in range(40))
+    llama = gathered["llamaindex"].assembly.calls
+    assert [c.arguments for c in llama] == [args]  # (it reads the first delta of a chunk)
+    assert [c.arguments for c in gathered["openai-python"].assembly.calls] == [args, args]
+
+
+def test_a_strict_done_event_in_a_folded_chunk_reads_every_piece_of_that_chunk() -> None:
+    # openai-node adds all of a chunk's deltas before its done events: call 1 is done when
+    # call 0's next delta comes, with the piece call 1 got in the same chunk ("{}1": not
+    # JSON, a strict tool throws), not before it ("{}": JSON)
+    def head(c: int) -> dict[str, Any]:
+        fn = {"name": f"f{c}", "arguments": "{}"}
+        return {"index": c, "id": f"call_{c}", "type": "function", "function": fn}
+
+    chunks = [{"choices": [{"index": 0, "delta": {"tool_calls": [head(c)]}}]} for c in (0, 1)]
+    for _ in range(3):
+        pair = [{"index": c, "function": {"arguments": "1" if c else " "}} for c in range(2)]
+        chunks.append({"choices": [{"index": 0, "delta": {"tool_calls": pair}}]})
+    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    trace = _trace(body)
+    stream = compact_frames(trace)
+    assert any(isinstance(x, Quiet) and x.joined for x in stream)
+    meant = meant_calls(trace.analysis.calls)
+    one_by_one = assess_frames(frames(trace), meant)
+    gathered = assess_frames(stream, meant)
+    for key in POLICIES:
+        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+    raised = gathered["openai-node-strict"].assembly.raised
+    assert raised is not None and raised.line == 5 and "{}1" in str(raised.value)
+
+
+def test_a_blank_name_folds_on_calls_never_typed_function() -> None:
+    # no delta sends a type: a strict openai-node never binds the names, so `name: null`
+    # beside every piece says nothing to any library once sent (four calls batched two to a
+    # chunk, `id: ""`): one run
+    heads = [
+        {"index": c, "id": f"call_{c}", "function": {"name": f"f{c}", "arguments": ""}}
+        for c in range(4)
+    ]
+    chunks = [{"choices": [{"index": 0, "delta": {"tool_calls": [h]}}]} for h in heads]
+    for j in range(40):
+        pair = [
+            {"index": c, "id": "", "function": {"name": None, "arguments": f"{j}"}}
+            for c in ((0, 1), (2, 3), (1, 2), (3, 0))[j % 4]
+        ]
+        chunks.append({"choices": [{"index": 0, "delta": {"tool_calls": pair}}]})
+    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    trace = _trace(body)
+    stream = compact_frames(trace)
+    assert sum(isinstance(x, Quiet) for x in stream) == 1
+    meant = meant_calls(trace.analysis.calls)
+    one_by_one = assess_frames(frames(trace), meant)
+    gathered = assess_frames(stream, meant)
+    for key in POLICIES:
+        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_several_deltas_of_a_new_shape_each_are_judged_alike(data: st.DataObject) -> None:
+    # a created that counts up makes every payload's shape new: past a few dozen of them a
+    # payload of several deltas is judged on its own (no shape table); now and then one says
+    # something (an id, a name, a text, a role beside them), or its pieces are in other places
+    heads = [
+        {"index": c, "id": f"call_{c}", "function": {"name": f"f{c}", "arguments": ""}}
+        for c in range(3)
+    ]
+    chunks: list[dict[str, Any]] = [{"choices": [{"index": 0, "delta": {"tool_calls": heads}}]}]
+    for j in range(data.draw(st.integers(70, 200))):
+        calls = data.draw(st.permutations(range(3)))[: data.draw(st.integers(2, 3))]
+        ds = []
+        for c in calls:
+            d: dict[str, Any] = {
+                "index": c,
+                "function": {"arguments": data.draw(st.sampled_from(PIECES))},
+            }
+            roll = data.draw(st.integers(0, 60))
+            if roll == 0:
+                d["id"] = f"call_{c}"
+            elif roll == 1:
+                d["function"]["name"] = ""
+            elif roll == 2:
+                d["id"] = None
+            ds.append(d)
+        delta: dict[str, Any] = {"tool_calls": ds}
+        roll = data.draw(st.integers(0, 60))
+        if roll == 0:
+            delta["content"] = "x"
+        elif roll == 1:
+            delta["role"] = "assistant"
+        chunks.append({"created": 1770764938 + j, "choices": [{"index": 0, "delta": delta}]})
+    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    trace = _trace(body)
+    meant = meant_calls(trace.analysis.calls)
+    one_by_one = assess_frames(frames(trace), meant)
+    gathered = assess_frames(compact_frames(trace), meant)
+    for key in POLICIES:
+        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+
+
 def test_litellm_continuations_fold_into_one_run_per_call() -> None:
     # id "", name "null", type "FUNCTION" on every continuation (LiteLLM #12513): the first
     # changes the type (a frame), the second is the first to repeat one read alike (a frame
@@ -746,8 +959,8 @@ def _judged(outcome: ClientOutcome) -> Any:
     )
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(streams(), plain_streams()))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(streams(), plain_streams(), paired_streams()))
 def test_the_judges_shortcut_for_calls_as_meant_says_what_the_long_way_says(body: str) -> None:
     from unittest import mock
 
