@@ -268,6 +268,8 @@ def _same_bytes(output: str | None, out: Path) -> bool | None:
     """Whether the gateway's output is byte for byte what the upstream streamed."""
     if output is None:
         return None
+    if not output.endswith(".sse"):
+        return False  # an answer that was not a stream (an error body): not what was sent
     sent = out / "upstream" / Path(output).relative_to(out / "gateway")
     return Path(output).read_bytes() == sent.read_bytes()
 
