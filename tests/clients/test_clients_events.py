@@ -392,6 +392,37 @@ def test_a_run_of_repeats_gives_every_library_what_the_payloads_give(body: str) 
         assert _shown(gathered[key]) == _shown(one_by_one[key]), key
 
 
+def _blank_delta(
+    draw: st.DrawFn,
+    k: int,
+    index: int,
+    pattern: list[tuple[Any, Any]],
+    rare: int,
+    typed: int,
+) -> dict[str, Any]:
+    """Call ``k``'s next tool-call delta at ``index``: the blanks of its ``pattern`` (a real
+    id or name one time in ``rare + 1``, the pattern's id changed as often), a ``type`` one
+    time in ``typed + 1``, and a piece of arguments."""
+    d: dict[str, Any] = {"index": index}
+    cid, name = pattern[k]
+    roll = draw(st.integers(0, rare))
+    if roll == 0:
+        cid = f"call_{k}"
+    elif roll == 1:
+        name = f"tool_{k}"
+    elif roll == 2:
+        pattern[k] = cid, name = (draw(st.sampled_from(BLANKS)), name)
+    if cid is not ABSENT:
+        d["id"] = cid
+    if draw(st.integers(0, typed)) == 0:
+        d["type"] = draw(st.sampled_from(["function", "function", None]))
+    f: dict[str, Any] = {"arguments": draw(st.sampled_from(PIECES))}
+    if name is not ABSENT:
+        f["name"] = name
+    d["function"] = f
+    return d
+
+
 @st.composite
 def choices_streams(draw: st.DrawFn) -> str:
     """n=2 to 4: each choice one call, at tool index 0 in every choice or one index each; the
@@ -424,23 +455,7 @@ def choices_streams(draw: st.DrawFn) -> str:
             some = some[: draw(st.integers(1, n))]
         cs = []
         for k in some:
-            d: dict[str, Any] = {"index": 0 if shared else k}
-            cid, name = pattern[k]
-            roll = draw(st.integers(0, 20))
-            if roll == 0:
-                cid = f"call_{k}"
-            elif roll == 1:
-                name = f"tool_{k}"
-            elif roll == 2:
-                pattern[k] = cid, name = (draw(st.sampled_from(BLANKS)), name)
-            if cid is not ABSENT:
-                d["id"] = cid
-            if draw(st.integers(0, 8)) == 0:
-                d["type"] = draw(st.sampled_from(["function", "function", None]))
-            f: dict[str, Any] = {"arguments": draw(st.sampled_from(PIECES))}
-            if name is not ABSENT:
-                f["name"] = name
-            d["function"] = f
+            d = _blank_delta(draw, k, 0 if shared else k, pattern, 20, 8)
             delta: dict[str, Any] = {"tool_calls": [d]}
             beside(delta)
             cs.append({"index": base + k, "delta": delta})
@@ -508,23 +523,7 @@ def paired_streams(draw: st.DrawFn) -> str:
             some.insert(draw(st.integers(0, len(some))), draw(st.sampled_from(some)))
         ds = []
         for k in some:
-            d: dict[str, Any] = {"index": indexes[k]}
-            cid, name = pattern[k]
-            roll = draw(st.integers(0, 25))
-            if roll == 0:
-                cid = f"call_{k}"
-            elif roll == 1:
-                name = f"tool_{k}"
-            elif roll == 2:
-                pattern[k] = cid, name = (draw(st.sampled_from(BLANKS)), name)
-            if cid is not ABSENT:
-                d["id"] = cid
-            if draw(st.integers(0, 10)) == 0:
-                d["type"] = draw(st.sampled_from(["function", "function", None]))
-            f: dict[str, Any] = {"arguments": draw(st.sampled_from(PIECES))}
-            if name is not ABSENT:
-                f["name"] = name
-            d["function"] = f
+            d = _blank_delta(draw, k, indexes[k], pattern, 25, 10)
             ds.append(d)
         delta: dict[str, Any] = {"tool_calls": ds}
         beside(delta)
