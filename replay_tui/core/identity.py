@@ -451,10 +451,14 @@ class Analyzer:
     capture can be fed what was appended and judged again.
     """
 
-    def __init__(self, *, record: bool = True) -> None:
+    def __init__(self, *, record: bool = True, compact: bool = True) -> None:
         """``record``: keep every delta and the event log the views read; a lean analysis
-        (``check``) keeps only what verdicts, flags and notes need."""
+        (``check``) keeps only what verdicts, flags and notes need. ``compact``: a recorded
+        call's wire tool calls and argument pieces kept compact (:mod:`.pieces`: a trace the
+        TUI holds); else in plain lists, quicker to fill and read (``check --clients``, which
+        lets each trace's analysis go once judged)."""
         self._record = record
+        self._compact = compact
         self._calls: dict[Any, CallTrace] = {}
         self._order: list[CallTrace] = []
         self._flags: list[Flag] = []
@@ -677,7 +681,7 @@ class Analyzer:
             timelines = _UNRECORDED
         args: CallArgs | list[str] = []
         calls: WireCalls | list[ToolCall] = []
-        if self._record:
+        if self._record and self._compact:
             args = CallArgs(self._pieces)
             calls = WireCalls(self._skeletons, args)
         ct = CallTrace(

@@ -199,7 +199,8 @@ def judge_source(
         # The collector is kept away until the trace is let go: what loading allocates
         # forms no cycle, and freed, it is no longer there for a collection to walk.
         with gc_paused():
-            trace = load_trace(source, data, lean=assess is None)
+            # (judged, then let go: the clients' models read plain lists quicker)
+            trace = load_trace(source, data, lean=assess is None, compact=False)
             result = trace_result(trace, assess(trace) if assess is not None else None)
             del trace
         return result

@@ -368,7 +368,14 @@ class TraceBuilder:
     keeps only the analysis and decodes again on demand, to stay small.
     """
 
-    def __init__(self, source: Source, *, keep_decoded: bool = False, lean: bool = False) -> None:
+    def __init__(
+        self,
+        source: Source,
+        *,
+        keep_decoded: bool = False,
+        lean: bool = False,
+        compact: bool = True,
+    ) -> None:
         self.source = source
         self._lean = lean
         self._kept: list[Decoded | None] | None = [] if keep_decoded else None
@@ -383,7 +390,7 @@ class TraceBuilder:
         self._size = 0
         self._head: HttpHead | None = None
         self._framer: SseFramer | JsonlFramer | None = None
-        self._analyzer = Analyzer(record=not lean)
+        self._analyzer = Analyzer(record=not lean, compact=compact)
         self._payloads = PayloadTable()
         self._payload_count = 0
         self._unusual: dict[int, Decoded] = {}
@@ -791,14 +798,19 @@ def utf8_error(raw: bytes | bytearray, start: int = 0) -> tuple[int | None, int]
 
 
 def load_trace(
-    source: Source, data: bytes | None = None, *, keep_decoded: bool = False, lean: bool = False
+    source: Source,
+    data: bytes | None = None,
+    *,
+    keep_decoded: bool = False,
+    lean: bool = False,
+    compact: bool = True,
 ) -> Trace:
     """Read (unless ``data`` is given), frame, decode and analyse a whole trace.
 
-    ``keep_decoded``, ``lean``: see :class:`TraceBuilder`. Raises ``OSError`` when the file
-    cannot be read.
+    ``keep_decoded``, ``lean``: see :class:`TraceBuilder`; ``compact``: see
+    :class:`.identity.Analyzer`. Raises ``OSError`` when the file cannot be read.
     """
-    builder = TraceBuilder(source, keep_decoded=keep_decoded, lean=lean)
+    builder = TraceBuilder(source, keep_decoded=keep_decoded, lean=lean, compact=compact)
     if data is None:
         data = source.entry.body if source.entry is not None else read_regular(source.path)
     builder.feed(data)
