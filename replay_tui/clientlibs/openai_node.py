@@ -166,13 +166,17 @@ class OpenAINodeAssembler(Assembler):
                     if fn.arguments is not UNSET and fn.arguments is not None:
                         snap.arguments += js_string(fn.arguments)
                 touched.append(index)
-            # done events: a finish reason closes the current call, a new index the previous one
-            if self.finished and self.current is not None:
+            self._done_events(touched)
+
+    def _done_events(self, touched: list[int]) -> None:
+        """A chunk's done events once its pieces are added: a finish reason closes the current
+        call, a new index (in the order ``touched``) the previous one."""
+        if self.finished and self.current is not None:
+            self._done(self.current)
+        for index in touched:
+            if self.current != index and self.current is not None:
                 self._done(self.current)
-            for index in touched:
-                if self.current != index and self.current is not None:
-                    self._done(self.current)
-                self.current = index
+            self.current = index
 
     ordered = True  # a call is done (strict: its arguments parsed) when another one starts
 
@@ -256,12 +260,7 @@ class OpenAINodeAssembler(Assembler):
             if not touched:
                 return
             try:
-                if self.finished and self.current is not None:
-                    self._done(self.current)
-                for index in touched:
-                    if self.current != index and self.current is not None:
-                        self._done(self.current)
-                    self.current = index
+                self._done_events(touched)
             except Raise as exc:
                 exc.line = line
                 raise
