@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +33,8 @@ from .diff_events import (
     EventRows,
     FieldDiff,
     Streams,
-    align_events,
+    align_events_steps,
+    drive,
     event_text,
     no_gc,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "OutcomeDiff",
     "TraceDiff",
     "diff_json",
+    "diff_steps",
     "diff_traces",
     "event_text",
     "render_value",
@@ -486,8 +488,17 @@ class CallDiff:
         each row is made when read."""
         if self._rows is None:
             with no_gc():
-                self._rows = _call_rows(self.a, self.b, self.events, self._identical(), self.counts)
+                drive(self.rows_steps())
+        assert self._rows is not None
         return self._rows
+
+    def rows_steps(self) -> Generator[None, None, None]:
+        """Work out :attr:`rows` a few milliseconds at a time (a ``yield`` between steps)."""
+        if self._rows is None:
+            rows = yield from _call_rows_steps(
+                self.a, self.b, self.events, self._identical(), self.counts
+            )
+            self._rows = rows
 
     def _identical(self) -> bool:
         if self._same_rows is None:
@@ -655,17 +666,19 @@ def _rows_identical(
     return True
 
 
-def _call_diffs(ta: Trace, tb: Trace, events: EventDiff) -> list[CallDiff]:
+def _call_diffs_steps(
+    ta: Trace, tb: Trace, events: EventDiff, out: list[CallDiff]
+) -> Generator[None, None, None]:
     ca, cb = ta.analysis.calls, tb.analysis.calls
     na, nb = ta.analysis.counts, tb.analysis.counts
-    out: list[CallDiff] = []
     for k in range(max(len(ca), len(cb))):
+        if k % STEP_CALLS == STEP_CALLS - 1:
+            yield
         xa = ca[k] if k < len(ca) else None
         xb = cb[k] if k < len(cb) else None
         counts = (_held(xa, na, k), _held(xb, nb, k))
         differences = _call_differences(k, ta, xa, tb, xb)
         out.append(CallDiff(k, xa, xb, differences, events, counts))
-    return out
 
 
 def _held(ct: CallTrace | None, counts: list[int], k: int) -> int | None:
@@ -781,13 +794,17 @@ _ARGUMENTS = 2
 _STRICT_EQ_TYPES = (str, type(UNSET), type(None))
 
 
-def _call_rows(
+_STEP_ROWS = 2048
+"""A call's delta rows paired between two ``yield`` of :func:`_call_rows_steps`."""
+
+
+def _call_rows_steps(
     xa: CallTrace | None,
     xb: CallTrace | None,
     events: EventDiff,
     identical: bool,
     counts: tuple[int | None, int | None],
-) -> CallRows:
+) -> Generator[None, None, CallRows]:
     out = CallRows(xa, xb, counts)
     na, nb = counts[0] or 0, counts[1] or 0
     if identical:  # every delta pairs with its twin, and they are the same
@@ -799,7 +816,11 @@ def _call_rows(
     row_a, row_b = events.row_of_a, events.row_of_b
     i = j = 0
     end = len(events.rows) + 1
+    step = 0
     while i < na or j < nb:
+        step += 1
+        if step % _STEP_ROWS == 0:
+            yield
         ka = row_a(xa.positions[i]) if xa is not None and i < na else end
         kb = row_b(xb.positions[j]) if xb is not None and j < nb else end
         row = len(out)
@@ -893,17 +914,43 @@ def diff_traces(
     ``include_volatile`` also compares the per-request values (``VOLATILE_KEYS``).
     """
     with no_gc():
-        if progress:
-            progress("cutting payloads")
-        sa, sb = Streams(a, join=False), Streams(b, join=False)
-        sa.join()
-        sb.join(like=sa)
-        if progress:
-            progress("aligning events")
-        events = align_events(sa, sb, include_volatile=include_volatile)
-        if progress:
-            progress("comparing calls")
-        calls = _call_diffs(a, b, events)
+        diff: TraceDiff = drive(
+            diff_steps(a, b, include_volatile=include_volatile, progress=progress)
+        )
+    return diff
+
+
+STEP_CALLS = 64
+"""Calls compared between two ``yield`` of :func:`diff_steps`."""
+
+
+def diff_steps(
+    a: Trace,
+    b: Trace,
+    *,
+    include_volatile: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> Generator[None, None, TraceDiff]:
+    """:func:`diff_traces` a few milliseconds at a time: a ``yield`` between the steps, the
+    diff returned at the end (the same work in the same order, whoever drives it: a view
+    runs it between its keys). Whoever drives it pauses the cyclic collector around each
+    slice (:func:`no_gc`)."""
+    if progress:
+        progress("cutting payloads")
+    sa, sb = Streams(a, join=False, cut=False), Streams(b, join=False, cut=False)
+    yield from sa.cut_steps()
+    yield from sb.cut_steps()
+    sa.join()
+    yield
+    sb.join(like=sa)
+    yield
+    if progress:
+        progress("aligning events")
+    events = yield from align_events_steps(sa, sb, include_volatile=include_volatile)
+    if progress:
+        progress("comparing calls")
+    calls: list[CallDiff] = []
+    yield from _call_diffs_steps(a, b, events, calls)
     return TraceDiff(a, b, include_volatile, events, calls, (sa, sb))
 
 

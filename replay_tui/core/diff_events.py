@@ -34,7 +34,7 @@ from __future__ import annotations
 import heapq
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Hashable, Iterable, Iterator, Sequence
+from collections.abc import Generator, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
@@ -57,6 +57,7 @@ __all__ = [
     "Streams",
     "TextRun",
     "align_events",
+    "align_events_steps",
     "event_text",
     "field_diffs",
     "no_gc",
@@ -213,6 +214,10 @@ class TextRun:
 
 
 _EVERY = 64
+STEP_EVENTS = 512
+"""Events cut between two ``yield`` of :meth:`Streams.cut_steps` (a millisecond or two)."""
+STEP_LINKS = 4096
+"""Links made or grouped, groups compared, between two ``yield`` of the alignment's steps."""
 _LONG = 1 << 20
 """Characters from which a piece is looked for among the analysis' strings (see
 :meth:`Streams._as_known`)."""
@@ -229,7 +234,9 @@ class Streams:
     ``run_event[r]``.
     """
 
-    def __init__(self, trace: Trace, *, join: bool = True) -> None:
+    def __init__(self, trace: Trace, *, join: bool = True, cut: bool = True) -> None:
+        """``cut=False``: the payloads are cut by whoever drives :meth:`cut_steps` (a few
+        milliseconds a step, between a view's keys), then :meth:`join`."""
         self.trace = trace
         self._parts: dict[Channel, list[str]] = {}
         """Each text run's pieces, until :meth:`join` makes its text."""
@@ -267,9 +274,13 @@ class Streams:
         """The last replayed event carrying a truthy ``usage``."""
         self.finish_event: int | None = None
         """The last replayed event carrying a string ``finish_reason``."""
-        self._cut_runs()
-        if join:
-            self.join()
+        self.done = 0
+        """Events cut so far (:meth:`cut_steps`)."""
+        if cut:
+            for _ in self.cut_steps():
+                pass
+            if join:
+                self.join()
 
     # -- per event ----------------------------------------------------------------------------
 
@@ -403,7 +414,9 @@ class Streams:
 
     # -- the runs -----------------------------------------------------------------------------
 
-    def _cut_runs(self) -> None:
+    def cut_steps(self) -> Iterator[None]:
+        """Cut every event into pieces and runs, a ``yield`` every :data:`STEP_EVENTS` events
+        (the same work, whoever drives it and however it is sliced)."""
         channels = self.channels
         parts = self._parts
         marks: dict[Channel, int] = {}
@@ -440,6 +453,10 @@ class Streams:
                 if len(chunks) >= _JOIN:  # a few strings at a time, not one per payload
                     chunks[:] = ["".join(chunks)]
                 run.add(i, len(text))
+            if i % STEP_EVENTS == STEP_EVENTS - 1:
+                self.done = i + 1
+                yield
+        self.done = self.count
 
     def _as_known(self, text: str) -> str:
         """A long piece (``_LONG``) as the analysis holds it when it does: the loaded trace's
@@ -888,21 +905,47 @@ class EventRows(Indexed[EventRow]):
 
 def align_events(sa: Streams, sb: Streams, *, include_volatile: bool = False) -> EventDiff:
     """Align the payloads of two traces on content and compare the aligned ones."""
+    return drive(align_events_steps(sa, sb, include_volatile=include_volatile))
+
+
+def drive(steps: Generator[None, None, Any]) -> Any:
+    """What a generator of steps returns, its steps run one after the other at once."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as stop:
+            return stop.value
+
+
+def align_events_steps(
+    sa: Streams, sb: Streams, *, include_volatile: bool = False
+) -> Generator[None, None, EventDiff]:
+    """:func:`align_events` a few milliseconds at a time: a ``yield`` between the steps (the
+    same work, in the same order, whoever drives it)."""
     links: array[int] = array("q")
     ka = [sa.run_key(r) for r in range(len(sa.run_kind))]
     kb = [sb.run_key(r) for r in range(len(sb.run_kind))]
-    for tag, i1, i2, j1, j2 in align(ka, kb):
+    opcodes = align(ka, kb)
+    del ka, kb
+    yield
+    mark = 0
+    for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
             for x, y in zip(range(i1, i2), range(j1, j2), strict=True):
-                _link_runs(sa, x, sb, y, links)
+                yield from _link_runs_steps(sa, x, sb, y, links)
+                if len(links) - mark >= STEP_LINKS:
+                    mark = len(links)
+                    yield
         elif tag == "replace":
             _link_replaced(sa, range(i1, i2), sb, range(j1, j2), links)
-    del ka, kb
-    linked = _groups(links, _code(len(sa.trace.raw) + len(sb.trace.raw)))
+            yield
+    linked = yield from _groups_steps(links, _code(len(sa.trace.raw) + len(sb.trace.raw)))
     del links
+    yield
     drop = () if include_volatile else VOLATILE_KEYS
-    stretches, changed = _stretches(sa, sb, _pair_gaps(sa, sb, linked), drop)
+    stretches, changed = yield from _stretches_steps(sa, sb, _pair_gaps(sa, sb, linked), drop)
     del linked
+    yield
     stretches, comments = _with_comments(sa, sb, stretches)
     return EventDiff(sa, sb, stretches, changed, comments, drop)
 
@@ -935,6 +978,12 @@ def _link_replaced(sa: Streams, xs: range, sb: Streams, ys: range, links: array[
 
 
 def _link_runs(sa: Streams, x: int, sb: Streams, y: int, links: array[int]) -> None:
+    drive(_link_runs_steps(sa, x, sb, y, links))
+
+
+def _link_runs_steps(
+    sa: Streams, x: int, sb: Streams, y: int, links: array[int]
+) -> Generator[None, None, None]:
     kx, ky = sa.run_kind[x], sb.run_kind[y]
     if kx >= 0 or ky >= 0:
         _link(links, _first_event(sa, x), _first_event(sb, y))
@@ -949,10 +998,10 @@ def _link_runs(sa: Streams, x: int, sb: Streams, y: int, links: array[int]) -> N
         p = _common_prefix(ta, tb)
         s = _common_suffix(ta, tb, min(la, lb) - p)
     # Equal stretches: link where character ranges overlap (B offsets mapped onto A's).
-    _link_overlaps(_clip(rx, 0, p, 0), _clip(ry, 0, p, 0), links)
+    yield from _link_overlaps(_clip(rx, 0, p, 0), _clip(ry, 0, p, 0), links)
     if s:
         shift = la - lb
-        _link_overlaps(_clip(rx, la - s, la, 0), _clip(ry, lb - s, lb, shift), links)
+        yield from _link_overlaps(_clip(rx, la - s, la, 0), _clip(ry, lb - s, lb, shift), links)
     # The differing middle: pair payloads in order.
     mid_a = _clip(rx, p, la - s, 0)
     mid_b = _clip(ry, p, lb - s, 0)
@@ -1036,10 +1085,14 @@ def _zero(run: TextRun, mid_lo: int, mid_hi: int, shift: int) -> list[tuple[int,
 
 def _link_overlaps(
     a: Iterator[tuple[int, int, int]], b: Iterator[tuple[int, int, int]], links: array[int]
-) -> None:
+) -> Generator[None, None, None]:
     x = next(a, None)
     y = next(b, None)
+    n = 0
     while x is not None and y is not None:
+        n += 1
+        if n % STEP_LINKS == 0:
+            yield
         ea, sa_, xa = x
         eb, sb_, xb = y
         if sa_ < xb and sb_ < xa:
@@ -1093,11 +1146,15 @@ def _sorted(links: array[int]) -> Iterable[int]:
 _MERGED_RUNS = 64
 
 
-def _groups(links: array[int], code: str) -> _Groups:
+def _groups_steps(links: array[int], code: str) -> Generator[None, None, _Groups]:
     """Connected, order-preserving groups of linked events."""
     g = _Groups(code)
     a_lo, b_lo, wide = g.a_lo, g.b_lo, g.wide
-    for link in _sorted(links):
+    ordered = _sorted(links)
+    yield
+    for n, link in enumerate(ordered):
+        if n % STEP_LINKS == STEP_LINKS - 1:
+            yield
         pa, pb = link >> _SHIFT, link & _MASK
         t = len(a_lo) - 1
         if t >= 0:
@@ -1154,9 +1211,9 @@ Stretch = tuple[int, int, int, int, int]
 """``(kind, a0, b0, na, nb)``."""
 
 
-def _stretches(
+def _stretches_steps(
     sa: Streams, sb: Streams, groups: Iterator[Group], drop: tuple[str, ...]
-) -> tuple[list[Stretch], array[int]]:
+) -> Generator[None, None, tuple[list[Stretch], array[int]]]:
     """The rows, as stretches, and the A events whose 1:1 row differs."""
     out: list[Stretch] = []
     changed: array[int] = array(sa.code)  # A event indexes
@@ -1180,7 +1237,9 @@ def _stretches(
         else:
             out.append((kind, 0, lo, 0, hi - lo))
 
-    for a_lo, a_hi, b_lo, b_hi in groups:
+    for n, (a_lo, a_hi, b_lo, b_hi) in enumerate(groups):
+        if n % STEP_LINKS == STEP_LINKS - 1:
+            yield
         only(_ONLY_A, ia, a_lo)
         only(_ONLY_B, ib, b_lo)
         if a_lo == a_hi and b_lo == b_hi:  # the common case, kept lean for 100,000 rows
