@@ -905,7 +905,8 @@ class EventRows(Indexed[EventRow]):
 
 def align_events(sa: Streams, sb: Streams, *, include_volatile: bool = False) -> EventDiff:
     """Align the payloads of two traces on content and compare the aligned ones."""
-    return drive(align_events_steps(sa, sb, include_volatile=include_volatile))
+    diff: EventDiff = drive(align_events_steps(sa, sb, include_volatile=include_volatile))
+    return diff
 
 
 def drive(steps: Generator[None, None, Any]) -> Any:

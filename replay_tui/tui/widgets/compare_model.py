@@ -13,16 +13,25 @@ captures that differ everywhere lay out 300,000 of them.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 
-from ...core.diff import EventRows, OutcomeDiff, TraceDiff
+from ...core.diff import EventRows, OutcomeDiff, TraceDiff, diff_steps
+from ...core.diff_events import drive
 from ...core.indexed import Indexed
 from ...core.request import ask_of, known_from, request_differences
 from ...core.trace import Trace, gc_paused
 from ...core.translator import Behavior
 
-__all__ = ["CompareModel", "Display", "Entries", "build_compare_model", "nearest"]
+__all__ = [
+    "CompareModel",
+    "Display",
+    "Entries",
+    "build_compare_model",
+    "compare_steps",
+    "model_steps",
+    "nearest",
+]
 
 MIN_RUN = 3
 """Identical rows in a run of at least this many collapse."""
@@ -238,20 +247,47 @@ class CompareModel:
 
 
 def build_compare_model(diff: TraceDiff, behavior: Behavior) -> CompareModel:
-    """Lay out ``diff`` (pure, but slow for big traces: run it in a worker)."""
+    """Lay out ``diff`` (pure, but slow for big traces: :func:`model_steps` slices it)."""
     with gc_paused():  # one pause, not one per call's rows (5,000 calls: the collector ran
-        return _build(diff, behavior)  # as often as each pause ended, a third of the time)
+        model: CompareModel = drive(model_steps(diff, behavior))  # as often as each pause
+    return model  # ended, a third of the time)
 
 
-def _build(diff: TraceDiff, behavior: Behavior) -> CompareModel:
+STEP_CALLS = 64
+"""Calls whose rows are laid out between two ``yield`` of :func:`model_steps`."""
+
+
+def compare_steps(
+    a: Trace, b: Trace, behavior: Behavior, progress: Callable[[str], None] | None = None
+) -> Generator[None, None, CompareModel]:
+    """The compare view's model of ``a`` against ``b``, a few milliseconds a step (a
+    ``yield`` between them; whoever drives it pauses the collector around each slice): what
+    :func:`~replay_tui.core.diff.diff_traces` then :func:`build_compare_model` make at once."""
+    diff = yield from diff_steps(a, b, progress=progress)
+    if progress:
+        progress("comparing outcomes and calls")
+    model = yield from model_steps(diff, behavior)
+    return model
+
+
+def model_steps(diff: TraceDiff, behavior: Behavior) -> Generator[None, None, CompareModel]:
+    """:func:`build_compare_model` a step at a time."""
     for b in Behavior:
         diff.outcome(b)
+        yield
     model = CompareModel(diff, behavior)
     ask_a, ask_b = (ask_of(t.source.entry, t.source.sidecar) for t in (diff.a, diff.b))
     model.asked = request_differences(ask_a, ask_b)
     model.asked_where = known_from(ask_a, ask_b)
-    model.call_runs = [cd.rows.same_runs(MIN_RUN) for cd in diff.calls]
+    yield
+    call_runs = model.call_runs
+    for k, cd in enumerate(diff.calls):
+        yield from cd.rows_steps()
+        call_runs.append(cd.rows.same_runs(MIN_RUN))
+        if k % STEP_CALLS == STEP_CALLS - 1:
+            yield
     model.event_runs = diff.events.same_runs(MIN_RUN)
+    yield
     model.changed_rows = [cd.changed_count for cd in diff.calls]
     model.events_differ = diff.events.changed_count
     deltas = max((len(c.deltas) for t in (diff.a, diff.b) for c in t.analysis.calls), default=0)
@@ -260,6 +296,7 @@ def _build(diff: TraceDiff, behavior: Behavior) -> CompareModel:
     )
     model.delta_w = max(3, len(f"{deltas:,}"))
     model.line_w = max(4, len(str(lines)))
+    yield
     model.layout()
     return model
 

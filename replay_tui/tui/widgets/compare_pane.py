@@ -8,24 +8,23 @@ until the view has its model. It never reads a file.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import time
+from collections.abc import Generator
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.message import Message
 from textual.widgets import Static
-from textual.worker import get_current_worker
 
-from ...core.diff import TraceDiff, diff_traces
-from ...core.trace import Trace
+from ...core.diff_events import drive
+from ...core.trace import Trace, gc_paused
 from ...core.translator import Behavior
 from ...core.visible import visible
 from ..cells import cell_len, fit, middle_fit
-from .compare_model import CompareModel, build_compare_model
-from .compare_view import CompareView
+from .compare_model import CompareModel, compare_steps
+from .compare_view import CompareView, Pending
+from .model_view import STEP_SECONDS
 
 __all__ = ["ComparePane", "header_text"]
 
@@ -40,11 +39,6 @@ ALONE_TO_COMPARE = (
 """What to do when there is no other trace to open."""
 ALONE = " Only" + ALONE_TO_COMPARE.removeprefix("only")
 """Said after NOTHING_MARKED when there is no other trace to open."""
-
-
-def _diff(a: Trace, b: Trace, progress: Callable[[str], None]) -> TraceDiff:
-    """The compare model's one read of the two traces."""
-    return diff_traces(a, b, progress=progress)
 
 
 # -- the header ------------------------------------------------------------------------------
@@ -98,7 +92,19 @@ def header_text(model: CompareModel, width: int = 0, *, compact: bool = False) -
     rows below are what is read. Each side keeps its verdicts on its line, the middle of a
     long name giving way; the headline is cut with "…" (the first outcome row says it
     whole)."""
-    sides = (("A", model.a), ("B", model.b))
+    parts = _sides(model.a, model.b, width, compact)
+    return _with_outcome(parts, model, width, compact)
+
+
+def pending_header_text(a: Trace, b: Trace, width: int = 0, *, compact: bool = False) -> Content:
+    """:func:`header_text` while the two are compared: A's and B's lines, then that."""
+    parts = _sides(a, b, width, compact)
+    parts.append(("… comparing the outcomes", "bold $text-muted"))
+    return Content.assemble(*parts)
+
+
+def _sides(a: Trace, b: Trace, width: int, compact: bool) -> list[Content | tuple[str, str] | str]:
+    sides = (("A", a), ("B", b))
     level = 0
     top = 2 if compact else 4
     while width and level < top and any(_widest(_side(s, t, level)) > width for s, t in sides):
@@ -116,6 +122,12 @@ def header_text(model: CompareModel, width: int = 0, *, compact: bool = False) -
         if compact and width and side.cell_length > width:
             side = side.truncate(width, ellipsis=True)  # (the name at its shortest): cut
         parts += [side, "\n"]
+    return parts
+
+
+def _with_outcome(
+    parts: list[Content | tuple[str, str] | str], model: CompareModel, width: int, compact: bool
+) -> Content:
     if model.asked:  # two captures of different requests: their differences may be that
         warning = f"⚠ different requests: {'; '.join(model.asked)} ({model.asked_where})"
         warning = visible(warning)
@@ -157,23 +169,6 @@ class ComparePane(Vertical):
     COMPACT_BELOW = 20
     """A pane lower than this keeps its header to three lines (at 80x24 it is 13 high)."""
 
-    @dataclass
-    class Progress(Message):
-        """The diff worker reached ``stage`` (only the latest one is worth showing)."""
-
-        token: int
-        stage: str
-
-        def can_replace(self, message: Message) -> bool:
-            return isinstance(message, ComparePane.Progress)
-
-    @dataclass
-    class Ready(Message):
-        """The diff worker built the model of comparison ``token``."""
-
-        token: int
-        model: CompareModel
-
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.header = Static(Content(""), id="compare-header")
@@ -182,6 +177,10 @@ class ComparePane(Vertical):
         """What is shown (or being computed): A and B."""
         self._token = 0
         self._keep = False
+        self._steps: Generator[None, None, CompareModel] | None = None
+        """The comparison being made, a slice at a time between the keys (``compare``)."""
+        self._stage = ""
+        self.view.on_demand = self.finish_now
 
     @property
     def model(self) -> CompareModel | None:
@@ -195,12 +194,19 @@ class ComparePane(Vertical):
         self.header.display = False
         self.show_message(NOTHING_MARKED)
 
+    @property
+    def finishing(self) -> bool:
+        """The comparison is being made (its first screen shown, the keys working)."""
+        return self._steps is not None
+
     def _show_header(self, model: CompareModel | None = None) -> None:
         model = model or self.model
+        width = max(0, self.content_region.width - self.header.styles.gutter.width)
+        compact = self.size.height < self.COMPACT_BELOW
         if model is not None:
-            width = self.content_region.width - self.header.styles.gutter.width
-            compact = self.size.height < self.COMPACT_BELOW
-            self.header.update(header_text(model, max(0, width), compact=compact))
+            self.header.update(header_text(model, width, compact=compact))
+        elif self._steps is not None and self.pair is not None:
+            self.header.update(pending_header_text(*self.pair, width, compact=compact))
 
     def on_resize(self) -> None:
         self._show_header()
@@ -208,7 +214,7 @@ class ComparePane(Vertical):
     def show_message(self, text: str) -> None:
         self.pair = None
         self._token += 1
-        self.workers.cancel_group(self, "compare")
+        self._steps = None
         self.header.display = False
         self.view.show_message(text)
 
@@ -255,35 +261,57 @@ class ComparePane(Vertical):
         self.pair = (a, b)
         self._token += 1
         self._keep = keep_position and self.model is not None
-        self.header.display = False
-        self.view.show_message(f"Comparing {visible(a.address)} with {visible(b.address)}…")
-        self._compare(self._token, a, b, self.view.behavior)
+        # Its first screen at once (A, B, the calls as each analysis says them), the
+        # comparison made between the keys, STEP_SECONDS at a time on this thread (a thread
+        # beside it held the GIL in turns of 5 ms, and every key waited for its turns); a key
+        # that needs it whole (n, s, enter) finishes it at once.
+        self._stage = "reading the payloads"
+        self._steps = compare_steps(a, b, self.view.behavior, self._progress)
+        self.header.display = True
+        self._show_header()
+        self.view.show_pending(Pending(a, b, self._stage))
+        token = self._token
+        self.call_after_refresh(self._next_steps, token)
 
-    @work(thread=True, exclusive=True, group="compare", description="compare")
-    def _compare(self, token: int, a: Trace, b: Trace, behavior: Behavior) -> None:
-        worker = get_current_worker()
+    def _progress(self, stage: str) -> None:
+        self._stage = {
+            "cutting payloads": "reading the payloads",
+            "aligning events": "aligning the payloads",
+            "comparing calls": "comparing the calls",
+        }.get(stage, stage)
 
-        def progress(stage: str) -> None:
-            self.post_message(self.Progress(token, stage))
-
-        diff = _diff(a, b, progress)
-        if worker.is_cancelled:
+    def _next_steps(self, token: int) -> None:
+        steps = self._steps
+        if steps is None or token != self._token:
             return
-        progress("comparing outcomes and calls")
-        model = build_compare_model(diff, behavior)
-        if not worker.is_cancelled:
-            self.post_message(self.Ready(token, model))
+        end = time.perf_counter() + STEP_SECONDS
+        with gc_paused():
+            try:
+                while time.perf_counter() < end:
+                    next(steps)
+            except StopIteration as stop:
+                self._steps = None
+                self._ready(stop.value)
+                return
+        self.view.show_progress(self._stage)
+        self._later(token)
 
-    @on(Progress)
-    def _progress(self, message: Progress) -> None:
-        if message.token == self._token:
-            self.view.show_message(f"Comparing… {message.stage}")
+    def _later(self, token: int) -> None:
+        """The next slice, once the keys typed meanwhile are handled."""
+        self.set_timer(0.001, lambda: self._next_steps(token))
 
-    @on(Ready)
-    def _ready(self, message: Ready) -> None:
-        if message.token != self._token:
-            return
-        model = message.model
+    def finish_now(self) -> bool:
+        """The comparison made whole at once (a key needs it); whether one was being made."""
+        steps = self._steps
+        if steps is None:
+            return False
+        self._steps = None
+        with gc_paused():
+            model = drive(steps)
+        self._ready(model)
+        return True
+
+    def _ready(self, model: CompareModel) -> None:
         model.behavior = self.view.behavior
         model.layout(calls=False, events=False)
         # The header first: the view is laid out once, at its final height (laid out under

@@ -20,6 +20,7 @@ from __future__ import annotations
 import bisect
 import textwrap
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from rich.segment import Segment
@@ -58,7 +59,7 @@ from .compare_model import (
 )
 from .line_view import LineView, Row
 
-__all__ = ["CompareView"]
+__all__ = ["CompareView", "Pending"]
 
 STATUS = {
     "same": ("  same", "compare-view--dim"),
@@ -82,6 +83,61 @@ PROSE = (SECTION, CALL_TITLE, EV_FIELDS)
 """Display rows that are lines of words: they stay put sideways and end in "…" when cut."""
 IN_FORCE = " ┆ "
 """Between what a delta sent and the identity in force after it."""
+
+# -- while the comparison is made ----------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Pending:
+    """What the view shows while the two traces are compared (a few tenths of a second on
+    100,000-delta captures, between the keys): the three sections, each call's title as both
+    analyses say it (its wire index, deltas and first line), and how far the comparison is.
+    Its rows are worked out from their index, none kept (5,000 calls, 15,000 rows)."""
+
+    a: Trace
+    b: Trace
+    stage: str = "reading the payloads"
+    """What the comparison is doing."""
+
+    @property
+    def calls(self) -> int:
+        return max(len(self.a.analysis.calls), len(self.b.analysis.calls))
+
+    def __len__(self) -> int:
+        return 3 + 1 + (3 * self.calls if self.calls else 1) + 2
+
+    def entry(self, index: int) -> tuple[str, int]:
+        """Row ``index``: ``(what, call)``."""
+        calls = self.calls
+        if index < 3:
+            return ("outcome", "progress", "blank")[index], -1
+        index -= 3
+        if index == 0:
+            return "calls", -1
+        index -= 1
+        body = 3 * calls if calls else 1
+        if index < body:
+            if not calls:
+                return "none", -1
+            return ("title", "aligning", "blank")[index % 3], index // 3
+        return ("events", "events-progress")[min(index - body, 1)], -1
+
+    def row_of_call(self, call: int) -> int:
+        return 4 + 3 * call
+
+
+def _pending_title(pending: Pending, call: int) -> str:
+    def side(label: str, trace: Trace) -> str:
+        calls = trace.analysis.calls
+        if call >= len(calls):
+            return f"{label}: no such call"
+        ct = calls[call]
+        n = len(ct.deltas)
+        wire = visible(describe_value(ct.wire_index))
+        return f"{label}: wire {wire} · {n:,} delta{'s' if n != 1 else ''} · line {ct.first_line}"
+
+    return f"   {side('A', pending.a)}   {side('B', pending.b)}"
+
 
 # -- the view --------------------------------------------------------------------------------
 
@@ -186,6 +242,12 @@ class CompareView(LineView):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.model: CompareModel | None = None
+        self.pending: Pending | None = None
+        """What is shown while the comparison is made (:class:`Pending`)."""
+        self._pending_start = 0
+        self.on_demand: Callable[[], bool] | None = None
+        """Finish the comparison at once (a key that needs it: n, N, s, enter, z); whether
+        there was one to finish (the pane that runs it sets this)."""
         self.message = ""
         self.behavior = Behavior.ACCEPT_IDENTITY
         self._what_w = WHAT_W
@@ -197,10 +259,13 @@ class CompareView(LineView):
         old = self.model
         scroll = self.scroll_offset
         cursor = self.cursor
+        pending = self.pending
+        moved = pending is not None and cursor != self._pending_start
         if keep_position and old is not None:
             model.expanded = set(old.expanded)
             model.layout()
         self.model = model
+        self.pending = None
         self.note_painted()
         self.message = ""
         self.fixed_rows = 1  # the line the section's heading stays on (row_at)
@@ -213,9 +278,35 @@ class CompareView(LineView):
             self.scroll_to(0, 0, animate=False, immediate=True)
             first = self._find(0, 1)
             self.set_reactive(LineView.cursor, first if first is not None else 1)
+            if moved and pending is not None:  # moved while it was made: where it was
+                self.move_cursor(_after_pending(model, pending, cursor), user=False, center=True)
+
+    def show_pending(self, pending: Pending) -> None:
+        """The comparison is being made: its sections and the calls' titles, the cursor on
+        the first call (see :class:`Pending`)."""
+        self.model = None
+        self.pending = pending
+        self.message = ""
+        self.fixed_rows = 0
+        self._shape()
+        self.scroll_to(0, 0, animate=False, immediate=True)
+        self._pending_start = pending.row_of_call(0) if pending.calls else 1
+        self.set_reactive(LineView.cursor, self._pending_start)
+        self.note_painted()
+
+    def show_progress(self, stage: str) -> None:
+        pending = self.pending
+        if pending is not None and pending.stage != stage:
+            pending.stage = stage
+            self.invalidate()
+
+    def _build_now(self) -> bool:
+        """The comparison finished at once for a key that needs it (whether it was made)."""
+        return self.model is None and self.on_demand is not None and self.on_demand()
 
     def show_message(self, text: str) -> None:
         self.model = None
+        self.pending = None
         self.message = text
         self.fixed_rows = 0
         self._shape()
@@ -238,6 +329,8 @@ class CompareView(LineView):
         if model is not None:
             table = self._call_table_width() if model.diff.calls else 0
             self.set_shape(len(model.display), max(MIN_WIDTH, self.size.width - 1, table))
+        elif self.pending is not None:
+            self.set_shape(len(self.pending), max(MIN_WIDTH, self.size.width - 1))
         else:
             self.set_shape(1 + len(self._message_lines()), self.size.width)
 
@@ -255,6 +348,9 @@ class CompareView(LineView):
 
     def is_selectable(self, index: int) -> bool:
         model = self.model
+        pending = self.pending
+        if model is None and pending is not None and 0 <= index < len(pending):
+            return pending.entry(index)[0] not in ("blank", "outcome", "calls", "events")
         if model is None or not 0 <= index < len(model.display):
             return False
         return model.display[index][0] not in (BLANK, SECTION)
@@ -337,6 +433,8 @@ class CompareView(LineView):
     def render_row(self, index: int) -> Row:
         model = self.model
         style = self._style
+        if model is None and self.pending is not None:
+            return self._pending_line(self.pending, index), Style()
         if model is None:
             lines = self._message_lines()
             if 1 <= index <= len(lines):
@@ -384,6 +482,46 @@ class CompareView(LineView):
         if kind == EV_RUN:
             return self._event_run(model, x), self.fill_style("compare-view--run")
         return [], Style()
+
+    def _pending_line(self, pending: Pending, index: int) -> list[Segment]:
+        style = self._style
+        what, call = pending.entry(index)
+        dim = style("compare-view--dim")
+        if what in ("outcome", "calls", "events"):
+            title = {
+                "outcome": f"OUTCOME under {self.behavior.value}",
+                "calls": "CALLS · identity evolution, delta against delta",
+                "events": "EVENTS · payloads aligned on content",
+            }[what]
+            tail = "comparing…" if what != "calls" else f"{pending.calls:,} · comparing…"
+            text = f" {title} · {tail} "
+            rule = max(0, self._width() - cell_len(text) - 2)
+            return [
+                Segment("─", dim),
+                Segment(text, style("compare-view--section")),
+                Segment("─" * rule, dim),
+            ]
+        if what == "progress":
+            text = (
+                f"  ⋯ comparing A with B: {pending.stage}… the outcome, each call's deltas and"
+                " the payloads follow (n, s, enter: at once)"
+            )
+            return [Segment(text, style("compare-view--run"))]
+        if what == "none":
+            return [Segment("  No tool calls in either trace.", dim)]
+        if what == "title":
+            return [
+                Segment("▸ ", dim),
+                Segment(f"call {call}", style("compare-view--title")),
+                Segment(_pending_title(pending, call), dim),
+            ]
+        if what == "aligning":
+            return [Segment("  ⋯ deltas being aligned…", style("compare-view--run"))]
+        if what == "events-progress":
+            na, nb = len(pending.a.payloads), len(pending.b.payloads)
+            text = f"  ⋯ {na:,} and {nb:,} payloads being aligned…"
+            return [Segment(text, style("compare-view--run"))]
+        return []
 
     def _differ_fill(self) -> Style:
         return self.fill_style("compare-view--differ-row")
@@ -712,9 +850,13 @@ class CompareView(LineView):
         return None
 
     def action_next_difference(self) -> None:
+        if self._build_now():  # (shown at its first difference)
+            return
         self._jump(self._find(self.cursor + 1, 1), "No more differences below.")
 
     def action_previous_difference(self) -> None:
+        if self._build_now():
+            return
         self._jump(self._find(self.cursor - 1, -1), "No more differences above.")
 
     def _jump(self, found: int | None, none: str) -> None:
@@ -727,6 +869,7 @@ class CompareView(LineView):
         self.move_cursor(found, center=True)
 
     def action_next_section(self) -> None:
+        self._build_now()
         model = self.model
         if model is None:
             return
@@ -766,6 +909,8 @@ class CompareView(LineView):
         self.action_toggle_run()
 
     def action_toggle_run(self) -> None:
+        if self._build_now():
+            return
         model = self.model
         if model is None or not 0 <= self.cursor < len(model.display):
             return
@@ -825,6 +970,7 @@ class CompareView(LineView):
         self.move_cursor(target, user=False)
 
     def action_toggle_all_runs(self) -> None:
+        self._build_now()
         model = self.model
         if model is None:
             return
@@ -851,6 +997,17 @@ class CompareView(LineView):
             return "\n".join(lines), f"the {row.status} payload row"
         headline = model.outcome.headline()
         return headline, "the outcome headline"
+
+
+def _after_pending(model: CompareModel, pending: Pending, cursor: int) -> int:
+    """The row of ``model`` for the row ``cursor`` was on while it was made: a call's
+    title for its rows, the events' heading for theirs."""
+    what, call = pending.entry(cursor)
+    if call >= 0:
+        return nearest(model, (CALL_TITLE, call, 0))
+    if what in ("events", "events-progress"):
+        return model.sections[2] + 1
+    return model.sections[1] + 1 if what == "calls" else 1
 
 
 def _what_width(model: CompareModel) -> int:
