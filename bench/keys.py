@@ -64,7 +64,8 @@ async def _settle(app: Any, pilot: Any, *, painted: bool = False) -> None:
     def busy() -> bool:
         if any(w.is_running for w in app.workers) or app.partial:
             return True
-        if any(getattr(p, "finishing", False) for p in app.query("ComparePane")):
+        pane = vars(app).get("compare_pane")  # (made when first asked for; a query costs)
+        if pane is not None and pane.finishing:
             return True  # (its comparison made between the keys, after its first screen)
         return not painted and any(v.finishing for v in app.query(ModelView))
 

@@ -77,6 +77,8 @@ def _busy(app: ReplayApp) -> str:
             ("resizing", app.screen.size != app.size),
             # the rest of a view's model, built on the screen's thread after its first paint
             ("finishing a view", any(v.finishing for v in app.query(ModelView))),
+            # the comparison of A and B, made between the keys after its first screen
+            ("comparing", getattr(vars(app).get("compare_pane"), "finishing", False)),
             # a big list's rows follow its judgements a moment later
             ("rebuilding the list", app.trace_list.rebuild_pending),
         )

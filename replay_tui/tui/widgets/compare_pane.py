@@ -266,10 +266,14 @@ class ComparePane(Vertical):
         # beside it held the GIL in turns of 5 ms, and every key waited for its turns); a key
         # that needs it whole (n, s, enter) finishes it at once.
         self._stage = "reading the payloads"
+        # A new state of the pair on screen (a capture being written) keeps the model shown,
+        # its keys working, until the new one is made: its cursor, scroll and unfolded
+        # runs then carry over.
         self._steps = compare_steps(a, b, self.view.behavior, self._progress)
-        self.header.display = True
-        self._show_header()
-        self.view.show_pending(Pending(a, b, self._stage))
+        if not self._keep:
+            self.header.display = True
+            self._show_header()
+            self.view.show_pending(Pending(a, b, self._stage))
         token = self._token
         self.call_after_refresh(self._next_steps, token)
 
@@ -287,8 +291,10 @@ class ComparePane(Vertical):
         end = time.perf_counter() + STEP_SECONDS
         with gc_paused():
             try:
-                while time.perf_counter() < end:
+                while True:  # (a step at least)
                     next(steps)
+                    if time.perf_counter() >= end:
+                        break
             except StopIteration as stop:
                 self._steps = None
                 self._ready(stop.value)
