@@ -495,8 +495,11 @@ class CallDiff:
     def rows_steps(self) -> Generator[None, None, None]:
         """Work out :attr:`rows` a few milliseconds at a time (a ``yield`` between steps)."""
         if self._rows is None:
+            if self._same_rows is None:
+                same = yield from _rows_identical_steps(self.a, self.b, self.events, self.counts)
+                self._same_rows = same
             rows = yield from _call_rows_steps(
-                self.a, self.b, self.events, self._identical(), self.counts
+                self.a, self.b, self.events, self._same_rows, self.counts
             )
             self._rows = rows
 
@@ -645,24 +648,40 @@ def _rows_identical(
     events: EventDiff,
     counts: tuple[int | None, int | None],
 ) -> bool:
-    """Cheaply: every delta pairs with one that carries exactly the same tool call."""
+    same: bool = drive(_rows_identical_steps(xa, xb, events, counts))
+    return same
+
+
+def _rows_identical_steps(
+    xa: CallTrace | None,
+    xb: CallTrace | None,
+    events: EventDiff,
+    counts: tuple[int | None, int | None],
+) -> Generator[None, None, bool]:
+    """Cheaply: every delta pairs with one that carries exactly the same tool call (a
+    ``yield`` every ``_STEP_ROWS`` deltas: each delta's tool call is made again to be
+    compared, a 100,000-delta call's in a few tenths of a second)."""
     n = counts[0]
     if xa is None or xb is None or n is None or n != counts[1]:
         return False
-    cas = xa.calls[:n]
-    # (each step over all n at once: a call's deltas compared, then the rows they are in)
-    if cas != xb.calls[:n]:
-        return False
-    if list(map(events.row_of_a, xa.positions[:n])) != list(map(events.row_of_b, xb.positions[:n])):
-        return False
-    for ca in cas:
-        fn = ca.function
-        name = fn.name if fn else None
-        args = fn.arguments if fn else None
-        # == is not strict for numbers and booleans; let the full comparison judge those.
-        for v in (ca.id, name, args):
-            if v is not None and v is not UNSET and type(v) is not str:
-                return False
+    for lo in range(0, n, _STEP_ROWS):
+        hi = min(n, lo + _STEP_ROWS)
+        # (each step over a stretch at once: its deltas compared, then the rows they are in)
+        cas = xa.calls[lo:hi]
+        if cas != xb.calls[lo:hi]:
+            return False
+        rows_a = list(map(events.row_of_a, xa.positions[lo:hi]))
+        if rows_a != list(map(events.row_of_b, xb.positions[lo:hi])):
+            return False
+        for ca in cas:
+            fn = ca.function
+            name = fn.name if fn else None
+            args = fn.arguments if fn else None
+            # == is not strict for numbers and booleans; let the full comparison judge those.
+            for v in (ca.id, name, args):
+                if v is not None and v is not UNSET and type(v) is not str:
+                    return False
+        yield
     return True
 
 

@@ -218,6 +218,9 @@ STEP_EVENTS = 512
 """Events cut between two ``yield`` of :meth:`Streams.cut_steps` (a millisecond or two)."""
 STEP_LINKS = 4096
 """Links made or grouped, groups compared, between two ``yield`` of the alignment's steps."""
+STEP_ROWS = 1024
+"""Rows compared between two ``yield`` of the alignment's steps (a row's payloads may be
+decoded again to be compared)."""
 _LONG = 1 << 20
 """Characters from which a piece is looked for among the analysis' strings (see
 :meth:`Streams._as_known`)."""
@@ -1239,7 +1242,7 @@ def _stretches_steps(
             out.append((kind, 0, lo, 0, hi - lo))
 
     for n, (a_lo, a_hi, b_lo, b_hi) in enumerate(groups):
-        if n % STEP_LINKS == STEP_LINKS - 1:
+        if n % STEP_ROWS == STEP_ROWS - 1:
             yield
         only(_ONLY_A, ia, a_lo)
         only(_ONLY_B, ib, b_lo)

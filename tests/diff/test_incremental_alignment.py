@@ -116,6 +116,7 @@ def small_steps(monkeypatch: pytest.MonkeyPatch) -> random.Random:
     rng = random.Random(7)
     monkeypatch.setattr(diff_events, "STEP_EVENTS", 3)
     monkeypatch.setattr(diff_events, "STEP_LINKS", 2)
+    monkeypatch.setattr(diff_events, "STEP_ROWS", 2)
     monkeypatch.setattr(diff_module, "STEP_CALLS", 1)
     monkeypatch.setattr(diff_module, "_STEP_ROWS", 2)
     monkeypatch.setattr(compare_model, "STEP_CALLS", 1)
