@@ -40,6 +40,7 @@ from .diff_events import (
 )
 from .identity import CallTrace, DeltaRow, DeltaRows, Flag
 from .indexed import Indexed
+from .pieces import WireCalls
 from .trace import Trace
 from .translator import Behavior, index_key, takes_identity, usage_chunk
 from .visible import visible
@@ -409,15 +410,19 @@ def _line_at(streams: Streams, channel: tuple[Any, ...], offset: int) -> int | N
 def _identity_line(ct: CallTrace, fld: str, behavior: Behavior) -> int | None:
     """Line of the last delta whose ``fld`` the behavior took (``None``: it took none)."""
     found: int | None = None
-    for _, line, call in ct.deltas:
-        if fld == "id":
-            value = call.id
-        else:
-            fn = call.function
-            value = fn.name if fn else UNSET
-        if takes_identity(behavior, value):
+    at = 0 if fld == "id" else 1
+    for line, sent in zip(ct.lines, _identities(ct), strict=True):
+        if takes_identity(behavior, sent[at]):
             found = line
     return found
+
+
+def _identities(ct: CallTrace) -> Iterator[tuple[Any, Any]]:
+    """Each delta's ``(id, name)`` as sent (``UNSET`` where absent)."""
+    calls = ct.calls
+    if isinstance(calls, WireCalls):  # (read from the skeletons: no tool call made again)
+        return calls.identities()
+    return ((c.id, c.function.name if c.function else UNSET) for c in calls)
 
 
 # --- calls ---------------------------------------------------------------------------------
@@ -698,6 +703,8 @@ def _call_diffs_steps(
         counts = (_held(xa, na, k), _held(xb, nb, k))
         differences = _call_differences(k, ta, xa, tb, xb)
         out.append(CallDiff(k, xa, xb, differences, events, counts))
+        if max(counts[0] or 0, counts[1] or 0) >= _STEP_ROWS:
+            yield  # (a long call's identity lines were read)
 
 
 def _held(ct: CallTrace | None, counts: list[int], k: int) -> int | None:
@@ -813,7 +820,7 @@ _ARGUMENTS = 2
 _STRICT_EQ_TYPES = (str, type(UNSET), type(None))
 
 
-_STEP_ROWS = 2048
+_STEP_ROWS = 512
 """A call's delta rows paired between two ``yield`` of :func:`_call_rows_steps`."""
 
 

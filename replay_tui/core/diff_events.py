@@ -218,7 +218,7 @@ STEP_EVENTS = 512
 """Events cut between two ``yield`` of :meth:`Streams.cut_steps` (a millisecond or two)."""
 STEP_LINKS = 4096
 """Links made or grouped, groups compared, between two ``yield`` of the alignment's steps."""
-STEP_ROWS = 1024
+STEP_ROWS = 256
 """Rows compared between two ``yield`` of the alignment's steps (a row's payloads may be
 decoded again to be compared)."""
 _LONG = 1 << 20
@@ -762,6 +762,11 @@ class EventDiff:
 
     def same_runs(self, least: int) -> list[tuple[int, int]]:
         """``[start, end)`` of every run of at least ``least`` consecutive ``same`` rows."""
+        runs: list[tuple[int, int]] = drive(self.same_runs_steps(least))
+        return runs
+
+    def same_runs_steps(self, least: int) -> Generator[None, None, list[tuple[int, int]]]:
+        """:meth:`same_runs`, a ``yield`` every few thousand rows that differ."""
         runs: list[tuple[int, int]] = []
         start = end = -1  # the run being extended: rows [start, end)
 
@@ -787,6 +792,8 @@ class EventDiff:
                 same(lo, at)
                 lo = at + 1
                 k += 1
+                if k % STEP_LINKS == 0:
+                    yield
             same(lo, row0 + n)
         if end - start >= least:
             runs.append((start, end))

@@ -352,6 +352,16 @@ class WireCalls(Sequence[ToolCall]):
         for k in range(len(self._refs)):
             yield self[k]
 
+    def identities(self) -> Iterator[tuple[Any, Any]]:
+        """Each delta's ``(id, function name)`` as sent (``UNSET`` where absent), read from
+        its skeleton: its tool call is not made again (a 25,000-delta call's identity line
+        took a tenth of a second)."""
+        table = self._skeletons.table
+        for ref in self._refs:
+            call = table[ref >> 32]
+            fn = call.function
+            yield call.id, (fn.name if fn else UNSET)
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, WireCalls | list):
             return len(self) == len(other) and list(self) == list(other)

@@ -43,7 +43,7 @@ def _capture(path: Path, *, erase: int | None = None) -> str:
 @pytest.fixture
 def by_hand(monkeypatch: pytest.MonkeyPatch) -> None:
     """The comparison's slices run only when the test says (``_next_steps``), one step each."""
-    monkeypatch.setattr(compare_pane.ComparePane, "_later", lambda self, token: None)
+    monkeypatch.setattr(compare_pane.ComparePane, "_later", lambda self, token, delay=0: None)
     monkeypatch.setattr(compare_pane, "STEP_SECONDS", 0.0)
 
 

@@ -204,6 +204,8 @@ class CompareModel:
                     continue
                 out.append((CALL_ROW, c, i))
                 i += 1
+                if i % ROWS_A_STEP == 0:
+                    yield
             out.append((BLANK, 0, 0))
         return out
 
@@ -260,6 +262,8 @@ def build_compare_model(diff: TraceDiff, behavior: Behavior) -> CompareModel:
     return model  # ended, a third of the time)
 
 
+ROWS_A_STEP = 8192
+"""A call's rows laid out between two ``yield`` of the layout's steps."""
 STEP_CALLS = 64
 """Calls whose rows are laid out between two ``yield`` of :func:`model_steps`."""
 
@@ -298,7 +302,7 @@ def model_steps(diff: TraceDiff, behavior: Behavior) -> Generator[None, None, Co
         call_runs.append(cd.rows.same_runs(MIN_RUN))
         if k % STEP_CALLS == STEP_CALLS - 1:
             yield
-    model.event_runs = diff.events.same_runs(MIN_RUN)
+    model.event_runs = yield from diff.events.same_runs_steps(MIN_RUN)
     yield
     model.changed_rows = [cd.changed_count for cd in diff.calls]
     model.events_differ = diff.events.changed_count

@@ -147,6 +147,12 @@ def _with_outcome(
 # -- the pane --------------------------------------------------------------------------------
 
 
+FIRST_SLICE_AFTER = 0.05
+"""Seconds from the first screen to the comparison's first slice: the screen is drawn and a
+key typed on it is handled first (a slice can hold a step of a tenth of a second: a 50 MB
+payload decoded)."""
+
+
 class ComparePane(Vertical):
     """The header (A, B, the outcome headline) over the three levels; owns the diff worker."""
 
@@ -274,8 +280,7 @@ class ComparePane(Vertical):
             self.header.display = True
             self._show_header()
             self.view.show_pending(Pending(a, b, self._stage))
-        token = self._token
-        self.call_after_refresh(self._next_steps, token)
+        self._later(self._token, FIRST_SLICE_AFTER)
 
     def _progress(self, stage: str) -> None:
         self._stage = {
@@ -302,9 +307,9 @@ class ComparePane(Vertical):
         self.view.show_progress(self._stage)
         self._later(token)
 
-    def _later(self, token: int) -> None:
+    def _later(self, token: int, delay: float = 0.001) -> None:
         """The next slice, once the keys typed meanwhile are handled."""
-        self.set_timer(0.001, lambda: self._next_steps(token))
+        self.set_timer(delay, lambda: self._next_steps(token))
 
     def finish_now(self) -> bool:
         """The comparison made whole at once (a key needs it); whether one was being made."""
