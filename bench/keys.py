@@ -98,6 +98,31 @@ async def _first_paint(app: Any, view: Any, key: str) -> tuple[float, float]:
     return (view().painted - wall) * 1000, (time.process_time() - cpu) * 1000
 
 
+async def _while_comparing(app: Any, presses: int = 5) -> tuple[list[float], list[float]]:
+    """``down`` typed while the compare pane makes its comparison (its first screen shown),
+    each until the cursor moved: what a key waits for then (the slice under way, and its
+    own handling)."""
+    from textual import events
+
+    pane, walls, cpus = app.compare_pane, [], []
+    await asyncio.sleep(0.1)  # (into the comparison)
+    for _ in range(presses):
+        view = pane.view
+        if not pane.finishing or view.pending is None:
+            break
+        before = view.cursor
+        wall, cpu = time.perf_counter(), time.process_time()
+        app._driver.send_message(events.Key("down", None))
+        while view.cursor == before and pane.finishing:
+            await asyncio.sleep(0.001)
+        if view.cursor == before:
+            break  # (finished meanwhile: its model replaced the first screen)
+        walls.append((time.perf_counter() - wall) * 1000)
+        cpus.append((time.process_time() - cpu) * 1000)
+        await asyncio.sleep(0.05)
+    return walls, cpus
+
+
 def _place(widget: Any, line: int) -> bool:
     """Bring the cursor of ``widget`` (a view) to payload ``line``'s row where it can."""
     if hasattr(widget, "goto_line"):  # the diff view
@@ -155,6 +180,10 @@ def _child(
                 else:  # (a view shown already, or not one of these: until all is done)
                     first = await _timed(app, pilot, key, painted=True)
                 out(view=view, key=f"first paint ({key})", wall=[first[0]], cpu=[first[1]])
+                if view == "compare":  # ↓ while the comparison is made between the keys
+                    walls, cpus = await _while_comparing(app)
+                    if walls:
+                        out(view=view, key="down, comparing", wall=walls, cpu=cpus)
                 await _settle(app, pilot)
                 wall = (time.perf_counter() - wall) * 1000
                 cpu = (time.process_time() - cpu) * 1000
