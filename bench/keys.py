@@ -11,7 +11,9 @@ is done, then times, in wall-clock and in the process' CPU time:
   it built is drawn (the view's ``painted``; the calls, shown already, and the clients: until
   every worker is done and the screen is drawn); then, not a budget, until the process is
   idle and every view has finished the rest of its model (the diff measures every row, the
-  raw view indexes every line, after the first screen, while the keys work): "all built";
+  raw view indexes every line, after the first screen, while the keys work; the compare
+  view makes its comparison, its first screen showing the two traces' calls): "all built";
+  the compare view's ``down`` and ``up`` meanwhile: "↓ ↑, comparing";
 - in each view, each of ``down``, ``up``, ``j``, ``k``, ``pagedown``, ``enter`` (then
   ``escape`` when it opened a window) from the top, with the details pane shown (``d``), every
   row the cursor crosses and its details drawn; the cursor is first brought to the row of the
@@ -99,20 +101,21 @@ async def _first_paint(app: Any, view: Any, key: str) -> tuple[float, float]:
 
 
 async def _while_comparing(app: Any, presses: int = 5) -> tuple[list[float], list[float]]:
-    """``down`` typed while the compare pane makes its comparison (its first screen shown),
-    each until the cursor moved: what a key waits for then (the slice under way, and its
-    own handling)."""
+    """``down`` then ``up`` typed while the compare pane makes its comparison (its first
+    screen shown), each until the cursor moved: what a key waits for then (the slice under
+    way, and its own handling)."""
     from textual import events
 
     pane, walls, cpus = app.compare_pane, [], []
     await asyncio.sleep(0.1)  # (into the comparison)
-    for _ in range(presses):
+    for n in range(presses):
         view = pane.view
         if not pane.finishing or view.pending is None:
             break
         before = view.cursor
         wall, cpu = time.perf_counter(), time.process_time()
-        app._driver.send_message(events.Key("down", None))
+        key = "up" if n % 2 else "down"  # (down, up, ...: the cursor always has a row to go to)
+        app._driver.send_message(events.Key(key, None))
         while view.cursor == before and pane.finishing:
             await asyncio.sleep(0.001)
         if view.cursor == before:
@@ -180,10 +183,10 @@ def _child(
                 else:  # (a view shown already, or not one of these: until all is done)
                     first = await _timed(app, pilot, key, painted=True)
                 out(view=view, key=f"first paint ({key})", wall=[first[0]], cpu=[first[1]])
-                if view == "compare":  # ↓ while the comparison is made between the keys
+                if view == "compare":  # ↓ ↑ while the comparison is made between the keys
                     walls, cpus = await _while_comparing(app)
                     if walls:
-                        out(view=view, key="down, comparing", wall=walls, cpu=cpus)
+                        out(view=view, key="↓ ↑, comparing", wall=walls, cpu=cpus)
                 await _settle(app, pilot)
                 wall = (time.perf_counter() - wall) * 1000
                 cpu = (time.process_time() - cpu) * 1000
