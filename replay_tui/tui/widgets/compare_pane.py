@@ -274,7 +274,7 @@ class ComparePane(Vertical):
         # comparison made between the keys, STEP_SECONDS at a time on this thread (a thread
         # beside it held the GIL in turns of 5 ms, and every key waited for its turns); a key
         # that needs it whole (n, s, enter) finishes it at once.
-        self._stage = "reading the payloads"
+        self._stage = "reading both traces' payloads"
         # A new state of the pair on screen (a capture being written) keeps the model shown,
         # its keys working, until the new one is made: its cursor, scroll and unfolded
         # runs then carry over.
@@ -300,9 +300,10 @@ class ComparePane(Vertical):
 
     def _progress(self, stage: str) -> None:
         self._stage = {
-            "cutting payloads": "reading the payloads",
+            "cutting payloads": "reading both traces' payloads",
             "aligning events": "aligning the payloads",
             "comparing calls": "comparing the calls",
+            "comparing outcomes and calls": "comparing the outcomes and the calls' deltas",
         }.get(stage, stage)
 
     def _next_steps(self, token: int) -> None:

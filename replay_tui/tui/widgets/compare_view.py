@@ -96,7 +96,7 @@ class Pending:
 
     a: Trace
     b: Trace
-    stage: str = "reading the payloads"
+    stage: str = "reading both traces' payloads"
     """What the comparison is doing."""
 
     @property
@@ -493,7 +493,12 @@ class CompareView(LineView):
                 "calls": "CALLS · identity evolution, delta against delta",
                 "events": "EVENTS · payloads aligned on content",
             }[what]
-            tail = "comparing…" if what != "calls" else f"{pending.calls:,} · comparing…"
+            n = pending.calls
+            tail = (
+                f"{n:,} call{'s' if n != 1 else ''} · comparing…"
+                if what == "calls"
+                else "comparing…"
+            )
             text = f" {title} · {tail} "
             rule = max(0, self._width() - cell_len(text) - 2)
             return [
@@ -503,8 +508,8 @@ class CompareView(LineView):
             ]
         if what == "progress":
             text = (
-                f"  ⋯ comparing A with B: {pending.stage}… the outcome, each call's deltas and"
-                " the payloads follow (n, s, enter: at once)"
+                f"  ⋯ {pending.stage}… the outcome, each call's deltas and the payloads"
+                " follow (n, s, enter: at once)"
             )
             return [Segment(text, style("compare-view--run"))]
         if what == "none":
