@@ -1,8 +1,8 @@
 """Time to build the compare view's model of the 100,000-delta trace against itself.
 
-What the compare pane's worker does (``diff_traces`` then ``build_compare_model``), timed in
-stages, best of ``--runs``; then the time to make a screenful (60) of event rows with their
-payload texts, as the view asks for them.
+What the compare pane makes (``diff_traces`` then ``build_compare_model``; the pane makes it in
+slices between the keys), timed in stages, best of ``--runs``; then the time to make a
+screenful (60) of event rows with their payload texts, as the view asks for them.
 
     python bench/compare_build.py [--deltas 100000] [--runs 3] [--changed]
 """

@@ -5,7 +5,8 @@ list of ``(kind, x, y)`` rows — section headings, outcome differences, each ca
 and delta rows, event rows (a split or merged row takes one line per payload, a changed row a
 second line for its differing fields) — with runs of identical rows folded unless expanded.
 Laying out 100,000-row diffs costs tens of milliseconds, so folding and unfolding re-lays only
-the level that changed; the first layout, with every call's rows, is built in a worker. The
+the level that changed; the first layout, with every call's rows, is built a step at a time
+(:func:`compare_steps`), between the keys. The
 display rows are kept in three arrays (:class:`Entries`), nine bytes a row: two 100,000-delta
 captures that differ everywhere lay out 300,000 of them.
 """

@@ -2,8 +2,9 @@
 
 :class:`ComparePane` is handed both traces, loaded (the app reads A when its cache let it go);
 it says why nothing is compared (nothing marked, the marked trace is the open one, A being
-read, B still decoding), or runs the diff in an exclusive worker of its own and shows progress
-until the view has its model. It never reads a file.
+read, B still decoding), or shows its first screen (A, B and each call as analysed) and makes
+the comparison between the keys, a slice at a time on the screen's thread, until the view has
+its model. It never reads a file.
 """
 
 from __future__ import annotations
@@ -155,7 +156,7 @@ payload decoded)."""
 
 
 class ComparePane(Vertical):
-    """The header (A, B, the outcome headline) over the three levels; owns the diff worker."""
+    """The header (A, B, the outcome headline) over the three levels; makes the comparison."""
 
     DEFAULT_CSS = """
     ComparePane {

@@ -10,7 +10,7 @@
   ``regrouped`` / ``only A`` / ``only B``; a changed row's differing JSON paths under it.
 
 Runs of identical rows (deltas or payloads) collapse into one row that ``enter`` or a click
-expands. The rows come from :mod:`.compare_model`, built in a worker by :mod:`.compare_pane`;
+expands. The rows come from :mod:`.compare_model`, made between the keys by :mod:`.compare_pane`;
 this view renders only the rows on screen, so two 100,000-delta captures scroll like two small
 ones.
 """
