@@ -412,8 +412,16 @@ def _differing(ct: CallTrace) -> bytearray:
     n = len(ct.calls)
     out = bytearray(n)
     history = ct.history
-    points = sorted({0}.union(*(history[key].at for key in history)))
     assign, accept = Behavior.ASSIGN_ALWAYS, Behavior.ACCEPT_IDENTITY
+    lines = [history[b, f] for b in (assign, accept) for f in ("id", "name")]
+    if n and all(len(t.at) == 0 or (len(t.at) == 1 and t.at[0] == 0) for t in lines):
+        # Each field set once, on the first delta, or never (an agent loop's 5,000 calls):
+        # what is in force on the first delta is in force on every one.
+        ida, na, idb, nb = (t.values[0] if len(t.at) else UNSET for t in lines)
+        if na != nb or closing_identity(ida) != closing_identity(idb):
+            out[:] = b"\x01" * n
+        return out
+    points = sorted({0}.union(*(t.at for t in lines)))
     for i, start in enumerate(points):
         if start >= n:
             break
