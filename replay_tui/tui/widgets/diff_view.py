@@ -234,6 +234,10 @@ def _width(chunk: Chunk) -> int:
             value = value[:MAX_SIDE]  # (as wide as a side shows: a 50 MB one read once less)
         if type(value) is str and value.isascii() and value.isprintable():
             width += len(value) + 2 + value.count('"') + value.count("\\")
+        elif type(value) is int:  # (each delta's index: written as Python writes it)
+            width += len(str(value))
+        elif value is None:  # (``null``: a name withheld on every delta, crlf-keepalive's)
+            width += 4
         else:
             width += cell_len(_value(value))
         if width >= MAX_SIDE:
