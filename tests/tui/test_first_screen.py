@@ -164,12 +164,12 @@ async def test_what_an_open_trace_left_to_the_collector_is_collected_once_anothe
 
     shutil.copy(TRACES / "dashscope" / "qwen3-max-id-empty.sse", tmp_path / "a.sse")
     shutil.copy(TRACES / "openai" / "gpt-4.1-text-then-call.sse", tmp_path / "b.sse")
+    cycle = _Cycle()  # (made before the app: among what its first trace's opening freezes)
+    gone = weakref.ref(cycle)
     app = make_app([str(tmp_path)])
     frozen = gc.get_freeze_count()  # (the test run's own: tests/conftest.py)
     async with app.run_test(size=SIZE) as pilot:
         app.choose_trace("a.sse")
-        cycle = _Cycle()
-        gone = weakref.ref(cycle)
         await settle(app, pilot)
         await until(pilot, lambda: gc.get_freeze_count() > frozen)
         assert app.current is not None and app.current.address == "a.sse"
