@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import re
 import shutil
 import statistics
 import sys
@@ -77,12 +78,16 @@ def measure(_trace: Path | None = None, runs: int = 10) -> tuple[float, float]:
 def in_progress(path: Path) -> bytes:
     """Cut ``path`` after its last tool-call delta (before what follows: finish, usage,
     ``[DONE]``, huge-50mb's 5 MB error): a capture still being written. Returns one delta's
-    event to append (that delta again; a text delta when there is no call)."""
-    events = path.read_bytes().split(b"\n\n")
+    event to append (that delta again, with the blank line that ends it as the file writes
+    it: CRLF or LF; a text delta when there is no call)."""
+    data = path.read_bytes()
+    # Each event with the blank line after it (crlf-keepalive's events end in CRLF CRLF: cut
+    # on LF LF alone, the whole file was one event, and appended again each round).
+    events = re.findall(rb"(?s).*?(?:\r\n\r\n|\n\n|\r\r)|.+", data)
     calls = [i for i, e in enumerate(events) if b'"delta":{"tool_calls"' in e]
     last = calls[-1] if calls else max(i for i, e in enumerate(events) if b'"content"' in e)
-    path.write_bytes(b"\n\n".join(events[: last + 1]) + b"\n\n")
-    return events[last] + b"\n\n"
+    path.write_bytes(b"".join(events[: last + 1]))
+    return events[last]
 
 
 async def _append_rounds(path: Path, event: bytes, runs: int) -> dict[str, list[float]]:
@@ -124,7 +129,9 @@ async def _append_rounds(path: Path, event: bytes, runs: int) -> dict[str, list[
                 with path.open("ab") as fh:
                     fh.write(event)
                 while view.model is None or view.model.total <= before or view.loading:
-                    await pilot.pause(0.002)
+                    # (not the pilot's pause: each waits for a callback through every widget
+                    # of the screen, some 40 messages every 2 ms for the app to handle)
+                    await asyncio.sleep(0.002)
                 await pilot.pause(0)  # (the refresh it asked for)
                 out[where].append(time.perf_counter() - start)
     return out

@@ -15,7 +15,6 @@ goes to two URLs.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
@@ -68,6 +67,8 @@ def conversation_of(body: Any) -> tuple[str | None, int | None]:
         text = json.dumps(asked, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError, RecursionError):
         return None, None
+    import hashlib  # (here: not imported by the TUI before its first frame, 8 ms)
+
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     listed = next((asked[k] for k in LISTED if isinstance(asked.get(k), list)), None)
     return digest, len(listed) if listed is not None else None

@@ -90,7 +90,7 @@ class ChunkStream(Indexed[Located]):
     def line(self, k: int) -> int | None:
         """The payload line of chunk ``k`` (``None``: emitted at end of input)."""
         if k >= self._body:
-            return self._end[k - self._body][0]
+            return self._end.line(k - self._body)
         return self._analysis.events.lines[k]
 
     def light(self, k: int) -> Located:
@@ -142,6 +142,27 @@ class _Ends(Sequence[Located]):
 
     def __len__(self) -> int:
         return len(self._items)
+
+    def line(self, index: int) -> int | None:
+        """The line of end chunk ``index`` (no chunk made)."""
+        line: int | None = self._items[index][0]
+        return line
+
+    def kind(self, index: int) -> tuple[object, object]:
+        """The type and the index of end chunk ``index`` (:func:`_kind`; no chunk made)."""
+        item = self._items[index]
+        if len(item) == 2:
+            return _kind(item[1])
+        return "block-end", item[1]
+
+    def same(self, index: int, other: _Ends, other_index: int) -> bool:
+        """Whether end chunk ``index`` equals ``other``'s ``other_index`` (lines aside)."""
+        a, b = self._items[index], other._items[other_index]
+        if len(a) != len(b):
+            return self[index][1] == other[other_index][1]
+        if len(a) == 2:
+            return bool(a[1] == b[1])
+        return bool(a[1:] == b[1:])
 
     @overload
     def __getitem__(self, index: int) -> Located: ...
@@ -313,25 +334,32 @@ class BehaviorPairs(Indexed[Pair]):
         body = self.assign.body
         left_end = list(range(body, len(self.assign)))
         right_end = list(range(body, len(self.accept)))
-        kinds_l = [_kind(self.assign.light(i)[1]) for i in left_end]
-        kinds_r = [_kind(self.accept.light(i)[1]) for i in right_end]
+        ends_l, ends_r = self.assign._end, self.accept._end
+        kinds_l = [ends_l.kind(i - body) for i in left_end]
+        kinds_r = [ends_r.kind(i - body) for i in right_end]
         self._ends: list[tuple[int | None, int | None]] = []
-        matcher = difflib.SequenceMatcher(None, kinds_l, kinds_r, autojunk=False)
-        for _, a0, a1, b0, b1 in matcher.get_opcodes():
+        if kinds_l == kinds_r:  # (an agent loop's 5,000 calls: no alignment to look for)
+            spans = [(0, len(kinds_l), 0, len(kinds_r))]
+        else:
+            matcher = difflib.SequenceMatcher(None, kinds_l, kinds_r, autojunk=False)
+            spans = [op[1:] for op in matcher.get_opcodes()]
+        for a0, a1, b0, b1 in spans:
             la, lb = left_end[a0:a1], right_end[b0:b1]
             for k in range(max(len(la), len(lb))):
                 self._ends.append((la[k] if k < len(la) else None, lb[k] if k < len(lb) else None))
         same = bytearray(b"\x01" * body + bytes(len(self._ends)))
-        # Body rows differ only where a call's delta carries another identity under each.
-        differs = [_differing(ct) for ct in analysis.calls]
-        for k, ref in enumerate(analysis.events.refs[:body]):
-            if ref >= 0 and not ref & 1 and differs[ref >> 33][(ref >> 1) & 0xFFFFFFFF]:
-                same[k] = 0
+        # Body rows differ only where a call's delta carries another identity under each:
+        # the events of the calls that have such a delta are looked at, no other.
+        differs = {c: d for c, ct in enumerate(analysis.calls) if 1 in (d := _differing(ct))}
+        if differs:
+            for k, ref in enumerate(analysis.events.refs[:body]):
+                if ref >= 0 and not ref & 1:
+                    of = differs.get(ref >> 33)
+                    if of is not None and of[(ref >> 1) & 0xFFFFFFFF]:
+                        same[k] = 0
         for j, (a, b) in enumerate(self._ends):
             same[body + j] = (
-                a is not None
-                and b is not None
-                and self.assign.light(a)[1] == self.accept.light(b)[1]
+                a is not None and b is not None and ends_l.same(a - body, ends_r, b - body)
             )
         self.same = same
 
@@ -371,9 +399,10 @@ class BehaviorPairs(Indexed[Pair]):
         """The payload line of a row (``None``: end of input)."""
         if row < self.assign.body:
             return self.assign.line(row)
-        left, right = self.light(row)
-        side = left or right
-        return side[0] if side is not None else None
+        a, b = self._ends[row - self.assign.body]
+        return (
+            self.assign.line(a) if a is not None else self.accept.line(b) if b is not None else None
+        )
 
 
 def _differing(ct: CallTrace) -> bytearray:
@@ -383,8 +412,16 @@ def _differing(ct: CallTrace) -> bytearray:
     n = len(ct.calls)
     out = bytearray(n)
     history = ct.history
-    points = sorted({0}.union(*(history[key].at for key in history)))
     assign, accept = Behavior.ASSIGN_ALWAYS, Behavior.ACCEPT_IDENTITY
+    lines = [history[b, f] for b in (assign, accept) for f in ("id", "name")]
+    if n and all(len(t.at) == 0 or (len(t.at) == 1 and t.at[0] == 0) for t in lines):
+        # Each field set once, on the first delta, or never (an agent loop's 5,000 calls):
+        # what is in force on the first delta is in force on every one.
+        ida, na, idb, nb = (t.values[0] if len(t.at) else UNSET for t in lines)
+        if na != nb or closing_identity(ida) != closing_identity(idb):
+            out[:] = b"\x01" * n
+        return out
+    points = sorted({0}.union(*(t.at for t in lines)))
     for i, start in enumerate(points):
         if start >= n:
             break

@@ -191,6 +191,11 @@ class ReplayApp(App[int]):
         self.collect_after_start = False
         """The collector was paused for the start-up (by the CLI: :func:`run_app`): turned
         on again when the discovery starts."""
+        self._unfrozen_at: int | None = None
+        """The collector's full passes when the objects frozen were given back to it (None:
+        none were, or it has made one since): see :meth:`_freeze_heap`."""
+        self._froze = False
+        """This app froze objects (:meth:`_freeze_heap`) and has not given them back."""
         self.first_screen: float | None = None
         """Seconds from app start until the first trace's rows were on screen (benchmarks)."""
         self._started = time.perf_counter()
@@ -824,6 +829,10 @@ class ReplayApp(App[int]):
             # capture): the first flag may arrive later; the eye goes to it then (a
             # 20,000-delta trace flagged at delta 10,003 opens on that row).
             keep = bool(previous.analysis.flags) or not trace.analysis.flags
+        if (previous is None or previous.address != trace.address) and self._froze:
+            self._froze = False
+            gc.unfreeze()  # (what was frozen for the last trace: collected as any garbage)
+            self._unfrozen_at = gc.get_stats()[2]["collections"]
         self.current = trace
         self.partial = partial
         self.trace_list.show_open(trace.address)
@@ -844,6 +853,8 @@ class ReplayApp(App[int]):
 
     @on(ModelShown)
     def _model_shown(self, message: ModelShown) -> None:
+        if not self.partial:
+            self.call_after_refresh(self._freeze_heap)
         if message.view is not self.calls_view:
             return
         if self.first_screen is None:
@@ -853,6 +864,21 @@ class ReplayApp(App[int]):
         # The calls keep their cursor when their trace changes; the delta under it may now
         # be on other lines (the file rewritten): the raw and diff views go to those.
         self._follow_selected_delta(unless_there=True)
+
+    def _freeze_heap(self) -> None:
+        """The objects made so far (the open trace's analysis, the views' models: hundreds of
+        thousands of lists and records, none garbage) are left out of the cycle collector's
+        full passes from now on (``gc.freeze``, a constant-time move): a full pass over them
+        cost 50-150 ms of the screen's thread (5,000 calls), and came when it came, in the
+        middle of a key, a view's first paint or an appended delta's. They are still freed by
+        reference counting; a trace opened in their place gives them back to the collector
+        (:meth:`show_trace`), and they are frozen again once it has made a full pass over
+        them (what only it frees, cycles, is not kept for the session)."""
+        if self.partial or gc.get_stats()[2]["collections"] == self._unfrozen_at:
+            return
+        self._unfrozen_at = None
+        self._froze = True
+        gc.freeze()
 
     def _first_screen_painted(self) -> None:
         if self.first_screen is None:

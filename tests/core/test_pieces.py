@@ -51,6 +51,27 @@ def test_calls_sharing_one_log_read_back_their_own(sent: list[tuple[int, str]], 
     assert [log.span(a, a + 70) for a in range(0, len(sent), 7)] == [
         "".join(p for _, p in sent[a : a + 70]) for a in range(0, len(sent), 7)
     ]
+    assert [log.span_head(a, a + 70, count) for a in range(0, len(sent), 7)] == [
+        "".join(p for _, p in sent[a : a + 70])[:count] for a in range(0, len(sent), 7)
+    ]
+
+
+@given(st.lists(_piece, max_size=300), st.integers(0, 5000), st.integers(0, 3))
+def test_a_call_whose_pieces_follow_each_other_reads_its_head_back(
+    pieces: list[str], count: int, before: int
+) -> None:
+    """A call's pieces one after the other in the log (read by their ends, not one by one),
+    after other calls' pieces, pending or joined into blocks."""
+    log = Pieces()
+    other = CallArgs(log)
+    for k in range(before * 40):
+        other.append(str(k))
+    call = CallArgs(log)
+    for p in pieces:
+        call.append(p)
+    other.append("after")
+    assert call.head(count) == "".join(pieces)[:count]
+    assert other.head(count) == ("".join(str(k) for k in range(before * 40)) + "after")[:count]
 
 
 def test_a_big_piece_is_kept_whole_not_copied() -> None:

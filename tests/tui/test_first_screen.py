@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from replay_tui.tui.widgets import diff_view as diff_module
 from replay_tui.tui.widgets import model_view as model_module
 from replay_tui.tui.widgets import raw_view as raw_module
 
-from .conftest import SIZE, rendered, settle, until
+from .conftest import SIZE, TRACES, rendered, settle, until
 
 _BREAK = re.compile(r"\r\n|\r|\n")
 _RAW_ROW = re.compile(r" *(\d+) . (.*)")
@@ -142,3 +143,41 @@ def test_the_diff_measured_after_its_first_screen_is_as_wide_as_encoding_says(
         except StopIteration as done:
             assert done.value == _widest_by_encoding(trace)
             break
+
+
+class _Cycle:
+    """An object in a reference cycle: only the cycle collector frees it."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+async def test_what_an_open_trace_left_to_the_collector_is_collected_once_another_opens(
+    tmp_path: Path,
+) -> None:
+    """The objects made while a trace opens are left out of the collector's full passes
+    (``gc.freeze``: a pass over them cost a key or an appended delta 50-150 ms): garbage
+    among them that only the collector frees (a cycle) is freed once another trace is
+    opened in its place, not kept for the rest of the session."""
+    import gc
+    import weakref
+
+    shutil.copy(TRACES / "dashscope" / "qwen3-max-id-empty.sse", tmp_path / "a.sse")
+    shutil.copy(TRACES / "openai" / "gpt-4.1-text-then-call.sse", tmp_path / "b.sse")
+    cycle = _Cycle()  # (made before the app: among what its first trace's opening freezes)
+    gone = weakref.ref(cycle)
+    app = make_app([str(tmp_path)])
+    frozen = gc.get_freeze_count()  # (the test run's own: tests/conftest.py)
+    async with app.run_test(size=SIZE) as pilot:
+        app.choose_trace("a.sse")
+        await settle(app, pilot)
+        await until(pilot, lambda: gc.get_freeze_count() > frozen)
+        assert app.current is not None and app.current.address == "a.sse"
+        del cycle
+        gc.collect()
+        assert gone() is not None  # frozen with the open trace's objects: not looked at
+        app.choose_trace("b.sse")
+        await settle(app, pilot)
+        assert app.current is not None and app.current.address == "b.sse"
+        gc.collect()
+        assert gone() is None

@@ -18,7 +18,9 @@ from .conftest import SIZE, settle, until
 
 
 def _slow_diff(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, threading.Event]:
-    """The diff view's build, made to wait until the test lets it go: (started, go)."""
+    """The diff view's build, made to wait until the test lets it go: (started, go). A build
+    that slow is made in a worker (the view's first screen is built on the screen's thread
+    when it costs a few tens of milliseconds: :meth:`DiffView.at_once`)."""
     real = diff_module.build_diff_model
     started, go = threading.Event(), threading.Event()
 
@@ -28,6 +30,7 @@ def _slow_diff(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, thread
         return real(trace)
 
     monkeypatch.setattr(DiffView, "build", staticmethod(waiting))
+    monkeypatch.setattr(DiffView, "at_once", lambda self, trace: False)
     return started, go
 
 

@@ -753,6 +753,36 @@ def test_a_new_state_of_a_trace_keeps_the_sections_of_the_calls_it_did_not_chang
     assert kept == [True] * 29 + [False]
 
 
+def test_calls_streamed_side_by_side_show_their_whole_arguments_at_each_delta_appended(
+    tmp_path: Path,
+) -> None:
+    """Two calls' pieces one after the other's in turn (their pieces never side by side in
+    the record): a state made from the last, a delta appended at a time, shows each call's
+    arguments as a fresh load of the same bytes does, past the length shown as sent too."""
+    from replay_tui.core.trace import Form, Source, TraceBuilder
+    from replay_tui.tui.widgets.calls_view import MAX_PRETTY
+    from tests.core.helpers import call, sse, tools
+
+    piece = "ab\u00e9" * 700  # (2,100 characters a delta: past MAX_PRETTY within 40)
+    events = [tools(call(c, id=f"call_{c}", name="f", arguments='{"a": "')) for c in (0, 1)]
+    events += [tools(call(k % 2, arguments=f"{k}{piece}")) for k in range(2, 72)]
+    assert 35 * len(piece) > MAX_PRETTY
+    path = tmp_path / "g.sse"
+    builder = TraceBuilder(Source(path, "g.sse", Form.SSE))
+    model = None
+    written = b""
+    for k, event in enumerate(events):
+        more = sse(event, done=False)
+        builder.feed(more)
+        written += more
+        model = build_calls_model(builder.build(), model)
+        if k in (1, 2, 3, 40, 41, len(events) - 1):
+            path.write_bytes(written)
+            assert texts(offline(CallsView(), model), count=model.total) == calls_text(
+                load(path)
+            ), k
+
+
 def test_a_calls_model_draws_its_calls_as_they_were_when_it_was_made(tmp_path: Path) -> None:
     """A call's lines under its rows are made again when drawn (a model keeps their sizes and
     widths): from what the call was when the model was made, not from what it has grown into

@@ -234,6 +234,10 @@ def _width(chunk: Chunk) -> int:
             value = value[:MAX_SIDE]  # (as wide as a side shows: a 50 MB one read once less)
         if type(value) is str and value.isascii() and value.isprintable():
             width += len(value) + 2 + value.count('"') + value.count("\\")
+        elif type(value) is int:  # (each delta's index: written as Python writes it)
+            width += len(str(value))
+        elif value is None:  # (``null``: a name withheld on every delta, crlf-keepalive's)
+            width += 4
         else:
             width += cell_len(_value(value))
         if width >= MAX_SIDE:
@@ -266,6 +270,14 @@ def build_diff_model(trace: Trace) -> DiffModel:
 
 _RUN = re.compile(b"\x01{%d,}" % MIN_RUN)
 """A run of identical rows (``same`` holds a byte per row, 1 where the sides are equal)."""
+
+
+AT_ONCE = 400_000
+"""The work (rows, and calls weighted by :data:`CALL_COST`) of a diff model built on the
+screen's thread (:meth:`DiffView.at_once`): up to some 100 ms of CPU on the 2-core machine."""
+CALL_COST = 40
+"""A call's steps in :func:`build_diff_model`, in rows' (each call's end chunks under both
+behaviors, aligned and compared, and its identity history read)."""
 
 
 def _value(value: Any) -> str:
@@ -319,6 +331,13 @@ class DiffView(ModelView[DiffModel]):
     @staticmethod
     def build(trace: Trace) -> DiffModel:
         return build_diff_model(trace)
+
+    def at_once(self, trace: Trace) -> bool:
+        # Its first screen is made in bulk from the analysis, a Python step per call, not per
+        # delta (:func:`build_diff_model`): 8-55 ms of CPU on every shape of 100,000 deltas,
+        # 5,000 calls the most, built in a worker its first paint cost 160-230 ms of CPU.
+        analysis = trace.analysis
+        return analysis.event_count + CALL_COST * len(analysis.calls) <= AT_ONCE
 
     def show(self, model: DiffModel, *, keep_position: bool = False) -> None:
         scroll = self.scroll_offset

@@ -136,6 +136,12 @@ class ModelView(LineView, Generic[M]):
         (``previous``) whose unchanged parts it may take over (pure: a worker runs it)."""
         return self.build(trace)
 
+    def at_once(self, trace: Trace) -> bool:
+        """Whether the model of ``trace`` is cheap enough to build on the screen's thread (no
+        worker: a thread hop, a loading indicator drawn meanwhile, the two taking turns at
+        the interpreter, cost more than a build of a few tens of milliseconds)."""
+        return small(trace)
+
     def show(self, model: M, *, keep_position: bool = False) -> None:
         """Put ``model`` on screen; with ``keep_position`` the cursor and scroll stay."""
         raise NotImplementedError
@@ -179,7 +185,7 @@ class ModelView(LineView, Generic[M]):
         if keep is None:
             keep = self.source is not None and self.source.address == trace.address
         self.source = trace
-        if small(trace):
+        if self.at_once(trace):
             self.workers.cancel_group(self, "model")
             self._building, self._queued = False, None
             self.loading = False
