@@ -22,6 +22,7 @@ pipeline — framing, decoding, the translator under both behaviors — to prove
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import time
@@ -463,16 +464,28 @@ _CONTENT_LENGTH = re.compile(rb"(?im)^content-length:[^\r\n]*(\r\n|\r|\n)")
 
 
 def serialize(events: Sequence[bytes], form: Form, head: bytes = b"") -> bytes:
-    """A capture of ``form`` holding ``events`` (payloads, ``[DONE]`` included)."""
-    if form is Form.JSONL:
-        return b"".join(e + b"\n" for e in events)
-    body = b"".join(
-        b"".join(b"data: " + part + b"\n" for part in e.split(b"\n")) + b"\n" for e in events
-    )
+    """A capture of ``form`` holding ``events`` (payloads, ``[DONE]`` included).
+
+    Written an event at a time into one buffer: a minimization out of time may keep the
+    whole trace, whose events (each read from the capture when asked for) and their lines
+    held at once beside the join were twice the capture."""
+    out = io.BytesIO()
+    write = out.write
     if form is Form.HTTP:
         # The body changed length: a stale Content-Length would mislead whoever reads it.
-        return _CONTENT_LENGTH.sub(b"", head) + body
-    return body
+        write(_CONTENT_LENGTH.sub(b"", head))
+    if form is Form.JSONL:
+        for e in events:
+            write(e)
+            write(b"\n")
+        return out.getvalue()
+    for e in events:
+        for part in e.split(b"\n"):
+            write(b"data: ")
+            write(part)
+            write(b"\n")
+        write(b"\n")
+    return out.getvalue()
 
 
 class _Events(Indexed[bytes]):
