@@ -311,7 +311,7 @@ class DeltaRows(Sequence["DeltaRow"]):
         self._call = call
         self._count = count
         self._block = -1
-        self._rows: list[DeltaRow] = []
+        self._rows: Sequence[DeltaRow] = ()  # (5,000 calls' views: no list each until read)
 
     def __len__(self) -> int:
         return self._call.count if self._count is None else self._count
