@@ -359,6 +359,11 @@ class DeltaRow(msgspec.Struct):
     name_set_line: int | None = None
 
 
+_NO_FLAGS: list[Flag] = []
+"""The flags of every call the analyzer made that has none (an agent loop's 5,000 calls: one
+list; never appended to: a call's first flag gives it a list of its own)."""
+
+
 class CallTrace(msgspec.Struct):
     """One tool call as the stream sent it."""
 
@@ -765,7 +770,7 @@ class Analyzer:
             array("q"),
             array("q"),
             calls,
-            flags=[],
+            flags=_NO_FLAGS,
             args=args,
             timelines=recorded,
         )
@@ -856,7 +861,11 @@ class Analyzer:
         if is_identity(was) and not is_identity(now):
             flag = Flag("erased-" + fld, line, ct.wire_index, value, position, n)
             self._flags.append(flag)
-            ct.flags.append(flag)  # per call too: rows() and the repair marking read ct.flags
+            # Per call too: rows() and the repair marking read ct.flags.
+            if ct.flags is _NO_FLAGS:
+                ct.flags = [flag]
+            else:
+                ct.flags.append(flag)
         elif was is not UNSET and not is_identity(was) and is_identity(now):
             # Re-established after an erasure: mark the open erasure as repaired.
             for f in reversed(ct.flags):
