@@ -235,7 +235,15 @@ class CallArgs(Sequence[str]):
         if isinstance(index, slice):
             log = self._log
             return [log[k] for k in self._numbers()[index]]
-        return self._log[self._numbers()[index]]
+        at = self._at
+        if at is not None:
+            return self._log[at[index]]
+        n = self._n  # (read before the first: both only grow, the first once set)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError(index)
+        return self._log[self._first + index]
 
     def __iter__(self) -> Iterator[str]:
         log = self._log
