@@ -635,8 +635,13 @@ def _first_guess(trace: Trace, count: int) -> list[int] | None:
     deltas, the last finish_reason and the end of the stream."""
     a = trace.analysis
     keep: set[int] = set()
+    # The payloads the notes on how identity arrived were written on (a second choice's
+    # call on the same index, a new id: each a note the finding keeps).
+    noted = {n.line for n in a.notes if n.kind in SHAPE_NOTES and n.line is not None}
     for ct in a.calls:
         keep.add(ct.positions[0])
+        if noted:
+            keep.update(p for p, line in zip(ct.positions, ct.lines, strict=True) if line in noted)
         for f in ct.flags:
             keep.add(f.position)
             if f.repaired_line is not None:
