@@ -131,32 +131,100 @@ class Deltas(Sequence[tuple[int, int, ToolCall]]):
     __hash__ = None  # type: ignore[assignment]  # compared by content
 
 
-class Timeline(msgspec.Struct):
+class _Changes:
+    """A :class:`Timeline` of several changes: their deltas and the values they set."""
+
+    __slots__ = ("at", "values")
+
+    def __init__(self, at: array[int], values: list[Any]) -> None:
+        self.at = at
+        self.values = values
+
+
+class Timeline:
     """When one field of a call (``id`` or ``name``) took a new value under one behavior.
 
-    ``at`` holds the 0-based delta numbers of the changes, ``values`` what was in force after
-    each: a handful of entries for a call of 100,000 deltas, since gateways repeat themselves.
-    """
+    :attr:`at` holds the 0-based delta numbers of the changes, :attr:`values` what was in
+    force after each: a handful of entries for a call of 100,000 deltas, since gateways repeat
+    themselves, and nearly always one. Kept in one slot, as small as what it holds: nothing
+    (``None``), one change (a ``(delta, value)`` tuple, shared by both behaviors' timelines
+    when a call's first delta names it) or several (a :class:`_Changes`). An agent loop's
+    5,000 calls have four each (a slot replaced whole, so that a reader in another thread
+    sees one state or the next)."""
 
-    at: array[int] = msgspec.field(default_factory=lambda: array("q"))
-    values: list[Any] = msgspec.field(default_factory=list)
+    __slots__ = ("_state",)
+
+    def __init__(self) -> None:
+        self._state: tuple[int, Any] | _Changes | None = None
+
+    @property
+    def at(self) -> Sequence[int]:
+        state = self._state
+        if state is None:
+            return ()
+        if type(state) is tuple:
+            return (state[0],)
+        assert isinstance(state, _Changes)
+        return state.at
+
+    @property
+    def values(self) -> Sequence[Any]:
+        state = self._state
+        if state is None:
+            return ()
+        if type(state) is tuple:
+            return (state[1],)
+        assert isinstance(state, _Changes)
+        return state.values
 
     def change(self, delta: int, value: Any) -> None:
-        self.at.append(delta)
-        self.values.append(value)
-
-    def _last(self, delta: int) -> int:
-        return bisect_right(self.at, delta) - 1
+        state = self._state
+        if state is None:
+            self._state = (delta, value)
+        elif type(state) is tuple:
+            self._state = _Changes(array("q", (state[0], delta)), [state[1], value])
+        else:
+            assert isinstance(state, _Changes)
+            state.values.append(value)  # (first: a reader finds a change's value once at it)
+            state.at.append(delta)
 
     def value(self, delta: int) -> Any:
         """In force after the 0-based ``delta`` (``UNSET`` before any value arrived)."""
-        k = self._last(delta)
-        return self.values[k] if k >= 0 else UNSET
+        state = self._state
+        if state is None:
+            return UNSET
+        if type(state) is tuple:
+            return state[1] if delta >= state[0] else UNSET
+        assert isinstance(state, _Changes)
+        k = bisect_right(state.at, delta) - 1
+        return state.values[k] if k >= 0 else UNSET
 
     def set_on(self, delta: int) -> int | None:
         """The 0-based delta that set the value in force after ``delta`` (None: none yet)."""
-        k = self._last(delta)
-        return self.at[k] if k >= 0 else None
+        state = self._state
+        if state is None:
+            return None
+        if type(state) is tuple:
+            return state[0] if delta >= state[0] else None
+        assert isinstance(state, _Changes)
+        k = bisect_right(state.at, delta) - 1
+        return state.at[k] if k >= 0 else None
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Timeline):
+            return list(self.at) == list(other.at) and list(self.values) == list(other.values)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # compared by content
+
+    def __repr__(self) -> str:
+        return f"Timeline(at={list(self.at)!r}, values={list(self.values)!r})"
+
+
+def _first(assigned: Timeline, accepted: Timeline, value: Any) -> None:
+    """A call's first delta set ``value`` under both behaviors (both timelines empty): one
+    change, shared."""
+    assigned._state = accepted._state = (0, value)
 
 
 _FIELDS = ("id", "name")
@@ -243,7 +311,7 @@ class DeltaRows(Sequence["DeltaRow"]):
         self._call = call
         self._count = count
         self._block = -1
-        self._rows: list[DeltaRow] = []
+        self._rows: Sequence[DeltaRow] = ()  # (5,000 calls' views: no list each until read)
 
     def __len__(self) -> int:
         return self._call.count if self._count is None else self._count
@@ -291,6 +359,11 @@ class DeltaRow(msgspec.Struct):
     name_set_line: int | None = None
 
 
+_NO_FLAGS: list[Flag] = []
+"""The flags of every call the analyzer made that has none (an agent loop's 5,000 calls: one
+list; never appended to: a call's first flag gives it a list of its own)."""
+
+
 class CallTrace(msgspec.Struct):
     """One tool call as the stream sent it."""
 
@@ -319,11 +392,18 @@ class CallTrace(msgspec.Struct):
     flags: list[Flag] = msgspec.field(default_factory=list)
     args: CallArgs | list[str] = msgspec.field(default_factory=list)
     """The argument pieces, in order (compact, :class:`.pieces.CallArgs`, when recorded)."""
-    history: dict[tuple[Behavior, str], Timeline] = msgspec.field(
-        default_factory=lambda: {key: Timeline() for key in _HISTORY_KEYS}
+    timelines: tuple[Timeline, ...] = msgspec.field(
+        default_factory=lambda: tuple(Timeline() for _ in _HISTORY_KEYS)
     )
-    """Every change of ``id`` and ``name`` under each behavior (:meth:`identity`): empty
-    when the analysis is lean (it keeps no per-delta record: no view reads it)."""
+    """Every change of ``id`` and ``name`` under each behavior, in :data:`_HISTORY_KEYS`
+    order (:attr:`history`): none when the analysis is lean (it keeps no per-delta record:
+    no view reads it)."""
+
+    @property
+    def history(self) -> dict[tuple[Behavior, str], Timeline]:
+        """:attr:`timelines` by ``(behavior, field)`` (made when asked: a dict a call was a
+        quarter of an agent loop's per-call record)."""
+        return dict(zip(_HISTORY_KEYS, self.timelines, strict=True)) if self.timelines else {}
 
     @property
     def deltas(self) -> Deltas:
@@ -350,8 +430,11 @@ class CallTrace(msgspec.Struct):
 
     def identity(self, behavior: Behavior, delta: int) -> tuple[Any, Any]:
         """The ``(id, name)`` in force after the 0-based ``delta`` under ``behavior``."""
-        h = self.history
-        return h[behavior, "id"].value(delta), h[behavior, "name"].value(delta)
+        t = self.timelines
+        if not t:
+            return UNSET, UNSET
+        k = 0 if behavior is ACCEPT else 2
+        return t[k].value(delta), t[k + 1].value(delta)
 
     def rows(self, start: int = 0, stop: int | None = None) -> list[DeltaRow]:
         """The identity evolution, one row per delta (``start``/``stop``: 0-based, a window);
@@ -360,9 +443,7 @@ class CallTrace(msgspec.Struct):
         flags_by_delta: dict[int, list[Flag]] = {}
         for f in self.flags:
             flags_by_delta.setdefault(f.delta, []).append(f)
-        h = self.history
-        ida, na = h[ACCEPT, "id"], h[ACCEPT, "name"]
-        idw, nw = h[ASSIGN, "id"], h[ASSIGN, "name"]
+        ida, na, idw, nw = self.timelines or (Timeline(), Timeline(), Timeline(), Timeline())
         lines = self.lines
         rows: list[DeltaRow] = []
         for d in range(start, stop):
@@ -668,15 +749,10 @@ class Analyzer:
         # Built field by field (as the defaults would be): an agent loop opens thousands of
         # calls, and the default factories cost more than the rest of a call's first delta.
         timelines: tuple[Timeline | _Unrecorded, ...]
-        history: dict[tuple[Behavior, str], Timeline] = {}
+        recorded: tuple[Timeline, ...] = ()
         if self._record:
-            timelines = (
-                Timeline(array("q"), []),
-                Timeline(array("q"), []),
-                Timeline(array("q"), []),
-                Timeline(array("q"), []),
-            )
-            history = dict(zip(_HISTORY_KEYS, timelines, strict=True))
+            recorded = (Timeline(), Timeline(), Timeline(), Timeline())
+            timelines = recorded
         else:  # changes are not recorded (nothing reads them): a stand-in for each
             timelines = _UNRECORDED
         args: CallArgs | list[str] = []
@@ -694,9 +770,9 @@ class Analyzer:
             array("q"),
             array("q"),
             calls,
-            flags=[],
+            flags=_NO_FLAGS,
             args=args,
-            history=history,
+            timelines=recorded,
         )
         self._blocks += 1
         self._calls[key] = ct
@@ -762,8 +838,8 @@ class Analyzer:
             # How a call nearly always opens: its first delta names it. Nothing was held, so
             # both behaviors take it (it is an identity) and nothing is erased, repaired,
             # changed, late or odd: the rest of the method would only say so.
-            assigned.change(0, value)
-            accepted.change(0, value)
+            if type(assigned) is Timeline and type(accepted) is Timeline:
+                _first(assigned, accepted, value)
             if fld == "id":
                 ct.id_assign = ct.id_accept = value
                 ct.id_first_delta = 1
@@ -785,7 +861,11 @@ class Analyzer:
         if is_identity(was) and not is_identity(now):
             flag = Flag("erased-" + fld, line, ct.wire_index, value, position, n)
             self._flags.append(flag)
-            ct.flags.append(flag)  # per call too: rows() and the repair marking read ct.flags
+            # Per call too: rows() and the repair marking read ct.flags.
+            if ct.flags is _NO_FLAGS:
+                ct.flags = [flag]
+            else:
+                ct.flags.append(flag)
         elif was is not UNSET and not is_identity(was) and is_identity(now):
             # Re-established after an erasure: mark the open erasure as repaired.
             for f in reversed(ct.flags):

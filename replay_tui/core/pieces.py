@@ -207,22 +207,45 @@ class Pieces(Sequence[str]):
 
 class CallArgs(Sequence[str]):
     """One call's argument pieces, in a trace's :class:`Pieces` shared by every call (a call
-    of a few deltas then costs no block of its own): their numbers there."""
+    of a few deltas then costs no block of its own): their numbers there, as a run (the first
+    and how many) while they follow one another in the log, as every call's do but calls
+    sent side by side (an agent loop's 5,000 calls keep two numbers each, not an array)."""
 
-    __slots__ = ("_at", "_log")
+    __slots__ = ("_at", "_first", "_log", "_n")
 
     def __init__(self, log: Pieces) -> None:
         self._log = log
-        self._at: array[int] = array("q")
+        self._first = 0
+        self._n = 0
+        self._at: array[int] | None = None
+        """Each piece's number, once they stopped following one another (else None)."""
 
     def append(self, piece: str) -> None:
         log = self._log
         k = len(log)
         log.append(piece)
-        self._at.append(k)  # (after: a reader in another thread finds it in the log)
+        # (After: a reader in another thread finds it in the log. A run that breaks becomes
+        # an array whole, then replaces it: a reader sees one or the other.)
+        at = self._at
+        if at is not None:
+            at.append(k)
+        elif self._n == 0:
+            self._first = k
+            self._n = 1
+        elif k == self._first + self._n:
+            self._n += 1
+        else:
+            numbers = array("q", range(self._first, self._first + self._n))
+            numbers.append(k)
+            self._at = numbers
+
+    def _numbers(self) -> array[int] | range:
+        at = self._at
+        return range(self._first, self._first + self._n) if at is None else at
 
     def __len__(self) -> int:
-        return len(self._at)
+        at = self._at
+        return self._n if at is None else len(at)
 
     @overload
     def __getitem__(self, index: int) -> str: ...
@@ -233,17 +256,25 @@ class CallArgs(Sequence[str]):
     def __getitem__(self, index: int | slice) -> str | list[str]:
         if isinstance(index, slice):
             log = self._log
-            return [log[k] for k in self._at[index]]
-        return self._log[self._at[index]]
+            return [log[k] for k in self._numbers()[index]]
+        at = self._at
+        if at is not None:
+            return self._log[at[index]]
+        n = self._n  # (read before the first: both only grow, the first once set)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError(index)
+        return self._log[self._first + index]
 
     def __iter__(self) -> Iterator[str]:
         log = self._log
-        for k in self._at:
+        for k in self._numbers():
             yield log[k]
 
     def joined(self, count: int | None = None) -> str:
         """The first ``count`` pieces (None: every one), joined."""
-        at = self._at
+        at = self._numbers()
         n = len(at) if count is None else max(min(count, len(at)), 0)
         if n == 0:
             return ""
@@ -259,7 +290,7 @@ class CallArgs(Sequence[str]):
         size = 0
         if limit <= 0:
             return ""
-        at = self._at
+        at = self._numbers()
         n = len(at)
         if n and at[n - 1] - at[0] == n - 1:  # one after the other in the log: by its ends
             return self._log.span_head(at[0], at[0] + n, limit)

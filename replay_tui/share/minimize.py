@@ -22,6 +22,7 @@ pipeline — framing, decoding, the translator under both behaviors — to prove
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import time
@@ -463,16 +464,28 @@ _CONTENT_LENGTH = re.compile(rb"(?im)^content-length:[^\r\n]*(\r\n|\r|\n)")
 
 
 def serialize(events: Sequence[bytes], form: Form, head: bytes = b"") -> bytes:
-    """A capture of ``form`` holding ``events`` (payloads, ``[DONE]`` included)."""
-    if form is Form.JSONL:
-        return b"".join(e + b"\n" for e in events)
-    body = b"".join(
-        b"".join(b"data: " + part + b"\n" for part in e.split(b"\n")) + b"\n" for e in events
-    )
+    """A capture of ``form`` holding ``events`` (payloads, ``[DONE]`` included).
+
+    Written an event at a time into one buffer: a minimization out of time may keep the
+    whole trace, whose events (each read from the capture when asked for) and their lines
+    held at once beside the join were twice the capture."""
+    out = io.BytesIO()
+    write = out.write
     if form is Form.HTTP:
         # The body changed length: a stale Content-Length would mislead whoever reads it.
-        return _CONTENT_LENGTH.sub(b"", head) + body
-    return body
+        write(_CONTENT_LENGTH.sub(b"", head))
+    if form is Form.JSONL:
+        for e in events:
+            write(e)
+            write(b"\n")
+        return out.getvalue()
+    for e in events:
+        for part in e.split(b"\n"):
+            write(b"data: ")
+            write(part)
+            write(b"\n")
+        write(b"\n")
+    return out.getvalue()
 
 
 class _Events(Indexed[bytes]):
@@ -622,8 +635,13 @@ def _first_guess(trace: Trace, count: int) -> list[int] | None:
     deltas, the last finish_reason and the end of the stream."""
     a = trace.analysis
     keep: set[int] = set()
+    # The payloads the notes on how identity arrived were written on (a second choice's
+    # call on the same index, a new id: each a note the finding keeps).
+    noted = {n.line for n in a.notes if n.kind in SHAPE_NOTES and n.line is not None}
     for ct in a.calls:
         keep.add(ct.positions[0])
+        if noted:
+            keep.update(p for p, line in zip(ct.positions, ct.lines, strict=True) if line in noted)
         for f in ct.flags:
             keep.add(f.position)
             if f.repaired_line is not None:

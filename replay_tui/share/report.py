@@ -689,20 +689,44 @@ def _repro_of(trace: Trace, cache: dict[int, Repro] | None) -> Repro:
     return cache[key]
 
 
+def shown_capture(data: bytes, limit: int, block: int = 1 << 20) -> tuple[str, int]:
+    """The capture ``data`` as a report shows it (decoded, line endings made ``\\n``, every
+    line's control characters escaped, the last newline dropped): its first ``limit``
+    characters, and the length of the whole.
+
+    Read ``block`` bytes (and up to the next newline) at a time: a minimization out of time
+    keeps the whole trace, which decoded, split into lines and joined again at once was
+    three times the capture for the few thousand characters shown."""
+    parts: list[str] = []
+    kept = total = 0
+    last = ""
+    start, n = 0, len(data)
+    while start < n:
+        end = data.find(b"\n", start + block)
+        end = n if end < 0 else end + 1  # (a newline never ends a UTF-8 sequence: cut there)
+        chunk = data[start:end].decode("utf-8", "replace")
+        chunk = chunk.replace("\r\n", "\n").replace("\r", "\n")
+        # (a visible line holds no newline: the blocks' texts, end to end, are the whole's)
+        text = "\n".join(visible(line) for line in chunk.split("\n"))
+        total += len(text)
+        if kept <= limit:
+            parts.append(text[: limit + 1 - kept])
+            kept += len(parts[-1])
+        last = text[-1:] or last
+        start = end
+    if last == "\n":
+        total -= 1
+    return "".join(parts)[: min(limit, total)], total
+
+
 def reproducer(trace: Trace) -> Repro:
     """The finding cut to its smallest capture (``replay-tui minimize``), and how to see it."""
     from .minimize import minimize, minimized_name
 
     m = minimize(trace, seconds=REPRO_SECONDS)
     name = visible(minimized_name(trace.address, trace.source.form))
-    decoded = (
-        m.data.decode("utf-8", "replace")
-        .replace("\r\n", "\n")
-        .replace("\r", "\n")
-        .removesuffix("\n")
-    )
-    text = "\n".join(visible(line) for line in decoded.split("\n"))
-    cut = max(0, len(text) - REPRO_CHARS)
+    text, size = shown_capture(m.data, REPRO_CHARS)
+    cut = max(0, size - REPRO_CHARS)
     a = trace.analysis
     closed = closing_chunks(trace, ASSIGN)
     expected: list[Span] = [
@@ -729,7 +753,7 @@ def reproducer(trace: Trace) -> Repro:
         actual.append((_identity(ends[0], ends[1], 40), True))
     return Repro(
         name=name,
-        capture=text[:REPRO_CHARS],
+        capture=text,
         events=(m.events_before, m.events_after),
         command=f"replay-tui check {name}",
         expected=expected,

@@ -270,3 +270,41 @@ def test_the_finding_kept_line_is_one_sentence_flags_in_call_order(
         "finding kept: unidentified-call / ok; id and name erased on call 2, id and name erased"
         " on call 10; continuations send id:null,name:null — replayed from scratch to check"
     )
+
+
+def _two_choices(deltas: int) -> bytes:
+    """n=2: each choice's call on index 0 (the second a new id on the same index: a note),
+    their continuations sending ``id: ""``, in turn."""
+    out = []
+    for k in range(deltas):
+        for choice in (0, 1):
+            call: dict[str, object] = {"index": 0, "id": "", "function": {"arguments": "x"}}
+            if k == 0:
+                call = {
+                    "index": 0,
+                    "type": "function",
+                    "id": f"call_{choice}",
+                    "function": {"arguments": "", "name": "run"},
+                }
+            chunk = {"choices": [{"index": choice, "delta": {"tool_calls": [call]}}]}
+            out.append(b"data: " + json.dumps(chunk).encode() + b"\n\n")
+    finish = {"choices": [{"index": 1, "delta": {}, "finish_reason": "tool_calls"}]}
+    out.append(b"data: " + json.dumps(finish).encode() + b"\n\ndata: [DONE]\n\n")
+    return b"".join(out)
+
+
+def test_a_second_choices_call_on_the_same_index_is_in_the_first_guess() -> None:
+    """The first guess keeps the payloads the identity notes were written on: two choices'
+    calls on one index (the second a new id, noted) hold in the first guess, so ddmin starts
+    from a few events, not the whole trace (which the report's five seconds left whole)."""
+    from replay_tui.share.minimize import _events, _first_guess, _Judge, _Picked, output_form
+
+    trace = load_bytes(_two_choices(3000), Form.SSE)
+    assert any(n.kind == "index-reused" for n in trace.analysis.notes)
+    target = finding_of(trace.analysis)
+    events = _events(trace)
+    guess = _first_guess(trace, len(events))
+    assert guess is not None and len(guess) < 10
+    assert _Judge(output_form(Form.SSE), "both", target).holds(_Picked(events, guess))
+    m = minimize(trace, seconds=None)
+    assert m.verified and m.events_after <= len(guess)

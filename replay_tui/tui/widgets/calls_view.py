@@ -14,6 +14,7 @@ is big; the view renders only the rows on screen. Rows of one call:
 from __future__ import annotations
 
 import json
+from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -147,7 +148,8 @@ class CallsModel:
 
     trace: Trace
     sections: list[Section] = field(default_factory=list)
-    starts: list[int] = field(default_factory=list)
+    starts: array[int] = field(default_factory=lambda: array("q"))
+    """Each section's first row (an array: 5,000 calls' numbers, not 5,000 ints)."""
     intro: list[list[Piece]] = field(default_factory=list)
     total: int = 0
     width: int = 0
@@ -341,8 +343,8 @@ def build_calls_model(trace: Trace, previous: CallsModel | None = None) -> Calls
     for k, label_text in zip(fresh, labels_of, strict=True):
         ct = calls[k]
         rows = analysis.delta_rows(k)
-        final = ct.final(ACCEPT), ct.final(ASSIGN)
-        stamp = (len(rows), verdict, finish, len(ct.flags), final, heads)
+        accepted, assigned = ct.final(ACCEPT), ct.final(ASSIGN)
+        stamp = (len(rows), verdict, finish, len(ct.flags), accepted, assigned, heads)
         old = taken.get(id(ct))
         if old is not None and old.call is ct and old.stamp == stamp:
             section = old
@@ -356,7 +358,13 @@ def build_calls_model(trace: Trace, previous: CallsModel | None = None) -> Calls
                 call=ct,
                 rows=rows,
                 start=index,
-                tail=Tail(ct, verdict, finish, old.tail if old is not None else None),
+                tail=Tail(
+                    ct,
+                    verdict,
+                    finish,
+                    old.tail if old is not None else None,
+                    finals=(assigned, accepted),
+                ),
                 labels=label_text,
                 columns=_columns(heads, _width(ids, 16, "id"), _width(names, 16, "name"), shared),
                 stamp=stamp,
@@ -391,12 +399,19 @@ def _calls(trace: Trace) -> list[tuple[CallTrace, Sequence[DeltaRow]]]:
     return [(ct, analysis.delta_rows(k)) for k, ct in enumerate(analysis.calls)]
 
 
+_NO_LABELS: dict[int, str] = {}
+"""The labels of every call without a flag (5,000 calls, one dict; never written to: a call
+that gets a flag is labelled in a dict of its own)."""
+
+
 def _labels(ct: CallTrace, old: Section | None) -> dict[int, str]:
     """The erasure label of each delta of ``ct`` that erased something (``old``: its section
     in the model of an earlier state, whose labels stand but for the deltas of the flags
     added since and of its last flag of each field, which a later delta may have repaired:
     a call of 30,000 erasures labels its new ones, not all again)."""
     flags = ct.flags[:]  # (grown on, and repaired, by the thread that follows the file)
+    if not flags:
+        return _NO_LABELS
     if old is None or old.call is not ct or not old.stamp or old.stamp[3] > len(flags):
         return {d: flag_label(fs) for d, fs in _flags_by_delta(flags).items()}
     had = old.stamp[3]
@@ -439,9 +454,18 @@ class Tail(Sequence[list[Piece]]):
         accept_verdict: str,
         accept_finish: dict[str, Any],
         previous: Tail | None = None,
+        finals: tuple[tuple[Any, Any], tuple[Any, Any]] | None = None,
     ) -> None:
-        finals = (ct.final(ASSIGN), ct.final(ACCEPT))
-        closes = (ct.closes_with(ASSIGN), ct.closes_with(ACCEPT))
+        """``previous``: the call's tail before a delta was appended; ``finals``:
+        ``(ct.final(ASSIGN), ct.final(ACCEPT))`` when the caller has them."""
+        if finals is None:
+            finals = (ct.final(ASSIGN), ct.final(ACCEPT))
+        closes = (
+            _shared(ct.closes_with(ASSIGN), finals[0]),
+            _shared(ct.closes_with(ACCEPT), finals[1]),
+        )
+        if closes[0] is finals[0] and closes[1] is finals[1]:
+            closes = finals  # (nearly always: one pair of pairs, not two)
         n = len(ct.args)
         self._made_of = (finals, closes, ct.args, n, accept_verdict, accept_finish)
         self._joined: str | None = None
@@ -480,6 +504,21 @@ class Tail(Sequence[list[Piece]]):
         if self._lines is None:
             self._lines = self._make()
         return self._lines[index]
+
+
+def _shared(closed: tuple[Any, Any] | None, final: tuple[Any, Any]) -> tuple[Any, Any] | None:
+    """``closed``, or ``final`` itself when they hold the same strings: 5,000 calls keep one
+    pair each, not two."""
+    if (
+        closed is not None
+        and type(closed[0]) is str
+        and type(closed[1]) is str
+        and type(final[0]) is str
+        and type(final[1]) is str
+        and closed == final
+    ):
+        return final
+    return closed
 
 
 def _tail(

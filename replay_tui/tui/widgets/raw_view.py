@@ -309,9 +309,11 @@ class LineIndex:
     def __init__(self, raw: bytes | bytearray, count: int | None = None) -> None:
         """``count``: the lines the framer counted as it read ``raw`` (else counted here)."""
         self._raw = raw
-        self.starts = array("q", [0])
+        self._code = code = "I" if len(raw) < 1 << 32 else "q"
+        """The offsets' type: four bytes each but in a capture of 4 GB or more."""
+        self.starts = array(code, [0])
         """Offset of each line indexed (compact: a capture can have 200,000 lines)."""
-        self.ends = array("q")
+        self.ends = array(code)
         """Offset of the line break of each line indexed (once ``done``, of every line)."""
         self.longest = 0
         """Bytes of the longest line indexed."""
@@ -331,7 +333,7 @@ class LineIndex:
         as indexed once ``done``."""
         self.done = False
         if not size:
-            self.starts = array("q")
+            self.starts = array(code)
             self.done = True
             self.count = 0
 
@@ -392,7 +394,7 @@ class LineIndex:
                 lines = piece.split(sep)
                 # Each line's end: the lengths before it, and a break after each before it.
                 lengths = map(add, map(len, lines[:-1]), repeat(width))
-                breaks = array("q", accumulate(lengths, initial=at))
+                breaks = array(self._code, accumulate(lengths, initial=at))
                 del breaks[0], lines
                 self.ends.extend(map(sub, breaks, repeat(width)))
                 self.starts.extend(breaks)
