@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..core.indexed import Indexed
+from ..core.result import let_go_later
 from ..core.trace import gc_paused
 from ..core.translator import Behavior, index_key
 from ..core.wire import UNSET, describe_value, js_string
@@ -222,6 +223,7 @@ def assess_json(trace: Trace) -> dict[str, Any]:
     with gc_paused():
         stream = compact_frames(trace)
         outcomes = assess_frames(stream, meant_calls(trace.analysis.calls), lean=True)
+        let_go_later(stream, outcomes)  # (with the trace, not now: see let_go_later)
     return {key: outcome.json() for key, outcome in outcomes.items()}
 
 
