@@ -63,6 +63,12 @@ _MISSES, _RETRY = 64, 4096
 """After this many new tool-call shapes in a row, payloads are judged without the shape table,
 until this many more were (then the table is tried again)."""
 
+_HUGE_PIECE = 1 << 20
+"""A text piece this long (a 50 MB content string) is judged by one typed decode of its
+payload where it lies in the capture (:func:`_in_place`), not by its shape: copying the
+payload out, encoding the piece and searching for it cost a tenth of a second a 50 MB piece,
+and twice its size in memory."""
+
 _NO_ENTRY = -(1 << 62)
 """A payload with no event-log entry, or several (text refs are negative, tool refs not)."""
 
@@ -358,7 +364,16 @@ class _QTextChunk(msgspec.Struct, gc=False):
 _quiet_text_shape = msgspec.json.Decoder(_QTextChunk).decode
 
 
-def _quiet_text_payload(data: bytes, text: str, reasoning: bool) -> int:
+def _in_place(i: int, raw: Any, starts: Any, ends: Any, skips: Any, data_of: Any) -> Any:
+    """Payload ``i``'s bytes where they lie in the capture (a view, not a copy), or its own
+    bytes when it keeps some (or the table has no places, or the capture is a buffer that a
+    live reload may grow: a view of it would stop it from growing)."""
+    if type(raw) is bytes and skips[i] >= 0:
+        return memoryview(raw)[starts[i] + skips[i] : ends[i]]
+    return data_of(i)
+
+
+def _quiet_text_payload(data: bytes | memoryview, text: str, reasoning: bool) -> int:
     """Only ``text`` in its field (``reasoning_content`` or ``content``), and nothing else said
     (1), or nothing else but ``"role": "assistant"`` again (2); 0: it says something."""
     try:
@@ -821,7 +836,16 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
             ref = -entry - 1
             piece = texts[ref >> 2]
             reasoning = bool(ref >> 1 & 1)
-            said_text = quiet_text(data_of(i), piece, reasoning) if type(piece) is str else 0
+            if type(piece) is not str:
+                said_text = 0
+            elif len(piece) >= _HUGE_PIECE:
+                # (its shape would not come again: judged in place, the payload not copied
+                # out of the capture nor searched for its piece)
+                said_text = _quiet_text_payload(
+                    _in_place(i, raw, starts, ends, skips, data_of), piece, reasoning
+                )
+            else:
+                said_text = quiet_text(data_of(i), piece, reasoning)
             if said_text == 1 or (said_text == 2 and assistant):
                 run = None
                 if held is not None:
