@@ -42,6 +42,7 @@ import msgspec
 from msgspec import UnsetType
 
 from ..core.sse import PayloadTable
+from ..core.translator import index_key
 from ..core.wire import UNSET, Function
 from .ai_sdk import chunk_ok, schema_ok, usage_ok
 from .base import FREE, Frame, Quiet, QuietCall, frame_of, frames
@@ -1130,7 +1131,8 @@ def _absorb(out: list[Frame | Quiet], held: tuple[int, int, list[str]]) -> None:
     )
     delta = msgspec.structs.replace(choice.delta, tool_calls=[new])  # type: ignore[type-var]
     chunk = msgspec.structs.replace(chunk, choices=[msgspec.structs.replace(choice, delta=delta)])
-    raw = _decode(frame.data)
+    # (the frame's JSON, decoded when its head was judged, is the merged frame's own now)
+    raw = frame._raw if type(frame._raw) is dict else _decode(frame.data)
     raw["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] = joined
     merged = Frame(frame.line, chunk, frame.data, frame.event, count=len(pieces), pieces=pieces)
     merged._raw = raw
@@ -1154,8 +1156,6 @@ def _follow(
     has bound the call's name, or while it cannot (no delta of the call sent the type
     ``"function"``; ``typed``: the calls not opened yet that one did).
     """
-    from ..core.translator import index_key
-
     cs = frame.chunk.choices
     opened = None
     if type(cs) is not list:
@@ -1262,8 +1262,6 @@ def _opens_everywhere(cs: list[Any], c: int, order_of: dict[Any, int]) -> bool:
     index), and every delta of it has an integer index, a function object with a name that
     is not blank, and the same ``type`` (what the call's type is then, whichever of them a
     library reads last)."""
-    from ..core.translator import index_key
-
     kinds = []
     for k, choice in enumerate(cs):
         delta = choice.delta
