@@ -191,6 +191,11 @@ SHOWN_VALUE = 200
 name: what is said of it is its start and how much more there is)."""
 
 
+SHOWN_MESSAGE = 2000
+"""Characters of an error's message its outcome says (an error chunk's message may be 5 MB:
+each library that throws it would say all of it, a copy each)."""
+
+
 def shown_value(value: Any, limit: int = SHOWN_VALUE) -> str:
     """A decoded JSON value as an explanation shows it: ``absent``, ``null``, ``""`` and ``7``
     kept apart as :func:`~replay_tui.core.wire.describe_value` does, cut after ``limit``
@@ -238,7 +243,11 @@ class ClientError:
     end of the stream, over a value a payload sent earlier)."""
 
     def __str__(self) -> str:
-        text = f"{self.name}: {self.message}" if self.message else self.name
+        message = self.message
+        if len(message) > SHOWN_MESSAGE:  # (an error chunk's 5 MB message, in every outcome)
+            cut = len(message) - SHOWN_MESSAGE
+            message = f"{message[:SHOWN_MESSAGE]}… ({cut:,} more characters)"
+        text = f"{self.name}: {message}" if message else self.name
         return f"{text} ({self.layer})" if self.layer else text
 
     def cause(self) -> str:

@@ -437,16 +437,19 @@ def _text_frame(trace: Trace, first: int, reasoning: bool, pieces: list[str]) ->
     decoded = trace.decoded[first]
     assert decoded is not None and decoded.chunk is not None
     chunk = decoded.chunk
-    if len(pieces) == 1:
+    huge = len(pieces) == 1 and len(pieces[0]) >= _HUGE_PIECE
+    if len(pieces) == 1 and not huge:
         return Frame(payload.line, chunk, payload.data)
-    joined = "".join(pieces)
+    # (a huge piece: the frame holds the analysis' string in its chunk and in its JSON, and
+    # not the payload's bytes, so not three copies of a 50 MB text, each decoded again)
+    joined = pieces[0] if huge else "".join(pieces)
     field = "reasoning_content" if reasoning else "content"
     choice = chunk.choices[0]  # type: ignore[index]
     delta = msgspec.structs.replace(choice.delta, **{field: joined})  # type: ignore[type-var]
     chunk = msgspec.structs.replace(chunk, choices=[msgspec.structs.replace(choice, delta=delta)])
     raw = _decode(payload.data)
     raw["choices"][0]["delta"][field] = joined
-    frame = Frame(payload.line, chunk, payload.data, count=len(pieces))
+    frame = Frame(payload.line, chunk, b"" if huge else payload.data, count=len(pieces))
     frame._raw = raw
     return frame
 

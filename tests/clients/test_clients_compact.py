@@ -191,6 +191,28 @@ def test_a_huge_text_piece_is_judged_where_it_lies_as_any_other(
     stream = compact_frames(trace)
     (huge,) = [f for f in stream if not isinstance(f, Quiet) and f.line == 3]
     assert huge.count == (2 if folds else 1)  # folded: the next piece is read with it
+    if folds:  # one copy of the text: the frame's chunk and JSON hold the same string
+        field = "reasoning_content" if reasoning else "content"
+        text = getattr(huge.chunk.choices[0].delta, field)  # type: ignore[index, union-attr]
+        assert len(text) >= 1_500_000 and huge.raw["choices"][0]["delta"][field] is text
+
+
+def test_a_huge_text_piece_alone_in_its_run_is_one_copy_in_its_frame(tmp_path: Path) -> None:
+    """A text run of one huge piece (a 50 MB content string, then the calls): its frame holds
+    the analysis' string in its chunk and its JSON, not the payload's bytes too, and every
+    library's outcome is the payload-by-payload one."""
+    body = _huge_body({}, {}, False).split("\n\n")
+    del body[2]  # (the short piece after it)
+    path = tmp_path / "huge.sse"
+    path.write_text("\n\n".join(body))
+    (trace,) = _traces(path)
+    full, folded = _both(trace)
+    assert folded == full
+    (huge,) = [f for f in compact_frames(trace) if not isinstance(f, Quiet) and f.line == 3]
+    text = huge.chunk.choices[0].delta.content  # type: ignore[index, union-attr]
+    assert huge.count == 1 and huge.data == b"" and len(text) == 2_000_000
+    assert huge.raw["choices"][0]["delta"]["content"] is text
+    assert huge.raw["choices"][0]["index"] == 0 and "role" not in huge.raw["choices"][0]["delta"]
 
 
 def test_a_payload_is_looked_at_in_place_only_in_a_capture_that_cannot_grow() -> None:
