@@ -433,23 +433,33 @@ class _TextShapes:
 
 def _text_frame(trace: Trace, first: int, reasoning: bool, pieces: list[str]) -> Frame:
     """The first payload of a text run, with the run's pieces joined into its text field."""
-    payload = trace.payloads[first]
+    huge = len(pieces) == 1 and len(pieces[0]) >= _HUGE_PIECE
+    payloads = trace.payloads
+    if huge and isinstance(payloads, PayloadTable):
+        # (a huge piece: the frame holds the analysis' string in its chunk and in its JSON,
+        # not the payload's bytes, and the payload is read where it lies, decoded once at a
+        # time: not four copies of a 50 MB text at once)
+        cols = payloads.columns()
+        line = cols.lines[first]
+        data: Any = _in_place(first, cols.raw, cols.start, cols.end, cols.skip, payloads.data)
+    else:
+        payload = payloads[first]
+        line, data = payload.line, payload.data
     decoded = trace.decoded[first]
     assert decoded is not None and decoded.chunk is not None
     chunk = decoded.chunk
-    huge = len(pieces) == 1 and len(pieces[0]) >= _HUGE_PIECE
+    del decoded
     if len(pieces) == 1 and not huge:
-        return Frame(payload.line, chunk, payload.data)
-    # (a huge piece: the frame holds the analysis' string in its chunk and in its JSON, and
-    # not the payload's bytes, so not three copies of a 50 MB text, each decoded again)
+        return Frame(line, chunk, data)
     joined = pieces[0] if huge else "".join(pieces)
     field = "reasoning_content" if reasoning else "content"
     choice = chunk.choices[0]  # type: ignore[index]
     delta = msgspec.structs.replace(choice.delta, **{field: joined})  # type: ignore[type-var]
     chunk = msgspec.structs.replace(chunk, choices=[msgspec.structs.replace(choice, delta=delta)])
-    raw = _decode(payload.data)
+    del choice, delta
+    raw = _decode(data)
     raw["choices"][0]["delta"][field] = joined
-    frame = Frame(payload.line, chunk, b"" if huge else payload.data, count=len(pieces))
+    frame = Frame(line, chunk, b"" if huge else data, count=len(pieces))
     frame._raw = raw
     return frame
 
