@@ -324,7 +324,7 @@ def _judge(
     if assembly.raised is not None:
         err = assembly.raised
         lost = _Lost(meant, f"not delivered ({err.name})")
-        return ClientOutcome(policy, assembly, lost, [], False, f"{err.verb} {err}")
+        return ClientOutcome(policy, assembly, lost, [], False, f"{err.verb} {err.said()}")
 
     if not assembly.dropped and len(assembly.calls) == len(meant):
         if wanted is None:
