@@ -191,6 +191,10 @@ SHOWN_VALUE = 200
 name: what is said of it is its start and how much more there is)."""
 
 
+SHOWN_MESSAGE = 2000
+"""Characters of an error's message its outcome says (:meth:`ClientError.said`)."""
+
+
 def shown_value(value: Any, limit: int = SHOWN_VALUE) -> str:
     """A decoded JSON value as an explanation shows it: ``absent``, ``null``, ``""`` and ``7``
     kept apart as :func:`~replay_tui.core.wire.describe_value` does, cut after ``limit``
@@ -238,7 +242,20 @@ class ClientError:
     end of the stream, over a value a payload sent earlier)."""
 
     def __str__(self) -> str:
-        text = f"{self.name}: {self.message}" if self.message else self.name
+        return self._said(self.message)
+
+    def said(self) -> str:
+        """:func:`str`, its message cut after :data:`SHOWN_MESSAGE` characters with how many
+        more there are: what an outcome says (an error chunk's 5 MB message, in a dozen
+        libraries' outcomes, would be a copy in each)."""
+        message = self.message
+        if len(message) > SHOWN_MESSAGE:
+            cut = len(message) - SHOWN_MESSAGE
+            message = f"{message[:SHOWN_MESSAGE]}… ({cut:,} more characters)"
+        return self._said(message)
+
+    def _said(self, message: str) -> str:
+        text = f"{self.name}: {message}" if message else self.name
         return f"{text} ({self.layer})" if self.layer else text
 
     def cause(self) -> str:

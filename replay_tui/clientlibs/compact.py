@@ -42,6 +42,7 @@ import msgspec
 from msgspec import UnsetType
 
 from ..core.sse import PayloadTable
+from ..core.translator import index_key
 from ..core.wire import UNSET, Function
 from .ai_sdk import chunk_ok, schema_ok, usage_ok
 from .base import FREE, Frame, Quiet, QuietCall, frame_of, frames
@@ -62,6 +63,12 @@ or padding, makes every shape new: each is then judged once and forgotten)."""
 _MISSES, _RETRY = 64, 4096
 """After this many new tool-call shapes in a row, payloads are judged without the shape table,
 until this many more were (then the table is tried again)."""
+
+_HUGE_PIECE = 1 << 20
+"""A text piece this long (a 50 MB content string) is judged by one typed decode of its
+payload where it lies in the capture (:func:`_in_place`), not by its shape: copying the
+payload out, encoding the piece and searching for it cost a tenth of a second a 50 MB piece,
+and twice its size in memory."""
 
 _NO_ENTRY = -(1 << 62)
 """A payload with no event-log entry, or several (text refs are negative, tool refs not)."""
@@ -358,7 +365,16 @@ class _QTextChunk(msgspec.Struct, gc=False):
 _quiet_text_shape = msgspec.json.Decoder(_QTextChunk).decode
 
 
-def _quiet_text_payload(data: bytes, text: str, reasoning: bool) -> int:
+def _in_place(i: int, raw: Any, starts: Any, ends: Any, skips: Any, data_of: Any) -> Any:
+    """Payload ``i``'s bytes where they lie in the capture (a view, not a copy), or its own
+    bytes when it keeps some (or the table has no places, or the capture is a buffer that a
+    live reload may grow: a view of it would stop it from growing)."""
+    if type(raw) is bytes and skips[i] >= 0:
+        return memoryview(raw)[starts[i] + skips[i] : ends[i]]
+    return data_of(i)
+
+
+def _quiet_text_payload(data: bytes | memoryview, text: str, reasoning: bool) -> int:
     """Only ``text`` in its field (``reasoning_content`` or ``content``), and nothing else said
     (1), or nothing else but ``"role": "assistant"`` again (2); 0: it says something."""
     try:
@@ -417,20 +433,33 @@ class _TextShapes:
 
 def _text_frame(trace: Trace, first: int, reasoning: bool, pieces: list[str]) -> Frame:
     """The first payload of a text run, with the run's pieces joined into its text field."""
-    payload = trace.payloads[first]
+    huge = len(pieces) == 1 and len(pieces[0]) >= _HUGE_PIECE
+    payloads = trace.payloads
+    if huge and isinstance(payloads, PayloadTable):
+        # (a huge piece: the frame holds the analysis' string in its chunk and in its JSON,
+        # not the payload's bytes, and the payload is read where it lies, decoded once at a
+        # time: not four copies of a 50 MB text at once)
+        cols = payloads.columns()
+        line = cols.lines[first]
+        data: Any = _in_place(first, cols.raw, cols.start, cols.end, cols.skip, payloads.data)
+    else:
+        payload = payloads[first]
+        line, data = payload.line, payload.data
     decoded = trace.decoded[first]
     assert decoded is not None and decoded.chunk is not None
     chunk = decoded.chunk
-    if len(pieces) == 1:
-        return Frame(payload.line, chunk, payload.data)
-    joined = "".join(pieces)
+    del decoded
+    if len(pieces) == 1 and not huge:
+        return Frame(line, chunk, data)
+    joined = pieces[0] if huge else "".join(pieces)
     field = "reasoning_content" if reasoning else "content"
     choice = chunk.choices[0]  # type: ignore[index]
     delta = msgspec.structs.replace(choice.delta, **{field: joined})  # type: ignore[type-var]
     chunk = msgspec.structs.replace(chunk, choices=[msgspec.structs.replace(choice, delta=delta)])
-    raw = _decode(payload.data)
+    del choice, delta
+    raw = _decode(data)
     raw["choices"][0]["delta"][field] = joined
-    frame = Frame(payload.line, chunk, payload.data, count=len(pieces))
+    frame = Frame(line, chunk, b"" if huge else data, count=len(pieces))
     frame._raw = raw
     return frame
 
@@ -821,7 +850,16 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
             ref = -entry - 1
             piece = texts[ref >> 2]
             reasoning = bool(ref >> 1 & 1)
-            said_text = quiet_text(data_of(i), piece, reasoning) if type(piece) is str else 0
+            if type(piece) is not str:
+                said_text = 0
+            elif len(piece) >= _HUGE_PIECE:
+                # (its shape would not come again: judged in place, the payload not copied
+                # out of the capture nor searched for its piece)
+                said_text = _quiet_text_payload(
+                    _in_place(i, raw, starts, ends, skips, data_of), piece, reasoning
+                )
+            else:
+                said_text = quiet_text(data_of(i), piece, reasoning)
             if said_text == 1 or (said_text == 2 and assistant):
                 run = None
                 if held is not None:
@@ -1106,7 +1144,8 @@ def _absorb(out: list[Frame | Quiet], held: tuple[int, int, list[str]]) -> None:
     )
     delta = msgspec.structs.replace(choice.delta, tool_calls=[new])  # type: ignore[type-var]
     chunk = msgspec.structs.replace(chunk, choices=[msgspec.structs.replace(choice, delta=delta)])
-    raw = _decode(frame.data)
+    # (the frame's JSON, decoded when its head was judged, is the merged frame's own now)
+    raw = frame._raw if type(frame._raw) is dict else _decode(frame.data)
     raw["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] = joined
     merged = Frame(frame.line, chunk, frame.data, frame.event, count=len(pieces), pieces=pieces)
     merged._raw = raw
@@ -1130,8 +1169,6 @@ def _follow(
     has bound the call's name, or while it cannot (no delta of the call sent the type
     ``"function"``; ``typed``: the calls not opened yet that one did).
     """
-    from ..core.translator import index_key
-
     cs = frame.chunk.choices
     opened = None
     if type(cs) is not list:
@@ -1238,8 +1275,6 @@ def _opens_everywhere(cs: list[Any], c: int, order_of: dict[Any, int]) -> bool:
     index), and every delta of it has an integer index, a function object with a name that
     is not blank, and the same ``type`` (what the call's type is then, whichever of them a
     library reads last)."""
-    from ..core.translator import index_key
-
     kinds = []
     for k, choice in enumerate(cs):
         delta = choice.delta

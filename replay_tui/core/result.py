@@ -33,6 +33,7 @@ __all__ = [
     "judge_listed",
     "judge_source",
     "judgement_of",
+    "let_go_later",
     "note_json",
     "only_trace",
     "skipped_json",
@@ -198,14 +199,40 @@ def judge_source(
     def judge() -> TraceResult:
         # The collector is kept away until the trace is let go: what loading allocates
         # forms no cycle, and freed, it is no longer there for a collection to walk.
+        global _judging
         with gc_paused():
-            # (judged, then let go: the clients' models read plain lists quicker)
+            _LATER.clear()  # (the trace judged before: memory stays that of one trace)
+            # (the clients' models read plain lists quicker)
             trace = load_trace(source, data, lean=assess is None, compact=False)
-            result = trace_result(trace, assess(trace) if assess is not None else None)
-            del trace
+            if assess is None:
+                result = trace_result(trace)
+                del trace
+                return result
+            _judging += 1
+            try:
+                result = trace_result(trace, assess(trace))
+                let_go_later(trace)
+            finally:
+                _judging -= 1
         return result
 
     return _or_skipped(source, judge)
+
+
+_LATER: list[Any] = []
+_judging = 0
+"""How many :func:`judge_source` calls assessing a trace's clients are under way."""
+
+
+def let_go_later(*objects: Any) -> None:
+    """While :func:`judge_source` assesses a trace's client libraries: keep ``objects`` (the
+    trace, what its models made) until the next trace is judged, and let them go then, before
+    it is loaded (memory stays that of one trace), so that a ``check --clients`` of one trace
+    exits without freeing them (the CLI ends with ``os._exit``): on a 100,000-delta trace of
+    5,000 calls, freeing the full analysis, the stream of frames and 18 libraries' outcomes
+    cost 0.085 s of CPU, a third of the whole of ``check``. Outside of one: nothing is kept."""
+    if _judging:
+        _LATER.extend(objects)
 
 
 R = TypeVar("R")

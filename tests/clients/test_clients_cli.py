@@ -150,3 +150,36 @@ def test_plain_check_does_not_import_the_clients_package() -> None:
         check=False,
     )
     assert done.stdout.strip().splitlines()[-1] == "False"
+
+
+def test_a_trace_judged_with_its_clients_is_let_go_when_the_next_is_judged() -> None:
+    """``check --clients`` keeps the trace it judged last, and what its models made, until
+    the next trace is judged (a run of one trace exits without freeing them); the next one
+    lets them go before it is loaded; a plain ``check`` keeps nothing; and outside of a
+    judgement nothing is kept."""
+    import importlib
+
+    from replay_tui.clientlibs import assess_json
+    from replay_tui.core.discovery import discover
+
+    result = importlib.import_module("replay_tui.core.result")
+    first, second = sorted(discover([TRACES]).sources, key=lambda s: s.address)[:2]
+    seen: list[Any] = []
+
+    def assess(trace: Any) -> dict[str, Any]:
+        seen.append(trace)
+        return assess_json(trace)
+
+    assert isinstance(result.judge_source(first, assess=assess), result.TraceResult)
+    kept = list(result._LATER)
+    assert len(kept) == 3  # its stream of frames, the libraries' outcomes and the trace
+    assert kept[2] is seen[0]
+    assert isinstance(kept[1], dict) and list(kept[1]) == list(POLICIES)
+    result.judge_source(second, assess=assess)
+    assert all(x is not y for x in result._LATER for y in kept)
+    assert result._LATER[2] is seen[1]
+    result.judge_source(first)
+    assert result._LATER == []
+    result.let_go_later(seen)
+    assess_json(seen[0])
+    assert result._LATER == []

@@ -136,3 +136,93 @@ def test_pieces_that_look_like_other_fields_fold_the_same(
     full, compact = _both(trace)
     assert compact == full
     assert len(compact_frames(trace)) < len(frames(trace))
+
+
+def _huge_body(extra: dict[str, Any], choice_extra: dict[str, Any], reasoning: bool) -> str:
+    """A call, a text piece of 1.5 MB (and one of a few characters) beside ``extra`` (in the
+    chunk) and ``choice_extra`` (in its choice), then the call again."""
+    field = "reasoning_content" if reasoning else "content"
+    call = {"index": 0, "id": "call_1", "type": "function"}
+    chunks: list[dict[str, Any]] = [
+        {"choices": [{"index": 0, "delta": {"role": "assistant", field: "Here: "}}]},
+        {"choices": [{"index": 0, "delta": {field: 'é\\"x' * 500_000}, **choice_extra}], **extra},
+        {"choices": [{"index": 0, "delta": {field: "then"}}]},
+        {"choices": [{"index": 0, "delta": {"tool_calls": [{**call, "function": {"name": "f"}}]}}]},
+        {
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {"tool_calls": [{"index": 0, "function": {"arguments": "{}"}}]},
+                }
+            ]
+        },
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+    ]
+    return "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+
+
+@pytest.mark.parametrize("reasoning", [False, True])
+@pytest.mark.parametrize(
+    ("extra", "choice_extra", "folds"),
+    [
+        ({}, {}, True),
+        ({"usage": None, "model": "m"}, {"logprobs": None}, True),
+        ({"usage": {"prompt_tokens": "x"}}, {}, False),  # a usage a schema rejects
+        ({}, {"finish_reason": "length"}, False),
+        ({"error": {"message": "e"}}, {}, False),
+        ({}, {"delta": {"content": "é" * 1_500_000, "refusal": "no"}}, False),
+    ],
+)
+def test_a_huge_text_piece_is_judged_where_it_lies_as_any_other(
+    tmp_path: Path,
+    extra: dict[str, Any],
+    choice_extra: dict[str, Any],
+    folds: bool,
+    reasoning: bool,
+) -> None:
+    """A text piece of a megabyte or more is judged by one typed decode of its payload where
+    it lies in the capture: what it says beside its text makes it a frame of its own, as a
+    short piece's shape would, and every library's outcome is the payload-by-payload one."""
+    path = tmp_path / "huge.sse"
+    path.write_text(_huge_body(extra, choice_extra, reasoning))
+    (trace,) = _traces(path)
+    full, folded = _both(trace)
+    assert folded == full
+    stream = compact_frames(trace)
+    (huge,) = [f for f in stream if not isinstance(f, Quiet) and f.line == 3]
+    assert huge.count == (2 if folds else 1)  # folded: the next piece is read with it
+    if folds:  # one copy of the text: the frame's chunk and JSON hold the same string
+        field = "reasoning_content" if reasoning else "content"
+        text = getattr(huge.chunk.choices[0].delta, field)  # type: ignore[index, union-attr]
+        assert len(text) >= 1_500_000 and huge.raw["choices"][0]["delta"][field] is text
+
+
+def test_a_huge_text_piece_alone_in_its_run_is_one_copy_in_its_frame(tmp_path: Path) -> None:
+    """A text run of one huge piece (a 50 MB content string, then the calls): its frame holds
+    the analysis' string in its chunk and its JSON, not the payload's bytes too, and every
+    library's outcome is the payload-by-payload one."""
+    body = _huge_body({}, {}, False).split("\n\n")
+    del body[2]  # (the short piece after it)
+    path = tmp_path / "huge.sse"
+    path.write_text("\n\n".join(body))
+    (trace,) = _traces(path)
+    full, folded = _both(trace)
+    assert folded == full
+    (huge,) = [f for f in compact_frames(trace) if not isinstance(f, Quiet) and f.line == 3]
+    text = huge.chunk.choices[0].delta.content  # type: ignore[index, union-attr]
+    assert huge.count == 1 and huge.data == b"" and len(text) == 2_000_000
+    assert huge.raw["choices"][0]["delta"]["content"] is text
+    assert huge.raw["choices"][0]["index"] == 0 and "role" not in huge.raw["choices"][0]["delta"]
+
+
+def test_a_payload_is_looked_at_in_place_only_in_a_capture_that_cannot_grow() -> None:
+    """A view of a live capture's growing buffer would stop the buffer from growing while it
+    is held: the payload's own bytes are read from it instead."""
+    from replay_tui.clientlibs.compact import _in_place
+
+    data = b'data: {"a":1}\n\n'
+    cols = ([0], [len(data) - 2], [6])
+    view = _in_place(0, data, *cols, lambda i: b"copy")
+    assert isinstance(view, memoryview) and bytes(view) == b'{"a":1}'
+    assert _in_place(0, bytearray(data), *cols, lambda i: b"copy") == b"copy"
+    assert _in_place(0, data, [0], [len(data) - 2], [-1], lambda i: b"own") == b"own"

@@ -36,6 +36,7 @@ from hypothesis import strategies as st
 from replay_tui.clientlibs import POLICIES, Quiet, assess_frames, compact_frames, frames
 from replay_tui.clientlibs.assess import ClientOutcome, meant_calls
 from replay_tui.core.trace import Form, Source, Trace, load_trace
+from replay_tui.core.wire import UNSET
 
 ABSENT = object()
 BLANKS = [ABSENT, None, ""]
@@ -969,10 +970,19 @@ def test_the_judges_shortcut_for_calls_as_meant_says_what_the_long_way_says(body
     stream = compact_frames(trace)
     meant = meant_calls(trace.analysis.calls)
     short = assess_frames(stream, meant)
+    lean = assess_frames(stream, meant, lean=True)
     with mock.patch.object(assess_module, "_as_meant", lambda *_: None):
         long = assess_frames(stream, meant)
     for key in POLICIES:
         assert _judged(short[key]) == _judged(long[key]), key
+        assert lean[key].json() == long[key].json(), key
+        if not isinstance(short[key].calls, assess_module._AsMeant):
+            continue
+        for co in short[key].calls:  # a call as meant keeps the meant call's strings
+            got = co.got[0]
+            if got.parsed is UNSET:
+                assert got.id is co.meant.id and got.name is co.meant.name, key
+                assert got.arguments is co.meant.arguments, key
 
 
 ODD = [ABSENT, None, "", "x", 0, 1, 1.5, True, [], {}, "function", "FUNCTION"]
@@ -1153,3 +1163,49 @@ def test_a_role_re_sent_on_every_delta_folds_once_every_library_holds_it() -> No
     meant = meant_calls(trace.analysis.calls)
     got = assess_frames(stream, meant)
     assert got["openai-node"].ok and got["langchain-js"].ok
+
+
+def test_the_judges_shortcut_holds_each_call_to_what_it_is_not_only_to_equal_values() -> None:
+    """A call equal in its values to the meant one, but set aside, with its id made up, its
+    arguments parsed or its index a ``True`` or ``0.0`` (equal to 1 and 0 in Python), is
+    judged by the long way: the outcome says what the long way says of it."""
+    from unittest import mock
+
+    from replay_tui.clientlibs.base import AssembledCall, Assembly
+
+    assess_module = importlib.import_module("replay_tui.clientlibs.assess")
+    policy = POLICIES["openai-python"]
+
+    def meant() -> list[Any]:
+        return [
+            assess_module.MeantCall(0, "call_0", "f", '{"a":1}', 1),
+            assess_module.MeantCall(1, "call_1", "g", "{}", 2),
+        ]
+
+    odd = [
+        {"invalid": True},
+        {"id_generated": True},
+        {"parsed": {"a": 1}},
+        {"parsed": {"a": 2}},
+        {"wire_index": True},
+        {"wire_index": 0.0},
+        {"arguments": '{"a": 1}'},
+        {},
+    ]
+    for change in odd:
+
+        def assembly(change: dict[str, Any] = change) -> Assembly:
+            first = AssembledCall("call_0", "f", '{"a":1}', wire_index=0)
+            for key, value in change.items():
+                setattr(first, key, value)
+            return Assembly(calls=[first, AssembledCall("call_1", "g", "{}", wire_index=1)])
+
+        m = meant()
+        short = assess_module._judge(policy, assembly(), m, assess_module._wanted(m))
+        lean = assess_module._judge(policy, assembly(), m, assess_module._wanted(m), True)
+        with mock.patch.object(assess_module, "_as_meant", lambda *_: None):
+            long = assess_module._judge(policy, assembly(), meant())
+        assert _judged(short) == _judged(long), change
+        assert lean.json() == long.json(), change
+        if "wire_index" not in change:  # (the long way files them under 1 and 0 alike)
+            assert short.ok == (change in ({}, {"parsed": {"a": 1}})), change

@@ -305,3 +305,25 @@ def test_an_index_past_the_calls_is_named(tmp_path: Path) -> None:
     assert raised.name == "IndexError"
     assert raised.cause() == "choices[0].delta.tool_calls[0].index = 1"
     assert raised.line == _lines_with(path, '"tool_calls"')[0]
+
+
+def test_a_huge_error_message_is_said_cut_in_every_outcome(tmp_path: Path) -> None:
+    """An error chunk's 5 MB message: each library that throws it says its start and how much
+    more there is (not a 5 MB copy per library); a message of 2,000 characters is said whole."""
+    for size, whole in ((5_000_000, False), (2_000, True)):
+        message = "m" * size
+        error = {"error": {"message": message, "code": 400}, "choices": []}
+        path = _sse(tmp_path, _chunk({"role": "assistant", **_FIRST}), error)
+        (source,) = discover([path]).sources
+        outcomes = assess(load_trace(source))
+        thrown = [o for o in outcomes.values() if o.assembly.raised is not None]
+        assert len(thrown) >= 10  # (the SDKs and every Python library on openai-python)
+        for o in thrown:
+            assert o.assembly.raised is not None and o.assembly.raised.message == message
+            if o.assembly.raised.name != "APIError":
+                continue
+            if whole:
+                assert message in o.outcome and "more characters" not in o.outcome
+            else:
+                assert len(o.outcome) < 2_200 and "m" * 2_000 + "…" in o.outcome
+                assert "(4,998,000 more characters)" in o.outcome
