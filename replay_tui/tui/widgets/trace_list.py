@@ -153,7 +153,10 @@ class TraceTree(ScrollView, can_focus=True):
         self.focus_when_chosen: Widget | None = None
         """Where the focus goes when enter chooses a trace (the app's calls view)."""
         self._strips: dict[tuple[object, ...], Strip] = {}
-        """Rows as drawn, by what they show."""
+        """Rows as drawn, by what they show and how they are styled."""
+        self._labels: dict[tuple[object, ...], Strip] = {}
+        """Rows' labels as laid out, by what they show (before the focus's and the cursor's
+        styles)."""
 
     compact = False
     """Badges as glyphs only (a narrow list): ``✗ name`` instead of ``✗ erasing    name``."""
@@ -280,7 +283,7 @@ class TraceTree(ScrollView, can_focus=True):
         folder = row.folder
         # A row drawn again as it was is not made again: a frame draws every row on screen
         # (a rebuild, a batch's badges), most of them unchanged.
-        key = (
+        what = (
             row.kind,
             row.key,
             row.name,
@@ -290,20 +293,25 @@ class TraceTree(ScrollView, can_focus=True):
             row.key == self.marked,
             self.compact,
             width,
-            base,
-            self.has_focus,
-            n == self.cursor,
         )
+        key = (what, base, self.has_focus, n == self.cursor)
         strip = self._strips.get(key)
         if strip is not None:
             return strip
-        text = self._label(row)
-        strip = Strip(list(text.render(self.app.console)), text.cell_len)
-        strip = strip.extend_cell_length(width).crop(0, width)
+        # The label as laid out, apart from the styles the focus and the cursor give it: a
+        # change of focus (`/`, enter) styles the rows on screen again, it does not make them.
+        label = self._labels.get(what)
+        if label is None:
+            text = self._label(row)
+            label = Strip(list(text.render(self.app.console)), text.cell_len)
+            label = label.extend_cell_length(width).crop(0, width)
+            if len(self._labels) >= 1024:
+                self._labels.clear()
+            self._labels[what] = label
         if n == self.cursor:
-            strip = strip.apply_style(base + self._s("trace-tree--cursor"))
+            strip = label.apply_style(base + self._s("trace-tree--cursor"))
         else:
-            strip = strip.apply_style(base)
+            strip = label.apply_style(base)
         if len(self._strips) >= 1024:
             self._strips.clear()
         self._strips[key] = strip
@@ -312,6 +320,7 @@ class TraceTree(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._strips.clear()  # (a theme's colours)
+        self._labels.clear()
 
     def on_resize(self) -> None:
         # Labels are cut to the width: a new width means new labels.
