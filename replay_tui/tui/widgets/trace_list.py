@@ -9,6 +9,7 @@ traces (live reload) keeps the selection and the scroll position.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import ClassVar, Literal
 
@@ -543,7 +544,11 @@ class TraceList(Vertical):
         """What :attr:`empty_note` says."""
         self._entered = False
         self._rebuild_due = False
+        self._rebuild_due_since = 0.0
         self._rebuild_timer: Timer | None = None
+        self.keys_wait: Callable[[float], float] = lambda since: 0.0
+        """How long a rebuild due since then (``time.monotonic``) waits for the keys being
+        typed (the app's: a big list's rebuild is a frame of 50 ms or more)."""
 
     @property
     def text_filter(self) -> str:
@@ -736,6 +741,8 @@ class TraceList(Vertical):
             return
         if not judged or self.trace_tree.shows_any(judged):
             self.trace_tree.refresh()  # badges on screen now; counts and order with the rebuild
+        if not self._rebuild_due:
+            self._rebuild_due_since = time.monotonic()
         self._rebuild_due = True
         # One timer at a time: a rebuild meanwhile (a filter key) left its timer running, and
         # the next batch set another; ten keys made the list rebuild every quarter second.
@@ -750,8 +757,13 @@ class TraceList(Vertical):
 
     def _rebuild_when_due(self) -> None:
         self._rebuild_timer = None
-        if self._rebuild_due:
-            self.rebuild()
+        if not self._rebuild_due:
+            return
+        wait = self.keys_wait(self._rebuild_due_since)
+        if wait > 0:
+            self._rebuild_timer = self.set_timer(wait, self._rebuild_when_due)
+            return
+        self.rebuild()
 
     def set_marked(self, address: str | None) -> None:
         """Show ``address`` (or nothing) as the trace marked for comparison."""
