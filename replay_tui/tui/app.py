@@ -150,6 +150,10 @@ class ReplayApp(App[int]):
     """Seconds after a key within which the judging's results wait to be taken in (and a big
     list's rebuild): each is a frame of work of 10–100 ms, which the next key waited for."""
 
+    INTAKE_STEP = 2_000
+    """Files of the judging's results taken in a frame at most (the rest in the next ones):
+    about 10 ms of the UI thread's time on an idle machine."""
+
     KEYS_QUIET_AT_MOST = 5.0
     """Seconds the results wait for the keys at most (a key held down, typing on and on)."""
 
@@ -627,6 +631,20 @@ class ReplayApp(App[int]):
         wait = self.keys_wait(since)
         if wait > 0:
             self.set_timer(wait, lambda: self._take_judged(message, since))
+            return
+        judged = message.judged
+        if len(judged) > self.INTAKE_STEP:
+            # A big batch (what the keys held back) a step a frame: a key waits for one.
+            head = TracesJudged(judged[: self.INTAKE_STEP], [], message.hays)
+            rest = TracesJudged(
+                judged[self.INTAKE_STEP :],
+                message.traces,
+                message.hays,
+                message.finished,
+                taken=message.taken,
+            )
+            self._take_judged(head, since)
+            self.call_after_refresh(self._take_judged, rest, since)
             return
         if message.taken is not None:  # the next batch once this one is drawn
             self.call_after_refresh(message.taken.set)

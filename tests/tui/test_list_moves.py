@@ -178,3 +178,28 @@ async def test_details_of_each_trace_moved_to_fit_their_columns(
             metadata = details.query_one("#details-metadata", Static)
             if metadata.display:
                 assert details._meta_width == metadata.content_region.width
+
+
+async def test_a_big_batch_is_taken_in_a_step_a_frame_in_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sample = (TRACES / "dashscope" / "qwen3-max-id-empty.sse").read_bytes()
+    for n in range(5):
+        (tmp_path / f"t{n}.sse").write_bytes(sample)
+    app = make_app([str(tmp_path)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        steps: list[list[str]] = []
+        real = app._resolve
+
+        def resolve(judged, hays=None):  # type: ignore[no-untyped-def]
+            steps.append([address for address, _ in judged])
+            real(judged, hays)
+
+        monkeypatch.setattr(app, "_resolve", resolve)
+        monkeypatch.setattr(app, "INTAKE_STEP", 2)
+        names = [f"t{n}.sse" for n in range(5)]
+        judged = [(a, [(a, app.store.judgements[a])]) for a in names]
+        app.post_message(TracesJudged(judged, [], {}, False))
+        await until(pilot, lambda: sum(map(len, steps)) == 5)
+        assert steps == [names[0:2], names[2:4], names[4:5]]
