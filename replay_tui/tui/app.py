@@ -25,6 +25,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.notifications import Notify, SeverityLevel
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Input, ProgressBar, Static, TabbedContent, TabPane, Tabs
 from textual.worker import get_current_worker
@@ -134,6 +135,28 @@ class ReplayApp(App[int]):
     """Files known to the judgement cache from which a re-opened folder is shown from it while
     the files are checked (fewer are walked and checked in a few milliseconds: shown once)."""
 
+    OPEN_AFTER = 0.1
+    """Seconds the list's cursor rests on a trace before the trace is opened: a move is on
+    screen in its own frame, and a run of moves (a key held, page down three times) opens
+    only the trace it ends on. Opening one lays out the header, the details and the views
+    again: done on each move, the next key waited for it (↓ 13–79 ms, page down 27–167 ms,
+    while a big folder was judged)."""
+
+    SAY_LOADING_AFTER = 0.25
+    """Seconds a trace takes to load before the header and details say it is loading (a small
+    capture is read before that: it replaces the one shown, with no frame between)."""
+
+    KEYS_QUIET = 0.3
+    """Seconds after a key within which the judging's results wait to be taken in (and a big
+    list's rebuild): each is a frame of work of 10–100 ms, which the next key waited for."""
+
+    INTAKE_STEP = 2_000
+    """Files of the judging's results taken in a frame at most (the rest in the next ones):
+    about 10 ms of the UI thread's time on an idle machine."""
+
+    KEYS_QUIET_AT_MOST = 5.0
+    """Seconds the results wait for the keys at most (a key held down, typing on and on)."""
+
     def __init__(
         self,
         paths: Sequence[str],
@@ -175,6 +198,12 @@ class ReplayApp(App[int]):
         self.partial = False
         self._loading: str | None = None
         """The trace being read to be shown (the header and details say "loading…" of it)."""
+        self._open_due: str | None = None
+        """The trace the list's cursor rests on, opened once it has rested
+        :attr:`OPEN_AFTER` s (None: nothing to open)."""
+        self._open_timer: Timer | None = None
+        self._last_key = 0.0
+        """When the last key came (``time.monotonic``)."""
         self.marked: str | None = None
         """The trace marked as A for the compare view (``m``)."""
         self._roots_gone_said = False
@@ -315,6 +344,7 @@ class ReplayApp(App[int]):
             )
         self.not_a_trace_note.display = False
         self.trace_list.trace_tree.focus_when_chosen = self.calls_view  # (as choose_trace)
+        self.trace_list.keys_wait = self.keys_wait  # (a big list's rebuild waits for keys)
         self.details.show_message("Scanning " + visible(", ".join(self.paths)) + " …")
         if self._show_named_at_once():  # the walk after its first frame
             self.call_after_refresh(self._discover, self.paths)
@@ -581,8 +611,46 @@ class ReplayApp(App[int]):
             visible(f"judgement cache not used: {problem}"), severity="warning", markup=False
         )
 
+    def keys_wait(self, since: float) -> float:
+        """Seconds a step of work that can wait (the judging's results taken in, a big list's
+        rebuild), due since ``since`` (``time.monotonic``), waits for the keys: until
+        :attr:`KEYS_QUIET` s after the last one, :attr:`KEYS_QUIET_AT_MOST` s at most (0: go
+        on now)."""
+        now = time.monotonic()
+        if now - since >= self.KEYS_QUIET_AT_MOST:
+            return 0.0
+        return max(0.0, self._last_key + self.KEYS_QUIET - now)
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            self._last_key = time.monotonic()
+        await super().on_event(event)
+
     @on(TracesJudged)
     def _judged(self, message: TracesJudged) -> None:
+        self._take_judged(message, time.monotonic())
+
+    def _take_judged(self, message: TracesJudged, since: float) -> None:
+        """Take a batch of results in, once the keys let it (the pool judges on meanwhile:
+        the next batch grows until this one is taken)."""
+        wait = self.keys_wait(since)
+        if wait > 0:
+            self.set_timer(wait, lambda: self._take_judged(message, since))
+            return
+        judged = message.judged
+        if len(judged) > self.INTAKE_STEP:
+            # A big batch (what the keys held back) a step a frame: a key waits for one.
+            head = TracesJudged(judged[: self.INTAKE_STEP], [], message.hays)
+            rest = TracesJudged(
+                judged[self.INTAKE_STEP :],
+                message.traces,
+                message.hays,
+                message.finished,
+                taken=message.taken,
+            )
+            self._take_judged(head, since)
+            self.call_after_refresh(self._take_judged, rest, since)
+            return
         if message.taken is not None:  # the next batch once this one is drawn
             self.call_after_refresh(message.taken.set)
         self._resolve(message.judged, message.hays)
@@ -696,13 +764,21 @@ class ReplayApp(App[int]):
         self._early = None
         self._early_builder = None
         if not early:  # (else its first rows are on screen and say "decoding…")
-            self.details.show_message(f"Loading {visible(address)} …")
+            # The header says so at once (a line drawn in its place); the details (laid out
+            # again, twice: their columns change) only if it takes a while: a small capture
+            # is read before, and replaces the trace shown in one frame.
             self.trace_header.show_text(Content.assemble((visible(address), "bold"), "  loading…"))
+            self.set_timer(self.SAY_LOADING_AFTER, lambda: self._say_loading(address))
         self._loading = address
         self._load(address, early=early, builder=builder)
 
+    def _say_loading(self, address: str) -> None:
+        if self._loading == address and self.not_a_trace is None:
+            self.details.show_message(f"Loading {visible(address)} …")
+
     def choose_trace(self, address: str) -> None:
         """Open ``address`` and go to its calls (enter, click, the command palette)."""
+        self._no_open_due()
         self.user_navigated = True
         self.trace_list.select(address)
         self.open_trace(address)
@@ -817,8 +893,10 @@ class ReplayApp(App[int]):
         """The header and details say ``trace`` again, the open one (they said "loading…" of
         another), unless they say what the cursor is on: a file that is not a trace."""
         if self.not_a_trace is None:
-            self.trace_header.show_trace(trace)
-            self.details.show(trace)
+            if not self.trace_header.shows(trace):
+                self.trace_header.show_trace(trace)
+            if not self.details.shows(trace):  # (laid out again: only if they said another)
+                self.details.show(trace)
 
     def show_trace(self, trace: Trace, *, partial: bool = False) -> None:
         """Show ``trace`` in every view; the same trace again keeps each view's position."""
@@ -1092,7 +1170,37 @@ class ReplayApp(App[int]):
         self.user_navigated = True
         if message.address != self.trace_list.selected:
             return  # the cursor has gone on (or been taken back) since: not this one
-        self.open_trace(message.address)
+        self._open_soon(message.address)
+
+    def _open_soon(self, address: str) -> None:
+        """Open ``address`` once the cursor has rested on it :attr:`OPEN_AFTER` s (a move
+        meanwhile puts it off again, and the trace it ends on is the one opened)."""
+        self._open_due = address
+        if self._open_timer is not None:
+            self._open_timer.stop()
+        self._open_timer = self.set_timer(self.OPEN_AFTER, self._open_when_due)
+
+    def _no_open_due(self) -> None:
+        """What the cursor rested on is not to be opened after all (a choice, a file that is
+        not a trace, a trace opened by other means)."""
+        self._open_due = None
+        if self._open_timer is not None:
+            self._open_timer.stop()
+            self._open_timer = None
+
+    def _open_when_due(self) -> None:
+        self._open_timer = None
+        address, self._open_due = self._open_due, None
+        # Read from the cursor itself: the list's ``selected`` follows it by a message, which
+        # a key typed as the time ran out (its frame drawn first) has not reached yet.
+        row = self.trace_list.trace_tree.cursor_row
+        if address is not None and row is not None and row.key == address:
+            self.open_trace(address)
+
+    @property
+    def opening(self) -> bool:
+        """A trace the list's cursor is on waits to be opened (see :attr:`OPEN_AFTER`)."""
+        return self._open_due is not None
 
     @on(TraceList.TraceChosen)
     def _list_chosen(self, message: TraceList.TraceChosen) -> None:
@@ -1100,6 +1208,7 @@ class ReplayApp(App[int]):
 
     @on(TraceList.SkippedHighlighted)
     def _list_skipped(self, message: TraceList.SkippedHighlighted) -> None:
+        self._no_open_due()
         self.show_not_a_trace(message.skipped)
 
     def show_not_a_trace(self, skipped: Skipped) -> None:
@@ -1250,7 +1359,8 @@ class ReplayApp(App[int]):
                 return
 
     def action_filter(self) -> None:
-        self.trace_list.display = True
+        if not self.trace_list.display:  # (set again, it lays the screen out again)
+            self.trace_list.display = True
         self._focus_now(self.trace_list.filter_input)  # the keys after / are the filter's
 
     def action_escape(self) -> None:

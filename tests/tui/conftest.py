@@ -73,6 +73,8 @@ def _busy(app: ReplayApp) -> str:
             ("loading a trace", app.partial),
             ("discovering", not app.discovered),
             ("opening the first trace", app.current is None and bool(app.store.paths)),
+            # the trace the list's cursor came to, opened once it has rested there a moment
+            ("opening the trace under the cursor", app.opening),
             # a resize reaches the screen a timer's tick (1/120 s) after the terminal
             ("resizing", app.screen.size != app.size),
             # the rest of a view's model, built on the screen's thread after its first paint

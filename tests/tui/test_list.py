@@ -13,7 +13,7 @@ from replay_tui.tui.app import make_app
 from replay_tui.tui.widgets.bars import BadgeChip
 from replay_tui.tui.widgets.trace_list import TraceList
 
-from .conftest import SIZE, TRACES, held, opened_once, settle
+from .conftest import SIZE, TRACES, held, opened_once, settle, until
 
 
 async def test_folder_lists_badges_counts_and_har_entries_and_selects_the_first_flag() -> None:
@@ -276,6 +276,7 @@ async def test_a_trace_opened_on_the_way_never_pulls_the_cursor_back() -> None:
                 loading = held(mp, app_module, "load_in_steps")
                 await pilot.press("down")  # onto the trace: it starts loading (held here)
                 assert app.trace_list.selected == passed
+                await until(pilot, lambda: not app.opening)  # (once the cursor rested on it)
                 await pilot.press("down")  # and on, before it has loaded
                 assert listing.row(tree.cursor).key == stop
                 loading.set()

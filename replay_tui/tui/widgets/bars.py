@@ -307,7 +307,16 @@ _BADGE_BEHAVIOR = {
 
 
 class TraceHeader(Static):
-    """The open trace's one-line summary, said as fully as the width allows."""
+    """The open trace's one-line summary, said as fully as the width allows.
+
+    One row as wide as its pane (the stylesheet's ``height: 1``): what it says never changes
+    its size, so it is drawn again without a layout of the screen (each move in the list
+    said "loading…" here, then the trace: two layouts of every widget, the most of a move's
+    frame)."""
+
+    DEFAULT_CSS = """
+    TraceHeader { height: 1; }
+    """
 
     def __init__(self, content: Content, *, id: str | None = None) -> None:
         super().__init__(content, id=id)
@@ -318,10 +327,14 @@ class TraceHeader(Static):
         self._trace, self._progress = trace, progress
         self._fit()
 
+    def shows(self, trace: Trace) -> bool:
+        """Whether the line is ``trace``'s summary (and says nothing of its progress)."""
+        return self._trace is trace and self._progress is None
+
     def show_text(self, content: Content) -> None:
         """A line that is not a trace's summary (loading, deleted, nothing found)."""
         self._trace = None
-        self.update(content)
+        self.update(content, layout=False)
 
     def on_resize(self) -> None:
         self._fit()
@@ -347,4 +360,4 @@ class TraceHeader(Static):
         else:  # the shortest is too long: the name gives way, the badge and count stay
             cut = summary.cell_length - room
             summary = trace_summary(self._trace, progress=self._progress, level=level, cut=cut)
-        self.update(summary)
+        self.update(summary, layout=False)

@@ -268,6 +268,10 @@ class Details(VerticalScroll, can_focus=True):
     _trace: Trace | None = None
     _meta_width = 0
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._fr_widths = {}
+
     _lines: tuple[list[int], list[int]] = ([], [])
     """The length of each line of the verdicts column and of the metadata, unwrapped."""
 
@@ -275,7 +279,7 @@ class Details(VerticalScroll, can_focus=True):
         self.set_class(self.size.width < self.STACK_BELOW, "-stacked")
         self._fit_columns()
 
-    def _fit_columns(self) -> None:
+    def _fit_columns(self) -> tuple[str, str]:
         """Side by side, the columns share the width so that the taller is as low as it can
         be (the pane shows both at once): a column that needs less than 3:2 gives the rest
         away (at 200 columns the metadata wrapped beside 70 free columns of verdicts)."""
@@ -295,8 +299,37 @@ class Details(VerticalScroll, can_focus=True):
                 sizes = (str(best + 1), "1fr")  # (the verdicts' padding: 1 on the right)
         if (str(verdicts.styles.width), str(metadata.styles.width)) != sizes:
             verdicts.styles.width, metadata.styles.width = sizes
+        return sizes
+
+    def _widths_for(self, sizes: tuple[str, str]) -> tuple[int, int] | None:
+        """The widths of the verdicts' and the metadata's text once the columns are laid out
+        at ``sizes`` (None: not known before)."""
+        width = self.scrollable_content_region.width
+        if width <= 0:
+            return None
+        if self.has_class("-stacked"):
+            return width, width
+        verdicts = sizes[0]
+        if verdicts.isdigit():  # its padding (1), the metadata's padding and rule (2)
+            return int(verdicts) - 1, width - int(verdicts) - 2
+        seen = self._fr_widths.get(width)
+        return seen if seen is not None and 0 not in seen else None
+
+    _fr_widths: dict[int, tuple[int, int]]
+
+    def _seen_width(self, column: int, width: int) -> None:
+        """A column was laid out ``width`` wide: remembered for the columns at 3:2 (as
+        Textual divides the pane), for :meth:`_widths_for`."""
+        verdicts = self.query_one("#details-verdicts", Static)
+        if self.has_class("-stacked") or str(verdicts.styles.width) != "3fr":
+            return
+        pane = self.scrollable_content_region.width
+        widths = list(self._fr_widths.get(pane, (0, 0)))
+        widths[column] = width
+        self._fr_widths[pane] = (widths[0], widths[1])
 
     def _metadata_resized(self, width: int) -> None:
+        self._seen_width(1, width)
         if width != self._meta_width:
             self._meta_width = width
             if self._trace is not None:
@@ -305,23 +338,43 @@ class Details(VerticalScroll, can_focus=True):
     _verdicts_width = 0
 
     def _verdicts_resized(self, width: int) -> None:
+        self._seen_width(0, width)
         if width != self._verdicts_width:
             self._verdicts_width = width
             self.query_one("#details-verdicts", Static).update(hang(self._main, width))
 
-    def _set(self, main: Content, meta: Content) -> None:
+    def _set(self, main: Content, meta: Content | None) -> None:
+        """Show ``main`` and ``meta`` (None: the trace's metadata, wrapped to the width its
+        column is given for it: the columns are fitted first, and each text made for its
+        width, so that a trace shown in place of another is laid out once, not again as
+        each column learns its new width)."""
+        trace = self._trace
+        unwrapped = meta_text(trace) if trace is not None else meta
+        assert unwrapped is not None
+        metadata = self.query_one("#details-metadata", Static)
+        metadata.display = bool(unwrapped.plain)
+        self._lines = (_lengths(main), _lengths(unwrapped))
+        sizes = self._fit_columns()
+        if meta is None:
+            assert trace is not None
+            widths = self._widths_for(sizes)
+            if widths is not None:
+                self._verdicts_width, self._meta_width = widths
+            meta = meta_text(trace, self._meta_width)
         self._main, self._meta = main, meta
         self.query_one("#details-verdicts", Static).update(hang(main, self._verdicts_width))
-        metadata = self.query_one("#details-metadata", Static)
         metadata.update(meta)
-        metadata.display = bool(meta.plain)
-        unwrapped = meta_text(self._trace) if self._trace is not None else meta
-        self._lines = (_lengths(main), _lengths(unwrapped))
-        self._fit_columns()
+
+    def shows(self, trace: Trace) -> bool:
+        """Whether the pane says what ``trace`` is (and nothing of its loading)."""
+        return self._trace is trace and not self._loading
+
+    _loading = False
 
     def show(self, trace: Trace, *, loading: str | None = None) -> None:
+        self._loading = bool(loading)
         self._trace = trace
-        self._set(details_text(trace, loading=loading), meta_text(trace, self._meta_width))
+        self._set(details_text(trace, loading=loading), None)
 
     def show_skipped(self, skipped: Skipped) -> None:
         self._trace = None

@@ -131,7 +131,9 @@ class KeyHints(Static):
             spans.append((x, x + cells, key))
             x += cells + 2
         self._spans = spans
-        self.update(Content.assemble(*parts))
+        # One docked row as wide as the screen: new hints (each change of focus: `/`, enter)
+        # are drawn in its place, without a layout of the screen.
+        self.update(Content.assemble(*parts), layout=False)
 
     def on_click(self, event: events.Click) -> None:
         x = event.x - 1  # padding

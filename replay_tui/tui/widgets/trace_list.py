@@ -9,6 +9,7 @@ traces (live reload) keeps the selection and the scroll position.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import ClassVar, Literal
 
@@ -153,7 +154,10 @@ class TraceTree(ScrollView, can_focus=True):
         self.focus_when_chosen: Widget | None = None
         """Where the focus goes when enter chooses a trace (the app's calls view)."""
         self._strips: dict[tuple[object, ...], Strip] = {}
-        """Rows as drawn, by what they show."""
+        """Rows as drawn, by what they show and how they are styled."""
+        self._labels: dict[tuple[object, ...], Strip] = {}
+        """Rows' labels as laid out, by what they show (before the focus's and the cursor's
+        styles)."""
 
     compact = False
     """Badges as glyphs only (a narrow list): ``✗ name`` instead of ``✗ erasing    name``."""
@@ -280,7 +284,7 @@ class TraceTree(ScrollView, can_focus=True):
         folder = row.folder
         # A row drawn again as it was is not made again: a frame draws every row on screen
         # (a rebuild, a batch's badges), most of them unchanged.
-        key = (
+        what = (
             row.kind,
             row.key,
             row.name,
@@ -290,20 +294,25 @@ class TraceTree(ScrollView, can_focus=True):
             row.key == self.marked,
             self.compact,
             width,
-            base,
-            self.has_focus,
-            n == self.cursor,
         )
+        key = (what, base, self.has_focus, n == self.cursor)
         strip = self._strips.get(key)
         if strip is not None:
             return strip
-        text = self._label(row)
-        strip = Strip(list(text.render(self.app.console)), text.cell_len)
-        strip = strip.extend_cell_length(width).crop(0, width)
+        # The label as laid out, apart from the styles the focus and the cursor give it: a
+        # change of focus (`/`, enter) styles the rows on screen again, it does not make them.
+        label = self._labels.get(what)
+        if label is None:
+            text = self._label(row)
+            label = Strip(list(text.render(self.app.console)), text.cell_len)
+            label = label.extend_cell_length(width).crop(0, width)
+            if len(self._labels) >= 1024:
+                self._labels.clear()
+            self._labels[what] = label
         if n == self.cursor:
-            strip = strip.apply_style(base + self._s("trace-tree--cursor"))
+            strip = label.apply_style(base + self._s("trace-tree--cursor"))
         else:
-            strip = strip.apply_style(base)
+            strip = label.apply_style(base)
         if len(self._strips) >= 1024:
             self._strips.clear()
         self._strips[key] = strip
@@ -312,6 +321,7 @@ class TraceTree(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._strips.clear()  # (a theme's colours)
+        self._labels.clear()
 
     def on_resize(self) -> None:
         # Labels are cut to the width: a new width means new labels.
@@ -534,7 +544,11 @@ class TraceList(Vertical):
         """What :attr:`empty_note` says."""
         self._entered = False
         self._rebuild_due = False
+        self._rebuild_due_since = 0.0
         self._rebuild_timer: Timer | None = None
+        self.keys_wait: Callable[[float], float] = lambda since: 0.0
+        """How long a rebuild due since then (``time.monotonic``) waits for the keys being
+        typed (the app's: a big list's rebuild is a frame of 50 ms or more)."""
 
     @property
     def text_filter(self) -> str:
@@ -727,6 +741,8 @@ class TraceList(Vertical):
             return
         if not judged or self.trace_tree.shows_any(judged):
             self.trace_tree.refresh()  # badges on screen now; counts and order with the rebuild
+        if not self._rebuild_due:
+            self._rebuild_due_since = time.monotonic()
         self._rebuild_due = True
         # One timer at a time: a rebuild meanwhile (a filter key) left its timer running, and
         # the next batch set another; ten keys made the list rebuild every quarter second.
@@ -741,8 +757,13 @@ class TraceList(Vertical):
 
     def _rebuild_when_due(self) -> None:
         self._rebuild_timer = None
-        if self._rebuild_due:
-            self.rebuild()
+        if not self._rebuild_due:
+            return
+        wait = self.keys_wait(self._rebuild_due_since)
+        if wait > 0:
+            self._rebuild_timer = self.set_timer(wait, self._rebuild_when_due)
+            return
+        self.rebuild()
 
     def set_marked(self, address: str | None) -> None:
         """Show ``address`` (or nothing) as the trace marked for comparison."""
