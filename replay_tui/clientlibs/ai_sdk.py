@@ -189,6 +189,10 @@ class ToolCallTracker:
     """The last delta was dropped as ambiguous, or continued the one call it could: the same
     delta again, with arguments that open no value, resolves the same way."""
     _single: bool = False
+    crossed: bool = False
+    """A delta of one index was taken by a call of another (a blank-named delta dropped, the
+    next of its index continuing whichever call was open): the calls' pieces then depend on
+    the order of different indexes' deltas, not only of each index's own."""
 
     def process(self, d: _Delta) -> None:
         blank_name = isinstance(d.name, str) and d.name.strip() == ""
@@ -218,6 +222,8 @@ class ToolCallTracker:
                 call.arguments += args
         if d.index is not None:
             self._add(self.by_index, d.index, call)
+        if call.index != d.index:
+            self.crossed = True
 
     @staticmethod
     def _add(table: dict[Any, list[_Tracked]], key: Any, call: _Tracked) -> None:
@@ -557,10 +563,16 @@ class AiSdkAssembler(Assembler):
         """A run as the other libraries read it, one frame per call; but when its deltas
         name their call and several calls alternate in it, a piece that opens a value may
         start a new call, whose generated id counts the calls made before it: the run is
-        then taken stretch by stretch, in the stream's order."""
+        then taken stretch by stretch, in the stream's order; so too when one index's
+        deltas may continue another index's call (:attr:`ToolCallTracker.crossed`, or an
+        index no call was kept for)."""
         frames = run.frames()
-        if len(frames) == 1 or not any(
-            f.repeat > 1 and _named(f) and _may_start(f) for f in frames
+        tracker = self.tracker
+        if len(frames) == 1 or not (
+            tracker.crossed
+            # (an index the tracker holds no call for continues whichever call is open)
+            or any(part.index not in tracker.by_index for part in run.calls.values())
+            or any(f.repeat > 1 and _named(f) and _may_start(f) for f in frames)
         ):
             for frame in frames:
                 self._fed(frame)
