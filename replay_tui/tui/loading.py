@@ -118,8 +118,14 @@ def _read_on(
         chunk = next(slices, b"")
         if not chunk or stop():
             break
-        done += len(chunk)
-        early.feed(chunk)
+        # (a first-slice's worth at a time: the rows are often in the first of them, and a
+        # whole step decoded is a few thousand deltas the first screen then builds)
+        for at in range(0, len(chunk), FIRST_SLICE):
+            part = chunk[at : at + FIRST_SLICE] if len(chunk) > FIRST_SLICE else chunk
+            early.feed(part)
+            done += len(part)
+            if early.deltas >= EARLY_ROWS or early.finished:
+                break
         if done >= look_at:
             look_at = 2 * done
             on_progress(done)

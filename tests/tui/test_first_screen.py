@@ -181,3 +181,43 @@ async def test_what_an_open_trace_left_to_the_collector_is_collected_once_anothe
         assert app.current is not None and app.current.address == "b.sse"
         gc.collect()
         assert gone() is None
+
+
+def test_calls_a_little_way_in_are_shown_from_a_screenful_not_a_whole_step(
+    tmp_path: Path,
+) -> None:
+    # 600 text deltas (more than the first slice), then 5,000 deltas of one call: the first
+    # screen holds the call's first rows and stops a slice after them, where it decoded a
+    # whole megabyte (2,300 deltas, for a screen of 40); the builder reads on to the same
+    # trace as the whole capture decoded at once
+    from replay_tui.core.discovery import Candidate, Discovery, classify_candidate
+    from replay_tui.core.trace import load_trace
+    from replay_tui.tui.loading import EARLY_ROWS, FIRST_SLICE, first_screen, load_in_steps
+
+    def event(delta: dict[str, object]) -> str:
+        pad = {"refusal": None, "audio": None, "provider_specific_fields": None}
+        chunk = {"choices": [{"index": 0, "delta": {**pad, **delta}, "finish_reason": None}]}
+        return "data: " + json.dumps(chunk) + "\n\n"
+
+    text = "".join(event({"content": f"word {k} "}) for k in range(600))
+    opened = {"index": 1, "id": "tooluse_1", "type": "function"}
+    call = event({"tool_calls": [{**opened, "function": {"name": "f", "arguments": ""}}]})
+    pieces = "".join(
+        event({"tool_calls": [{"index": 1, "id": None, "function": {"arguments": "ab"}}]})
+        for _ in range(5000)
+    )
+    body = (text + call + pieces + "data: [DONE]\n\n").encode()
+    assert len(text) > FIRST_SLICE and len(body) > 1024 * 1024
+    path = tmp_path / "late.sse"
+    path.write_bytes(body)
+    found = Discovery()
+    classify_candidate(Candidate(str(path), path.as_posix()), found)
+    source = found.sources[0]
+    early, builder = first_screen(source)
+    assert EARLY_ROWS <= early.analysis.deltas < EARLY_ROWS + FIRST_SLICE // 200
+    assert builder is not None
+    whole = load_trace(source, body)
+    last = load_in_steps(source, early=builder)
+    assert last is not None
+    assert last.analysis.deltas == whole.analysis.deltas == 5001
+    assert last.analysis.verdicts == whole.analysis.verdicts
