@@ -85,7 +85,7 @@ def first_screen(
             return time.monotonic() > deadline
 
         if early.deltas or early.finished:
-            return _read_on(early, slices, past), early
+            return _read_on(early, slices, past, FIRST_SLICE), early
         if source.form in (Form.SSE, Form.JSONL) and source.entry is None:
             ahead = CallsAhead(jsonl=source.form is Form.JSONL)
             ahead.feed(head)
@@ -99,7 +99,7 @@ def first_screen(
                 if snapshot is not None:
                     return snapshot, early
             del ahead
-        snapshot = _read_on(early, slices, past)
+        snapshot = _read_on(early, slices, past, FIRST_SLICE)
     return snapshot, early
 
 
@@ -107,21 +107,26 @@ def _read_on(
     early: TraceBuilder,
     slices: Iterator[bytes],
     stop: Callable[[], bool],
+    piece: int = 0,
     on_progress: Callable[[int], None] = lambda _done: None,
 ) -> Trace:
     """``early``'s snapshot once it holds a screenful of rows: fed ``slices`` while it has
-    fewer than :data:`EARLY_ROWS` deltas and its replay goes on, until ``stop()``;
-    ``on_progress`` is told the bytes read after each doubling."""
+    fewer than :data:`EARLY_ROWS` deltas and its replay goes on, until ``stop()``, ``piece``
+    bytes at a time (0: a slice at a time); ``on_progress`` is told the bytes read after each
+    doubling."""
     done = early.size
     look_at = 2 * done
     while early.deltas < EARLY_ROWS and not early.finished:
         chunk = next(slices, b"")
         if not chunk or stop():
             break
-        # (a first-slice's worth at a time: the rows are often in the first of them, and a
-        # whole step decoded is a few thousand deltas the first screen then builds)
-        for at in range(0, len(chunk), FIRST_SLICE):
-            part = chunk[at : at + FIRST_SLICE] if len(chunk) > FIRST_SLICE else chunk
+        # (``piece`` bytes at a time, before the first frame: the rows are often in the first
+        # of them, and a whole step decoded is a few thousand deltas the first screen builds;
+        # a trace opened from a folder takes whole steps, the flag its judging found among
+        # them more often than not)
+        size = piece or len(chunk)
+        for at in range(0, len(chunk), size):
+            part = chunk[at : at + size] if len(chunk) > size else chunk
             early.feed(part)
             done += len(part)
             if early.deltas >= EARLY_ROWS or early.finished:
@@ -178,7 +183,9 @@ def load_in_steps(
                 early,
                 slices,
                 cancelled,
-                (lambda d: on_progress(d, size)) if on_progress is not None else lambda _: None,
+                on_progress=(
+                    (lambda d: on_progress(d, size)) if on_progress is not None else lambda _: None
+                ),
             )
             if snapshot.analysis.deltas > shown or replace:
                 on_partial(snapshot)
