@@ -51,6 +51,7 @@ __all__ = [
     "VOLATILE_KEYS",
     "AgentOutcome",
     "Block",
+    "Blocks",
     "CallDiff",
     "CallRow",
     "CallRows",
@@ -207,7 +208,7 @@ class AgentOutcome:
 
     behavior: Behavior
     verdict: str
-    blocks: list[Block]
+    blocks: Blocks
     usage: dict[str, Any] | None
     usage_line: int | None
     finish: dict[str, Any]
@@ -216,20 +217,60 @@ class AgentOutcome:
 
     @property
     def calls(self) -> list[Block]:
-        return [b for b in self.blocks if b.kind == "tool-call"]
+        return self.blocks.of_kind("tool-call")
 
     def block(self, kind: str) -> Block | None:
-        return next((b for b in self.blocks if b.kind == kind), None)
+        found = self.blocks.of_kind(kind, 1)
+        return found[0] if found else None
+
+
+class Blocks(Indexed[Block]):
+    """An outcome's blocks in opening order, each made when read: a trace of 5,000 calls
+    would otherwise keep 5,000 blocks a side for as long as the compare view is open."""
+
+    __slots__ = ("_behavior", "_closed", "_streams", "_trace")
+
+    def __init__(self, trace: Trace, streams: Streams, behavior: Behavior, closed: bool) -> None:
+        self._trace, self._streams = trace, streams
+        self._behavior, self._closed = behavior, closed
+
+    def __len__(self) -> int:
+        return len(self._streams.opened)
+
+    def _at(self, index: int) -> Block:
+        streams = self._streams
+        channel, event = streams.opened[index]
+        line = streams.line(event)
+        return _block(self._trace, streams, channel, index, line, self._behavior, self._closed)
+
+    def of_kind(self, kind: str, most: int | None = None) -> list[Block]:
+        """The blocks of ``kind`` (``text``, ``reasoning``, ``tool-call``), at most ``most``:
+        only those are made."""
+        channel_kind = "call" if kind == "tool-call" else kind
+        out: list[Block] = []
+        for i, (channel, _) in enumerate(self._streams.opened):
+            if channel[0] == channel_kind:
+                out.append(self._at(i))
+                if most is not None and len(out) >= most:
+                    break
+        return out
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Blocks | list):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Blocks({list(self)!r})"
 
 
 def _outcome(trace: Trace, streams: Streams, behavior: Behavior) -> AgentOutcome:
     analysis = trace.analysis
     result = analysis.outcomes[behavior]
     closed = analysis.done and result.verdict != "malformed-tool-call"
-    blocks: list[Block] = []
-    for channel, event in streams.opened:
-        line = streams.line(event)
-        blocks.append(_block(trace, streams, channel, len(blocks), line, behavior, closed))
+    blocks = Blocks(trace, streams, behavior, closed)
     usage = None
     usage_line = None
     usage_event, finish_event = streams.usage_event, streams.finish_event
