@@ -436,6 +436,8 @@ class Streams:
         cut = self.cut
         replaying = True
         seen: set[Channel] = set()
+        loose: set[Channel] = set()  # runs of several pieces not joined, this step's or older
+        touched: set[Channel] = set()  # runs given a piece in this step
         for i, after, pieces in self._cut():
             if replaying and i < cut:
                 if not after:
@@ -464,11 +466,27 @@ class Streams:
                 chunks.append(text if len(text) < _LONG else self._as_known(text))
                 if len(chunks) >= _JOIN:  # a few strings at a time, not one per payload
                     chunks[:] = ["".join(chunks)]
+                touched.add(channel)
                 run.add(i, len(text))
             if i % STEP_EVENTS == STEP_EVENTS - 1:
+                self._join_idle(loose, touched)
                 self.done = i + 1
                 yield
         self.done = self.count
+
+    def _join_idle(self, loose: set[Channel], touched: set[Channel]) -> None:
+        """Join the pieces of each run given none in the last step (5,000 calls one after
+        the other would otherwise hold 100,000 small strings until the end of the cut); the
+        runs given some are joined once idle, a run that goes on after a pause is joined
+        again with what follows. Updates ``loose`` and empties ``touched``."""
+        parts = self._parts
+        for channel in loose - touched:
+            chunks = parts[channel]
+            if len(chunks) > 1:
+                chunks[:] = ["".join(chunks)]
+        loose.clear()
+        loose.update(c for c in touched if len(parts[c]) > 1)
+        touched.clear()
 
     def _as_known(self, text: str) -> str:
         """A long piece (``_LONG``) as the analysis holds it when it does: the loaded trace's
