@@ -51,6 +51,7 @@ __all__ = [
     "VOLATILE_KEYS",
     "AgentOutcome",
     "Block",
+    "Blocks",
     "CallDiff",
     "CallRow",
     "CallRows",
@@ -207,7 +208,7 @@ class AgentOutcome:
 
     behavior: Behavior
     verdict: str
-    blocks: list[Block]
+    blocks: Blocks
     usage: dict[str, Any] | None
     usage_line: int | None
     finish: dict[str, Any]
@@ -216,20 +217,60 @@ class AgentOutcome:
 
     @property
     def calls(self) -> list[Block]:
-        return [b for b in self.blocks if b.kind == "tool-call"]
+        return self.blocks.of_kind("tool-call")
 
     def block(self, kind: str) -> Block | None:
-        return next((b for b in self.blocks if b.kind == kind), None)
+        found = self.blocks.of_kind(kind, 1)
+        return found[0] if found else None
+
+
+class Blocks(Indexed[Block]):
+    """An outcome's blocks in opening order, each made when read: a trace of 5,000 calls
+    would otherwise keep 5,000 blocks a side for as long as the compare view is open."""
+
+    __slots__ = ("_behavior", "_closed", "_streams", "_trace")
+
+    def __init__(self, trace: Trace, streams: Streams, behavior: Behavior, closed: bool) -> None:
+        self._trace, self._streams = trace, streams
+        self._behavior, self._closed = behavior, closed
+
+    def __len__(self) -> int:
+        return len(self._streams.opened)
+
+    def _at(self, index: int) -> Block:
+        streams = self._streams
+        channel, event = streams.opened[index]
+        line = streams.line(event)
+        return _block(self._trace, streams, channel, index, line, self._behavior, self._closed)
+
+    def of_kind(self, kind: str, most: int | None = None) -> list[Block]:
+        """The blocks of ``kind`` (``text``, ``reasoning``, ``tool-call``), at most ``most``:
+        only those are made."""
+        channel_kind = "call" if kind == "tool-call" else kind
+        out: list[Block] = []
+        for i, (channel, _) in enumerate(self._streams.opened):
+            if channel[0] == channel_kind:
+                out.append(self._at(i))
+                if most is not None and len(out) >= most:
+                    break
+        return out
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Blocks | list):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Blocks({list(self)!r})"
 
 
 def _outcome(trace: Trace, streams: Streams, behavior: Behavior) -> AgentOutcome:
     analysis = trace.analysis
     result = analysis.outcomes[behavior]
     closed = analysis.done and result.verdict != "malformed-tool-call"
-    blocks: list[Block] = []
-    for channel, event in streams.opened:
-        line = streams.line(event)
-        blocks.append(_block(trace, streams, channel, len(blocks), line, behavior, closed))
+    blocks = Blocks(trace, streams, behavior, closed)
     usage = None
     usage_line = None
     usage_event, finish_event = streams.usage_event, streams.finish_event
@@ -536,6 +577,12 @@ class CallDiff:
         return [rows[r] for r in rows.changed_indexes]
 
 
+_NO_ROWS: array[int] = array("i")
+_NO_CHANGES: array[int] = array("h")
+_NO_LABELS: dict[tuple[str, ...], int] = {}
+"""What :class:`CallRows` share until a row differs (never appended to)."""
+
+
 class CallRows(Indexed[CallRow]):
     """A call's delta rows, kept as stretches and made when read.
 
@@ -567,11 +614,12 @@ class CallRows(Indexed[CallRow]):
         self._i0: array[int] = array("i")
         self._j0: array[int] = array("i")
         self._size = 0
-        self.changed_indexes: array[int] = array("i")
-        """The rows that differ, in order."""
-        self._changes = array("h")
+        self.changed_indexes: array[int] = _NO_ROWS
+        """The rows that differ, in order (until one does, an empty array every call shares:
+        of 5,000 calls compared, most have none)."""
+        self._changes = _NO_CHANGES
         """For each of ``changed_indexes``: its ``_labels`` entry (-1: a one-sided row)."""
-        self._labels: dict[tuple[str, ...], int] = {}
+        self._labels: dict[tuple[str, ...], int] = _NO_LABELS
 
     def _add(self, kind: int, i: int, j: int, rows: int = 1) -> None:
         if self._kind and self._kind[-1] == kind:
@@ -584,6 +632,8 @@ class CallRows(Indexed[CallRow]):
         self._size += rows
 
     def _mark(self, row: int, changes: tuple[str, ...] | None) -> None:
+        if self.changed_indexes is _NO_ROWS:  # the first row that differs: this call's own
+            self.changed_indexes, self._changes, self._labels = array("i"), array("h"), {}
         self.changed_indexes.append(row)
         if changes is None:
             self._changes.append(-1)

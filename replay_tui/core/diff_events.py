@@ -97,37 +97,23 @@ class TextRun:
     pieces, so a stream split or interleaved differently still has the same runs. Segment
     ``k`` is one piece: the event that sent it and the characters ``[start, end)`` of ``text``.
 
-    The segments are packed, about two bytes each: per segment one byte for the step from the
-    previous event and one for its length (``_FAR`` when the step does not fit, the step then
-    in a dict), and every ``_EVERY`` segments the event and offsets in full, to start from.
+    The segments are packed, about two bytes each, in two containers whatever their number
+    (a trace of 5,000 calls has 5,000 runs on each side): ``_seg`` holds per segment one byte
+    for the step from the previous event and one for its length (``_FAR`` when it does not
+    fit, the value then in ``_far``, a dict made only then, under ``2k`` for the step and
+    ``2k + 1`` for the length); ``_cp`` holds every ``_EVERY`` segments the event and offsets
+    in full, to start from (three numbers a checkpoint), then the last segment's event and end.
     """
 
-    __slots__ = (
-        "_cp_end",
-        "_cp_event",
-        "_cp_start",
-        "_far_event",
-        "_far_len",
-        "_last",
-        "_lens",
-        "_steps",
-        "channel",
-        "count",
-        "text",
-    )
+    __slots__ = ("_cp", "_far", "_seg", "channel", "count", "text")
 
     def __init__(self, channel: Channel, code: str = "q") -> None:
         self.channel = channel
         self.text = ""
         self.count = 0
-        self._steps = bytearray()
-        self._lens = bytearray()
-        self._far_event: dict[int, int] = {}
-        self._far_len: dict[int, int] = {}
-        self._cp_event: array[int] = array(code)
-        self._cp_start: array[int] = array(code)
-        self._cp_end: array[int] = array(code)
-        self._last = (0, 0)  # the last segment's event and end
+        self._seg = bytearray()
+        self._far: dict[int, int] | None = None
+        self._cp: array[int] = array(code, (0, 0))  # no checkpoint yet; the last event, end
 
     @property
     def key(self) -> Hashable:
@@ -136,60 +122,83 @@ class TextRun:
     def add(self, event: int, length: int) -> None:
         """The next piece: ``length`` characters from ``event``."""
         k = self.count
-        last_event, end = self._last
+        cp = self._cp
+        end = cp[-1]
         if k % _EVERY == 0:
-            self._cp_event.append(event)
-            self._cp_start.append(end)
-            self._cp_end.append(end + length)
-            self._steps.append(0)
-            self._lens.append(0)
+            cp[-2] = event  # the tail becomes a checkpoint, a new tail after it
+            cp.extend((end + length, event, end + length))
+            self._seg += b"\0\0"
         else:
-            step = event - last_event
-            if step < _FAR:
-                self._steps.append(step)
+            step = event - cp[-2]
+            cp[-2] = event
+            cp[-1] = end + length
+            seg = self._seg
+            if step < _FAR and length < _FAR:
+                seg.append(step)
+                seg.append(length)
             else:
-                self._steps.append(_FAR)
-                self._far_event[k] = step
-            if length < _FAR:
-                self._lens.append(length)
-            else:
-                self._lens.append(_FAR)
-                self._far_len[k] = length
-        self._last = (event, end + length)
+                far = self._far
+                if far is None:
+                    far = self._far = {}
+                if step < _FAR:
+                    seg.append(step)
+                else:
+                    seg.append(_FAR)
+                    far[2 * k] = step
+                if length < _FAR:
+                    seg.append(length)
+                else:
+                    seg.append(_FAR)
+                    far[2 * k + 1] = length
         self.count = k + 1
 
     @property
     def first_event(self) -> int:
-        return self._cp_event[0]
+        return self._cp[0]
+
+    def _checkpoints(self) -> int:
+        return (len(self._cp) - 2) // 3
 
     def segs(self, checkpoint: int = 0) -> Iterator[tuple[int, int, int]]:
         """``(event, start, end)`` of each segment from checkpoint ``checkpoint`` on."""
-        steps, lens = self._steps, self._lens
-        far_event, far_len = self._far_event, self._far_len
-        cp_event, cp_start, cp_end = self._cp_event, self._cp_start, self._cp_end
+        seg, cp = self._seg, self._cp
+        far = self._far or {}
         event = end = 0
         for k in range(checkpoint * _EVERY, self.count):
             if k % _EVERY == 0:
-                c = k // _EVERY
-                event, start, end = cp_event[c], cp_start[c], cp_end[c]
+                c = 3 * (k // _EVERY)
+                event, start, end = cp[c], cp[c + 1], cp[c + 2]
             else:
-                step = steps[k]
-                event += far_event[k] if step == _FAR else step
-                length = lens[k]
+                step = seg[2 * k]
+                event += far[2 * k] if step == _FAR else step
+                length = seg[2 * k + 1]
                 start = end
-                end += far_len[k] if length == _FAR else length
+                end += far[2 * k + 1] if length == _FAR else length
             yield event, start, end
+
+    def _bisect(self, value: int, at: int, right: bool) -> int:
+        """``bisect_right`` (or left) of ``value`` among the checkpoints' ``at``-th numbers."""
+        cp = self._cp
+        lo, hi = 0, self._checkpoints()
+        while lo < hi:
+            mid = (lo + hi) // 2
+            x = cp[3 * mid + at]
+            if x < value or (right and x == value):
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
 
     def segs_after(self, offset: int) -> Iterator[tuple[int, int, int]]:
         """The segments from the first one ending after ``offset``."""
-        c = max(bisect_right(self._cp_end, offset) - 1, 0)
+        c = max(self._bisect(offset, 2, True) - 1, 0)
         for seg in self.segs(c):
             if seg[2] > offset:
                 yield seg
 
     def text_before(self, event: int) -> str:
         """The text contributed by events before ``event`` (the replayed part)."""
-        c = bisect_left(self._cp_event, event) - 1
+        c = self._bisect(event, 0, False) - 1
         if c < 0:
             return ""
         end = 0
@@ -427,6 +436,8 @@ class Streams:
         cut = self.cut
         replaying = True
         seen: set[Channel] = set()
+        loose: set[Channel] = set()  # runs of several pieces not joined, this step's or older
+        touched: set[Channel] = set()  # runs given a piece in this step
         for i, after, pieces in self._cut():
             if replaying and i < cut:
                 if not after:
@@ -455,11 +466,27 @@ class Streams:
                 chunks.append(text if len(text) < _LONG else self._as_known(text))
                 if len(chunks) >= _JOIN:  # a few strings at a time, not one per payload
                     chunks[:] = ["".join(chunks)]
+                touched.add(channel)
                 run.add(i, len(text))
             if i % STEP_EVENTS == STEP_EVENTS - 1:
+                self._join_idle(loose, touched)
                 self.done = i + 1
                 yield
         self.done = self.count
+
+    def _join_idle(self, loose: set[Channel], touched: set[Channel]) -> None:
+        """Join the pieces of each run given none in the last step (5,000 calls one after
+        the other would otherwise hold 100,000 small strings until the end of the cut); the
+        runs given some are joined once idle, a run that goes on after a pause is joined
+        again with what follows. Updates ``loose`` and empties ``touched``."""
+        parts = self._parts
+        for channel in loose - touched:
+            chunks = parts[channel]
+            if len(chunks) > 1:
+                chunks[:] = ["".join(chunks)]
+        loose.clear()
+        loose.update(c for c in touched if len(parts[c]) > 1)
+        touched.clear()
 
     def _as_known(self, text: str) -> str:
         """A long piece (``_LONG``) as the analysis holds it when it does: the loaded trace's

@@ -221,3 +221,14 @@ def test_a_text_runs_packed_segments_read_back_as_added(
             break
         last = ev_
     assert run.event_at(offset) == (found if found is not None else last)
+    # From any checkpoint (every 64 segments) and with a cut: the same segments.
+    for c in range(0, (len(plain) + 63) // 64):
+        assert list(run.segs(c)) == plain[64 * c :]
+    hit = None
+    for ev_, s, e in plain:
+        if ev_ >= event or s > offset:
+            break
+        hit = ev_
+        if offset < e:
+            break
+    assert run.event_at(offset, event) == hit

@@ -175,3 +175,40 @@ def test_a_big_comparison_made_in_slices_is_the_whole_one() -> None:
     whole = build_compare_model(diff_traces(a, b), Behavior.ACCEPT_IDENTITY)
     assert _summary(sliced) == _summary(whole)
     assert sliced.events_differ > 0  # (the deleted delta and the text: rows that differ)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("step", [1, 2, 5])
+def test_runs_joined_while_idle_hold_every_piece_in_order(
+    seed: int, step: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs whose pieces are joined once a step passes without one, then go on (a call
+    resumed after others, text between calls): each run's text is its pieces in order, read
+    here from the payloads' JSON."""
+    monkeypatch.setattr(diff_events, "STEP_EVENTS", step)
+    rng = random.Random(seed)
+    events: list[dict[str, Any]] = []
+    for _ in range(rng.randint(1, 60)):
+        k = rng.randint(-1, 3)
+        piece = "".join(chr(rng.randint(0x61, 0x7A)) for _ in range(rng.randint(1, 4)))
+        if k < 0:
+            events.append({"choices": [{"index": 0, "delta": {"content": piece}}]})
+        else:
+            call = {"index": k, "function": {"arguments": piece}}
+            events.append({"choices": [{"index": 0, "delta": {"tool_calls": [call]}}]})
+    body = sse(events)
+    want: dict[tuple[Any, ...], str] = {}
+    opened: list[Any] = []
+    for line in body.decode().splitlines():
+        if not line.startswith("data: {"):
+            continue
+        delta = json.loads(line[6:])["choices"][0]["delta"]
+        if "content" in delta:
+            want[("text",)] = want.get(("text",), "") + delta["content"]
+        for call in delta.get("tool_calls", ()):
+            if call["index"] not in opened:
+                opened.append(call["index"])
+            key = ("args", opened.index(call["index"]))
+            want[key] = want.get(key, "") + call["function"]["arguments"]
+    streams = diff_events.Streams(trace_of(body, "a.sse"))
+    assert {ch: run.text for ch, run in streams.channels.items()} == want
