@@ -235,19 +235,23 @@ class OpenAINodeAssembler(Assembler):
             return
         for part, at, size in run.runs():
             if id(part) in throws:
-                assert part.pair is not None
-                kind, name = part.pair[2], part.pair[1]
-                bound = self.bound[part.index]
-                typed = kind is not UNSET and kind != bound.type
-                raise Raise(
-                    "Error",
-                    CHANGED,
-                    layer="ChatCompletionStream, strict tool",
-                    line=part.lines[at],
-                    field=tool_path(0, 0, "type" if typed else "function.name"),
-                    value=kind if typed else name,
-                )
+                raise self._changed(part, at)
             self._stretch(part, at, size)
+
+    def _changed(self, part: QuietCall, at: int) -> Raise:
+        """The strict tool's error at ``part``'s piece ``at`` of a run: the call's type or
+        name sent there is not the one bound (:attr:`QuietCall.pair`)."""
+        assert part.pair is not None
+        kind, name = part.pair[2], part.pair[1]
+        typed = kind is not UNSET and kind != self.bound[part.index].type
+        return Raise(
+            "Error",
+            CHANGED,
+            layer="ChatCompletionStream, strict tool",
+            line=part.lines[at],
+            field=tool_path(0, 0, "type" if typed else "function.name"),
+            value=kind if typed else name,
+        )
 
     def _joined(self, run: Quiet, joined: set[int], throws: set[int]) -> None:
         """:meth:`feed_quiet`'s walk of a run some of whose payloads held several deltas in
@@ -273,17 +277,7 @@ class OpenAINodeAssembler(Assembler):
                 events()  # (the chunk before is complete)
                 line = lines[at]
             if id(part) in throws:
-                assert part.pair is not None
-                kind, name = part.pair[2], part.pair[1]
-                typed = kind is not UNSET and kind != self.bound[index].type
-                raise Raise(
-                    "Error",
-                    CHANGED,
-                    layer="ChatCompletionStream, strict tool",
-                    line=lines[at],
-                    field=tool_path(0, 0, "type" if typed else "function.name"),
-                    value=kind if typed else name,
-                )
+                raise self._changed(part, at)
             snap = self.calls[index]
             self.chunks += size
             snap.arguments += pieces[at]
