@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import importlib
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from replay_tui.clientlibs import POLICIES, Quiet, assess_frames, compact_frames, frames
-from replay_tui.clientlibs.assess import ClientOutcome, meant_calls
+from replay_tui.clientlibs.assess import ClientOutcome, MeantCall, meant_calls
+from replay_tui.clientlibs.base import Frame
 from replay_tui.core.trace import Form, Source, Trace, load_trace
 from replay_tui.core.wire import UNSET
 
@@ -301,15 +303,24 @@ def _shown(outcome: ClientOutcome) -> Any:
     )
 
 
+def _both_ways(
+    trace: Trace, stream: Sequence[Frame | Quiet] | None = None
+) -> tuple[list[MeantCall], dict[str, ClientOutcome], dict[str, ClientOutcome]]:
+    """Every library's outcome payload by payload and folded (``stream``, else the trace's
+    :func:`compact_frames`), held equal: the meant calls and the two."""
+    meant = meant_calls(trace.analysis.calls)
+    one_by_one = assess_frames(frames(trace), meant)
+    gathered = assess_frames(compact_frames(trace) if stream is None else stream, meant)
+    for key in POLICIES:
+        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+    return meant, one_by_one, gathered
+
+
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(streams())
 def test_the_gathered_stream_gives_every_library_what_the_payloads_give(body: str) -> None:
     trace = _trace(body)
-    meant = meant_calls(trace.analysis.calls)
-    one_by_one = assess_frames(frames(trace), meant)
-    gathered = assess_frames(compact_frames(trace), meant)
-    for key in POLICIES:
-        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+    _both_ways(trace)
 
 
 @st.composite
@@ -387,11 +398,7 @@ def repeating_streams(draw: st.DrawFn, several: int | None = None) -> str:
 @given(repeating_streams())
 def test_a_run_of_repeats_gives_every_library_what_the_payloads_give(body: str) -> None:
     trace = _trace(body)
-    meant = meant_calls(trace.analysis.calls)
-    one_by_one = assess_frames(frames(trace), meant)
-    gathered = assess_frames(compact_frames(trace), meant)
-    for key in POLICIES:
-        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+    _both_ways(trace)
 
 
 def _blank_delta(
@@ -479,11 +486,7 @@ def test_payloads_of_several_choices_give_every_library_what_they_give_one_by_on
     # choices, read choices[0] alone or the choice of index 0 each come out as payload by
     # payload
     trace = _trace(body)
-    meant = meant_calls(trace.analysis.calls)
-    one_by_one = assess_frames(frames(trace), meant)
-    gathered = assess_frames(compact_frames(trace), meant)
-    for key in POLICIES:
-        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+    _both_ways(trace)
 
 
 @st.composite
@@ -554,11 +557,7 @@ def test_several_deltas_in_one_choice_give_every_library_what_they_give_one_by_o
     # the first delta alone (LlamaIndex) and the ones whose events follow the chunk
     # (openai-node's done events) each come out as payload by payload
     trace = _trace(body)
-    meant = meant_calls(trace.analysis.calls)
-    one_by_one = assess_frames(frames(trace), meant)
-    gathered = assess_frames(compact_frames(trace), meant)
-    for key in POLICIES:
-        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+    _both_ways(trace)
 
 
 def test_paired_calls_fold_into_one_run() -> None:
@@ -578,11 +577,7 @@ def test_paired_calls_fold_into_one_run() -> None:
     stream = compact_frames(trace)
     assert len(stream) <= 3
     assert sum(isinstance(x, Quiet) for x in stream) == 1
-    meant = meant_calls(trace.analysis.calls)
-    one_by_one = assess_frames(frames(trace), meant)
-    gathered = assess_frames(stream, meant)
-    for key in POLICIES:
-        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+    _meant, _one_by_one, gathered = _both_ways(trace, stream)
     args = "".join(str(j) for j in range(40))
     llama = gathered["llamaindex"].assembly.calls
     assert [c.arguments for c in llama] == [args]  # (it reads the first delta of a chunk)
@@ -605,11 +600,7 @@ def test_a_strict_done_event_in_a_folded_chunk_reads_every_piece_of_that_chunk()
     trace = _trace(body)
     stream = compact_frames(trace)
     assert any(isinstance(x, Quiet) and x.joined for x in stream)
-    meant = meant_calls(trace.analysis.calls)
-    one_by_one = assess_frames(frames(trace), meant)
-    gathered = assess_frames(stream, meant)
-    for key in POLICIES:
-        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+    _meant, _one_by_one, gathered = _both_ways(trace, stream)
     raised = gathered["openai-node-strict"].assembly.raised
     assert raised is not None and raised.line == 5 and "{}1" in str(raised.value)
 
@@ -633,11 +624,7 @@ def test_a_blank_name_folds_on_calls_never_typed_function() -> None:
     trace = _trace(body)
     stream = compact_frames(trace)
     assert sum(isinstance(x, Quiet) for x in stream) == 1
-    meant = meant_calls(trace.analysis.calls)
-    one_by_one = assess_frames(frames(trace), meant)
-    gathered = assess_frames(stream, meant)
-    for key in POLICIES:
-        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+    _both_ways(trace, stream)
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -676,11 +663,7 @@ def test_several_deltas_of_a_new_shape_each_are_judged_alike(data: st.DataObject
         chunks.append({"created": 1770764938 + j, "choices": [{"index": 0, "delta": delta}]})
     body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
     trace = _trace(body)
-    meant = meant_calls(trace.analysis.calls)
-    one_by_one = assess_frames(frames(trace), meant)
-    gathered = assess_frames(compact_frames(trace), meant)
-    for key in POLICIES:
-        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+    _both_ways(trace)
 
 
 def test_litellm_continuations_fold_into_one_run_per_call() -> None:
@@ -704,11 +687,7 @@ def test_litellm_continuations_fold_into_one_run_per_call() -> None:
     runs = [item for item in stream if isinstance(item, Quiet)]
     assert [sum(r.sizes) for r in runs] == [8, 8]
     assert all(p.pair is not None for r in runs for p in r.calls.values())
-    meant = meant_calls(trace.analysis.calls)
-    gathered = assess_frames(stream, meant)
-    one_by_one = assess_frames(frames(trace), meant)
-    for key in POLICIES:
-        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+    _meant, _one_by_one, gathered = _both_ways(trace, stream)
     assert gathered["openai-python"].outcome.startswith("throws AssertionError")  # type changed
     assert gathered["haystack"].assembly.calls[0].name == "read_file" + "null" * 10
 
@@ -736,11 +715,7 @@ def test_a_repeated_name_beside_an_id_that_alternates_blanks_is_one_run() -> Non
     stream = compact_frames(trace)
     runs = [item for item in stream if isinstance(item, Quiet)]
     assert len(runs) == 1 and sum(runs[0].sizes) >= len(deltas) - 4
-    meant = meant_calls(trace.analysis.calls)
-    gathered = assess_frames(stream, meant)
-    one_by_one = assess_frames(frames(trace), meant)
-    for key in POLICIES:
-        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+    _meant, _one_by_one, gathered = _both_ways(trace, stream)
     assert gathered["openai-python"].assembly.calls[0].name == "get_weather" * len(deltas)
 
 
@@ -756,11 +731,7 @@ def test_a_blank_name_after_the_frame_that_binds_a_strict_tool_throws_there() ->
         {"tool_calls": [{"index": 0, "function": {"arguments": '": 1}', "name": None}}]},
     )
     trace = _trace(body)
-    meant = meant_calls(trace.analysis.calls)
-    gathered = assess_frames(compact_frames(trace), meant)
-    one_by_one = assess_frames(frames(trace), meant)
-    for key in POLICIES:
-        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+    _meant, _one_by_one, gathered = _both_ways(trace)
     raised = gathered["openai-node-strict"].assembly.raised
     assert raised is not None and raised.line == 9
 
@@ -1045,11 +1016,7 @@ def _continuations(n: int, envelope: Any, head_lines: Any = lambda k: "") -> str
 
 
 def _same_outcomes(trace: Trace, stream: list[Any]) -> None:
-    meant = meant_calls(trace.analysis.calls)
-    gathered = assess_frames(stream, meant)
-    one_by_one = assess_frames(frames(trace), meant)
-    for key in POLICIES:
-        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+    _both_ways(trace, stream)
 
 
 def test_what_no_library_reads_does_not_break_a_run() -> None:
@@ -1256,11 +1223,7 @@ def test_one_index_continuing_another_index_call_keeps_the_stream_order(
     chunks: list[dict[str, Any]],
 ) -> None:
     trace = _trace(_sse(chunks))
-    meant = meant_calls(trace.analysis.calls)
-    one_by_one = assess_frames(frames(trace), meant)
-    gathered = assess_frames(compact_frames(trace), meant)
-    for key in POLICIES:
-        assert _shown(gathered[key]) == _shown(one_by_one[key]), key
+    _meant, one_by_one, _gathered = _both_ways(trace)
     # what the AI SDK's tracker makes of it, by hand: call 0 takes index 2's piece between
     # its own two (before), index 1's pieces between its own (after)
     calls = one_by_one["ai-sdk-openai-compatible"].assembly.calls
