@@ -482,7 +482,9 @@ class Streams:
         parts = self._parts
         for channel in loose - touched:
             chunks = parts[channel]
-            if len(chunks) > 1:
+            # (not a run holding a long piece: joined, it would be a copy of it beside the
+            # analysis' own until the cut ends, 50 MB for a 50 MB string)
+            if len(chunks) > 1 and all(len(c) < _LONG for c in chunks):
                 chunks[:] = ["".join(chunks)]
         loose.clear()
         loose.update(c for c in touched if len(parts[c]) > 1)
