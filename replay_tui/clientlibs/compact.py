@@ -642,17 +642,11 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                             part.id_nulls += cid is None
                             part.name_nulls += name is None
                             if other:
-                                if part.others is None:
-                                    part.others = []
-                                part.others.append(len(part.pieces) - 1)
+                                part.elsewhere()
                             if later:
-                                if part.later is None:
-                                    part.later = []
-                                part.later.append(len(part.pieces) - 1)
+                                part.behind()
                             if tail:
-                                if part.tails is None:
-                                    part.tails = []
-                                part.tails.append(len(part.pieces) - 1)
+                                part.tail()
                             continue
                         if run is None or not run.fits(c, None):
                             run = Quiet(line)
