@@ -265,13 +265,7 @@ class DecodedPayloads(Indexed[Decoded | None]):
         if special is not None:
             return special
         payloads = self._payloads
-        data = payloads.data(index)
-        if data == b"[DONE]" and not payloads.after_done(index):
-            return None
-        try:
-            return Decoded(fast_decoder()(data))
-        except Exception:  # decoded the same way as while loading
-            return decode_payload(data)
+        return _decoded(payloads.data(index), payloads.after_done(index), fast_decoder())
 
     def scan(self) -> Iterator[tuple[int, bool, Decoded | None]]:
         """Every payload in order, with whether it came after ``[DONE]``: what reading each
@@ -294,16 +288,24 @@ class DecodedPayloads(Indexed[Decoded | None]):
                 else:
                     lo, hi = start[i] + s, end[i]
                     data = view[lo:hi] if view is not None else bytes(raw[lo:hi])
-                if len(data) == 6 and not done and data == b"[DONE]":
-                    yield i, done, None
-                    continue
-                try:
-                    yield i, done, Decoded(decode(data))
-                except Exception:  # decoded the same way as while loading
-                    yield i, done, decode_payload(bytes(data))
+                yield i, done, _decoded(data, done, decode)
         finally:
             if view is not None:
                 view.release()
+
+
+def _decoded(
+    data: bytes | memoryview, after_done: bool, decode: Callable[[Any], Any]
+) -> Decoded | None:
+    """A payload as :class:`DecodedPayloads` gives it: ``None`` for the ``[DONE]`` sentinel
+    (not after one), else decoded by ``decode`` (:func:`.wire.fast_decoder`), or the way
+    loading decoded it when that fails."""
+    if len(data) == 6 and not after_done and data == b"[DONE]":
+        return None
+    try:
+        return Decoded(decode(data))
+    except Exception:  # decoded the same way as while loading
+        return decode_payload(bytes(data))
 
 
 def in_capture(decoded: Decoded, lines: list[tuple[int, int]]) -> Decoded:
