@@ -188,27 +188,26 @@ class Timeline:
             state.values.append(value)  # (first: a reader finds a change's value once at it)
             state.at.append(delta)
 
-    def value(self, delta: int) -> Any:
-        """In force after the 0-based ``delta`` (``UNSET`` before any value arrived)."""
-        state = self._state
-        if state is None:
-            return UNSET
-        if type(state) is tuple:
-            return state[1] if delta >= state[0] else UNSET
-        assert isinstance(state, _Changes)
-        k = bisect_right(state.at, delta) - 1
-        return state.values[k] if k >= 0 else UNSET
-
-    def set_on(self, delta: int) -> int | None:
-        """The 0-based delta that set the value in force after ``delta`` (None: none yet)."""
+    def _in_force(self, delta: int) -> tuple[int, Any] | None:
+        """The change in force after the 0-based ``delta``: ``(its delta, its value)``."""
         state = self._state
         if state is None:
             return None
         if type(state) is tuple:
-            return state[0] if delta >= state[0] else None
+            return state if delta >= state[0] else None
         assert isinstance(state, _Changes)
         k = bisect_right(state.at, delta) - 1
-        return state.at[k] if k >= 0 else None
+        return (state.at[k], state.values[k]) if k >= 0 else None
+
+    def value(self, delta: int) -> Any:
+        """In force after the 0-based ``delta`` (``UNSET`` before any value arrived)."""
+        found = self._in_force(delta)
+        return UNSET if found is None else found[1]
+
+    def set_on(self, delta: int) -> int | None:
+        """The 0-based delta that set the value in force after ``delta`` (None: none yet)."""
+        found = self._in_force(delta)
+        return None if found is None else found[0]
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Timeline):
@@ -558,9 +557,9 @@ class Analyzer:
         self._text_blocks: dict[str, int] = {}
         self._usage: Any = UNSET
         self._skeletons = Skeletons()
+        """What the calls' wire tool calls share (:class:`.pieces.WireCalls`)."""
         self._pieces = Pieces()
         """Every call's argument pieces, in the order they came (:class:`.pieces.CallArgs`)."""
-        """What the calls' wire tool calls share (:class:`.pieces.WireCalls`)."""
         self._timelines: list[tuple[Timeline | _Unrecorded, ...]] = []
         """Each call's :attr:`CallTrace.history`, by call order, in :data:`_HISTORY_KEYS`
         order (a list index, not a hash of a behavior, per change)."""
