@@ -65,11 +65,18 @@ class MeantCall:
         """The arguments as :func:`_arguments_problem` parses them, once for every library
         that hands over parsed arguments (``UNSET``: not JSON)."""
         if self._parsed is UNSET:
-            try:
-                self._parsed = json.loads(self.arguments) if self.arguments.strip() else {}
-            except ValueError:
-                self._parsed = _NOT_JSON
+            parsed = _parsed_meant(self.arguments)
+            self._parsed = _NOT_JSON if parsed is UNSET else parsed
         return UNSET if self._parsed is _NOT_JSON else self._parsed
+
+
+def _parsed_meant(arguments: str) -> Any:
+    """Meant arguments as a library's parsed ones are compared with (blank: ``{}``;
+    ``UNSET``: not JSON)."""
+    try:
+        return json.loads(arguments) if arguments.strip() else {}
+    except ValueError:
+        return UNSET
 
 
 @dataclass(slots=True)
@@ -621,10 +628,7 @@ def _differences(got: AssembledCall, meant: MeantCall) -> list[str]:
 
 def _arguments_problem(got: AssembledCall, meant: str) -> str | None:
     if got.parsed is not UNSET:
-        try:
-            want = json.loads(meant) if meant.strip() else {}
-        except ValueError:
-            want = UNSET
+        want = _parsed_meant(meant)
         if want is not UNSET:
             return None if want == got.parsed else f"arguments differ: {_short(got.arguments)}"
     args = got.arguments
