@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from ..core.wire import UNSET, Choice, Delta, Function, ToolCall, WireChunk, describe_value
+from ..core.words import cut_text
 
 if TYPE_CHECKING:
     from ..core.sse import Payload
@@ -201,10 +202,7 @@ def shown_value(value: Any, limit: int = SHOWN_VALUE) -> str:
     characters (a long string is cut before it is encoded)."""
     if isinstance(value, str) and len(value) > limit:
         return describe_value(value[:limit])[:-1] + f'…" ({len(value) - limit:,} more characters)'
-    text = describe_value(value)
-    if len(text) > limit:
-        return text[:limit] + f"… ({len(text) - limit:,} more characters)"
-    return text
+    return cut_text(describe_value(value), limit)
 
 
 def tool_path(choice: int, call: int | None = None, rest: str = "") -> str:
@@ -248,11 +246,7 @@ class ClientError:
         """:func:`str`, its message cut after :data:`SHOWN_MESSAGE` characters with how many
         more there are: what an outcome says (an error chunk's 5 MB message, in a dozen
         libraries' outcomes, would be a copy in each)."""
-        message = self.message
-        if len(message) > SHOWN_MESSAGE:
-            cut = len(message) - SHOWN_MESSAGE
-            message = f"{message[:SHOWN_MESSAGE]}… ({cut:,} more characters)"
-        return self._said(message)
+        return self._said(cut_text(self.message, SHOWN_MESSAGE))
 
     def _said(self, message: str) -> str:
         text = f"{self.name}: {message}" if message else self.name

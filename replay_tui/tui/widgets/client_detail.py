@@ -21,6 +21,7 @@ from textual import events
 
 from ...core.visible import visible
 from ...core.wire import UNSET, describe_value
+from ...core.words import cut_text
 from ..cells import cell_len, fit
 from .clients_model import ClientsModel, Piece, call_cell, plain, response_cell
 from .line_view import LineView, Row
@@ -78,10 +79,7 @@ def _value_pieces(value: Any, differs: bool) -> list[Piece]:
         return [("absent", "clients-detail--dim")]
     if value is None:
         return [("null", "clients-detail--null")]
-    text = describe_value(value)
-    if len(text) > MAX_VALUE_CHARS:
-        text = text[:MAX_VALUE_CHARS] + f"… ({len(text) - MAX_VALUE_CHARS:,} more characters)"
-    return [(visible(text), style)]
+    return [(visible(cut_text(describe_value(value), MAX_VALUE_CHARS)), style)]
 
 
 def _argument_lines(arguments: Any, parsed: Any = UNSET) -> list[str]:
@@ -283,9 +281,7 @@ def detail_lines(
 
 
 def _cut_said(text: str) -> str:
-    if len(text) <= MAX_SAID_CHARS:
-        return text
-    return text[:MAX_SAID_CHARS] + f"… ({len(text) - MAX_SAID_CHARS:,} more characters)"
+    return cut_text(text, MAX_SAID_CHARS)
 
 
 def _capped(pieces: list[Piece]) -> list[Piece]:

@@ -30,6 +30,7 @@ from textual.worker import get_current_worker
 from ...core.trace import Trace, gc_paused
 from ...core.visible import visible
 from ...core.wire import UNSET, describe_value
+from ...core.words import cut_text
 from ..cells import cell_len, fit, middle_fit
 from .client_detail import ClientDetail, detail_lines
 from .clients_model import (
@@ -524,7 +525,7 @@ def _cut_strings(value: Any, limit: int) -> Any:
     """``value`` with each string longer than ``limit`` characters cut to them, saying how many
     more there were (what the inspect window shows of a value; ``c`` copies it whole)."""
     if isinstance(value, str) and len(value) > limit:
-        return f"{value[:limit]}… ({len(value) - limit:,} more characters)"
+        return cut_text(value, limit)
     if isinstance(value, dict):
         return {k: _cut_strings(v, limit) for k, v in value.items()}
     if isinstance(value, list):
