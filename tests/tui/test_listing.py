@@ -536,6 +536,47 @@ JUDGED_FILES = st.lists(
 is skipped, and its badge."""
 
 
+class _Judging:
+    """A listing of :data:`FILES` under a filter, the folder's files judged one at a time
+    (files becoming their entries, files that hold no trace), and a fresh listing of what
+    they came to."""
+
+    def __init__(self, text: str, badge: str | None) -> None:
+        self.judgements: dict[str, Judgement] = {}
+        self.by_badge: dict[str, set[str]] = {b: set() for b in Badge}
+        self.bulk = bulk = Listing(self.judgements, self.by_badge)
+        bulk.set_items(FILES)
+        bulk.text, bulk.badge = text, badge
+        bulk.build()
+        bulk.text_counts()
+        self.state = {address: [address] for address in FILES}
+        self.skipped: dict[str, Skipped] = {}
+
+    def judge(
+        self, n: int, entries: list[int], unreadable: bool, verdict: Badge
+    ) -> tuple[str, list[str], list[Skipped]]:
+        """File ``n`` judged (not yet told to the listing): ``(address, traces, skipped)``."""
+        address = FILES[n]
+        traces = [f"{address}#{e}" for e in entries]
+        if address.endswith(".sse"):
+            traces = [] if unreadable else [address]
+        none = [Skipped(address, "not a trace")] if unreadable and not traces else []
+        self.state[address] = sorted([*traces, *(s.path for s in none)], key=address_key)
+        self.skipped.update((s.path, s) for s in none)
+        for trace in traces:
+            self.judgements[trace] = judged(verdict)
+            self.by_badge[verdict].add(trace)
+        return address, traces, none
+
+    def fresh(self, text: str, badge: str | None) -> Listing:
+        """A listing given the files as judged and the filter at once, built."""
+        fresh = Listing(dict(self.judgements), {b: set(a) for b, a in self.by_badge.items()})
+        fresh.set_items([a for f in FILES for a in self.state[f]], self.skipped.values())
+        fresh.text, fresh.badge = text, badge
+        fresh.build()
+        return fresh
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     JUDGED_FILES,
@@ -562,40 +603,16 @@ def test_a_filter_and_its_counts_kept_while_har_files_are_judged_are_a_fresh_one
         size = sizes[len(batches) % len(sizes)]
         batches.append(files[:size])
         files = files[size:]
-    judgements: dict[str, Judgement] = {}
-    by_badge: dict[str, set[str]] = {b: set() for b in Badge}
-    bulk = Listing(judgements, by_badge)
-    bulk.set_items(FILES)
-    bulk.text, bulk.badge = text, badge
-    bulk.build()
-    bulk.text_counts()
-    state = {address: [address] for address in FILES}
-    skipped: dict[str, Skipped] = {}
+    folder = _Judging(text, badge)
+    bulk = folder.bulk
     for k, batch in enumerate(batches):
-        results = []
-        traces_judged = []
-        for n, entries, unreadable, verdict in batch:
-            address = FILES[n]
-            traces = [f"{address}#{e}" for e in entries]
-            if address.endswith(".sse"):
-                traces = [] if unreadable else [address]
-            none = [Skipped(address, "not a trace")] if unreadable and not traces else []
-            results.append((address, traces, none))
-            state[address] = sorted([*traces, *(s.path for s in none)], key=address_key)
-            skipped.update((s.path, s) for s in none)
-            for trace in traces:
-                judgements[trace] = judged(verdict)
-                by_badge[verdict].add(trace)
-            traces_judged += traces
+        results = [folder.judge(*file) for file in batch]
         bulk.replace_all(results)
-        bulk.judged(traces_judged)
+        bulk.judged([trace for _, traces, _ in results for trace in traces])
         if k % 2:  # (else two batches come in before the next count)
             bulk.text_counts()
         bulk.build()
-        fresh = Listing(dict(judgements), {b: set(a) for b, a in by_badge.items()})
-        fresh.set_items([a for f in FILES for a in state[f]], skipped.values())
-        fresh.text, fresh.badge = text, badge
-        fresh.build()
+        fresh = folder.fresh(text, badge)
         assert bulk.items == fresh.items
         assert shown(bulk) == shown(fresh)
         assert bulk.visible() == fresh.visible()
@@ -624,27 +641,11 @@ def test_a_filter_matched_step_by_step_while_files_are_judged_is_a_fresh_ones(
     that filter at once shows and counts."""
     from replay_tui.tui import listing as listing_module
 
-    judgements: dict[str, Judgement] = {}
-    by_badge: dict[str, set[str]] = {b: set() for b in Badge}
-    bulk = Listing(judgements, by_badge)
-    bulk.set_items(FILES)
-    bulk.text, bulk.badge = first, badge
-    bulk.build()
-    bulk.text_counts()
-    state = {address: [address] for address in FILES}
-    skipped: dict[str, Skipped] = {}
+    folder = _Judging(first, badge)
+    bulk = folder.bulk
 
     def judge(n: int, entries: list[int], unreadable: bool, verdict: Badge) -> None:
-        address = FILES[n]
-        traces = [f"{address}#{e}" for e in entries]
-        if address.endswith(".sse"):
-            traces = [] if unreadable else [address]
-        none = [Skipped(address, "not a trace")] if unreadable and not traces else []
-        state[address] = sorted([*traces, *(s.path for s in none)], key=address_key)
-        skipped.update((s.path, s) for s in none)
-        for trace in traces:
-            judgements[trace] = judged(verdict)
-            by_badge[verdict].add(trace)
+        address, traces, none = folder.judge(n, entries, unreadable, verdict)
         bulk.replace_all([(address, traces, none)])
         bulk.judged(traces)
 
@@ -671,10 +672,7 @@ def test_a_filter_matched_step_by_step_while_files_are_judged_is_a_fresh_ones(
     for file in files:  # the rest, after
         judge(*file)
     bulk.build()
-    fresh = Listing(dict(judgements), {b: set(a) for b, a in by_badge.items()})
-    fresh.set_items([a for f in FILES for a in state[f]], skipped.values())
-    fresh.text, fresh.badge = first + then, badge
-    fresh.build()
+    fresh = folder.fresh(first + then, badge)
     assert shown(bulk) == shown(fresh)
     assert bulk.visible() == fresh.visible()
     assert bulk.text_counts() == fresh.text_counts()
