@@ -558,14 +558,8 @@ def bedrock_litellm(n):
     nulls = {"function_call": None, "refusal": None, "audio": None,
              "provider_specific_fields": None}
 
-    def chunk(delta, finish=None):
-        c = {
-            **BASE,
-            "model": m,
-            "system_fingerprint": None,
-            "choices": [{"index": 0, "delta": {**nulls, **delta}, "finish_reason": finish}],
-        }
-        return "data: " + json.dumps(c, separators=(",", ":")) + "\n\n"
+    def chunk(delta):
+        return _chunk(m, {**nulls, **delta}, system_fingerprint=None)
 
     yield chunk({"content": "", "role": "assistant"})
     for k in range(300):
