@@ -650,6 +650,7 @@ class AiSdkAssembler(Assembler):
         or continued the one call it could (:attr:`ToolCallTracker.stable`): taken at once."""
         tracker = self.tracker
         k, n = 0, len(pieces)
+        j = 0  # (the first piece from k on that opens a value or is blank, once looked for)
         while k < n:
             before = len(tracker.calls)
             d.arguments = pieces[k]
@@ -657,10 +658,13 @@ class AiSdkAssembler(Assembler):
                 d.line = lines[k]
             self._process(d)
             k += 1
-            j = k
-            while j < n and not _opens_or_blank(pieces[j]):
-                j += 1
-            if j - k > 1 and len(tracker.calls) == before and self._stable(d):
+            if len(tracker.calls) != before or not self._stable(d):
+                continue  # (taken one by one: the pieces ahead are not looked at)
+            if j < k:  # (else none between k and j opens a value: looked at already)
+                j = k
+                while j < n and not _opens_or_blank(pieces[j]):
+                    j += 1
+            if j - k > 1:
                 d.arguments = "".join(pieces[k:j])
                 self._process(d)
                 k = j

@@ -1229,3 +1229,30 @@ def test_one_index_continuing_another_index_call_keeps_the_stream_order(
     calls = one_by_one["ai-sdk-openai-compatible"].assembly.calls
     first = next(c for c in calls if c.name == "tool_0")
     assert first.arguments == ('{"a": {"a' if chunks is _CROSSING_BEFORE else '{"a": {"b"}')
+
+
+def test_a_long_run_on_a_shared_index_looks_at_each_piece_ahead_a_few_times(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Calls one after another all at index 0 (a gateway that does not count them): the AI
+    # SDK takes each piece alone (which call it continues depends on the one before), and
+    # looked ahead from every piece for the next that opens a value: 2,000 pieces a call
+    # were 2,000,000 looks (check --clients on 100,000 deltas: two minutes). Each piece is
+    # looked at a few times, and the libraries' outcomes are the payload-by-payload ones.
+    from replay_tui.clientlibs import ai_sdk
+
+    chunks = []
+    for c in range(2):
+        chunks.append(_tc(0, "", id=f"call_{c}", type="function", name=f"tool_{c}"))
+        chunks += [_tc(0, piece) for piece in ['{"a":"', *["ab"] * 2000, '"}']]
+    looks = 0
+    real = ai_sdk._opens_or_blank
+
+    def counted(piece: str) -> bool:
+        nonlocal looks
+        looks += 1
+        return real(piece)
+
+    monkeypatch.setattr(ai_sdk, "_opens_or_blank", counted)
+    _both_ways(_trace(_sse(chunks)))
+    assert looks <= 4 * len(chunks) * 2  # (two AI SDK libraries)
