@@ -580,6 +580,26 @@ def bedrock_litellm(n):
     yield from _end(m, n)
 
 
+def index_zero_parallel(n):
+    """A gateway that forgets to count the calls (as Ollama's OpenAI endpoint once did): 8
+    calls one after another, every one at ``"index": 0``, each opened by a delta of its own
+    ``id`` and name and ``"type": "function"``, its pieces then with no ``id``, ``type`` or
+    ``name`` key, a ``"role": "assistant"`` beside every delta, ``content`` an empty string.
+    Invented at the final review of the evening of 2026-12-04, after every other change, and
+    measured as found."""
+    m = "llama3.3:70b"
+    per = max(3, n // 8)
+    for c in range(8):
+        opened = {"id": f"call_{c:02d}ollama", "type": "function", "index": 0}
+        opened["function"] = {"name": ("get_weather", "read_file")[c % 2], "arguments": ""}
+        yield _chunk(m, {"role": "assistant", "content": "", "tool_calls": [opened]})
+        for j in range(per - 1):
+            piece = '{"city":"' if j == 0 else ('"}' if j == per - 2 else "ab")
+            tc = {"index": 0, "function": {"arguments": piece}}
+            yield _chunk(m, {"role": "assistant", "content": "", "tool_calls": [tc]})
+    yield from _end(m, n)
+
+
 UNSEEN = {
     f.__name__.replace("_", "-"): f
     for f in (
@@ -595,6 +615,7 @@ UNSEEN = {
         vllm_hermes,
         batched_rotating,
         bedrock_litellm,
+        index_zero_parallel,
     )
 }
 """Shapes not among the five (issue 27): every budget must hold on them too. The first two
