@@ -15,9 +15,18 @@ __all__ = ["visible"]
 # C0 controls except tab and newline (handled by the callers' layout), DEL, C1 controls,
 # the bidirectional overrides that can make text read differently than it is, and lone
 # surrogates (a JSON "\ud800" escape, or a file name that is not UTF-8), which no terminal
-# can be sent: writing one raises UnicodeEncodeError.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-_CONTROL_ALL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# can be sent: writing one raises UnicodeEncodeError. And the invisible format characters
+# (zero-width space and joiners, direction marks, word joiner and invisible operators, line
+# and paragraph separators, the byte-order mark, soft hyphen, interlinear annotation marks):
+# in a name they make ``get\u200b_weather`` read as ``get_weather`` while the registry says
+# ``unknown tool``.
+_INVISIBLE = "\xad\u061c\u180e\u200b-\u200f\u2028\u2029\u2060-\u2064\ufeff\ufff9-\ufffb"
+_CONTROL = re.compile(
+    f"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff{_INVISIBLE}]"
+)
+_CONTROL_ALL = re.compile(
+    f"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff{_INVISIBLE}]"
+)
 _NAMES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 """JSON's own escapes; every other control is ``\\u`` and four hex digits, as JSON writes it,
 so a value reads the same in a table, a detail pane and ``--json`` output."""

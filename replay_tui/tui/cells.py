@@ -7,6 +7,7 @@ as escapes. Nothing here parses markup: cells are plain strings with Rich styles
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rich.cells import cell_len, set_cell_size
@@ -68,7 +69,18 @@ def middle_split(text: str, width: int) -> tuple[int, int]:
     ``text[:start] + "…" + text[end:]`` fits in ``width``, the start getting the odd cell."""
     keep = width - 1
     tail = keep // 2
-    return _chars_within(text, keep - tail), len(text) - _chars_within(text[::-1], tail)
+    start, end = _chars_within(text, keep - tail), len(text) - _chars_within(text[::-1], tail)
+    # An escape that stands for an invisible character (``\u202e``) is kept whole or cut
+    # whole: ``"call_\u…2eevil"`` would read as text that was never sent.
+    for m in _ESCAPE.finditer(text, max(0, start - 5), min(len(text), end + 5)):
+        if m.start() < start < m.end():
+            start = m.start()
+        if m.start() < end < m.end():
+            end = m.end()
+    return start, end
+
+
+_ESCAPE = re.compile(r'\\(?:u[0-9a-fA-F]{4}|[nrt"\\])')
 
 
 def _chars_within(text: str, cells: int) -> int:

@@ -27,6 +27,9 @@ HOSTILE = {
     "c1": ("\x9b2J", "\\u009b2J"),
     "bell": ("\x07\x08", "\\u0007\\u0008"),
     "bidi": ("\u202eevil", "\\u202eevil"),
+    # invisible: a name that reads "get_weather" and is not (the registry's "unknown tool")
+    "zero-width": ("get\u200b_weather", "get\\u200b_weather"),
+    "joiners": ("a\u2060b\ufeffc\u00add\u200ee", "a\\u2060b\\ufeffc\\u00add\\u200ee"),
     "rich": ("[bold red]markup[/]", "[bold red]markup[/]"),
     "link": ("[link=https://evil.example]x[/link]", "[link=https://evil.example]x[/link]"),
 }

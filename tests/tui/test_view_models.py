@@ -201,6 +201,27 @@ def test_a_name_cut_in_its_middle_keeps_its_start_and_end_and_fits(text: str, wi
     assert cell_len(head) >= cell_len(tail) - 1 and width - cell_len(cut) <= 2
 
 
+@given(
+    st.lists(
+        st.sampled_from(["a", "_", "7", "\\u202e", "\\u200b", "\\n", '\\"', "\\\\"]), max_size=30
+    ),
+    st.integers(5, 30),
+)
+def test_a_cut_never_splits_an_escape(atoms: list[str], width: int) -> None:
+    """``"call_\\u…2eevil"`` would read as an id that was never sent: an escape standing for
+    an invisible character is kept or dropped whole, on both sides of the cut."""
+    from replay_tui.tui.cells import middle_cut
+
+    text = "".join(atoms)
+    cut = middle_cut(text, width)
+    if cut == text:
+        return
+    head, _, tail = cut.partition("…")
+    heads = {"".join(atoms[:k]) for k in range(len(atoms) + 1)}
+    tails = {"".join(atoms[k:]) for k in range(len(atoms) + 1)}
+    assert head in heads and tail in tails and len(cut) <= width
+
+
 # -- diff ---------------------------------------------------------------------------------------
 
 
