@@ -101,6 +101,30 @@ async def test_a_modified_trace_is_rejudged_and_its_open_views_refresh(tmp_path:
         assert app.calls_view.model is not None and app.calls_view.model.trace is app.current
 
 
+async def test_a_trace_rewritten_under_the_cursor_puts_it_on_a_delta(tmp_path: Path) -> None:
+    """Rewritten to a text-only capture, then a call appended: the cursor was kept by its row
+    number, and drew ``▶`` over the text's count and then over the call's column headings;
+    it goes where a fresh open puts it (no row without calls, the first delta with one)."""
+    path = tmp_path / "r.sse"
+    shutil.copy(ERASING, path)
+    app = make_app([str(path)], watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        view = app.calls_view
+        assert view.cursor > 0
+        path.write_text('data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\n')
+        await until(pilot, lambda: app.current is not None and not app.current.analysis.calls)
+        assert view.cursor == -1
+        call = '{"index":0,"id":"call_x","function":{"name":"f","arguments":"{}"}}'
+        with path.open("a") as fh:
+            fh.write('data: {"choices":[{"index":0,"delta":{"tool_calls":[' + call + "]}}]}\n\n")
+        await until(pilot, lambda: app.current is not None and bool(app.current.analysis.calls))
+        await pilot.pause()
+        assert view.model is not None
+        found = view.model.delta_at(view.cursor)
+        assert found is not None, view.cursor
+
+
 async def test_a_capture_appended_in_pieces_is_in_progress_then_judged(tmp_path: Path) -> None:
     body = ERASING.read_bytes()
     done = body.index(b"data: [DONE]")

@@ -688,8 +688,17 @@ class CallsView(ModelView[CallsModel]):
         self.set_shape(model.total, model.width)
         if keep_position:
             self.scroll_to(scroll.x, scroll.y, animate=False, immediate=True)
-            if 0 <= cursor < model.total:
+            if 0 <= cursor < model.total and self.is_selectable(cursor):
                 self.set_reactive(CallsView.cursor, cursor)
+            else:
+                # The file was rewritten under the cursor (its row is now a heading, or
+                # prose, or gone): the first delta, as a fresh open puts it.
+                target = self._first_delta()
+                if target is not None:
+                    self.move_cursor(target, user=False)
+                    self.post_message(self.CursorMoved(self, target))
+                else:
+                    self.set_reactive(CallsView.cursor, -1)
         else:
             self.scroll_to(0, 0, animate=False, immediate=True)
             first = (
