@@ -48,6 +48,7 @@ __all__ = [
     "Note",
     "Outcome",
     "Timeline",
+    "call_named",
 ]
 
 ACCEPT = Behavior.ACCEPT_IDENTITY
@@ -552,6 +553,7 @@ class Analyzer:
         self._after_done: list[int] = []
         self._position = 0
         self._noted: set[tuple[str, Any, str]] = set()
+        self._reused: set[Any] = set()  # the calls a new id and name took over (index-reused)
         self._model: str | None = None
         self._events = EventLog()
         self._text_blocks: dict[str, int] = {}
@@ -881,19 +883,20 @@ class Analyzer:
                 self._notes.append(
                     Note(
                         "late-identity",
-                        f"call {_described(ct.wire_index)}: {fld} {_described(taken)}"
+                        f"{call_named(ct.wire_index)}: {fld} {_described(taken)}"
                         f" first arrives on delta {n}, not the call's first",
                         line,
                         ct.wire_index,
                     )
                 )
         elif taken is not kept:
-            where = _described(ct.wire_index)
+            where = call_named(ct.wire_index)
             change = f"({_described(kept)} → {_described(taken)})"
             if fld == "id" and is_identity(name):
+                self._reused.add(ct.key)
                 note = Note(
                     "index-reused",
-                    f"call {where}: a new id and name arrive on the same wire index {change}:"
+                    f"{where}: a new id and name arrive on the same wire index {change}:"
                     " looks like a new call reusing the index; both behaviors merge them",
                     line,
                     ct.wire_index,
@@ -901,7 +904,7 @@ class Analyzer:
             else:
                 note = Note(
                     "identity-changed",
-                    f"call {where}: {fld} changes mid-stream on delta {n} {change};"
+                    f"{where}: {fld} changes mid-stream on delta {n} {change};"
                     " both behaviors take the new value",
                     line,
                     ct.wire_index,
@@ -912,7 +915,7 @@ class Analyzer:
                 self._notes.append(
                     Note(
                         "name-string-null",
-                        f'call {_described(ct.wire_index)}: name is the string "null" '
+                        f'{call_named(ct.wire_index)}: name is the string "null" '
                         "(a gateway stringified a null; both behaviors accept it as a name)",
                         line,
                         ct.wire_index,
@@ -922,7 +925,7 @@ class Analyzer:
             self._notes.append(
                 Note(
                     "non-string-identity",
-                    f"call {_described(ct.wire_index)}: {fld} is a JSON"
+                    f"{call_named(ct.wire_index)}: {fld} is a JSON"
                     f" {_json_type(value)} ({_described(value)}); accept-identity ignores it,"
                     " assign-always takes it",
                     line,
@@ -974,7 +977,7 @@ class Analyzer:
                 notes.append(
                     Note(
                         "erasure-repaired",
-                        f"call {_described(f.call)}: {f.field} erased on line {f.line}"
+                        f"{call_named(f.call)}: {f.field} erased on line {f.line}"
                         f" was re-sent on line {f.repaired_line}",
                         f.line,
                         f.call,
@@ -1014,12 +1017,14 @@ class Analyzer:
             return
         if not _parses(args):
             hint = ""
-            if args.count("{") > 1 and "}{" in args:
+            if ct.key in self._reused:
+                hint = " (the arguments of the calls that shared its index, joined)"
+            elif args.count("{") > 1 and "}{" in args:
                 hint = " (looks like arguments re-sent cumulatively: {…}{…})"
             notes.append(
                 Note(
                     "arguments-not-json",
-                    f"call {_described(ct.wire_index)}: arguments do not parse as JSON"
+                    f"{call_named(ct.wire_index)}: arguments do not parse as JSON"
                     f" at close{hint}: {_short(args)}",
                     ct.first_line,
                     ct.wire_index,
@@ -1085,6 +1090,12 @@ def _json_type(value: Any) -> str:
     if isinstance(value, list):
         return "array"
     return "object"
+
+
+def call_named(index: Any) -> str:
+    """How a note or a view names a call: by its wire index, or as the one sent with no
+    index (Gemini's and Mistral's OpenAI-compatible streams send none)."""
+    return "the call with no index" if index is UNSET else f"call {_described(index)}"
 
 
 def _described(value: Any, limit: int = 120) -> str:

@@ -135,7 +135,10 @@ def consequence(field: str, closed: str) -> str:
     (``closed``: how the value it closed with is shown)."""
     if field == "name":
         return f"the registry refuses it: unknown tool {closed}"
-    return "an empty callId: the saved session will not load"
+    if closed == '""':
+        return "an empty callId: the saved session will not load"
+    # null, a number, an object: not empty, and no more a callId the session can load
+    return f"callId {closed} is not a string: the saved session will not load"
 
 
 def is_clean(flag_count: int, verdicts: Iterable[str]) -> bool:

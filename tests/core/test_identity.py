@@ -492,13 +492,13 @@ NOTED = [
                 "identity-changed",
                 5,
                 UNSET,
-                'call absent: id changes mid-stream on delta 3 ("a" → "b"); both behaviors take the new value',
+                'the call with no index: id changes mid-stream on delta 3 ("a" → "b"); both behaviors take the new value',
             ),
             (
                 "arguments-not-json",
                 1,
                 UNSET,
-                "call absent: arguments do not parse as JSON at close: {",
+                "the call with no index: arguments do not parse as JSON at close: {",
             ),
         ],
     ),
@@ -596,6 +596,39 @@ NOTED += [
                 3,
                 1,
                 'call 1: name is the string "null" (a gateway stringified a null; both behaviors accept it as a name)',
+            ),
+        ],
+    ),
+    (
+        # Gemini's OpenAI-compatible stream: two whole calls, neither with an index. The
+        # harness merges them; the joined arguments are said to be two calls', not re-sent.
+        sse(
+            tools(
+                {"id": "g1", "type": "function", "function": {"name": "f", "arguments": '{"a":1}'}}
+            ),
+            tools({"id": "g2", "type": "function", "function": {"name": "g", "arguments": "{}"}}),
+            chunk(finish="tool_calls"),
+        ),
+        [
+            (
+                "index-reused",
+                3,
+                UNSET,
+                'the call with no index: a new id and name arrive on the same wire index ("g1" → "g2"):'
+                " looks like a new call reusing the index; both behaviors merge them",
+            ),
+            (
+                "identity-changed",
+                3,
+                UNSET,
+                'the call with no index: name changes mid-stream on delta 2 ("f" → "g"); both behaviors take the new value',
+            ),
+            (
+                "arguments-not-json",
+                1,
+                UNSET,
+                "the call with no index: arguments do not parse as JSON at close (the arguments of"
+                ' the calls that shared its index, joined): {"a":1}{}',
             ),
         ],
     ),

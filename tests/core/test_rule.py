@@ -559,6 +559,8 @@ def test_what_a_call_closing_without_identity_costs() -> None:
     assert unidentified(7, "") == ["id", "name"]
     assert consequence("name", '""') == 'the registry refuses it: unknown tool ""'
     assert consequence("id", '""') == "an empty callId: the saved session will not load"
+    # a number is not empty: said as what it is (the calls view read "an empty callId" for 0)
+    assert consequence("id", "0") == "callId 0 is not a string: the saved session will not load"
     assert is_clean(0, ["ok", "ok"]) and is_clean(0, [])
     assert not is_clean(1, ["ok", "ok"]) and not is_clean(0, ["ok", "model-error"])
 

@@ -23,13 +23,13 @@ from typing import Any, ClassVar, overload
 from rich.segment import Segment
 from rich.style import Style
 
-from ...core.identity import CallTrace, DeltaRow, Flag
+from ...core.identity import CallTrace, DeltaRow, Flag, call_named
 from ...core.pieces import CallArgs
 from ...core.trace import Badge, Trace
 from ...core.translator import Behavior, index_key, missing_identity
 from ...core.verdicts import consequence, unidentified
 from ...core.visible import visible
-from ...core.wire import UNSET, describe_value
+from ...core.wire import UNSET
 from ..cells import (
     ValueKind,
     cell_len,
@@ -822,7 +822,7 @@ class CallsView(ModelView[CallsModel]):
         # What is wrong first: in a narrow view the end of the line is off screen.
         pieces: list[Piece] = [
             ("▸ ", "calls-view--dim"),
-            (f"call {visible(describe_value(ct.wire_index))}", "calls-view--title"),
+            (visible(call_named(ct.wire_index)), "calls-view--title"),
         ]
         if ct.flags:
             kinds = ", ".join(sorted({f.label for f in ct.flags}))
@@ -932,7 +932,7 @@ class CallsView(ModelView[CallsModel]):
         if section is None:
             return None
         ct = section.call
-        where = f"call {describe_value(ct.wire_index)}"
+        where = call_named(ct.wire_index)
         if offset == 0:
             data = {
                 "call": ct.wire_index if ct.wire_index is not UNSET else None,

@@ -148,7 +148,7 @@ def _meant_side(m: MeantCall) -> Side:
         (
             "id",
             _value_pieces(m.id, False)
-            + ([("  (never sent)", "clients-detail--dim")] if m.id is UNSET else []),
+            + ([("  (no string id sent)", "clients-detail--dim")] if m.id is UNSET else []),
         ),
         ("name", _value_pieces(m.name, False)),
     ]
