@@ -220,12 +220,15 @@ def classify_candidate(candidate: Candidate, out: Discovery) -> None:
         return
     found = Discovery()
     wanted = candidate.address
-    classify(path, entry_of(wanted)[0], found)
+    whole = entry_of(wanted)[0]
+    classify(path, whole, found)
     picked = [s for s in found.sources if s.address == wanted]
+    # why the entry (its body lost), or the whole file, was skipped
+    said = [s for s in found.skipped if s.path in (wanted, whole)]
     if picked:
         out.sources.extend(picked)
-    elif found.skipped:
-        out.skipped.extend(found.skipped)
+    elif said:
+        out.skipped.extend(said)
     elif found.sources and all(s.entry is None for s in found.sources):
         # Not a HAR file (one stream, named by the file alone): #N names nothing in it.
         why = f"not a HAR file (#{candidate.entry} names an entry of a HAR export): name it alone"
@@ -462,13 +465,19 @@ def _classify_har(path: Path, address: str, out: Discovery) -> None:
     found = har_sources(path, address, data)
     if isinstance(found, Skipped):
         out.skipped.append(found)
-    else:
-        out.sources += found
+        return
+    for item in found:
+        if isinstance(item, Skipped):
+            out.skipped.append(item)
+        else:
+            out.sources.append(item)
 
 
-def har_sources(path: Path, address: str, data: bytes) -> list[Source] | Skipped:
+def har_sources(path: Path, address: str, data: bytes) -> list[Source | Skipped] | Skipped:
     """The SSE entries of the HAR document ``data`` (read from ``path``, found at
-    ``address``) as sources addressed ``address#N``, or why it has none."""
+    ``address``) as sources addressed ``address#N``, or why it has none. An entry whose body
+    the exporter lost (none saved, not base64, not HAR) is skipped with why: judged, it read
+    as a stream the gateway cut, which it was not."""
     if not data.strip():
         return Skipped(address, "empty file")
     try:
@@ -480,4 +489,9 @@ def har_sources(path: Path, address: str, data: bytes) -> list[Source] | Skipped
             address,
             f"HAR with {total:,} entr{'y' if total == 1 else 'ies'}, none of them an SSE stream",
         )
-    return [Source(path, f"{address}#{entry.number}", Form.HAR, entry) for entry in entries]
+    return [
+        Skipped(f"{address}#{entry.number}", entry.problem)
+        if entry.problem and not entry.body
+        else Source(path, f"{address}#{entry.number}", Form.HAR, entry)
+        for entry in entries
+    ]

@@ -193,8 +193,15 @@ def _broken_stream(raw: msgspec.Raw, number: int, exc: Exception) -> HarEntry | 
 
     response = get(data, "response")
     content = get(response, "content")
-    mime, body = text(get(content, "mimeType")), text(get(content, "text"))
-    if not _is_stream(mime, body.encode()):
+    mime, said = text(get(content, "mimeType")), text(get(content, "text"))
+    body = said.encode("utf-8", "surrogatepass")
+    if text(get(content, "encoding")).lower() == "base64":
+        try:
+            packed = "".join(said.split())
+            body = base64.b64decode(packed + "=" * (-len(packed) % 4), validate=True)
+        except (binascii.Error, ValueError):
+            body = b""
+    if not _is_stream(mime, body):
         return None
     where = f"`$.log.entries[{number - 1}]."
     why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
@@ -202,7 +209,7 @@ def _broken_stream(raw: msgspec.Raw, number: int, exc: Exception) -> HarEntry | 
     status = get(response, "status")
     return HarEntry(
         number=number,
-        body=b"",
+        body=body,  # what is broken is beside the body: it is judged all the same
         method=text(get(request, "method")),
         url=text(get(request, "url")),
         started=text(get(data, "startedDateTime")),
@@ -211,9 +218,11 @@ def _broken_stream(raw: msgspec.Raw, number: int, exc: Exception) -> HarEntry | 
         mime_type=mime,
         model=None,
         tools=[],
-        problem=f"this entry is not HAR 1.2, so its stream cannot be read: {why}".replace(
-            "`$.", where
-        ),
+        problem=(
+            f"this entry is not HAR 1.2 ({why}); its stream is read as saved"
+            if body
+            else f"this entry is not HAR 1.2, so its stream cannot be read: {why}"
+        ).replace("`$.", where),
     )
 
 

@@ -25,6 +25,7 @@ from ..core.discovery import (
     Skipped,
     classify,
     discover,
+    entry_of,
     folder_prefix,
     is_ignored_name,
     walk,
@@ -324,6 +325,9 @@ class LiveFolder:
                 out.unskipped.append(key)
 
     def _skipped_path(self, key: str) -> Path | None:
+        file_part, number = entry_of(key)
+        if number is not None:  # a HAR entry skipped (its body lost): the file it is in
+            key = file_part
         for given, root in self.roots:
             if key == given:
                 return root

@@ -320,7 +320,9 @@ def _judge_object(
         found = har_sources(path, item.address, body)
         if isinstance(found, Skipped):
             return [found]
-        return [_judge(source, None, clients) for source in found]
+        return [
+            item if isinstance(item, Skipped) else _judge(item, None, clients) for item in found
+        ]
     return [_judge(Source(path, item.address, form), body, clients)]
 
 

@@ -131,6 +131,22 @@ def test_bad_har_files_are_skipped_with_a_located_reason(
     assert found.skipped[0].reason.startswith(reason)
 
 
+def test_an_entry_broken_beside_its_body_is_judged_and_says_what_broke(tmp_path: Path) -> None:
+    """A status written as a string breaks HAR's schema, not the stream: the stream was
+    thrown away (judged as an empty body, "broken"); it is judged, the note says why."""
+    odd = entry(ERASING)
+    odd["response"]["status"] = "200 OK"  # type: ignore[index]
+    write(tmp_path, "cap.har", har(odd))
+    found = discover([tmp_path])
+    assert not found.skipped
+    [trace] = [load_trace(s) for s in found.sources]
+    assert trace.verdicts["assign-always"] == "unidentified-call" and trace.analysis.flags
+    [note] = [n.message for n in trace.notes if n.kind == "har-body"]
+    assert (
+        note.startswith("this entry is not HAR 1.2") and "$.log.entries[0].response.status" in note
+    )
+
+
 def test_an_entry_that_breaks_the_har_schema_costs_that_entry_not_the_file(
     tmp_path: Path,
 ) -> None:
@@ -144,18 +160,21 @@ def test_an_entry_that_breaks_the_har_schema_costs_that_entry_not_the_file(
     dropped["request"]["postData"]["text"] = json.dumps({"model": "m", "stream": True})  # type: ignore[index]
     write(tmp_path, "cap.har", har(entry(ERASING), "oops", bad_text, dropped, entry(ERASING)))
     found = discover([tmp_path])
-    assert not found.skipped
-    assert [s.address for s in found.sources] == [f"cap.har#{n}" for n in (1, 3, 4, 5)]
+    assert [s.address for s in found.sources] == [f"cap.har#{n}" for n in (1, 5)]
     traces = {s.address: load_trace(s) for s in found.sources}
     for address in ("cap.har#1", "cap.har#5"):
         assert traces[address].verdicts["assign-always"] == "unidentified-call"
-    notes = {a: [n.message for n in t.notes if n.kind == "har-body"] for a, t in traces.items()}
-    assert notes["cap.har#3"] == [
-        "this entry is not HAR 1.2, so its stream cannot be read: Expected `str | null`,"
-        " got `int` - at `$.log.entries[2].response.content.text`"
+        assert not [n for n in traces[address].notes if n.kind == "har-body"]
+    # the entries whose stream the exporter lost are skipped, each saying why (judged, they
+    # read as streams the gateway cut: "broken", STREAM_CLOSED)
+    assert [(s.path, s.reason) for s in found.skipped] == [
+        (
+            "cap.har#3",
+            "this entry is not HAR 1.2, so its stream cannot be read: Expected `str | null`,"
+            " got `int` - at `$.log.entries[2].response.content.text`",
+        ),
+        ("cap.har#4", "the exporter saved no response body for this stream"),
     ]
-    assert notes["cap.har#4"] == ["the exporter saved no response body for this stream"]
-    assert notes["cap.har#1"] == notes["cap.har#5"] == []
 
 
 def test_folders_are_searched_recursively_and_odd_files_skipped_once(tmp_path: Path) -> None:

@@ -457,12 +457,17 @@ def test_a_har_with_a_broken_entry_keeps_its_good_entries(tmp_path: Path) -> Non
         }
     }
     (tmp_path / "mixed.har").write_text(json.dumps(har))
-    code, doc, table, _ = _check(tmp_path)
-    assert "mixed.har#3" in table  # its bad base64 is a note, the stream is still listed
+    code, doc, _table, err = _check(tmp_path)
     traces = _traces(doc)
-    assert any(n["kind"] == "har-body" for n in traces["mixed.har#3"]["notes"])
+    # the bodies the exporter lost (none saved, not base64) are skipped, each saying why, not
+    # judged as streams the gateway cut
+    assert {s["path"]: s["reason"] for s in doc["skipped"]} == {
+        "mixed.har#2": "the exporter saved no response body for this stream",
+        "mixed.har#3": "response body is not valid base64: Only base64 data is allowed",
+    }
+    assert "replay-tui: mixed.har#3: response body is not valid base64" in err
+    assert "mixed.har#2" not in traces and "mixed.har#3" not in traces
     assert traces["mixed.har#1"]["verdicts"]["accept-identity"] == "ok"
-    assert any(n["kind"] == "har-body" for n in traces["mixed.har#2"]["notes"])
     assert traces["mixed.har#4"]["verdicts"]["assign-always"] == "unidentified-call"
     assert traces["mixed.har#5"]["verdicts"]["accept-identity"] == "malformed-response"
     assert code == 1

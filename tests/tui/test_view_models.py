@@ -479,20 +479,23 @@ def test_every_payload_after_the_replay_stopped_is_marked_not_replayed(tmp_path:
     assert rows[5].startswith("6") and rows[5].endswith("not replayed: after [DONE]")
 
 
-def test_a_har_entry_without_its_body_says_so_in_place(tmp_path: Path) -> None:
+def test_a_har_entry_broken_beside_its_body_says_so_in_place(tmp_path: Path) -> None:
+    """(An entry with no body at all is not a trace: listed as skipped, with why.)"""
+    body = (TRACES / "dashscope" / "qwen3-max-id-empty.sse").read_text()
     entry = {
         "request": {"method": "POST", "url": "http://gw/v1/chat/completions"},
         "response": {
-            "status": 200,
+            "status": "200",  # a string: breaks HAR's schema, not the stream
             "headers": [{"name": "content-type", "value": "text/event-stream"}],
-            "content": {"mimeType": "text/event-stream", "size": 0},
+            "content": {"mimeType": "text/event-stream", "text": body},
         },
     }
-    path = tmp_path / "empty.har"
+    path = tmp_path / "odd.har"
     path.write_text(json.dumps({"log": {"entries": [entry]}}))
     rows = raw_text(load(path))
-    assert len(rows) == 1
-    assert rows[0].strip() == "⚠ the exporter saved no response body for this stream"
+    assert rows[0].strip().startswith("⚠ this entry is not HAR 1.2 (")
+    assert rows[0].strip().endswith("its stream is read as saved")
+    assert any("data: " in row for row in rows[1:])
 
 
 # -- clients ------------------------------------------------------------------------------------

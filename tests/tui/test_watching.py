@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -123,6 +124,39 @@ async def test_a_trace_rewritten_under_the_cursor_puts_it_on_a_delta(tmp_path: P
         assert view.model is not None
         found = view.model.delta_at(view.cursor)
         assert found is not None, view.cursor
+
+
+async def test_a_har_entry_whose_body_was_lost_stays_listed_as_skipped(tmp_path: Path) -> None:
+    """An entry the exporter saved no body for is listed as not a trace, with why; the
+    watcher's catch-up took ``x.har#2`` for a file that had been deleted, and the row went
+    (the header said "last change" though nothing had)."""
+    import json
+
+    def entry(text: str | None) -> dict[str, Any]:
+        content: dict[str, Any] = {"mimeType": "text/event-stream"}
+        if text is not None:
+            content["text"] = text
+        return {
+            "request": {"method": "POST", "url": "https://gw/v1"},
+            "response": {"content": content},
+        }
+
+    har = {"log": {"entries": [entry(ERASING.read_text()), entry(None)]}}
+    (tmp_path / "x.har").write_text(json.dumps(har))
+    hour_ago = time.time() - 3600  # (not a capture still being written: nothing changes)
+    os.utime(tmp_path / "x.har", (hour_ago, hour_ago))
+    app = watching(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.pause(0.5)  # (the watcher's catch-up, after the list)
+        listing = app.trace_list.listing
+        assert listing.items == ["x.har#1", "x.har#2"]
+        assert (
+            listing.skipped["x.har#2"].reason
+            == "the exporter saved no response body for this stream"
+        )
+        assert badge(app, "x.har#1") is Badge.ERASING
+        assert "last change" not in str(app.counts_bar.query_one("#watch-state").render())
 
 
 async def test_a_capture_appended_in_pieces_is_in_progress_then_judged(tmp_path: Path) -> None:
