@@ -422,10 +422,13 @@ def sniff(name: str, size: int, head: bytes) -> Form | str:
         return Form.HAR
     if not head:
         return "empty file"
+    encoded = _encoded(head)
+    if encoded is not None:
+        return encoded
     if suffix in JSONL_SUFFIXES:
         return Form.JSONL
     if looks_like_http(head):
-        return Form.HTTP
+        return _compressed_body(head) or Form.HTTP
     stripped = head.removeprefix(b"\xef\xbb\xbf")
     if stripped.lstrip(b"\r\n").startswith(_SSE_STARTS):
         return Form.SSE
@@ -436,6 +439,47 @@ def sniff(name: str, size: int, head: bytes) -> Form | str:
             return Form.SSE
         return "no SSE field in its first 4 KB (expected lines like 'data: {...}')"
     return _not_a_trace(suffix, head)
+
+
+_MAGIC = {
+    b"\x1f\x8b": "gzip-compressed: decompress it first (gunzip), or capture with curl --compressed",
+    b"\x28\xb5\x2f\xfd": "zstd-compressed: decompress it first (zstd -d)",
+    b"\xff\xfe": "UTF-16 text: convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8)",
+    b"\xfe\xff": "UTF-16 text: convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8)",
+}
+_CONTENT_ENCODING = re.compile(
+    rb"(?im)^content-encoding:[ \t]*(gzip|x-gzip|br|deflate|zstd)[ \t]*\r?$"
+)
+
+
+def _encoded(head: bytes) -> str | None:
+    """Why a file that is a trace compressed, or in UTF-16, cannot be read as it is (it read
+    as "binary (NUL bytes)", or as a stream of U+FFFD the gateway cut)."""
+    for magic, why in _MAGIC.items():
+        if head.startswith(magic):
+            return why
+    if head[1:8:2] == b"\x00\x00\x00\x00" and head[0:8:2].isascii() and head[0]:
+        return (
+            "UTF-16 text (no byte-order mark): convert it to UTF-8 first"
+            " (iconv -f UTF-16LE -t UTF-8)"
+        )
+    return None
+
+
+def _compressed_body(head: bytes) -> str | None:
+    """An HTTP capture (``curl -i``) whose body the server compressed and the client saved so:
+    its events cannot be read."""
+    found = _CONTENT_ENCODING.search(head)
+    if found is None:
+        return None
+    body = re.split(rb"\r?\n\r?\n", head[found.end() :], maxsplit=1)
+    if len(body) == 2 and body[1].lstrip(b"\r\n").startswith(_SSE_STARTS):
+        return None  # (the header says so, and yet the body is plain events: read it)
+    coding = found.group(1).decode("ascii").lower()
+    return (
+        f"the response body is {coding}-compressed (content-encoding: {coding}):"
+        " capture with curl --compressed, or decompress the body"
+    )
 
 
 def is_recorder_body(name: str) -> bool:

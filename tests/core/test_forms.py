@@ -205,6 +205,35 @@ def test_folders_are_searched_recursively_and_odd_files_skipped_once(tmp_path: P
     }
 
 
+def test_a_compressed_or_utf16_capture_is_skipped_with_what_to_do(tmp_path: Path) -> None:
+    """They read as "binary (NUL bytes)", or (a ``curl -i`` of a gzip body) as a stream the
+    gateway cut, full of U+FFFD: each now says what it is and how to read it."""
+    import gzip
+
+    head = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+    write(tmp_path, "q.sse.gz", gzip.compress(ERASING))
+    write(tmp_path, "gz.sse", gzip.compress(ERASING))
+    write(tmp_path, "u16.sse", ERASING.decode().encode("utf-16"))
+    write(tmp_path, "u16le.sse", ERASING.decode().encode("utf-16-le"))
+    write(tmp_path, "curl.txt", head + b"Content-Encoding: gzip\r\n\r\n" + gzip.compress(ERASING))
+    # the header says gzip, the body is plain events (a proxy decompressed it): read as such
+    write(tmp_path, "plain.txt", head + b"content-encoding: gzip\r\n\r\n" + ERASING)
+    found = discover([tmp_path])
+    assert [s.address for s in found.sources] == ["plain.txt"]
+    gz = "gzip-compressed: decompress it first (gunzip), or capture with curl --compressed"
+    u16 = "UTF-16 text: convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8)"
+    assert {s.path: s.reason for s in found.skipped} == {
+        "q.sse.gz": gz,
+        "gz.sse": gz,
+        "u16.sse": u16,
+        "u16le.sse": "UTF-16 text (no byte-order mark): convert it to UTF-8 first"
+        " (iconv -f UTF-16LE -t UTF-8)",
+        "curl.txt": "the response body is gzip-compressed (content-encoding: gzip):"
+        " capture with curl --compressed, or decompress the body",
+    }
+    assert only_trace(tmp_path / "plain.txt").verdicts["assign-always"] == "unidentified-call"
+
+
 def test_a_file_given_directly_keeps_its_given_path(tmp_path: Path) -> None:
     path = write(tmp_path, "x.sse", ERASING)
     assert [s.address for s in discover([path]).sources] == [path.as_posix()]
