@@ -737,6 +737,8 @@ class Analyzer:
     def _text_event(self, reasoning: Any, content: Any, line: int) -> None:
         """Non-empty reasoning, then content: each a delta of its block, opened on first use."""
         for kind, text in (("reasoning", reasoning), ("text", content)):
+            if text and type(text) is not str:
+                self._not_text(kind, text, line)
             if type(text) is str and text:
                 start = kind not in self._text_blocks
                 if start:
@@ -744,6 +746,28 @@ class Analyzer:
                     self._blocks += 1
                 if self._record:
                     self._events.text(kind == "reasoning", text, line, start)
+
+    def _not_text(self, kind: str, value: Any, line: int) -> None:
+        """A ``content`` or ``reasoning_content`` that is no string, said once per field:
+        the harness shows no text for it, and nothing else would say the text went."""
+        key = ("text-not-string", None, kind)
+        if key in self._noted:
+            return
+        self._noted.add(key)
+        field = "content" if kind == "text" else "reasoning_content"
+        parts = (
+            " (Mistral sends its content as parts: [{type: text, …}])"
+            if type(value) is list
+            else ""
+        )
+        self._notes.append(
+            Note(
+                "text-not-string",
+                f"{field} is a JSON {_json_type(value)}, not a string: the harness shows no"
+                f" text for it{parts}: {_described(value, 80)}",
+                line,
+            )
+        )
 
     def _new_call(self, idx: Any, line: int) -> CallTrace:
         key = index_key(idx)

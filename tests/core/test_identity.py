@@ -633,6 +633,29 @@ NOTED += [
         ],
     ),
     (
+        # Mistral's content as parts: the harness shows no text for it; said once
+        sse(
+            chunk({"content": [{"type": "text", "text": "Hello"}]}),
+            chunk({"content": [{"type": "text", "text": "again"}]}),
+            chunk({"reasoning_content": 7}, finish="stop"),
+        ),
+        [
+            (
+                "text-not-string",
+                1,
+                UNSET,
+                "content is a JSON array, not a string: the harness shows no text for it"
+                ' (Mistral sends its content as parts: [{type: text, …}]): [{"type":"text","text":"Hello"}]',
+            ),
+            (
+                "text-not-string",
+                5,
+                UNSET,
+                "reasoning_content is a JSON number, not a string: the harness shows no text for it: 7",
+            ),
+        ],
+    ),
+    (
         sse({**chunk({"content": "x"}), "error": {"message": "m" * 100}}),
         [
             (
