@@ -18,6 +18,7 @@ from collections.abc import Callable
 from textual.app import App
 from textual.worker import get_current_worker
 
+from ..core.discovery import entry_of
 from ..live.folder import FolderUpdate, LiveFolder
 from ..live.watch import watch_traces
 from .messages import FolderChanged, WatchState
@@ -34,6 +35,9 @@ class LiveReload:
     def __init__(self, app: App[int], paths: list[str]) -> None:
         self.app = app
         self.paths = paths
+        self.files = [entry_of(p)[0] for p in paths]
+        """What is on disk: a HAR entry named (``x.har#4``) is its file (a path ``x.har#4``
+        exists nowhere: it was taken for a root deleted, "last change" said at once)."""
         self.folder = LiveFolder(paths)
         self.last_change: float | None = None
         """``time.time()`` of the last file change that reached the screen (None: none yet)."""
@@ -101,7 +105,7 @@ class LiveReload:
 
         tasks = [asyncio.create_task(stop_when_cancelled()), asyncio.create_task(catch_up())]
         try:
-            async for batch in watch_traces(self.paths, stop, ready=ready):
+            async for batch in watch_traces(self.files, stop, ready=ready):
                 self.post(self.folder.apply(batch))  # this thread is not the UI's
                 if cancelled():
                     break
@@ -126,7 +130,7 @@ class LiveReload:
 
     def post(self, update: FolderUpdate, *, written: bool = True) -> None:
         """Send a folder update to the app (from any thread)."""
-        gone = [p for p in self.paths if not os.path.exists(p)]
+        gone = [p for p, f in zip(self.paths, self.files, strict=True) if not os.path.exists(f)]
         if not update and not gone:
             return
         self.app.post_message(FolderChanged(update, written=written, gone_roots=gone))

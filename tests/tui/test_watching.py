@@ -159,6 +159,26 @@ async def test_a_har_entry_whose_body_was_lost_stays_listed_as_skipped(tmp_path:
         assert "last change" not in str(app.counts_bar.query_one("#watch-state").render())
 
 
+async def test_a_har_entry_named_is_not_a_root_deleted(tmp_path: Path) -> None:
+    """``replay-tui a.sse x.har#1``: the path ``x.har#1`` exists nowhere, and the watcher
+    took it for a root deleted: the header said "last change" at once, nothing changed."""
+    import json
+
+    content = {"mimeType": "text/event-stream", "text": ERASING.read_text()}
+    har = {"log": {"entries": [{"request": {}, "response": {"content": content}}]}}
+    (tmp_path / "x.har").write_text(json.dumps(har))
+    shutil.copy(CLEAN, tmp_path / "a.sse")
+    hour_ago = time.time() - 3600
+    for name in ("x.har", "a.sse"):
+        os.utime(tmp_path / name, (hour_ago, hour_ago))
+    app = make_app([str(tmp_path / "a.sse"), f"{tmp_path / 'x.har'}#1"], watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.pause(0.5)  # (the watcher's catch-up)
+        assert len(app.trace_list.addresses) == 2
+        assert str(app.counts_bar.query_one("#watch-state").render()) == "● watching"
+
+
 async def test_a_capture_appended_in_pieces_is_in_progress_then_judged(tmp_path: Path) -> None:
     body = ERASING.read_bytes()
     done = body.index(b"data: [DONE]")
