@@ -681,6 +681,7 @@ class Analyzer:
                                         ct.args.append(args)
                                     elif args is not UNSET and args is not None:
                                         ct.args.append(js_string(args))
+                                        self._args_not_text(ct, args, line)
                                 else:
                                     name = UNSET
                                 cid = call.id
@@ -746,6 +747,22 @@ class Analyzer:
                     self._blocks += 1
                 if self._record:
                     self._events.text(kind == "reasoning", text, line, start)
+
+    def _args_not_text(self, ct: CallTrace, value: Any, line: int) -> None:
+        """``function.arguments`` that is no string, said once per call: the harness joins
+        it as JavaScript would (``5`` → ``"5"``, an object → ``"[object Object]"``)."""
+        if not self._once("args-not-string", ct, "arguments"):
+            return
+        self._notes.append(
+            Note(
+                "arguments-not-string",
+                f"{call_named(ct.wire_index)}: arguments is a JSON {_json_type(value)}, not a"
+                f" string: the harness joins it as text ({_described(value, 60)} →"
+                f" {_described(js_string(value), 60)})",
+                line,
+                ct.wire_index,
+            )
+        )
 
     def _not_text(self, kind: str, value: Any, line: int) -> None:
         """A ``content`` or ``reasoning_content`` that is no string, said once per field:

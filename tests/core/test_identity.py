@@ -633,6 +633,28 @@ NOTED += [
         ],
     ),
     (
+        # arguments that are no string: joined as JavaScript would, said once per call
+        sse(
+            tools(call(0, id="c", name="f", arguments=5)),
+            tools(call(0, arguments={"a": 1})),
+            chunk(finish="tool_calls"),
+        ),
+        [
+            (
+                "arguments-not-string",
+                1,
+                0,
+                'call 0: arguments is a JSON number, not a string: the harness joins it as text (5 → "5")',
+            ),
+            (
+                "arguments-not-json",
+                1,
+                0,
+                "call 0: arguments do not parse as JSON at close: 5[object Object]",
+            ),
+        ],
+    ),
+    (
         # Mistral's content as parts: the harness shows no text for it; said once
         sse(
             chunk({"content": [{"type": "text", "text": "Hello"}]}),
