@@ -600,6 +600,65 @@ def index_zero_parallel(n):
     yield from _end(m, n)
 
 
+def openrouter_reasoning(n):
+    """OpenRouter in front of a reasoning model (as its streams of 2026 look): a ``:
+    OPENROUTER PROCESSING`` comment before the first event and after every 25th, reasoning in
+    ``reasoning`` (not ``reasoning_content``) with a ``reasoning_details`` array of one object
+    (type, text, format, index) beside each of 30,000 reasoning pieces, ``native_finish_reason``
+    in every choice, ``provider`` on every chunk; then 4 calls opened in turn (id, type, name,
+    empty arguments), their pieces interleaved round-robin with only ``index`` and
+    ``arguments``, an empty ``content`` beside each; usage with a ``cost`` after the finish
+    chunk, and a frame after ``[DONE]`` (``{"choices":[],"cost":"0"}``). Invented after the
+    helpers' work of the night of 4-5 December was merged, and measured as found."""
+    m = "deepseek/deepseek-r1-0528"
+    extra = {"provider": "DeepInfra"}
+
+    def chunk(delta, finish=None, k=0):
+        c = {
+            "id": "gen-1770764938-AbCdEfGhIjKlMnOp",
+            "object": "chat.completion.chunk",
+            "created": 1770764938,
+            "model": m,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish,
+                         "native_finish_reason": finish, "logprobs": None}],
+            **extra,
+        }
+        comment = ": OPENROUTER PROCESSING\n\n" if k % 25 == 0 else ""
+        return comment + "data: " + json.dumps(c, separators=(",", ":")) + "\n\n"
+
+    reasoning = min(30000, n // 3)
+    k = 0
+    yield chunk({"role": "assistant", "content": "", "reasoning": None}, k=k)
+    for j in range(reasoning):
+        k += 1
+        text = ("Let me think about step %d. " % j) if j % 7 else "Hmm, "
+        yield chunk({"role": "assistant", "content": "", "reasoning": text,
+                     "reasoning_details": [{"type": "reasoning.text", "text": text,
+                                            "format": "unknown", "index": 0}]}, k=k)
+    names = ("read_file", "grep", "list_dir", "run_tests")
+    for c in range(4):
+        k += 1
+        yield chunk({"role": "assistant", "content": "", "tool_calls": [
+            {"index": c, "id": f"call_{c}_or{c * 7919:08d}", "type": "function",
+             "function": {"name": names[c], "arguments": ""}}]}, k=k)
+    per = max(3, (n - reasoning - 4) // 4)
+    for j in range(per):
+        for c in range(4):
+            k += 1
+            piece = '{"path":"' if j == 0 else ('"}' if j == per - 1 else f"d{j % 10}/")
+            yield chunk({"role": "assistant", "content": "", "tool_calls": [
+                {"index": c, "function": {"arguments": piece}}]}, k=k)
+    yield chunk({"role": "assistant", "content": ""}, "tool_calls", k=1)
+    usage = {"prompt_tokens": 1200, "completion_tokens": n, "total_tokens": 1200 + n,
+             "cost": 0.0123, "is_byok": False}
+    yield "data: " + json.dumps({"id": "gen-1770764938-AbCdEfGhIjKlMnOp",
+                                 "object": "chat.completion.chunk", "created": 1770764938,
+                                 "model": m, "choices": [], "usage": usage, **extra},
+                                separators=(",", ":")) + "\n\n"
+    yield "data: [DONE]\n\n"
+    yield 'data: {"choices":[],"cost":"0"}\n\n'
+
+
 UNSEEN = {
     f.__name__.replace("_", "-"): f
     for f in (
@@ -616,6 +675,7 @@ UNSEEN = {
         batched_rotating,
         bedrock_litellm,
         index_zero_parallel,
+        openrouter_reasoning,
     )
 }
 """Shapes not among the five (issue 27): every budget must hold on them too. The first two
