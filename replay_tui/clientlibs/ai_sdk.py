@@ -32,6 +32,7 @@ from .base import (
     Assembly,
     ClientError,
     Frame,
+    PlainCall,
     Policy,
     Quiet,
     Raise,
@@ -531,6 +532,9 @@ def _delta_of(call: ToolCall, at: str = "") -> _Delta:
     )
 
 
+_FIRST = tool_path(0, 0)
+
+
 @dataclass
 class _Pending:
     id: Any
@@ -559,6 +563,22 @@ class AiSdkAssembler(Assembler):
 
     def error_parts(self) -> list[ClientError]:
         return list(self.errors)
+
+    plain = True
+
+    def feed_plain(self, frame: Frame, call: PlainCall) -> None:
+        # a call at an index no call nor buffer holds, with a non-blank id and name: a new
+        # call whatever the id says (a used one is generated anew), released at once by
+        # the name buffer
+        index, cid, name, args = call
+        tracker = self.tracker
+        if index in tracker.by_index or index in self.pending or index in self.forwarded:
+            self.feed(frame)
+            return
+        d = _Delta(index, cid, "function", True, name, args, _FIRST, name, "function", frame.line)
+        tracker._add(tracker.by_index, index, tracker._new(d, cid, name))
+        if self.compatible:
+            self.forwarded.add(index)
 
     ordered = True  # (only for a run of several calls whose deltas name them: see below)
 

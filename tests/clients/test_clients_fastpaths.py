@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from replay_tui.clientlibs import POLICIES, ai_sdk, compact_frames
-from tests.clients.test_clients_events import _both_ways, _sse, _tc, _trace
+from replay_tui.clientlibs import POLICIES, ai_sdk, base, compact_frames, frames
+from replay_tui.clientlibs.assess import assess_frames, meant_calls
+from tests.clients.test_clients_events import _both_ways, _shown, _sse, _tc, _trace
 
 # Pieces that open a value, close one, hold a string, a blank or an escape: which call a
 # piece continues depends on whether the arguments before it completed a JSON value.
@@ -101,3 +103,108 @@ def test_a_shared_index_run_is_taken_at_once_by_the_ai_sdk(monkeypatch: Any) -> 
         steps = 0
         POLICIES[key].run(stream)
         assert steps < 100, key  # (one by one: a step a chunk, 4,040)
+
+
+IDS = ["call_a", "call_b", "call_c", " ", ""]
+NAMES = ["get", "put", " "]
+ARGS = ["", "{}", '{"a": 1}', "{", '"x"}', "x", " "]
+
+
+@st.composite
+def plain_streams(draw: st.DrawFn) -> str:
+    """Calls each opened by one delta of its id, name, ``type: "function"`` and arguments
+    (what a library may take by its shortcut), at the next index, an index taken already or
+    past the end, ids and names now and then used already or blank; some with continuations
+    after; and between them what is not such a delta: text, a role, a finish reason, an
+    opening with a field more, without a type, or of two deltas."""
+    chunks: list[dict[str, Any]] = []
+    nxt = 0
+    for _ in range(draw(st.integers(1, 12))):
+        roll = draw(st.integers(0, 19))
+        if roll < 12:
+            index = draw(st.sampled_from([nxt, nxt, nxt, 0, 1, nxt + 1]))
+            nxt = max(nxt, index + 1)
+            cid, name = draw(st.sampled_from(IDS)), draw(st.sampled_from(NAMES))
+            fields: dict[str, Any] = {"id": cid, "type": "function", "name": name}
+            chunks.append(_tc(index, draw(st.sampled_from(ARGS)), **fields))
+            for _ in range(draw(st.sampled_from([0, 0, 0, 1, 3]))):
+                chunks.append(_tc(index, draw(st.sampled_from(ARGS))))
+        elif roll == 12:
+            chunks.append({"choices": [{"index": 0, "delta": {"content": "text "}}]})
+        elif roll == 13:
+            chunks.append({"choices": [{"index": 0, "delta": {"role": "assistant"}}]})
+        elif roll == 14:
+            chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+        elif roll == 15:
+            extra = _tc(nxt, "{}", id=f"call_{nxt}", type="function", name="get")
+            extra["usage"] = None if draw(st.booleans()) else {"total_tokens": 1}
+            chunks.append(extra)
+            nxt += 1
+        elif roll == 16:
+            chunks.append(_tc(nxt, "{}", id=f"call_{nxt}", name="get"))  # (no type)
+            nxt += 1
+        elif roll == 17:
+            two = _tc(nxt, "{}", id=f"call_{nxt}", type="function", name="get")
+            two["choices"][0]["delta"]["tool_calls"].append(
+                _tc(nxt + 1, "", id=f"call_{nxt + 1}", type="function", name="put")["choices"][0][
+                    "delta"
+                ]["tool_calls"][0]
+            )
+            chunks.append(two)
+            nxt += 2
+        elif roll == 18:
+            chunks.append(_tc(draw(st.integers(0, nxt)), draw(st.sampled_from(ARGS)), id=""))
+        else:  # (a custom tool at an index, new or not: some libraries set it aside)
+            at = draw(st.integers(0, nxt))
+            chunks.append(_tc(at, "{}", id=f"call_{at}", type="custom", name="get"))
+            nxt = max(nxt, at + 1)
+    return _sse(chunks)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plain_streams())
+def test_each_library_takes_a_plain_call_by_its_shortcut_as_by_its_own_steps(body: str) -> None:
+    trace = _trace(body)
+    meant = meant_calls(trace.analysis.calls)
+    for stream in (compact_frames(trace), frames(trace)):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(base, "_PLAIN", False)
+            stepped = assess_frames(stream, meant)
+        for frame in stream:  # (what was worked out of each frame, asked again)
+            if isinstance(frame, base.Frame):
+                frame._plain = base.UNSET
+        shortcut = assess_frames(stream, meant)
+        for key in POLICIES:
+            assert _shown(shortcut[key]) == _shown(stepped[key]), key
+
+
+# (Found by the property test above, before any shortcut: a finish reason before the first
+# call, then a call opened with empty arguments and an empty piece after it. Payload by
+# payload, the strict openai-node throws when the piece's payload ends the call (its empty
+# arguments are not JSON); folded, the piece is one frame with its opening, and it throws
+# at the end for the missing role instead. Left to the folded stream's own work.)
+_FINISHED_FIRST = [
+    {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+    _tc(0, "", id="call_a", type="function", name="get"),
+    _tc(0, ""),
+]
+
+
+@pytest.mark.xfail(strict=True, reason="the folded stream differs for openai-node-strict")
+def test_a_call_after_a_finish_reason_gives_openai_node_what_its_payloads_give() -> None:
+    _both_ways(_trace(_sse(_FINISHED_FIRST)))
+
+
+def test_an_agent_loop_s_calls_are_plain_to_every_library() -> None:
+    # 200 calls one after another, each opened by its id, name and type with its arguments
+    # after: every call's frame is one every library with a shortcut takes by it
+    chunks = []
+    for c in range(200):
+        chunks.append(_tc(c, "", id=f"call_{c}", type="function", name="run"))
+        chunks += [_tc(c, piece) for piece in ['{"cmd":"', "ls", '"}']]
+    stream = compact_frames(_trace(_sse(chunks)))
+    opened = [f for f in stream if isinstance(f, base.Frame) and f.count > 1]
+    assert len(opened) == 200
+    assert all(
+        base.plain_call(f) == (c, f"call_{c}", "run", '{"cmd":"ls"}') for c, f in enumerate(opened)
+    )
