@@ -208,3 +208,38 @@ def test_an_agent_loop_s_calls_are_plain_to_every_library() -> None:
     assert all(
         base.plain_call(f) == (c, f"call_{c}", "run", '{"cmd":"ls"}') for c, f in enumerate(opened)
     )
+
+
+@st.composite
+def one_choice_batches(draw: st.DrawFn) -> str:
+    """Calls batched in one choice: 2 or 3 calls opened, then chunks each of one choice
+    holding the next deltas of some of them side by side (a call now and then twice), the
+    choice's index 0, or another now and then for a stretch (which the Agents SDK for JS,
+    reading the choice of index 0, does not read), a ``created`` that counts up or not."""
+    n = draw(st.integers(2, 3))
+    chunks: list[dict[str, Any]] = [
+        _tc(k, "", id=f"call_{k}", type="function", name=f"tool_{k}") for k in range(n)
+    ]
+    counting = draw(st.booleans())
+    choice = 0
+    for j in range(draw(st.integers(1, 25))):
+        if draw(st.integers(0, 5)) == 0:
+            choice = draw(st.sampled_from([0, 1, 2]))
+        some = draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=4))
+        deltas = [
+            {"index": k, "function": {"arguments": draw(st.sampled_from(SHARED_PIECES))}}
+            for k in some
+        ]
+        chunk: dict[str, Any] = {"choices": [{"index": choice, "delta": {"tool_calls": deltas}}]}
+        if counting:
+            chunk["created"] = 1000 + j
+        chunks.append(chunk)
+    return _sse(chunks)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(one_choice_batches())
+def test_several_deltas_in_one_choice_of_any_index_give_what_they_give_one_by_one(
+    body: str,
+) -> None:
+    _both_ways(_trace(body))
