@@ -38,33 +38,33 @@ from .base import (
 __all__ = ["POLICY"]
 
 
-_Read = tuple[QuietCall, tuple[Sequence[str], Sequence[int]], int, int]
+_Reading = dict[int, tuple[Sequence[str], Sequence[int]]]
 
 
-def _read(run: Quiet) -> list[_Read]:
-    """The run as LlamaIndex reads it: its stretches of the pieces of ``choices[0]``'s first
-    tool-call delta (of each call, its pieces not of :attr:`~.base.QuietCall.later` nor of
-    :attr:`~.base.QuietCall.tails`), a stretch that holds none of them left out and the
-    stretches of one call that then follow one another joined, as
-    ``(call, (its pieces read, their lines), first, how many)`` (what the run's view
-    ``"head"`` holds, without making it)."""
-    read: dict[int, tuple[Sequence[str], Sequence[int]]] = {}
-    skips: dict[int, list[int]] = {}
+def _reading(run: Quiet) -> _Reading | None:
+    """What LlamaIndex reads of each call of the run: the pieces of ``choices[0]``'s first
+    tool-call delta (not of :attr:`~.base.QuietCall.later` nor of
+    :attr:`~.base.QuietCall.tails`) and their lines, by ``id`` of the call's part; ``None``:
+    it reads every piece (the run's own stretches, as they are)."""
+    if all(p.later is None and p.tails is None for p in run.calls.values()):
+        return None
+    out: _Reading = {}
     for part in run.calls.values():
-        later, tails = part.later, part.tails
-        key = id(part)
-        if later is None and tails is None:
-            read[key] = part.pieces, part.lines
-            continue
-        unread = set(later or ()) | set(tails or ())
-        skips[key] = sorted(unread)
-        read[key] = (
+        unread = set(part.later or ()) | set(part.tails or ())
+        out[id(part)] = (
             [piece for k, piece in enumerate(part.pieces) if k not in unread],
             [line for k, line in enumerate(part.lines) if k not in unread],
         )
-    if not skips:  # (every piece read: the run's own stretches)
-        return [(part, read[id(part)], at, size) for part, at, size in run.runs()]
-    out: list[_Read] = []
+    return out
+
+
+def _read(run: Quiet, reading: _Reading) -> list[tuple[QuietCall, int, int]]:
+    """The run's stretches as LlamaIndex reads them (:func:`_reading`): a stretch of pieces
+    it does not read left out, and the stretches of one call that then follow one another
+    joined, as ``(call, first piece read, how many)`` (what the run's view ``"head"`` holds,
+    without making it)."""
+    skips = {id(p): sorted(set(p.later or ()) | set(p.tails or ())) for p in run.calls.values()}
+    out: list[tuple[QuietCall, int, int]] = []
     taken: dict[int, list[int]] = {}  # per call: pieces walked, skipped, read
     prev: QuietCall | None = None
     for part, size in zip(run.stretches, run.sizes, strict=True):
@@ -75,22 +75,21 @@ def _read(run: Quiet) -> list[_Read]:
         at, j, first = walked
         end = at + size
         walked[0] = end
-        skip = skips.get(key)
-        if skip is not None:
-            m = len(skip)
-            k = j
-            while k < m and skip[k] < end:
-                k += 1
-            walked[1] = k
-            size -= k - j
-            if not size:
-                continue
+        skip = skips[key]
+        m = len(skip)
+        k = j
+        while k < m and skip[k] < end:
+            k += 1
+        walked[1] = k
+        size -= k - j
+        if not size:
+            continue
         walked[2] = first + size
         if part is prev:
             last = out[-1]
-            out[-1] = (part, last[1], last[2], last[3] + size)
+            out[-1] = (part, last[1], last[2] + size)
         else:
-            out.append((part, read[key], first, size))
+            out.append((part, first, size))
             prev = part
     return out
 
@@ -159,7 +158,15 @@ class LlamaIndexAssembler(Assembler):
         calls = self.calls
         opened = calls.append
         last = calls[-1].index if calls else UNSET
-        for part, (pieces, lines), at, size in _read(run):
+        reading = _reading(run)
+        stretches = run.runs() if reading is None else _read(run, reading)
+        pieces: Sequence[str]
+        lines: Sequence[int]
+        for part, at, size in stretches:
+            if reading is None:
+                pieces, lines = part.pieces, part.lines
+            else:
+                pieces, lines = reading[id(part)]
             index = part.index
             pair = part.pair
             if last != index or not calls:
