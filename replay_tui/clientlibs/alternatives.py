@@ -27,6 +27,7 @@ from .base import (
     Assembler,
     Assembly,
     Frame,
+    PlainCall,
     Policy,
     Raise,
     choices,
@@ -56,10 +57,23 @@ def _times(value: Any, frame: Frame) -> int:
     return frame.repeat if type(value) is str else 1
 
 
+_FIRST = tool_path(0, 0)
+
+
 @dataclass
 class AlternativeAssembler(Assembler):
     mode: str
     calls: dict[Any, _Call] = field(default_factory=dict)
+
+    plain = True
+
+    def feed_plain(self, frame: Frame, call: PlainCall) -> None:
+        index, cid, name, args = call
+        if index in self.calls:
+            self.feed(frame)  # (a call to add to)
+            return
+        # (a plain call's id and name are identities: no design refuses them on a new call)
+        self.calls[index] = _Call(index, cid, name, [args], _FIRST, frame.line)
 
     def feed(self, frame: Frame) -> None:
         for c, choice in enumerate(choices(frame.chunk)):

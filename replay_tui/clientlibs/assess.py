@@ -184,7 +184,7 @@ def meant_calls(calls: Iterable[CallTrace]) -> list[MeantCall]:
                     pieces.append(js_string(args))
         current.arguments = "".join(pieces)
         out.append(current)
-    return out
+    return _MeantCalls(out)
 
 
 def _settled(ct: CallTrace) -> bool:
@@ -254,8 +254,11 @@ def assess_frames(
         return {p.key: _judge(p, p.run(stream), meant, wanted, lean) for p in policies}
     if pool is None:
         pool = {}
-    for m in meant:
-        m.arguments = _pooled(m.arguments, pool)
+    least = _POOLED
+    for m in meant:  # (the TUI asks for one policy at a time: 5,000 calls, 18 times)
+        a = m.arguments
+        if len(a) >= least:
+            m.arguments = pool.setdefault(a, a)
     return {p.key: _judge(p, _shared(p.run(stream), pool), meant, wanted, lean) for p in policies}
 
 
@@ -438,10 +441,28 @@ def _judge(
 _Wanted = list[tuple[type, int, str, str, str, bool] | None]
 
 
+class _MeantCalls(list[MeantCall]):
+    """:func:`meant_calls`' list, keeping its :func:`_wanted` once made (the TUI judges one
+    library at a time: 5,000 calls' tuples made once, not 18 times)."""
+
+    __slots__ = ("wanted",)
+    wanted: _Wanted
+
+
 def _wanted(meant: list[MeantCall]) -> _Wanted:
     """Each meant call as :func:`_as_meant` compares it: ``(int, wire index, id, name,
     arguments, False)`` when the index is a number and the id and name strings (``None``:
     never as meant there); :func:`_probe` is what a library's call must equal."""
+    if type(meant) is _MeantCalls:
+        try:
+            return meant.wanted
+        except AttributeError:
+            meant.wanted = _made_wanted(meant)
+            return meant.wanted
+    return _made_wanted(meant)
+
+
+def _made_wanted(meant: list[MeantCall]) -> _Wanted:
     return [
         (int, m.wire_index, m.id, m.name, m.arguments, False)
         if type(m.wire_index) is int and type(m.id) is str and type(m.name) is str

@@ -1046,6 +1046,18 @@ def _quiet_many_payload(
     except (msgspec.DecodeError, RecursionError):
         return None
     cs = chunk.choices
+    if len(cs) == 1:  # (several deltas side by side in one choice: read in one step)
+        delta = cs[0].delta
+        tcs = delta.tool_calls
+        if len(tcs) != count or not (delta.role is UNSET or delta.role is None):
+            return None
+        if pieces is None:
+            if [_encode(tc.function.arguments) for tc in tcs] != _SENTINELS[:count]:
+                return None
+        elif [tc.function.arguments for tc in tcs] != pieces:
+            return None
+        other = cs[0].index != 0  # (the choice of index 0 is not in the payload)
+        return ((False, other, False, False),) + ((False, other, True, True),) * (count - 1)
     zero = next((k for k, choice in enumerate(cs) if choice.index == 0), -1)
     out: list[_Place] = []
     for k, choice in enumerate(cs):

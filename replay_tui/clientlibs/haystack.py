@@ -21,6 +21,7 @@ from .base import (
     Assembly,
     DroppedCall,
     Frame,
+    PlainCall,
     Policy,
     Raise,
     choices,
@@ -46,11 +47,27 @@ class _Call:
     sent: Any = UNSET
 
 
+_FIRST = tool_path(0, 0)
+
+
 class HaystackAssembler(Assembler):
     first_choice = True  # (it reads choices[0] alone)
 
     def __init__(self) -> None:
         self.calls: dict[Any, _Call] = {}
+
+    plain = True
+
+    def feed_plain(self, frame: Frame, call: PlainCall) -> None:
+        index, cid, name, args = call
+        found = self.calls.get(index)
+        if found is None:
+            found = self.calls[index] = _Call(index, at=_FIRST, line=frame.line)
+            found.sent = index
+        found.id = cid
+        found.name += name
+        if args:
+            found.arguments.append(args)
 
     def feed(self, frame: Frame) -> None:
         raise_sdk_stream_error(frame)

@@ -24,6 +24,7 @@ from .base import (
     Assembler,
     Assembly,
     Frame,
+    PlainCall,
     Policy,
     Raise,
     choices,
@@ -180,6 +181,15 @@ class LangChainAssembler(Assembler):
                 self.by_index.setdefault(index, []).append(entry)
         except TypeError:  # an unhashable index equals no mergeable one
             pass
+
+    plain = True
+
+    def feed_plain(self, frame: Frame, call: PlainCall) -> None:
+        index, cid, name, args = call
+        if self.first or index in self.by_index:
+            self.feed(frame)  # (the first message, or a call to merge into)
+            return
+        self._append({"name": name, "args": args, "id": cid, "index": index})
 
     def feed(self, frame: Frame) -> None:
         raise_sdk_stream_error(frame)

@@ -25,6 +25,7 @@ from .base import (
     Assembly,
     DroppedCall,
     Frame,
+    PlainCall,
     Policy,
     Raise,
     choices,
@@ -79,9 +80,23 @@ def _valid_delta(call: ToolCall) -> bool:
     return False
 
 
+_FIRST = tool_path(0, 0)
+
+
 class LiteLLMAssembler(Assembler):
+    plain = True
+
     def __init__(self) -> None:
         self.calls: dict[Any, _Acc] = {}
+
+    def feed_plain(self, frame: Frame, call: PlainCall) -> None:
+        index, cid, name, args = call
+        acc = self.calls.get(index)
+        if acc is None:
+            acc = self.calls[index] = _Acc(index, at=_FIRST, line=frame.line)
+        acc.id, acc.type, acc.name = cid, "function", name
+        if args:
+            acc.arguments.append(args)
 
     def feed(self, frame: Frame) -> None:
         raise_sdk_stream_error(frame)

@@ -23,6 +23,7 @@ from .base import (
     Assembler,
     Assembly,
     Frame,
+    PlainCall,
     Policy,
     Raise,
     choices,
@@ -48,6 +49,9 @@ class _Call:
     id_at: tuple[str, int | None] | None = None
 
 
+_FIRST = tool_path(0, 0)
+
+
 def _key(index: Any) -> Any:
     if index is UNSET:
         return None
@@ -65,6 +69,29 @@ class AgentsAssembler(Assembler):
     at: str = "choices[0].delta.tool_calls[0]"
     """The delta being read: its path in its chunk, and the chunk's line."""
     line: int | None = None
+
+    plain = True
+
+    def feed_plain(self, frame: Frame, call: PlainCall) -> None:
+        index, cid, name, args = call
+        self.line = line = frame.line
+        self.at = at = _FIRST
+        if self.buffered:
+            if index in self.passthrough:
+                self.feed(frame)
+                return
+            found = self.held.get(index)
+            if found is None:
+                found = self.held[index] = _Call(index, at=at, line=line)
+        else:
+            if index in self.ignored:
+                return
+            found = self.calls.get(index)
+            if found is None:
+                found = self.calls[index] = _Call(index, at=at, line=line)
+        found.call_id, found.id_at, found.name = cid, (at, line), name
+        if args:
+            found.arguments += args
 
     def feed(self, frame: Frame) -> None:
         raise_sdk_stream_error(frame)

@@ -21,6 +21,7 @@ from .base import (
     Assembler,
     Assembly,
     Frame,
+    PlainCall,
     Policy,
     js_truthy,
     raise_sdk_stream_error,
@@ -54,6 +55,21 @@ class AgentsJsAssembler(Assembler):
     def __init__(self) -> None:
         self.calls: dict[str, _Call] = {}
         self.ignored: set[str] = set()
+
+    plain = True
+
+    def feed_plain(self, frame: Frame, call: PlainCall) -> None:
+        index, cid, name, args = call
+        key = _key(index)
+        if key in self.ignored:
+            return
+        found = self.calls.get(key)
+        if found is None:
+            found = self.calls[key] = _Call(index)
+        found.arguments += args
+        found.name += name
+        if not js_truthy(found.call_id):
+            found.call_id = cid
 
     def feed(self, frame: Frame) -> None:
         raise_sdk_stream_error(frame, node=True)

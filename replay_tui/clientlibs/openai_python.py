@@ -23,6 +23,7 @@ from .base import (
     Assembler,
     Assembly,
     Frame,
+    PlainCall,
     Policy,
     Raise,
     none_if_unset,
@@ -183,6 +184,24 @@ class OpenAIPythonAssembler(Assembler):
     def __init__(self) -> None:
         self.started = False
         self.message: dict[Any, Any] | None = None
+
+    plain = True
+
+    def feed_plain(self, frame: Frame, call: PlainCall) -> None:
+        # a call at the next position of the snapshot's list is inserted there as sent; any
+        # other (a call to add to, a position past the end, the first chunk) is a step
+        index, cid, name, args = call
+        entries = self.message.get("tool_calls") if self.message is not None else None
+        if (
+            not self.started
+            or type(entries) is not list
+            or index != len(entries)
+            or (entries and type(entries[0]) is not dict)  # (a list of scalars is extended)
+        ):
+            self.feed(frame)
+            return
+        fn = {"name": name, "arguments": args}
+        entries.append({"index": index, "id": cid, "type": "function", "function": fn})
 
     def feed(self, frame: Frame) -> None:
         raise_sdk_stream_error(frame)

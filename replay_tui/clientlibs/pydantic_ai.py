@@ -21,6 +21,7 @@ from .base import (
     Assembly,
     DroppedCall,
     Frame,
+    PlainCall,
     Policy,
     Raise,
     choices,
@@ -50,6 +51,18 @@ class PydanticAIAssembler(Assembler):
     def __init__(self) -> None:
         self.parts: list[_Part | None] = []  # None stands for a text part
         self.by_index: dict[Any, _Part] = {}
+
+    plain = True
+
+    def feed_plain(self, frame: Frame, call: PlainCall) -> None:
+        index, cid, name, args = call
+        if index in self.by_index:
+            self.feed(frame)  # (a part to add to)
+            return
+        part = _Part(index, name=name, id=cid)
+        part.args.append(args)
+        self.parts.append(part)
+        self.by_index[index] = part
 
     def feed(self, frame: Frame) -> None:
         raise_sdk_stream_error(frame)

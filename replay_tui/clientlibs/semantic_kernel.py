@@ -20,6 +20,7 @@ from .base import (
     Assembler,
     Assembly,
     Frame,
+    PlainCall,
     Policy,
     Raise,
     choices,
@@ -66,6 +67,18 @@ def combine_all(a: Any, pieces: list[str]) -> Any:
 
 
 class SemanticKernelAssembler(Assembler):
+    plain = True
+
+    def feed_plain(self, frame: Frame, call: PlainCall) -> None:
+        index, cid, name, args = call
+        if self.first or index in self.by_index:
+            self.feed(frame)  # (the first message, or an item at the index to add to)
+            return
+        pieces = frame.pieces
+        self._append(
+            _Item(cid, index, name, args if pieces is None else combine_all(pieces[0], pieces[1:]))
+        )
+
     def __init__(self) -> None:
         self.items: list[_Item] = []
         self.first = True
