@@ -631,7 +631,7 @@ def openrouter_reasoning(n):
     yield chunk({"role": "assistant", "content": "", "reasoning": None}, k=k)
     for j in range(reasoning):
         k += 1
-        text = ("Let me think about step %d. " % j) if j % 7 else "Hmm, "
+        text = f"Let me think about step {j}. " if j % 7 else "Hmm, "
         yield chunk({"role": "assistant", "content": "", "reasoning": text,
                      "reasoning_details": [{"type": "reasoning.text", "text": text,
                                             "format": "unknown", "index": 0}]}, k=k)
