@@ -57,6 +57,8 @@ class CacheListed(Message):
     judged: list[tuple[str, Listed]]
     single: list[tuple[str, Judgement]]
     hays: dict[str, str]
+    shown: threading.Event | None = None
+    """Set once the list is drawn (the walk that checks the files waits for it)."""
 
 
 @dataclass

@@ -463,6 +463,50 @@ async def test_a_reopened_folder_shows_what_the_cache_knew_while_its_files_are_c
         assert again.current is not None and again.current.address == opened
 
 
+async def test_a_reopened_folder_whose_files_did_not_change_is_not_listed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the walk has checked every file against what the cache listed (the same files,
+    each as the cache knew it), the list, the store and the badges on screen stand: its HAR
+    file is not made into its entries again nor any trace judged into the store again (issue
+    33: a third of a second of the screen's thread for 115,000 traces, the keys waiting)."""
+    import shutil
+
+    from replay_tui.tui import app as app_module
+
+    folder = tmp_path / "traces"
+    for name in ("captures", "dashscope", "openai"):  # (a HAR file; no file that is no trace)
+        shutil.copytree(TRACES / name, folder / name, ignore=shutil.ignore_patterns("*.json"))
+    first = await opened_once(folder)
+    judged = dict(first.store.judgements)
+    assert any("#" in address for address in judged)  # the HAR file's entries
+    assert first.current is not None
+
+    listed: list[int] = []
+    real = app_module.ReplayApp._show_listing
+
+    def show_listing(self, files, *rest):  # type: ignore[no-untyped-def]
+        listed.append(len(files))
+        real(self, files, *rest)
+
+    monkeypatch.setattr(app_module.ReplayApp, "_show_listing", show_listing)
+    monkeypatch.setattr(app_module.ReplayApp, "SHOW_CACHED_FROM", 1)
+    again = make_app([str(folder)])
+    async with again.run_test(size=SIZE) as pilot:
+        await settle(again, pilot)
+        assert again.discovered and not again.checking
+        assert len(listed) == 1  # what the cache knew, and nothing again once checked
+        assert again.store.judgements == judged
+        all_chip = again.query_one("#chip-all", BadgeChip)
+        assert all_chip.full_text == f"{len(judged):,} traces"
+        assert again.current is not None and again.current.address == first.current.address
+        # What the filter reads of each trace came with the walk: a verdict finds them.
+        await pilot.press("slash", *"erasing", "enter")
+        await settle(again, pilot)
+        erasing = sorted(a for a, j in judged.items() if j.badge.value == "erasing")
+        assert sorted(again.trace_list.visible_addresses()) == erasing
+
+
 @pytest.mark.parametrize("leave", ["escape", "enter"])
 async def test_leaving_the_filter_puts_the_cursor_on_a_match(leave: str) -> None:
     # The open trace (captures/crlf-framed.sse) does not match "dash": the cursor lands on

@@ -203,3 +203,78 @@ async def test_a_big_batch_is_taken_in_a_step_a_frame_in_order(
         app.post_message(TracesJudged(judged, [], {}, False))
         await until(pilot, lambda: sum(map(len, steps)) == 5)
         assert steps == [names[0:2], names[2:4], names[4:5]]
+
+
+async def test_a_change_of_focus_restyles_the_list_and_lays_nothing_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`/` and escape move the focus between the list and its filter box: the rows on screen
+    are styled again (the cursor's colours are the focused list's, then the box's), not made
+    again, and nothing asks for a layout of the screen, the first `/` included (the list's
+    scrollbar was given its styles only then: its width among them laid every widget out
+    again, the first filter key waiting for it: issue 33)."""
+    from textual.widget import Widget
+
+    from replay_tui.tui.widgets.trace_list import TraceTree
+
+    sample = (TRACES / "dashscope" / "qwen3-max-id-empty.sse").read_bytes()
+    for n in range(120):  # more rows than the list's height: it has a scrollbar
+        (tmp_path / f"t{n:03}.sse").write_bytes(sample)
+    app = make_app([str(tmp_path)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        tree = app.trace_list.trace_tree
+        assert app.focused is tree
+        assert tree.show_vertical_scrollbar
+        laid_out: list[str] = []
+        made: list[str] = []
+        real_refresh, real_label = Widget.refresh, TraceTree._label
+
+        def refresh(self: Widget, *regions, **options):  # type: ignore[no-untyped-def]
+            if options.get("layout"):
+                laid_out.append(repr(self))
+            return real_refresh(self, *regions, **options)
+
+        def label(self: TraceTree, row):  # type: ignore[no-untyped-def]
+            made.append(row.key)
+            return real_label(self, row)
+
+        y = tree.cursor - tree.scroll_offset.y
+        text, focused = tree.render_line(y).text, tree.render_line(y)
+        monkeypatch.setattr(Widget, "refresh", refresh)
+        monkeypatch.setattr(TraceTree, "_label", label)
+        for key, focus in (("slash", app.trace_list.filter_input), ("escape", tree)):
+            await pilot.press(key)
+            await pilot.pause()
+            await app.screen.wait_for_refresh()
+            assert app.focused is focus
+        # In the box, the cursor's row is drawn as the blurred list's; back, as before.
+        await pilot.press("slash")
+        await pilot.pause()
+        blurred = tree.render_line(y)
+        assert blurred.text == text and blurred != focused
+        await pilot.press("escape")
+        await pilot.pause()
+        assert tree.render_line(y) == focused
+        assert laid_out == []
+        assert made == []
+
+
+async def test_a_new_theme_draws_the_lists_rows_in_its_colours(tmp_path: Path) -> None:
+    sample = (TRACES / "dashscope" / "qwen3-max-id-empty.sse").read_bytes()
+    for n in range(5):
+        (tmp_path / f"t{n}.sse").write_bytes(sample)
+    app = make_app([str(tmp_path)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        tree = app.trace_list.trace_tree
+        y = next(y for y in range(tree.size.height) if "t3.sse" in tree.render_line(y).text)
+        before = tree.render_line(y)
+        badge = tree.get_component_rich_style("trace-tree--erasing", partial=True)
+        app.theme = "textual-light" if app.theme != "textual-light" else "nord"
+        await settle(app, pilot)
+        after = tree.render_line(y)
+        assert after.text == before.text
+        assert tree.get_component_rich_style("trace-tree--erasing", partial=True) != badge
+        styles = {segment.style for segment in after if segment.text.strip()}
+        assert styles.isdisjoint({segment.style for segment in before if segment.text.strip()})

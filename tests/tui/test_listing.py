@@ -676,3 +676,32 @@ def test_a_filter_matched_step_by_step_while_files_are_judged_is_a_fresh_ones(
     assert shown(bulk) == shown(fresh)
     assert bulk.visible() == fresh.visible()
     assert bulk.text_counts() == fresh.text_counts()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(["a", "b", "c.har", "d#1"]), max_size=3),
+            st.sampled_from(["x.sse", "c.har#1", "c.har#12", "c.har#2x", "e#3", "y.har#٣"]),
+        ),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_each_run_of_items_sits_in_the_folders_of_each_of_its_items(
+    parts: list[tuple[list[str], str]],
+) -> None:
+    """The list's runs (items that share their folders, made with one lookup each) hold each
+    item in the folders its own address says: captures in a folder, a HAR file's entries
+    (``#`` and ASCII digits), and names that only look like them."""
+    items = sorted({"/".join([*folders, name]) for folders, name in parts}, key=address_key)
+    listing = Listing({}, {})
+    listing.set_items(items)
+    runs = listing.runs()
+    assert [i for start, end, _, _ in runs for i in range(start, end)] == list(range(len(items)))
+    fresh = Listing({}, {})
+    fresh.set_items(items)
+    for start, end, container, _ in runs:
+        for address in items[start:end]:
+            assert fresh.container_of(address) == container

@@ -64,24 +64,27 @@ def cut_middle(text: Text, width: int) -> Text:
     return cut
 
 
+_LABEL_COMPONENTS = (
+    "trace-tree--erasing",
+    "trace-tree--refused",
+    "trace-tree--broken",
+    "trace-tree--in-progress",
+    "trace-tree--clean",
+    "trace-tree--pending",
+    "trace-tree--skipped",
+    "trace-tree--count",
+    "trace-tree--alarm",
+    "trace-tree--marked",
+    "trace-tree--folder",
+)
+"""The component classes a row's label is made with (the cursor's is laid over it)."""
+
+
 class TraceTree(ScrollView, can_focus=True):
     """The list itself, virtual: only the rows on screen are drawn, from the
     :class:`~replay_tui.tui.listing.Listing`, so 100,000 traces cost no widget each."""
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "trace-tree--erasing",
-        "trace-tree--refused",
-        "trace-tree--broken",
-        "trace-tree--in-progress",
-        "trace-tree--clean",
-        "trace-tree--pending",
-        "trace-tree--skipped",
-        "trace-tree--count",
-        "trace-tree--alarm",
-        "trace-tree--marked",
-        "trace-tree--folder",
-        "trace-tree--cursor",
-    }
+    COMPONENT_CLASSES: ClassVar[set[str]] = {*_LABEL_COMPONENTS, "trace-tree--cursor"}
 
     DEFAULT_CSS = """
     TraceTree {
@@ -157,7 +160,9 @@ class TraceTree(ScrollView, can_focus=True):
         """Rows as drawn, by what they show and how they are styled."""
         self._labels: dict[tuple[object, ...], Strip] = {}
         """Rows' labels as laid out, by what they show (before the focus's and the cursor's
-        styles)."""
+        styles) and the component styles they were made with (:meth:`_palette`)."""
+        self._palettes: dict[tuple[Style, ...], int] = {}
+        self._palette_now: int | None = None
 
     compact = False
     """Badges as glyphs only (a narrow list): ``✗ name`` instead of ``✗ erasing    name``."""
@@ -295,33 +300,59 @@ class TraceTree(ScrollView, can_focus=True):
             self.compact,
             width,
         )
-        key = (what, base, self.has_focus, n == self.cursor)
+        palette = self._palette()
+        cursor = self._s("trace-tree--cursor") if n == self.cursor else None
+        key = (what, base, cursor, palette)
         strip = self._strips.get(key)
         if strip is not None:
             return strip
         # The label as laid out, apart from the styles the focus and the cursor give it: a
         # change of focus (`/`, enter) styles the rows on screen again, it does not make them.
-        label = self._labels.get(what)
+        label = self._labels.get((what, palette))
         if label is None:
             text = self._label(row)
             label = Strip(list(text.render(self.app.console)), text.cell_len)
             label = label.extend_cell_length(width).crop(0, width)
             if len(self._labels) >= 1024:
                 self._labels.clear()
-            self._labels[what] = label
-        if n == self.cursor:
-            strip = label.apply_style(base + self._s("trace-tree--cursor"))
-        else:
-            strip = label.apply_style(base)
+            self._labels[what, palette] = label
+        strip = label.apply_style(base if cursor is None else base + cursor)
         if len(self._strips) >= 1024:
             self._strips.clear()
         self._strips[key] = strip
         return strip
 
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self._strips.clear()  # (a theme's colours)
-        self._labels.clear()
+    def on_mount(self) -> None:
+        # The scrollbar Textual makes once the rows overflow is given no styles until the
+        # list's own are applied again, which a change of focus does: the first `/` set its
+        # rules for the first time, its width among them, and that laid the whole screen out
+        # again and drew every widget (issue 33: the first filter key after `/`, 108-128 ms
+        # on 100,000 captures while they were judged). Styled now, before it shows, the
+        # first `/` restyles the list as every later one does.
+        self.app.stylesheet.apply(self.vertical_scrollbar)
+
+    def _palette(self) -> int:
+        """The component styles the rows' labels are made with (all but the cursor's), as a
+        number: labels made with others (another theme's colours) are not used. Looked at
+        once a render of the list. A change of focus styles the list again but changes none
+        of them (only the cursor's): the rows on screen were made again for every `/` and
+        enter (their labels were thrown away with the styles), and are now only styled
+        again."""
+        if self._palette_now is None:
+            styles = tuple(self._s(name) for name in _LABEL_COMPONENTS)
+            found = self._palettes.get(styles)
+            if found is None:
+                if len(self._palettes) >= 16:
+                    self._palettes.clear()
+                    self._strips.clear()
+                    self._labels.clear()
+                found = self._palettes[styles] = len(self._palettes)
+            self._palette_now = found
+        return self._palette_now
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._palette_now = None  # (the styles may have changed since the last render)
+        return super().render_lines(crop)
 
     def on_resize(self) -> None:
         # Labels are cut to the width: a new width means new labels.
