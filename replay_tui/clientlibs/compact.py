@@ -36,16 +36,19 @@ streams.
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 from msgspec import UnsetType
 
+from ..core.pieces import Pieces, WireCalls
 from ..core.sse import PayloadTable
 from ..core.translator import index_key
-from ..core.wire import UNSET, Function
+from ..core.wire import UNSET, Function, ToolCall
 from .ai_sdk import chunk_ok, schema_ok, usage_ok
-from .base import FREE, Frame, Quiet, QuietCall, frame_of, frames
+from .base import FREE, Frame, Marks, Quiet, QuietCall, frame_of, frames
 
 if TYPE_CHECKING:
     from ..core.trace import Trace
@@ -537,7 +540,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     n_events = len(refs)
     texts = events.texts
     calls = analysis.calls
-    deltas_of = [ct.calls for ct in calls]
+    sent_of = [_sent_of(ct.calls) for ct in calls]
     order_of = {ct.key: ct.order for ct in calls}
     states: list[_CallState | None] = [None] * len(calls)
     payloads = trace.payloads
@@ -572,10 +575,10 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     out: list[Frame | Quiet] = []
     run: Quiet | None = None
     text_run: tuple[int, bool, list[str]] | None = None
-    held: tuple[int, int, list[str]] | None = None
+    held: tuple[int, int, Pieces] | None = None
     """A call's first delta, just appended, taking the continuations right after it."""
     part = QuietCall(None)  # the run's last stretch
-    sizes: list[int] = []
+    sizes: array[int] = array("q")
     e = 0
     for i in range(n):
         line = lines[i]
@@ -594,7 +597,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                     None
                     if i in unusual or i in errors
                     else _quiet_many(
-                        refs[first:e], states, deltas_of, data_of(i), many_shapes, many_last
+                        refs[first:e], states, sent_of, data_of(i), many_shapes, many_last
                     )
                 )
                 if many is not None:
@@ -630,7 +633,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                 run._last = c
                                 if joined:
                                     if run.joined is None:
-                                        run.joined = set()
+                                        run.joined = Marks()
                                     run.joined.add(len(sizes) - 1)
                         if run is not None and c == run._last and part.pair is None:
                             # (Quiet.add, inlined for the common case)
@@ -661,9 +664,9 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
             c = entry >> 33
             st = states[c]
             if st is not None:
-                d = deltas_of[c][(entry >> 1) & 0xFFFFFFFF]
+                d, args = sent_of[c]((entry >> 1) & 0xFFFFFFFF)
                 fn = d.function
-                if type(fn) is Function and type(fn.arguments) is str:
+                if type(fn) is Function and type(args) is str:
                     cid, name, index, kind = d.id, fn.name, d.index, d.type
                     # per field: a blank value the call was sent already (its seen-bit), or
                     # the non-blank string the call's delta before sent (a repeat)
@@ -732,7 +735,6 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                         )
                     ):
                         # the payload's shape: its bytes without its arguments token
-                        args = fn.arguments
                         token = encode(args)
                         said = None  # (what the schemas say of it, its choice's index)
                         sh = st.shape
@@ -894,7 +896,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                 and valid
                 and _clean_head(frame)
             ):
-                held = (opened, len(out) - 1, [_head_arguments(frame)])
+                held = (opened, len(out) - 1, Pieces((_head_arguments(frame),)))
         if stop:
             break
     if held is not None:
@@ -904,10 +906,24 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     return out
 
 
+def _sent_of(deltas: Any) -> Callable[[int], tuple[ToolCall, Any]]:
+    """A call's ``k``-th delta as ``(its wire tool call, its arguments)``: read from the
+    analysis' compact record (:meth:`.WireCalls.sent`), its tool call not made again."""
+    if isinstance(deltas, WireCalls):
+        return deltas.sent
+
+    def sent(k: int) -> tuple[ToolCall, Any]:
+        d = deltas[k]
+        fn = d.function
+        return d, (fn.arguments if type(fn) is Function else UNSET)
+
+    return sent
+
+
 def _quiet_many(
     refs: Any,
     states: list[_CallState | None],
-    deltas_of: list[Any],  # (per call: its wire tool calls, a list or WireCalls)
+    deltas_of: list[Callable[[int], tuple[ToolCall, Any]]],  # (per call: _sent_of)
     data: bytes,
     table: dict[tuple[bytes, ...], tuple[_Place, ...] | None],
     last: list[Any],
@@ -933,9 +949,9 @@ def _quiet_many(
         st = states[c]
         if st is None:
             return None
-        d = deltas_of[c][(r >> 1) & 0xFFFFFFFF]
+        d, args = deltas_of[c]((r >> 1) & 0xFFFFFFFF)
         fn = d.function
-        if type(fn) is not Function or type(fn.arguments) is not str:
+        if type(fn) is not Function or type(args) is not str:
             return None
         cid, name, index, kind = d.id, fn.name, d.index, d.type
         if not (type(index) is int and index == st.index):
@@ -960,7 +976,7 @@ def _quiet_many(
                 return None
         if kind is not UNSET and (not _same(kind, st.type) or kind == "custom"):
             return None
-        got.append((c, index, fn.arguments, cid, name))
+        got.append((c, index, args, cid, name))
     said = _many_said(data, [g[2] for g in got], table, last)
     if said is None:
         return None
@@ -1121,14 +1137,14 @@ def _clean_head(frame: Frame) -> bool:
     )
 
 
-def _absorb(out: list[Frame | Quiet], held: tuple[int, int, list[str]]) -> None:
+def _absorb(out: list[Frame | Quiet], held: tuple[int, int, Pieces]) -> None:
     """The held first delta of a call, with the arguments of the continuations it took."""
     _, at, pieces = held
     if len(pieces) == 1:
         return
     frame = out[at]
     assert isinstance(frame, Frame)
-    joined = "".join(pieces)
+    joined = pieces.joined()
     chunk = frame.chunk
     choice = chunk.choices[0]  # type: ignore[index]
     old = choice.delta.tool_calls[0]  # type: ignore[union-attr, index]

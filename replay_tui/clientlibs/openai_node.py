@@ -26,6 +26,7 @@ from .base import (
     Assembler,
     Assembly,
     Frame,
+    Marks,
     Policy,
     Quiet,
     QuietCall,
@@ -225,7 +226,7 @@ class OpenAINodeAssembler(Assembler):
             typed = all(js_truthy(self.calls[p.index].type) for p in left.values())
             if typed and (self.current is None or js_truthy(self.calls[self.current].type)):
                 for part in run.calls.values():
-                    self.calls[part.index].arguments += "".join(part.pieces)
+                    self.calls[part.index].arguments += part.pieces.joined()
                 self.chunks += sum(run.sizes)
                 self.current = run.stretches[-1].index
                 return
@@ -253,7 +254,7 @@ class OpenAINodeAssembler(Assembler):
             value=kind if typed else name,
         )
 
-    def _joined(self, run: Quiet, joined: set[int], throws: set[int]) -> None:
+    def _joined(self, run: Quiet, joined: Marks, throws: set[int]) -> None:
         """:meth:`feed_quiet`'s walk of a run some of whose payloads held several deltas in
         one choice (:attr:`Quiet.joined`): a chunk's pieces are all added before its done
         events, as :meth:`feed` does."""

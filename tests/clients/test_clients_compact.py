@@ -5,14 +5,19 @@ the recorded scenarios by cutting their arguments into one-character pieces."""
 from __future__ import annotations
 
 import json
+from array import array
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from replay_tui.clientlibs import POLICIES, Quiet, assess_frames, compact_frames, frames
 from replay_tui.clientlibs.assess import meant_calls
+from replay_tui.clientlibs.base import Marks
 from replay_tui.core.discovery import discover
+from replay_tui.core.pieces import Pieces
 from replay_tui.core.trace import Trace, load_trace
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -104,7 +109,7 @@ def test_a_run_of_blank_continuations_is_one_frame(tmp_path: Path) -> None:
     # the call opened, its first id:"" (news to a library that assigns it), then one quiet run
     assert [type(f).__name__ for f in stream] == ["Frame", "Frame", "Quiet", "Frame"]
     run = stream[2]
-    assert isinstance(run, Quiet) and run.sizes == [7]
+    assert isinstance(run, Quiet) and list(run.sizes) == [7]
     (frame,) = run.frames()
     assert frame.pieces == list('"a": 1}')
     assert frame.raw["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] == '"a": 1}'
@@ -226,3 +231,58 @@ def test_a_payload_is_looked_at_in_place_only_in_a_capture_that_cannot_grow() ->
     assert isinstance(view, memoryview) and bytes(view) == b'{"a":1}'
     assert _in_place(0, bytearray(data), *cols, lambda i: b"copy") == b"copy"
     assert _in_place(0, data, [0], [len(data) - 2], [-1], lambda i: b"own") == b"own"
+
+
+@given(st.lists(st.integers(0, 300), max_size=60), st.lists(st.integers(-5, 400), max_size=40))
+def test_marks_say_what_a_set_says(marked: list[int], asked: list[int]) -> None:
+    """A run's joined stretches (:class:`~replay_tui.clientlibs.base.Marks`, a byte a
+    position) answer as the set of them did."""
+    marks, want = Marks(), set()
+    for k in marked:
+        marks.add(k)
+        want.add(k)
+    assert [k in marks for k in asked] == [k in want for k in asked]
+    assert sorted(marks) == sorted(want) and len(marks) == len(want)
+    assert bool(marks) == bool(want) and marks == want and "1" not in marks
+
+
+def test_a_runs_pieces_and_lines_are_kept_compact(tmp_path: Path) -> None:
+    """Two calls streamed side by side: their pieces are kept as joined blocks and their lines
+    as an array, their stretches' marks a byte each, not an object per piece; the run's frames
+    and its views read them back as sent."""
+
+    def call(index: int, piece: str, name: str | None = None) -> dict[str, Any]:
+        fn: dict[str, Any] = {"arguments": piece}
+        if name is None:
+            return {"index": index, "function": fn}
+        return {
+            "index": index,
+            "id": f"call_{name}",
+            "type": "function",
+            "function": {"name": name, **fn},
+        }
+
+    def event(tcs: list[dict[str, Any]], finish: str | None = None) -> str:
+        delta = {"tool_calls": tcs} if tcs else {}
+        chunk = {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        return "data: " + json.dumps(chunk) + "\n\n"
+
+    body = event([call(0, "", "f"), call(1, "", "g")])
+    body += "".join(event([call(0, f"a{k},"), call(1, f"b{k},")]) for k in range(300))
+    path = tmp_path / "t.sse"
+    path.write_text(body + event([], "tool_calls") + "data: [DONE]\n\n")
+    stream = compact_frames(_traces(path)[0])
+    (run,) = [x for x in stream if isinstance(x, Quiet)]
+    a, b = run.calls.values()
+    assert isinstance(a.pieces, Pieces) and isinstance(a.lines, array)
+    assert list(a.pieces) == [f"a{k}," for k in range(300)]
+    assert list(b.pieces) == [f"b{k}," for k in range(300)]
+    assert list(a.lines) == [3 + 2 * k for k in range(300)] and list(b.lines) == list(a.lines)
+    assert isinstance(run.joined, Marks) and list(run.joined) == list(range(1, 600, 2))
+    assert [f.pieces and "".join(f.pieces) for f in run.frames()] == [
+        "".join(f"a{k}," for k in range(300)),
+        "".join(f"b{k}," for k in range(300)),
+    ]
+    head = run.view("head")  # (LlamaIndex: the second delta of each chunk left out)
+    assert list(head.sizes) == [300] and list(head.stretches[0].pieces) == list(a.pieces)
+    assert list(head.stretches[0].lines) == list(a.lines)
