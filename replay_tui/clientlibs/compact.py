@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable
+from itertools import compress
 from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
@@ -514,15 +515,16 @@ class _NoPlaces:
         return -1
 
 
-def _entries(events: Any, count: int) -> tuple[list[int], list[int]]:
+def _entries(events: Any, count: int) -> tuple[array[int], array[int]]:
     """The event log's entries that are a delta or a text piece (not a block's start), as
-    ``(refs, lines)``."""
-    refs = events.refs[:count]
-    lines = events.lines[:count]
-    keep = [k for k, r in enumerate(refs) if not (r if r >= 0 else -r - 1) & 1]
-    if len(keep) == len(refs):
-        return list(refs), list(lines)
-    return [refs[k] for k in keep], [lines[k] for k in keep]
+    ``(refs, lines)``: arrays, as the log keeps them (as lists, two ints an entry were half
+    the capture's size while the frames were made)."""
+    refs = array("q", events.refs[:count])
+    lines = array("q", events.lines[:count])
+    keep = bytes(not (r if r >= 0 else -r - 1) & 1 for r in refs)
+    if keep.count(0) == 0:
+        return refs, lines
+    return array("q", compress(refs, keep)), array("q", compress(lines, keep))
 
 
 def compact_frames(trace: Trace) -> list[Frame | Quiet]:
