@@ -46,8 +46,9 @@ from msgspec import UnsetType
 
 from ..core.pieces import Pieces, WireCalls
 from ..core.sse import PayloadTable
+from ..core.trace import _decoded
 from ..core.translator import index_key
-from ..core.wire import UNSET, Function, ToolCall
+from ..core.wire import UNSET, Function, ToolCall, fast_decoder
 from .ai_sdk import chunk_ok, schema_ok, usage_ok
 from .base import FREE, Frame, Marks, Quiet, QuietCall, frame_of, frames
 
@@ -373,8 +374,11 @@ def _in_place(i: int, raw: Any, starts: Any, ends: Any, skips: Any, data_of: Any
     """Payload ``i``'s bytes where they lie in the capture (a view, not a copy), or its own
     bytes when it keeps some (or the table has no places, or the capture is a buffer that a
     live reload may grow: a view of it would stop it from growing)."""
-    if type(raw) is bytes and skips[i] >= 0:
-        return memoryview(raw)[starts[i] + skips[i] : ends[i]]
+    if skips[i] >= 0:
+        if type(raw) is bytes:
+            return memoryview(raw)[starts[i] + skips[i] : ends[i]]
+        if type(raw) is bytearray:  # (one copy: the table's data() makes two, of 50 MB)
+            return raw[starts[i] + skips[i] : ends[i]]
     return data_of(i)
 
 
@@ -446,10 +450,12 @@ def _text_frame(trace: Trace, first: int, reasoning: bool, pieces: list[str]) ->
         cols = payloads.columns()
         line = cols.lines[first]
         data: Any = _in_place(first, cols.raw, cols.start, cols.end, cols.skip, payloads.data)
+        # (decoded from those bytes, as trace.decoded does: not from a copy of its own)
+        decoded = _decoded(data, False, fast_decoder())
     else:
         payload = payloads[first]
         line, data = payload.line, payload.data
-    decoded = trace.decoded[first]
+        decoded = trace.decoded[first]
     assert decoded is not None and decoded.chunk is not None
     chunk = decoded.chunk
     del decoded
