@@ -19,6 +19,7 @@ from replay_tui.clientlibs.base import Marks
 from replay_tui.core.discovery import discover
 from replay_tui.core.pieces import Pieces
 from replay_tui.core.trace import Trace, load_trace
+from replay_tui.core.wire import UNSET
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "tests" / "data" / "clients" / "scenarios"
@@ -290,3 +291,58 @@ def test_a_runs_pieces_and_lines_are_kept_compact(tmp_path: Path) -> None:
     head = run.view("head")  # (LlamaIndex: the second delta of each chunk left out)
     assert list(head.sizes) == [300] and list(head.stretches[0].pieces) == list(a.pieces)
     assert list(head.stretches[0].lines) == list(a.lines)
+
+
+def _handed(calls: Any) -> list[tuple[Any, ...]]:
+    """Each call a library hands over, every field with its type (``1``, ``1.0`` and
+    ``true`` apart, dict keys in order)."""
+    return [
+        (
+            repr(c.id),
+            repr(c.name),
+            repr(c.arguments),
+            repr(c.wire_index),
+            c.id_generated,
+            c.invalid,
+            json.dumps(c.parsed) if c.parsed is not UNSET else None,
+        )
+        for c in calls
+    ]
+
+
+@pytest.mark.parametrize("path", CAPTURES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_outcomes_sharing_the_meant_calls_hand_over_what_each_library_assembled(
+    path: Path,
+) -> None:
+    """A library that delivers every call as meant keeps the meant call's object (one for
+    every such library), and parsed arguments equal to the meant call's parse keep that parse:
+    what its outcome hands over is what the library assembled, field by field and type by
+    type."""
+    for trace in _traces(path):
+        stream = compact_frames(trace)
+        meant = meant_calls(trace.analysis.calls)
+        outcomes = assess_frames(stream, meant)
+        for key, policy in POLICIES.items():
+            assert _handed(outcomes[key].assembly.calls) == _handed(policy.run(stream).calls)
+
+
+_json = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.sampled_from([0, 1, -1, 0.0, -0.0, 1.0, 2.5]),
+        st.text(max_size=3),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=2), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@given(_json, _json)
+def test_a_parse_is_shared_only_when_it_is_shown_the_same(a: Any, b: Any) -> None:
+    from replay_tui.clientlibs.assess import _same_json
+
+    assert _same_json(a, b) == (json.dumps(a) == json.dumps(b))
+    assert _same_json(a, json.loads(json.dumps(a)))
