@@ -911,6 +911,10 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
         _absorb(out, held)
     if text_run is not None:
         out.append(_text_frame(trace, *text_run))
+    for item in out:  # (each run's last pieces, pending, one block: not a string each)
+        if type(item) is Quiet:
+            for call in item.calls.values():
+                call.pieces.pack()
     return out
 
 
@@ -1152,6 +1156,7 @@ def _absorb(out: list[Frame | Quiet], held: tuple[int, int, Pieces]) -> None:
         return
     frame = out[at]
     assert isinstance(frame, Frame)
+    pieces.pack()  # (its pieces one block, which is the joined arguments: not a copy)
     joined = pieces.joined()
     chunk = frame.chunk
     choice = chunk.choices[0]  # type: ignore[index]
@@ -1165,7 +1170,8 @@ def _absorb(out: list[Frame | Quiet], held: tuple[int, int, Pieces]) -> None:
     # (the frame's JSON, decoded when its head was judged, is the merged frame's own now)
     raw = frame._raw if type(frame._raw) is dict else _decode(frame.data)
     raw["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] = joined
-    merged = Frame(frame.line, chunk, frame.data, frame.event, count=len(pieces), pieces=pieces)
+    # (its JSON is made: no library reads the payload's bytes again, let go)
+    merged = Frame(frame.line, chunk, b"", frame.event, count=len(pieces), pieces=pieces)
     merged._raw = raw
     merged.schema = frame.schema  # (the schemas ask only that arguments be a string)
     out[at] = merged

@@ -74,6 +74,11 @@ class Pieces(Sequence[str]):
         ends.extend(islice(accumulate(map(len, pending), initial=base), 1, None))
         self._pending = []
 
+    def pack(self) -> None:
+        """Join the pieces appended since the last block into one (when no more will come:
+        a few pieces pending are a string each)."""
+        self._flush()
+
     def __len__(self) -> int:
         return len(self._ends) + len(self._pending)
 
