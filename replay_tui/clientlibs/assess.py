@@ -269,7 +269,11 @@ def assess_frames(
         pool = {}
     for m in meant:
         m.arguments = _pooled(m.arguments, pool)
-    return {p.key: _judge(p, _shared(p.run(stream), pool), meant, wanted, lean) for p in policies}
+    out = {p.key: _judge(p, _shared(p.run(stream), pool), meant, wanted, lean) for p in policies}
+    for m in meant:  # (its parse, once made, shares the long strings a library's holds)
+        if type(m._parsed) in (dict, list):
+            _pooled_values(m._parsed, pool, 3)
+    return out
 
 
 _POOLED = 1024
