@@ -650,6 +650,8 @@ class AiSdkAssembler(Assembler):
         after it that do neither resolve as it did once it started no call and was dropped
         or continued the one call it could (:attr:`ToolCallTracker.stable`): taken at once."""
         tracker = self.tracker
+        if type(pieces) is not list:  # (kept compact, as joined blocks: read once, in order)
+            pieces = list(pieces)
         k, n = 0, len(pieces)
         j = 0  # (the first piece from k on that opens a value or is blank, once looked for)
         while k < n:
