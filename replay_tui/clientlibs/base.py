@@ -665,7 +665,7 @@ class Marks:
 def _quiet_frame(part: QuietCall) -> Frame:
     """The frame a library reads for one call's part of a quiet run: the last payload's delta
     (its blank ``id`` and ``name``, which the call was sent already) with every piece."""
-    joined = part.pieces.joined()
+    joined = part.pieces.whole()
     cid, name = part.last_id, part.last_name
     pair = part.pair
     kind: Any = UNSET if pair is None else pair[2]

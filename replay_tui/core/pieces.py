@@ -74,6 +74,18 @@ class Pieces(Sequence[str]):
         ends.extend(islice(accumulate(map(len, pending), initial=base), 1, None))
         self._pending = []
 
+    def whole(self) -> str:
+        """:meth:`joined`, which then becomes the one block the pieces are cut from: a folded
+        run's call, whose frame holds its arguments joined, keeps its characters once, not in
+        its blocks too. (Not for pieces another thread reads: their blocks are replaced.)"""
+        self._flush()
+        blocks = self._blocks
+        if len(blocks) == 1:
+            return blocks[0]
+        whole = "".join(blocks)
+        self._blocks, self._first, self._base = [whole], array("q", [0]), array("q", [0])
+        return whole
+
     def pack(self) -> None:
         """Join the pieces appended since the last block into one (when no more will come:
         a few pieces pending are a string each)."""

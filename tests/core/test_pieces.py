@@ -168,3 +168,13 @@ def test_wire_calls_read_back_each_call_as_sent(calls: list[ToolCall]) -> None:
             )
         else:
             assert gfn is fn and arguments is UNSET
+
+
+@_BIG_INPUTS
+@given(st.lists(_piece, min_size=1, max_size=300), st.integers(-310, 310), st.integers(-310, 310))
+def test_pieces_made_one_block_read_back_the_same(pieces: list[str], a: int, b: int) -> None:
+    kept = Pieces(pieces)
+    whole = kept.whole()
+    assert whole == "".join(pieces) and kept.whole() is whole and kept.joined() is whole
+    assert list(kept) == pieces and [kept[i] for i in range(len(pieces))] == pieces
+    assert kept[a:b] == pieces[a:b] and kept.span(0, len(pieces)) == whole
