@@ -44,7 +44,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import msgspec
 from msgspec import UnsetType
 
-from ..core.pieces import Pieces, WireCalls
+from ..core.pieces import _BIG as _BIG_PIECE
+from ..core.pieces import _BLOCK, Pieces, WireCalls
 from ..core.sse import PayloadTable
 from ..core.trace import _decoded
 from ..core.translator import index_key
@@ -521,16 +522,16 @@ class _NoPlaces:
         return -1
 
 
-def _entries(events: Any, count: int) -> tuple[array[int], array[int]]:
+def _entries(events: Any, count: int) -> tuple[list[int], list[int]]:
     """The event log's entries that are a delta or a text piece (not a block's start), as
-    ``(refs, lines)``: arrays, as the log keeps them (as lists, two ints an entry were half
-    the capture's size while the frames were made)."""
-    refs = array("q", events.refs[:count])
-    lines = array("q", events.lines[:count])
+    ``(refs, lines)``: lists, read by position once per payload (an array makes an int on each
+    read: the loop was a tenth slower), made without a list of positions kept."""
+    refs = events.refs[:count]
+    lines = events.lines[:count]
     keep = bytes(not (r if r >= 0 else -r - 1) & 1 for r in refs)
     if keep.count(0) == 0:
-        return refs, lines
-    return array("q", compress(refs, keep)), array("q", compress(lines, keep))
+        return list(refs), list(lines)
+    return list(compress(refs, keep)), list(compress(lines, keep))
 
 
 def compact_frames(trace: Trace) -> list[Frame | Quiet]:
@@ -549,6 +550,9 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     texts = events.texts
     calls = analysis.calls
     sent_of = [_sent_of(ct.calls) for ct in calls]
+    deltas_of = [None if isinstance(ct.calls, WireCalls) else ct.calls for ct in calls]
+    """Per call: its deltas' tool calls when they are a plain list (read inline), else None
+    (read without making each again: sent_of)."""
     order_of = {ct.key: ct.order for ct in calls}
     states: list[_CallState | None] = [None] * len(calls)
     payloads = trace.payloads
@@ -623,7 +627,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                             if found is not None and found.pair is not None:
                                 run = None
                                 break
-                    for (c, index, args, cid, name), (later, other, tail, joined) in zip(
+                    for (c, index, piece, cid, name), (later, other, tail, joined) in zip(
                         *many, strict=True
                     ):
                         # (the delta before, as a library reading one choice saw it, may be
@@ -646,7 +650,13 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                         if run is not None and c == run._last and part.pair is None:
                             # (Quiet.add, inlined for the common case)
                             sizes[-1] += 1
-                            part.pieces.append(args)
+                            pend = part.pieces._pending  # (Pieces.append, inlined)
+                            if len(piece) < _BIG_PIECE:
+                                pend.append(piece)
+                                if len(pend) >= _BLOCK:
+                                    part.pieces.pack()
+                            else:
+                                part.pieces.append(piece)
                             part.lines.append(line)
                             part.last_id = cid
                             part.last_name = name
@@ -664,7 +674,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                             out.append(run)
                             sizes = run.sizes
                             joined = False
-                        run.add(c, index, args, line, cid, name, None, other, later, tail, joined)
+                        run.add(c, index, piece, line, cid, name, None, other, later, tail, joined)
                         part = run.stretches[-1]
                     continue
         if entry >= 0 and i not in unusual and i not in errors:
@@ -672,8 +682,14 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
             c = entry >> 33
             st = states[c]
             if st is not None:
-                d, args = sent_of[c]((entry >> 1) & 0xFFFFFFFF)
-                fn = d.function
+                plain = deltas_of[c]
+                if plain is None:
+                    d, args = sent_of[c]((entry >> 1) & 0xFFFFFFFF)
+                    fn = d.function
+                else:
+                    d = plain[(entry >> 1) & 0xFFFFFFFF]
+                    fn = d.function
+                    args = fn.arguments if type(fn) is Function else None
                 if type(fn) is Function and type(args) is str:
                     cid, name, index, kind = d.id, fn.name, d.index, d.type
                     # per field: a blank value the call was sent already (its seen-bit), or
@@ -833,7 +849,13 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                         if run is not None and c == run._last and part.pair is pair:
                             # (Quiet.add, inlined for the common case)
                             sizes[-1] += 1
-                            part.pieces.append(args)
+                            pend = part.pieces._pending  # (Pieces.append, inlined)
+                            if len(args) < _BIG_PIECE:
+                                pend.append(args)
+                                if len(pend) >= _BLOCK:
+                                    part.pieces.pack()
+                            else:
+                                part.pieces.append(args)
                             part.lines.append(line)
                             part.last_id = cid
                             part.last_name = name
