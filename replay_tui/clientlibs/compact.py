@@ -587,7 +587,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     out: list[Frame | Quiet] = []
     run: Quiet | None = None
     text_run: tuple[int, bool, list[str]] | None = None
-    held: tuple[int, int, Pieces] | None = None
+    held: tuple[int, int, list[str]] | None = None
     """A call's first delta, just appended, taking the continuations right after it."""
     part = QuietCall(None)  # the run's last stretch
     sizes: array[int] = array("q")
@@ -926,7 +926,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                 and valid
                 and _clean_head(frame)
             ):
-                held = (opened, len(out) - 1, Pieces((_head_arguments(frame),)))
+                held = (opened, len(out) - 1, [_head_arguments(frame)])
         if stop:
             break
     if held is not None:
@@ -1171,15 +1171,16 @@ def _clean_head(frame: Frame) -> bool:
     )
 
 
-def _absorb(out: list[Frame | Quiet], held: tuple[int, int, Pieces]) -> None:
+def _absorb(out: list[Frame | Quiet], held: tuple[int, int, list[str]]) -> None:
     """The held first delta of a call, with the arguments of the continuations it took."""
-    _, at, pieces = held
-    if len(pieces) == 1:
+    _, at, taken = held
+    if len(taken) == 1:
         return
     frame = out[at]
     assert isinstance(frame, Frame)
-    pieces.pack()  # (its pieces one block, which is the joined arguments: not a copy)
-    joined = pieces.joined()
+    # (its pieces one block, which is the joined arguments: not a string each, nor a copy)
+    pieces = Pieces.one_block(taken)
+    joined = pieces.whole()
     chunk = frame.chunk
     choice = chunk.choices[0]  # type: ignore[index]
     old = choice.delta.tool_calls[0]  # type: ignore[union-attr, index]

@@ -74,14 +74,26 @@ class Pieces(Sequence[str]):
         ends.extend(islice(accumulate(map(len, pending), initial=base), 1, None))
         self._pending = []
 
+    @classmethod
+    def one_block(cls, pieces: list[str]) -> Pieces:
+        """``pieces`` kept as one block, their join (what :meth:`whole` makes of them), made
+        at once (a call's first delta and the few that continue it: 5,000 calls)."""
+        out = cls()
+        if pieces:
+            out._blocks.append(pieces[0] if len(pieces) == 1 else "".join(pieces))
+            out._base.append(0)
+            out._first.append(0)
+            out._ends.extend(accumulate(map(len, pieces)))
+        return out
+
     def whole(self) -> str:
         """:meth:`joined`, which then becomes the one block the pieces are cut from: a folded
         run's call, whose frame holds its arguments joined, keeps its characters once, not in
         its blocks too. (Not for pieces another thread reads: their blocks are replaced.)"""
         self._flush()
         blocks = self._blocks
-        if len(blocks) == 1:
-            return blocks[0]
+        if len(blocks) <= 1:
+            return blocks[0] if blocks else ""
         whole = "".join(blocks)
         self._blocks, self._first, self._base = [whole], array("q", [0]), array("q", [0])
         return whole

@@ -178,3 +178,12 @@ def test_pieces_made_one_block_read_back_the_same(pieces: list[str], a: int, b: 
     assert whole == "".join(pieces) and kept.whole() is whole and kept.joined() is whole
     assert list(kept) == pieces and [kept[i] for i in range(len(pieces))] == pieces
     assert kept[a:b] == pieces[a:b] and kept.span(0, len(pieces)) == whole
+
+
+@_BIG_INPUTS
+@given(st.lists(_piece, max_size=300), st.integers(-310, 310), st.integers(-310, 310))
+def test_pieces_kept_as_one_block_read_back_as_appended(pieces: list[str], a: int, b: int) -> None:
+    kept = Pieces.one_block(pieces)
+    assert list(kept) == pieces and [kept[i] for i in range(len(pieces))] == pieces
+    assert kept[a:b] == pieces[a:b] and kept.joined() == "".join(pieces) == kept.whole()
+    assert len(kept._blocks) == (1 if pieces else 0)
