@@ -59,6 +59,7 @@ __all__ = [
     "none_if_unset",
     "raise_sdk_stream_error",
     "shown_value",
+    "span_of",
     "times",
     "tool_deltas",
     "tool_path",
@@ -877,6 +878,14 @@ def times(value: Any, frame: Frame) -> Any:
     payloads (:attr:`Frame.repeat`): the value that many times over."""
     n = frame.repeat
     return value * n if n > 1 and type(value) is str else value
+
+
+def span_of(pieces: Sequence[str], a: int, b: int) -> str:
+    """``"".join(pieces[a:b])``: of a folded run's pieces, kept as joined blocks, cut from
+    the blocks, not made one by one and joined again."""
+    if type(pieces) is Pieces:
+        return pieces.span(a, min(b, len(pieces)))
+    return "".join(pieces[a:b])
 
 
 def none_if_unset(value: Any) -> Any:

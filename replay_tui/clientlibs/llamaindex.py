@@ -29,6 +29,7 @@ from .base import (
     function_fields,
     none_if_unset,
     raise_sdk_stream_error,
+    span_of,
     tool_deltas,
     tool_path,
 )
@@ -130,7 +131,7 @@ class LlamaIndexAssembler(Assembler):
                 )
             fld = "function.arguments"
             try:
-                t.arguments = _cat(t.arguments, "".join(pieces[at : at + size]))
+                t.arguments = _cat(t.arguments, span_of(pieces, at, at + size))
                 if pair is not None:
                     fld = "function.name"
                     t.name = _cat(t.name, _text(part.last_name) * size)

@@ -34,6 +34,7 @@ from .base import (
     is_number,
     js_truthy,
     raise_sdk_stream_error,
+    span_of,
     tool_deltas,
     tool_path,
 )
@@ -292,7 +293,7 @@ class OpenAINodeAssembler(Assembler):
                 line = lines[at + 1]
                 touched.append(index)
                 events()
-                snap.arguments += "".join(pieces[at + 2 : last])
+                snap.arguments += span_of(pieces, at + 2, last)
             snap.arguments += pieces[last]
             line = lines[last]
             touched.append(index)
@@ -328,7 +329,7 @@ class OpenAINodeAssembler(Assembler):
             exc.line = lines[at]
             raise
         if size > 1:
-            snap.arguments += "".join(pieces[at + 1 : at + size])
+            snap.arguments += span_of(pieces, at + 1, at + size)
 
     def _done(self, index: int) -> None:
         if index in self.done:

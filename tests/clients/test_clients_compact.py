@@ -346,3 +346,11 @@ def test_a_parse_is_shared_only_when_it_is_shown_the_same(a: Any, b: Any) -> Non
 
     assert _same_json(a, b) == (json.dumps(a) == json.dumps(b))
     assert _same_json(a, json.loads(json.dumps(a)))
+
+
+@given(st.lists(st.text(max_size=4), max_size=200), st.integers(0, 210), st.integers(0, 210))
+def test_a_span_of_pieces_is_their_join(pieces: list[str], a: int, b: int) -> None:
+    from replay_tui.clientlibs.base import span_of
+
+    want = "".join(pieces[a:b])
+    assert span_of(pieces, a, b) == want == span_of(Pieces(pieces), a, b)
