@@ -20,6 +20,7 @@ a stricter schema (``index`` and the choice ``index`` required, ``type`` only ``
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -666,12 +667,14 @@ class AiSdkAssembler(Assembler):
             else:
                 self._process(d)
 
-    def _pieces(self, d: _Delta, pieces: list[str], lines: list[int] | None = None) -> None:
+    def _pieces(self, d: _Delta, pieces: Sequence[str], lines: Sequence[int] | None = None) -> None:
         """A folded run's pieces as the tracker takes them one by one: a piece that opens a
         JSON value, or is blank, may start a call or not, so it is taken alone; the pieces
         after it that do neither resolve as it did once it started no call and was dropped
         or continued the one call it could (:attr:`ToolCallTracker.stable`): taken at once."""
         tracker = self.tracker
+        if type(pieces) is not list:  # (kept compact, as joined blocks: read once, in order)
+            pieces = list(pieces)
         k, n = 0, len(pieces)
         j = 0  # (the first piece from k on that opens a value or is blank, once looked for)
         bare = d.index is not None and _non_blank(d.id) is None and _non_blank(d.name) is None
@@ -848,7 +851,7 @@ def _named(frame: Frame) -> bool:
     return bool(calls) and _delta_of(calls[0]).name is not None
 
 
-def _stretch(frame: Frame, pieces: list[str], lines: list[int]) -> Frame:
+def _stretch(frame: Frame, pieces: Sequence[str], lines: Sequence[int]) -> Frame:
     """``frame`` (a folded run's, of one call) for a stretch of its payloads only."""
     choice = frame.chunk.choices[0]  # type: ignore[index]
     call = choice.delta.tool_calls[0]  # type: ignore[union-attr, index]

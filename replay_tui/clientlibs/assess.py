@@ -15,6 +15,7 @@ library then shows what it makes of the gap (``id is None``, ``id generated``, a
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -60,6 +61,18 @@ class MeantCall:
     """Which of the calls meant at this wire index (a reused index carries several)."""
     _parsed: Any = field(default=UNSET, compare=False, repr=False)
     """:attr:`arguments` as a library that parses them compares them (:meth:`parsed`)."""
+    _delivered: AssembledCall | None = field(default=None, compare=False, repr=False)
+    """The call as a library that delivers it as meant hands it over (:meth:`delivered`)."""
+
+    def delivered(self) -> AssembledCall:
+        """The call as a library hands it over when it delivers it as meant (its index a
+        number, its id and name strings, its arguments text): one object shared by every
+        such library's outcome (an agent loop's 5,000 calls, a dozen libraries)."""
+        if self._delivered is None:
+            self._delivered = AssembledCall(
+                self.id, self.name, self.arguments, wire_index=self.wire_index
+            )
+        return self._delivered
 
     def parsed(self) -> Any:
         """The arguments as :func:`_arguments_problem` parses them, once for every library
@@ -259,7 +272,11 @@ def assess_frames(
         a = m.arguments
         if len(a) >= least:
             m.arguments = pool.setdefault(a, a)
-    return {p.key: _judge(p, _shared(p.run(stream), pool), meant, wanted, lean) for p in policies}
+    out = {p.key: _judge(p, _shared(p.run(stream), pool), meant, wanted, lean) for p in policies}
+    for m in meant:  # (its parse, once made, shares the long strings a library's holds)
+        if type(m._parsed) in (dict, list):
+            _pooled_values(m._parsed, pool, 3)
+    return out
 
 
 _POOLED = 1024
@@ -529,11 +546,17 @@ def _as_meant(
                 if want_parsed is UNSET or want_parsed != c.parsed:
                     return None
     if not lean:  # (lean: the outcome keeps no call)
-        for c, m in zip(calls, meant, strict=True):
-            # equal: the meant call's strings are kept, the library's own copies let go
-            c.id, c.name = m.id, m.name
+        for k, (c, m) in enumerate(zip(calls, meant, strict=True)):
+            # equal: the meant call's, shared by every library that delivers it so (with its
+            # strings), the library's own copies let go; parsed arguments that are the meant
+            # call's parse value for value and type, that parse
             if c.parsed is UNSET:
-                c.arguments = m.arguments
+                calls[k] = m.delivered()
+                continue
+            c.id, c.name = m.id, m.name
+            want = m.parsed()
+            if c.parsed is not want and _same_json(c.parsed, want):
+                c.parsed = want
     outcomes: Sequence[CallOutcome] = [] if lean else _AsMeant(meant, calls)
     counts: dict[str, int] = {}
     for err in assembly.error_parts:
@@ -541,6 +564,20 @@ def _as_meant(
     problems = [f"error part {n}" + (f" ×{k}" if k > 1 else "") for n, k in counts.items()]
     text = "; ".join(problems) if problems else "ok"
     return ClientOutcome(policy, assembly, outcomes, [], not problems, text)
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """The same JSON value as shown: the same types (``1``, ``1.0`` and ``true`` apart), keys
+    in the same order, ``-0.0`` apart from ``0.0`` (``==`` says all of those are equal)."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is dict:
+        return list(a) == list(b) and all(_same_json(v, b[k]) for k, v in a.items())
+    if type(a) is list:
+        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b, strict=True))
+    if type(a) is float:
+        return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+    return bool(a == b)
 
 
 class _Made(Indexed[CallOutcome]):

@@ -20,12 +20,14 @@ the line of the payload that sent it; :class:`ClientError` carries them to the v
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from ..core.pieces import Pieces
 from ..core.wire import UNSET, Choice, Delta, Function, ToolCall, WireChunk, describe_value
 from ..core.words import cut_text
 
@@ -43,6 +45,7 @@ __all__ = [
     "ClientError",
     "DroppedCall",
     "Frame",
+    "Marks",
     "PlainCall",
     "Policy",
     "Quiet",
@@ -58,6 +61,7 @@ __all__ = [
     "plain_call",
     "raise_sdk_stream_error",
     "shown_value",
+    "span_of",
     "times",
     "tool_deltas",
     "tool_path",
@@ -79,9 +83,10 @@ class Frame:
     """The SSE ``event:`` field of the payload, when it had one."""
     count: int = 1
     """How many payloads this frame stands for (see :mod:`.compact`)."""
-    pieces: list[str] | None = None
-    """For a folded run of continuations: each payload's ``arguments`` piece, in order."""
-    lines: list[int] | None = None
+    pieces: Sequence[str] | None = None
+    """For a folded run of continuations: each payload's ``arguments`` piece, in order
+    (kept compact, :class:`~replay_tui.core.pieces.Pieces`, by the folded stream)."""
+    lines: Sequence[int] | None = None
     """For a folded quiet run: each payload's line, in order (shared with the run)."""
     id_nulls: int = 0
     """For a folded run: how many of its payloads sent ``id: null`` (the frame's own delta
@@ -470,8 +475,12 @@ class QuietCall:
         that concatenates the value (:attr:`Frame.repeat`)."""
         self._starts: list[int] | None = None
         """The wire index every one of these deltas sent (the call's own)."""
-        self.pieces: list[str] = []
-        self.lines: list[int] = []
+        self.pieces = Pieces()
+        """Each payload's piece, in order: a few joined blocks and each piece's end, not a
+        string per piece (two calls streamed side by side, 100,000 pieces of a few characters:
+        about a third of the capture's size as strings)."""
+        self.lines: array[int] = array("q")
+        """Each payload's line, in order."""
         self.id_nulls = 0
         """How many sent ``id: null``."""
         self.name_nulls = 0
@@ -479,14 +488,14 @@ class QuietCall:
         """The last payload's ``id`` (absent, ``null`` or ``""``): a library that keeps the
         last blank value (Semantic Kernel's ``a or b``) ends with it."""
         self.last_name: Any = UNSET
-        self.others: list[int] | None = None
+        self.others: array[int] | None = None
         """Positions of the pieces a library that reads the choice whose index is 0 does not
         read (``None``: it reads them all): their choice had another index, or came after
         the payload's first choice of index 0."""
-        self.later: list[int] | None = None
+        self.later: array[int] | None = None
         """Positions of the pieces whose choice was not the payload's first (``None``: none
         was): a library that reads ``choices[0]`` alone skips them."""
-        self.tails: list[int] | None = None
+        self.tails: array[int] | None = None
         """Positions of the pieces whose delta was not the first of its choice's
         ``tool_calls`` (``None``: none was): a library that reads a chunk's first tool-call
         delta alone (LlamaIndex) skips them."""
@@ -494,19 +503,19 @@ class QuietCall:
     def elsewhere(self) -> None:
         """The piece just added is not read by a library that reads choice 0 alone."""
         if self.others is None:
-            self.others = []
+            self.others = array("q")
         self.others.append(len(self.pieces) - 1)
 
     def behind(self) -> None:
         """The piece just added came in a choice after its payload's first."""
         if self.later is None:
-            self.later = []
+            self.later = array("q")
         self.later.append(len(self.pieces) - 1)
 
     def tail(self) -> None:
         """The piece just added was not its choice's first tool-call delta."""
         if self.tails is None:
-            self.tails = []
+            self.tails = array("q")
         self.tails.append(len(self.pieces) - 1)
 
     def starts(self) -> list[int]:
@@ -548,14 +557,14 @@ class Quiet:
         """Line of the run's first payload."""
         self.stretches: list[QuietCall] = []
         """The run as stretches of consecutive payloads of one call, in stream order."""
-        self.sizes: list[int] = []
+        self.sizes: array[int] = array("q")
         """How many payloads each stretch holds."""
         self.calls: dict[int, QuietCall] = {}
         """Each call's part, by its order in the analysis, in order of first appearance."""
         self._last = -1
         self._frames: list[Frame] | None = None
         self._views: dict[str, Quiet] | None = None
-        self.joined: set[int] | None = None
+        self.joined: Marks | None = None
         """Positions of the stretches whose first piece came in the same choice as the piece
         before it (several tool-call deltas in one choice, of different calls): a library
         whose events follow a chunk's deltas (openai-node's done events) reads them as one
@@ -596,7 +605,7 @@ class Quiet:
             self._last = call
             if joined:
                 if self.joined is None:
-                    self.joined = set()
+                    self.joined = Marks()
                 self.joined.add(len(self.stretches) - 1)
         part.pieces.append(piece)
         part.lines.append(line)
@@ -668,46 +677,87 @@ class Quiet:
         for part, first, size in self.runs():
             key = id(part)
             skip = skips[key]
-            kept = [k for k in range(first, first + size) if k not in skip] if skip else None
-            if kept is not None and not kept:
-                continue
+            if skip:
+                kept = [k for k in range(first, first + size) if k not in skip]
+                if not kept:
+                    continue
+                size, first = len(kept), kept[0]
             sub = subs.get(key)
             if sub is None:
                 sub = subs[key] = QuietCall(part.index, part.pair)
                 out.calls[len(out.calls)] = sub
                 if not stretches:
-                    out.line = part.lines[first if kept is None else kept[0]]
+                    out.line = part.lines[first]
             if key != last:
                 stretches.append(sub)
                 sizes.append(0)
                 last = key
-            if kept is None:
-                sizes[-1] += size
-                sub.pieces += part.pieces[first : first + size]
-                sub.lines += part.lines[first : first + size]
-            else:
-                sizes[-1] += len(kept)
-                pieces, lines = part.pieces, part.lines
-                sub.pieces += [pieces[k] for k in kept]
-                sub.lines += [lines[k] for k in kept]
+            sizes[-1] += size
         parts = {id(p): p for p in self.calls.values()}
         for key, sub in subs.items():
             part = parts[key]
             sub.last_id, sub.last_name = part.last_id, part.last_name
-            if skips[key]:  # (the nulls of the pieces read are not counted apart)
+            skip = skips[key]
+            if skip:  # (the nulls of the pieces read are not counted apart)
+                # each call's pieces read, in one pass (its stretches cover them in order)
+                sub.pieces.extend([p for k, p in enumerate(part.pieces) if k not in skip])
+                sub.lines = array("q", [n for k, n in enumerate(part.lines) if k not in skip])
                 sub.id_nulls = int(sub.last_id is None)
                 sub.name_nulls = int(sub.last_name is None)
-            else:
+            else:  # (every piece read: the call's own, shared)
+                sub.pieces, sub.lines = part.pieces, part.lines
                 sub.id_nulls, sub.name_nulls = part.id_nulls, part.name_nulls
         out._last = len(out.calls) - 1 if stretches else -1
         self._views[reads] = out
         return out
 
 
+class Marks:
+    """Positions marked (``k in marks``), as a set of them says, in a byte per position up to
+    the last marked: two calls streamed side by side mark every stretch of their run, 50,000
+    positions (a set of them was a sixth of the capture's size)."""
+
+    __slots__ = ("_flags",)
+
+    def __init__(self, marked: Iterable[int] = ()) -> None:
+        self._flags = bytearray()
+        for k in marked:
+            self.add(k)
+
+    def add(self, k: int) -> None:
+        flags = self._flags
+        if k >= len(flags):
+            flags.extend(bytes(k + 1 - len(flags)))
+        flags[k] = 1
+
+    def __contains__(self, k: object) -> bool:
+        flags = self._flags
+        return type(k) is int and 0 <= k < len(flags) and flags[k] == 1
+
+    def __iter__(self) -> Iterator[int]:
+        return (k for k, flag in enumerate(self._flags) if flag)
+
+    def __len__(self) -> int:
+        return self._flags.count(1)
+
+    def __bool__(self) -> bool:
+        return 1 in self._flags
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Marks | set | frozenset):
+            return set(self) == set(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # compared by content
+
+    def __repr__(self) -> str:
+        return f"Marks({sorted(self)!r})"
+
+
 def _quiet_frame(part: QuietCall) -> Frame:
     """The frame a library reads for one call's part of a quiet run: the last payload's delta
     (its blank ``id`` and ``name``, which the call was sent already) with every piece."""
-    joined = "".join(part.pieces)
+    joined = part.pieces.whole()
     cid, name = part.last_id, part.last_name
     pair = part.pair
     kind: Any = UNSET if pair is None else pair[2]
@@ -943,6 +993,14 @@ def times(value: Any, frame: Frame) -> Any:
     payloads (:attr:`Frame.repeat`): the value that many times over."""
     n = frame.repeat
     return value * n if n > 1 and type(value) is str else value
+
+
+def span_of(pieces: Sequence[str], a: int, b: int) -> str:
+    """``"".join(pieces[a:b])``: of a folded run's pieces, kept as joined blocks, cut from
+    the blocks, not made one by one and joined again."""
+    if type(pieces) is Pieces:
+        return pieces.span(a, min(b, len(pieces)))
+    return "".join(pieces[a:b])
 
 
 def none_if_unset(value: Any) -> Any:

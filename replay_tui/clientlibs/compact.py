@@ -36,16 +36,22 @@ streams.
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Callable
+from itertools import compress
 from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 from msgspec import UnsetType
 
+from ..core.pieces import _BIG as _BIG_PIECE
+from ..core.pieces import _BLOCK, Pieces, WireCalls
 from ..core.sse import PayloadTable
+from ..core.trace import _decoded
 from ..core.translator import index_key
-from ..core.wire import UNSET, Function
+from ..core.wire import UNSET, Function, ToolCall, fast_decoder
 from .ai_sdk import chunk_ok, schema_ok, usage_ok
-from .base import FREE, Frame, Quiet, QuietCall, frame_of, frames
+from .base import FREE, Frame, Marks, Quiet, QuietCall, frame_of, frames
 
 if TYPE_CHECKING:
     from ..core.trace import Trace
@@ -369,8 +375,11 @@ def _in_place(i: int, raw: Any, starts: Any, ends: Any, skips: Any, data_of: Any
     """Payload ``i``'s bytes where they lie in the capture (a view, not a copy), or its own
     bytes when it keeps some (or the table has no places, or the capture is a buffer that a
     live reload may grow: a view of it would stop it from growing)."""
-    if type(raw) is bytes and skips[i] >= 0:
-        return memoryview(raw)[starts[i] + skips[i] : ends[i]]
+    if skips[i] >= 0:
+        if type(raw) is bytes:
+            return memoryview(raw)[starts[i] + skips[i] : ends[i]]
+        if type(raw) is bytearray:  # (one copy: the table's data() makes two, of 50 MB)
+            return raw[starts[i] + skips[i] : ends[i]]
     return data_of(i)
 
 
@@ -442,10 +451,12 @@ def _text_frame(trace: Trace, first: int, reasoning: bool, pieces: list[str]) ->
         cols = payloads.columns()
         line = cols.lines[first]
         data: Any = _in_place(first, cols.raw, cols.start, cols.end, cols.skip, payloads.data)
+        # (decoded from those bytes, as trace.decoded does: not from a copy of its own)
+        decoded = _decoded(data, False, fast_decoder())
     else:
         payload = payloads[first]
         line, data = payload.line, payload.data
-    decoded = trace.decoded[first]
+        decoded = trace.decoded[first]
     assert decoded is not None and decoded.chunk is not None
     chunk = decoded.chunk
     del decoded
@@ -513,13 +524,14 @@ class _NoPlaces:
 
 def _entries(events: Any, count: int) -> tuple[list[int], list[int]]:
     """The event log's entries that are a delta or a text piece (not a block's start), as
-    ``(refs, lines)``."""
+    ``(refs, lines)``: lists, read by position once per payload (an array makes an int on each
+    read: the loop was a tenth slower), made without a list of positions kept."""
     refs = events.refs[:count]
     lines = events.lines[:count]
-    keep = [k for k, r in enumerate(refs) if not (r if r >= 0 else -r - 1) & 1]
-    if len(keep) == len(refs):
+    keep = bytes(not (r if r >= 0 else -r - 1) & 1 for r in refs)
+    if keep.count(0) == 0:
         return list(refs), list(lines)
-    return [refs[k] for k in keep], [lines[k] for k in keep]
+    return list(compress(refs, keep)), list(compress(lines, keep))
 
 
 def compact_frames(trace: Trace) -> list[Frame | Quiet]:
@@ -537,7 +549,10 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     n_events = len(refs)
     texts = events.texts
     calls = analysis.calls
-    deltas_of = [ct.calls for ct in calls]
+    sent_of = [_sent_of(ct.calls) for ct in calls]
+    deltas_of = [None if isinstance(ct.calls, WireCalls) else ct.calls for ct in calls]
+    """Per call: its deltas' tool calls when they are a plain list (read inline), else None
+    (read without making each again: sent_of)."""
     order_of = {ct.key: ct.order for ct in calls}
     states: list[_CallState | None] = [None] * len(calls)
     payloads = trace.payloads
@@ -575,7 +590,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     held: tuple[int, int, list[str]] | None = None
     """A call's first delta, just appended, taking the continuations right after it."""
     part = QuietCall(None)  # the run's last stretch
-    sizes: list[int] = []
+    sizes: array[int] = array("q")
     e = 0
     for i in range(n):
         line = lines[i]
@@ -594,7 +609,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                     None
                     if i in unusual or i in errors
                     else _quiet_many(
-                        refs[first:e], states, deltas_of, data_of(i), many_shapes, many_last
+                        refs[first:e], states, sent_of, data_of(i), many_shapes, many_last
                     )
                 )
                 if many is not None:
@@ -612,7 +627,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                             if found is not None and found.pair is not None:
                                 run = None
                                 break
-                    for (c, index, args, cid, name), (later, other, tail, joined) in zip(
+                    for (c, index, piece, cid, name), (later, other, tail, joined) in zip(
                         *many, strict=True
                     ):
                         # (the delta before, as a library reading one choice saw it, may be
@@ -630,12 +645,18 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                 run._last = c
                                 if joined:
                                     if run.joined is None:
-                                        run.joined = set()
+                                        run.joined = Marks()
                                     run.joined.add(len(sizes) - 1)
                         if run is not None and c == run._last and part.pair is None:
                             # (Quiet.add, inlined for the common case)
                             sizes[-1] += 1
-                            part.pieces.append(args)
+                            pend = part.pieces._pending  # (Pieces.append, inlined)
+                            if len(piece) < _BIG_PIECE:
+                                pend.append(piece)
+                                if len(pend) >= _BLOCK:
+                                    part.pieces.pack()
+                            else:
+                                part.pieces.append(piece)
                             part.lines.append(line)
                             part.last_id = cid
                             part.last_name = name
@@ -653,7 +674,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                             out.append(run)
                             sizes = run.sizes
                             joined = False
-                        run.add(c, index, args, line, cid, name, None, other, later, tail, joined)
+                        run.add(c, index, piece, line, cid, name, None, other, later, tail, joined)
                         part = run.stretches[-1]
                     continue
         if entry >= 0 and i not in unusual and i not in errors:
@@ -661,9 +682,15 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
             c = entry >> 33
             st = states[c]
             if st is not None:
-                d = deltas_of[c][(entry >> 1) & 0xFFFFFFFF]
-                fn = d.function
-                if type(fn) is Function and type(fn.arguments) is str:
+                plain = deltas_of[c]
+                if plain is None:
+                    d, args = sent_of[c]((entry >> 1) & 0xFFFFFFFF)
+                    fn = d.function
+                else:
+                    d = plain[(entry >> 1) & 0xFFFFFFFF]
+                    fn = d.function
+                    args = fn.arguments if type(fn) is Function else None
+                if type(fn) is Function and type(args) is str:
                     cid, name, index, kind = d.id, fn.name, d.index, d.type
                     # per field: a blank value the call was sent already (its seen-bit), or
                     # the non-blank string the call's delta before sent (a repeat)
@@ -732,7 +759,6 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                         )
                     ):
                         # the payload's shape: its bytes without its arguments token
-                        args = fn.arguments
                         token = encode(args)
                         said = None  # (what the schemas say of it, its choice's index)
                         sh = st.shape
@@ -823,7 +849,13 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                         if run is not None and c == run._last and part.pair is pair:
                             # (Quiet.add, inlined for the common case)
                             sizes[-1] += 1
-                            part.pieces.append(args)
+                            pend = part.pieces._pending  # (Pieces.append, inlined)
+                            if len(args) < _BIG_PIECE:
+                                pend.append(args)
+                                if len(pend) >= _BLOCK:
+                                    part.pieces.pack()
+                            else:
+                                part.pieces.append(args)
                             part.lines.append(line)
                             part.last_id = cid
                             part.last_name = name
@@ -901,13 +933,31 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
         _absorb(out, held)
     if text_run is not None:
         out.append(_text_frame(trace, *text_run))
+    for item in out:  # (each run's last pieces, pending, one block: not a string each)
+        if type(item) is Quiet:
+            for call in item.calls.values():
+                call.pieces.pack()
     return out
+
+
+def _sent_of(deltas: Any) -> Callable[[int], tuple[ToolCall, Any]]:
+    """A call's ``k``-th delta as ``(its wire tool call, its arguments)``: read from the
+    analysis' compact record (:meth:`.WireCalls.sent`), its tool call not made again."""
+    if isinstance(deltas, WireCalls):
+        return deltas.sent
+
+    def sent(k: int) -> tuple[ToolCall, Any]:
+        d = deltas[k]
+        fn = d.function
+        return d, (fn.arguments if type(fn) is Function else UNSET)
+
+    return sent
 
 
 def _quiet_many(
     refs: Any,
     states: list[_CallState | None],
-    deltas_of: list[Any],  # (per call: its wire tool calls, a list or WireCalls)
+    deltas_of: list[Callable[[int], tuple[ToolCall, Any]]],  # (per call: _sent_of)
     data: bytes,
     table: dict[tuple[bytes, ...], tuple[_Place, ...] | None],
     last: list[Any],
@@ -933,9 +983,9 @@ def _quiet_many(
         st = states[c]
         if st is None:
             return None
-        d = deltas_of[c][(r >> 1) & 0xFFFFFFFF]
+        d, args = deltas_of[c]((r >> 1) & 0xFFFFFFFF)
         fn = d.function
-        if type(fn) is not Function or type(fn.arguments) is not str:
+        if type(fn) is not Function or type(args) is not str:
             return None
         cid, name, index, kind = d.id, fn.name, d.index, d.type
         if not (type(index) is int and index == st.index):
@@ -960,7 +1010,7 @@ def _quiet_many(
                 return None
         if kind is not UNSET and (not _same(kind, st.type) or kind == "custom"):
             return None
-        got.append((c, index, fn.arguments, cid, name))
+        got.append((c, index, args, cid, name))
     said = _many_said(data, [g[2] for g in got], table, last)
     if said is None:
         return None
@@ -1135,12 +1185,14 @@ def _clean_head(frame: Frame) -> bool:
 
 def _absorb(out: list[Frame | Quiet], held: tuple[int, int, list[str]]) -> None:
     """The held first delta of a call, with the arguments of the continuations it took."""
-    _, at, pieces = held
-    if len(pieces) == 1:
+    _, at, taken = held
+    if len(taken) == 1:
         return
     frame = out[at]
     assert isinstance(frame, Frame)
-    joined = "".join(pieces)
+    # (its pieces one block, which is the joined arguments: not a string each, nor a copy)
+    pieces = Pieces.one_block(taken)
+    joined = pieces.whole()
     chunk = frame.chunk
     choice = chunk.choices[0]  # type: ignore[index]
     old = choice.delta.tool_calls[0]  # type: ignore[union-attr, index]
@@ -1153,7 +1205,8 @@ def _absorb(out: list[Frame | Quiet], held: tuple[int, int, list[str]]) -> None:
     # (the frame's JSON, decoded when its head was judged, is the merged frame's own now)
     raw = frame._raw if type(frame._raw) is dict else _decode(frame.data)
     raw["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] = joined
-    merged = Frame(frame.line, chunk, frame.data, frame.event, count=len(pieces), pieces=pieces)
+    # (its JSON is made: no library reads the payload's bytes again, let go)
+    merged = Frame(frame.line, chunk, b"", frame.event, count=len(pieces), pieces=pieces)
     merged._raw = raw
     merged.schema = frame.schema  # (the schemas ask only that arguments be a string)
     out[at] = merged

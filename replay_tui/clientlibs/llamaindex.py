@@ -31,6 +31,7 @@ from .base import (
     function_fields,
     none_if_unset,
     raise_sdk_stream_error,
+    span_of,
     tool_deltas,
     tool_path,
 )
@@ -193,7 +194,7 @@ class LlamaIndexAssembler(Assembler):
             fld = "function.arguments"
             try:
                 t.arguments = _cat(
-                    t.arguments, pieces[at] if size == 1 else "".join(pieces[at : at + size])
+                    t.arguments, pieces[at] if size == 1 else span_of(pieces, at, at + size)
                 )
                 if pair is not None:
                     fld = "function.name"

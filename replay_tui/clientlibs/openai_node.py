@@ -26,6 +26,7 @@ from .base import (
     Assembler,
     Assembly,
     Frame,
+    Marks,
     Policy,
     Quiet,
     QuietCall,
@@ -33,6 +34,7 @@ from .base import (
     is_number,
     js_truthy,
     raise_sdk_stream_error,
+    span_of,
     tool_deltas,
     tool_path,
 )
@@ -225,7 +227,7 @@ class OpenAINodeAssembler(Assembler):
             typed = all(js_truthy(self.calls[p.index].type) for p in left.values())
             if typed and (self.current is None or js_truthy(self.calls[self.current].type)):
                 for part in run.calls.values():
-                    self.calls[part.index].arguments += "".join(part.pieces)
+                    self.calls[part.index].arguments += part.pieces.joined()
                 self.chunks += sum(run.sizes)
                 self.current = run.stretches[-1].index
                 return
@@ -253,7 +255,7 @@ class OpenAINodeAssembler(Assembler):
             value=kind if typed else name,
         )
 
-    def _joined(self, run: Quiet, joined: set[int], throws: set[int]) -> None:
+    def _joined(self, run: Quiet, joined: Marks, throws: set[int]) -> None:
         """:meth:`feed_quiet`'s walk of a run some of whose payloads held several deltas in
         one choice (:attr:`Quiet.joined`): a chunk's pieces are all added before its done
         events, as :meth:`feed` does."""
@@ -291,7 +293,7 @@ class OpenAINodeAssembler(Assembler):
                 line = lines[at + 1]
                 touched.append(index)
                 events()
-                snap.arguments += "".join(pieces[at + 2 : last])
+                snap.arguments += span_of(pieces, at + 2, last)
             snap.arguments += pieces[last]
             line = lines[last]
             touched.append(index)
@@ -327,7 +329,7 @@ class OpenAINodeAssembler(Assembler):
             exc.line = lines[at]
             raise
         if size > 1:
-            snap.arguments += "".join(pieces[at + 1 : at + size])
+            snap.arguments += span_of(pieces, at + 1, at + size)
 
     def _done(self, index: int) -> None:
         if index in self.done:

@@ -10,10 +10,11 @@ count as empty; two empties give ``"{}"``). A call never identified keeps ``None
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.pieces import Pieces
 from ..core.wire import UNSET, Function, js_string
 from .base import (
     AssembledCall,
@@ -53,16 +54,19 @@ def combine_arguments(a: Any, b: Any) -> Any:
     return (a or "") + (b or "")
 
 
-def combine_all(a: Any, pieces: list[str]) -> Any:
-    """:func:`combine_arguments` of ``a`` with each piece in turn, in one step once the sum is
-    longer than ``"{}"`` (it only grows, so it is never empty again: the pieces that count as
-    empty drop out, the others are appended)."""
-    k = 0
+def combine_all(a: Any, pieces: Sequence[str], k: int = 0) -> Any:
+    """:func:`combine_arguments` of ``a`` with each piece in turn from the ``k``-th, in one
+    step once the sum is longer than ``"{}"`` (it only grows, so it is never empty again: the
+    pieces that count as empty drop out, the others are appended)."""
     while k < len(pieces) and not (isinstance(a, str) and len(a) > 2):
         a = combine_arguments(a, pieces[k])
         k += 1
     if k == len(pieces):
         return a
+    if isinstance(pieces, Pieces):  # (a folded run's, kept compact: joined by its blocks)
+        rest = pieces.span(k, len(pieces))
+        if "{}" not in rest:  # (no piece is "{}"; a piece "" adds nothing)
+            return a + rest
     return a + "".join(p for p in pieces[k:] if p not in EMPTY)
 
 
@@ -118,7 +122,7 @@ class SemanticKernelAssembler(Assembler):
             # the first streamed message is the start of the sum: its items are kept as they are
             self.first = False
             if len(new) == 1 and frame.pieces is not None:
-                new[0].arguments = combine_all(frame.pieces[0], frame.pieces[1:])
+                new[0].arguments = combine_all(frame.pieces[0], frame.pieces, 1)
             for item in new:
                 self._append(item)
             return
@@ -142,7 +146,7 @@ class SemanticKernelAssembler(Assembler):
                 break
             else:
                 if pieces is not None:
-                    other.arguments = combine_all(pieces[0], pieces[1:])
+                    other.arguments = combine_all(pieces[0], pieces, 1)
                 self._append(other)
 
     def _append(self, item: _Item) -> None:

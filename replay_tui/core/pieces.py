@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import accumulate, islice
 from typing import Any, overload
 
 from .wire import UNSET, Function, ToolCall
@@ -70,11 +71,37 @@ class Pieces(Sequence[str]):
         self._blocks.append(pending[0] if len(pending) == 1 else "".join(pending))
         self._base.append(base)
         self._first.append(len(ends))
-        at = base
-        for piece in pending:
-            at += len(piece)
-            ends.append(at)
+        ends.extend(islice(accumulate(map(len, pending), initial=base), 1, None))
         self._pending = []
+
+    @classmethod
+    def one_block(cls, pieces: list[str]) -> Pieces:
+        """``pieces`` kept as one block, their join (what :meth:`whole` makes of them), made
+        at once (a call's first delta and the few that continue it: 5,000 calls)."""
+        out = cls()
+        if pieces:
+            out._blocks.append(pieces[0] if len(pieces) == 1 else "".join(pieces))
+            out._base.append(0)
+            out._first.append(0)
+            out._ends.extend(accumulate(map(len, pieces)))
+        return out
+
+    def whole(self) -> str:
+        """:meth:`joined`, which then becomes the one block the pieces are cut from: a folded
+        run's call, whose frame holds its arguments joined, keeps its characters once, not in
+        its blocks too. (Not for pieces another thread reads: their blocks are replaced.)"""
+        self._flush()
+        blocks = self._blocks
+        if len(blocks) <= 1:
+            return blocks[0] if blocks else ""
+        whole = "".join(blocks)
+        self._blocks, self._first, self._base = [whole], array("q", [0]), array("q", [0])
+        return whole
+
+    def pack(self) -> None:
+        """Join the pieces appended since the last block into one (when no more will come:
+        a few pieces pending are a string each)."""
+        self._flush()
 
     def __len__(self) -> int:
         return len(self._ends) + len(self._pending)
@@ -86,24 +113,68 @@ class Pieces(Sequence[str]):
     def __getitem__(self, index: slice) -> list[str]: ...
 
     def __getitem__(self, index: int | slice) -> str | list[str]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        n = len(self._ends)
-        if index < 0:
-            index += len(self)
-        if index >= n:
-            pending = self._pending
-            if not 0 <= index - n < len(pending):
+        ends = self._ends
+        if type(index) is not int:
+            if not isinstance(index, slice):
+                raise TypeError(f"Pieces indices must be integers or slices, not {type(index)}")
+            start, stop, step = index.indices(len(ends) + len(self._pending))
+            if step != 1:
+                return [self[i] for i in range(start, stop, step)]
+            return self._run(start, stop)
+        n = len(ends)
+        if not 0 <= index < n:
+            if index < 0:
+                index += n + len(self._pending)
+            if index >= n:
+                pending = self._pending
+                if not 0 <= index - n < len(pending):
+                    raise IndexError(index)
+                return pending[index - n]
+            if index < 0:
                 raise IndexError(index)
-            return pending[index - n]
-        if index < 0:
-            raise IndexError(index)
-        b = bisect_right(self._first, index) - 1
+        first = self._first
+        b = bisect_right(first, index) - 1
         block, base = self._blocks[b], self._base[b]
-        start = self._ends[index - 1] if index > self._first[b] else base
-        if start == base and self._ends[index] - base == len(block):
+        start = ends[index - 1] - base if index > first[b] else 0
+        end = ends[index] - base
+        if start == 0 and end == len(block):
             return block  # the whole block (a big piece: not copied)
-        return block[start - base : self._ends[index] - base]
+        return block[start:end]
+
+    def _run(self, a: int, b: int) -> list[str]:
+        """Pieces ``a`` to ``b`` (not included), each cut from its block by the pieces' ends
+        (a slice of a folded run's pieces: not a look-up per piece)."""
+        pending = self._pending  # (read first: see joined)
+        ends = self._ends
+        n = len(ends)
+        out: list[str] = []
+        firsts, blocks, bases = self._first, self._blocks, self._base
+        k = a
+        while k < min(b, n):
+            at = bisect_right(firsts, k) - 1
+            block, base = blocks[at], bases[at]
+            stop = min(b, n, firsts[at + 1] if at + 1 < len(firsts) else n)
+            prev = (ends[k - 1] if k > firsts[at] else base) - base
+            for end in ends[k:stop]:
+                end -= base
+                out.append(block[prev:end])
+                prev = end
+            k = stop
+        if b > n:
+            out += pending[max(a - n, 0) : b - n]
+        return out
+
+    def extend(self, pieces: Iterable[str]) -> None:
+        pending = self._pending
+        for piece in pieces:
+            if len(piece) >= _BIG:
+                self.append(piece)
+            else:
+                pending.append(piece)
+                if len(pending) < _BLOCK:
+                    continue
+                self._flush()
+            pending = self._pending
 
     def __iter__(self) -> Iterator[str]:
         ends = self._ends
@@ -408,6 +479,20 @@ class WireCalls(Sequence[ToolCall]):
     def __iter__(self) -> Iterator[ToolCall]:
         for k in range(len(self._refs)):
             yield self[k]
+
+    def sent(self, index: int) -> tuple[ToolCall, Any]:
+        """Delta ``index`` as ``(tool call, arguments)`` without making its tool call again:
+        the call is its skeleton (whose ``function.arguments`` is a placeholder, not to be
+        read) when the arguments are a piece, else the call as sent."""
+        ref = self._refs[index]
+        call = self._skeletons.table[ref >> 32]
+        fn = call.function
+        if type(fn) is Function:
+            args = fn.arguments
+            if args is _PIECE:
+                return call, self._args[ref & 0xFFFFFFFF]
+            return call, args
+        return call, UNSET
 
     def identities(self) -> Iterator[tuple[Any, Any]]:
         """Each delta's ``(id, function name)`` as sent (``UNSET`` where absent), read from

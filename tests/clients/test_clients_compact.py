@@ -5,15 +5,21 @@ the recorded scenarios by cutting their arguments into one-character pieces."""
 from __future__ import annotations
 
 import json
+from array import array
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from replay_tui.clientlibs import POLICIES, Quiet, assess_frames, compact_frames, frames
 from replay_tui.clientlibs.assess import meant_calls
+from replay_tui.clientlibs.base import Marks
 from replay_tui.core.discovery import discover
+from replay_tui.core.pieces import Pieces
 from replay_tui.core.trace import Trace, load_trace
+from replay_tui.core.wire import UNSET
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "tests" / "data" / "clients" / "scenarios"
@@ -104,7 +110,7 @@ def test_a_run_of_blank_continuations_is_one_frame(tmp_path: Path) -> None:
     # the call opened, its first id:"" (news to a library that assigns it), then one quiet run
     assert [type(f).__name__ for f in stream] == ["Frame", "Frame", "Quiet", "Frame"]
     run = stream[2]
-    assert isinstance(run, Quiet) and run.sizes == [7]
+    assert isinstance(run, Quiet) and list(run.sizes) == [7]
     (frame,) = run.frames()
     assert frame.pieces == list('"a": 1}')
     assert frame.raw["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] == '"a": 1}'
@@ -217,12 +223,134 @@ def test_a_huge_text_piece_alone_in_its_run_is_one_copy_in_its_frame(tmp_path: P
 
 def test_a_payload_is_looked_at_in_place_only_in_a_capture_that_cannot_grow() -> None:
     """A view of a live capture's growing buffer would stop the buffer from growing while it
-    is held: the payload's own bytes are read from it instead."""
+    is held: the payload's own bytes are copied out of it instead, once (not a copy of a
+    copy, as the table's data() makes: twice a 50 MB payload's size at once)."""
     from replay_tui.clientlibs.compact import _in_place
 
     data = b'data: {"a":1}\n\n'
     cols = ([0], [len(data) - 2], [6])
     view = _in_place(0, data, *cols, lambda i: b"copy")
     assert isinstance(view, memoryview) and bytes(view) == b'{"a":1}'
-    assert _in_place(0, bytearray(data), *cols, lambda i: b"copy") == b"copy"
+    buffer = bytearray(data)
+    own = _in_place(0, buffer, *cols, lambda i: b"copy")
+    assert own == b'{"a":1}' and not isinstance(own, memoryview)
+    buffer += b"more"  # (nothing holds the buffer: it grows)
     assert _in_place(0, data, [0], [len(data) - 2], [-1], lambda i: b"own") == b"own"
+
+
+@given(st.lists(st.integers(0, 300), max_size=60), st.lists(st.integers(-5, 400), max_size=40))
+def test_marks_say_what_a_set_says(marked: list[int], asked: list[int]) -> None:
+    """A run's joined stretches (:class:`~replay_tui.clientlibs.base.Marks`, a byte a
+    position) answer as the set of them did."""
+    marks, want = Marks(), set()
+    for k in marked:
+        marks.add(k)
+        want.add(k)
+    assert [k in marks for k in asked] == [k in want for k in asked]
+    assert sorted(marks) == sorted(want) and len(marks) == len(want)
+    assert bool(marks) == bool(want) and marks == want and "1" not in marks
+
+
+def test_a_runs_pieces_and_lines_are_kept_compact(tmp_path: Path) -> None:
+    """Two calls streamed side by side: their pieces are kept as joined blocks and their lines
+    as an array, their stretches' marks a byte each, not an object per piece; the run's frames
+    and its views read them back as sent."""
+
+    def call(index: int, piece: str, name: str | None = None) -> dict[str, Any]:
+        fn: dict[str, Any] = {"arguments": piece}
+        if name is None:
+            return {"index": index, "function": fn}
+        return {
+            "index": index,
+            "id": f"call_{name}",
+            "type": "function",
+            "function": {"name": name, **fn},
+        }
+
+    def event(tcs: list[dict[str, Any]], finish: str | None = None) -> str:
+        delta = {"tool_calls": tcs} if tcs else {}
+        chunk = {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        return "data: " + json.dumps(chunk) + "\n\n"
+
+    body = event([call(0, "", "f"), call(1, "", "g")])
+    body += "".join(event([call(0, f"a{k},"), call(1, f"b{k},")]) for k in range(300))
+    path = tmp_path / "t.sse"
+    path.write_text(body + event([], "tool_calls") + "data: [DONE]\n\n")
+    stream = compact_frames(_traces(path)[0])
+    (run,) = [x for x in stream if isinstance(x, Quiet)]
+    a, b = run.calls.values()
+    assert isinstance(a.pieces, Pieces) and isinstance(a.lines, array)
+    assert list(a.pieces) == [f"a{k}," for k in range(300)]
+    assert list(b.pieces) == [f"b{k}," for k in range(300)]
+    assert list(a.lines) == [3 + 2 * k for k in range(300)] and list(b.lines) == list(a.lines)
+    assert isinstance(run.joined, Marks) and list(run.joined) == list(range(1, 600, 2))
+    assert [f.pieces and "".join(f.pieces) for f in run.frames()] == [
+        "".join(f"a{k}," for k in range(300)),
+        "".join(f"b{k}," for k in range(300)),
+    ]
+    head = run.view("head")  # (LlamaIndex: the second delta of each chunk left out)
+    assert list(head.sizes) == [300] and list(head.stretches[0].pieces) == list(a.pieces)
+    assert list(head.stretches[0].lines) == list(a.lines)
+
+
+def _handed(calls: Any) -> list[tuple[Any, ...]]:
+    """Each call a library hands over, every field with its type (``1``, ``1.0`` and
+    ``true`` apart, dict keys in order)."""
+    return [
+        (
+            repr(c.id),
+            repr(c.name),
+            repr(c.arguments),
+            repr(c.wire_index),
+            c.id_generated,
+            c.invalid,
+            json.dumps(c.parsed) if c.parsed is not UNSET else None,
+        )
+        for c in calls
+    ]
+
+
+@pytest.mark.parametrize("path", CAPTURES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_outcomes_sharing_the_meant_calls_hand_over_what_each_library_assembled(
+    path: Path,
+) -> None:
+    """A library that delivers every call as meant keeps the meant call's object (one for
+    every such library), and parsed arguments equal to the meant call's parse keep that parse:
+    what its outcome hands over is what the library assembled, field by field and type by
+    type."""
+    for trace in _traces(path):
+        stream = compact_frames(trace)
+        meant = meant_calls(trace.analysis.calls)
+        outcomes = assess_frames(stream, meant)
+        for key, policy in POLICIES.items():
+            assert _handed(outcomes[key].assembly.calls) == _handed(policy.run(stream).calls)
+
+
+_json = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.sampled_from([0, 1, -1, 0.0, -0.0, 1.0, 2.5]),
+        st.text(max_size=3),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=2), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@given(_json, _json)
+def test_a_parse_is_shared_only_when_it_is_shown_the_same(a: Any, b: Any) -> None:
+    from replay_tui.clientlibs.assess import _same_json
+
+    assert _same_json(a, b) == (json.dumps(a) == json.dumps(b))
+    assert _same_json(a, json.loads(json.dumps(a)))
+
+
+@given(st.lists(st.text(max_size=4), max_size=200), st.integers(0, 210), st.integers(0, 210))
+def test_a_span_of_pieces_is_their_join(pieces: list[str], a: int, b: int) -> None:
+    from replay_tui.clientlibs.base import span_of
+
+    want = "".join(pieces[a:b])
+    assert span_of(pieces, a, b) == want == span_of(Pieces(pieces), a, b)

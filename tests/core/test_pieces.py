@@ -38,6 +38,30 @@ def test_pieces_read_back_as_a_list(pieces: list[str], count: int) -> None:
 
 
 @_BIG_INPUTS
+@given(
+    st.lists(_piece, max_size=300),
+    st.lists(_piece, max_size=80),
+    st.integers(-320, 320),
+    st.integers(-320, 320),
+)
+def test_pieces_slices_and_extend_are_a_lists(
+    pieces: list[str], more: list[str], a: int, b: int
+) -> None:
+    """A slice is the list's, cut by the pieces' ends a block at a time (what a folded run's
+    stretch reads); extending adds pieces as appending each does."""
+    kept = Pieces(pieces)
+    assert kept[a:b] == pieces[a:b] and kept[a:] == pieces[a:] and kept[:b] == pieces[:b]
+    kept.extend(more)
+    whole = pieces + more
+    assert list(kept) == whole and kept[a:b] == whole[a:b]
+    assert [kept[i] for i in range(len(whole))] == whole
+    appended = Pieces()
+    for piece in whole:
+        appended.append(piece)
+    assert (kept._blocks, list(kept._ends)) == (appended._blocks, list(appended._ends))
+
+
+@_BIG_INPUTS
 @given(st.lists(st.tuples(st.integers(0, 2), _piece), max_size=300), st.integers(0, 310))
 def test_calls_sharing_one_log_read_back_their_own(sent: list[tuple[int, str]], count: int) -> None:
     log = Pieces()
@@ -131,3 +155,35 @@ def test_wire_calls_read_back_each_call_as_sent(calls: list[ToolCall]) -> None:
     assert len(kept) == len(calls)
     assert [_exactly(c) for c in kept] == [_exactly(c) for c in calls]
     assert [repr(c) for c in kept] == [repr(c) for c in calls]
+    # read without the call made again: its identity and its arguments, exactly as sent
+    for k, call in enumerate(calls):
+        got, arguments = kept.sent(k)
+        fn, gfn = call.function, got.function
+        assert _exactly(ToolCall(got.index, got.id, got.type)) == _exactly(
+            ToolCall(call.index, call.id, call.type)
+        )
+        if isinstance(fn, Function):
+            assert isinstance(gfn, Function) and _exactly(Function(gfn.name, arguments)) == (
+                _exactly(fn)
+            )
+        else:
+            assert gfn is fn and arguments is UNSET
+
+
+@_BIG_INPUTS
+@given(st.lists(_piece, min_size=1, max_size=300), st.integers(-310, 310), st.integers(-310, 310))
+def test_pieces_made_one_block_read_back_the_same(pieces: list[str], a: int, b: int) -> None:
+    kept = Pieces(pieces)
+    whole = kept.whole()
+    assert whole == "".join(pieces) and kept.whole() is whole and kept.joined() is whole
+    assert list(kept) == pieces and [kept[i] for i in range(len(pieces))] == pieces
+    assert kept[a:b] == pieces[a:b] and kept.span(0, len(pieces)) == whole
+
+
+@_BIG_INPUTS
+@given(st.lists(_piece, max_size=300), st.integers(-310, 310), st.integers(-310, 310))
+def test_pieces_kept_as_one_block_read_back_as_appended(pieces: list[str], a: int, b: int) -> None:
+    kept = Pieces.one_block(pieces)
+    assert list(kept) == pieces and [kept[i] for i in range(len(pieces))] == pieces
+    assert kept[a:b] == pieces[a:b] and kept.joined() == "".join(pieces) == kept.whole()
+    assert len(kept._blocks) == (1 if pieces else 0)

@@ -82,7 +82,9 @@ async def test_record_tui_shows_the_proxy_address_and_live_request_count(
         assert recorder.port != 0
         await until(pilot, lambda: app.discovered)
         said = "\n".join(app.details.copy_text())
-        assert f"Waiting for the first capture: point the agent's base URL at {recorder.url}" in said
+        assert (
+            f"Waiting for the first capture: point the agent's base URL at {recorder.url}" in said
+        )
         async with (
             aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=WAIT)) as client,
             client.post(f"{recorder.url}/v1/chat/completions", json={"stream": True}) as resp,
