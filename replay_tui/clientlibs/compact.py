@@ -475,6 +475,57 @@ def _text_frame(trace: Trace, first: int, reasoning: bool, pieces: list[str]) ->
     return frame
 
 
+def _musing(data: bytes | memoryview) -> tuple[bytes, str, list[str]] | None:
+    """A payload of one choice whose delta holds a ``reasoning`` text and no tool call, no
+    text the harness reads (``content`` and ``reasoning_content`` absent, null or ``""``),
+    no finish reason: its shape (the JSON with every reasoning text blanked), its text and
+    its ``reasoning_details``' texts. Such payloads in a row, of one shape, are one frame to
+    every library (their texts joined, as each library joins them): OpenRouter sends 30,000
+    before the calls, and each was a frame every library judged."""
+    try:
+        raw = _decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    if type(raw) is not dict:
+        return None
+    choices = raw.get("choices")
+    if type(choices) is not list or len(choices) != 1 or type(choices[0]) is not dict:
+        return None
+    choice = choices[0]
+    delta = choice.get("delta")
+    if type(delta) is not dict or choice.get("finish_reason") is not None:
+        return None
+    text = delta.get("reasoning")
+    if type(text) is not str or not text or delta.get("tool_calls") is not None:
+        return None
+    if delta.get("content") not in (None, "") or delta.get("reasoning_content") is not None:
+        return None
+    texts: list[str] = []
+    details = delta.get("reasoning_details")
+    if details is not None:
+        if type(details) is not list:
+            return None
+        for item in details:
+            if type(item) is not dict or type(item.get("text")) is not str:
+                return None
+            texts.append(item["text"])
+            item["text"] = ""
+    delta["reasoning"] = ""
+    return _encode(raw), text, texts
+
+
+def _musing_frame(first: Frame, texts: list[str], details: list[list[str]]) -> Frame:
+    """The first payload of a run of reasoning (:func:`_musing`), its texts joined."""
+    raw = _decode(first.data)
+    delta = raw["choices"][0]["delta"]
+    delta["reasoning"] = "".join(texts)
+    for k, item in enumerate(delta.get("reasoning_details") or ()):
+        item["text"] = "".join(d[k] for d in details)
+    frame = Frame(first.line, first.chunk, first.data, first.event, count=len(texts))
+    frame._raw = raw
+    return frame
+
+
 def _unusual(trace: Trace) -> Any:
     """Positions of payloads that are not plain typed chunks (decoded while loading)."""
     special = getattr(trace.decoded, "_unusual", None)
@@ -589,6 +640,9 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     text_run: tuple[int, bool, list[str]] | None = None
     held: tuple[int, int, list[str]] | None = None
     """A call's first delta, just appended, taking the continuations right after it."""
+    silent: list[tuple[int, bytes, list[str], list[list[str]]]] = []
+    """Runs of payloads of reasoning the harness does not read (``reasoning``, OpenRouter's):
+    the frame each starts with (its place in ``out``), their shape, their texts."""
     part = QuietCall(None)  # the run's last stretch
     sizes: array[int] = array("q")
     e = 0
@@ -900,6 +954,21 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                 continue
         # a payload that says something: a frame of its own, as the libraries read it
         run = None
+        musing = None
+        if entry == _NO_ENTRY and i not in unusual and i not in errors:
+            musing = _musing(data_of(i))
+            if (
+                musing is not None
+                and silent
+                and silent[-1][0] == len(out) - 1
+                and held is None
+                and text_run is None
+                and silent[-1][1] == musing[0]
+            ):
+                # the run of reasoning the harness does not read, before it, goes on
+                silent[-1][2].append(musing[1])
+                silent[-1][3].append(musing[2])
+                continue
         if held is not None:
             _absorb(out, held)
             held = None
@@ -909,6 +978,8 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
         frame, stop = frame_of(payloads[i], decoded[i])
         if frame is not None:
             out.append(frame)
+            if musing is not None and not stop:
+                silent.append((len(out) - 1, musing[0], [musing[1]], [musing[2]]))
             if b'"role"' in frame.data:
                 assistant = _holds_assistant(frame, assistant)
             cs = frame.chunk.choices
@@ -933,6 +1004,9 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
         _absorb(out, held)
     if text_run is not None:
         out.append(_text_frame(trace, *text_run))
+    for at, _key, texts, details in silent:
+        if len(texts) > 1:
+            out[at] = _musing_frame(out[at], texts, details)  # type: ignore[arg-type]
     for item in out:  # (each run's last pieces, pending, one block: not a string each)
         if type(item) is Quiet:
             for call in item.calls.values():

@@ -1256,3 +1256,74 @@ def test_a_long_run_on_a_shared_index_looks_at_each_piece_ahead_a_few_times(
     monkeypatch.setattr(ai_sdk, "_opens_or_blank", counted)
     _both_ways(_trace(_sse(chunks)))
     assert looks <= 4 * len(chunks) * 2  # (two AI SDK libraries)
+
+
+@st.composite
+def musing_streams(draw: st.DrawFn) -> str:
+    """OpenRouter's reasoning: payloads of a ``reasoning`` text (which the harness does not
+    read) beside ``reasoning_details`` or not, a ``role``, an empty ``content``; now and then
+    one that differs (a detail more, a finish reason, text the harness reads, a blank or
+    non-string reasoning, a call's delta), before, between and after the calls."""
+
+    def musing() -> dict[str, Any]:
+        text = draw(st.sampled_from(["a", "Hmm, ", "step 2. ", "é日", "\n"]))
+        delta: dict[str, Any] = {"role": "assistant", "content": "", "reasoning": text}
+        kind = draw(st.integers(0, 9))
+        if kind < 6:
+            delta["reasoning_details"] = [{"type": "reasoning.text", "text": text, "index": 0}]
+        elif kind == 6:
+            delta["reasoning_details"] = [{"text": text}, {"text": "x", "format": "f"}]
+        elif kind == 7:
+            delta["reasoning"] = draw(st.sampled_from(["", None, 7, ["a"]]))
+        elif kind == 8:
+            delta["content"] = "said"
+        else:
+            delta["reasoning_content"] = text
+        return delta
+
+    events: list[dict[str, Any]] = []
+    for _ in range(draw(st.integers(0, 12))):
+        events.append({"choices": [{"index": 0, "delta": musing()}]})
+    n_calls = draw(st.integers(1, 2))
+    for c in range(n_calls):
+        head = {"index": c, "id": f"call_{c}", "type": "function"}
+        head["function"] = {"name": f"tool_{c}", "arguments": ""}
+        events.append({"choices": [{"index": 0, "delta": {"tool_calls": [head]}}]})
+        for piece in ['{"a":', "1", "}"]:
+            if draw(st.booleans()):
+                events.append({"choices": [{"index": 0, "delta": musing()}]})
+            tc = {"index": c, "function": {"arguments": piece}}
+            events.append({"choices": [{"index": 0, "delta": {"tool_calls": [tc]}}]})
+    for _ in range(draw(st.integers(0, 4))):
+        events.append({"choices": [{"index": 0, "delta": musing()}]})
+    finish = draw(st.sampled_from(["tool_calls", "stop", None]))
+    events.append({"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+    body = "".join(f"data: {json.dumps(e)}\n\n" for e in events)
+    return body + "data: [DONE]\n\n"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(musing_streams())
+def test_a_run_of_reasoning_the_harness_does_not_read_folds_as_its_payloads(body: str) -> None:
+    """A run of ``reasoning`` payloads of one shape is one frame (openrouter-reasoning: 30,000
+    frames every library judged); every library's outcome is the payloads' own."""
+    _both_ways(_trace(body))
+
+
+def test_a_run_of_reasoning_is_one_frame_with_its_texts_joined() -> None:
+    delta = {"role": "assistant", "content": "", "reasoning": "x"}
+    events = []
+    for text in ["Hmm, ", "step ", "two."]:
+        d = {**delta, "reasoning": text, "reasoning_details": [{"type": "t", "text": text}]}
+        events.append({"choices": [{"index": 0, "delta": d}]})
+    head = {"index": 0, "id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    events.append({"choices": [{"index": 0, "delta": {"tool_calls": [head]}}]})
+    events.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    body = "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
+    stream = compact_frames(_trace(body))
+    first = stream[0]
+    assert isinstance(first, Frame) and first.count == 3
+    said = first.raw["choices"][0]["delta"]
+    assert said["reasoning"] == "Hmm, step two."
+    assert said["reasoning_details"] == [{"type": "t", "text": "Hmm, step two."}]
+    _both_ways(_trace(body))
