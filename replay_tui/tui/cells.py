@@ -72,12 +72,29 @@ def middle_split(text: str, width: int) -> tuple[int, int]:
     start, end = _chars_within(text, keep - tail), len(text) - _chars_within(text[::-1], tail)
     # An escape that stands for an invisible character (``\u202e``) is kept whole or cut
     # whole: ``"call_\u…2eevil"`` would read as text that was never sent.
-    for m in _ESCAPE.finditer(text, max(0, start - 5), min(len(text), end + 5)):
-        if m.start() < start < m.end():
-            start = m.start()
-        if m.start() < end < m.end():
-            end = m.end()
+    around = _escape_around(text, start)
+    if around is not None:
+        start = around[0]
+    around = _escape_around(text, end)
+    if around is not None:
+        end = around[1]
     return start, end
+
+
+def _escape_around(text: str, at: int) -> tuple[int, int] | None:
+    """The escape (``\\u202e``, ``\\n``, ``\\\\``) ``at`` falls strictly inside, if any: found
+    from the backslash before it that starts one (an even run of backslashes before it)."""
+    for b in range(at - 1, max(-1, at - 6), -1):
+        if text[b] != "\\":
+            continue
+        k = b
+        while k > 0 and text[k - 1] == "\\":
+            k -= 1
+        if (b - k) % 2:  # the second of an escaped backslash: what it ends is before ``at``
+            return None
+        m = _ESCAPE.match(text, b)
+        return m.span() if m is not None and m.end() > at else None
+    return None
 
 
 _ESCAPE = re.compile(r'\\(?:u[0-9a-fA-F]{4}|[nrt"\\])')
