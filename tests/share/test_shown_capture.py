@@ -32,7 +32,19 @@ _ESCAPES = {"\t": "\\t", "\r": "\\r", "\n": "\\n"}
 
 def _hidden(ch: str) -> bool:
     o = ord(ch)
-    return o < 0x20 or 0x7F <= o <= 0x9F or 0x202A <= o <= 0x202E or 0x2066 <= o <= 0x2069
+    return (
+        o < 0x20
+        or 0x7F <= o <= 0x9F
+        or 0x202A <= o <= 0x202E
+        or 0x2066 <= o <= 0x2069
+        # the invisible format characters: zero-width space and joiners, direction marks,
+        # line and paragraph separators, word joiner and invisible operators, the BOM, the
+        # soft hyphen, the Arabic letter mark, the Mongolian vowel separator, annotations
+        or o in (0xAD, 0x61C, 0x180E, 0x2028, 0x2029, 0xFEFF)
+        or 0x200B <= o <= 0x200F
+        or 0x2060 <= o <= 0x2064
+        or 0xFFF9 <= o <= 0xFFFB
+    )
 
 
 def _shown(ch: str) -> str:
