@@ -475,6 +475,18 @@ def _text_frame(trace: Trace, first: int, reasoning: bool, pieces: list[str]) ->
     return frame
 
 
+def _finishes(frame: Frame) -> bool:
+    """Whether the frame's chunk says a finish reason (in any choice)."""
+    cs = frame.chunk.choices
+    if type(cs) is not list:
+        return False
+    for c in cs:
+        reason = getattr(c, "finish_reason", None)
+        if not (reason is UNSET or reason is None):
+            return True
+    return False
+
+
 def _musing(data: bytes | memoryview) -> tuple[bytes, str, list[str]] | None:
     """A payload of one choice whose delta holds a ``reasoning`` text and no tool call, no
     text the harness reads (``content`` and ``reasoning_content`` absent, null or ``""``),
@@ -640,6 +652,9 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     text_run: tuple[int, bool, list[str]] | None = None
     held: tuple[int, int, list[str]] | None = None
     """A call's first delta, just appended, taking the continuations right after it."""
+    finished = False
+    """A frame said a finish reason: a call opened after it takes no continuation into its
+    frame (a strict openai-node ends the call at each chunk after a finish reason)."""
     silent: list[tuple[int, bytes, list[str], list[list[str]]]] = []
     """Runs of payloads of reasoning the harness does not read (``reasoning``, OpenRouter's):
     the frame each starts with (its place in ``out``), their shape, their texts."""
@@ -989,8 +1004,11 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                 and _valid(frame)
             )
             opened = _follow(frame, states, order_of, valid, typed_early)
+            if not finished:
+                finished = _finishes(frame)
             if (
                 opened is not None
+                and not finished
                 and entry >= 0
                 and entry >> 33 == opened
                 and not (entry >> 1) & 0xFFFFFFFF

@@ -181,8 +181,9 @@ def test_each_library_takes_a_plain_call_by_its_shortcut_as_by_its_own_steps(bod
 # (Found by the property test above, before any shortcut: a finish reason before the first
 # call, then a call opened with empty arguments and an empty piece after it. Payload by
 # payload, the strict openai-node throws when the piece's payload ends the call (its empty
-# arguments are not JSON); folded, the piece is one frame with its opening, and it throws
-# at the end for the missing role instead. Left to the folded stream's own work.)
+# arguments are not JSON); folded, the piece was one frame with its opening, and it threw
+# at the end for the missing role instead. After a finish reason, a call's opening takes no
+# continuation into its frame now.)
 _FINISHED_FIRST = [
     {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
     _tc(0, "", id="call_a", type="function", name="get"),
@@ -190,7 +191,6 @@ _FINISHED_FIRST = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="the folded stream differs for openai-node-strict")
 def test_a_call_after_a_finish_reason_gives_openai_node_what_its_payloads_give() -> None:
     _both_ways(_trace(_sse(_FINISHED_FIRST)))
 
