@@ -487,13 +487,15 @@ def _finishes(frame: Frame) -> bool:
     return False
 
 
-def _musing(data: bytes | memoryview) -> tuple[bytes, str, list[str]] | None:
+def _musing(data: bytes) -> tuple[bytes, str, list[str]] | None:
     """A payload of one choice whose delta holds a ``reasoning`` text and no tool call, no
     text the harness reads (``content`` and ``reasoning_content`` absent, null or ``""``),
     no finish reason: its shape (the JSON with every reasoning text blanked), its text and
     its ``reasoning_details``' texts. Such payloads in a row, of one shape, are one frame to
     every library (their texts joined, as each library joins them): OpenRouter sends 30,000
     before the calls, and each was a frame every library judged."""
+    if b'"reasoning"' not in data:  # (most payloads that say something: not decoded again)
+        return None
     try:
         raw = _decode(data)
     except (msgspec.DecodeError, RecursionError):

@@ -134,11 +134,8 @@ def parse_har(data: bytes) -> tuple[list[HarEntry], int]:
         problem = None
         if text is not None:
             if (content.encoding or "").lower() == "base64":
-                # Line breaks and missing padding are harmless; anything else outside the
-                # alphabet means the exporter wrote no base64 (validate=False drops it silently).
-                packed = "".join(text.split())
                 try:
-                    body = base64.b64decode(packed + "=" * (-len(packed) % 4), validate=True)
+                    body = _unbase64(text)
                 except (binascii.Error, ValueError) as exc:
                     problem = f"response body is not valid base64: {exc}"
             else:
@@ -175,6 +172,14 @@ def parse_har(data: bytes) -> tuple[list[HarEntry], int]:
     return out, len(har.log.entries)
 
 
+def _unbase64(text: str) -> bytes:
+    """A body saved as base64. Line breaks and missing padding are harmless; anything else
+    outside the alphabet means the exporter wrote no base64 (``validate=False`` would drop it
+    silently): raises ``binascii.Error``."""
+    packed = "".join(text.split())
+    return base64.b64decode(packed + "=" * (-len(packed) % 4), validate=True)
+
+
 def _broken_stream(raw: msgspec.Raw, number: int, exc: Exception) -> HarEntry | None:
     """Entry ``number``, which breaks HAR's schema, as a stream that says why it cannot be
     read, when what can be read of it says it is one (its MIME type, or a body starting as
@@ -197,8 +202,7 @@ def _broken_stream(raw: msgspec.Raw, number: int, exc: Exception) -> HarEntry | 
     body = said.encode("utf-8", "surrogatepass")
     if text(get(content, "encoding")).lower() == "base64":
         try:
-            packed = "".join(said.split())
-            body = base64.b64decode(packed + "=" * (-len(packed) % 4), validate=True)
+            body = _unbase64(said)
         except (binascii.Error, ValueError):
             body = b""
     if not _is_stream(mime, body):
