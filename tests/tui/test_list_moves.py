@@ -5,6 +5,7 @@ keys; the details are laid out once for a trace shown in place of another."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,13 @@ from replay_tui.tui.app import ReplayApp, make_app
 from replay_tui.tui.messages import TracesJudged
 
 from .conftest import SIZE, TRACES, held, settle, until
+
+
+def _copies(folder: Path, names: Iterable[str]) -> None:
+    """One erasing capture written under each of ``names`` in ``folder``."""
+    sample = (TRACES / "dashscope" / "qwen3-max-id-empty.sse").read_bytes()
+    for name in names:
+        (folder / name).write_bytes(sample)
 
 
 def _record_shown(app: ReplayApp, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str | None]]:
@@ -88,9 +96,7 @@ async def test_a_trace_loading_when_the_cursor_moves_on_is_never_shown(
 async def test_a_key_typed_right_after_slash_lands_in_the_filter_while_judging(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    sample = (TRACES / "dashscope" / "qwen3-max-id-empty.sse").read_bytes()
-    for n in range(600):
-        (tmp_path / f"t{n:04}.sse").write_bytes(sample)
+    _copies(tmp_path, (f"t{n:04}.sse" for n in range(600)))
     app = make_app([str(tmp_path)])
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: bool(app.trace_list.visible_addresses()))
@@ -107,9 +113,7 @@ async def test_the_judgings_results_wait_for_the_keys_and_are_all_taken_in(
 ) -> None:
     """A batch of results that comes while keys are typed is taken in once they pause (at
     most :attr:`ReplayApp.KEYS_QUIET_AT_MOST` s later); none is lost, and each in order."""
-    sample = (TRACES / "dashscope" / "qwen3-max-id-empty.sse").read_bytes()
-    for n in range(300):
-        (tmp_path / f"t{n:04}.sse").write_bytes(sample)
+    _copies(tmp_path, (f"t{n:04}.sse" for n in range(300)))
     app = make_app([str(tmp_path)])
     taken: list[int] = []
     real = ReplayApp._resolve
@@ -135,9 +139,7 @@ async def test_the_judgings_results_wait_for_the_keys_and_are_all_taken_in(
 async def test_a_batch_held_for_the_keys_is_taken_in_after_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    sample = (TRACES / "dashscope" / "qwen3-max-id-empty.sse").read_bytes()
-    for n in range(3):
-        (tmp_path / f"t{n}.sse").write_bytes(sample)
+    _copies(tmp_path, (f"t{n}.sse" for n in range(3)))
     app = make_app([str(tmp_path)])
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
@@ -183,9 +185,7 @@ async def test_details_of_each_trace_moved_to_fit_their_columns(
 async def test_a_big_batch_is_taken_in_a_step_a_frame_in_order(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    sample = (TRACES / "dashscope" / "qwen3-max-id-empty.sse").read_bytes()
-    for n in range(5):
-        (tmp_path / f"t{n}.sse").write_bytes(sample)
+    _copies(tmp_path, (f"t{n}.sse" for n in range(5)))
     app = make_app([str(tmp_path)])
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
@@ -217,9 +217,8 @@ async def test_a_change_of_focus_restyles_the_list_and_lays_nothing_out(
 
     from replay_tui.tui.widgets.trace_list import TraceTree
 
-    sample = (TRACES / "dashscope" / "qwen3-max-id-empty.sse").read_bytes()
-    for n in range(120):  # more rows than the list's height: it has a scrollbar
-        (tmp_path / f"t{n:03}.sse").write_bytes(sample)
+    # more rows than the list's height: it has a scrollbar
+    _copies(tmp_path, (f"t{n:03}.sse" for n in range(120)))
     app = make_app([str(tmp_path)])
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
@@ -261,9 +260,7 @@ async def test_a_change_of_focus_restyles_the_list_and_lays_nothing_out(
 
 
 async def test_a_new_theme_draws_the_lists_rows_in_its_colours(tmp_path: Path) -> None:
-    sample = (TRACES / "dashscope" / "qwen3-max-id-empty.sse").read_bytes()
-    for n in range(5):
-        (tmp_path / f"t{n}.sse").write_bytes(sample)
+    _copies(tmp_path, (f"t{n}.sse" for n in range(5)))
     app = make_app([str(tmp_path)])
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
