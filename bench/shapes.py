@@ -659,6 +659,34 @@ def openrouter_reasoning(n):
     yield 'data: {"choices":[],"cost":"0"}\n\n'
 
 
+def gemini_openai(n):
+    """Gemini's OpenAI-compatible endpoint: text in ``content`` (pieces of 1 to 40 characters,
+    accented and CJK among them, an ``\\n`` now and then) with ``"role": "assistant"`` on
+    every delta, then 200 calls each whole in one delta of its own with **no** ``index`` (so
+    the harness, keying calls by index, merges them all), a ``function-call-`` id of digits,
+    and ``extra_content.google.thought_signature`` (a 160-character base64 blob) beside the
+    first; ``finish_reason`` ``"stop"`` (not ``tool_calls``) with usage in the same chunk.
+    Invented at the final review of the night of 4-5 December, after every change, and
+    measured as found."""
+    m = "gemini-2.5-flash"
+    words = ["Let ", "me ", "check ", "caf\u00e9 ", "\u65e5\u672c\u8a9e", "the ", "files", ".\n",
+             "x" * 40, "a"]
+    calls = 200
+    for k in range(max(1, n - calls)):
+        yield _chunk(m, {"role": "assistant", "content": words[k % len(words)]})
+    sig = "Q2lBd" * 32
+    for c in range(calls):
+        tc = {"id": f"function-call-{1234567890123 + c}", "type": "function",
+              "function": {"name": ("read_file", "grep")[c % 2],
+                           "arguments": json.dumps({"path": f"src/m{c}.py"})}}
+        if c == 0:
+            tc["extra_content"] = {"google": {"thought_signature": sig}}
+        yield _chunk(m, {"role": "assistant", "tool_calls": [tc]})
+    usage = {"prompt_tokens": 800, "completion_tokens": n, "total_tokens": 800 + n}
+    yield _chunk(m, {"role": "assistant", "content": ""}, "stop", usage=usage)
+    yield "data: [DONE]\n\n"
+
+
 UNSEEN = {
     f.__name__.replace("_", "-"): f
     for f in (
@@ -676,6 +704,7 @@ UNSEEN = {
         bedrock_litellm,
         index_zero_parallel,
         openrouter_reasoning,
+        gemini_openai,
     )
 }
 """Shapes not among the five (issue 27): every budget must hold on them too. The first two

@@ -835,7 +835,10 @@ _OVERLAP = 64
 def find_calls(data: bytes | bytearray, start: int = 0) -> int:
     """Where in ``data`` (from ``start``) the first ``"tool_calls"`` key holding a non-empty
     array is (its opening quote), -1 where none is. A byte search: nothing is decoded."""
-    found = _CALLS.search(data, start)
+    at = data.find(CALLS_KEY, start)  # (a text before the calls has no key at all: found
+    if at < 0:  # by a plain byte search, several times the regular expression's speed)
+        return -1
+    found = _CALLS.search(data, at)
     return found.start() if found is not None else -1
 
 

@@ -732,6 +732,31 @@ def test_the_details_line_numbers_are_one_form_in_a_column_wide_enough(tmp_path:
     assert lines and all("," in n for n in lines if len(n.replace(",", "")) > 3)
 
 
+def test_the_notes_past_the_first_200_are_said_not_left_out(tmp_path: Path) -> None:
+    """Gemini's whole calls with no index, 150 of them: 298 notes, and the details showed 200
+    with nothing said of the rest (the flags have said theirs)."""
+    from replay_tui.tui.widgets.details import details_text
+    from tests.core.helpers import chunk, sse, tools
+
+    calls = [
+        tools(
+            {
+                "id": f"g{k}",
+                "type": "function",
+                "function": {"name": f"f{k % 2}", "arguments": "{}"},
+            }
+        )
+        for k in range(150)
+    ]
+    path = tmp_path / "gemini.sse"
+    path.write_bytes(sse(*calls, chunk(finish="stop")))
+    [source] = discover([path]).sources
+    trace = load_trace(source)
+    shown = details_text(trace).plain.splitlines()
+    assert len(trace.notes) > 200
+    assert shown[-1] == f"  … {len(trace.notes) - 200:,} more (check -v lists them all)"
+
+
 @pytest.mark.parametrize("width", [40, 70, 100])
 def test_wrapped_details_hang_under_their_value_never_under_the_label(width: int) -> None:
     from replay_tui.tui.widgets.details import details_text, hang

@@ -95,6 +95,8 @@ def details_text(trace: Trace, *, loading: str | None = None) -> Content:
             (f"{n.kind:<20}", "$text-secondary"),
             visible(n.message) + "\n",
         ]
+    if len(notes) > 200:  # (they were left out unsaid)
+        parts.append((f"  … {len(notes) - 200:,} more (check -v lists them all)\n", "$text-muted"))
     return Content.assemble(*parts).rstrip()
 
 
