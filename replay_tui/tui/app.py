@@ -212,6 +212,9 @@ class ReplayApp(App[int]):
         """The list's cursor is on this file, which holds no trace: the header, the views and
         the details say so (the open trace, :attr:`current`, comes back with a trace)."""
         self.user_navigated = False
+        self._chosen_unlisted: str | None = None
+        """A trace chosen before the folder's walk listed it (the command palette, a script):
+        opened once the walk has, not dropped."""
         self.judging = False
         self.checking = False
         """What the judgement cache knew is on screen while the walk checks the files."""
@@ -519,6 +522,11 @@ class ReplayApp(App[int]):
             self.judging = True
             # Once the list is drawn: starting the pool takes the interpreter a moment.
             self.call_after_refresh(self._judge, walked.todo, walked.cache)
+        chosen, self._chosen_unlisted = self._chosen_unlisted, None
+        if chosen is not None and chosen in self.store.paths and self.current is None:
+            self.trace_list.select(chosen)
+            self.open_trace(chosen)
+            return
         if self.current is not None or self.user_navigated or self.trace_list.selected:
             return  # chosen in what the cache showed: the user's choice stays
         flagged = (first_flagged(walked.judged), first_flagged(walked.single))
@@ -818,6 +826,8 @@ class ReplayApp(App[int]):
         """Open ``address`` and go to its calls (enter, click, the command palette)."""
         self._no_open_due()
         self.user_navigated = True
+        if not self.discovered and address not in self.store.paths:
+            self._chosen_unlisted = address
         self.trace_list.select(address)
         self.open_trace(address)
         self.calls_view.focus()

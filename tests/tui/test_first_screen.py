@@ -18,7 +18,7 @@ from replay_tui.tui.widgets import diff_view as diff_module
 from replay_tui.tui.widgets import model_view as model_module
 from replay_tui.tui.widgets import raw_view as raw_module
 
-from .conftest import SIZE, TRACES, rendered, settle, until
+from .conftest import SIZE, TRACES, held, rendered, settle, until
 
 _BREAK = re.compile(r"\r\n|\r|\n")
 _RAW_ROW = re.compile(r" *(\d+) . (.*)")
@@ -169,8 +169,7 @@ async def test_what_an_open_trace_left_to_the_collector_is_collected_once_anothe
     app = make_app([str(tmp_path)])
     frozen = gc.get_freeze_count()  # (the test run's own: tests/conftest.py)
     async with app.run_test(size=SIZE) as pilot:
-        app.choose_trace("a.sse")
-        await settle(app, pilot)
+        await settle(app, pilot)  # (a.sse, the erasing capture, opened as the first flagged)
         await until(pilot, lambda: gc.get_freeze_count() > frozen)
         assert app.current is not None and app.current.address == "a.sse"
         del cycle
@@ -181,6 +180,27 @@ async def test_what_an_open_trace_left_to_the_collector_is_collected_once_anothe
         assert app.current is not None and app.current.address == "b.sse"
         gc.collect()
         assert gone() is None
+
+
+async def test_a_trace_chosen_before_the_walk_lists_it_is_opened_once_it_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (the command palette or a script choosing while a big folder is walked: the choice was
+    # dropped, nothing opened, and the first flagged trace did not open either)
+    from replay_tui.browse import judging as browse_judging
+
+    shutil.copy(TRACES / "dashscope" / "qwen3-max-id-empty.sse", tmp_path / "a.sse")
+    shutil.copy(TRACES / "openai" / "gpt-4.1-text-then-call.sse", tmp_path / "b.sse")
+    go = held(monkeypatch, browse_judging, "walk")
+    app = make_app([str(tmp_path)])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert not app.discovered
+        app.choose_trace("b.sse")  # (not the one opened unasked: a.sse is flagged)
+        go.set()
+        await settle(app, pilot)
+        assert app.current is not None and app.current.address == "b.sse"
+        assert app.trace_list.selected == "b.sse"
 
 
 def test_calls_a_little_way_in_are_shown_from_a_screenful_not_a_whole_step(
