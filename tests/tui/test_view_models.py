@@ -732,9 +732,13 @@ def test_the_details_line_numbers_are_one_form_in_a_column_wide_enough(tmp_path:
     assert lines and all("," in n for n in lines if len(n.replace(",", "")) > 3)
 
 
-def test_the_notes_past_the_first_200_are_said_not_left_out(tmp_path: Path) -> None:
-    """Gemini's whole calls with no index, 150 of them: 298 notes, and the details showed 200
-    with nothing said of the rest (the flags have said theirs)."""
+def test_the_details_show_ten_notes_of_a_kind_and_say_how_many_more(tmp_path: Path) -> None:
+    """Gemini's whole calls with no index, 150 of them: 298 notes of two kinds, and the
+    details showed 200 near-identical lines with nothing said of the rest (and wrapping them
+    took a launch a tenth of a second). Now: the first ten of each kind, in order, and how
+    many more of each."""
+    from collections import Counter
+
     from replay_tui.tui.widgets.details import details_text
     from tests.core.helpers import chunk, sse, tools
 
@@ -748,13 +752,23 @@ def test_the_notes_past_the_first_200_are_said_not_left_out(tmp_path: Path) -> N
         )
         for k in range(150)
     ]
+    calls.insert(75, tools({"index": 3, "id": "x", "type": "function", "function": {}}))
     path = tmp_path / "gemini.sse"
     path.write_bytes(sse(*calls, chunk(finish="stop")))
     [source] = discover([path]).sources
     trace = load_trace(source)
+    kinds = Counter(n.kind for n in trace.notes)
+    assert len(trace.notes) > 200 and len(kinds) >= 3
     shown = details_text(trace).plain.splitlines()
-    assert len(trace.notes) > 200
-    assert shown[-1] == f"  … {len(trace.notes) - 200:,} more (check -v lists them all)"
+    rows = shown[shown.index(f"Notes ({len(trace.notes)})") + 1 : -1]
+    kinds_before = [
+        [m.kind for m in trace.notes[:k]].count(n.kind) for k, n in enumerate(trace.notes)
+    ]
+    expected = [n for n, before in zip(trace.notes, kinds_before, strict=True) if before < 10]
+    assert [row.split()[2] for row in rows] == [n.kind for n in expected]
+    assert all(n.message in row for n, row in zip(expected, rows, strict=True))
+    more = ", ".join(f"{c - 10} more {k}" for k, c in kinds.items() if c > 10)
+    assert shown[-1] == f"  … {more} (check -v lists them all)"
 
 
 @pytest.mark.parametrize("width", [40, 70, 100])

@@ -7,6 +7,7 @@ parsed as markup, and control characters are escaped (``visible``).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -16,6 +17,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from ...core.discovery import Skipped
+from ...core.identity import Note
 from ...core.redact import redact_meta
 from ...core.trace import Trace
 from ...core.translator import Behavior
@@ -87,17 +89,43 @@ def details_text(trace: Trace, *, loading: str | None = None) -> Content:
     parts.append((f"\nNotes ({len(notes):,})\n", "bold $text-primary"))
     if not notes:
         parts.append(("  none\n", "$text-muted"))
-    wheres = [f"line {n.line:,}" if n.line is not None else "—" for n in notes[:200]]
+    shown, held = _some_of_each(notes)
+    wheres = [f"line {n.line:,}" if n.line is not None else "—" for n in shown]
     width = max((len(w) for w in wheres), default=0) + 1
-    for n, where in zip(notes[:200], wheres, strict=True):
+    for n, where in zip(shown, wheres, strict=True):
         parts += [
             (f"  {where:<{max(width, 10)}}", "$text-muted"),
             (f"{n.kind:<20}", "$text-secondary"),
             visible(n.message) + "\n",
         ]
-    if len(notes) > 200:  # (they were left out unsaid)
-        parts.append((f"  … {len(notes) - 200:,} more (check -v lists them all)\n", "$text-muted"))
+    if held:  # (they were left out unsaid once)
+        more = ", ".join(f"{count:,} more {kind}" for kind, count in held.items())
+        parts.append((f"  … {more} (check -v lists them all)\n", "$text-muted"))
     return Content.assemble(*parts).rstrip()
+
+
+NOTES_OF_A_KIND = 10
+"""The details show the first this many notes of each kind (and say how many more): a
+gateway that repeats one anomaly 200 times gave 200 near-identical notes, which filled the
+pane to no one's use and took its wrapping a tenth of a second."""
+
+NOTES_AT_MOST = 200
+
+
+def _some_of_each(notes: Sequence[Note]) -> tuple[list[Note], dict[str, int]]:
+    """The notes the details show, in their order (the first :data:`NOTES_OF_A_KIND` of each
+    kind, :data:`NOTES_AT_MOST` in all), and how many of each kind are left out."""
+    shown: list[Note] = []
+    seen: dict[str, int] = {}
+    held: dict[str, int] = {}
+    for note in notes:
+        had = seen.get(note.kind, 0)
+        if had < NOTES_OF_A_KIND and len(shown) < NOTES_AT_MOST:
+            shown.append(note)
+            seen[note.kind] = had + 1
+        else:
+            held[note.kind] = held.get(note.kind, 0) + 1
+    return shown, held
 
 
 _COLUMN_GAP = re.compile(r" {2,}")
