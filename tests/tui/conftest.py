@@ -46,7 +46,7 @@ async def settle(app: ReplayApp, pilot: Pilot[int], *, limit: float = 20.0) -> N
     deadline = time.monotonic() + limit
     quiet = 0
     while quiet < 2:
-        assert time.monotonic() < deadline, f"the app did not settle in {limit} s: {_busy(app)}"
+        assert time.monotonic() < deadline, f"the app did not settle in {limit} s: {_state(app)}"
         await pilot.pause()  # every message queued so far is handled
         running = [w for w in app.workers if w.group not in LONG_LIVED and not w.is_finished]
         if running:
@@ -94,8 +94,19 @@ async def until(pilot: Pilot[int], cond: Callable[[], bool], limit: float = 10.0
     says it is done: a watcher round trip, a scroll Textual makes a refresh or two later)."""
     deadline = time.monotonic() + limit
     while not cond():
-        assert time.monotonic() < deadline, "never came to pass"
+        assert time.monotonic() < deadline, f"never came to pass ({_state(pilot.app)})"
         await pilot.pause(0.01)
+
+
+def _state(app: Any) -> str:
+    """What a test that waited in vain says of the app (for a failure seen once in CI)."""
+    if not isinstance(app, ReplayApp):
+        return repr(app)
+    workers = [f"{w.group}:{w.name}:{w.state.name}" for w in app.workers]
+    return (
+        f"busy: {_busy(app) or 'nothing'}; focused: {app.focused!r}; tab: {app.tabs.active};"
+        f" workers: {', '.join(workers) or 'none'}; threads: {threading.active_count()}"
+    )
 
 
 def held(monkeypatch: pytest.MonkeyPatch, target: object, name: str) -> threading.Event:
