@@ -687,6 +687,57 @@ def gemini_openai(n):
     yield "data: [DONE]\n\n"
 
 
+def sglang_text_between(n):
+    """SGLang serving a coder model (its tool parser, as its streams of 2026 look): every
+    choice carries ``"logprobs": null`` and ``"matched_stop": null``, every chunk
+    ``"usage": null``; 12 calls, each after a run of text (the model speaks between its calls:
+    30% of the deltas), each opened with a ``call_`` id, its name and ``""``, then pieces of 1
+    to 12 characters whose every delta sends ``"id": null``, ``"type": null``, ``"name": null``
+    beside ``"content": null``; the arguments are JSON with escapes (``\\n``, ``\\"``,
+    ``\\u4e2d``) split across pieces; the finish chunk says ``"matched_stop": null``, then a
+    chunk with no choices and the usage. Written while the helpers of 5 December worked, not
+    shown to them, and measured as found once their work was merged."""
+    m = "Qwen/Qwen3-Coder-480B-A35B-Instruct"
+    base = {**BASE, "id": "5f0c2a9e8b7d4c1aa3e6f9b2d8c7e1a0"}
+
+    def chunk(delta, finish=None, usage=None):
+        c = {**base, "model": m, "choices": [{"index": 0, "delta": delta, "logprobs": None,
+             "finish_reason": finish, "matched_stop": None}], "usage": usage}
+        return "data: " + json.dumps(c, separators=(",", ":")) + "\n\n"
+
+    calls = 12
+    text_each = max(1, int(n * 0.3) // calls)
+    pieces_each = max(2, (n - text_each * calls) // calls)
+    words = ["I'll ", "look ", "at ", "the ", "next ", "file", ".\n", "Then ", "patch ", "it. "]
+    sizes = (1, 3, 12, 2, 7, 5, 1, 9)
+    cut = [sizes[k % len(sizes)] for k in range(pieces_each - 2)]
+    line = "x = \"\\u4e2d\"\n\t# \u6587 \"q\"\n"
+    for c in range(calls):
+        for k in range(text_each):
+            yield chunk({"role": None, "content": words[k % len(words)],
+                         "reasoning_content": None, "tool_calls": None})
+        opened = {"id": f"call_{c:08x}9d3e4f5a6b7c8d9e0f1a", "index": c, "type": "function",
+                  "function": {"name": ("str_replace", "view_file", "run")[c % 3],
+                               "arguments": ""}}
+        yield chunk({"role": None, "content": None, "reasoning_content": None,
+                     "tool_calls": [opened]})
+        body = json.dumps({"path": f"src/\u4e2d/m{c}.py", "old": "a\n\"b\"",
+                           "new": line * (sum(cut) // len(line) + 1)})
+        at = 0
+        for size in [*cut, len(body)]:  # (the last piece: the rest)
+            tc = {"id": None, "index": c, "type": None,
+                  "function": {"name": None, "arguments": body[at:at + size]}}
+            at += size
+            yield chunk({"role": None, "content": None, "reasoning_content": None,
+                         "tool_calls": [tc]})
+    yield chunk({"role": None, "content": None, "reasoning_content": None, "tool_calls": None},
+                "tool_calls")
+    usage = {"prompt_tokens": 4096, "completion_tokens": n, "total_tokens": 4096 + n}
+    yield "data: " + json.dumps({**base, "model": m, "choices": [], "usage": usage},
+                                separators=(",", ":")) + "\n\n"
+    yield "data: [DONE]\n\n"
+
+
 UNSEEN = {
     f.__name__.replace("_", "-"): f
     for f in (
@@ -705,6 +756,7 @@ UNSEEN = {
         index_zero_parallel,
         openrouter_reasoning,
         gemini_openai,
+        sglang_text_between,
     )
 }
 """Shapes not among the five (issue 27): every budget must hold on them too. The first two
