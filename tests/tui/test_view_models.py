@@ -791,6 +791,21 @@ def test_wrapped_details_hang_under_their_value_never_under_the_label(width: int
         assert any(line.startswith("                                line 13)") for line in lines)
 
 
+@pytest.mark.parametrize("width", [69, 70])
+def test_a_note_whose_kind_fills_its_column_hangs_under_its_message(width: int) -> None:
+    # ("arguments-not-json" is 18 of the kind's 20 columns: its gap ended past half the
+    # pane's width, and its message ran back under the line number)
+    from textual.content import Content
+
+    from replay_tui.tui.widgets.details import hang
+
+    message = "the call with no index: arguments do not parse as JSON at close " * 3
+    line = f"  line 199,601 {'arguments-not-json':<20}{message}"
+    lines = hang(Content(line), width).plain.splitlines()
+    assert len(lines) > 2 and all(len(row) <= width for row in lines)
+    assert all(row.startswith(" " * 35) and row[35] != " " for row in lines[1:])
+
+
 def test_a_new_state_of_a_trace_keeps_the_sections_of_the_calls_it_did_not_change(
     tmp_path: Path,
 ) -> None:

@@ -145,11 +145,15 @@ def hang(content: Content, width: int) -> Content:
             out.append(line)
             continue
         plain = line.plain
-        gaps = [m.end() for m in _COLUMN_GAP.finditer(plain, 0, width // 2) if m.start()]
+        half = width // 2
+        gaps = [m.end() for m in _COLUMN_GAP.finditer(plain, 0, half) if m.start()]
+        if not gaps:  # a note's kind that fills its column: its gap ends just past the half
+            half += 2
+            gaps = [m.end() for m in _COLUMN_GAP.finditer(plain, 0, half) if m.start()]
         lead = len(plain) - len(plain.lstrip(" "))
         label = _LABEL.match(plain) if lead else None  # "  means the …": after the word
         at = gaps[-1] if gaps and gaps[-1] < len(plain) else label.end() if label else lead
-        if at > width // 2 or at >= len(plain):
+        if at > half or at >= len(plain):
             out.append(line)
             continue
         head, rest = line[:at], line[at:]
