@@ -56,8 +56,8 @@ async def test_the_first_screen_comes_first_and_its_keys_work_while_the_rest_is_
     async with app.run_test(size=SIZE) as pilot:
         pane = app.compare_pane
         view = pane.view
-        await until(pilot, lambda: view.pending is not None, limit=20)
-        await pilot.pause()
+        # (drawn a refresh after it is set: on a loaded machine, after a pause or more)
+        await until(pilot, lambda: view.pending is not None and view.painted > 0, limit=20)
         # Drawn, the comparison not made: A and B, the sections, each call as analysed.
         assert view.model is None and pane.finishing and view.painted > 0
         header = str(pane.header.render())
