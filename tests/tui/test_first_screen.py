@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -49,22 +51,52 @@ def _trace(path: Path, deltas: int, long_at: int, long: int) -> Path:
     return path
 
 
+class _Steps:
+    """The slices that build the rest of a view's model, held once :meth:`hold` is called
+    (the view is seen while finishing, however slow the machine) until :meth:`release`."""
+
+    def __init__(self) -> None:
+        self.holding = False
+        self.waiting: list[tuple[model_module.ModelView[Any], Iterator[None]]] = []
+
+    def hold(self) -> None:
+        self.holding = True
+
+    def release(self) -> None:
+        self.holding = False
+        waiting, self.waiting = self.waiting, []
+        for view, steps in waiting:
+            view._next_steps(steps)
+
+
 @pytest.fixture
-def slow_steps(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The rest of a model built a small step per slice: the view is seen while finishing."""
+def slow_steps(monkeypatch: pytest.MonkeyPatch) -> _Steps:
+    """The rest of a model built a small step per slice, and held while the test looks."""
     monkeypatch.setattr(model_module, "STEP_SECONDS", 0.0)
     monkeypatch.setattr(diff_module, "STEP_ROWS", 8)
     monkeypatch.setattr(raw_module, "_PIECE", 512)
+    gate = _Steps()
+    real = model_module.ModelView._next_steps
+
+    def next_steps(self: model_module.ModelView[Any], steps: Iterator[None]) -> None:
+        if gate.holding:
+            gate.waiting.append((self, steps))
+            return
+        real(self, steps)
+
+    monkeypatch.setattr(model_module.ModelView, "_next_steps", next_steps)
+    return gate
 
 
 async def test_the_diff_is_as_wide_as_its_widest_row_once_measured(
-    tmp_path: Path, slow_steps: None
+    tmp_path: Path, slow_steps: _Steps
 ) -> None:
     # A 900-wide id in the middle: not among the rows the first screen measures.
     trace = _trace(tmp_path / "wide.sse", 2000, 1000, 900)
     app = make_app([str(trace)])
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
+        slow_steps.hold()
         await pilot.press("2")
         view = app.diff_view
         await until(pilot, lambda: view.model is not None and not view.loading)
@@ -85,6 +117,7 @@ async def test_the_diff_is_as_wide_as_its_widest_row_once_measured(
         assert view.finishing
         assert view.cursor == len(model.display)
         assert "finish" in rendered(view, range(view.cursor, view.cursor + 1))[0]
+        slow_steps.release()
         await settle(app, pilot)
         assert not view.finishing and model.widths_measured
         half = view._halves()[0]
@@ -96,13 +129,14 @@ async def test_the_diff_is_as_wide_as_its_widest_row_once_measured(
 
 
 async def test_the_raw_view_shows_the_lines_it_has_not_indexed_yet(
-    tmp_path: Path, slow_steps: None
+    tmp_path: Path, slow_steps: _Steps
 ) -> None:
     trace = _trace(tmp_path / "lines.sse", 3000, 5, 10)
     lines = _BREAK.split(trace.read_text())[:-1]
     app = make_app([str(trace)])
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
+        slow_steps.hold()
         await pilot.press("3")
         view = app.raw_view
         await until(pilot, lambda: view.model is not None and not view.loading)
@@ -117,6 +151,7 @@ async def test_the_raw_view_shows_the_lines_it_has_not_indexed_yet(
         assert _lines_of(last) == [(len(lines), lines[-1])]
         await pilot.press("home", "down")
         assert view.cursor == 1
+        slow_steps.release()
         await settle(app, pilot)
         assert not view.finishing and model.index.done
         assert view.virtual_size.height == len(lines)
