@@ -264,11 +264,16 @@ class FolderJudging:
         from ..scale.judgements import judge_files
         from ..scale.pool import default_jobs
 
+        fresh_from = self.fresh_from()
+
+        def here(item: Candidate, stamp: tuple[int, int]) -> bool:
+            return fresh_from is not None and stamp[1] >= fresh_from
+
         for item, listed in judge_files(
             files,
             jobs=self.jobs or default_jobs(),
             cache=cache,
-            fresh_from=self.fresh_from(),
+            here=here,
             cancelled=cancelled,
         ):
             traces: list[Trace] = []

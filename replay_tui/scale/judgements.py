@@ -20,7 +20,6 @@ neither read nor written, and the TUI says so.
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import os
 import tempfile
@@ -465,70 +464,16 @@ def judge_files(
     *,
     jobs: int,
     cache: JudgementCache | None = None,
-    here: Callable[[Candidate, _Stamp], bool] | None = None,
-    fresh_from: int | None = None,
+    here: Callable[[Candidate, _Stamp], bool] = lambda item, stamp: False,
     cancelled: Callable[[], bool] = lambda: False,
 ) -> Iterator[tuple[Candidate, Listed | None]]:
     """Each file's judgements from the process pool, as they come, in list order (the files
     :meth:`JudgementCache.sort_out` left to judge; their judgements go into ``cache``).
 
-    Files to leave to the caller, which judges them itself (captures still being written,
-    which the caller follows as they grow), come out with ``None``: those modified at or after
-    ``fresh_from`` (ns since the epoch), found by the workers in their turn; or those
-    ``here(item, stamp)`` says, first (each file's stamp taken here before any is judged).
-    Each file's stamp is taken before it is read, by the worker that reads it (100,000 stats
-    here before the first file was sent took the interpreter a quarter of a second from the
-    screen, the keys typed meanwhile waiting). The cache is saved now and then, and at the
-    end (also when the caller stops early)."""
-    if here is not None:
-        yield from _judge_stamped_here(items, jobs, cache, here, cancelled)
-        return
-    if cancelled():
-        return
-    saved = time.monotonic()
-    from .pool import ordered_map  # only now: a folder the cache knows starts no process
-
-    judge = functools.partial(_stamped_judgement, fresh_from=fresh_from)
-    results = ordered_map(judge, items, jobs, _stamped_lost)
-    try:
-        for item, (stamp, listed) in zip(items, results, strict=True):
-            if listed is not None and cache is not None and stamp is not None:
-                cache.put(item.address, stamp, listed)
-            yield item, listed
-            if cancelled():
-                return
-            if cache is not None and time.monotonic() - saved > SAVE_EVERY:
-                cache.save()
-                saved = time.monotonic()
-    finally:
-        results.close()  # stops the pool's processes when the caller stops early
-        if cache is not None:
-            cache.save()
-
-
-def _stamped_judgement(
-    item: Candidate, *, fresh_from: int | None
-) -> tuple[_Stamp | None, Listed | None]:
-    """In a worker: the file's stamp (taken before it is read), and what it holds (None: not
-    judged, modified at or after ``fresh_from``: the caller follows it)."""
-    stamp = item.stamp or stamp_of(item.path)
-    if stamp is not None and fresh_from is not None and stamp[1] >= fresh_from:
-        return stamp, None
-    return stamp, judge_listed(item)
-
-
-def _stamped_lost(item: Candidate, reason: str) -> tuple[_Stamp | None, Listed]:
-    return item.stamp or stamp_of(item.path), _lost(item, reason)
-
-
-def _judge_stamped_here(
-    items: Sequence[Candidate],
-    jobs: int,
-    cache: JudgementCache | None,
-    here: Callable[[Candidate, _Stamp], bool],
-    cancelled: Callable[[], bool],
-) -> Iterator[tuple[Candidate, Listed | None]]:
-    """:func:`judge_files` with ``here``: each file's stamp taken first, here."""
+    ``here(item, stamp)``: a file to leave to the caller, which judges it itself (a capture
+    still being written, which the caller follows as it grows): it comes out with ``None``,
+    first. The cache is saved now and then, and at the end (also when the caller stops early).
+    """
     pooled: list[tuple[Candidate, _Stamp | None]] = []
     for n, item in enumerate(items):
         if n % 1024 == 0 and cancelled():

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -292,34 +291,3 @@ def test_a_cache_that_would_be_over_the_limit_is_not_written_and_that_is_said(
     again = JudgementCache([str(folder)], directory=cache.path.parent)
     again.load()
     assert len(again) == len(files) and again.problem is None
-
-
-def test_files_modified_since_come_back_unjudged_in_their_place_and_the_rest_is_cached(
-    tmp_path: Path,
-) -> None:
-    """The workers take each file's stamp before they read it: one modified at or after
-    ``fresh_from`` (a capture that may still be being written) comes back unjudged, in its
-    place, for the caller to follow; the others are judged and cached with their stamps."""
-    sample = sorted((TRACES / "captures").glob("*"))
-    hour_ago = time.time() - 3600
-    for n in range(80):  # more than the pool's threshold for starting workers
-        source = sample[n % len(sample)]
-        shutil.copy(source, tmp_path / f"{n:03}-{source.name}")
-        if n % 7:
-            os.utime(tmp_path / f"{n:03}-{source.name}", (hour_ago, hour_ago))
-    files = _files(tmp_path)
-    fresh_from = int((time.time() - 60) * 1e9)
-    cache = JudgementCache([str(tmp_path)], directory=tmp_path.parent / "cache")
-    out = list(judge_files(files, jobs=2, cache=cache, fresh_from=fresh_from))
-    assert [c.address for c, _ in out] == [c.address for c in files]
-    for item, listed in out:
-        recent = os.stat(item.path).st_mtime_ns >= fresh_from
-        assert (listed is None) == recent
-        if not recent:
-            assert listed == judge_listed(item)
-    again = JudgementCache([str(tmp_path)], directory=tmp_path.parent / "cache")
-    again.load()
-    known = again.sort_out(_files(tmp_path))
-    assert sorted(c.address for c in known.todo) == sorted(
-        c.address for c, listed in out if listed is None
-    )
