@@ -192,6 +192,8 @@ class JudgementCache:
             return
         if saved.codes and (max(saved.codes) >= len(saved.table) or min(saved.codes) < -1):
             return
+        if len(set(saved.files)) != len(saved.files):  # (listed from the columns: once each)
+            return
         self._table = saved.table
         self._codes = {j: n for n, j in enumerate(saved.table)}
         self._stamps_made, self._columns = None, saved
