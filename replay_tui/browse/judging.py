@@ -14,6 +14,7 @@ import contextlib
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,7 +31,7 @@ from ..core.trace import Trace, gc_paused
 
 if TYPE_CHECKING:
     from ..live.folder import LiveFolder
-    from ..scale.judgements import JudgementCache, Known
+    from ..scale.judgements import JudgementCache, Shown
 
 __all__ = [
     "FRESH",
@@ -99,6 +100,9 @@ class Walked:
     """The judgement cache, read already (the judging goes on with it)."""
     named: bool = False
     """One file named that holds one stream: opened at once, judged as it is read."""
+    as_shown: bool = False
+    """The walk found the very files the judgement cache's list showed (``show_cached``),
+    in its order, at the same paths (each one's stamp is checked by the sorting out)."""
 
 
 @dataclass
@@ -146,7 +150,7 @@ class FolderJudging:
 
     def walk_and_sort(
         self,
-        show_cached: Callable[[Known, list[tuple[str, str]]], None],
+        show_cached: Callable[[Shown], None],
         show_cached_from: int,
         show: Callable[[Walked], None] = lambda walked: None,
     ) -> Walked:
@@ -165,12 +169,15 @@ class FolderJudging:
 
             cache = JudgementCache(paths)
             cache.load()
+        shown = None
         if cache is not None and len(paths) == 1 and Path(paths[0]).is_dir():
             # A folder opened before: what the cache knew is on screen at once, and
             # checked against the files while it is shown (100,000 of them: a second).
-            known, listed = cache.listing()
-            if len(listed) >= show_cached_from:
-                show_cached(known, listed)
+            shown = cache.shown()
+            if shown is not None and len(shown.files) >= show_cached_from:
+                show_cached(shown)
+            else:
+                shown = None
         files: list[Candidate] = []
         skipped: list[Skipped] = []
         # Each file's size and mtime, for the cache to compare, with the walk (fstatat in each
@@ -182,6 +189,15 @@ class FolderJudging:
             else:
                 files.append(item)
         done = Walked(files, skipped, todo=files)
+        if shown is not None:
+            # (here, not on the screen's thread: 100,000 addresses and paths compared)
+            done.as_shown = (
+                not skipped
+                and len(files) == len(shown.files)
+                and list(map(attrgetter("address"), files)) == shown.files
+                and list(map(attrgetter("path"), files))
+                == list(map(shown.root.__add__, shown.files))
+            )
         if len(paths) == 1 and len(files) == 1 and Path(split_entry(paths[0])[0]).is_file():
             done.todo = []
             if one_stream(files[0]):

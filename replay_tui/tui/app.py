@@ -84,7 +84,7 @@ if TYPE_CHECKING:
     from textual.command import Provider
 
     from ..record import Recorder
-    from ..scale.judgements import JudgementCache, Known
+    from ..scale.judgements import JudgementCache, Shown
     from .recording import RecorderInApp
     from .widgets.clients_view import ClientsPane
     from .widgets.compare_pane import ComparePane
@@ -399,10 +399,10 @@ class ReplayApp(App[int]):
     def _walk_and_sort(self, paths: list[str]) -> None:
         judging = self.folder_judging
 
-        def show_cached(known: Known, listed: list[tuple[str, str]]) -> None:
+        def show_cached(cached: Shown) -> None:
             # (no hays: the filter makes what it reads when first typed into, and the walk's
             # list, which follows in a second or two, brings them)
-            message = CacheListed(listed, known.other, known.single, {}, threading.Event())
+            message = CacheListed(cached, threading.Event())
             self.post_message(message)
             # The walk that checks the files once the list is drawn: walked meanwhile, its
             # stat of every file and the list's making took turns at the interpreter, and
@@ -439,34 +439,31 @@ class ReplayApp(App[int]):
         if self.discovered:
             return  # the walk came first (a small folder): it has the last word already
         self.checking = True
+        cached = message.cached
         self.trace_header.show_text(Content("Checking the files…"))
         self.details.show_message(
-            f"Checking {len(message.files):,} files under {visible(', '.join(self.paths))}:"
+            f"Checking {len(cached.files):,} files under {visible(', '.join(self.paths))}:"
             " the badges are those of the last time until then …"
         )
-        self._show_listing(message.files, [], message.judged, message.single, message.hays)
-        self._cache_listed = message.files
+        # The list and the store as the worker made them: one rebuild, no file put in place
+        # one by one (a re-opened mix of 115,000 traces was a third of a second of this
+        # thread's, the badges waiting; issue 33).
+        self.store.set_listed(cached.paths, cached.skipped, cached.judgements, cached.by_badge)
+        self.trace_list.set_listed(cached.items, cached.skipped, cached.became)
+        self._update_counts()
+        self._compare_when_listed()
+        self._cache_listed = True
         if self.focused is not self.trace_list.filter_input:
             self.trace_list.trace_tree.focus()
 
-    _cache_listed: list[tuple[str, str]] | None = None
-    """The files the judgement cache listed (address and path), until the walk has checked
-    them."""
+    _cache_listed = False
+    """What the judgement cache knew is listed, until the walk has checked the files."""
 
     def _as_cache_listed(self, walked: Walked) -> bool:
         """The walk found the files the judgement cache listed, in its order, each as the cache
         knew it (nothing to judge, no file that is not a trace): what is on screen stands."""
-        listed, self._cache_listed = self._cache_listed, None
-        return (
-            listed is not None
-            and not walked.todo
-            and not walked.skipped
-            and len(listed) == len(walked.files)
-            and all(
-                c.address == address and c.path == path
-                for c, (address, path) in zip(walked.files, listed, strict=True)
-            )
-        )
+        listed, self._cache_listed = self._cache_listed, False
+        return listed and walked.as_shown and not walked.todo and not walked.skipped
 
     @on(DiscoveryDone)
     def _discovered(self, message: DiscoveryDone) -> None:

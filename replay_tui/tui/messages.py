@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from ..core.result import Judgement, Listed
+from ..core.result import Listed
 from ..core.trace import Trace
 from ..live.folder import FolderUpdate
 
 if TYPE_CHECKING:
     from ..browse.judging import Walked
+    from ..scale.judgements import Shown
 
 __all__ = [
     "CacheListed",
@@ -52,11 +53,8 @@ class CacheListed(Message):
     """What the judgement cache knew of the folder when it was last open, shown while the
     walk checks the files (a :class:`DiscoveryDone` follows and has the last word)."""
 
-    files: list[tuple[str, str]]
-    """Each file's address and path, in list order."""
-    judged: list[tuple[str, Listed]]
-    single: list[tuple[str, Judgement]]
-    hays: dict[str, str]
+    cached: Shown
+    """The list's items and the store's traces, made by the worker."""
     shown: threading.Event | None = None
     """Set once the list is drawn (the walk that checks the files waits for it)."""
 

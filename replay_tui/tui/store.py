@@ -52,6 +52,26 @@ class TraceStore:
         self.paths = dict(files)
         self.skipped = list(skipped)
 
+    def set_listed(
+        self,
+        paths: dict[str, str],
+        skipped: list[Skipped],
+        judgements: dict[str, Judgement],
+        by_badge: dict[Badge, set[str]],
+    ) -> None:
+        """The listing and what is known of it, as the judgement cache knew it (made off the
+        UI thread): each trace's file (``paths``, taken, not copied), the paths that are no
+        trace, each trace's judgement and the traces of each badge (these two agree). In
+        bulk: 115,000 traces judged one by one were a tenth of a second of the screen's."""
+        self.paths = paths
+        self.skipped = list(skipped)
+        if self.judgements:  # (judged meanwhile: one by one, the judgements replaced)
+            self.judge_all(judgements.items())
+            return
+        self.judgements.update(judgements)  # (in place: the list's model reads these dicts)
+        for badge, addresses in by_badge.items():
+            self.by_badge[badge].update(addresses)
+
     def judge(self, address: str, judgement: Judgement) -> None:
         self.judge_all(((address, judgement),))
 

@@ -26,7 +26,7 @@ from replay_tui.core.discovery import Candidate, Skipped
 from replay_tui.core.result import Judgement, Listed
 from replay_tui.core.trace import Badge
 from replay_tui.live.folder import LiveFolder
-from replay_tui.scale.judgements import Known
+from replay_tui.scale.judgements import Shown
 from tests.core.helpers import call, chunk, sse, tools, write
 
 TRACES = Path(__file__).resolve().parents[2] / "traces"
@@ -74,7 +74,7 @@ def _badges(judged: dict[str, Listed]) -> dict[str, Badge]:
 
 def _walk(judging: FolderJudging, show_from: int = 10**9) -> tuple[Walked, list[object]]:
     shown: list[object] = []
-    walked = judging.walk_and_sort(lambda known, files: shown.append((known, files)), show_from)
+    walked = judging.walk_and_sort(shown.append, show_from)
     return walked, shown
 
 
@@ -149,12 +149,56 @@ def test_a_big_reopened_folder_is_shown_from_the_cache_before_the_walk(tmp_path:
     list(judging.judge_in_batches(walked.todo, walked.cache, lambda: False))
     _, quiet = _walk(FolderJudging([str(tmp_path)]), show_from=len(want) + 2)
     assert quiet == []  # fewer files than that: walked and checked at once, shown once
-    _, shown = _walk(FolderJudging([str(tmp_path)]), show_from=len(want))
-    [(known, files)] = shown
-    assert isinstance(known, Known) and known.todo == []
-    assert {a: j.badge for a, j in known.single} == want
-    assert [a for a, _ in files] == sorted([*want, "notes.txt"])
-    assert all(path == os.path.join(tmp_path, a) for a, path in files)
+    again, shown = _walk(FolderJudging([str(tmp_path)]), show_from=len(want))
+    [cached] = shown
+    assert isinstance(cached, Shown)
+    assert {a: j.badge for a, j in cached.judgements.items()} == want
+    assert cached.files == cached.items == sorted([*want, "notes.txt"])
+    assert [s.path for s in cached.skipped] == ["notes.txt"]
+    assert cached.paths == {a: os.path.join(tmp_path, a) for a in want}
+    assert {b: s for b, s in cached.by_badge.items() if s} == {
+        b: {a for a, badge in want.items() if badge is b} for b in set(want.values())
+    }
+    assert again.as_shown  # (the same files, in the same order, at the same paths)
+
+
+def test_the_cache_shows_a_har_file_as_its_entries_where_the_file_was(tmp_path: Path) -> None:
+    """What a re-open shows before the walk, made in bulk by the worker: the HAR file's
+    entries in its place, each at its file's path, the files that hold no trace among the
+    items; what the judging said of each file the first time is the oracle."""
+    want = _folder(tmp_path)
+    (tmp_path / "notes.txt").unlink()
+    shutil.copy(HAR, tmp_path / "a" / "01x.har")
+    judging = FolderJudging([str(tmp_path)])
+    walked = _walk(judging)[0]
+    judged = _all_judged(list(judging.judge_in_batches(walked.todo, walked.cache, lambda: False)))
+    assert any(len(listed) > 1 for listed in judged.values())  # (the HAR file's entries)
+    again, shown = _walk(FolderJudging([str(tmp_path)]), show_from=1)
+    [cached] = shown
+    assert isinstance(cached, Shown)
+    entries = judged["a/01x.har"]
+    traces = [item for item in entries if not isinstance(item, Skipped)]
+    numbers = [int(address.rpartition("#")[2]) for address, _ in traces]
+    assert numbers == sorted(numbers)
+    items = ["a/00.sse", "a/01.sse", "a/01x.har", "a/02.sse", "b/03.sse", "b/04.sse", "b/05.sse"]
+    assert cached.files == items
+    at = items.index("a/01x.har")
+    held = [a for a, _ in traces] + [i.path for i in entries if isinstance(i, Skipped)]
+    assert cached.items[:at] == items[:at] and cached.items[at + len(held) :] == items[at + 1 :]
+    assert sorted(cached.items[at : at + len(held)]) == sorted(held)
+    assert cached.judgements == {**dict(traces), **{a: j for a, [(_, j)] in _singles(judged)}}
+    assert set(want) <= set(cached.judgements)
+    har_path = os.path.join(tmp_path, "a", "01x.har")
+    assert cached.paths == {
+        **{a: os.path.join(tmp_path, a) for a in want},
+        **{a: har_path for a, _ in traces},
+    }
+    assert cached.became == {"a/01x.har": [a for a, _ in traces]}
+    assert again.as_shown and again.todo == []
+
+
+def _singles(judged: dict[str, Listed]) -> list[tuple[str, Listed]]:
+    return [(a, listed) for a, listed in judged.items() if len(listed) == 1]
 
 
 def test_one_file_named_is_left_to_open_and_a_har_file_named_is_judged_at_once(

@@ -291,3 +291,25 @@ def test_a_cache_that_would_be_over_the_limit_is_not_written_and_that_is_said(
     again = JudgementCache([str(folder)], directory=cache.path.parent)
     again.load()
     assert len(again) == len(files) and again.problem is None
+
+
+def test_a_cache_naming_a_file_twice_or_a_code_it_does_not_have_is_not_used(folder: Path) -> None:
+    """The cache's list is made from its columns as written: one that names a file twice, or
+    gives a file a judgement it does not hold, is no cache this tool wrote (every file is
+    judged again), never a list with a row twice or a traceback."""
+    import msgspec
+
+    _cached(folder)
+    cache = JudgementCache([str(folder)])
+    raw = msgspec.msgpack.decode(cache.path.read_bytes())
+    for change in ("twice", "code"):
+        bad = dict(raw)
+        if change == "twice":
+            bad["files"] = [raw["files"][0], *raw["files"][:-1]]
+        else:
+            bad["codes"] = [-7, *raw["codes"][1:]]
+        cache.path.write_bytes(msgspec.msgpack.encode(bad))
+        again = JudgementCache([str(folder)])
+        again.load()
+        assert len(again) == 0 and again.shown() is not None
+        assert again.sort_out(_files(folder)).todo == _files(folder)

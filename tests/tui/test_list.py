@@ -482,21 +482,32 @@ async def test_a_reopened_folder_whose_files_did_not_change_is_not_listed_again(
     assert any("#" in address for address in judged)  # the HAR file's entries
     assert first.current is not None
 
-    listed: list[int] = []
+    listed: list[str] = []
     real = app_module.ReplayApp._show_listing
+    real_cached = TraceList.set_listed
 
     def show_listing(self, files, *rest):  # type: ignore[no-untyped-def]
-        listed.append(len(files))
+        listed.append("walked")
         real(self, files, *rest)
 
+    def set_listed(self, *args):  # type: ignore[no-untyped-def]
+        listed.append("cached")
+        real_cached(self, *args)
+
     monkeypatch.setattr(app_module.ReplayApp, "_show_listing", show_listing)
+    monkeypatch.setattr(TraceList, "set_listed", set_listed)
     monkeypatch.setattr(app_module.ReplayApp, "SHOW_CACHED_FROM", 1)
     again = make_app([str(folder)])
     async with again.run_test(size=SIZE) as pilot:
         await settle(again, pilot)
         assert again.discovered and not again.checking
-        assert len(listed) == 1  # what the cache knew, and nothing again once checked
+        assert listed == ["cached"]  # what the cache knew, and nothing again once checked
         assert again.store.judgements == judged
+        # The list and the store as the first open's walk and judging left them.
+        assert again.store.paths == first.store.paths
+        assert again.store.by_badge == first.store.by_badge
+        assert again.trace_list.listing.items == first.trace_list.listing.items
+        assert again.trace_list.listing.rows == first.trace_list.listing.rows
         all_chip = again.query_one("#chip-all", BadgeChip)
         assert all_chip.full_text == f"{len(judged):,} traces"
         assert again.current is not None and again.current.address == first.current.address

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -705,3 +707,21 @@ def test_each_run_of_items_sits_in_the_folders_of_each_of_its_items(
     for start, end, container, _ in runs:
         for address in items[start:end]:
             assert fresh.container_of(address) == container
+    # The folders shared on one row with the one below (found with the runs): those that
+    # hold nothing but one folder (no file, no HAR file of their own).
+    below: dict[str, set[str]] = {}
+    for address in items:
+        entry = re.fullmatch(r"(.+)#([0-9]+)", address)
+        names = address.rstrip("/").split("/")
+        if entry is not None:  # (a HAR entry sits in its file, which is no folder)
+            names = [*entry[1].split("/")[:-1], f"{entry[1].split('/')[-1]}\0"]
+        for depth in range(1, len(names)):
+            below.setdefault("/".join(names[:depth]), set()).add(names[depth])
+    merged = {
+        folder
+        for folder, held in below.items()
+        if len(held) == 1
+        and not next(iter(held)).endswith("\0")
+        and f"{folder}/{next(iter(held))}" in below
+    }
+    assert listing.merged_folders() == merged == fresh.merged_folders()

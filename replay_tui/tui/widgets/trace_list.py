@@ -687,6 +687,20 @@ class TraceList(Vertical):
         self._resolved(results, judged, hays)
         self.rebuild()
 
+    def set_listed(
+        self, items: Sequence[str], skipped: Sequence[Skipped], became: Mapping[str, Sequence[str]]
+    ) -> None:
+        """The list's content as the judgement cache knew it: the items in list order (a HAR
+        file's entries in its place, the files that hold no trace among them), and what each
+        file that is not one trace under its own address ``became`` (as :meth:`set_entries`
+        with its results, without a file put in its place one by one)."""
+        self.listing.set_items(items, skipped, among=True)
+        self._entered = True
+        traces = became.get(self.selected) if self.selected is not None else None
+        if traces and self.selected not in traces:
+            self.selected = traces[0]
+        self.rebuild()
+
     def set_skipped(self, skipped: Sequence[Skipped]) -> None:
         """The files that are not traces changed (live reload)."""
         self.listing.set_skipped(skipped)
