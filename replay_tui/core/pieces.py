@@ -177,19 +177,30 @@ class Pieces(Sequence[str]):
             pending = self._pending
 
     def __iter__(self) -> Iterator[str]:
+        return self.walk(0)
+
+    def walk(self, start: int) -> Iterator[str]:
+        """The pieces from piece ``start`` on, in order, each cut from its block as it comes
+        (a model reading a folded run one piece at a time: no look-up per piece, no list)."""
         ends = self._ends
-        for b, block in enumerate(self._blocks):
-            first, base = self._first[b], self._base[b]
-            last = self._first[b + 1] if b + 1 < len(self._first) else len(ends)
+        firsts = self._first
+        b0 = bisect_right(firsts, start) - 1 if 0 < start < len(ends) else 0
+        for b in range(b0, len(firsts)):
+            block = self._blocks[b]
+            first, base = firsts[b], self._base[b]
+            last = firsts[b + 1] if b + 1 < len(firsts) else len(ends)
+            if last <= start:
+                continue
             if last - first == 1:
                 yield block
                 continue
-            start = 0
-            for k in range(first, last):
-                end = ends[k] - base
-                yield block[start:end]
-                start = end
-        yield from list(self._pending)
+            k = max(first, start)
+            begin = ends[k - 1] - base if k > first else 0
+            for end in ends[k:last]:
+                end -= base
+                yield block[begin:end]
+                begin = end
+        yield from list(self._pending)[max(start - len(ends), 0) :]
 
     def span(self, a: int, b: int) -> str:
         """Pieces ``a`` to ``b`` (not included), joined (one piece of a block of its own, a

@@ -62,6 +62,21 @@ def test_pieces_slices_and_extend_are_a_lists(
 
 
 @_BIG_INPUTS
+@given(st.lists(_piece, max_size=300), st.integers(0, 310), st.booleans())
+def test_a_walk_from_any_piece_is_the_list_from_there(
+    pieces: list[str], start: int, packed: bool
+) -> None:
+    """What a model reading a folded run one piece at a time walks: the pieces from
+    ``start`` on, across blocks, big pieces and the pieces still pending."""
+    kept = Pieces(pieces)
+    if packed:
+        kept.pack()
+    assert list(kept.walk(start)) == pieces[start:]
+    walker = kept.walk(start)
+    assert [next(walker) for _ in pieces[start : start + 3]] == pieces[start : start + 3]
+
+
+@_BIG_INPUTS
 @given(st.lists(st.tuples(st.integers(0, 2), _piece), max_size=300), st.integers(0, 310))
 def test_calls_sharing_one_log_read_back_their_own(sent: list[tuple[int, str]], count: int) -> None:
     log = Pieces()
