@@ -680,7 +680,13 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                     None
                     if i in unusual or i in errors
                     else _quiet_many(
-                        refs[first:e], states, sent_of, data_of(i), many_shapes, many_last
+                        refs[first:e],
+                        states,
+                        sent_of,
+                        deltas_of,
+                        data_of(i),
+                        many_shapes,
+                        many_last,
                     )
                 )
                 if many is not None:
@@ -717,7 +723,15 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                 if joined:
                                     if run.joined is None:
                                         run.joined = Marks()
-                                    run.joined.add(len(sizes) - 1)
+                                    # (Marks.add, inlined: the stretch just added)
+                                    flags = run.joined._flags
+                                    k = len(sizes) - 1
+                                    if k >= len(flags):
+                                        if k > len(flags):
+                                            flags.extend(bytes(k - len(flags)))
+                                        flags.append(1)
+                                    else:
+                                        flags[k] = 1
                         if run is not None and c == run._last and part.pair is None:
                             # (Quiet.add, inlined for the common case)
                             sizes[-1] += 1
@@ -728,17 +742,28 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                     part.pieces.pack()
                             else:
                                 part.pieces.append(piece)
-                            part.lines.append(line)
+                            part_lines = part.lines
+                            part_lines.append(line)
                             part.last_id = cid
                             part.last_name = name
                             part.id_nulls += cid is None
                             part.name_nulls += name is None
-                            if other:
-                                part.elsewhere()
-                            if later:
-                                part.behind()
-                            if tail:
-                                part.tail()
+                            if other or later or tail:
+                                # (QuietCall.elsewhere, behind and tail, inlined: the piece
+                                # just added is the call's last line's)
+                                k = len(part_lines) - 1
+                                if other:
+                                    if part.others is None:
+                                        part.others = array("q")
+                                    part.others.append(k)
+                                if later:
+                                    if part.later is None:
+                                        part.later = array("q")
+                                    part.later.append(k)
+                                if tail:
+                                    if part.tails is None:
+                                        part.tails = array("q")
+                                    part.tails.append(k)
                             continue
                         if run is None or not run.fits(c, None):
                             run = Quiet(line)
@@ -1051,7 +1076,8 @@ def _sent_of(deltas: Any) -> Callable[[int], tuple[ToolCall, Any]]:
 def _quiet_many(
     refs: Any,
     states: list[_CallState | None],
-    deltas_of: list[Callable[[int], tuple[ToolCall, Any]]],  # (per call: _sent_of)
+    sent_of: list[Callable[[int], tuple[ToolCall, Any]]],  # (per call: _sent_of)
+    deltas_of: list[list[ToolCall] | None],  # (per call: its deltas as a plain list, if so)
     data: bytes,
     table: dict[tuple[bytes, ...], tuple[_Place, ...] | None],
     last: list[Any],
@@ -1077,9 +1103,19 @@ def _quiet_many(
         st = states[c]
         if st is None:
             return None
-        d, args = deltas_of[c]((r >> 1) & 0xFFFFFFFF)
-        fn = d.function
-        if type(fn) is not Function or type(args) is not str:
+        plain = deltas_of[c]
+        if plain is None:
+            d, args = sent_of[c]((r >> 1) & 0xFFFFFFFF)
+            fn = d.function
+            if type(fn) is not Function:
+                return None
+        else:  # (read inline: a payload of two calls' deltas, 50,000 payloads)
+            d = plain[(r >> 1) & 0xFFFFFFFF]
+            fn = d.function
+            if type(fn) is not Function:
+                return None
+            args = fn.arguments
+        if type(args) is not str:
             return None
         cid, name, index, kind = d.id, fn.name, d.index, d.type
         if not (type(index) is int and index == st.index):
