@@ -614,7 +614,8 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     n_events = len(refs)
     texts = events.texts
     calls = analysis.calls
-    sent_of = [_sent_of(ct.calls) for ct in calls]
+    readers: dict[int, Callable[[int], str]] = {}
+    sent_of = [_sent_of(ct.calls, readers) for ct in calls]
     deltas_of = [None if isinstance(ct.calls, WireCalls) else ct.calls for ct in calls]
     """Per call: its deltas' tool calls when they are a plain list (read inline), else None
     (read without making each again: sent_of)."""
@@ -684,7 +685,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                         states,
                         sent_of,
                         deltas_of,
-                        data_of(i),
+                        _Bytes(i, data_of, raw, starts, ends, skips),
                         many_shapes,
                         many_last,
                     )
@@ -1059,11 +1060,14 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     return out
 
 
-def _sent_of(deltas: Any) -> Callable[[int], tuple[ToolCall, Any]]:
+def _sent_of(
+    deltas: Any, readers: dict[int, Callable[[int], str]]
+) -> Callable[[int], tuple[ToolCall, Any]]:
     """A call's ``k``-th delta as ``(its wire tool call, its arguments)``: read from the
-    analysis' compact record (:meth:`.WireCalls.sent`), its tool call not made again."""
+    analysis' compact record (:meth:`.WireCalls.sender`), its tool call not made again and
+    its piece read from the trace's log where the piece before it was (``readers``)."""
     if isinstance(deltas, WireCalls):
-        return deltas.sent
+        return deltas.sender(readers)
 
     def sent(k: int) -> tuple[ToolCall, Any]:
         d = deltas[k]
@@ -1078,7 +1082,7 @@ def _quiet_many(
     states: list[_CallState | None],
     sent_of: list[Callable[[int], tuple[ToolCall, Any]]],  # (per call: _sent_of)
     deltas_of: list[list[ToolCall] | None],  # (per call: its deltas as a plain list, if so)
-    data: bytes,
+    data: _Bytes,
     table: dict[tuple[bytes, ...], tuple[_Place, ...] | None],
     last: list[Any],
 ) -> tuple[list[tuple[int, Any, str, Any, Any]], tuple[_Place, ...]] | None:
@@ -1096,6 +1100,7 @@ def _quiet_many(
     reads one choice, or its first delta, reads the pieces of it (see
     :meth:`.base.Quiet.view`)."""
     got = []
+    pieces = []
     for r in refs:
         if r < 0 or r & 1:
             return None
@@ -1141,7 +1146,8 @@ def _quiet_many(
         if kind is not UNSET and (not _same(kind, st.type) or kind == "custom"):
             return None
         got.append((c, index, args, cid, name))
-    said = _many_said(data, [g[2] for g in got], table, last)
+        pieces.append(args)
+    said = _many_said(data, pieces, table, last)
     if said is None:
         return None
     return got, said
@@ -1150,8 +1156,36 @@ def _quiet_many(
 _SENTINELS = [_encode(f"\x00replay-tui {k}") for k in range(64)]
 
 
+class _Bytes:
+    """A payload's bytes, compared where they lie in the capture when they lie there whole
+    (no copy: a payload of two calls' deltas, 50,000 payloads), copied out when searched."""
+
+    __slots__ = ("_data", "_data_of", "_i", "buffer", "start", "stop")
+
+    def __init__(
+        self, i: int, data_of: Callable[[int], bytes], raw: Any, starts: Any, ends: Any, skips: Any
+    ) -> None:
+        self._i = i
+        self._data_of = data_of
+        self._data: bytes | None = None
+        skip = skips[i]
+        if skip >= 0 and raw is not None:
+            self.buffer: bytes | bytearray = raw
+            self.start: int = starts[i] + skip
+            self.stop: int = ends[i]
+        else:
+            self.buffer = self._data = data_of(i)
+            self.start, self.stop = 0, len(self._data)
+
+    def data(self) -> bytes:
+        """The payload's bytes, as :func:`_columns`' ``data_of`` gives them."""
+        if self._data is None:
+            self._data = self._data_of(self._i)
+        return self._data
+
+
 def _many_said(
-    data: bytes,
+    payload: _Bytes,
     pieces: list[str],
     table: dict[tuple[bytes, ...], tuple[_Place, ...] | None],
     last: list[Any],
@@ -1170,24 +1204,27 @@ def _many_said(
     misses = last[1]
     if misses >= _MISSES:
         last[1] = 0 if misses >= _RETRY else misses + 1
-        return _quiet_many_payload(data, len(pieces), pieces)
+        return _quiet_many_payload(payload.data(), len(pieces), pieces)
     tokens = [_encode(piece) for piece in pieces]
     known = last[0]
     if known is not None and len(known[0]) == len(tokens) + 1:
+        # (compared where the payload lies: the same bytes around the same tokens)
         segments = known[0]
-        at = 0
+        buffer, at, stop = payload.buffer, payload.start, payload.stop
         for segment, token in zip(segments, tokens, strict=False):
-            if not data.startswith(segment, at):
+            if not buffer.startswith(segment, at):
                 break
             at += len(segment)
-            if not data.startswith(token, at):
+            if not buffer.startswith(token, at):
                 break
             at += len(token)
         else:
-            if len(data) - at == len(segments[-1]) and data.endswith(segments[-1]):
+            end = segments[-1]
+            if stop - at == len(end) and buffer.startswith(end, at):
                 said: tuple[_Place, ...] | None = known[1]
                 last[1] = 0
                 return said
+    data = payload.data()
     segments = []
     at = 0
     for token in tokens:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import accumulate, islice
 from typing import Any, overload
 
@@ -201,6 +201,31 @@ class Pieces(Sequence[str]):
                 yield block[begin:end]
                 begin = end
         yield from list(self._pending)[max(start - len(ends), 0) :]
+
+    def reader(self) -> Callable[[int], str]:
+        """``self[k]`` for a reader going through the pieces mostly in order (the client
+        models' walk of a trace's deltas, each call's pieces in one log): the block of the
+        last piece read is looked in first, without a search or a check per piece."""
+        blocks, firsts, bases, ends = self._blocks, self._first, self._base, self._ends
+        lo = hi = base = 0
+        block = ""
+
+        def piece(k: int) -> str:
+            nonlocal lo, hi, base, block
+            if not lo <= k < hi:
+                # (in this order, for pieces appended in another thread meanwhile: a piece
+                # counted in _ends has its block in _first; a block past the last one
+                # counted in _first has no piece counted before it)
+                m = len(ends)
+                if not 0 <= k < m:
+                    return self[k]  # (pending, or not a piece: as a look-up says)
+                n = len(firsts)
+                b = bisect_right(firsts, k) - 1
+                block, base, lo = blocks[b], bases[b], firsts[b]
+                hi = firsts[b + 1] if b + 1 < n else m
+            return block[(ends[k - 1] - base if k > lo else 0) : ends[k] - base]
+
+        return piece
 
     def span(self, a: int, b: int) -> str:
         """Pieces ``a`` to ``b`` (not included), joined (one piece of a block of its own, a
@@ -504,6 +529,37 @@ class WireCalls(Sequence[ToolCall]):
                 return call, self._args[ref & 0xFFFFFFFF]
             return call, args
         return call, UNSET
+
+    def sender(
+        self, readers: dict[int, Callable[[int], str]]
+    ) -> Callable[[int], tuple[ToolCall, Any]]:
+        """:meth:`sent` for a reader going through the deltas mostly in order: each piece
+        read from the trace's log by its number (``readers``: one :meth:`Pieces.reader` per
+        log, shared by the calls), not through the call's :class:`CallArgs` and a search."""
+        args = self._args
+        log = args._log
+        read = readers.get(id(log))
+        if read is None:
+            read = readers[id(log)] = log.reader()
+        numbers = args._numbers()  # (the first len(numbers) are these for good)
+        count = len(numbers)
+        refs, table, placeholder, sent = self._refs, self._skeletons.table, _PIECE, self.sent
+
+        def sent_fast(index: int) -> tuple[ToolCall, Any]:
+            ref = refs[index]
+            call = table[ref >> 32]
+            fn = call.function
+            if type(fn) is Function:
+                arguments = fn.arguments
+                if arguments is placeholder:
+                    k = ref & 0xFFFFFFFF
+                    if k < count:
+                        return call, read(numbers[k])
+                    return sent(index)
+                return call, arguments
+            return call, UNSET
+
+        return sent_fast
 
     def identities(self) -> Iterator[tuple[Any, Any]]:
         """Each delta's ``(id, function name)`` as sent (``UNSET`` where absent), read from

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import random
+from typing import Any
+
 import msgspec
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -202,3 +206,59 @@ def test_pieces_kept_as_one_block_read_back_as_appended(pieces: list[str], a: in
     assert list(kept) == pieces and [kept[i] for i in range(len(pieces))] == pieces
     assert kept[a:b] == pieces[a:b] and kept.joined() == "".join(pieces) == kept.whole()
     assert len(kept._blocks) == (1 if pieces else 0)
+
+
+@_BIG_INPUTS
+@given(
+    st.lists(_piece, max_size=300),
+    st.lists(_piece, max_size=80),
+    st.randoms(use_true_random=False),
+)
+def test_a_reader_reads_any_piece_in_any_order_as_a_look_up(
+    pieces: list[str], more: list[str], rng: random.Random
+) -> None:
+    """What the client models' walk reads each delta's piece with: any piece, in order or
+    not, across blocks, big pieces and the pieces still pending; pieces appended after the
+    reader was made are read too (a capture being followed)."""
+    kept = Pieces(pieces)
+    read = kept.reader()
+    order = list(range(len(pieces)))
+    if rng.random() < 0.5:
+        rng.shuffle(order)
+    assert [read(k) for k in order] == [pieces[k] for k in order]
+    kept.extend(more)
+    whole = pieces + more
+    assert [read(k) for k in range(len(whole))] == whole
+    assert [read(-k) for k in range(1, len(whole) + 1)] == [
+        whole[-k] for k in range(1, len(whole) + 1)
+    ]
+    with pytest.raises(IndexError):
+        read(len(whole))
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 2), _call), max_size=60), st.randoms(use_true_random=False)
+)
+def test_calls_sent_through_a_shared_reader_are_as_sent(
+    sent: list[tuple[int, ToolCall]], rng: random.Random
+) -> None:
+    """Three calls' deltas interleaved in one log of pieces (as a trace keeps them): each
+    call's deltas read through its sender, the three sharing one reader of the log, give
+    what :meth:`WireCalls.sent` gives, whichever order they are read in."""
+    skeletons = Skeletons()
+    log = Pieces()
+    calls = [WireCalls(skeletons, CallArgs(log)) for _ in range(3)]
+    for c, call in sent:
+        calls[c].append(call)
+        fn = call.function
+        if isinstance(fn, Function) and isinstance(fn.arguments, str):
+            calls[c]._args.append(fn.arguments)
+    readers: dict[int, Any] = {}
+    senders = [wire.sender(readers) for wire in calls]
+    asked = [(c, k) for c in range(3) for k in range(len(calls[c]))]
+    if rng.random() < 0.5:
+        rng.shuffle(asked)
+    for c, k in asked:
+        got, want = senders[c](k), calls[c].sent(k)
+        assert got[0] is want[0] and got[1] == want[1] and type(got[1]) is type(want[1])
+    assert len(readers) == 1
