@@ -183,12 +183,13 @@ class Pieces(Sequence[str]):
         """The pieces from piece ``start`` on, in order, each cut from its block as it comes
         (a model reading a folded run one piece at a time: no look-up per piece, no list)."""
         ends = self._ends
-        firsts = self._first
+        blocks, firsts, bases = self._blocks, self._first, self._base  # (whole() replaces them)
         b0 = bisect_right(firsts, start) - 1 if 0 < start < len(ends) else 0
         for b in range(b0, len(firsts)):
-            block = self._blocks[b]
-            first, base = firsts[b], self._base[b]
-            last = firsts[b + 1] if b + 1 < len(firsts) else len(ends)
+            block = blocks[b]
+            first, base = firsts[b], bases[b]
+            m = len(ends)  # (before _first's length: see reader)
+            last = firsts[b + 1] if b + 1 < len(firsts) else m
             if last <= start:
                 continue
             if last - first == 1:
