@@ -45,7 +45,7 @@ import msgspec
 from msgspec import UnsetType
 
 from ..core.pieces import _BIG as _BIG_PIECE
-from ..core.pieces import _BLOCK, Pieces, WireCalls
+from ..core.pieces import _BLOCK, Pieces, WireCalls, senders
 from ..core.sse import PayloadTable
 from ..core.trace import _decoded
 from ..core.translator import index_key
@@ -614,11 +614,10 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     n_events = len(refs)
     texts = events.texts
     calls = analysis.calls
-    readers: dict[int, Callable[[int], str]] = {}
-    sent_of = [_sent_of(ct.calls, readers) for ct in calls]
+    sent = senders([ct.calls for ct in calls])
     deltas_of = [None if isinstance(ct.calls, WireCalls) else ct.calls for ct in calls]
     """Per call: its deltas' tool calls when they are a plain list (read inline), else None
-    (read without making each again: sent_of)."""
+    (read without making each again: sent)."""
     order_of = {ct.key: ct.order for ct in calls}
     states: list[_CallState | None] = [None] * len(calls)
     payloads = trace.payloads
@@ -683,7 +682,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                     else _quiet_many(
                         refs[first:e],
                         states,
-                        sent_of,
+                        sent,
                         deltas_of,
                         _Bytes(i, data_of, raw, starts, ends, skips),
                         many_shapes,
@@ -781,7 +780,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
             if st is not None:
                 plain = deltas_of[c]
                 if plain is None:
-                    d, args = sent_of[c]((entry >> 1) & 0xFFFFFFFF)
+                    d, args = sent(c, (entry >> 1) & 0xFFFFFFFF)
                     fn = d.function
                 else:
                     d = plain[(entry >> 1) & 0xFFFFFFFF]
@@ -1060,27 +1059,10 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     return out
 
 
-def _sent_of(
-    deltas: Any, readers: dict[int, Callable[[int], str]]
-) -> Callable[[int], tuple[ToolCall, Any]]:
-    """A call's ``k``-th delta as ``(its wire tool call, its arguments)``: read from the
-    analysis' compact record (:meth:`.WireCalls.sender`), its tool call not made again and
-    its piece read from the trace's log where the piece before it was (``readers``)."""
-    if isinstance(deltas, WireCalls):
-        return deltas.sender(readers)
-
-    def sent(k: int) -> tuple[ToolCall, Any]:
-        d = deltas[k]
-        fn = d.function
-        return d, (fn.arguments if type(fn) is Function else UNSET)
-
-    return sent
-
-
 def _quiet_many(
     refs: Any,
     states: list[_CallState | None],
-    sent_of: list[Callable[[int], tuple[ToolCall, Any]]],  # (per call: _sent_of)
+    sent: Callable[[int, int], tuple[ToolCall, Any]],  # (delta k of call c: senders)
     deltas_of: list[list[ToolCall] | None],  # (per call: its deltas as a plain list, if so)
     data: _Bytes,
     table: dict[tuple[bytes, ...], tuple[_Place, ...] | None],
@@ -1110,7 +1092,7 @@ def _quiet_many(
             return None
         plain = deltas_of[c]
         if plain is None:
-            d, args = sent_of[c]((r >> 1) & 0xFFFFFFFF)
+            d, args = sent(c, (r >> 1) & 0xFFFFFFFF)
             fn = d.function
             if type(fn) is not Function:
                 return None

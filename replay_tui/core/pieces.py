@@ -20,7 +20,7 @@ from typing import Any, overload
 
 from .wire import UNSET, Function, ToolCall
 
-__all__ = ["CallArgs", "Pieces", "Skeletons", "WireCalls"]
+__all__ = ["CallArgs", "Pieces", "Skeletons", "WireCalls", "senders"]
 
 _BLOCK = 64
 """Pieces joined into one string (fewer objects; a piece is found again by its ends)."""
@@ -531,37 +531,6 @@ class WireCalls(Sequence[ToolCall]):
             return call, args
         return call, UNSET
 
-    def sender(
-        self, readers: dict[int, Callable[[int], str]]
-    ) -> Callable[[int], tuple[ToolCall, Any]]:
-        """:meth:`sent` for a reader going through the deltas mostly in order: each piece
-        read from the trace's log by its number (``readers``: one :meth:`Pieces.reader` per
-        log, shared by the calls), not through the call's :class:`CallArgs` and a search."""
-        args = self._args
-        log = args._log
-        read = readers.get(id(log))
-        if read is None:
-            read = readers[id(log)] = log.reader()
-        numbers = args._numbers()  # (the first len(numbers) are these for good)
-        count = len(numbers)
-        refs, table, placeholder, sent = self._refs, self._skeletons.table, _PIECE, self.sent
-
-        def sent_fast(index: int) -> tuple[ToolCall, Any]:
-            ref = refs[index]
-            call = table[ref >> 32]
-            fn = call.function
-            if type(fn) is Function:
-                arguments = fn.arguments
-                if arguments is placeholder:
-                    k = ref & 0xFFFFFFFF
-                    if k < count:
-                        return call, read(numbers[k])
-                    return sent(index)
-                return call, arguments
-            return call, UNSET
-
-        return sent_fast
-
     def identities(self) -> Iterator[tuple[Any, Any]]:
         """Each delta's ``(id, function name)`` as sent (``UNSET`` where absent), read from
         its skeleton: its tool call is not made again (a 25,000-delta call's identity line
@@ -578,3 +547,43 @@ class WireCalls(Sequence[ToolCall]):
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]  # compared by content
+
+
+def senders(wires: Sequence[Any]) -> Callable[[int, int], tuple[ToolCall, Any]]:
+    """``sent(c, k)``: delta ``k`` of call ``c`` (``wires[c]``, a :class:`WireCalls` or a
+    plain list of tool calls) as ``(its wire tool call, its arguments)``, as
+    :meth:`WireCalls.sent` gives it (its tool call not made again), for a reader going
+    through a trace's deltas mostly in order: each piece read from the trace's log by one
+    :meth:`Pieces.reader` per log, not through the call's :class:`CallArgs` and a search; one
+    function for every call (5,000 calls: not an object each)."""
+    readers: dict[int, Callable[[int], str]] = {}
+    placeholder = _PIECE
+
+    def sent(c: int, k: int) -> tuple[ToolCall, Any]:
+        wire = wires[c]
+        if type(wire) is not WireCalls:
+            d = wire[k]
+            fn = d.function
+            return d, (fn.arguments if type(fn) is Function else UNSET)
+        ref = wire._refs[k]
+        call = wire._skeletons.table[ref >> 32]
+        fn = call.function
+        if type(fn) is not Function:
+            return call, UNSET
+        arguments = fn.arguments
+        if arguments is not placeholder:
+            return call, arguments
+        args = wire._args
+        log = args._log
+        read = readers.get(id(log))
+        if read is None:
+            read = readers[id(log)] = log.reader()
+        n = ref & 0xFFFFFFFF
+        at = args._at  # (then the run's first and length: see CallArgs.__getitem__)
+        if at is not None:
+            return call, read(at[n])
+        if n < args._n:
+            return call, read(args._first + n)
+        return wire.sent(k)
+
+    return sent

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from replay_tui.core.pieces import CallArgs, Pieces, Skeletons, WireCalls
+from replay_tui.core.pieces import CallArgs, Pieces, Skeletons, WireCalls, senders
 from replay_tui.core.wire import UNSET, Function, ToolCall
 
 _piece = st.one_of(
@@ -237,28 +236,42 @@ def test_a_reader_reads_any_piece_in_any_order_as_a_look_up(
 
 
 @given(
-    st.lists(st.tuples(st.integers(0, 2), _call), max_size=60), st.randoms(use_true_random=False)
+    st.lists(st.tuples(st.integers(0, 2), _call), max_size=60),
+    st.randoms(use_true_random=False),
 )
-def test_calls_sent_through_a_shared_reader_are_as_sent(
+def test_calls_sent_through_one_sender_are_as_sent(
     sent: list[tuple[int, ToolCall]], rng: random.Random
 ) -> None:
-    """Three calls' deltas interleaved in one log of pieces (as a trace keeps them): each
-    call's deltas read through its sender, the three sharing one reader of the log, give
-    what :meth:`WireCalls.sent` gives, whichever order they are read in."""
+    """Three calls' deltas interleaved in one log of pieces (as a trace keeps them), and a
+    fourth kept as a plain list: each delta read through :func:`senders` gives what
+    :meth:`WireCalls.sent` gives (the plain one: the call and its arguments), whichever order
+    they are read in, pieces appended after it was made included."""
     skeletons = Skeletons()
     log = Pieces()
     calls = [WireCalls(skeletons, CallArgs(log)) for _ in range(3)]
-    for c, call in sent:
+    plain: list[ToolCall] = []
+
+    def record(c: int, call: ToolCall) -> None:
         calls[c].append(call)
         fn = call.function
         if isinstance(fn, Function) and isinstance(fn.arguments, str):
             calls[c]._args.append(fn.arguments)
-    readers: dict[int, Any] = {}
-    senders = [wire.sender(readers) for wire in calls]
+        plain.append(call)
+
+    half = len(sent) // 2
+    for c, call in sent[:half]:
+        record(c, call)
+    read = senders([*calls, plain])
+    for c, call in sent[half:]:
+        record(c, call)
     asked = [(c, k) for c in range(3) for k in range(len(calls[c]))]
     if rng.random() < 0.5:
         rng.shuffle(asked)
     for c, k in asked:
-        got, want = senders[c](k), calls[c].sent(k)
+        got, want = read(c, k), calls[c].sent(k)
         assert got[0] is want[0] and got[1] == want[1] and type(got[1]) is type(want[1])
-    assert len(readers) == 1
+    for k, call in enumerate(plain):
+        got = read(3, k)
+        fn = call.function
+        assert got[0] is call
+        assert got[1] is (fn.arguments if isinstance(fn, Function) else UNSET)
