@@ -63,6 +63,10 @@ class MeantCall:
     """:attr:`arguments` as a library that parses them compares them (:meth:`parsed`)."""
     _delivered: AssembledCall | None = field(default=None, compare=False, repr=False)
     """The call as a library that delivers it as meant hands it over (:meth:`delivered`)."""
+    _pooled_in: dict[str, str] | None = field(default=None, compare=False, repr=False)
+    """The pool the long strings of :attr:`_parsed` were last pooled in (the TUI judges one
+    library at a time, each with the model's one pool: the parse is pooled once, not after
+    every library)."""
 
     def delivered(self) -> AssembledCall:
         """The call as a library hands it over when it delivers it as meant (its index a
@@ -274,8 +278,9 @@ def assess_frames(
             m.arguments = pool.setdefault(a, a)
     out = {p.key: _judge(p, _shared(p.run(stream), pool), meant, wanted, lean) for p in policies}
     for m in meant:  # (its parse, once made, shares the long strings a library's holds)
-        if type(m._parsed) in (dict, list):
+        if m._pooled_in is not pool and type(m._parsed) in (dict, list):
             _pooled_values(m._parsed, pool, 3)
+            m._pooled_in = pool
     return out
 
 

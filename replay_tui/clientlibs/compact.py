@@ -45,7 +45,7 @@ import msgspec
 from msgspec import UnsetType
 
 from ..core.pieces import _BIG as _BIG_PIECE
-from ..core.pieces import _BLOCK, Pieces, WireCalls
+from ..core.pieces import _BLOCK, Pieces, WireCalls, senders
 from ..core.sse import PayloadTable
 from ..core.trace import _decoded
 from ..core.translator import index_key
@@ -614,10 +614,10 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     n_events = len(refs)
     texts = events.texts
     calls = analysis.calls
-    sent_of = [_sent_of(ct.calls) for ct in calls]
+    sent = senders([ct.calls for ct in calls])
     deltas_of = [None if isinstance(ct.calls, WireCalls) else ct.calls for ct in calls]
     """Per call: its deltas' tool calls when they are a plain list (read inline), else None
-    (read without making each again: sent_of)."""
+    (read without making each again: sent)."""
     order_of = {ct.key: ct.order for ct in calls}
     states: list[_CallState | None] = [None] * len(calls)
     payloads = trace.payloads
@@ -680,7 +680,13 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                     None
                     if i in unusual or i in errors
                     else _quiet_many(
-                        refs[first:e], states, sent_of, data_of(i), many_shapes, many_last
+                        refs[first:e],
+                        states,
+                        sent,
+                        deltas_of,
+                        _Bytes(i, data_of, raw, starts, ends, skips),
+                        many_shapes,
+                        many_last,
                     )
                 )
                 if many is not None:
@@ -717,7 +723,15 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                 if joined:
                                     if run.joined is None:
                                         run.joined = Marks()
-                                    run.joined.add(len(sizes) - 1)
+                                    # (Marks.add, inlined: the stretch just added)
+                                    flags = run.joined._flags
+                                    k = len(sizes) - 1
+                                    if k >= len(flags):
+                                        if k > len(flags):
+                                            flags.extend(bytes(k - len(flags)))
+                                        flags.append(1)
+                                    else:
+                                        flags[k] = 1
                         if run is not None and c == run._last and part.pair is None:
                             # (Quiet.add, inlined for the common case)
                             sizes[-1] += 1
@@ -728,17 +742,28 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                     part.pieces.pack()
                             else:
                                 part.pieces.append(piece)
-                            part.lines.append(line)
+                            part_lines = part.lines
+                            part_lines.append(line)
                             part.last_id = cid
                             part.last_name = name
                             part.id_nulls += cid is None
                             part.name_nulls += name is None
-                            if other:
-                                part.elsewhere()
-                            if later:
-                                part.behind()
-                            if tail:
-                                part.tail()
+                            if other or later or tail:
+                                # (QuietCall.elsewhere, behind and tail, inlined: the piece
+                                # just added is the call's last line's)
+                                k = len(part_lines) - 1
+                                if other:
+                                    if part.others is None:
+                                        part.others = array("q")
+                                    part.others.append(k)
+                                if later:
+                                    if part.later is None:
+                                        part.later = array("q")
+                                    part.later.append(k)
+                                if tail:
+                                    if part.tails is None:
+                                        part.tails = array("q")
+                                    part.tails.append(k)
                             continue
                         if run is None or not run.fits(c, None):
                             run = Quiet(line)
@@ -755,7 +780,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
             if st is not None:
                 plain = deltas_of[c]
                 if plain is None:
-                    d, args = sent_of[c]((entry >> 1) & 0xFFFFFFFF)
+                    d, args = sent(c, (entry >> 1) & 0xFFFFFFFF)
                     fn = d.function
                 else:
                     d = plain[(entry >> 1) & 0xFFFFFFFF]
@@ -1034,25 +1059,12 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     return out
 
 
-def _sent_of(deltas: Any) -> Callable[[int], tuple[ToolCall, Any]]:
-    """A call's ``k``-th delta as ``(its wire tool call, its arguments)``: read from the
-    analysis' compact record (:meth:`.WireCalls.sent`), its tool call not made again."""
-    if isinstance(deltas, WireCalls):
-        return deltas.sent
-
-    def sent(k: int) -> tuple[ToolCall, Any]:
-        d = deltas[k]
-        fn = d.function
-        return d, (fn.arguments if type(fn) is Function else UNSET)
-
-    return sent
-
-
 def _quiet_many(
     refs: Any,
     states: list[_CallState | None],
-    deltas_of: list[Callable[[int], tuple[ToolCall, Any]]],  # (per call: _sent_of)
-    data: bytes,
+    sent: Callable[[int, int], tuple[ToolCall, Any]],  # (delta k of call c: senders)
+    deltas_of: list[list[ToolCall] | None],  # (per call: its deltas as a plain list, if so)
+    data: _Bytes,
     table: dict[tuple[bytes, ...], tuple[_Place, ...] | None],
     last: list[Any],
 ) -> tuple[list[tuple[int, Any, str, Any, Any]], tuple[_Place, ...]] | None:
@@ -1070,6 +1082,7 @@ def _quiet_many(
     reads one choice, or its first delta, reads the pieces of it (see
     :meth:`.base.Quiet.view`)."""
     got = []
+    pieces = []
     for r in refs:
         if r < 0 or r & 1:
             return None
@@ -1077,9 +1090,19 @@ def _quiet_many(
         st = states[c]
         if st is None:
             return None
-        d, args = deltas_of[c]((r >> 1) & 0xFFFFFFFF)
-        fn = d.function
-        if type(fn) is not Function or type(args) is not str:
+        plain = deltas_of[c]
+        if plain is None:
+            d, args = sent(c, (r >> 1) & 0xFFFFFFFF)
+            fn = d.function
+            if type(fn) is not Function:
+                return None
+        else:  # (read inline: a payload of two calls' deltas, 50,000 payloads)
+            d = plain[(r >> 1) & 0xFFFFFFFF]
+            fn = d.function
+            if type(fn) is not Function:
+                return None
+            args = fn.arguments
+        if type(args) is not str:
             return None
         cid, name, index, kind = d.id, fn.name, d.index, d.type
         if not (type(index) is int and index == st.index):
@@ -1105,7 +1128,8 @@ def _quiet_many(
         if kind is not UNSET and (not _same(kind, st.type) or kind == "custom"):
             return None
         got.append((c, index, args, cid, name))
-    said = _many_said(data, [g[2] for g in got], table, last)
+        pieces.append(args)
+    said = _many_said(data, pieces, table, last)
     if said is None:
         return None
     return got, said
@@ -1114,8 +1138,36 @@ def _quiet_many(
 _SENTINELS = [_encode(f"\x00replay-tui {k}") for k in range(64)]
 
 
+class _Bytes:
+    """A payload's bytes, compared where they lie in the capture when they lie there whole
+    (no copy: a payload of two calls' deltas, 50,000 payloads), copied out when searched."""
+
+    __slots__ = ("_data", "_data_of", "_i", "buffer", "start", "stop")
+
+    def __init__(
+        self, i: int, data_of: Callable[[int], bytes], raw: Any, starts: Any, ends: Any, skips: Any
+    ) -> None:
+        self._i = i
+        self._data_of = data_of
+        self._data: bytes | None = None
+        skip = skips[i]
+        if skip >= 0 and raw is not None:
+            self.buffer: bytes | bytearray = raw
+            self.start: int = starts[i] + skip
+            self.stop: int = ends[i]
+        else:
+            self.buffer = self._data = data_of(i)
+            self.start, self.stop = 0, len(self._data)
+
+    def data(self) -> bytes:
+        """The payload's bytes, as :func:`_columns`' ``data_of`` gives them."""
+        if self._data is None:
+            self._data = self._data_of(self._i)
+        return self._data
+
+
 def _many_said(
-    data: bytes,
+    payload: _Bytes,
     pieces: list[str],
     table: dict[tuple[bytes, ...], tuple[_Place, ...] | None],
     last: list[Any],
@@ -1134,24 +1186,27 @@ def _many_said(
     misses = last[1]
     if misses >= _MISSES:
         last[1] = 0 if misses >= _RETRY else misses + 1
-        return _quiet_many_payload(data, len(pieces), pieces)
+        return _quiet_many_payload(payload.data(), len(pieces), pieces)
     tokens = [_encode(piece) for piece in pieces]
     known = last[0]
     if known is not None and len(known[0]) == len(tokens) + 1:
+        # (compared where the payload lies: the same bytes around the same tokens)
         segments = known[0]
-        at = 0
+        buffer, at, stop = payload.buffer, payload.start, payload.stop
         for segment, token in zip(segments, tokens, strict=False):
-            if not data.startswith(segment, at):
+            if not buffer.startswith(segment, at):
                 break
             at += len(segment)
-            if not data.startswith(token, at):
+            if not buffer.startswith(token, at):
                 break
             at += len(token)
         else:
-            if len(data) - at == len(segments[-1]) and data.endswith(segments[-1]):
+            end = segments[-1]
+            if stop - at == len(end) and buffer.startswith(end, at):
                 said: tuple[_Place, ...] | None = known[1]
                 last[1] = 0
                 return said
+    data = payload.data()
     segments = []
     at = 0
     for token in tokens:

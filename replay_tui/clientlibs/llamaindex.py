@@ -11,10 +11,13 @@ is left out.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import compress
 from typing import Any
 
+from ..core.pieces import Pieces
 from ..core.wire import UNSET, ToolCall, js_string
 from .base import (
     UNSAID,
@@ -31,7 +34,6 @@ from .base import (
     function_fields,
     none_if_unset,
     raise_sdk_stream_error,
-    span_of,
     tool_deltas,
     tool_path,
 )
@@ -39,60 +41,86 @@ from .base import (
 __all__ = ["POLICY"]
 
 
-_Reading = dict[int, tuple[Sequence[str], Sequence[int]]]
+def _read(run: Quiet) -> tuple[Iterable[tuple[QuietCall, int]], dict[int, _Part]]:
+    """The run as LlamaIndex reads it: its stretches as ``(call, pieces read)``, a stretch of
+    pieces it does not read (of :attr:`~.base.QuietCall.later` or
+    :attr:`~.base.QuietCall.tails`: not ``choices[0]``'s first tool-call delta) left out and
+    the stretches of one call that then follow one another joined; and per call (by ``id``)
+    the pieces and lines it reads (the call's own when it reads them all) and where it is.
 
-
-def _reading(run: Quiet) -> _Reading | None:
-    """What LlamaIndex reads of each call of the run: the pieces of ``choices[0]``'s first
-    tool-call delta (not of :attr:`~.base.QuietCall.later` nor of
-    :attr:`~.base.QuietCall.tails`) and their lines, by ``id`` of the call's part; ``None``:
-    it reads every piece (the run's own stretches, as they are)."""
-    if all(p.later is None and p.tails is None for p in run.calls.values()):
-        return None
-    out: _Reading = {}
-    for part in run.calls.values():
-        unread = set(part.later or ()) | set(part.tails or ())
-        out[id(part)] = (
-            [piece for k, piece in enumerate(part.pieces) if k not in unread],
-            [line for k, line in enumerate(part.lines) if k not in unread],
+    Each stretch read is a step of :meth:`LlamaIndexAssembler.feed_quiet`; which pieces of a
+    stretch are read is found in a byte per piece (one mask per call), not by walking lists of
+    positions."""
+    parts = run.calls.values()
+    if all(p.later is None and p.tails is None for p in parts):
+        stretches = zip(run.stretches, run.sizes, strict=True)
+        return stretches, {id(p): _Part(p.pieces, p.lines) for p in parts}
+    masks: dict[int, bytearray | None] = {}
+    reading: dict[int, _Part] = {}
+    for part in parts:
+        if part.later is None and part.tails is None:
+            masks[id(part)] = None
+            reading[id(part)] = _Part(part.pieces, part.lines)
+            continue
+        read = bytearray(b"\x01") * len(part.pieces)
+        for k in part.later or ():
+            read[k] = 0
+        for k in part.tails or ():
+            read[k] = 0
+        masks[id(part)] = read
+        reading[id(part)] = _Part(
+            list(compress(part.pieces, read)), array("q", compress(part.lines, read))
         )
-    return out
-
-
-def _read(run: Quiet, reading: _Reading) -> list[tuple[QuietCall, int, int]]:
-    """The run's stretches as LlamaIndex reads them (:func:`_reading`): a stretch of pieces
-    it does not read left out, and the stretches of one call that then follow one another
-    joined, as ``(call, first piece read, how many)`` (what the run's view ``"head"`` holds,
-    without making it)."""
-    skips = {id(p): sorted(set(p.later or ()) | set(p.tails or ())) for p in run.calls.values()}
-    out: list[tuple[QuietCall, int, int]] = []
-    taken: dict[int, list[int]] = {}  # per call: pieces walked, skipped, read
+    walked = dict.fromkeys(masks, 0)
+    out: list[tuple[QuietCall, int]] = []
     prev: QuietCall | None = None
     for part, size in zip(run.stretches, run.sizes, strict=True):
         key = id(part)
-        walked = taken.get(key)
-        if walked is None:
-            walked = taken[key] = [0, 0, 0]
-        at, j, first = walked
-        end = at + size
-        walked[0] = end
-        skip = skips[key]
-        m = len(skip)
-        k = j
-        while k < m and skip[k] < end:
-            k += 1
-        walked[1] = k
-        size -= k - j
-        if not size:
-            continue
-        walked[2] = first + size
+        mask = masks[key]
+        if mask is not None:
+            at = walked[key]
+            walked[key] = at + size
+            size = mask[at] if size == 1 else mask.count(1, at, at + size)
+            if not size:
+                continue
         if part is prev:
-            last = out[-1]
-            out[-1] = (part, last[1], last[2] + size)
+            out[-1] = (part, out[-1][1] + size)
         else:
-            out.append((part, first, size))
+            out.append((part, size))
             prev = part
-    return out
+    return out, reading
+
+
+class _Part:
+    """One call's pieces and lines as LlamaIndex reads them, and how far it has read them:
+    a folded run's :class:`~replay_tui.core.pieces.Pieces` is read one piece at a time by
+    walking its blocks (:meth:`~replay_tui.core.pieces.Pieces.walk`), not by a look-up per
+    piece (interleaved calls: a step per piece, 100,000 of them)."""
+
+    __slots__ = ("at", "lines", "pieces", "walker")
+
+    def __init__(self, pieces: Sequence[str], lines: Sequence[int]) -> None:
+        self.pieces = pieces
+        self.lines = lines
+        self.at = 0
+        """The next piece to read."""
+        self.walker: Iterator[str] | None = None
+        """The pieces from :attr:`at` on (``None``: to be made there when one is read)."""
+
+    def take(self, size: int) -> str:
+        """The next ``size`` pieces, joined."""
+        at = self.at
+        self.at = at + size
+        pieces = self.pieces
+        if type(pieces) is not Pieces:
+            return pieces[at] if size == 1 else "".join(pieces[at : at + size])
+        if size == 1:
+            walker = self.walker
+            if walker is None:
+                walker = self.walker = pieces.walk(at)
+            return next(walker)
+        self.walker = None  # (cut from the blocks at once: the walk starts again after them)
+        return pieces.span(at, at + size)
 
 
 def _text(value: Any) -> str:
@@ -159,50 +187,43 @@ class LlamaIndexAssembler(Assembler):
         calls = self.calls
         opened = calls.append
         last = calls[-1].index if calls else UNSET
-        reading = _reading(run)
-        stretches = run.runs() if reading is None else _read(run, reading)
-        pieces: Sequence[str]
-        lines: Sequence[int]
-        for part, at, size in stretches:
-            if reading is None:
-                pieces, lines = part.pieces, part.lines
-            else:
-                pieces, lines = reading[id(part)]
+        stretches, reading = _read(run)
+        for part, size in stretches:
+            read = reading[id(part)]
             index = part.index
             pair = part.pair
             if last != index or not calls:
+                line = read.lines[read.at]
                 if pair is None:
-                    opened(_Call(index, True, None, None, pieces[at], lines[at]))
+                    opened(_Call(index, True, None, None, read.take(1), line))
                 else:
                     cid, name = none_if_unset(part.last_id), none_if_unset(part.last_name)
-                    opened(_Call(index, True, cid, name, pieces[at], lines[at]))
+                    opened(_Call(index, True, cid, name, read.take(1), line))
                 last = index
                 if size == 1:
                     continue
-                at += 1
                 size -= 1
             t = calls[-1]
+            line = read.lines[read.at]
             if not t.has_function:
                 raise Raise(
                     "AssertionError",
                     layer="OpenAI.stream_chat: a tool-call delta has function",
-                    line=lines[at],
+                    line=line,
                     field=tool_path(0, 0, "function"),
                     value=UNSAID,  # (the call's first delta had none: this one has one)
                     field_line=t.line,
                 )
             fld = "function.arguments"
             try:
-                t.arguments = _cat(
-                    t.arguments, pieces[at] if size == 1 else span_of(pieces, at, at + size)
-                )
+                t.arguments = _cat(t.arguments, read.take(size))
                 if pair is not None:
                     fld = "function.name"
                     t.name = _cat(t.name, _text(part.last_name) * size)
                     fld = "id"
                     t.id = _cat(t.id, _text(part.last_id) * size)
             except Raise as exc:
-                exc.line = lines[at]
+                exc.line = line
                 raise exc.at(tool_path(0, 0, fld), UNSAID) from None
 
     def feed(self, frame: Frame) -> None:

@@ -80,7 +80,7 @@ class SemanticKernelAssembler(Assembler):
             return
         pieces = frame.pieces
         self._append(
-            _Item(cid, index, name, args if pieces is None else combine_all(pieces[0], pieces[1:]))
+            _Item(cid, index, name, args if pieces is None else combine_all(pieces[0], pieces, 1))
         )
 
     def __init__(self) -> None:

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import accumulate, islice
 from typing import Any, overload
 
 from .wire import UNSET, Function, ToolCall
 
-__all__ = ["CallArgs", "Pieces", "Skeletons", "WireCalls"]
+__all__ = ["CallArgs", "Pieces", "Skeletons", "WireCalls", "senders"]
 
 _BLOCK = 64
 """Pieces joined into one string (fewer objects; a piece is found again by its ends)."""
@@ -177,19 +177,56 @@ class Pieces(Sequence[str]):
             pending = self._pending
 
     def __iter__(self) -> Iterator[str]:
+        return self.walk(0)
+
+    def walk(self, start: int) -> Iterator[str]:
+        """The pieces from piece ``start`` on, in order, each cut from its block as it comes
+        (a model reading a folded run one piece at a time: no look-up per piece, no list)."""
         ends = self._ends
-        for b, block in enumerate(self._blocks):
-            first, base = self._first[b], self._base[b]
-            last = self._first[b + 1] if b + 1 < len(self._first) else len(ends)
+        blocks, firsts, bases = self._blocks, self._first, self._base  # (whole() replaces them)
+        b0 = bisect_right(firsts, start) - 1 if 0 < start < len(ends) else 0
+        for b in range(b0, len(firsts)):
+            block = blocks[b]
+            first, base = firsts[b], bases[b]
+            m = len(ends)  # (before _first's length: see reader)
+            last = firsts[b + 1] if b + 1 < len(firsts) else m
+            if last <= start:
+                continue
             if last - first == 1:
                 yield block
                 continue
-            start = 0
-            for k in range(first, last):
-                end = ends[k] - base
-                yield block[start:end]
-                start = end
-        yield from list(self._pending)
+            k = max(first, start)
+            begin = ends[k - 1] - base if k > first else 0
+            for end in ends[k:last]:
+                end -= base
+                yield block[begin:end]
+                begin = end
+        yield from list(self._pending)[max(start - len(ends), 0) :]
+
+    def reader(self) -> Callable[[int], str]:
+        """``self[k]`` for a reader going through the pieces mostly in order (the client
+        models' walk of a trace's deltas, each call's pieces in one log): the block of the
+        last piece read is looked in first, without a search or a check per piece."""
+        blocks, firsts, bases, ends = self._blocks, self._first, self._base, self._ends
+        lo = hi = base = 0
+        block = ""
+
+        def piece(k: int) -> str:
+            nonlocal lo, hi, base, block
+            if not lo <= k < hi:
+                # (in this order, for pieces appended in another thread meanwhile: a piece
+                # counted in _ends has its block in _first; a block past the last one
+                # counted in _first has no piece counted before it)
+                m = len(ends)
+                if not 0 <= k < m:
+                    return self[k]  # (pending, or not a piece: as a look-up says)
+                n = len(firsts)
+                b = bisect_right(firsts, k) - 1
+                block, base, lo = blocks[b], bases[b], firsts[b]
+                hi = firsts[b + 1] if b + 1 < n else m
+            return block[(ends[k - 1] - base if k > lo else 0) : ends[k] - base]
+
+        return piece
 
     def span(self, a: int, b: int) -> str:
         """Pieces ``a`` to ``b`` (not included), joined (one piece of a block of its own, a
@@ -510,3 +547,43 @@ class WireCalls(Sequence[ToolCall]):
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]  # compared by content
+
+
+def senders(wires: Sequence[Any]) -> Callable[[int, int], tuple[ToolCall, Any]]:
+    """``sent(c, k)``: delta ``k`` of call ``c`` (``wires[c]``, a :class:`WireCalls` or a
+    plain list of tool calls) as ``(its wire tool call, its arguments)``, as
+    :meth:`WireCalls.sent` gives it (its tool call not made again), for a reader going
+    through a trace's deltas mostly in order: each piece read from the trace's log by one
+    :meth:`Pieces.reader` per log, not through the call's :class:`CallArgs` and a search; one
+    function for every call (5,000 calls: not an object each)."""
+    readers: dict[int, Callable[[int], str]] = {}
+    placeholder = _PIECE
+
+    def sent(c: int, k: int) -> tuple[ToolCall, Any]:
+        wire = wires[c]
+        if type(wire) is not WireCalls:
+            d = wire[k]
+            fn = d.function
+            return d, (fn.arguments if type(fn) is Function else UNSET)
+        ref = wire._refs[k]
+        call = wire._skeletons.table[ref >> 32]
+        fn = call.function
+        if type(fn) is not Function:
+            return call, UNSET
+        arguments = fn.arguments
+        if arguments is not placeholder:
+            return call, arguments
+        args = wire._args
+        log = args._log
+        read = readers.get(id(log))
+        if read is None:
+            read = readers[id(log)] = log.reader()
+        n = ref & 0xFFFFFFFF
+        at = args._at  # (then the run's first and length: see CallArgs.__getitem__)
+        if at is not None:
+            return call, read(at[n])
+        if n < args._n:
+            return call, read(args._first + n)
+        return wire.sent(k)
+
+    return sent

@@ -243,3 +243,56 @@ def test_several_deltas_in_one_choice_of_any_index_give_what_they_give_one_by_on
     body: str,
 ) -> None:
     _both_ways(_trace(body))
+
+
+@st.composite
+def long_parallel_runs(draw: st.DrawFn) -> str:
+    """Two to four calls opened, then hundreds of pieces each (past a folded run's blocks of
+    64), in an order drawn: one call's pieces in stretches, calls in turn; or also two deltas
+    of two calls in one choice, now and then in two choices."""
+    n = draw(st.integers(2, 4))
+    chunks: list[dict[str, Any]] = [
+        _tc(k, "", id=f"call_{k}", type="function", name=f"tool_{k}") for k in range(n)
+    ]
+    side_by_side = draw(st.booleans())  # (else one delta a chunk: the calls' own pieces read)
+    for _ in range(draw(st.integers(150, 400))):
+        roll = draw(st.integers(0, 9 if side_by_side else 4))
+        k = draw(st.integers(0, n - 1))
+        piece = draw(st.sampled_from(SHARED_PIECES))
+        if roll < 5:
+            for _ in range(draw(st.integers(1, 3))):
+                chunks.append(_tc(k, piece))
+        elif roll < 8:
+            j = (k + draw(st.integers(1, n - 1))) % n
+            deltas = [
+                {"index": a, "function": {"arguments": draw(st.sampled_from(SHARED_PIECES))}}
+                for a in (k, j)
+            ]
+            chunks.append({"choices": [{"index": 0, "delta": {"tool_calls": deltas}}]})
+        else:
+            j = (k + 1) % n
+            chunks.append(
+                {
+                    "choices": [
+                        {
+                            "index": c,
+                            "delta": {
+                                "tool_calls": [
+                                    _tc(a, piece)["choices"][0]["delta"]["tool_calls"][0]
+                                ]
+                            },
+                        }
+                        for c, a in ((0, k), (1, j))
+                    ]
+                }
+            )
+    return _sse(chunks)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(long_parallel_runs())
+def test_long_runs_of_parallel_calls_give_llamaindex_what_they_give_one_by_one(body: str) -> None:
+    # LlamaIndex reads a run's pieces one at a time by walking each call's blocks, and the
+    # pieces of a later choice or a later delta of a choice left out by a mask per call: held
+    # to the payload-by-payload walk (every library is compared)
+    _both_ways(_trace(body))

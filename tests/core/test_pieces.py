@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import random
+
 import msgspec
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from replay_tui.core.pieces import CallArgs, Pieces, Skeletons, WireCalls
+from replay_tui.core.pieces import CallArgs, Pieces, Skeletons, WireCalls, senders
 from replay_tui.core.wire import UNSET, Function, ToolCall
 
 _piece = st.one_of(
@@ -59,6 +62,21 @@ def test_pieces_slices_and_extend_are_a_lists(
     for piece in whole:
         appended.append(piece)
     assert (kept._blocks, list(kept._ends)) == (appended._blocks, list(appended._ends))
+
+
+@_BIG_INPUTS
+@given(st.lists(_piece, max_size=300), st.integers(0, 310), st.booleans())
+def test_a_walk_from_any_piece_is_the_list_from_there(
+    pieces: list[str], start: int, packed: bool
+) -> None:
+    """What a model reading a folded run one piece at a time walks: the pieces from
+    ``start`` on, across blocks, big pieces and the pieces still pending."""
+    kept = Pieces(pieces)
+    if packed:
+        kept.pack()
+    assert list(kept.walk(start)) == pieces[start:]
+    walker = kept.walk(start)
+    assert [next(walker) for _ in pieces[start : start + 3]] == pieces[start : start + 3]
 
 
 @_BIG_INPUTS
@@ -187,3 +205,73 @@ def test_pieces_kept_as_one_block_read_back_as_appended(pieces: list[str], a: in
     assert list(kept) == pieces and [kept[i] for i in range(len(pieces))] == pieces
     assert kept[a:b] == pieces[a:b] and kept.joined() == "".join(pieces) == kept.whole()
     assert len(kept._blocks) == (1 if pieces else 0)
+
+
+@_BIG_INPUTS
+@given(
+    st.lists(_piece, max_size=300),
+    st.lists(_piece, max_size=80),
+    st.randoms(use_true_random=False),
+)
+def test_a_reader_reads_any_piece_in_any_order_as_a_look_up(
+    pieces: list[str], more: list[str], rng: random.Random
+) -> None:
+    """What the client models' walk reads each delta's piece with: any piece, in order or
+    not, across blocks, big pieces and the pieces still pending; pieces appended after the
+    reader was made are read too (a capture being followed)."""
+    kept = Pieces(pieces)
+    read = kept.reader()
+    order = list(range(len(pieces)))
+    if rng.random() < 0.5:
+        rng.shuffle(order)
+    assert [read(k) for k in order] == [pieces[k] for k in order]
+    kept.extend(more)
+    whole = pieces + more
+    assert [read(k) for k in range(len(whole))] == whole
+    assert [read(-k) for k in range(1, len(whole) + 1)] == [
+        whole[-k] for k in range(1, len(whole) + 1)
+    ]
+    with pytest.raises(IndexError):
+        read(len(whole))
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 2), _call), max_size=60),
+    st.randoms(use_true_random=False),
+)
+def test_calls_sent_through_one_sender_are_as_sent(
+    sent: list[tuple[int, ToolCall]], rng: random.Random
+) -> None:
+    """Three calls' deltas interleaved in one log of pieces (as a trace keeps them), and a
+    fourth kept as a plain list: each delta read through :func:`senders` gives what
+    :meth:`WireCalls.sent` gives (the plain one: the call and its arguments), whichever order
+    they are read in, pieces appended after it was made included."""
+    skeletons = Skeletons()
+    log = Pieces()
+    calls = [WireCalls(skeletons, CallArgs(log)) for _ in range(3)]
+    plain: list[ToolCall] = []
+
+    def record(c: int, call: ToolCall) -> None:
+        calls[c].append(call)
+        fn = call.function
+        if isinstance(fn, Function) and isinstance(fn.arguments, str):
+            calls[c]._args.append(fn.arguments)
+        plain.append(call)
+
+    half = len(sent) // 2
+    for c, call in sent[:half]:
+        record(c, call)
+    read = senders([*calls, plain])
+    for c, call in sent[half:]:
+        record(c, call)
+    asked = [(c, k) for c in range(3) for k in range(len(calls[c]))]
+    if rng.random() < 0.5:
+        rng.shuffle(asked)
+    for c, k in asked:
+        got, want = read(c, k), calls[c].sent(k)
+        assert got[0] is want[0] and got[1] == want[1] and type(got[1]) is type(want[1])
+    for k, call in enumerate(plain):
+        got = read(3, k)
+        fn = call.function
+        assert got[0] is call
+        assert got[1] is (fn.arguments if isinstance(fn, Function) else UNSET)

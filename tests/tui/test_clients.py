@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.pilot import Pilot
@@ -374,3 +375,23 @@ async def test_a_field_s_value_from_the_trace_is_shown_escaped_and_cut(tmp_path:
         assert 'choices[0].delta.tool_calls[0].type = "[bold red]x[/]\\u001b[2Jyyy' in text
         assert "\x1b" not in text and "more characters" in text
         assert len(text) < 20_000
+
+
+def test_the_checked_frames_are_every_frame_in_order_until_cancelled() -> None:
+    # the assessment's stream asks whether it was cancelled once per CHECK_EVERY frames,
+    # walking a slice at a time: every frame comes, in order, and none after a "yes"
+    from replay_tui.tui.widgets.clients_view import CHECK_EVERY, _Cancelled, _Checked
+
+    frames: list[Any] = [object() for _ in range(2 * CHECK_EVERY + 3)]
+    assert list(_Checked(frames, lambda: False)) == frames
+    asked: list[int] = []
+
+    def cancelled() -> bool:
+        asked.append(len(asked))
+        return len(asked) > 2
+
+    got = []
+    with pytest.raises(_Cancelled):
+        got.extend(_Checked(frames, cancelled))
+    assert got == frames[: 2 * CHECK_EVERY] and len(asked) == 3
+    assert list(_Checked([], lambda: True)) == []

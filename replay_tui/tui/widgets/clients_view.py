@@ -613,10 +613,13 @@ class _Checked(list["Frame | Quiet"]):
         self._cancelled = cancelled
 
     def __iter__(self) -> Iterator[Frame | Quiet]:
-        for k, frame in enumerate(super().__iter__()):
-            if k % CHECK_EVERY == 0 and self._cancelled():
+        # (a slice of frames at a time, walked by the list itself: 5,000 calls' frames, 18
+        # libraries, without a step of this generator per frame)
+        get = super().__getitem__
+        for start in range(0, len(self), CHECK_EVERY):
+            if self._cancelled():
                 raise _Cancelled
-            yield frame
+            yield from get(slice(start, start + CHECK_EVERY))
 
 
 # -- the pane ----------------------------------------------------------------------------------
