@@ -11,10 +11,18 @@ import gc
 import os
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
 if os.environ.get("CI"):
-    settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+    # (no clock either: a loaded machine makes an example, or its generation, slow, and
+    # that is no failure of the code)
+    settings.register_profile(
+        "ci",
+        derandomize=True,
+        deadline=None,
+        print_blob=True,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
     settings.load_profile("ci")
 
 
