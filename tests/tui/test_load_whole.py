@@ -18,11 +18,7 @@ def _event(delta: dict[str, object]) -> str:
 
 def _calls(n: int) -> str:
     head = _event(
-        {
-            "tool_calls": [
-                {"index": 0, "id": "call_1", "function": {"name": "f", "arguments": ""}}
-            ]
-        }
+        {"tool_calls": [{"index": 0, "id": "call_1", "function": {"name": "f", "arguments": ""}}]}
     )
     more = _event({"tool_calls": [{"index": 0, "id": "", "function": {"arguments": "x"}}]})
     return head + more * n
