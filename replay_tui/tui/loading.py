@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from itertools import pairwise
 
+from ..core.heap import big_blocks_apart
 from ..core.trace import CallsAhead, Form, Source, Trace, TraceBuilder, load_trace
 
 __all__ = ["FIRST_SLICE", "first_screen", "load_in_steps"]
@@ -192,6 +193,7 @@ def load_in_steps(
     and kept once: the first screen's trace and the whole one share the builder's buffer
     (its payloads point into it), as a capture followed while it is written does.
     """
+    big_blocks_apart()  # (an open trace's views make and let go huge strings)
     with _slices(source, first, step, early.size if early is not None else 0) as (size, slices):
         if early is None:
             head = next(slices, b"")
