@@ -53,15 +53,17 @@ def _reading(run: Quiet) -> _Reading | None:
         return None
     out: _Reading = {}
     for part in run.calls.values():
-        unread = set(part.later or ()) | set(part.tails or ())
-        if not unread or len(unread) >= len(part.pieces):
-            # every piece read, or none (two calls a chunk: the first's, not the second's):
-            # the part's own, not a copy of each piece and line
-            out[id(part)] = (part.pieces, part.lines) if not unread else ((), ())
+        later, tails = part.later or (), part.tails or ()
+        if not later and not tails:  # every piece read: the part's own, not a copy
+            out[id(part)] = (part.pieces, part.lines)
             continue
         read = bytearray(b"\x01") * len(part.pieces)
-        for k in unread:
-            read[k] = 0
+        for unread in (later, tails):
+            for k in unread:
+                read[k] = 0
+        if not any(read):  # none read (two calls a chunk: the first's, not the second's)
+            out[id(part)] = ((), ())
+            continue
         # (the lines compact: read at a stretch's start only)
         out[id(part)] = (list(compress(part.pieces, read)), array("q", compress(part.lines, read)))
     return out
