@@ -8,7 +8,6 @@ from pathlib import Path
 
 from replay_tui.core.check import load_all
 from replay_tui.core.discovery import Skipped, discover
-from replay_tui.core.heap import big_blocks_apart
 from replay_tui.core.trace import Trace
 from replay_tui.share.export import render
 from replay_tui.share.report import Limits
@@ -48,7 +47,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def _load(address: str) -> tuple[list[Trace], list[Skipped], bool]:
     """The traces a report covers, what was skipped, and whether it is a folder report."""
     require_paths([address])
-    big_blocks_apart()  # (the page's making lets go of huge strings: see there)
     path = Path(address.partition("#")[0])
     if "#" in address or path.is_file():
         found = discover([path])

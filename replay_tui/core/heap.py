@@ -18,9 +18,13 @@ def big_blocks_apart() -> None:
     the threshold rises to the size of the largest mapped block freed (up to 32 MB): the 6 MB
     arguments string a client library makes and lets go then comes from the heap, and its
     memory stays resident, unused, while the process holds what came after it (huge-5mb with
-    every view: 3.20x the file resident for 2.67x allocated; 2.85x once set). Once per process;
+    every view: 3.20x the file resident for 2.67x allocated; 2.87x once set). Once per process;
     a no-op but with glibc. Blocks of a megabyte (a framing window) stay in the heap, reused
-    without a page fault."""
+    without a page fault.
+
+    Not a gain everywhere: huge-50mb with every view is 2.94x resident with it (2.68x to 2.91x
+    without), and ``report`` of it 2.94x (2.32x without), which is why only the TUI's loader
+    sets it, not ``report``."""
     global _set
     if _set or not sys.platform.startswith("linux"):
         return
