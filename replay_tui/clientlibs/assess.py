@@ -276,11 +276,17 @@ def assess_frames(
         a = m.arguments
         if len(a) >= least:
             m.arguments = pool.setdefault(a, a)
-    out = {p.key: _judge(p, _shared(p.run(stream), pool), meant, wanted, lean) for p in policies}
-    for m in meant:  # (its parse, once made, shares the long strings a library's holds)
-        if m._pooled_in is not pool and type(m._parsed) in (dict, list):
-            _pooled_values(m._parsed, pool, 3)
-            m._pooled_in = pool
+    out: dict[str, ClientOutcome] = {}
+    for p in policies:
+        out[p.key] = _judge(p, _shared(p.run(stream), pool), meant, wanted, lean)
+        if pool:  # (a long string met: 5 MB arguments)
+            # A meant call's parse, once made, shares the long strings a library's holds,
+            # made now, not at the end: the pool keeps the library's, so the parse's own
+            # copy would be held beside it while the other libraries run (once per pool)
+            for m in meant:
+                if m._pooled_in is not pool and type(m._parsed) in (dict, list):
+                    _pooled_values(m._parsed, pool, 3)
+                    m._pooled_in = pool
     return out
 
 

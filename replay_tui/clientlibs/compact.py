@@ -37,7 +37,7 @@ streams.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from itertools import compress
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -587,16 +587,30 @@ class _NoPlaces:
         return -1
 
 
-def _entries(events: Any, count: int) -> tuple[list[int], list[int]]:
+_ENTRIES = 4096
+"""Entries of the event log read into lists at a time (:func:`_entries`)."""
+
+
+def _entries(events: Any, count: int) -> Iterator[tuple[list[int], list[int]]]:
     """The event log's entries that are a delta or a text piece (not a block's start), as
-    ``(refs, lines)``: lists, read by position once per payload (an array makes an int on each
-    read: the loop was a tenth slower), made without a list of positions kept."""
-    refs = events.refs[:count]
-    lines = events.lines[:count]
-    keep = bytes(not (r if r >= 0 else -r - 1) & 1 for r in refs)
-    if keep.count(0) == 0:
-        return list(refs), list(lines)
-    return list(compress(refs, keep)), list(compress(lines, keep))
+    ``(refs, lines)``, about :data:`_ENTRIES` at a time, a line's entries never cut apart:
+    lists, read by position once per payload (an array makes an int on each read: the loop
+    was a tenth slower), a window at a time (100,000 entries' numbers as lists were half the
+    size of paired-calls' capture while the frames were made). Windows left empty are not
+    given."""
+    refs_of, lines_of = events.refs, events.lines
+    a = 0
+    while a < count:
+        b = min(a + _ENTRIES, count)
+        while b < count and lines_of[b] == lines_of[b - 1]:
+            b += 1
+        refs, lines = refs_of[a:b], lines_of[a:b]
+        a = b
+        keep = bytes(not (r if r >= 0 else -r - 1) & 1 for r in refs)
+        if keep.count(0) == 0:
+            yield list(refs), list(lines)
+        elif keep.count(1):
+            yield list(compress(refs, keep)), list(compress(lines, keep))
 
 
 def compact_frames(trace: Trace) -> list[Frame | Quiet]:
@@ -610,8 +624,11 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     n_events = min(analysis.event_count, len(events))
     if n_events == 0 and (analysis.deltas or analysis.text_blocks):
         return list(frames(trace))  # a lean analysis: no event log to read
-    refs, event_lines = _entries(events, n_events)
+    entries = _entries(events, n_events)
+    refs, event_lines = next(entries, ([], []))
     n_events = len(refs)
+    more = n_events > 0
+    """Entries (their windows) are left after ``refs``: read when it is."""
     texts = events.texts
     calls = analysis.calls
     sent = senders([ct.calls for ct in calls])
@@ -666,6 +683,13 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     for i in range(n):
         line = lines[i]
         entry = _NO_ENTRY
+        if e == n_events and more:  # the next window of entries
+            got = next(entries, None)
+            if got is None:
+                more = False
+            else:
+                refs, event_lines = got
+                e, n_events = 0, len(refs)
         if e < n_events and event_lines[e] == line:
             entry = refs[e]
             e += 1

@@ -249,13 +249,14 @@ class LangChainAssembler(Assembler):
     def finish(self) -> Assembly:
         out = Assembly()
         for chunk in self.merged:
-            args = chunk.get("args")
+            args = chunk.pop("args", None)  # (held here alone: let go once parsed, below)
             try:
                 parsed = parse_partial_json(args) if args else {}
                 valid = isinstance(parsed, dict)
             except Exception:
                 parsed, valid = UNSET, False
             if valid:
+                args = None  # (5 MB of arguments not held beside their parse and its dump)
                 out.calls.append(
                     AssembledCall(
                         id=chunk.get("id"),

@@ -415,7 +415,24 @@ class TraceBuilder:
 
     def raw(self) -> bytes | bytearray:
         """Every byte fed so far."""
-        return self._raw
+        raw = self._raw
+        return raw if len(raw) == self._size else raw[: self._size]
+
+    def feed_from(self, whole: bytes, end: int) -> bool:
+        """Take the capture's bytes up to ``end`` of ``whole``: the capture read at once,
+        starting with every byte fed so far. ``whole`` becomes the raw bytes, as they are (a
+        buffer grown a slice at a time holds an eighth more than its bytes, and a huge payload
+        is copied out of it to be read, since a view would stop it growing). False, and
+        nothing taken, when ``whole`` does not start with the bytes fed so far."""
+        if self._raw is not whole:
+            with memoryview(self._raw) as view:
+                if not whole.startswith(view[: self._size]):
+                    return False
+            self._raw = whole
+        if end > self._size:
+            with gc_paused():
+                self._feed(whole[self._size : end], kept=True)
+        return True
 
     @property
     def deltas(self) -> int:
@@ -435,16 +452,20 @@ class TraceBuilder:
         with gc_paused():
             self._feed(data)
 
-    def _feed(self, data: bytes) -> None:
-        if not self._raw:
+    def _feed(self, data: bytes, kept: bool = False) -> None:
+        """``kept``: ``data`` is in the raw bytes already (:meth:`feed_from`)."""
+        if kept:
+            pass
+        elif not self._raw:
             self._raw = data  # read whole: the file's own bytes, never copied
         else:
             if isinstance(self._raw, bytes):
-                self._raw = bytearray(self._raw)  # appended to: copied once, then grown
+                # appended to: copied once (as far as it was fed: feed_from), then grown
+                self._raw = bytearray(self.raw())
             self._raw += data
         self._size += len(data)
         if self._framer is None:  # curl -i: wait for the end of the head
-            raw = bytes(self._raw)
+            raw = bytes(self.raw())
             if not looks_like_http(raw):
                 if len(raw) < 16:
                     return  # too little to tell yet
@@ -474,7 +495,7 @@ class TraceBuilder:
 
     def _close(self) -> None:
         if self._framer is None:
-            raw = bytes(self._raw)  # not framed yet: the head is all there is
+            raw = bytes(self.raw())  # not framed yet: the head is all there is
             self._head = parse_head(raw) if looks_like_http(raw) else None
             self._framer = SseFramer()
             head = self._head
@@ -653,6 +674,8 @@ class TraceBuilder:
                     None,
                 )
             )
+        # (the capture read at once and fed from, feed_from: the whole of it, as a buffer
+        # grown in place holds more than a snapshot taken before it grew)
         raw = self._raw
         table = self._payloads.view(raw)
         # (read from an event on: its lines would be those of what was read; the trace read
@@ -695,6 +718,10 @@ class TraceBuilder:
         """The byte offset where ``raw`` stops being UTF-8 (None: it is), checked from where
         the last check got to (a snapshot of a capture being written looks at what was
         appended, not at the whole capture again)."""
+        if len(raw) > self._size:  # (fed as far as size: feed_from)
+            with memoryview(raw) as view:
+                bad, self._utf8 = utf8_error(view[: self._size], self._utf8)
+            return bad
         bad, self._utf8 = utf8_error(raw, self._utf8)
         return bad
 
@@ -770,7 +797,7 @@ def _sidecar_meta(side: dict[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
-def utf8_error(raw: bytes | bytearray, start: int = 0) -> tuple[int | None, int]:
+def utf8_error(raw: bytes | bytearray | memoryview, start: int = 0) -> tuple[int | None, int]:
     """Where ``raw`` stops being UTF-8, as a strict decode of the whole would say (None: it
     is UTF-8, from ``start``, known to be UTF-8 up to a character's end), and how far it is
     known to be UTF-8. Checked a window at a time, each cut before a character's first byte:

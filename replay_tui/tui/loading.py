@@ -8,11 +8,13 @@ rest is decoded; progress is reported between slices and cancellation is checked
 from __future__ import annotations
 
 import os
+import stat
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from itertools import pairwise
 
+from ..core.heap import big_blocks_apart
 from ..core.trace import CallsAhead, Form, Source, Trace, TraceBuilder, load_trace
 
 __all__ = ["FIRST_SLICE", "first_screen", "load_in_steps"]
@@ -55,6 +57,24 @@ def _slices(
                 chunk = fh.read(step)
 
         yield size, read()
+
+
+def _whole(source: Source) -> bytes | None:
+    """The whole capture read at once (None: not a regular file, whose bytes are read as
+    they come)."""
+    if source.entry is not None:
+        return source.entry.body
+    with source.path.open("rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            return None
+        return fh.read()
+
+
+def _views(whole: bytes, start: int, step: int) -> Iterator[memoryview]:
+    """``whole`` from ``start``, a ``step`` at a time, as views (not copies)."""
+    view = memoryview(whole)
+    for at in range(start, len(whole), step):
+        yield view[at : at + step]
 
 
 def first_screen(
@@ -105,10 +125,11 @@ def first_screen(
 
 def _read_on(
     early: TraceBuilder,
-    slices: Iterator[bytes],
+    slices: Iterator[bytes] | Iterator[memoryview],
     stop: Callable[[], bool],
     piece: int = 0,
     on_progress: Callable[[int], None] = lambda _done: None,
+    whole: bytes | None = None,
 ) -> Trace:
     """``early``'s snapshot once it holds a screenful of rows: fed ``slices`` while it has
     fewer than :data:`EARLY_ROWS` deltas and its replay goes on, until ``stop()``, ``piece``
@@ -127,7 +148,11 @@ def _read_on(
         size = piece or len(chunk)
         for at in range(0, len(chunk), size):
             part = chunk[at : at + size] if len(chunk) > size else chunk
-            early.feed(part)
+            if whole is not None:  # (views of it: taken from it, not appended)
+                early.feed_from(whole, early.size + len(part))
+            else:
+                assert not isinstance(part, memoryview)  # (views only of whole)
+                early.feed(part)
             done += len(part)
             if early.deltas >= EARLY_ROWS or early.finished:
                 break
@@ -168,6 +193,7 @@ def load_in_steps(
     and kept once: the first screen's trace and the whole one share the builder's buffer
     (its payloads point into it), as a capture followed while it is written does.
     """
+    big_blocks_apart()  # (an open trace's views make and let go huge strings)
     with _slices(source, first, step, early.size if early is not None else 0) as (size, slices):
         if early is None:
             head = next(slices, b"")
@@ -176,9 +202,17 @@ def load_in_steps(
             early = TraceBuilder(source)
             early.feed(head)
             del head
+        whole: bytes | None = None
         if on_partial is not None and early.size >= first and shown < EARLY_ROWS:
             # A screenful of rows first: read on while the head shows fewer (a 50 MB
             # string first, or 50,000 text deltas before the calls).
+            if early.deltas < EARLY_ROWS and not early.finished and follow is None:
+                # (read whole first: the snapshot and the whole trace then share it)
+                whole = _whole(source)
+                if whole is not None and early.feed_from(whole, early.size):
+                    slices = _views(whole, early.size, step)  # type: ignore[assignment]
+                else:
+                    whole = None
             snapshot = _read_on(
                 early,
                 slices,
@@ -186,6 +220,7 @@ def load_in_steps(
                 on_progress=(
                     (lambda d: on_progress(d, size)) if on_progress is not None else lambda _: None
                 ),
+                whole=whole,
             )
             if snapshot.analysis.deltas > shown or replace:
                 on_partial(snapshot)
@@ -200,6 +235,17 @@ def load_in_steps(
 
         builder.on_progress = progress
         try:
+            if whole is None and follow is None:
+                whole = _whole(source)
+            if whole is not None and builder.feed_from(whole, builder.size):
+                # The capture kept as read at once, the rest fed from it a step at a time
+                # (not a buffer grown a step at a time: see TraceBuilder.feed_from)
+                slices = iter(())
+                for end in range(builder.size + step, len(whole) + step, step):
+                    if cancelled():
+                        return None
+                    builder.feed_from(whole, min(end, len(whole)))
+            del whole
             for chunk in slices:
                 if cancelled():
                     return None
