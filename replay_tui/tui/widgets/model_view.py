@@ -245,4 +245,7 @@ class ModelView(LineView, Generic[M]):
         if pane is not None and tabs is not None and tabs.active != pane.id:
             return  # another tab was chosen meanwhile (2 typed while the file was read)
         if self.is_on_screen and (focused is None or not focused.is_on_screen):
-            self.focus()
+            # At once, not as ``focus()`` does, after the messages queued: a view key typed
+            # before this ran (2 at launch) had its tab shown first, and then this focus
+            # brought this view's tab back over it.
+            self.screen.set_focus(self)
