@@ -639,6 +639,12 @@ class ReplayApp(App[int]):
             for batch in self.folder_judging.judge_in_batches(
                 files, cache, cancelled=lambda: worker.is_cancelled, taken=taken.is_set
             ):
+                # The last batch comes whether or not the one before was taken in: it waits
+                # for it here (taken first, it said the judging was done while the one before
+                # still waited for the keys: its results came after, out of order).
+                while not taken.wait(0.05):
+                    if worker.is_cancelled:
+                        return
                 taken.clear()
                 hays = hays_of(batch.judged)
                 self.post_message(

@@ -100,7 +100,12 @@ async def test_a_key_that_needs_the_comparison_makes_it_at_once(
     app = make_app([a, b], compare=(a, b))
     async with app.run_test(size=SIZE) as pilot:
         view = app.compare_pane.view
-        await until(pilot, lambda: view.pending is not None, limit=20)
+        # (shown and given the keys: on a loaded machine a pause or more after it is set)
+        await until(
+            pilot,
+            lambda: view.pending is not None and view.painted > 0 and app.focused is view,
+            limit=20,
+        )
         await pilot.press("n")  # the next difference: the whole comparison, then its first
         assert view.model is not None and not app.compare_pane.finishing
         assert view.model.is_difference(view.model.display[view.cursor])

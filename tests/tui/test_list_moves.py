@@ -108,6 +108,40 @@ async def test_a_key_typed_right_after_slash_lands_in_the_filter_while_judging(
         assert sorted(app.trace_list.visible_addresses()) == [f"t04{n:02}.sse" for n in range(100)]
 
 
+async def test_the_last_batch_of_results_waits_for_the_one_before_to_be_taken_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The judging's last batch comes whether or not the screen took the one before in: it
+    was taken in first when that one waited for the keys, and said the judging was done with
+    a hundred files unjudged on screen (seen on a loaded machine)."""
+    from replay_tui.browse.judging import FolderJudging
+
+    _copies(tmp_path, (f"t{n:04}.sse" for n in range(60)))
+    batches = FolderJudging.judge_in_batches
+
+    def one_by_one(self, *args, **options):  # type: ignore[no-untyped-def]
+        return batches(self, *args, **options, first=0.0, every=0.0)
+
+    monkeypatch.setattr(FolderJudging, "judge_in_batches", one_by_one)
+    waits = iter([0.3])  # the first batch waits for the keys a moment, the rest do not
+    monkeypatch.setattr(ReplayApp, "keys_wait", lambda self, since: next(waits, 0.0))
+    seen: list[tuple[bool, int]] = []
+    counts = ReplayApp._update_counts
+
+    def update_counts(self: ReplayApp) -> None:
+        seen.append((self.judging, len(self.store.judgements)))
+        counts(self)
+
+    monkeypatch.setattr(ReplayApp, "_update_counts", update_counts)
+    app = make_app([str(tmp_path)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot, limit=60)
+        assert len(app.store.judgements) == 60
+    began = next(k for k, (judging, _) in enumerate(seen) if judging)
+    done = [n for judging, n in seen[began:] if not judging]
+    assert done and done[0] == 60  # (said done once every file was judged, not before)
+
+
 async def test_the_judgings_results_wait_for_the_keys_and_are_all_taken_in(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
