@@ -45,6 +45,15 @@ def _verdict_style(verdict: str) -> str:
     return "bold $text-error"
 
 
+NOTES_OF_A_KIND = 10
+"""The details show the first this many notes of each kind (and say how many more): a
+gateway that repeats one anomaly 200 times gave 200 near-identical notes, which filled the
+pane to no one's use and took its wrapping a tenth of a second."""
+
+SHOWN_AT_MOST = 200
+"""The flags, and the notes, the details show at most (the rest are said, not shown)."""
+
+
 def details_text(trace: Trace, *, loading: str | None = None) -> Content:
     """Verdicts in words (what each meant for the harness), then flags and notes."""
     parts: list[Part] = []
@@ -71,8 +80,8 @@ def details_text(trace: Trace, *, loading: str | None = None) -> Content:
         parts.append(("  none: assign-always never erased an identity here\n", "$text-muted"))
     # Line numbers with thousands separators, in a column as wide as the longest (and a
     # space): "line 100,007erased id" ran the two together.
-    width = max(5, max((len(f"{f.line:,}") for f in flags[:200]), default=0) + 1)
-    for f in flags[:200]:
+    width = max(5, max((len(f"{f.line:,}") for f in flags[:SHOWN_AT_MOST]), default=0) + 1)
+    for f in flags[:SHOWN_AT_MOST]:
         parts += [
             (f"  line {f.line:<{width},}", "$text-muted"),
             (f"{f.label:<12}", "bold $text-error"),
@@ -83,8 +92,9 @@ def details_text(trace: Trace, *, loading: str | None = None) -> Content:
         if f.repaired_line is not None:
             parts.append((f"  repaired on line {f.repaired_line:,}", "$text-success"))
         parts.append("\n")
-    if len(flags) > 200:
-        parts.append((f"  … {len(flags) - 200:,} more (n / N walk them all)\n", "$text-muted"))
+    if len(flags) > SHOWN_AT_MOST:
+        unshown = len(flags) - SHOWN_AT_MOST
+        parts.append((f"  … {unshown:,} more (n / N walk them all)\n", "$text-muted"))
     notes = trace.notes
     parts.append((f"\nNotes ({len(notes):,})\n", "bold $text-primary"))
     if not notes:
@@ -104,23 +114,15 @@ def details_text(trace: Trace, *, loading: str | None = None) -> Content:
     return Content.assemble(*parts).rstrip()
 
 
-NOTES_OF_A_KIND = 10
-"""The details show the first this many notes of each kind (and say how many more): a
-gateway that repeats one anomaly 200 times gave 200 near-identical notes, which filled the
-pane to no one's use and took its wrapping a tenth of a second."""
-
-NOTES_AT_MOST = 200
-
-
 def _some_of_each(notes: Sequence[Note]) -> tuple[list[Note], dict[str, int]]:
     """The notes the details show, in their order (the first :data:`NOTES_OF_A_KIND` of each
-    kind, :data:`NOTES_AT_MOST` in all), and how many of each kind are left out."""
+    kind, :data:`SHOWN_AT_MOST` in all), and how many of each kind are left out."""
     shown: list[Note] = []
     seen: dict[str, int] = {}
     held: dict[str, int] = {}
     for note in notes:
         had = seen.get(note.kind, 0)
-        if had < NOTES_OF_A_KIND and len(shown) < NOTES_AT_MOST:
+        if had < NOTES_OF_A_KIND and len(shown) < SHOWN_AT_MOST:
             shown.append(note)
             seen[note.kind] = had + 1
         else:
