@@ -327,3 +327,27 @@ def test_a_huge_error_message_is_said_cut_in_every_outcome(tmp_path: Path) -> No
             else:
                 assert len(o.outcome) < 2_200 and "m" * 2_000 + "…" in o.outcome
                 assert "(4,998,000 more characters)" in o.outcome
+
+
+def test_an_emoji_cut_in_two_between_deltas_is_read_as_json_parse_reads_it(
+    tmp_path: Path,
+) -> None:
+    # A gateway written in JavaScript cuts strings by UTF-16 units: the emoji's two halves
+    # go out as lone surrogate escapes in two payloads ("\ud83d", then "\ude00"). JSON.parse
+    # and Python's json take them (msgspec does not): every library delivers the call, and
+    # no schema reads the payload as "null".
+    first, second = '{"t":"hi \ud83d', '\ude00 there"}'
+    path = _sse(
+        tmp_path,
+        _chunk({"role": "assistant", **_FIRST}),
+        _chunk(_call(function={"arguments": first})),
+        _chunk(_call(function={"arguments": second})),
+        _chunk({}, "tool_calls"),
+    )
+    assert "\\ud83d" in path.read_text(encoding="utf-8")  # (json.dumps wrote the escapes)
+    outcomes = assess(load_trace(discover([path]).sources[0]))
+    assert {k: o.outcome for k, o in outcomes.items() if not o.ok} == {}
+    for key in ("ai-sdk-openai", "ai-sdk-openai-compatible", "langchain-js", "openai-agents-js"):
+        (got,) = [c for o in outcomes[key].calls for c in o.got]
+        assert got.arguments == first + second, key
+        assert outcomes[key].assembly.error_parts == [], key
