@@ -28,7 +28,16 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from ..core.pieces import Pieces
-from ..core.wire import UNSET, Choice, Delta, Function, ToolCall, WireChunk, describe_value
+from ..core.wire import (
+    UNSET,
+    Choice,
+    Delta,
+    Function,
+    ToolCall,
+    WireChunk,
+    describe_value,
+    parse_json,
+)
 from ..core.words import cut_text
 
 if TYPE_CHECKING:
@@ -112,7 +121,10 @@ class Frame:
             try:
                 self._raw = _raw_decoder.decode(self.data)
             except (msgspec.DecodeError, RecursionError):
-                self._raw = None
+                try:  # (what msgspec refuses and JSON.parse takes: a lone surrogate escape)
+                    self._raw = parse_json(self.data)
+                except ValueError:
+                    self._raw = None
         return self._raw
 
 

@@ -37,6 +37,7 @@ __all__ = [
     "describe_value",
     "js_string",
     "json_place",
+    "parse_json",
 ]
 
 
@@ -134,6 +135,20 @@ def decode_payload(data: bytes) -> Decoded:
                 # convert raises UnicodeEncodeError on a lone surrogate where a str does not go
                 return _lenient(value, str(exc))
         return _lenient(value, "not an object")
+
+
+def parse_json(data: bytes) -> Any:
+    """``data`` as plain JSON, read as ``JSON.parse`` reads it: by msgspec, else (what msgspec
+    refuses: a lone surrogate escape, bytes that are not UTF-8, nesting past its limit) as
+    :func:`decode_payload` reads it. Raises ``ValueError`` with the reason when it is not
+    JSON."""
+    try:
+        return _untyped.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        value = _parse_fallback(data)
+        if isinstance(value, Decoded):
+            raise ValueError(value.malformed) from None
+        return value
 
 
 def _reject_constant(name: str) -> Any:

@@ -27,6 +27,7 @@ import msgspec
 
 from replay_tui.core.discovery import Skipped, discover, split_entry
 from replay_tui.core.trace import Form, Source, Trace, load_trace
+from replay_tui.core.wire import parse_json
 
 __all__ = [
     "ServedCapture",
@@ -258,8 +259,8 @@ def assemble_completion(trace: Trace) -> dict[str, Any]:
         if data == b"[DONE]":
             break
         try:
-            chunk = msgspec.json.decode(data)
-        except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
+            chunk = parse_json(data)  # (a lone surrogate escape too, as the harness reads it)
+        except ValueError:
             continue
         if not isinstance(chunk, dict):
             continue

@@ -13,6 +13,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from replay_tui.core.jsonparse import DeepJsonError, parse_deep
+from replay_tui.core.wire import parse_json
 
 json_values = st.recursive(
     st.none()
@@ -135,3 +136,34 @@ def test_nesting_past_the_limit_is_refused_where_it_goes_past(
             DeepJsonError, match=f"nested deeper than {limit} levels at offset {at} "
         ):
             parse_deep(text, limit)
+
+
+@given(st.one_of(json_values, st.text(max_size=30)))
+@example("\ud83d")  # a lone surrogate: valid JSON (msgspec refuses it)
+@example(["\ude00", {"a": "x\ud800y"}])
+def test_parse_json_takes_what_json_loads_takes(value: Any) -> None:
+    # parse_json (the clients' frames, the capture server's answer) against the standard
+    # library: the same value for any JSON text, msgspec's refusals included
+    text = json.dumps(value)  # (lone surrogates written as \u escapes)
+    assert _same(parse_json(text.encode()), json.loads(text))
+
+
+@pytest.mark.parametrize(
+    "data", [b"{nope", b'{"a": NaN}', b"[1,", b"", b'"\\x"', b"[" * 5000 + b"]" * 4999]
+)
+def test_parse_json_says_why_text_is_not_json(data: bytes) -> None:
+    ok, _ = _oracle(data.decode())
+    assert not ok
+    with pytest.raises(ValueError, match=r"\S"):
+        parse_json(data)
+
+
+def test_parse_json_reads_nesting_past_msgspecs_limit() -> None:
+    deep = b'{"a": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+    value = parse_json(deep)
+    depth = 0
+    node = value["a"]
+    while node:
+        (node,) = node
+        depth += 1
+    assert depth == 4999

@@ -365,3 +365,41 @@ async def test_a_fault_of_its_own_is_a_json_500(
         "param": None,
         "code": "internal_error",
     }
+
+
+async def test_an_emoji_cut_in_two_between_deltas_is_in_the_completion(tmp_path: Path) -> None:
+    # A gateway in JavaScript cuts strings by UTF-16 units: an emoji's two halves go out as
+    # lone surrogate escapes in two payloads. The assembled answer holds the whole emoji
+    # (msgspec refuses each payload alone; JSON.parse takes them).
+    pieces = ['{"t":"hi \ud83d', '\ude00 there"}']
+    chunks = [
+        {
+            "role": "assistant",
+            "tool_calls": [
+                {
+                    "index": 0,
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "say", "arguments": ""},
+                }
+            ],
+        },
+        *({"tool_calls": [{"index": 0, "function": {"arguments": p}}]} for p in pieces),
+    ]
+    body = "".join(
+        f"data: {json.dumps({'id': 'c', 'choices': [{'index': 0, 'delta': d}]})}\n\n"
+        for d in chunks
+    )
+    (tmp_path / "cut.sse").write_text(body + "data: [DONE]\n\n")
+    assert "\\ude00" in (tmp_path / "cut.sse").read_text()
+    captures, _ = load_captures([tmp_path])
+    server = Upstream(captures, listen="127.0.0.1:0")
+    await server.start()
+    try:
+        status, _, answer = await _post(server, {"stream": False})
+    finally:
+        await server.stop()
+    assert status == 200
+    (call,) = json.loads(answer)["choices"][0]["message"]["tool_calls"]
+    assert call["function"]["arguments"] == '{"t":"hi 😀 there"}'
+    assert call["id"] == "call_1" and call["function"]["name"] == "say"
