@@ -738,6 +738,67 @@ def sglang_text_between(n):
     yield "data: [DONE]\n\n"
 
 
+def portkey_surrogates(n):
+    """A gateway written in JavaScript (Portkey's, before Anthropic): non-ASCII text as raw
+    UTF-8, as ``JSON.stringify`` writes it, but strings cut by UTF-16 units, so an emoji cut
+    between two deltas goes out as two lone surrogate escapes (``"\\ud83d"``, then
+    ``"\\ude00"``: JSON that ``JSON.parse`` takes and msgspec refuses), in the text and in
+    the arguments, every 40th piece; every chunk names its ``provider`` beside ``logprobs:
+    null``; 25% of the deltas text, then 3 calls one after another at indexes 1 to 3 (the
+    text is Anthropic's block 0), ``toolu_`` ids, pieces of 1 to 20 characters, ``created``
+    counting up every 700 chunks; the usage rides in the finish chunk. Written at the end of
+    the session of 5 December (morning), after its work, and measured as found."""
+    import re
+
+    lone = re.compile("[\ud800-\udfff]")
+    base = {**BASE, "id": "portkey-3f6c1e0a-9b2d-4d7e-8a51-c2f4b6e8d0a7"}
+    count = [0]
+
+    def chunk(delta, finish=None, usage=None):
+        count[0] += 1
+        c = {**base, "created": BASE["created"] + count[0] // 700, "model": "claude-sonnet-4-5",
+             "provider": "anthropic", "choices": [{"index": 0, "delta": delta,
+             "logprobs": None, "finish_reason": finish}]}
+        if usage is not None:
+            c["usage"] = usage
+        text = json.dumps(c, ensure_ascii=False, separators=(",", ":"))
+        return "data: " + lone.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n\n"
+
+    def cut(text, sizes):
+        """``text`` in pieces of UTF-16 units (a surrogate pair may fall apart)."""
+        units = text.encode("utf-16-le")
+        out, at, k = [], 0, 0
+        while at < len(units):
+            size = 2 * sizes[k % len(sizes)]
+            out.append(units[at:at + size].decode("utf-16-le", "surrogatepass"))
+            at += size
+            k += 1
+        return out
+
+    texts = max(1, n // 4)
+    # one emoji every 40 pieces of 1-4 units, cut in two where a piece ends in its middle
+    sentence = "Let me fix the \u00e9t\u00e9 bug \U0001f600 now " * (texts // 8 + 1)
+    first = True
+    for piece in cut(sentence, (1, 3, 2, 4, 3))[:texts]:
+        yield chunk({"role": "assistant", "content": piece} if first else {"content": piece})
+        first = False
+    calls = 3
+    each = max(2, (n - texts) // calls)
+    for c in range(calls):
+        k = c + 1
+        yield chunk({"tool_calls": [{"index": k, "id": f"toolu_01{c:02d}XbQpY8sWq3nZr7Tt5Vv",
+                                     "type": "function", "function": {
+                                         "name": ("edit_file", "grep", "run")[c],
+                                         "arguments": ""}}]})
+        body = json.dumps({"path": f"src/caf\u00e9/m{c}.py", "note": "\U0001f527 fix \U0001f600 " * (each // 3)},
+                          ensure_ascii=False)
+        for piece in cut(body, (1, 20, 7, 13, 2, 9))[: each - 1]:
+            yield chunk({"tool_calls": [{"index": k, "function": {"arguments": piece}}]})
+    usage = {"prompt_tokens": 5120, "completion_tokens": n, "total_tokens": 5120 + n}
+    yield chunk({}, "tool_calls", usage)
+    yield "data: [DONE]\n\n"
+
+
 UNSEEN = {
     f.__name__.replace("_", "-"): f
     for f in (
@@ -757,6 +818,7 @@ UNSEEN = {
         openrouter_reasoning,
         gemini_openai,
         sglang_text_between,
+        portkey_surrogates,
     )
 }
 """Shapes not among the five (issue 27): every budget must hold on them too. The first two
