@@ -790,9 +790,13 @@ def portkey_surrogates(n):
                                      "type": "function", "function": {
                                          "name": ("edit_file", "grep", "run")[c],
                                          "arguments": ""}}]})
-        body = json.dumps({"path": f"src/caf\u00e9/m{c}.py", "note": "\U0001f527 fix \U0001f600 " * (each // 3)},
+        body = json.dumps({"path": f"src/caf\u00e9/m{c}.py",
+                           "note": "\U0001f527 fix \U0001f600 " * (each * 87 // 100)},
                           ensure_ascii=False)
-        for piece in cut(body, (1, 20, 7, 13, 2, 9))[: each - 1]:
+        pieces = cut(body, (1, 20, 7, 13, 2, 9))
+        if len(pieces) > each - 1:  # (the last piece: the rest)
+            pieces[each - 2 :] = ["".join(pieces[each - 2 :])]
+        for piece in pieces:
             yield chunk({"tool_calls": [{"index": k, "function": {"arguments": piece}}]})
     usage = {"prompt_tokens": 5120, "completion_tokens": n, "total_tokens": 5120 + n}
     yield chunk({}, "tool_calls", usage)
