@@ -25,8 +25,9 @@ import msgspec
 
 from .files import NotRegularFile, open_regular, read_regular
 from .har import HarError, parse_har
-from .http import looks_like_http
+from .http import looks_like_http, parse_head
 from .trace import Form, Source, read_sidecar
+from .visible import visible
 
 __all__ = [
     "MAX_TRACE_BYTES",
@@ -428,7 +429,7 @@ def sniff(name: str, size: int, head: bytes) -> Form | str:
     if suffix in JSONL_SUFFIXES:
         return Form.JSONL
     if looks_like_http(head):
-        return _compressed_body(head) or Form.HTTP
+        return _compressed_body(head) or _not_a_stream(head) or Form.HTTP
     stripped = head.removeprefix(b"\xef\xbb\xbf")
     if stripped.lstrip(b"\r\n").startswith(_SSE_STARTS):
         return Form.SSE
@@ -480,6 +481,37 @@ def _compressed_body(head: bytes) -> str | None:
         f"the response body is {coding}-compressed (content-encoding: {coding}):"
         " capture with curl --compressed, or decompress the body"
     )
+
+
+def _not_a_stream(head: bytes) -> str | None:
+    """An HTTP capture (``curl -i``) whose response is no event stream: an error the gateway
+    answered with (``HTTP 500`` and a JSON error), or a whole answer (a request without
+    ``stream: true``). Read as an SSE body, it was a stream cut before its first event. None
+    when the body is an event stream (by its first bytes, whatever its content type says),
+    or is not in ``head``."""
+    parsed = parse_head(head)
+    if not parsed.complete or parsed.body_offset >= len(head):
+        return None  # (a head cut short, or no body yet: a capture being written)
+    body = head[parsed.body_offset :].lstrip(b"\xef\xbb\xbf\r\n")
+    kind = (parsed.header("content-type") or "").split(";")[0].strip()
+    if not body or body.startswith(_SSE_STARTS) or b"\ndata:" in body or b"\rdata:" in body:
+        return None  # (its content type may say otherwise: its events are read)
+    status = f"HTTP {parsed.status}" + (f" {parsed.reason}" if parsed.reason else "")
+    if kind:
+        status += f" ({visible(kind)})"
+    text = " ".join(body[:_EXCERPT].decode("utf-8", "replace").split())  # (one line)
+    shown = text[: _EXCERPT // 2]
+    if len(shown) < len(text) or len(body) > _EXCERPT:
+        shown += "…"
+    if 200 <= parsed.status < 300:
+        why = "an answer that is not an event stream (the request did not ask for stream: true?)"
+    else:
+        why = "the gateway's error, not an event stream"
+    return f"{status}: {why}: {visible(shown)}"
+
+
+_EXCERPT = 240
+"""Bytes of a body that is no stream quoted in the reason (half as many characters shown)."""
 
 
 def is_recorder_body(name: str) -> bool:

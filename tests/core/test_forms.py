@@ -234,6 +234,59 @@ def test_a_compressed_or_utf16_capture_is_skipped_with_what_to_do(tmp_path: Path
     assert only_trace(tmp_path / "plain.txt").verdicts["assign-always"] == "unidentified-call"
 
 
+def test_a_curl_capture_of_an_answer_that_is_no_stream_says_so(tmp_path: Path) -> None:
+    """A ``curl -i`` of the gateway's error (a 500 with a JSON error, a 429 sent as
+    ``text/event-stream``) or of a whole answer (no ``stream: true``) read as a stream cut
+    before its first event ("truncated capture?"), the status never said: each is now a
+    file that holds no trace, with its status, content type and the start of its body (its
+    control characters escaped). A body of events is read whatever its content type says."""
+    error = b'{"error":{"message":"boom","type":"server_error"}}'
+    write(
+        tmp_path,
+        "500.txt",
+        b"HTTP/1.1 500 Internal Server Error\r\ncontent-type: application/json\r\n\r\n" + error,
+    )
+    write(
+        tmp_path,
+        "429.txt",
+        b"HTTP/2 429\r\ncontent-type: text/event-stream\r\n\r\n"
+        b'{"error": {"message": "slow \x1b[31mdown"}}\n',
+    )
+    answer = json.dumps(
+        {
+            "object": "chat.completion",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "word " * 200}}],
+        },
+        indent=2,
+    ).encode()
+    write(
+        tmp_path, "200.txt", b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n" + answer
+    )
+    write(
+        tmp_path,
+        "events.txt",
+        b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\r\n" + ERASING,
+    )
+    found = discover([tmp_path])
+    assert [s.address for s in found.sources] == ["events.txt"]
+    reasons = {s.path: s.reason for s in found.skipped}
+    assert reasons["500.txt"] == (
+        "HTTP 500 Internal Server Error (application/json): the gateway's error, not an event"
+        ' stream: {"error":{"message":"boom","type":"server_error"}}'
+    )
+    assert reasons["429.txt"] == (
+        "HTTP 429 (text/event-stream): the gateway's error, not an event stream:"
+        ' {"error": {"message": "slow \\u001b[31mdown"}}'
+    )
+    said = reasons["200.txt"]
+    assert said.startswith(
+        "HTTP 200 OK (application/json): an answer that is not an event stream (the request"
+        ' did not ask for stream: true?): { "object": "chat.completion", "choices": [ {'
+    )
+    assert said.endswith('"content": "word word word w…') and len(said) < 300
+    assert only_trace(tmp_path / "events.txt").verdicts["assign-always"] == "unidentified-call"
+
+
 def test_a_file_given_directly_keeps_its_given_path(tmp_path: Path) -> None:
     path = write(tmp_path, "x.sse", ERASING)
     assert [s.address for s in discover([path]).sources] == [path.as_posix()]
