@@ -22,7 +22,7 @@ from replay_tui.core.trace import Source, Trace, load_trace
 from ..core.words import plural
 from .errors import UsageError
 
-__all__ = ["require_paths", "resolve_trace"]
+__all__ = ["require_paths", "require_trace", "resolve_trace"]
 
 
 def require_paths(paths: Sequence[str]) -> None:
@@ -33,9 +33,10 @@ def require_paths(paths: Sequence[str]) -> None:
             raise UsageError(f"{given or shlex.quote(given)}: {reason}")
 
 
-def resolve_trace(address: str, *, keep_decoded: bool = True) -> Trace:
-    """Load the one trace ``address`` names (``FILE`` or ``FILE.har#N``), fully decoded
-    (``keep_decoded``: every decoded chunk kept, see :class:`TraceBuilder`)."""
+def require_trace(address: str) -> Source:
+    """The one trace ``address`` names (``FILE`` or ``FILE.har#N``), not read yet; a
+    :class:`UsageError` saying why when it names none (a file that holds no trace, a HAR
+    file or a folder of several streams)."""
     require_paths([address])
     found = discover([address])
     if not found.sources:
@@ -44,8 +45,15 @@ def resolve_trace(address: str, *, keep_decoded: bool = True) -> Trace:
     if len(found.sources) > 1:
         streams = plural(len(found.sources), "stream")
         raise UsageError(f"{address}: holds {streams}; {_name_one(address, found.sources)}")
+    return found.sources[0]
+
+
+def resolve_trace(address: str, *, keep_decoded: bool = True) -> Trace:
+    """Load the one trace ``address`` names (``FILE`` or ``FILE.har#N``), fully decoded
+    (``keep_decoded``: every decoded chunk kept, see :class:`TraceBuilder`)."""
+    source = require_trace(address)
     try:
-        return load_trace(found.sources[0], keep_decoded=keep_decoded)
+        return load_trace(source, keep_decoded=keep_decoded)
     except OSError as exc:
         raise UsageError(f"{address}: cannot read: {exc.strerror or exc}") from None
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 from pathlib import Path
 
 from .errors import EXIT_OK, UsageError
 from .terminal import require_terminal
-from .traces import require_paths
+from .traces import require_paths, require_trace
 
 __all__ = ["HELP", "configure", "run"]
 
@@ -59,6 +60,13 @@ def run(args: argparse.Namespace) -> int:
         a, b = (Path(p).as_posix() for p in args.compare)  # (their addresses in the list)
         if a == b:
             raise UsageError("--compare: A and B are the same trace")
+        for given in args.compare:  # (each one trace, or the app shows the list instead)
+            if os.path.isdir(given):  # (one trace in it is listed at another address)
+                raise UsageError(f"--compare: {given}: a folder: name a file, or FILE.har#N")
+            try:
+                require_trace(given)
+            except UsageError as exc:
+                raise UsageError(f"--compare: {exc}") from None
         compare = (a, b)
     paths: list[str] = args.paths or ["."]
     if args.jobs is not None and args.jobs < 1:

@@ -456,6 +456,33 @@ def test_compare_takes_two_traces_and_nothing_else(tmp_path: Path) -> None:
     assert code == 2 and err.endswith("nope.sse: no such file or folder\n")
     code, _, err = run_cli(["--compare", str(a), str(b)])  # (here: no terminal to open it in)
     assert code == 2 and "the TUI needs a terminal" in err
+    # Each must be one trace: the app showed the list instead, saying nothing (a new user's
+    # walk: a folder, a file that holds no trace, a HAR file of several streams)
+    notes = tmp_path / "notes.md"
+    notes.write_text("# not a trace\n")
+    har = tmp_path / "two.har"
+    har.write_text(json.dumps({"log": {"entries": [_har_entry(STREAM), _har_entry(CLEAN)]}}))
+    for given, said in [
+        (str(tmp_path), "a folder: name a file, or FILE.har#N"),
+        (str(notes), "not a trace (.md; content is not SSE or an HTTP response)"),
+        (str(har), f"holds 2 streams; name one as {har}#1 or #2"),
+    ]:
+        code, _, err = run_cli(["--compare", given, str(b)])
+        assert (code, err) == (2, f"replay-tui: --compare: {given}: {said}\n"), given
+        code, _, err = run_cli(["--compare", str(a), given])
+        assert (code, err) == (2, f"replay-tui: --compare: {given}: {said}\n"), given
+    code, _, err = run_cli(["--compare", f"{har}#2", str(b)])  # (one of its streams: fine)
+    assert code == 2 and "the TUI needs a terminal" in err
+
+
+def _har_entry(body: bytes) -> dict[str, object]:
+    return {
+        "request": {"method": "POST", "url": "https://gw.example/v1/chat/completions"},
+        "response": {
+            "status": 200,
+            "content": {"mimeType": "text/event-stream", "text": body.decode()},
+        },
+    }
 
 
 def test_checks_table_lines_up_past_wide_characters_in_trace_names(tmp_path: Path) -> None:
