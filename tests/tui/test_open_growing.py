@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -61,3 +62,49 @@ async def test_an_append_to_the_open_trace_is_read_on_from_the_loader(tmp_path: 
                 await pilot.pause(0.02)
             assert app.live.folder._live[address] is follower  # read on, not again
             assert follower.offset == path.stat().st_size
+
+
+async def _appended(app: Any, pilot: Any, path: Path, view: Any) -> None:
+    """One delta appended to ``path``, and ``view`` showing the trace with it."""
+    deltas = view.model.trace.analysis.deltas
+    with path.open("ab") as fh:
+        fh.write(sse(tools(call(0, arguments="y")), done=False))
+    deadline = time.monotonic() + 20
+    while view.model is None or view.model.trace.analysis.deltas <= deltas:
+        assert time.monotonic() < deadline, "the append never reached the view"
+        await pilot.pause(0.02)
+    await settle(app, pilot)
+
+
+def _on_the_last_row(view: Any) -> bool:
+    return view.cursor >= 0 and not any(
+        view.is_selectable(k) for k in range(view.cursor + 1, view.row_count)
+    )
+
+
+@pytest.mark.parametrize("tab", ["1", "2", "3"])
+async def test_the_end_typed_while_the_capture_grows_stays_the_end(
+    tmp_path: Path, tab: str
+) -> None:
+    """``G`` typed while the capture is still read (or written on) goes to its end, not to
+    the last row read so far, where the cursor stayed (a new user's walk: diff at line 527 of
+    200,005). A move of its own after it and the cursor stays where it was moved."""
+    path = _growing(tmp_path / "g.sse", 3000)
+    app = make_app([str(path)], watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press(tab)
+        view = {"1": app.calls_view, "2": app.diff_view, "3": app.raw_view}[tab]
+        await settle(app, pilot)
+        if tab == "2":
+            await pilot.press("z")  # (its chunks are alike: one folded run, unfolded)
+        await pilot.press("G")
+        for _ in range(2):
+            assert _on_the_last_row(view)
+            await _appended(app, pilot, path, view)
+            assert _on_the_last_row(view)
+        await pilot.press("up")  # a move of the user's own
+        moved = view.cursor
+        assert not _on_the_last_row(view)
+        await _appended(app, pilot, path, view)
+        assert view.cursor == moved

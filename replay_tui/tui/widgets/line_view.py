@@ -344,6 +344,7 @@ class LineView(ScrollView, can_focus=True):
                 return  # nothing to select (a trace without tool calls): no cursor
         if user:
             self._centred = None
+            self.at_end = False  # (a move of its own: see action_last)
         self.cursor = index
         self.scroll_to_row(index, center=center)
         if user:
@@ -475,6 +476,12 @@ class LineView(ScrollView, can_focus=True):
 
     def action_last(self) -> None:
         self.move_cursor(self._row_count - 1)
+        self.at_end = True
+
+    at_end = False
+    """The cursor was sent to the last row (``G``, ``end``) and has not moved since: as the
+    rows grow (the capture still decoding, or written on), it goes on to the new last row
+    (:class:`~.model_view.ModelView`), as ``G`` means."""
 
     def action_inspect(self) -> None:
         """Show the selected row in full (subclasses say what that is)."""
@@ -486,6 +493,7 @@ class LineView(ScrollView, can_focus=True):
         index = self.row_at(offset.y)
         if 0 <= index < self._row_count and self.is_selectable(index):
             self._centred = None
+            self.at_end = False
             self.cursor = index
             self.post_message(self.CursorMoved(self, index))
             self.on_row_clicked(index)

@@ -226,7 +226,11 @@ class ModelView(LineView, Generic[M]):
             return
         self.loading = False
         self._rest = None  # (the last model's rest, if any, is not built)
+        at_end = keep and self.at_end
         self.show(model, keep_position=keep)
+        if at_end:  # (G typed while the capture decoded: the end, not where it was then)
+            self.move_cursor(self.row_count - 1)
+            self.at_end = True
         self.note_painted()
         self._finish(model)
         self.post_message(ModelShown(self))
