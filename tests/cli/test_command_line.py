@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import io
 import json
 import subprocess
 import sys
@@ -507,3 +508,33 @@ def test_checks_table_lines_up_past_wide_characters_in_trace_names(tmp_path: Pat
     for row in rows:
         verdict = row.index("unidentified-call")
         assert cells(row[:verdict]) == column, (row, header)
+
+
+def test_checks_table_is_written_as_traces_are_judged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table's rows come as traces are judged, not all at the end of a scan of fewer
+    than a thousand (its first column was sized on the first thousand rows: 40 captures of
+    25 MB said nothing for 4.5 s; a new user's walk). Here each trace is judged after the
+    seconds allowed for the sizing have passed: each row is out before the next is judged."""
+    import replay_tui.cli.check as check_module
+    from replay_tui.core import result
+
+    for name in ("a.sse", "b.sse", "c.sse"):
+        (tmp_path / name).write_bytes(STREAM)
+    seen: list[str] = []
+    out = io.StringIO()
+    real = result.judge_candidate
+
+    def judge(item: object, **kw: object) -> object:
+        seen.append(out.getvalue())
+        return real(item, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(check_module, "judge_candidate", judge)
+    monkeypatch.setattr(check_module, "WIDTH_WAIT", 0.0, raising=False)
+    monkeypatch.setattr(sys, "stdout", out)
+    from replay_tui.cli import main
+
+    assert main(["check", str(tmp_path), "--jobs", "1"]) == 1  # (they erase)
+    assert [s.count(".sse") for s in seen] == [0, 1, 2]
+    assert out.getvalue().count(".sse") == 3
