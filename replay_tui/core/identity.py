@@ -35,6 +35,7 @@ from .translator import (
     truthy,
 )
 from .verdicts import is_clean, verdict
+from .visible import visible
 from .wire import UNSET, Decoded, ToolCall, WireChunk, describe_value, js_string
 
 __all__ = [
@@ -1146,7 +1147,10 @@ def _described(value: Any, limit: int = 120) -> str:
 
 
 def _short(value: Any, limit: int = 80) -> str:
-    text = value if isinstance(value, str) else describe_value(value)
+    """A value quoted in a note, cut: a string as it reads, its control characters escaped
+    as the notes that quote JSON values have them (a note is printed by scripts that read
+    ``check --json``: an ESC in arguments must not reach their terminal as one)."""
+    text = visible(value) if isinstance(value, str) else describe_value(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from replay_tui.core.wire import decode_payload
 
-from .helpers import chunk, sse, trace_of
+from .helpers import call, chunk, sse, tools, trace_of
 
 # --- where the replay stopped --------------------------------------------------------------
 
@@ -112,3 +112,14 @@ def test_any_stdlib_json_error_names_its_place_once(text: str) -> None:
         )
     except ValueError:
         pass
+
+
+def test_arguments_quoted_in_a_note_have_their_control_characters_escaped() -> None:
+    # As the notes that quote a JSON value have them: a script printing check --json's
+    # messages wrote a real ESC to its terminal (a new user's walk).
+    body = sse(tools(call(0, id="call_1", name="f", arguments='{"a": "\x1b[31mred\x07')))
+    (said,) = _texts(body, "arguments-not-json")
+    assert (
+        said[1] == 'call 0: arguments do not parse as JSON at close: {"a": "\\u001b[31mred\\u0007'
+    )
+    assert not any(ch < " " for ch in said[1])
