@@ -123,7 +123,13 @@ def render_value(value: Any, kind: str, other: Any = UNSET) -> str:
     if kind == "text" and isinstance(value, str):
         return visible(_excerpt(value, other if isinstance(other, str) else ""))
     if kind == "finish" and isinstance(value, dict):
-        return visible(finish_label(value))
+        label = finish_label(value)
+        if isinstance(other, dict) and finish_label(other) == label:
+            # the same kind and code: where what they say beside it (the failure's message)
+            # first differs
+            said = _excerpt(_finish_detail(value), _finish_detail(other))
+            return visible(f"{label}: {said}")
+        return visible(label)
     if kind == "list" and isinstance(value, list):
         return visible(", ".join(map(str, value))) if value else "none"
     if kind == "erasures" and isinstance(value, list):
@@ -151,6 +157,15 @@ def finish_label(reason: dict[str, Any]) -> str:
         # An error chunk's code as sent: "" and null are told apart from no code at all.
         return "error" if code is UNSET else f"error {describe_value(code)}"
     return str(kind)
+
+
+def _finish_detail(reason: dict[str, Any]) -> str:
+    """What a finish says beside its kind and code: its failure's message, else the rest."""
+    failure = reason.get("failure")
+    message = failure.get("message") if isinstance(failure, dict) else None
+    if isinstance(message, str):
+        return message
+    return describe_value(_jsonable(reason))
 
 
 def _short(text: str, limit: int = 80) -> str:

@@ -183,6 +183,29 @@ def test_an_error_finish_names_its_code_as_sent() -> None:
     assert finish(UNSET) == "finish: tool-calls vs error"
 
 
+def test_two_finishes_of_one_kind_and_code_say_where_they_differ() -> None:
+    """Two malformed payloads read "finish: error MALFORMED_RESPONSE vs error
+    MALFORMED_RESPONSE", what differs never said (a new user's walk): each side now
+    quotes its failure's message around where they first differ."""
+    from replay_tui.core.diff import Difference
+
+    def failed(message: str) -> dict[str, object]:
+        return {"kind": "error", "failure": {"code": "MALFORMED_RESPONSE", "message": message}}
+
+    a = failed('malformed SSE payload: {"choices":[{"index":0,"delta":{"content":"b"}')
+    b = failed('malformed SSE payload: {"model": "\x1b[31mx", "choices": [')
+    said = Difference("finish", a, b, 3, 1, "finish").text()
+    assert said == (
+        'finish: error MALFORMED_RESPONSE: …" payload: {\\"choices\\":[{\\"index\\":0,\\"delta\\""…'
+        ' vs error MALFORMED_RESPONSE: …" payload: {\\"model\\": \\"\\u001b[31mx\\", \\"choices\\":"…'
+    )
+    # a different code is said by the code alone, as before
+    other = {"kind": "error", "failure": {"code": "STREAM_CLOSED", "message": "closed"}}
+    assert Difference("finish", a, other, 3, 1, "finish").text() == (
+        "finish: error MALFORMED_RESPONSE vs error STREAM_CLOSED"
+    )
+
+
 def test_har_entries_diff_like_the_files_they_hold() -> None:
     d = diff_files("direct-and-gateway.har#1", "direct-and-gateway.har#2")
     assert d.a.address.endswith("direct-and-gateway.har#1")
