@@ -480,6 +480,9 @@ class FilterBox(Input):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "submit", "Keep filter"),
+        # (the app's escape, said in the footer here: the filter stays, and a second escape,
+        # from the list, clears it)
+        Binding("escape", "app.escape", "Leave (esc again: clear)", id="filter-escape"),
     ]
 
     def __init__(self, *, placeholder: str, id: str) -> None:
