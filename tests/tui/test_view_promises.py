@@ -287,7 +287,7 @@ def _right_side(rows: list[str]) -> list[str]:
 async def test_raw_keeps_the_erasing_field_in_sight_as_the_terminal_is_resized() -> None:
     """crlf-framed at 120x40: the field (column 69) is past the edge, the view goes to it and
     the lines cut at their start begin with "…" (they read as whole: "ces":[…" for
-    'data: {"choices"'). Made wide, the lines are whole from their start again; narrow
+    'data: {"choices"'), a short one stays whole. Made wide, the lines are whole from their start again; narrow
     again, the field is brought back; once the user scrolls sideways, where is theirs."""
     app = make_app([str(ROOT / "traces")])
     async with app.run_test(size=(120, 40)) as pilot:
@@ -301,7 +301,9 @@ async def test_raw_keeps_the_erasing_field_in_sight_as_the_terminal_is_resized()
             return line_text(view, y)[: view.scrollable_content_region.width]
 
         assert view.scroll_offset.x > 0 and '"id":""' in text(y)
-        assert text(y)[view.sticky] == "…" and text(y - 6)[view.sticky] == "…"  # line 1 too
+        assert text(y)[view.sticky] == "…" and text(y - 4)[view.sticky] == "…"  # line 3 too
+        # a short line goes sideways only as far as its end: whole (a comment, data: [DONE])
+        assert text(y - 6).split()[:3] == ["1", ":", "keep-alive"]
         await pilot.resize_terminal(200, 40)
         await settle(app, pilot)
         assert view.scroll_offset.x == 0 and text(y).split()[:3] == ["7", "▶", "data:"]

@@ -537,8 +537,11 @@ class RawView(ModelView[RawModel]):
         # A note under a line (a decode problem, an erasing field's column) stays where it is
         # read while the long line above scrolls to the column it names: scrolled with it, a
         # long note lost its start ('"id":null (column 127)'). Cut, it ends in "…"; enter
-        # shows it whole.
-        return 0 if self._is_note(index) else scroll_x
+        # shows it whole. A line goes sideways only as far as its end: a short one stays
+        # whole where a long one scrolled to a column (`data: [DONE]` read "…" at 80 cells).
+        if self._is_note(index):
+            return 0
+        return self.up_to_its_end(scroll_x, length)
 
     def is_prose(self, index: int) -> bool:
         return self._is_note(index)
