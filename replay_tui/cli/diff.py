@@ -12,8 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import IO, Any, TypeVar
 
-import msgspec
-
+from replay_tui.core import jsontext
 from replay_tui.core.diff import (
     ROW_ATTRIBUTES,
     VOLATILE_KEYS,
@@ -86,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     same = diff.outcome(args.behavior).same
     if args.json:
         out = sys.stdout.buffer
-        out.write(msgspec.json.encode(diff_json(diff, args.behavior)))
+        out.write(jsontext.encode(diff_json(diff, args.behavior)))
         out.write(b"\n")
         out.flush()
     else:

@@ -18,8 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import msgspec
-
+from replay_tui.core import jsontext
 from replay_tui.core.discovery import discover
 from replay_tui.core.trace import load_trace
 from replay_tui.core.translator import Behavior
@@ -334,7 +333,7 @@ def _write_json(
         "exit_status": code,
     }
     stream = sys.stdout.buffer
-    stream.write(msgspec.json.encode(doc))
+    stream.write(jsontext.encode(doc))
     stream.write(b"\n")
     stream.flush()
 

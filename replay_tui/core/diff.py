@@ -22,8 +22,7 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgspec
-
+from . import jsontext
 from .diff_events import (
     REASONING,
     TEXT,
@@ -77,12 +76,7 @@ def _same(a: Any, b: Any) -> bool:
     if type(a) is not type(b):
         return False
     if isinstance(a, dict | list):
-        try:
-            return bool(
-                msgspec.json.encode(a, order="sorted") == msgspec.json.encode(b, order="sorted")
-            )
-        except (msgspec.EncodeError, RecursionError):
-            return False
+        return jsontext.same_json(a, b)
     return bool(a == b)
 
 
@@ -177,7 +171,7 @@ def _excerpt(text: str, other: str, width: int = 40) -> str:
     p = _prefix(text, other)
     start = max(0, p - 12)
     piece = text[start : start + width]
-    out = msgspec.json.encode(piece).decode()
+    out = jsontext.dumps(piece)  # (a lone surrogate: its escape)
     if start:
         out = "…" + out
     if start + width < len(text):

@@ -41,6 +41,7 @@ from typing import Any
 
 import msgspec
 
+from . import jsontext
 from .align import align
 from .indexed import Indexed
 from .sse import DONE, PayloadTable
@@ -1356,7 +1357,7 @@ def _summary(pieces: list[Piece]) -> str:
 
 def _quote(text: str, limit: int = 40) -> str:
     short = text if len(text) <= limit else text[: limit - 1] + "…"
-    return msgspec.json.encode(short).decode()
+    return jsontext.dumps(short)  # (a lone surrogate: its escape)
 
 
 # --- field comparison ----------------------------------------------------------------------
@@ -1427,14 +1428,7 @@ def field_diffs(
 
 def _strict_equal(a: Any, b: Any) -> bool:
     """JSON equality that keeps ``1``, ``1.0`` and ``true`` apart (key order does not count)."""
-    if a is b:
-        return True
-    try:
-        return bool(
-            msgspec.json.encode(a, order="sorted") == msgspec.json.encode(b, order="sorted")
-        )
-    except (msgspec.EncodeError, RecursionError):
-        return False
+    return jsontext.same_json(a, b)
 
 
 def _field_diffs(a: Any, b: Any, path: str, out: list[FieldDiff]) -> int:

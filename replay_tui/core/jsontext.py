@@ -26,7 +26,7 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["dumps", "encode"]
+__all__ = ["dumps", "encode", "same_json"]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _END: Any = object()
@@ -52,6 +52,26 @@ def encode(value: Any) -> bytes:
 def dumps(value: Any) -> str:
     """:func:`encode`, as text."""
     return encode(value).decode()
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Whether two decoded JSON values are the same JSON: ``1``, ``1.0``, ``true`` and ``"1"``
+    apart, the order of an object's keys not counted. Values msgspec cannot write (a lone
+    surrogate) are compared as the standard library writes them; values nested past the
+    recursion limit are said to differ."""
+    if a is b:
+        return True
+    try:
+        return bool(
+            msgspec.json.encode(a, order="sorted") == msgspec.json.encode(b, order="sorted")
+        )
+    except (msgspec.EncodeError, UnicodeEncodeError):
+        try:
+            return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+        except (TypeError, ValueError, RecursionError):
+            return False
+    except RecursionError:
+        return False
 
 
 def _escape_surrogate(m: re.Match[str]) -> str:

@@ -147,3 +147,26 @@ def test_what_follows_done_or_a_stop_says_not_replayed_once(
     _, out, _ = run(capsys, str(a), str(b))
     (row,) = [line for line in out.splitlines() if "B:5" in line]
     assert row.endswith('text "a" [not replayed]') and "DONE" not in row
+
+
+def test_an_emoji_cut_into_lone_surrogates_is_diffed(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # A JavaScript gateway cut an emoji into two lone surrogate escapes: the text, the
+    # events' excerpts and --json write them as their escapes (msgspec refuses them: the
+    # comparison of the two payloads raised, or said equal ones differ).
+    a, b = tmp_path / "a.sse", tmp_path / "b.sse"
+    a.write_bytes(sse([tool_delta('{"t":"\ud83d', first=True), tool_delta('\ude00"}'), finish()]))
+    b.write_bytes(sse([tool_delta('{"t":"\ud83d', first=True), tool_delta('\ude01"}'), finish()]))
+    code, out, err = run(capsys, str(a), str(b))
+    assert (code, err) == (1, "")
+    assert out.splitlines()[0] == (
+        'outcome differs under accept-identity: call 0 arguments: "{\\"t\\":\\"\\ud83d\\ude00\\"}"'
+        ' vs "{\\"t\\":\\"\\ud83d\\ude01\\"}"'
+    )
+    code, out, err = run(capsys, str(a), str(b), "--json")
+    assert (code, err) == (1, "")
+    doc = json.loads(out)
+    assert doc["same_outcome"] is False
+    code, _, _ = run(capsys, str(a), str(a))
+    assert code == 0  # (the same payloads: the same, their surrogates included)

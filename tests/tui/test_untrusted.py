@@ -74,3 +74,50 @@ async def test_copy_and_notifications_do_not_interpret_content(hostile_trace: Pa
         assert HOSTILE_NAME in app.clipboard
         for note in app._notifications:
             assert note.markup is False
+
+
+async def test_an_emoji_cut_into_lone_surrogates_is_shown_in_every_view(tmp_path: Path) -> None:
+    """A JavaScript gateway cuts strings by UTF-16 units: an emoji's halves come as lone
+    surrogate escapes in two payloads (JSON that msgspec refuses to write back). The diff
+    view wrote each value with msgspec and the app died with a UnicodeEncodeError on `2`
+    (found by the shape invented at the end of a session, portkey-surrogates)."""
+    import json
+
+    first, second = '{"t":"hi \ud83d', '\ude00 there"}'
+    chunks = [
+        {"role": "assistant", "content": "ok \ud83d"},
+        {"content": "\ude00"},
+        {
+            "tool_calls": [
+                {
+                    "index": 0,
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "say", "arguments": first},
+                }
+            ]
+        },
+        {"tool_calls": [{"index": 0, "function": {"arguments": second}}]},
+    ]
+    body = "".join(
+        f"data: {json.dumps({'choices': [{'index': 0, 'delta': d}]})}\n\n" for d in chunks
+    )
+    path = tmp_path / "cut.sse"
+    path.write_text(
+        body + 'data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}'
+        "\n\ndata: [DONE]\n\n"
+    )
+    app = make_app([str(path)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert any("\\ud83d" in row for row in rendered(app.calls_view))
+        await pilot.press("l", "2")
+        await settle(app, pilot)
+        app.diff_view.action_toggle_all_runs()
+        await settle(app, pilot)
+        assert any("\\ud83d" in row for row in rendered(app.diff_view))
+        for key in ("3", "4", "5", "1"):
+            await pilot.press(key)
+            await settle(app, pilot)
+        assert app.is_running and app.tabs.active == "calls"
+        app.export_screenshot()  # (the whole screen as a terminal gets it)

@@ -18,13 +18,13 @@ from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-import msgspec
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.strip import Strip
 
+from ...core import jsontext
 from ...core.indexed import Indexed
 from ...core.stream import BehaviorPairs
 from ...core.trace import Trace, gc_paused
@@ -281,7 +281,7 @@ behaviors, aligned and compared, and its identity history read)."""
 
 
 def _value(value: Any) -> str:
-    return visible(msgspec.json.encode(value).decode())
+    return visible(jsontext.dumps(value))  # (a lone surrogate: its escape)
 
 
 class DiffView(ModelView[DiffModel]):
@@ -521,7 +521,7 @@ class DiffView(ModelView[DiffModel]):
             ("assign-always", model.left[entry]),
             ("accept-identity", model.right[entry]),
         ):
-            body = msgspec.json.encode(side[1]).decode() if side is not None else '"(no chunk)"'
+            body = jsontext.dumps(side[1]) if side is not None else '"(no chunk)"'
             sections.append((label, body))
         line = model.line_of(entry)
         where = f"line {line}" if line is not None else "end of input"
@@ -583,7 +583,7 @@ class DiffView(ModelView[DiffModel]):
                 ("assign-always", model.left[p]),
                 ("accept-identity", model.right[p]),
             ):
-                body = msgspec.json.encode(side[1]).decode() if side is not None else "(none)"
+                body = jsontext.dumps(side[1]) if side is not None else "(none)"
                 lines.append(f"{label}: {body}")
         return "\n".join(lines), what
 
