@@ -72,7 +72,7 @@ LAYERS: dict[str, set[str]] = {
     "scale": {"core", "clientlibs"},
     "share": {"core", "clientlibs"},
     "browse": {"core", "live", "scale"},
-    "gateway": {"core", "record", "share"},
+    "gateway": {"core", "record"},
     "tui": {"core", "live", "clientlibs", "scale", "share", "record", "browse"},
     "cli": {"core", "scale", "share", "record", "gateway", "tui"},
 }
@@ -81,8 +81,8 @@ translator and its rule, the analysis, verdicts, discovery) rests on nothing; wa
 following (``live``) and the client-library models (``clientlibs``) on the core; the pool,
 archives and Dask (``scale``) and reports, minimizing and serving (``share``) on those; what
 the TUI does with the paths it opens, without a screen (``browse``: the walk, the judgement
-cache, judging in the pool, following) on the core, ``live`` and ``scale``; the recording proxy (``record``) on the core alone (its redaction rule); the mock upstream and the
-probe (``gateway``) on the recorder's helpers and serving; the TUI and the command line are the
+cache, judging in the pool, following) on the core, ``live`` and ``scale``; the recording proxy (``record``) on the core alone (its redaction rule, who a local server
+answers); the mock upstream and the probe (``gateway``) on the recorder's helpers; the TUI and the command line are the
 shells on top (the command line reaches the client-library models and the watcher through
 them).
 Anything may read the package's own ``__init__`` (its version)."""

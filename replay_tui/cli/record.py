@@ -42,6 +42,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help=f"where agents connect (default {DEFAULT_LISTEN}; port 0 picks a free one)",
     )
     parser.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="let --listen name an address other machines reach (whoever reaches the recorder"
+        " uses the gateway as you: it adds --upstream's credentials)",
+    )
+    parser.add_argument(
         "--out",
         metavar="DIR",
         default="traces",
@@ -101,6 +107,7 @@ def recorder_from_args(args: argparse.Namespace) -> Recorder:
             save_bodies=bool(getattr(args, "save_bodies", False)),
             redact=list(getattr(args, "redact", None) or []),
             read_timeout=timeout,
+            allow_remote=bool(getattr(args, "allow_remote", False)),
         )
     except RecorderError as exc:
         raise UsageError(str(exc)) from None

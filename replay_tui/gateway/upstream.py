@@ -28,9 +28,9 @@ from urllib.parse import quote, unquote
 import msgspec
 from aiohttp import web
 
+from replay_tui.core.hosts import foreign_request, is_loopback
 from replay_tui.core.visible import visible
 from replay_tui.record.proxy import RecorderError, parse_listen
-from replay_tui.share.serve import is_loopback
 
 from .captures import ServedCapture, capture_named
 
@@ -170,18 +170,12 @@ class Upstream:
 
     @web.middleware
     async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        if self.local_only:
-            try:
-                host = request.url.host
-            except ValueError:
-                host = None
-            if not host or not is_loopback(host):
-                return _error(
-                    403,
-                    "this mock provider serves loopback only (the Host header names another"
-                    " machine)",
-                    "forbidden_host",
-                )
+        why = foreign_request(request, self.local_only)
+        if why is not None:
+            return _error(
+                403, f"this mock provider serves this machine's programs only ({why})",
+                "forbidden_host",
+            )  # fmt: skip
         try:
             response: web.StreamResponse = await handler(request)
         except web.HTTPException as exc:  # 413 and the like: JSON, not aiohttp's text

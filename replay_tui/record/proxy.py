@@ -29,6 +29,7 @@ from aiohttp import web
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
+from replay_tui.core.hosts import foreign_request, is_loopback
 from replay_tui.core.redact import redact_text
 from replay_tui.record.metadata import (
     META_VERSION,
@@ -345,6 +346,7 @@ class Recorder:
         read_timeout: float | None = 300.0,
         on_capture: CaptureHook | None = None,
         on_capture_end: CaptureEndHook | None = None,
+        allow_remote: bool = False,
     ) -> None:
         """Validate the configuration; raises :class:`RecorderError` with a one-line message.
 
@@ -358,6 +360,13 @@ class Recorder:
         self.upstream = parsed.with_password(None)
         """The upstream as shown (its ``user@``, never its password)."""
         self.host, self.port = parse_listen(listen)
+        self.local_only = is_loopback(self.host)
+        if not self.local_only and not allow_remote:
+            # (it forwards what it is sent to the gateway, with --upstream's credentials)
+            raise RecorderError(
+                f"--listen {self.host} can be reached from other machines: add --allow-remote"
+                " if that is what you want (whoever reaches it uses the gateway as you)"
+            )
         self.out_dir = Path(out_dir)
         self.save_all = save_all
         self.save_bodies = save_bodies
@@ -510,6 +519,10 @@ class Recorder:
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         self._request_count += 1
+        why = foreign_request(request, self.local_only)
+        if why is not None:  # (never forwarded: the gateway's credentials are added to it)
+            log.warning("refused %s: %s", self._shown(request), why)
+            return _error_response(403, f"this recorder serves this machine's programs ({why})")
         if self._stopping:
             # Accepted in the moment between stop() and the listener closing: answer at once,
             # so a stream started now cannot hold up shutdown.

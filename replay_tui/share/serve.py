@@ -21,7 +21,6 @@ import contextlib
 import contextvars
 import errno
 import hmac
-import ipaddress
 import logging
 import os
 import re
@@ -35,6 +34,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from replay_tui.core.hosts import is_loopback, names_this_machine
 from replay_tui.core.visible import visible
 
 __all__ = [
@@ -89,26 +89,6 @@ def _not_ended_by_us(record: logging.LogRecord) -> bool:
 
 class ServeError(Exception):
     """The server cannot start (textual-serve missing, address in use…); one line, exit 2."""
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` only accepts connections from this machine."""
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def _names_this_machine(request: Any) -> bool:
-    """Whether a request's ``Host`` names one of this machine's loopback addresses: what a
-    browser on this machine, or at the end of an SSH tunnel, sends."""
-    try:
-        name = request.url.host  # (aiohttp's parse of the Host header: [::1]:8000 is ::1)
-    except ValueError:  # a Host that is no host
-        return False
-    return bool(name) and is_loopback(name)
 
 
 def _scheme(request: Any) -> str:
@@ -228,7 +208,7 @@ def _make_server(base: Any, command: str, host: str, port: int, max_sessions: in
     async def guard(request: web.Request, handler: Any) -> web.StreamResponse:
         # Served on loopback, a request naming another host is a web page elsewhere that
         # had its name resolve to 127.0.0.1 (DNS rebinding), after the traces.
-        if local_only and not _names_this_machine(request):
+        if local_only and not names_this_machine(request):
             raise refuse(request, "Host", "this server answers this machine's own addresses")
         # A page elsewhere can point a websocket (or a form) here: the browser says whose
         # page it is in Origin, which that page cannot forge.

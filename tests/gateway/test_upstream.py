@@ -182,6 +182,15 @@ async def test_models_lists_each_model_once(upstream: Upstream) -> None:
         ("POST", "/v1/models", b"", {}, 405, "method_not_allowed"),
         ("GET", "/v1/embeddings", b"", {}, 404, "not_found"),
         ("GET", "/v1/models", b"", {"Host": "evil.example:80"}, 403, "forbidden_host"),
+        (
+            "POST",
+            "/v1/chat/completions",
+            b'{"stream": true}',
+            {"Origin": "http://evil.example"},
+            403,
+            "forbidden_host",
+        ),  # (a page elsewhere: a plain-text POST needs no preflight)
+        ("GET", "/v1/models", b"", {"Origin": "null"}, 403, "forbidden_host"),
     ],
 )
 async def test_bad_requests_get_json_errors(

@@ -531,3 +531,50 @@ async def test_upstream_path_prefix_and_counter_uniqueness(
     assert names == [f"{stem}-1.sse", f"{stem}-2.sse", f"{stem}-3.sse"]
     assert (folder / f"{stem}-2.sse").read_bytes() == b"earlier run\n"
     assert upstream.seen[0].path_qs == f"/gw{CHAT}"
+
+
+@pytest.mark.parametrize(
+    ("headers", "why"),
+    [
+        (
+            {"Origin": "http://evil.example"},
+            "a page elsewhere sent it (Origin http://evil.example)",
+        ),
+        ({"Origin": "null"}, "a page elsewhere sent it (Origin null)"),
+        ({"Host": "evil.example"}, "the Host header names another machine"),
+    ],
+)
+async def test_a_page_elsewhere_cannot_use_the_recorder(
+    upstream: FakeUpstream,
+    make_recorder: RecorderFactory,
+    client: aiohttp.ClientSession,
+    headers: dict[str, str],
+    why: str,
+) -> None:
+    """A plain-text POST from a page on another site needs no preflight, and the recorder
+    adds --upstream's credentials to what it forwards: it was the gateway, as the user, for
+    any page the user visited (a fault hunt's finding). Refused, never forwarded; a page of
+    this machine (a dev server on localhost) and a program (no Origin) are served."""
+    upstream.scripts[CHAT] = Script(list(DASHSCOPE_EVENTS))
+    host, port = upstream.url.removeprefix("http://").split(":")
+    rec = await make_recorder(upstream_url=f"http://alice:s3cret@{host}:{port}")
+    plain = {"Content-Type": "text/plain", **headers}
+    async with client.post(f"{rec.url}{CHAT}", data=chat_body(), headers=plain) as r:
+        assert r.status == 403
+        assert (await r.text()) == (
+            f"replay-tui record: this recorder serves this machine's programs ({why})\n"
+        )
+    assert upstream.seen == [] and captures(rec.out_dir) == []
+    for ok in ({}, {"Origin": "http://localhost:3000"}, {"Origin": "http://127.0.0.1:5173"}):
+        async with client.post(f"{rec.url}{CHAT}", data=chat_body(), headers=ok) as r:
+            assert r.status == 200
+            await r.read()
+    assert len(upstream.seen) == 3
+    assert upstream.seen[0].headers["Authorization"].startswith("Basic ")
+
+
+def test_listening_beyond_loopback_needs_allow_remote(tmp_path: Path) -> None:
+    with pytest.raises(proxy.RecorderError, match="add --allow-remote"):
+        proxy.Recorder("http://127.0.0.1:9", tmp_path, listen="0.0.0.0:0")
+    recorder = proxy.Recorder("http://127.0.0.1:9", tmp_path, listen="0.0.0.0:0", allow_remote=True)
+    assert not recorder.local_only
