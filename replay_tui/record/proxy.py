@@ -222,6 +222,24 @@ class _BodyDecoder:
         return info
 
 
+def _request_body(body: bytes, content_encoding: str | None) -> bytes:
+    """A request body as the recorder reads it (its model, its tools, ``--save-bodies``):
+    undone, up to :data:`_MAX_REQUEST_BODY` bytes, when the agent compressed it with gzip or
+    deflate, else as sent. It is forwarded as sent either way."""
+    coding = (content_encoding or "").strip().lower()
+    if coding in ("gzip", "x-gzip"):
+        wbits = 16 + zlib.MAX_WBITS
+    elif coding == "deflate":  # (zlib-wrapped as meant, or raw as some send it)
+        wbits = zlib.MAX_WBITS if body[:1] and body[0] & 0x0F == 8 else -zlib.MAX_WBITS
+    else:
+        return body
+    try:
+        out: bytes = zlib.decompressobj(wbits).decompress(body, _MAX_REQUEST_BODY)
+    except zlib.error:
+        return body
+    return out
+
+
 class Capture:
     """One response being written to disk: the body file and its sidecar.
 
@@ -457,7 +475,12 @@ class Recorder:
         # handler_cancellation: a client hanging up cancels its handler at once, so the
         # upstream stream is closed and the capture finalized without waiting for the next
         # chunk to fail to write.
-        runner = web.AppRunner(app, access_log=None, handler_cancellation=True)
+        # auto_decompress=False: a request body the agent compressed is forwarded as sent, its
+        # Content-Encoding with it (unzipped, it went out still marked gzip: a real gateway
+        # failed on it, and a body that was not gzip made aiohttp's own 500).
+        runner = web.AppRunner(
+            app, access_log=None, handler_cancellation=True, auto_decompress=False
+        )
         await runner.setup()
         site = web.TCPSite(runner, self.host, self.port)
         try:
@@ -682,8 +705,9 @@ class Recorder:
         started: datetime,
         streaming: bool,
     ) -> Capture | None:
-        info = inspect_request(body, request.path)
-        meta = self._initial_meta(request, upstream, body, target, started, info)
+        readable = _request_body(body, request.headers.get("Content-Encoding"))
+        info = inspect_request(readable, request.path)
+        meta = self._initial_meta(request, upstream, readable, target, started, info)
         stem = f"{file_timestamp(started)}-{safe_model(info.model)}"
         ext = ".sse" if streaming else ".body"
         try:

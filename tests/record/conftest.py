@@ -23,7 +23,11 @@ async def upstream() -> AsyncIterator[FakeUpstream]:
     app.router.add_route("*", "/{tail:.*}", fake.handle)
     # handler_cancellation: a recorder hanging up cancels the scripted handler, like a real
     # gateway that stops generating; shutdown_timeout keeps teardown quick.
-    runner = web.AppRunner(app, access_log=None, handler_cancellation=True, shutdown_timeout=1.0)
+    # (auto_decompress=False: what it got is the wire bytes, a compressed body as sent)
+    runner = web.AppRunner(
+        app, access_log=None, handler_cancellation=True, shutdown_timeout=1.0,
+        auto_decompress=False,
+    )  # fmt: skip
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()

@@ -578,3 +578,31 @@ def test_listening_beyond_loopback_needs_allow_remote(tmp_path: Path) -> None:
         proxy.Recorder("http://127.0.0.1:9", tmp_path, listen="0.0.0.0:0")
     recorder = proxy.Recorder("http://127.0.0.1:9", tmp_path, listen="0.0.0.0:0", allow_remote=True)
     assert not recorder.local_only
+
+
+async def test_a_compressed_request_body_is_forwarded_as_sent(
+    upstream: FakeUpstream,
+    make_recorder: RecorderFactory,
+    client: aiohttp.ClientSession,
+    tmp_path: Path,
+) -> None:
+    """An agent that gzips its request: the body went out unzipped and still marked gzip (a
+    real gateway failed on it), and a body that was not gzip made aiohttp's own 500 and a
+    traceback (a fault hunt's finding). Forwarded byte for byte; the recorder reads the
+    model from it unzipped."""
+    upstream.scripts[CHAT] = Script(list(DASHSCOPE_EVENTS))
+    rec = await make_recorder()
+    wire = gzip.compress(chat_body())
+    headers = {"Content-Type": "application/json", "Content-Encoding": "gzip"}
+    async with client.post(f"{rec.url}{CHAT}", data=wire, headers=headers) as r:
+        assert r.status == 200
+        await r.read()
+    (seen,) = upstream.seen
+    assert seen.body == wire and seen.headers["Content-Encoding"] == "gzip"
+    (capture,) = captures(rec.out_dir)
+    assert NAME.match(capture.name), capture.name  # (the model, read from the body unzipped)
+    # not gzip at all: forwarded as sent, the gateway's to judge
+    async with client.post(f"{rec.url}{CHAT}", data=b"xx", headers=headers) as r:
+        assert r.status == 200
+        await r.read()
+    assert upstream.seen[1].body == b"xx"
