@@ -267,6 +267,8 @@ def _changed(j: Judged, behavior: Behavior) -> str:
 
 
 def _write_table(judged: Sequence[Judged], gateway: str, out: Path, behavior: Behavior) -> None:
+    from replay_tui.gateway.probe import shown_gateway
+
     rows = []
     for j in judged:
         up = _verdicts(j.upstream.verdicts, len(j.upstream.flags))
@@ -291,7 +293,7 @@ def _write_table(judged: Sequence[Judged], gateway: str, out: Path, behavior: Be
     changed = [j for j in judged if j.outcome_changed]
     problems = [j for j in judged if j.problem is not None]
     lines.append(
-        f"{plural(len(judged), 'capture')} through {visible(gateway)}: "
+        f"{plural(len(judged), 'capture')} through {visible(shown_gateway(gateway))}: "
         f"{len(changed)} outcome changed, {len(introduced)} with an erasure or refusal"
         f" introduced, {len(problems)} not probed whole; outputs in {visible(str(out))}/"
     )
@@ -317,8 +319,10 @@ def _write_json(
     out: Path,
     code: int,
 ) -> None:
+    from replay_tui.gateway.probe import shown_gateway
+
     doc: dict[str, Any] = {
-        "gateway": args.gateway,
+        "gateway": shown_gateway(args.gateway),
         "upstream": upstream.base_url if upstream is not None else None,
         "out": str(out),
         "behavior": args.behavior,

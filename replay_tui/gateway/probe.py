@@ -53,6 +53,15 @@ __all__ = [
 
 _EXCERPT = 200
 _CREDENTIAL_NAMES = r".*(key|token|secret|auth|password|passwd|cookie|session).*"
+
+
+def shown_gateway(url: str) -> str:
+    """The gateway's URL as ``probe`` says it (its table, ``--json``, the sidecars): a
+    password in it, and a query parameter whose name says it carries a credential, redacted
+    (``https://bob:[redacted]@gw/v1?api-key=[redacted]``)."""
+    return Redactor([_CREDENTIAL_NAMES]).url(url)
+
+
 UPSTREAM_DIR = "upstream"
 """Under OUT: each capture as the upstream streamed it."""
 GATEWAY_DIR = "gateway"

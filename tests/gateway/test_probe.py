@@ -385,3 +385,23 @@ async def test_the_behavior_judges_the_headline(
     clean = _by_capture(doc)[CLEAN]
     assert clean["changed"]["headline"].startswith("outcome differs under assign-always: call 0")
     assert clean["diff"]["behavior"] == "assign-always"
+
+
+async def test_the_gateways_credentials_are_never_printed(
+    upstream: Upstream, captures: Path, tmp_path: Path
+) -> None:
+    """A password in --gateway and an api-key in its query reached stdout and --json (the
+    sidecars had them redacted; a fault hunt's finding)."""
+    gateway, runner = await _gateway("pass", upstream.base_url)
+    given = gateway.url.replace("http://", "http://bob:GWPASS@") + "?api-key=QKEY999"
+    try:
+        for extra in ((), ("--json",)):
+            code, out, err = await _probe(
+                "--gateway", given, str(captures), "--out", str(tmp_path / f"o{len(extra)}"),
+                *extra,
+            )  # fmt: skip
+            assert code == 0, err
+            assert "GWPASS" not in out + err and "QKEY999" not in out + err
+            assert "bob:[redacted]@" in out and "api-key=[redacted]" in out
+    finally:
+        await runner.cleanup()
