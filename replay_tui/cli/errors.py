@@ -54,17 +54,30 @@ def logging_to_stderr(name: str) -> Iterator[None]:
     stderr: what a server command (``record``, ``upstream``) says as it serves."""
     import logging  # (only the servers log: check's start-up does not pay for it)
 
+    from replay_tui.share.serve import OneLine
+
     logger = logging.getLogger(name)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter(f"{PROG}: %(message)s"))
     previous = logger.level
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
+    # aiohttp's own lines (a client's malformed request: a bad Content-Length, a header over
+    # 8 KB, a body that is not the gzip it says) one line each, not a traceback; a fault of
+    # ours keeps its traceback (a bug to report)
+    server = logging.getLogger("aiohttp")
+    theirs = logging.StreamHandler(sys.stderr)
+    theirs.setFormatter(OneLine(f"{PROG}: %(message)s"))
+    was = server.propagate
+    server.addHandler(theirs)
+    server.propagate = False
     try:
         yield
     finally:
         logger.removeHandler(handler)
         logger.setLevel(previous)
+        server.removeHandler(theirs)
+        server.propagate = was
 
 
 async def until_stopped() -> None:

@@ -27,6 +27,7 @@ from urllib.parse import quote, unquote
 
 import msgspec
 from aiohttp import web
+from aiohttp.web_protocol import RequestPayloadError
 
 from replay_tui.core.hosts import foreign_request, is_loopback
 from replay_tui.core.visible import visible
@@ -180,6 +181,10 @@ class Upstream:
             response: web.StreamResponse = await handler(request)
         except web.HTTPException as exc:  # 413 and the like: JSON, not aiohttp's text
             return _error(exc.status, exc.reason, "http_error")
+        except RequestPayloadError as exc:  # (a body that is not the gzip it says it is)
+            cause = exc.__cause__ if exc.__cause__ is not None else exc
+            said = getattr(cause, "message", None) or str(cause)
+            return _error(400, f"bad request body: {visible(str(said))}", "invalid_body")
         except Exception as exc:  # a fault of ours: one line, never a traceback
             log.warning("%s %s failed: %s: %s", request.method, visible(request.path),
                         type(exc).__name__, visible(str(exc)))  # fmt: skip

@@ -39,6 +39,7 @@ from replay_tui.core.visible import visible
 
 __all__ = [
     "DEFAULT_MAX_SESSIONS",
+    "OneLine",
     "ServeError",
     "is_loopback",
     "same_origin",
@@ -155,7 +156,7 @@ def _listen_error(exc: OSError) -> str:
     return reason
 
 
-class _OneLine(logging.Formatter):
+class OneLine(logging.Formatter):
     """A client's malformed request is one line (what aiohttp refused and why), not a
     traceback; anything else keeps its traceback (a bug to report)."""
 
@@ -170,12 +171,17 @@ class _OneLine(logging.Formatter):
 
 def _client_fault(exc: BaseException) -> bool:
     from aiohttp import http_exceptions, web
+    from aiohttp.web_protocol import RequestPayloadError
 
-    return isinstance(exc, (http_exceptions.HttpProcessingError, web.HTTPClientError))
+    faults = (http_exceptions.HttpProcessingError, web.HTTPClientError, RequestPayloadError)
+    return isinstance(exc, faults)
 
 
 def _one_line(exc: BaseException) -> str:
     """``400 Invalid character in Content-Length`` from aiohttp's multi-line message."""
+    cause = exc.__cause__  # (aiohttp's RequestPayloadError: what it says is its cause's)
+    if cause is not None and getattr(cause, "message", None):
+        exc = cause
     text = getattr(exc, "message", None) or getattr(exc, "text", None) or str(exc)
     first = next((line.strip() for line in str(text).splitlines() if line.strip()), "")
     return visible(f"{type(exc).__name__}: {first.rstrip(':')}"[:200])
@@ -183,7 +189,7 @@ def _one_line(exc: BaseException) -> str:
 
 def _configure_logging() -> None:
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_OneLine("replay-tui serve: %(message)s"))
+    handler.setFormatter(OneLine("replay-tui serve: %(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(logging.WARNING)

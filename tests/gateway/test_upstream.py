@@ -412,3 +412,49 @@ async def test_an_emoji_cut_in_two_between_deltas_is_in_the_completion(tmp_path:
     (call,) = json.loads(answer)["choices"][0]["message"]["tool_calls"]
     assert call["function"]["arguments"] == '{"t":"hi 😀 there"}'
     assert call["id"] == "call_1" and call["function"]["name"] == "say"
+
+
+async def test_a_malformed_request_is_one_line_and_a_json_error() -> None:
+    """A bad Content-Length, a header over 8 KB, a body that is not the gzip it says: each
+    printed aiohttp's traceback, and the last was a 500 (a fault hunt's finding). One line
+    each on stderr, and a 400."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "replay_tui.cli", "upstream", str(TRACES / "dashscope"),
+        "--listen", "127.0.0.1:0",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        first = (await asyncio.wait_for(proc.stdout.readline(), 30)).decode()
+        match = re.fullmatch(r"base URL: http://127\.0\.0\.1:(\d+)/v1\n", first)
+        assert match, first
+        port = int(match.group(1))
+        for raw in (
+            b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: x\r\n\r\n",
+            b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n",
+        ):
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(raw)
+            assert (await asyncio.wait_for(reader.read(12), 10)).startswith(b"HTTP/1.")
+            writer.close()
+        async with (
+            aiohttp.ClientSession() as session,
+            session.post(
+                f"http://127.0.0.1:{port}/v1/chat/completions",
+                data=b"not gzip",
+                headers={"Content-Encoding": "gzip", "Content-Type": "application/json"},
+            ) as response,
+        ):
+            assert response.status == 400
+            doc = await response.json()
+        assert doc["error"]["message"] == (
+            "bad request body: Can not decode content-encoding: gzip"
+        )
+    finally:
+        proc.terminate()
+        _, err = await asyncio.wait_for(proc.communicate(), 30)
+    text = err.decode()
+    assert "Traceback" not in text
+    assert "BadHttpMessage: Invalid character in Content-Length" in text
+    assert "LineTooLong: Got more than 8190 bytes" in text
+    assert all(line.startswith("replay-tui: ") for line in text.splitlines() if line.strip())
