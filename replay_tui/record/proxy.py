@@ -17,7 +17,9 @@ import asyncio
 import contextlib
 import logging
 import os
+import re
 import socket
+import ssl
 import zlib
 from collections.abc import Callable, Iterable
 from datetime import datetime
@@ -827,16 +829,34 @@ def upstream_problem(exc: BaseException, target: URL) -> str:
     refused]"), which misleads for a plain ``http://`` upstream: say what failed instead.
     """
     if isinstance(exc, aiohttp.ClientConnectorError):
-        err = exc.os_error
-        # asyncio's "Connect call failed ('10.0.0.1', 80)" repeats the address: the errno's
-        # own words ("Connection refused") say more.
-        reason = (os.strerror(err.errno) if err.errno else err.strerror or str(err)) if err else ""
-        reason = reason or str(exc)
+        reason = _connect_reason(exc.os_error) or str(exc)
         where = f"{exc.host}:{exc.port}"
         if target.scheme == "https" and isinstance(exc, aiohttp.ClientSSLError):
             return f"cannot connect to {where} over TLS: {reason}"
         return f"cannot connect to {where}: {reason}"
     return redact_text(str(exc)) or type(exc).__name__
+
+
+def _connect_reason(err: OSError | None) -> str:
+    """Why a connection failed, in the words of what failed: a name that does not resolve
+    ("Name or service not known"), a certificate ("certificate verify failed: self-signed
+    certificate"), a TLS handshake with what is no TLS server ("wrong version number"), else
+    the errno's own words ("Connection refused": asyncio's "Connect call failed ('10.0.0.1',
+    80)" repeats the address). The resolver's and TLS's codes are no errno: read as one, -2
+    said "Unknown error -2" and a certificate "Operation not permitted"."""
+    if err is None:
+        return ""
+    if isinstance(err, ssl.SSLCertVerificationError) and err.verify_message:
+        return f"certificate verify failed: {err.verify_message}"
+    if isinstance(err, ssl.SSLError):
+        words = str(err.args[1]) if len(err.args) > 1 else str(err)
+        return _SSL_PLACE.sub("", words).removeprefix(f"[SSL: {err.reason}] ").strip()
+    if isinstance(err, socket.gaierror):
+        return err.strerror or str(err)
+    return (os.strerror(err.errno) if err.errno else err.strerror) or str(err)
+
+
+_SSL_PLACE = re.compile(r"\s*\(_ssl\.c:\d+\)")
 
 
 def _os_reason(exc: OSError) -> str:

@@ -405,3 +405,22 @@ async def test_the_gateways_credentials_are_never_printed(
             assert "bob:[redacted]@" in out and "api-key=[redacted]" in out
     finally:
         await runner.cleanup()
+
+
+async def test_a_gateway_that_cannot_be_reached_says_why_in_its_own_words(
+    upstream: Upstream, captures: Path, tmp_path: Path
+) -> None:
+    """A name that does not resolve said "Unknown error -2", TLS to a plain HTTP server
+    "Operation not permitted": their codes read as errnos (a fault hunt's finding)."""
+    cases = [
+        ("http://nosuch.invalid/v1", "cannot connect to nosuch.invalid:80: "),
+        (upstream.base_url.replace("http://", "https://"), " over TLS: wrong version number"),
+    ]
+    for gateway, said in cases:
+        code, _, err = await _probe(
+            "--gateway", gateway, str(captures), "--out", str(tmp_path / f"o{len(said)}")
+        )
+        assert code == 3 and "Traceback" not in err
+        lines = [x for x in err.splitlines() if ": down: " in x]
+        assert len(lines) == 2 and all(said in x for x in lines), err
+        assert "Unknown error" not in err and "Operation not permitted" not in err
