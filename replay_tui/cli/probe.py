@@ -121,10 +121,15 @@ def _check(args: argparse.Namespace) -> list[tuple[str, str]]:
     if not args.timeout > 0:
         raise UsageError(f"--timeout: expected a positive number of seconds, got {args.timeout}")
     try:
-        chat_url(args.gateway)
-        return [parse_header(h) for h in args.header]
+        url = chat_url(args.gateway)
+        headers = [parse_header(h) for h in args.header]
     except ProbeError as exc:
         raise UsageError(str(exc)) from None
+    if url.user is not None and any(n.lower() == "authorization" for n, _ in headers):
+        raise UsageError(
+            "--header Authorization and a user:password in --gateway: give one of them"
+        )
+    return headers
 
 
 def run(args: argparse.Namespace) -> int:

@@ -17,6 +17,7 @@ capture, and the run goes on.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ import aiohttp
 from yarl import URL
 
 from replay_tui.core.discovery import split_entry
+from replay_tui.core.visible import visible
 from replay_tui.record.metadata import (
     META_VERSION,
     Redactor,
@@ -87,12 +89,23 @@ def chat_url(gateway: str) -> URL:
 
 
 def parse_header(text: str) -> tuple[str, str]:
-    """``Name: value`` (or ``Name:value``) as a pair; raises :class:`ProbeError`."""
+    """``Name: value`` (or ``Name:value``) as a pair; raises :class:`ProbeError` for what
+    no HTTP request can carry (said before anything is probed: each capture said "down"
+    with aiohttp's words, blamed on the gateway). The value is never echoed: it may be a
+    credential."""
     name, sep, value = text.partition(":")
     name = name.strip()
-    if not sep or not name or any(c in name for c in " \t\r\n") or "\n" in value:
-        raise ProbeError(f"--header: expected 'Name: value', got {text!r}")
-    return name, value.strip()
+    if not sep or not _TOKEN.fullmatch(name):
+        raise ProbeError(f"--header: expected 'Name: value', got a name of {visible(repr(name))}")
+    value = value.strip()
+    if _CONTROL.search(value):
+        raise ProbeError(f"--header {name}: its value holds a control character")
+    return name, value
+
+
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+"""A header's name, as HTTP has it (a token)."""
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 
 
 def output_name(capture: str) -> str:

@@ -302,6 +302,17 @@ async def test_the_table(upstream: Upstream, captures: Path, tmp_path: Path) -> 
         ((str(TRACES),), "probe: --gateway URL is required"),
         (("--gateway", "ftp://x", str(TRACES)), "--gateway: expected an http:// or https://"),
         (("--gateway", "http://x/v1", "--header", "nocolon", str(TRACES)), "--header: expected"),
+        # what no request can carry: said before anything is probed, not as the gateway
+        # "down" for each capture (a fault hunt's finding), the value never echoed
+        (
+            ("--gateway", "http://x/v1", "--header", "X-A: a\x01b", str(TRACES)),
+            "--header X-A: its value holds a control character",
+        ),
+        (("--gateway", "http://x/v1", "--header", "X A: b", str(TRACES)), "--header: expected"),
+        (
+            ("--gateway", "http://u:p@x/v1", "--header", "Authorization: Bearer s", str(TRACES)),
+            "--header Authorization and a user:password in --gateway: give one of them",
+        ),
         (("--gateway", "http://x/v1", "--timeout", "0", str(TRACES)), "--timeout: expected"),
         (("--gateway", "http://x/v1", "nowhere/"), "nowhere/: no such file or folder"),
         (("--gateway", "http://x/v1", "--tui", str(TRACES)), "the TUI needs a terminal"),
