@@ -11,6 +11,7 @@ import asyncio
 import socket
 from typing import TYPE_CHECKING
 
+from ..core.hosts import listen_error
 from ..core.words import plural
 from .errors import EXIT_OK, EXIT_USAGE, UsageError, error, logging_to_stderr, until_stopped
 from .terminal import require_terminal
@@ -150,7 +151,7 @@ def _require_free_address(recorder: Recorder) -> None:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             probe.bind(address)
     except OSError as exc:
-        reason = exc.strerror or str(exc)
+        reason = listen_error(exc, "another --listen HOST:PORT, or port 0 for a free one")
         raise UsageError(f"cannot listen on {recorder.address}: {reason}") from None
 
 

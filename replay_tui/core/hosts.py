@@ -11,13 +11,15 @@ request is read through ``request.url.host`` and ``request.headers`` (aiohttp's)
 
 from __future__ import annotations
 
+import errno
 import ipaddress
+import os
 from typing import Any
 from urllib.parse import urlsplit
 
 from .visible import visible
 
-__all__ = ["foreign_request", "is_loopback", "names_this_machine"]
+__all__ = ["foreign_request", "is_loopback", "listen_error", "names_this_machine"]
 
 
 def is_loopback(host: str) -> bool:
@@ -60,3 +62,16 @@ def foreign_request(request: Any, local_only: bool) -> str | None:
         if not host or not is_loopback(host):
             return f"a page elsewhere sent it (Origin {visible(origin[:100])})"
     return None
+
+
+def listen_error(exc: OSError, advice: str) -> str:
+    """Why binding a listening socket failed, in words: asyncio's own message names the
+    address as a Python tuple ("error while attempting to bind on address ('127.0.0.1',
+    8000): address already in use"); the errno says it plainly, with what to do when the port
+    is taken (``advice``: how the command picks another port)."""
+    if exc.errno is None:
+        return exc.strerror or str(exc)
+    reason = os.strerror(exc.errno)
+    if exc.errno == errno.EADDRINUSE:
+        reason += f" (another program listens there: {advice})"
+    return reason

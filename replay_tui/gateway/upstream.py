@@ -29,7 +29,7 @@ import msgspec
 from aiohttp import web
 from aiohttp.web_protocol import RequestPayloadError
 
-from replay_tui.core.hosts import foreign_request, is_loopback
+from replay_tui.core.hosts import foreign_request, is_loopback, listen_error
 from replay_tui.core.visible import visible
 from replay_tui.record.proxy import RecorderError, parse_listen
 
@@ -148,7 +148,7 @@ class Upstream:
             await site.start()
         except (OSError, socket.gaierror) as exc:
             await runner.cleanup()
-            reason = exc.strerror or str(exc)
+            reason = listen_error(exc, "another --listen HOST:PORT, or port 0 for a free one")
             raise UpstreamError(f"cannot listen on {self.address}: {reason}") from None
         self._runner = runner
         if runner.addresses:

@@ -31,7 +31,7 @@ from aiohttp import web
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
-from replay_tui.core.hosts import foreign_request, is_loopback
+from replay_tui.core.hosts import foreign_request, is_loopback, listen_error
 from replay_tui.core.redact import redact_text
 from replay_tui.record.metadata import (
     META_VERSION,
@@ -492,7 +492,7 @@ class Recorder:
             await self._session.close()
             self._session = None
             _remove_empty(created)
-            reason = exc.strerror or str(exc)
+            reason = listen_error(exc, "another --listen HOST:PORT, or port 0 for a free one")
             raise RecorderError(f"cannot listen on {self.address}: {reason}") from None
         self._runner = runner
         addresses = runner.addresses

@@ -19,10 +19,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import errno
 import hmac
 import logging
-import os
 import re
 import secrets
 import shlex
@@ -34,7 +32,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from replay_tui.core.hosts import is_loopback, names_this_machine
+from replay_tui.core.hosts import is_loopback, listen_error, names_this_machine
 from replay_tui.core.visible import visible
 
 __all__ = [
@@ -141,19 +139,8 @@ def serve(
     try:
         asyncio.run(_run(server, host, port, on_ready))
     except OSError as exc:
-        raise ServeError(f"cannot listen on {host}:{port}: {_listen_error(exc)}") from None
-
-
-def _listen_error(exc: OSError) -> str:
-    """Why binding failed, in words: asyncio's own message names the address as a Python
-    tuple ("error while attempting to bind on address ('127.0.0.1', 8000): address already
-    in use"); the errno says it plainly, with what to do when the port is taken."""
-    if exc.errno is None:
-        return exc.strerror or str(exc)
-    reason = os.strerror(exc.errno)
-    if exc.errno == errno.EADDRINUSE:
-        reason += " (another program listens there: --port picks another, --port 0 a free one)"
-    return reason
+        reason = listen_error(exc, _PORT_ADVICE)
+        raise ServeError(f"cannot listen on {host}:{port}: {reason}") from None
 
 
 class OneLine(logging.Formatter):
@@ -194,6 +181,9 @@ def _configure_logging() -> None:
     root.handlers[:] = [handler]
     root.setLevel(logging.WARNING)
     logging.getLogger("textual-serve").addFilter(_not_ended_by_us)
+
+
+_PORT_ADVICE = "--port picks another, --port 0 a free one"
 
 
 def _make_server(base: Any, command: str, host: str, port: int, max_sessions: int) -> Any:
