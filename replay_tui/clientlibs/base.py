@@ -243,14 +243,7 @@ def frame_of(payload: Payload, decoded: Decoded | None) -> tuple[Frame | None, b
     if decoded.chunk is None:
         return None, False
     event = getattr(payload, "event", None)
-    frame = Frame(payload.line, decoded.chunk, payload.data, event)
-    if decoded.value is not UNSET:
-        # JSON that msgspec refuses and ``JSON.parse`` (and Python's json) takes, as the core
-        # decoded it: a lone surrogate escape (a gateway in JavaScript that cut an emoji in
-        # two between deltas), nesting deeper than msgspec goes. Decoded again from the
-        # bytes, it would read as no JSON at all ("expected object, got null").
-        frame._raw = decoded.value
-    return frame, decoded.throw is not None
+    return Frame(payload.line, decoded.chunk, payload.data, event), decoded.throw is not None
 
 
 def choices(chunk: WireChunk) -> list[Choice]:

@@ -97,8 +97,6 @@ class Decoded(msgspec.Struct, gc=False):
     end of :attr:`malformed` reads ``at line L, column C`` with these."""
     lenient: str | None = None
     """Why the typed decoder refused this payload (its error path), when the lenient path ran."""
-    value: Any = UNSET
-    """The plain JSON value, kept only when the lenient path decoded it."""
     text: str | None = None
     """The payload as text, kept only when it is malformed (the failure message quotes it)."""
 
@@ -130,7 +128,7 @@ def decode_payload(data: bytes) -> Decoded:
             return value
         if isinstance(value, dict):
             try:
-                return Decoded(chunk=msgspec.convert(value, WireChunk), value=value)
+                return Decoded(chunk=msgspec.convert(value, WireChunk))
             except (msgspec.ValidationError, RecursionError, UnicodeEncodeError) as exc:
                 # convert raises UnicodeEncodeError on a lone surrogate where a str does not go
                 return _lenient(value, str(exc))
@@ -199,12 +197,12 @@ def _lenient(value: Any, reason: str) -> Decoded:
         # The harness throws mid-walk: what it walked so far stays, usage (read after the
         # choices) is never reached.
         chunk.usage = UNSET
-        return Decoded(chunk=chunk, throw=message, lenient=reason, value=value)
+        return Decoded(chunk=chunk, throw=message, lenient=reason)
 
     if value is None:
         return thrown(WireChunk(), "Cannot read properties of null (reading 'choices')")
     if not isinstance(value, dict):
-        return Decoded(ignored=f"payload is a JSON {js_type(value)}, not an object", value=value)
+        return Decoded(ignored=f"payload is a JSON {js_type(value)}, not an object")
     chunk = WireChunk(
         usage=value.get("usage", UNSET),
         error=value.get("error", UNSET),
@@ -213,7 +211,7 @@ def _lenient(value: Any, reason: str) -> Decoded:
     raw_choices = value.get("choices", UNSET)
     if raw_choices is UNSET or raw_choices is None:
         chunk.choices = raw_choices
-        return Decoded(chunk=chunk, lenient=reason, value=value)
+        return Decoded(chunk=chunk, lenient=reason)
     if not isinstance(raw_choices, list):
         return thrown(chunk, "chunk.choices is not iterable")
     choices: list[Choice] = []
@@ -244,7 +242,7 @@ def _lenient(value: Any, reason: str) -> Decoded:
                         return thrown(chunk, "Cannot read properties of null (reading 'index')")
                     calls.append(_tool_call(raw_call))
         choice.finish_reason = raw_choice.get("finish_reason", UNSET)
-    return Decoded(chunk=chunk, lenient=reason, value=value)
+    return Decoded(chunk=chunk, lenient=reason)
 
 
 def _tool_call(raw: Any) -> ToolCall:
