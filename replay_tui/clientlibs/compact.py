@@ -44,12 +44,13 @@ from typing import TYPE_CHECKING, Any, Literal
 import msgspec
 from msgspec import UnsetType
 
+from ..core import jsontext
 from ..core.pieces import _BIG as _BIG_PIECE
 from ..core.pieces import _BLOCK, Pieces, WireCalls, senders
 from ..core.sse import PayloadTable
 from ..core.trace import _decoded
 from ..core.translator import index_key
-from ..core.wire import UNSET, Function, ToolCall, fast_decoder
+from ..core.wire import UNSET, Function, ToolCall, fast_decoder, parse_json
 from .ai_sdk import chunk_ok, schema_ok, usage_ok
 from .base import FREE, Frame, Marks, Quiet, QuietCall, frame_of, frames
 
@@ -60,6 +61,19 @@ __all__ = ["compact_frames"]
 
 _decode = msgspec.json.Decoder().decode
 _encode = msgspec.json.encode
+_token = jsontext.string
+"""A piece as its JSON string's bytes: msgspec's, or a lone surrogate as JavaScript writes it."""
+
+
+def _plain(data: bytes | memoryview) -> Any:
+    """A payload as plain JSON, as ``JSON.parse`` reads it (msgspec, else the fallback
+    parser: a lone surrogate escape); ``ValueError`` when it is not JSON."""
+    try:
+        return _decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return parse_json(bytes(data))
+
+
 _NEUTRAL = (UNSET, None)
 _TEXT_FIELDS = ("content", "reasoning_content")
 _CACHE_LIMIT = 4096
@@ -296,8 +310,8 @@ def _quiet_tool_payload(data: bytes, args: str) -> _Said | None:
             return None
         return _BOTH, choice.index, choice.delta.role is not UNSET and choice.delta.role is not None
     try:
-        raw = _decode(data)
-    except (msgspec.DecodeError, RecursionError):
+        raw = _plain(data)
+    except ValueError:
         return None
     delta = _quiet_envelope(raw, checked=True, any_choice=True)
     if delta is None:
@@ -399,8 +413,8 @@ def _quiet_text_payload(data: bytes | memoryview, text: str, reasoning: bool) ->
             return 0
         return 1 if d.role is None or d.role is UNSET else 2
     try:
-        raw = _decode(data)
-    except (msgspec.DecodeError, RecursionError):
+        raw = _plain(data)
+    except ValueError:
         return 0
     delta = _quiet_envelope(raw, any_choice=True)
     if delta is None or delta.get("tool_calls") is not None:
@@ -424,7 +438,7 @@ class _TextShapes:
         if self._misses >= _MISSES:  # every shape new (a usage that counts up): no table
             self._misses = 0 if self._misses >= _RETRY else self._misses + 1
             return _quiet_text_payload(data, text, reasoning)
-        token = _encode(text)
+        token = _token(text)
         at = data.find(token)
         if at < 0 or data.find(token, at + 1) >= 0:
             return _quiet_text_payload(data, text, reasoning)
@@ -544,7 +558,14 @@ def _unusual(trace: Trace) -> Any:
     """Positions of payloads that are not plain typed chunks (decoded while loading)."""
     special = getattr(trace.decoded, "_unusual", None)
     if isinstance(special, dict):
-        return special
+        # (what the fallback parser decoded to a plain chunk is one: a lone surrogate escape
+        # msgspec refuses, a gateway in JavaScript cutting an emoji between two deltas, one
+        # payload in four; each a frame, 18 libraries read 24,000 frames)
+        return {
+            i
+            for i, d in special.items()
+            if d is None or d.chunk is None or d.lenient is not None or d.throw is not None
+        }
     return {
         i
         for i, d in enumerate(trace.decoded)
@@ -879,7 +900,10 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                         )
                     ):
                         # the payload's shape: its bytes without its arguments token
-                        token = encode(args)
+                        try:
+                            token = encode(args)
+                        except UnicodeEncodeError:  # (a lone surrogate, as JS writes it)
+                            token = _token(args)
                         said = None  # (what the schemas say of it, its choice's index)
                         sh = st.shape
                         if sh is not None and (skip := skips[i]) >= 0:
@@ -1211,7 +1235,7 @@ def _many_said(
     if misses >= _MISSES:
         last[1] = 0 if misses >= _RETRY else misses + 1
         return _quiet_many_payload(payload.data(), len(pieces), pieces)
-    tokens = [_encode(piece) for piece in pieces]
+    tokens = [_token(piece) for piece in pieces]
     known = last[0]
     if known is not None and len(known[0]) == len(tokens) + 1:
         # (compared where the payload lies: the same bytes around the same tokens)

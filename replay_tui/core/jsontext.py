@@ -26,7 +26,7 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["dumps", "encode", "same_json"]
+__all__ = ["dumps", "encode", "same_json", "string"]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _END: Any = object()
@@ -80,6 +80,16 @@ def _escape_surrogate(m: re.Match[str]) -> str:
 
 def _string(text: str) -> str:
     return _SURROGATE.sub(_escape_surrogate, json.dumps(text, ensure_ascii=False))
+
+
+def string(text: str) -> bytes:
+    """``text`` as a JSON string, as msgspec writes one (raw UTF-8, the controls escaped),
+    and as ``JSON.stringify`` writes a lone surrogate (``"\\ud83d"``), where msgspec raises:
+    the bytes of a piece in the payload a gateway in JavaScript sent."""
+    try:
+        return msgspec.json.encode(text)
+    except UnicodeEncodeError:
+        return _string(text).encode()
 
 
 def _scalar(value: Any) -> str:

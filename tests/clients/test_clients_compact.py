@@ -354,3 +354,36 @@ def test_a_span_of_pieces_is_their_join(pieces: list[str], a: int, b: int) -> No
 
     want = "".join(pieces[a:b])
     assert span_of(pieces, a, b) == want == span_of(Pieces(pieces), a, b)
+
+
+def test_pieces_that_cut_an_emoji_in_two_fold_as_any_other(tmp_path: Path) -> None:
+    """A gateway in JavaScript cuts strings by UTF-16 units: one payload in four carried a
+    lone surrogate escape, which msgspec refuses, and each became a frame every library read
+    (portkey-surrogates: 24,000 frames, check --clients 9x check, its Clients view 4.3 s, its
+    JSON 1.7x the file held while they ran). Decoded by the fallback parser to plain chunks,
+    they fold as any other, with the same outcomes."""
+    body = '{"note": "' + "fix \U0001f600 " * 60 + '"}'
+    units = body.encode("utf-16-le")
+    pieces = [
+        units[a : a + 6].decode("utf-16-le", "surrogatepass") for a in range(0, len(units), 6)
+    ]
+    assert sum(any(0xD800 <= ord(c) < 0xE000 for c in p) for p in pieces) >= 40
+    first = {
+        "index": 0,
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "f", "arguments": ""},
+    }
+    deltas = [{"role": "assistant", "content": "hi \ud83d"}, {"content": "\ude00 there"}]
+    deltas += [{"tool_calls": [first]}]
+    deltas += [{"tool_calls": [{"index": 0, "function": {"arguments": p}}]} for p in pieces]
+    chunks = [{"id": "c", "created": 1, "choices": [{"index": 0, "delta": d}]} for d in deltas]
+    lines = [f"data: {json.dumps(c, separators=(',', ':'))}\n\n" for c in chunks]
+    path = tmp_path / "cut.sse"
+    path.write_text("".join(lines) + "data: [DONE]\n\n")
+    assert "\\ud83d" in path.read_text()
+    (trace,) = _traces(path)
+    full, folded = _both(trace)
+    assert folded == full
+    stream = compact_frames(trace)  # (the text in one frame, the call's pieces in its first)
+    assert len(stream) <= 6, [type(item).__name__ for item in stream]
