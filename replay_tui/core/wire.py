@@ -153,6 +153,9 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+_json_parse = json.JSONDecoder(parse_constant=_reject_constant).decode
+
+
 def _parse_fallback(data: bytes) -> Any:
     """Parse what msgspec refused but ``JSON.parse`` may accept.
 
@@ -162,7 +165,9 @@ def _parse_fallback(data: bytes) -> Any:
     """
     text = data.decode("utf-8", "replace")
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        if text.startswith("\ufeff"):  # (json.loads' own words for it)
+            return json.loads(text, parse_constant=_reject_constant)
+        return _json_parse(text)  # (one decoder: json.loads with an option made one a call)
     except RecursionError:
         try:
             return parse_deep(text)
