@@ -35,7 +35,7 @@ REDACTED = "[redacted]"
 
 _SECRET_NAME = re.compile(
     r"""key | token(?!s(?![a-z])) | secret | signature | passw | pwd | credential | cookie
-    | session | sessid | auth(?!ors?(?![a-z])) | jwt | (?<![a-z])sig(?![a-z])""",
+    | session | sessid | auth(?!ors?(?![a-z])) | jwt | (?<![a-z])sig(?![a-z]) | ^code$""",
     re.IGNORECASE | re.VERBOSE,
 )
 

@@ -49,6 +49,7 @@ SECRET_PARAMS = [
     "access_token",
     "token",
     "sig",  # Azure SAS
+    "code",  # Azure Functions' function key (?code=), an OAuth authorization code
     "X-Amz-Signature",  # AWS presigned URLs
     "X-Amz-Credential",
     "X-Amz-Security-Token",
@@ -70,6 +71,8 @@ KEPT_NAMES = [
     "OpenAI-Organization",
     "OpenAI-Processing-Ms",
     "x-ratelimit-remaining-tokens",  # a count of model tokens, not a credential
+    "X-Error-Code",  # (a parameter named "code" alone is a credential; an error code is not)
+    "finish_code",
     "x-ratelimit-limit-tokens",
     "anthropic-ratelimit-tokens-limit",
     "max_tokens",
