@@ -95,6 +95,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help=f"with --start-upstream: where it listens (default {DEFAULT_LISTEN})",
     )
     parser.add_argument(
+        "--upstream-allow-remote",
+        action="store_true",
+        help="with --start-upstream: let --upstream-listen name an address other machines"
+        " reach (a gateway in a container reaching the host)",
+    )
+    parser.add_argument(
         "--timing", action="store_true", help="with --start-upstream: pace events as recorded"
     )
     parser.add_argument(
@@ -143,8 +149,12 @@ def run(args: argparse.Namespace) -> int:
     if args.start_upstream:
         from .serving import upstream_from_args
 
-        args.listen, args.allow_remote = args.upstream_listen, False
-        upstream = upstream_from_args(args, captures)
+        args.listen, args.allow_remote = args.upstream_listen, args.upstream_allow_remote
+        try:
+            upstream = upstream_from_args(args, captures)
+        except UsageError as exc:  # (the upstream's words name its own options)
+            said = str(exc).replace("--listen", "--upstream-listen")
+            raise UsageError(said.replace("--allow-remote", "--upstream-allow-remote")) from None
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="replay-tui-probe-"))
     try:
         out.mkdir(parents=True, exist_ok=True)

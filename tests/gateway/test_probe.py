@@ -314,6 +314,19 @@ async def test_the_table(upstream: Upstream, captures: Path, tmp_path: Path) -> 
             "--header Authorization and a user:password in --gateway: give one of them",
         ),
         (("--gateway", "http://x/v1", "--timeout", "0", str(TRACES)), "--timeout: expected"),
+        # (the started upstream's words name probe's options, not upstream's)
+        (
+            (
+                "--gateway",
+                "http://x/v1",
+                "--start-upstream",
+                "--upstream-listen",
+                "0.0.0.0:0",
+                str(TRACES),
+            ),
+            "--upstream-listen 0.0.0.0 can be reached from other machines: add"
+            " --upstream-allow-remote",
+        ),
         (("--gateway", "http://x/v1", "nowhere/"), "nowhere/: no such file or folder"),
         (("--gateway", "http://x/v1", "--tui", str(TRACES)), "the TUI needs a terminal"),
     ],
