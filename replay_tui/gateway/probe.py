@@ -16,6 +16,7 @@ capture, and the run goes on.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -270,44 +271,75 @@ class Probe:
             path = path.with_suffix(".body")
         meta = self._meta(capture, response, body, headers, started)
         path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with open(path, "wb", buffering=0) as handle:
+                write_meta_atomic(meta_path(path), meta)
+                received, failure, head = await self._pump(response, handle)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            # Ctrl-C or SIGTERM mid-stream: the sidecar says so (it said "finished": null,
+            # which the TUI's live view reads as a capture still being written)
+            meta.update(
+                finished=iso_utc(utc_now()),
+                complete=False,
+                incomplete_reason="probe stopped",
+                bytes=path.stat().st_size if path.exists() else 0,
+            )
+            write_meta_atomic(meta_path(path), meta)
+            raise
+        return self._finish_record(path, meta, response, streaming, ctype, received, failure, head)
+
+    async def _pump(
+        self, response: aiohttp.ClientResponse, handle: Any
+    ) -> tuple[int, Problem | None, bytes]:
+        """The gateway's body into ``handle``: bytes received, what went wrong, its start."""
         received = 0
         failure: Problem | None = None
         head = b""
-        with open(path, "wb", buffering=0) as handle:
-            write_meta_atomic(meta_path(path), meta)
-            while True:
-                try:
-                    chunk = await response.content.readany()
-                except TimeoutError:
+        while True:
+            try:
+                chunk = await response.content.readany()
+            except TimeoutError:
+                failure = Problem(
+                    "stalled" if received else "timeout",
+                    f"the gateway's stream stalled after {received:,} bytes"
+                    f" (nothing for {self.timeout:g}s)"
+                    if received
+                    else f"the gateway sent its head but no body within {self.timeout:g}s",
+                )
+                break
+            except (aiohttp.ClientPayloadError, aiohttp.ClientError, ConnectionError) as exc:
+                cause = exc.__cause__ if isinstance(exc, aiohttp.ClientPayloadError) else exc
+                if isinstance(cause, TimeoutError):
                     failure = Problem(
-                        "stalled" if received else "timeout",
+                        "stalled",
                         f"the gateway's stream stalled after {received:,} bytes"
-                        f" (nothing for {self.timeout:g}s)"
-                        if received
-                        else f"the gateway sent its head but no body within {self.timeout:g}s",
+                        f" (nothing for {self.timeout:g}s)",
                     )
-                    break
-                except (aiohttp.ClientPayloadError, aiohttp.ClientError, ConnectionError) as exc:
-                    cause = exc.__cause__ if isinstance(exc, aiohttp.ClientPayloadError) else exc
-                    if isinstance(cause, TimeoutError):
-                        failure = Problem(
-                            "stalled",
-                            f"the gateway's stream stalled after {received:,} bytes"
-                            f" (nothing for {self.timeout:g}s)",
-                        )
-                    else:
-                        failure = Problem(
-                            "dropped",
-                            f"the gateway dropped the connection mid-stream after {received:,}"
-                            " bytes",
-                        )
-                    break
-                if not chunk:
-                    break
-                handle.write(chunk)
-                received += len(chunk)
-                if len(head) < _EXCERPT * 4:
-                    head += chunk[: _EXCERPT * 4 - len(head)]
+                else:
+                    failure = Problem(
+                        "dropped",
+                        f"the gateway dropped the connection mid-stream after {received:,} bytes",
+                    )
+                break
+            if not chunk:
+                break
+            handle.write(chunk)
+            received += len(chunk)
+            if len(head) < _EXCERPT * 4:
+                head += chunk[: _EXCERPT * 4 - len(head)]
+        return received, failure, head
+
+    def _finish_record(
+        self,
+        path: Path,
+        meta: dict[str, Any],
+        response: aiohttp.ClientResponse,
+        streaming: bool,
+        ctype: str | None,
+        received: int,
+        failure: Problem | None,
+        head: bytes,
+    ) -> tuple[Path | None, Problem | None]:
         status_problem: Problem | None = None
         if response.status >= 400:
             status_problem = Problem(

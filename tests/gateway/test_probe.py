@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import signal
 import socket
 import sys
 from collections.abc import AsyncIterator
@@ -448,3 +449,35 @@ async def test_a_gateway_that_cannot_be_reached_says_why_in_its_own_words(
         lines = [x for x in err.splitlines() if ": down: " in x]
         assert len(lines) == 2 and all(said in x for x in lines), err
         assert "Unknown error" not in err and "Operation not permitted" not in err
+
+
+async def test_a_probe_stopped_mid_stream_finishes_its_sidecar(
+    upstream: Upstream, captures: Path, tmp_path: Path
+) -> None:
+    """Ctrl-C while the gateway's stream is under way left its sidecar saying "finished":
+    null, which the TUI's live view reads as a capture still being written (a fault hunt's
+    finding). It now says the probe stopped."""
+    gateway, runner = await _gateway("stall", upstream.base_url)
+    out = tmp_path / "out"
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "replay_tui.cli", "probe", "--gateway", gateway.url,
+        str(captures), "--out", str(out), "--timeout", "60",
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        deadline = asyncio.get_running_loop().time() + 60
+        while not [p for p in (out / "gateway").rglob("*.sse") if p.stat().st_size]:
+            assert asyncio.get_running_loop().time() < deadline, "nothing streamed"
+            await asyncio.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = await asyncio.wait_for(proc.communicate(), 30)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+        await runner.cleanup()
+    assert b"Traceback" not in err
+    metas = [json.loads(p.read_text()) for p in (out / "gateway").rglob("*.meta.json")]
+    assert metas and all(m["finished"] is not None for m in metas)
+    stopped = [m for m in metas if m["incomplete_reason"] == "probe stopped"]
+    assert stopped and all(m["complete"] is False and m["bytes"] > 0 for m in stopped)
