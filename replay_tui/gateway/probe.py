@@ -37,7 +37,7 @@ from replay_tui.record.metadata import (
     utc_now,
     write_meta_atomic,
 )
-from replay_tui.record.proxy import is_event_stream, upstream_problem
+from replay_tui.record.proxy import BodyDecoder, is_event_stream, upstream_problem
 
 from .captures import ServedCapture
 from .conformance import Problem
@@ -173,7 +173,11 @@ class Probe:
         self._name_outputs(captures)
         out: list[Probed] = []
         async with aiohttp.ClientSession(
-            timeout=timeout, cookie_jar=aiohttp.DummyCookieJar()
+            # (the body undone by the recorder's decoder, not aiohttp's: an answer labelled
+            # gzip that is not is saved as sent, not lost as a connection dropped)
+            timeout=timeout,
+            cookie_jar=aiohttp.DummyCookieJar(),
+            auto_decompress=False,
         ) as session:
             for capture in captures:
                 probed = await self.one(session, capture)
@@ -274,7 +278,7 @@ class Probe:
         try:
             with open(path, "wb", buffering=0) as handle:
                 write_meta_atomic(meta_path(path), meta)
-                received, failure, head = await self._pump(response, handle)
+                received, failure, head = await self._pump(response, handle, meta)
         except (asyncio.CancelledError, KeyboardInterrupt):
             # Ctrl-C or SIGTERM mid-stream: the sidecar says so (it said "finished": null,
             # which the TUI's live view reads as a capture still being written)
@@ -289,12 +293,15 @@ class Probe:
         return self._finish_record(path, meta, response, streaming, ctype, received, failure, head)
 
     async def _pump(
-        self, response: aiohttp.ClientResponse, handle: Any
+        self, response: aiohttp.ClientResponse, handle: Any, meta: dict[str, Any]
     ) -> tuple[int, Problem | None, bytes]:
-        """The gateway's body into ``handle``: bytes received, what went wrong, its start."""
+        """The gateway's body into ``handle`` (undone, when it came gzip or deflate, as the
+        recorder saves it, ``meta["encoding"]`` saying so): bytes written, what went wrong,
+        its start."""
         received = 0
         failure: Problem | None = None
         head = b""
+        decoder = BodyDecoder(response.headers.get("Content-Encoding"))
         while True:
             try:
                 chunk = await response.content.readany()
@@ -323,10 +330,18 @@ class Probe:
                 break
             if not chunk:
                 break
+            chunk = decoder.feed(chunk)
             handle.write(chunk)
             received += len(chunk)
             if len(head) < _EXCERPT * 4:
                 head += chunk[: _EXCERPT * 4 - len(head)]
+        rest = decoder.flush()
+        if rest:
+            handle.write(rest)
+            received += len(rest)
+        encoding = decoder.describe()
+        if encoding is not None:
+            meta["encoding"] = encoding
         return received, failure, head
 
     def _finish_record(

@@ -163,7 +163,7 @@ def forward_response_headers(headers: CIMultiDictProxy[str]) -> CIMultiDict[str]
     return CIMultiDict((k, v) for k, v in headers.items() if k.lower() not in drop)
 
 
-class _BodyDecoder:
+class BodyDecoder:
     """Undoes gzip/deflate for the capture file only; the client always gets the wire bytes.
 
     A compressed capture would be unreadable to the trace viewer, and agents commonly send
@@ -256,7 +256,7 @@ class Capture:
         path: Path,
         handle: BinaryIO,
         meta: dict[str, Any],
-        decoder: _BodyDecoder,
+        decoder: BodyDecoder,
     ) -> None:
         self.path = path
         self.meta_path = meta_path(path)
@@ -732,9 +732,7 @@ class Recorder:
                 _os_reason(exc),
             )
             return None
-        capture = Capture(
-            path, handle, meta, _BodyDecoder(upstream.headers.get("Content-Encoding"))
-        )
+        capture = Capture(path, handle, meta, BodyDecoder(upstream.headers.get("Content-Encoding")))
         self._open.add(capture)
         self._capture_count += 1
         log.info(

@@ -5,6 +5,7 @@ command in a subprocess."""
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import shutil
 import signal
@@ -64,7 +65,10 @@ class Gateway:
             body["model"] = ERASING  # every request reaches the same capture
         else:
             headers["X-Replay-Trace"] = request.headers["X-Replay-Trace"]
-        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        sse = {"Content-Type": "text/event-stream"}
+        if mode in ("gzip", "says-gzip"):  # (says-gzip: labelled gzip, sent plain)
+            sse["Content-Encoding"] = "gzip"
+        response = web.StreamResponse(headers=sse)
         async with (
             aiohttp.ClientSession() as session,
             session.post(f"{self.upstream}/chat/completions", json=body, headers=headers) as up,
@@ -81,6 +85,8 @@ class Gateway:
             return response
         if mode == "erase":
             data = b"\n\n".join(_erase(e) for e in events)
+        if mode == "gzip":  # (headers are sent: a gzip stream the probe must undo)
+            data = gzip.compress(data)
         await response.write(data)
         await response.write_eof()
         return response
@@ -481,3 +487,22 @@ async def test_a_probe_stopped_mid_stream_finishes_its_sidecar(
     assert metas and all(m["finished"] is not None for m in metas)
     stopped = [m for m in metas if m["incomplete_reason"] == "probe stopped"]
     assert stopped and all(m["complete"] is False and m["bytes"] > 0 for m in stopped)
+
+
+@pytest.mark.parametrize("mode", ["gzip", "says-gzip"])
+async def test_a_compressed_answer_or_one_only_labelled_so_is_read(
+    mode: str, upstream: Upstream, captures: Path, tmp_path: Path
+) -> None:
+    """An answer labelled gzip but sent plain was thrown away as "the gateway dropped the
+    connection mid-stream after 0 bytes" (aiohttp's decoder failed on it; a fault hunt's
+    finding). The probe undoes gzip as the recorder does, and keeps what is not gzip as
+    sent, its sidecar saying which."""
+    code, doc, _ = await _probe_json(mode, upstream, captures, tmp_path)
+    assert code == 0, doc
+    for name, c in _by_capture(doc).items():
+        assert c["problem"] is None and c["introduced"] == []
+        saved = Path(c["output"])
+        assert saved.read_bytes() == (TRACES / name).read_bytes()
+        meta = json.loads(saved.with_name(saved.name + ".meta.json").read_text())
+        assert meta["encoding"]["content_encoding"] == "gzip"
+        assert meta["encoding"]["decoded"] is (mode == "gzip")
