@@ -14,6 +14,7 @@ Pure asyncio + aiohttp; the TUI runs a :class:`Recorder` inside its own event lo
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import logging
 import os
@@ -125,11 +126,13 @@ def parse_upstream(text: str) -> URL:
     return url
 
 
-def upstream_auth(url: URL) -> aiohttp.BasicAuth | None:
-    """The HTTP Basic credentials of an upstream URL's ``user:password@``, if it has one."""
+def upstream_auth(url: URL) -> str | None:
+    """The ``Authorization`` value of HTTP Basic for an upstream URL's ``user:password@``, if
+    it has one (UTF-8, as curl sends it)."""
     if url.user is None and url.password is None:
         return None
-    return aiohttp.BasicAuth(url.user or "", url.password or "", encoding="utf-8")
+    pair = f"{url.user or ''}:{url.password or ''}".encode()
+    return "Basic " + base64.b64encode(pair).decode("ascii")
 
 
 def is_event_stream(content_type: str | None) -> bool:
@@ -580,7 +583,7 @@ class Recorder:
         if self._upstream_auth is not None and "Authorization" not in headers:
             # --upstream http://user:password@host: HTTP Basic, as curl does; an agent that
             # sends its own Authorization keeps it.
-            headers["Authorization"] = self._upstream_auth.encode()
+            headers["Authorization"] = self._upstream_auth
         try:
             upstream = await session.request(
                 request.method,
