@@ -37,7 +37,7 @@ from replay_tui.record.metadata import (
     utc_now,
     write_meta_atomic,
 )
-from replay_tui.record.proxy import BodyDecoder, is_event_stream, upstream_problem
+from replay_tui.record.proxy import BodyDecoder, is_event_stream, is_host, upstream_problem
 
 from .captures import ServedCapture
 from .conformance import Problem
@@ -84,6 +84,8 @@ def chat_url(gateway: str) -> URL:
         raise ProbeError(f"--gateway: not a URL: {gateway!r} ({exc})") from None
     if url.scheme not in ("http", "https") or not url.host:
         raise ProbeError(f"--gateway: expected an http:// or https:// URL, got {gateway!r}")
+    if not is_host(url.raw_host):
+        raise ProbeError(f"--gateway: not a host name: {gateway!r}")
     if url.path.rstrip("/").endswith("/chat/completions"):
         return url
     return url.with_path(url.path.rstrip("/") + "/chat/completions").with_query(url.query)

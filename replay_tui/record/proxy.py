@@ -104,6 +104,15 @@ def parse_listen(text: str) -> tuple[str, int]:
     return host, int(port_text)
 
 
+_HOST = re.compile(r"[A-Za-z0-9._~-]+|[0-9A-Fa-f:.]+(%[^\s/]+)?")
+"""A host as a URL carries it: a name (IDNA: ASCII), an IPv4 address or an IPv6 one."""
+
+
+def is_host(raw_host: str | None) -> bool:
+    """Whether a URL's host (as yarl gives it raw) is one: a name, an IPv4 or IPv6 address."""
+    return _HOST.fullmatch(raw_host or "") is not None
+
+
 def parse_upstream(text: str) -> URL:
     """The upstream base URL: ``http(s)://[user:password@]host[:port][/prefix]``, without
     query or fragment.
@@ -121,6 +130,8 @@ def parse_upstream(text: str) -> URL:
         raise RecorderError(f"--upstream: not a URL: {shown} ({redact_text(str(exc))})") from None
     if url.scheme not in ("http", "https") or not url.host:
         raise RecorderError(f"--upstream: expected an http:// or https:// URL, got {shown}")
+    if not is_host(url.raw_host):  # ('http://a b' was taken, and failed at each request)
+        raise RecorderError(f"--upstream: not a host name: {shown}")
     if url.raw_query_string or url.raw_fragment:
         raise RecorderError(f"--upstream: must not have a query or fragment, got {shown}")
     return url

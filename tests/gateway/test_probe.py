@@ -308,6 +308,7 @@ async def test_the_table(upstream: Upstream, captures: Path, tmp_path: Path) -> 
     [
         ((str(TRACES),), "probe: --gateway URL is required"),
         (("--gateway", "ftp://x", str(TRACES)), "--gateway: expected an http:// or https://"),
+        (("--gateway", "http://a b/v1", str(TRACES)), "--gateway: not a host name"),
         (("--gateway", "http://x/v1", "--header", "nocolon", str(TRACES)), "--header: expected"),
         # what no request can carry: said before anything is probed, not as the gateway
         # "down" for each capture (a fault hunt's finding), the value never echoed

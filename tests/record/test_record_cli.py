@@ -61,6 +61,7 @@ def test_defaults_and_options() -> None:
         ((), "--upstream URL is required"),
         (("--upstream", "ftp://example.com"), "--upstream: expected an http:// or https://"),
         (("--upstream", "api.example.com"), "--upstream: expected an http:// or https://"),
+        (("--upstream", "http://a b"), "--upstream: not a host name: 'http://a b'"),
         (("--upstream", "http://x/?a=1"), "--upstream: must not have a query"),
         (("--upstream", "http://x", "--listen", "localhost:http"), "--listen: expected"),
         (("--upstream", "http://x", "--listen", "127.0.0.1:70000"), "--listen: expected"),

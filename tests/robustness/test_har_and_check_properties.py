@@ -61,7 +61,9 @@ def test_a_har_file_is_either_streams_or_skipped_once(data: bytes) -> None:
     whole = [s for s in found.skipped if s.path == "x.har"]
     assert bool(whole) != bool(found.sources or len(found.skipped) > len(whole))
     assert len(whole) <= 1
-    addresses = [s.address for s in found.sources] + [s.path for s in found.skipped if s not in whole]
+    addresses = [s.address for s in found.sources] + [
+        s.path for s in found.skipped if s not in whole
+    ]
     assert len(set(addresses)) == len(addresses)
 
 
