@@ -25,8 +25,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import msgspec
-
 from ..core.pieces import Pieces
 from ..core.wire import (
     UNSET,
@@ -77,8 +75,6 @@ __all__ = [
     "unlike",
 ]
 
-_raw_decoder = msgspec.json.Decoder()
-
 
 @dataclass(slots=True)
 class Frame:
@@ -118,13 +114,10 @@ class Frame:
     def raw(self) -> Any:
         """The payload as plain JSON (dicts and lists), decoded on first use."""
         if self._raw is UNSET:
-            try:
-                self._raw = _raw_decoder.decode(self.data)
-            except (msgspec.DecodeError, RecursionError):
-                try:  # (what msgspec refuses and JSON.parse takes: a lone surrogate escape)
-                    self._raw = parse_json(self.data)
-                except ValueError:
-                    self._raw = None
+            try:  # (msgspec, else what it refuses and JSON.parse takes: a lone surrogate)
+                self._raw = parse_json(self.data)
+            except ValueError:
+                self._raw = None
         return self._raw
 
 

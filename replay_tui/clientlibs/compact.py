@@ -65,15 +65,6 @@ _token = jsontext.string
 """A piece as its JSON string's bytes: msgspec's, or a lone surrogate as JavaScript writes it."""
 
 
-def _plain(data: bytes | memoryview) -> Any:
-    """A payload as plain JSON, as ``JSON.parse`` reads it (msgspec, else the fallback
-    parser: a lone surrogate escape); ``ValueError`` when it is not JSON."""
-    try:
-        return _decode(data)
-    except (msgspec.DecodeError, RecursionError):
-        return parse_json(bytes(data))
-
-
 _NEUTRAL = (UNSET, None)
 _TEXT_FIELDS = ("content", "reasoning_content")
 _CACHE_LIMIT = 4096
@@ -310,7 +301,7 @@ def _quiet_tool_payload(data: bytes, args: str) -> _Said | None:
             return None
         return _BOTH, choice.index, choice.delta.role is not UNSET and choice.delta.role is not None
     try:
-        raw = _plain(data)
+        raw = parse_json(data)
     except ValueError:
         return None
     delta = _quiet_envelope(raw, checked=True, any_choice=True)
@@ -413,7 +404,7 @@ def _quiet_text_payload(data: bytes | memoryview, text: str, reasoning: bool) ->
             return 0
         return 1 if d.role is None or d.role is UNSET else 2
     try:
-        raw = _plain(data)
+        raw = parse_json(data)
     except ValueError:
         return 0
     delta = _quiet_envelope(raw, any_choice=True)

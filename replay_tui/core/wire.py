@@ -135,7 +135,7 @@ def decode_payload(data: bytes) -> Decoded:
         return _lenient(value, "not an object")
 
 
-def parse_json(data: bytes) -> Any:
+def parse_json(data: bytes | memoryview) -> Any:
     """``data`` as plain JSON, read as ``JSON.parse`` reads it: by msgspec, else (what msgspec
     refuses: a lone surrogate escape, bytes that are not UTF-8, nesting past its limit) as
     :func:`decode_payload` reads it. Raises ``ValueError`` with the reason when it is not
@@ -143,7 +143,7 @@ def parse_json(data: bytes) -> Any:
     try:
         return _untyped.decode(data)
     except (msgspec.DecodeError, RecursionError):
-        value = _parse_fallback(data)
+        value = _parse_fallback(bytes(data))
         if isinstance(value, Decoded):
             raise ValueError(value.malformed) from None
         return value
