@@ -185,7 +185,9 @@ class BodyDecoder:
     are saved as sent, and the sidecar says so.
     """
 
-    def __init__(self, content_encoding: str | None) -> None:
+    def __init__(self, content_encoding: str | None, *, limit: int = 0) -> None:
+        """``limit``: bytes made at most from what is fed (0: no limit)."""
+        self._limit = limit
         coding = (content_encoding or "").strip().lower()
         self.name: str | None = coding if coding and coding != "identity" else None
         self.decoded = self.name in ("gzip", "x-gzip", "deflate")
@@ -208,7 +210,7 @@ class BodyDecoder:
             if chunk and (chunk[0] & 0x0F) != 8:
                 self._obj = zlib.decompressobj(-zlib.MAX_WBITS)
         try:
-            out: bytes = self._obj.decompress(chunk)
+            out: bytes = self._obj.decompress(chunk, self._limit)
             return out
         except zlib.error as exc:
             # Keep what arrives rather than lose it: the rest is saved as sent.
@@ -242,18 +244,8 @@ def _request_body(body: bytes, content_encoding: str | None) -> bytes:
     """A request body as the recorder reads it (its model, its tools, ``--save-bodies``):
     undone, up to :data:`_MAX_REQUEST_BODY` bytes, when the agent compressed it with gzip or
     deflate, else as sent. It is forwarded as sent either way."""
-    coding = (content_encoding or "").strip().lower()
-    if coding in ("gzip", "x-gzip"):
-        wbits = 16 + zlib.MAX_WBITS
-    elif coding == "deflate":  # (zlib-wrapped as meant, or raw as some send it)
-        wbits = zlib.MAX_WBITS if body[:1] and body[0] & 0x0F == 8 else -zlib.MAX_WBITS
-    else:
-        return body
-    try:
-        out: bytes = zlib.decompressobj(wbits).decompress(body, _MAX_REQUEST_BODY)
-    except zlib.error:
-        return body
-    return out
+    decoder = BodyDecoder(content_encoding, limit=_MAX_REQUEST_BODY)
+    return decoder.feed(body) if decoder.decoded else body
 
 
 class Capture:
