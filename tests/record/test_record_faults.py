@@ -150,6 +150,7 @@ REQUEST_SECRETS = {
 QUERY = (
     "?x-goog-api-key=qgoogkey&sig=qazuresig&X-Amz-Signature=qamzsig"
     "&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20261130&alt=sse"
+    "&code=qazfunckey"  # (Azure Functions' function key: a parameter named code alone)
 )
 MATRIX = "/v1;key=matrixkey/chat/completions"
 RESPONSE_SECRETS = {
@@ -162,6 +163,7 @@ LEAKS = [
     "qgoogkey",
     "qazuresig",
     "qamzsig",
+    "qazfunckey",
     "AKIAIOSFODNN7EXAMPLE",
     "matrixkey",
     "LoCaTiOnKeY",
