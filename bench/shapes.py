@@ -803,6 +803,37 @@ def portkey_surrogates(n):
     yield "data: [DONE]\n\n"
 
 
+def deepinfra_repeat_crlf(n):
+    """DeepInfra's OpenAI endpoint as a proxy saves it: a byte-order mark, CRLF line ends,
+    ``data:`` with no space after it; every chunk carries ``"system_fingerprint": null`` and
+    ``"usage": null``; 4 calls one after another, each continuation re-sending the call's
+    whole ``id``, ``"type": "function"`` and its name, its arguments one character at a time
+    (escapes and a multi-byte character among them). Invented at the review of the morning
+    session of 5 December, after its work, and measured as found."""
+    m = "meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8"
+
+    def chunk(delta, finish=None):
+        c = {**BASE, "model": m, "system_fingerprint": None, "usage": None,
+             "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
+        return "data:" + json.dumps(c, separators=(",", ":")) + "\r\n\r\n"
+
+    calls = 4
+    each = max(2, n // calls)
+    out = ["\ufeff"]
+    for c in range(calls):
+        cid, name = f"call_{c}_d1f9a2b7c3e4", ("search", "fetch", "write_file", "shell")[c]
+        inner = ("caf\u00e9 \"x\" " * each)[: each * 4 // 5]  # (escaped: about each pieces)
+        body = json.dumps({"q": inner}, ensure_ascii=False)
+        for k, ch in enumerate(["", *body]):
+            tc = {"index": c, "id": cid, "type": "function",
+                  "function": {"name": name, "arguments": ch}}
+            out.append(chunk({"role": "assistant", "tool_calls": [tc]} if k == 0 else
+                             {"tool_calls": [tc]}))
+    out.append(chunk({}, "tool_calls"))
+    out.append("data:[DONE]\r\n\r\n")
+    return out
+
+
 UNSEEN = {
     f.__name__.replace("_", "-"): f
     for f in (
@@ -823,6 +854,7 @@ UNSEEN = {
         gemini_openai,
         sglang_text_between,
         portkey_surrogates,
+        deepinfra_repeat_crlf,
     )
 }
 """Shapes not among the five (issue 27): every budget must hold on them too. The first two
