@@ -392,6 +392,10 @@ class ReplayApp(App[int]):
     def _discover(self, paths: list[str]) -> None:
         if self.collect_after_start:  # (a file named alone: after the frame with its rows)
             self.collect_after_start = False
+            # What the start-up made (Textual's modules, the app: some 60,000 objects, none
+            # garbage) is left out of the collector's passes: back on, its first pass went
+            # over all of it, 50-100 ms of the screen's thread as the list came.
+            gc.freeze()
             gc.enable()
         with collector_paused():
             self._walk_and_sort(paths)

@@ -148,6 +148,13 @@ class Listing:
         up to a second in a big folder) keep showing what they showed, not their
         neighbours."""
         self._shown_index: dict[str, int] | None = None
+        self._flagged: list[int] | None = None
+        """Positions in :attr:`items` of the traces badged ``erasing``, kept between builds
+        (made again when the items change): see :meth:`_erasing_positions`."""
+        self._flagged_set: set[str] = set()
+        """The addresses :attr:`_flagged` holds the positions of."""
+        self._flag_retest: dict[str, None] = {}
+        """Items judged since :attr:`_flagged` was made or brought up to date."""
 
     # -- items -------------------------------------------------------------------------------
 
@@ -264,7 +271,12 @@ class Listing:
         touched = dict.fromkeys(  # (in list order)
             a for address, i in positions.items() for a in subs.get(i, (address,))
         )
-        if self._matched_for is not None:
+        if self._matched_for == _NO_FILTER:
+            # (no filter: what it shows changes only where entries came and where a file
+            # turned out to hold no trace: the others' positions are not looked up)
+            no_trace = self.skipped
+            self._retest.update((a, None) for a in touched if a in no_trace or a not in positions)
+        elif self._matched_for is not None:
             self._retest.update(touched)
         if self._job is not None:
             self._job.retest.update(touched)
@@ -284,6 +296,7 @@ class Listing:
                 done = i + 1
             out += items[done:]
             self.items = out  # (a new list: the rows built, and ``items`` here, index the old)
+            self._flagged = None
             if self._matched is not None and self._matched_for is not None:
                 self._matched = _moved(self._matched, subs)
             if moved_only:
@@ -379,8 +392,11 @@ class Listing:
         for address in missing:
             if hay.pop(address, None) is not None:
                 self._hay_missing = True
-        if self._matched_for is not None:
+        if self._matched_for is not None and self._matched_for != _NO_FILTER:
+            # (no filter: a trace is shown whatever its judgement says)
             self._retest.update(dict.fromkeys(addresses))
+        if self._flagged is not None:
+            self._flag_retest.update(dict.fromkeys(addresses))
         if self._job is not None:
             self._job.retest.update(dict.fromkeys(addresses))
         if self._counted_for is not None:
@@ -392,6 +408,7 @@ class Listing:
         self._containers = {}
         self._hay_missing = True
         self._index = None
+        self._flagged = None
         self._runs = None
         self._matched_for = self._counted_for = None
 
@@ -633,7 +650,10 @@ class Listing:
         at = 0
         for address in addresses:  # (in list order, as judged: mostly the next item)
             if not (at < n and items[at] == address):
-                at = bisect.bisect_left(items, address_key(address), key=address_key)
+                try:  # (a few items on: those of a batch with a badge, every third)
+                    at = items.index(address, at, at + _NEAR)
+                except ValueError:
+                    at = bisect.bisect_left(items, address_key(address), key=address_key)
                 if not (at < n and items[at] == address):
                     # Not where its address sorts: not an item, or an order not the key's.
                     index = self.index
@@ -851,11 +871,14 @@ class Listing:
         order: Sequence[int] = matched if filtering else range(len(self.items))
         items = self.items
         erasing = self._having("erasing")
-        flagged = (  # (in bulk: no Python code per item)
-            list(compress(matched, map(erasing.__contains__, map(items.__getitem__, matched))))
-            if erasing
-            else []
-        )
+        if not erasing:
+            flagged: list[int] = []
+        elif filtering:  # (in bulk: no Python code per item)
+            flagged = list(
+                compress(matched, map(erasing.__contains__, map(items.__getitem__, matched)))
+            )
+        else:  # (every trace: the erasing ones' positions, kept from the build before)
+            flagged = self._erasing_positions(erasing)
         skipped = self.skipped
         # (filtered, the skipped files shown are among the matches: not counted as traces)
         files = [i for i in matched if items[i] in skipped] if filtering and skipped else []
@@ -900,7 +923,8 @@ class Listing:
                 open_ = container
             if hidden_below < 0:
                 segments.append((order[lo], len(rows), lo))
-                rows.extend(order[lo:hi])
+                # (every item: the numbers made once, not 100,000 new ones each build)
+                rows.extend(order[lo:hi] if filtering else _numbers(hi)[lo:hi])
             if open_ids:
                 folder = folders[open_ids[-1]]
                 if filtering:
@@ -917,6 +941,32 @@ class Listing:
         self.shown_skipped = len(files) if filtering else len(skipped)
         self._segments, self._order = segments, order
         self.shown_items, self._shown_index = items, self._index
+
+    def _erasing_positions(self, erasing: set[str]) -> list[int]:
+        """The sorted positions in :attr:`items` of the traces in ``erasing``: made in one pass
+        when the items changed, else the last ones with only the items judged since looked up
+        (a rebuild of a big folder's list every few seconds while it is judged cost a pass
+        over every item, 30-70 ms of the screen's thread, a key typed then waiting)."""
+        items = self.items
+        if self._flagged is None:
+            hits = bytes(map(erasing.__contains__, items))
+            self._flagged = list(compress(_numbers(len(items)), hits))
+            self._flagged_set = set(compress(items, hits))
+            self._flag_retest = {}
+            return self._flagged
+        if self._flag_retest:
+            had = self._flagged_set
+            changed = [a for a in self._flag_retest if (a in erasing) != (a in had)]
+            self._flag_retest = {}
+            if changed:
+                at = self._positions(changed)
+                came = sorted(i for a, i in at.items() if a in erasing)
+                went = {i for a, i in at.items() if a not in erasing}
+                kept = [i for i in self._flagged if i not in went] if went else self._flagged
+                self._flagged = sorted(kept + came) if came else kept  # (two sorted runs)
+                had.difference_update(a for a in at if a not in erasing)
+                had.update(a for a in at if a in erasing)
+        return self._flagged
 
     @staticmethod
     def _add_up(folders: list[Folder]) -> None:
@@ -999,6 +1049,22 @@ class Listing:
 
 SKIPPED = "skipped"
 """The badge of a file that holds no trace (a filter of its own: the header's count)."""
+
+
+def _numbers(n: int) -> list[int]:
+    """``0, 1, …`` at least up to ``n`` (one list, grown when needed)."""
+    if len(_NUMBERS) < n:
+        _NUMBERS.extend(range(len(_NUMBERS), n))
+    return _NUMBERS
+
+
+_NUMBERS: list[int] = []
+
+_NO_FILTER = ("", None)
+"""The filter's key (text, badge) when it shows every trace."""
+
+_NEAR = 64
+"""Items :meth:`Listing._positions` looks through for the next address before it bisects."""
 
 
 def skipped_hay(item: Skipped) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import threading
 
-from replay_tui.browse.judging import collector_paused
+from replay_tui.browse.judging import FREEZE_AFTER, collector_paused
 from replay_tui.core.trace import gc_paused
 
 
@@ -53,3 +53,24 @@ def test_a_pause_begun_with_the_collector_off_leaves_it_off() -> None:
     finally:
         if was:
             gc.enable()
+
+
+def test_what_a_big_pause_made_is_frozen_and_a_small_one_is_left_to_the_collector() -> None:
+    """A folder's judging makes hundreds of thousands of objects with the collector off: they
+    are frozen at the end, so that its first pass does not walk them on the screen's thread.
+    A few are left to it (they may become garbage in cycles only it frees)."""
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        before = gc.get_freeze_count()
+        with collector_paused():
+            few = [[] for _ in range(100)]
+        assert gc.get_freeze_count() == before
+        with collector_paused():
+            many = [[] for _ in range(FREEZE_AFTER)]
+        assert gc.get_freeze_count() >= before + len(many)
+        assert gc.isenabled()
+        del few, many
+    finally:
+        if not was:
+            gc.disable()

@@ -416,6 +416,10 @@ def test_a_filter_kept_while_batches_are_judged_shows_what_a_fresh_one_would(
     fresh.text, fresh.badge = listing.text, badge
     assert listing.visible() == fresh.visible()
     assert listing.text_counts() == fresh.text_counts()
+    fresh.build()
+    assert [(f.name, f.count, f.erasing) for f in listing.folders] == [
+        (f.name, f.count, f.erasing) for f in fresh.folders
+    ]
 
 
 @settings(max_examples=100, deadline=None)
@@ -619,7 +623,9 @@ def test_a_filter_and_its_counts_kept_while_har_files_are_judged_are_a_fresh_one
         assert shown(bulk) == shown(fresh)
         assert bulk.visible() == fresh.visible()
         assert bulk.text_counts() == fresh.text_counts()
-        assert [f.count for f in bulk.folders] == [f.count for f in fresh.folders]
+        assert [(f.count, f.erasing) for f in bulk.folders] == [
+            (f.count, f.erasing) for f in fresh.folders
+        ]
 
 
 @settings(max_examples=300, deadline=None)
