@@ -53,7 +53,8 @@ def measured(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, 
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode not in (0, 1):
+    if proc.returncode not in (0, 1) or b"Traceback (most recent call last)" in err:
+        # (check exits 1 when a trace is flagged; a traceback exits 1 too)
         raise SystemExit(f"{cmd[2:]} failed ({proc.returncode}): {err.decode()[-500:]}")
     return elapsed, usage.ru_utime + usage.ru_stime
 
