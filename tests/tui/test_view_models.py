@@ -679,21 +679,24 @@ def test_the_header_short_of_room_keeps_the_verdict_its_badge_is_about() -> None
     assert refused[3] == (
         "name-never-sent.sse   ⊘ refused   old unidentified-call  fix malformed-tool-call   0 flags"
     )
-    assert refused[4] == "name-never-sent.sse   ⊘ refused   fix malformed-tool-call   0 flags"
-    assert refused[5] == "name-never-sent.sse   ⊘ refused    0 flags"
-    assert said("dashscope/qwen3-max-id-empty.sse")[4] == (
-        "qwen3-max-id-empty.sse   ✗ erasing   old unidentified-call   1 flag"
+    # Both verdicts before the flag count (at 100 columns beside the list: "fix ok" stays)
+    assert refused[4] == (
+        "name-never-sent.sse   ⊘ refused   old unidentified-call  fix malformed-tool-call"
     )
+    assert refused[5] == "name-never-sent.sse   ⊘ refused   fix malformed-tool-call   0 flags"
+    assert refused[6] == "name-never-sent.sse   ⊘ refused    0 flags"
+    erasing = said("dashscope/qwen3-max-id-empty.sse")
+    assert erasing[4] == "qwen3-max-id-empty.sse   ✗ erasing   old unidentified-call  fix ok"
+    assert erasing[5] == "qwen3-max-id-empty.sse   ✗ erasing   old unidentified-call   1 flag"
     # Both behaviors' verdict when they agree: "fix model-error" alone read as if the old
     # behavior's were something else (a new user's report).
-    assert said("captures/empty-response.sse")[4] == (
-        "empty-response.sse   ! broken   both empty-response   0 flags"
-    )
-    assert said("captures/empty-finish-reason.sse")[4] == (
+    agree = said("captures/empty-response.sse")
+    assert agree[4] == agree[5] == "empty-response.sse   ! broken   both empty-response   0 flags"
+    assert said("captures/empty-finish-reason.sse")[5] == (
         "empty-finish-reason.sse   ! broken   both model-error   0 flags"
     )
     clean = said("azure/gpt-4o-mini-usage-tail.sse")
-    assert clean[4] == clean[5] == "gpt-4o-mini-usage-tail.sse   ✓ clean    0 flags"
+    assert clean[5] == clean[6] == "gpt-4o-mini-usage-tail.sse   ✓ clean    0 flags"
     assert all(len(a) > len(b) for a, b in itertools.pairwise(refused))
 
 

@@ -234,7 +234,7 @@ _BADGE_STYLES = {
     "clean": "bold $text-success",
 }
 
-SUMMARY_LEVELS = 6
+SUMMARY_LEVELS = 7
 """How many ways ``trace_summary`` can say it, from the fullest (0) to the shortest."""
 MIN_NAME = 12
 """The fewest cells a file's name is cut to in the header."""
@@ -249,11 +249,14 @@ def trace_summary(
 
     A higher ``level`` says less, whole words dropped rather than cut: first the call and
     delta counts, then the folder of the address, then the behaviors' names become the
-    calls view's ``old`` / ``fix``, then only the verdict the badge is about stays (erasing:
-    the old behavior's; refused, broken: the fix's, or ``both`` when the two agree; none for
-    clean), then that goes too (the badge and the flag count stay; the details pane has
-    everything). ``cut``: cells to take out of the middle of the file's name when even that
-    is too long (its start and its end stay).
+    calls view's ``old`` / ``fix``, then the flag count goes while both verdicts stay (the
+    calls view counts each call's flags, and whether the fix takes the stream is what the
+    header is read for: at 100 columns beside the list it said "old unidentified-call   1
+    flag", not "fix ok"), then only the verdict the badge is about stays (erasing: the old
+    behavior's; refused, broken: the fix's, or ``both`` when the two agree; none for clean),
+    with the flag count back, then that verdict goes too (the badge and the flag count stay;
+    the details pane has everything). ``cut``: cells to take out of the middle of the file's
+    name when even that is too long (its start and its end stay).
 
     While the capture is still being decoded (``progress``), the badge says ``decoding`` and
     no verdict is shown: those of the part decoded so far would say "in-progress", which is
@@ -275,12 +278,14 @@ def trace_summary(
         "  ",
         (f" {glyph} {badge} ", style + " reverse"),
     ]
-    if level < 5 and not decoding:
-        same = v["assign-always"] == v["accept-identity"]
+    same = v["assign-always"] == v["accept-identity"]
+    if level == 4 and same:  # ("both malformed-response   0 flags": shorter, and says it)
+        level = 5
+    if level < 6 and not decoding:
         for behavior, short in (("assign-always", "old"), ("accept-identity", "fix")):
-            if level == 4 and behavior != _BADGE_BEHAVIOR.get(trace.badge):
+            if level == 5 and behavior != _BADGE_BEHAVIOR.get(trace.badge):
                 continue
-            if level == 4 and same:
+            if level == 5 and same:
                 short = "both"  # "fix model-error" alone read as if the old behavior differed
             verdict = v[behavior]
             parts += [
@@ -292,7 +297,8 @@ def trace_summary(
         counts += f" · {plural(len(a.calls), 'call')} · {plural(a.deltas, 'delta')}"
     if decoding:  # of the part decoded: not final
         counts += " so far"
-    parts.append((f"   {counts}", "$text-muted"))
+    if level != 4 or decoding:
+        parts.append((f"   {counts}", "$text-muted"))
     if progress:
         parts.append((f"   {progress}", "italic $text-accent"))
     return Content.assemble(*parts)
