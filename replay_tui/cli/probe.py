@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import signal
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -44,7 +45,8 @@ HELP = (
     " --start-upstream), save what the gateway returns as captures, and report per capture"
     " both sides' verdicts and flags and what the gateway changed (outcome, calls, events)."
     " Exit status: 0 nothing introduced; 1 the gateway introduced an erasure or a refusal;"
-    " 2 usage error; 3 some captures could not be probed."
+    " 2 usage error; 3 some captures could not be probed; 130 / 143 stopped by SIGINT /"
+    " SIGTERM (what was probed until then is reported)."
 )
 
 
@@ -161,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"--out {args.out}: cannot create: {exc.strerror or exc}") from None
     try:
-        probed = asyncio.run(_probe(args, captures, upstream, headers, out))
+        probed, stopped = asyncio.run(_probe(args, captures, upstream, headers, out))
     except UsageError:
         if not args.out:
             with contextlib.suppress(OSError):
@@ -169,11 +171,21 @@ def run(args: argparse.Namespace) -> int:
         raise
     judged = [_judge(p, out) for p in probed]
     code = _status(judged)
+    if stopped is not None:
+        # Ctrl-C: what was probed until then is reported (a long run stopped at its 40th
+        # capture said nothing of the 39 before), the one under way is not
+        code = 128 + stopped
+        error(
+            f"probe stopped by {signal.Signals(stopped).name} after"
+            f" {len(probed)} of {plural(len(captures), 'capture')}: those are reported"
+        )
     if args.json:
-        _write_json(args, judged, upstream, out, code)
+        _write_json(args, judged, upstream, out, code, len(captures) if stopped else None)
     else:
-        _write_table(judged, args.gateway, out, Behavior(args.behavior))
-    if args.tui:
+        _write_table(
+            judged, args.gateway, out, Behavior(args.behavior), len(captures) if stopped else None
+        )
+    if args.tui and stopped is None:
         return _open_tui(out, code, judged)
     return code
 
@@ -184,7 +196,9 @@ async def _probe(
     upstream: Upstream | None,
     headers: list[tuple[str, str]],
     out: Path,
-) -> list[Probed]:
+) -> tuple[list[Probed], int | None]:
+    """The captures probed, and the signal that stopped the run before the last (None: it
+    was not stopped)."""
     from replay_tui.gateway.probe import Probe
     from replay_tui.gateway.upstream import UpstreamError
 
@@ -210,15 +224,42 @@ async def _probe(
         if not args.json:
             print("\n".join(describe(upstream)[1:]), file=sys.stderr, flush=True)
 
+    done: list[Probed] = []
+
     def said(p: Probed) -> None:
+        done.append(p)
         if p.problem is not None:
             error(f"{p.capture.name}: {p.problem.kind}: {p.problem.message}")
 
+    # SIGINT and SIGTERM stop the run (the capture under way has its sidecar finished, see
+    # Probe._record): what was probed is then reported (the handlers are removed at once: a
+    # second Ctrl-C while that is judged stops it there)
+    task = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    stopped: list[int] = []
+    installed: list[signal.Signals] = []
+
+    def stop(sig: signal.Signals) -> None:
+        if not stopped and task is not None:
+            stopped.append(int(sig))
+            task.cancel()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(sig, stop, sig)
+            installed.append(sig)
     try:
-        return await probe.run(captures, on_done=said)
+        await probe.run(captures, on_done=said)
+    except asyncio.CancelledError:
+        if not stopped or task is None:
+            raise
+        task.uncancel()
     finally:
+        for sig in installed:
+            loop.remove_signal_handler(sig)
         if upstream is not None:
             await upstream.stop()
+    return done, (stopped[0] if stopped else None)
 
 
 def _judge(p: Probed, out: Path) -> Judged:
@@ -281,7 +322,10 @@ def _changed(j: Judged, behavior: Behavior) -> str:
     return "; ".join(parts)
 
 
-def _write_table(judged: Sequence[Judged], gateway: str, out: Path, behavior: Behavior) -> None:
+def _write_table(
+    judged: Sequence[Judged], gateway: str, out: Path, behavior: Behavior, of: int | None = None
+) -> None:
+    """``of``: the captures there were, when the run was stopped before the last."""
     from replay_tui.gateway.probe import shown_gateway
 
     rows = []
@@ -307,8 +351,11 @@ def _write_table(judged: Sequence[Judged], gateway: str, out: Path, behavior: Be
     introduced = [j for j in judged if j.introduced]
     changed = [j for j in judged if j.outcome_changed]
     problems = [j for j in judged if j.problem is not None]
+    count = plural(len(judged), "capture")
+    if of is not None:
+        count = f"{len(judged)} of {plural(of, 'capture')} (stopped)"
     lines.append(
-        f"{plural(len(judged), 'capture')} through {visible(shown_gateway(gateway))}: "
+        f"{count} through {visible(shown_gateway(gateway))}: "
         f"{len(changed)} outcome changed, {len(introduced)} with an erasure or refusal"
         f" introduced, {len(problems)} not probed whole; outputs in {visible(str(out))}/"
     )
@@ -333,7 +380,9 @@ def _write_json(
     upstream: Upstream | None,
     out: Path,
     code: int,
+    of: int | None = None,
 ) -> None:
+    """``of``: the captures there were, when the run was stopped before the last."""
     from replay_tui.gateway.probe import shown_gateway
 
     doc: dict[str, Any] = {
@@ -348,6 +397,7 @@ def _write_json(
             "erasure_introduced": sum("erasure" in j.introduced for j in judged),
             "refusal_introduced": sum("refusal" in j.introduced for j in judged),
             "not_probed": sum(j.problem is not None for j in judged),
+            **({"stopped": True, "of": of} if of is not None else {}),
         },
         "exit_status": code,
     }

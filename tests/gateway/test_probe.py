@@ -44,6 +44,7 @@ class Gateway:
         self.mode = mode
         self.upstream = upstream
         self.port = 0
+        self.requests = 0
 
     @property
     def url(self) -> str:
@@ -52,6 +53,9 @@ class Gateway:
     async def handle(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
         mode = self.mode
+        self.requests += 1
+        if mode == "pass-then-stall":  # the first capture whole, the next stalled
+            mode = "pass" if self.requests == 1 else "stall"
         if mode == "hang":
             await asyncio.sleep(3600)
         if mode == "json":
@@ -488,6 +492,58 @@ async def test_a_probe_stopped_mid_stream_finishes_its_sidecar(
     assert metas and all(m["finished"] is not None for m in metas)
     stopped = [m for m in metas if m["incomplete_reason"] == "probe stopped"]
     assert stopped and all(m["complete"] is False and m["bytes"] > 0 for m in stopped)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+async def test_a_probe_stopped_reports_what_it_probed_until_then(
+    sig: signal.Signals, upstream: Upstream, captures: Path, tmp_path: Path
+) -> None:
+    """Ctrl-C (or SIGTERM) at the second capture said nothing of the first, probed whole:
+    the run's report was lost with the one under way. What was probed is now reported, the
+    exit status says the run was stopped, and --json says so too."""
+    gateway, runner = await _gateway("pass-then-stall", upstream.base_url)
+    out = tmp_path / "out"
+    try:
+        for extra in ((), ("--json",)):
+            gateway.requests = 0
+            where = out / str(len(extra))
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "replay_tui.cli", "probe", "--gateway", gateway.url,
+                str(captures), "--out", str(where), "--timeout", "60", *extra,
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )  # fmt: skip
+            try:
+                deadline = asyncio.get_running_loop().time() + 60
+                while not (
+                    gateway.requests == 2
+                    and [p for p in (where / "gateway").rglob("*.sse") if p.stat().st_size]
+                    and len(list((where / "gateway").rglob("*.sse"))) == 2
+                ):
+                    assert asyncio.get_running_loop().time() < deadline, "no second request"
+                    await asyncio.sleep(0.05)
+                await asyncio.sleep(0.2)  # (the second's first event written)
+                proc.send_signal(sig)
+                stdout, err = await asyncio.wait_for(proc.communicate(), 30)
+            finally:
+                if proc.returncode is None:
+                    proc.kill()
+            said, text = err.decode(), stdout.decode()
+            assert proc.returncode == 128 + sig, said
+            assert "Traceback" not in said
+            assert f"probe stopped by {sig.name} after 1 of 2 captures: those are reported" in said
+            first = sorted(["dashscope/qwen3-max-id-empty", "openai/gpt-4.1-text-then-call"])[0]
+            if extra:
+                doc = json.loads(text)
+                assert [c["capture"] for c in doc["captures"]] == [first + ".sse"]
+                assert doc["summary"]["stopped"] is True and doc["summary"]["of"] == 2
+                assert doc["exit_status"] == 128 + sig
+            else:
+                rows = [x for x in text.splitlines() if x.startswith(first)]
+                assert len(rows) == 1 and rows[0].count(" / ") == 2, text  # both sides judged
+                assert "1 of 2 captures (stopped) through " in text
+    finally:
+        await runner.cleanup()
 
 
 @pytest.mark.parametrize("mode", ["gzip", "says-gzip"])
