@@ -25,7 +25,7 @@ from ...core.verdicts import describe
 from ...core.visible import visible
 from ...core.wire import describe_value
 from ...core.words import plural
-from ..cells import failure_text
+from ..cells import failure_text, line_shown
 
 __all__ = ["Details", "details_text", "hang", "meta_text"]
 
@@ -80,17 +80,21 @@ def details_text(trace: Trace, *, loading: str | None = None) -> Content:
         parts.append(("  none: assign-always never erased an identity here\n", "$text-muted"))
     # Line numbers with thousands separators, in a column as wide as the longest (and a
     # space): "line 100,007erased id" ran the two together.
-    width = max(5, max((len(f"{f.line:,}") for f in flags[:SHOWN_AT_MOST]), default=0) + 1)
-    for f in flags[:SHOWN_AT_MOST]:
+    # (a first screen read from the first call on says "…" until the lines before are
+    # counted: Trace.lines_known)
+    lines = [line_shown(trace, f.line, ",") for f in flags[:SHOWN_AT_MOST]]
+    width = max(5, max(map(len, lines), default=0) + 1)
+    for f, line in zip(flags[:SHOWN_AT_MOST], lines, strict=True):
         parts += [
-            (f"  line {f.line:<{width},}", "$text-muted"),
+            (f"  line {line:<{width}}", "$text-muted"),
             (f"{f.label:<12}", "bold $text-error"),
             visible(
                 f" call {describe_value(f.call)}, delta {f.delta:,}, by {describe_value(f.value)}"
             ),
         ]
         if f.repaired_line is not None:
-            parts.append((f"  repaired on line {f.repaired_line:,}", "$text-success"))
+            repaired = line_shown(trace, f.repaired_line, ",")
+            parts.append((f"  repaired on line {repaired}", "$text-success"))
         parts.append("\n")
     if len(flags) > SHOWN_AT_MOST:
         unshown = len(flags) - SHOWN_AT_MOST
@@ -100,7 +104,9 @@ def details_text(trace: Trace, *, loading: str | None = None) -> Content:
     if not notes:
         parts.append(("  none\n", "$text-muted"))
     shown, held = _some_of_each(notes)
-    wheres = [f"line {n.line:,}" if n.line is not None else "—" for n in shown]
+    wheres = [
+        f"line {line_shown(trace, n.line, ',')}" if n.line is not None else "—" for n in shown
+    ]
     width = max((len(w) for w in wheres), default=0) + 1
     for n, where in zip(shown, wheres, strict=True):
         parts += [
