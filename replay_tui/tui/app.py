@@ -240,6 +240,9 @@ class ReplayApp(App[int]):
         :meth:`_show_named_at_once`)."""
         self._early_builder: TraceBuilder | None = None
         """What read those rows, to read on from where it got to (None: it read it all)."""
+        self._uncounted: Trace | None = None
+        """Those rows, read from the first call on, their lines not counted yet (None: they
+        are, or were counted): the walk's worker counts them first."""
         self._counts_shown: (
             tuple[dict[str, int], int, int, str | None, bool, int | None, int] | None
         ) = None
@@ -385,15 +388,16 @@ class ReplayApp(App[int]):
         if whole:
             self.store.put(trace)
         self.show_trace(trace, partial=not whole)
-        if not trace.lines_known:  # (read from the first call on: its lines are said "…")
-            self.call_after_refresh(self._count_lines, trace)
+        # (read from the first call on: its lines are said "…" until the walk's worker has
+        # counted those before it)
+        self._uncounted = None if trace.lines_known else trace
         return True
 
-    @work(thread=True, exclusive=True, group="count", description="count the lines")
     def _count_lines(self, first: Trace) -> None:
-        """The lines before ``first``'s call, counted once its rows are on screen (before,
-        they were a pass over every byte before them: 20 ms of a 20 MB text, a tenth of a
-        bare app's start); the same rows on the capture's lines take its place."""
+        """The lines before ``first``'s call, counted once its rows are on screen (in a
+        worker: before the first frame, they were a pass over every byte before them, 20 ms
+        of a 20 MB text, a tenth of a bare app's start); the same rows on the capture's lines
+        take its place."""
         try:
             counted = with_lines_counted(first)
         except OSError:
@@ -412,6 +416,12 @@ class ReplayApp(App[int]):
         if self.collect_after_start:  # (a file named alone: after the frame with its rows)
             self.collect_after_start = False
             gc.enable()
+        first, self._uncounted = self._uncounted, None
+        if first is not None:
+            # The lines before the rows on screen first: the walk, the judging and the
+            # decoding from the start after (in a worker of its own, it took the interpreter
+            # in turns with them, and its lines came after the whole trace's).
+            self._count_lines(first)
         with collector_paused():
             self._walk_and_sort(paths)
 
