@@ -90,6 +90,8 @@ async def test_the_calls_after_a_long_text_are_on_the_first_screen_then_exact(
         assert "line …" in str(said) and "erased id" in str(said)  # (the flag's line)
         meta = str(app.details.query_one("#details-metadata").render())
         assert re.search(r"lines +not counted yet", meta)
+        # The counts of what was read so far say so (the size is not the file's).
+        assert re.search(r"size +[\d,]+ bytes so far", meta)
         count.set()
         await until(pilot, lambda: app.current is not uncounted)
         await pilot.pause()
@@ -100,6 +102,8 @@ async def test_the_calls_after_a_long_text_are_on_the_first_screen_then_exact(
         assert [_cells(r)[0] for r in first[HEAD:]] == [_cells(r)[0] for r in early[HEAD:]]
         said = app.details.query_one("#details-verdicts").render()
         assert f"line {FIRST_LINE + 8:,}" in str(said)  # (Δ 5's flag, on its line now)
+        meta = str(app.details.query_one("#details-metadata").render())
+        assert re.search(r"lines +[\d,]+ so far", meta)
         # The call's title: its first line, and no block number yet (the blocks before it
         # are not counted: reasoning and text).
         assert "call 0" in first[0] and f"from line {FIRST_LINE}" in first[0]
@@ -128,6 +132,10 @@ async def test_the_calls_after_a_long_text_are_on_the_first_screen_then_exact(
         whole = app.current
         assert whole is not None and not app.partial and whole.skipped == 0
         assert whole.analysis.deltas == DELTAS and whole.closed
+        meta = str(app.details.query_one("#details-metadata").render())
+        assert "so far" not in meta
+        assert re.search(rf"size +{late_calls.stat().st_size:,} bytes\n", meta)
+        assert re.search(rf"lines +{2 * (REASONING + TEXT + DELTAS) + 2:,}\n", meta)
         # The same rows, and now the block: reasoning is block 0, text block 1, the call 2.
         last = rendered(view, range(0, HEAD + 6))
         assert re.search(r"block 2 · 3,000 deltas from line " + str(FIRST_LINE), last[0])
