@@ -296,17 +296,26 @@ class ReplayApp(App[int]):
 
     # The views of the tabs not shown at start: made when first wanted (see _unopened).
 
+    _selected_lines: tuple[int, int] | None = None
+    """The lines of the delta the calls select, for the raw and diff views made after it was
+    selected (see :meth:`_follow_selected_delta`)."""
+
     @cached_property
     def diff_view(self) -> DiffView:
         from .widgets.diff_view import DiffView
 
-        return DiffView(id="diff-view")
+        view = DiffView(id="diff-view")
+        if self._selected_lines is not None:
+            view.selected_line = self._selected_lines[0]
+        return view
 
     @cached_property
     def raw_view(self) -> RawView:
         from .widgets.raw_view import RawView
 
-        return RawView(id="raw-view")
+        view = RawView(id="raw-view")
+        view.selected = self._selected_lines
+        return view
 
     @cached_property
     def clients_pane(self) -> ClientsPane:
@@ -1399,14 +1408,22 @@ class ReplayApp(App[int]):
             return
         _, row = found
         payload = trace.payloads[row.position]
-        if unless_there and self.raw_view.selected == (payload.line, payload.end_line):
+        lines = (payload.line, payload.end_line)
+        # (views not made yet are given the lines when they are: made here, they were 3.5 ms
+        # of every launch before the first frame, their modules imported)
+        made = self.__dict__
+        raw = self.raw_view.selected if "raw_view" in made else self._selected_lines
+        if unless_there and raw == lines:
             return
-        self.raw_view.selected = (payload.line, payload.end_line)
-        self.diff_view.selected_line = payload.line
-        if self.raw_view.model is not None and self.raw_view.model.trace is trace:
-            self.raw_view.select_lines(payload.line, payload.end_line)
-        if self.diff_view.model is not None and self.diff_view.model.trace is trace:
-            self.diff_view.goto_line(payload.line)
+        self._selected_lines = lines
+        if "raw_view" in made:
+            self.raw_view.selected = lines
+            if self.raw_view.model is not None and self.raw_view.model.trace is trace:
+                self.raw_view.select_lines(*lines)
+        if "diff_view" in made:
+            self.diff_view.selected_line = payload.line
+            if self.diff_view.model is not None and self.diff_view.model.trace is trace:
+                self.diff_view.goto_line(payload.line)
 
     # -- actions -----------------------------------------------------------------------------
 
