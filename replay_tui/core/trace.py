@@ -113,7 +113,7 @@ class Trace(msgspec.Struct):
     """A chunk log without a ``[DONE]`` line: the sentinel is implied at its end."""
     skipped: int = 0
     """Bytes at the start of :attr:`raw` not decoded: a first screen read from the first
-    tool call on (:func:`trace_from_calls`). Its rows are the stream's, but block numbers,
+    tool call on (:func:`trace_from_event`). Its rows are the stream's, but block numbers,
     text blocks, payload counts and what came before are not known yet: the trace decoded
     from the start replaces it."""
     lines_known: bool = True
