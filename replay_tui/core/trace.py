@@ -39,9 +39,11 @@ __all__ = [
     "Source",
     "Trace",
     "TraceBuilder",
+    "count_lines",
     "find_calls",
     "in_capture",
     "load_trace",
+    "trace_from_event",
     "utf8_error",
 ]
 
@@ -111,9 +113,14 @@ class Trace(msgspec.Struct):
     """A chunk log without a ``[DONE]`` line: the sentinel is implied at its end."""
     skipped: int = 0
     """Bytes at the start of :attr:`raw` not decoded: a first screen read from the first
-    tool call on (:func:`trace_from_calls`). Its rows are the stream's, but block numbers,
+    tool call on (:func:`trace_from_event`). Its rows are the stream's, but block numbers,
     text blocks, payload counts and what came before are not known yet: the trace decoded
     from the start replaces it."""
+    lines_known: bool = True
+    """False: a first screen read from the first tool call on before the lines before it
+    were counted (:func:`trace_from_event`): its line numbers count from the event that
+    holds the call (1: its first line), not from the capture's start; what shows them says
+    they are not known yet."""
 
     @property
     def address(self) -> str:
@@ -402,6 +409,7 @@ class TraceBuilder:
         self._closed = False
         self._implied_done = False
         self._skipped = 0
+        self._lines_known = True
         if source.entry is not None and source.entry.problem:
             self._note("har-body", source.entry.problem, None)
         if source.form is Form.JSONL:
@@ -712,6 +720,7 @@ class TraceBuilder:
             malformed_lines=frozenset(self._malformed),
             implied_done=self._implied_done,
             skipped=self._skipped,
+            lines_known=self._lines_known,
         )
 
     def _invalid_utf8(self, raw: bytes | bytearray) -> int | None:
@@ -751,7 +760,7 @@ class TraceBuilder:
             meta += _sidecar_meta(src.sidecar)
         meta += [
             ("size", f"{self._size:,} bytes"),
-            ("lines", f"{framing.lines:,}"),
+            ("lines", f"{framing.lines:,}" if self._lines_known else "not counted yet"),
             (
                 "payloads",
                 f"{self._payload_count:,}"
@@ -871,13 +880,16 @@ def find_calls(data: bytes | bytearray, start: int = 0) -> int:
 
 class CallsAhead:
     """A capture's first tool call, looked for in its bytes a slice at a time, none of them
-    decoded: where the event that holds it starts, the lines before that, and the bytes from
-    there on, for a first screen of calls that come after a long text (50,000 text deltas,
-    a 50 MB string): :meth:`trace`.
+    decoded: where the event that holds it starts, and the bytes from there on, for a first
+    screen of calls that come after a long text (50,000 text deltas, a 50 MB string):
+    :meth:`trace`.
 
-    Each slice is searched while it is at hand (and its lines counted, a ``[DONE]`` looked
-    for) and let go once :data:`KEEP` bytes follow it: the text before the calls is never
-    held whole. An SSE body or a chunk log (its events are its lines)."""
+    Each slice is searched while it is at hand and let go once :data:`KEEP` bytes follow it:
+    the text before the calls is never held whole. The lines before the event are not
+    counted, nor a ``[DONE]`` among them looked for, on the way (two more passes over every
+    byte, as long as the search itself: a 20 MB text cost 20 ms more before the first
+    frame): :func:`count_lines` does that once the first screen is shown. An SSE body or a
+    chunk log (its events are its lines)."""
 
     STEP = 1 << 20
     """Bytes read at a time by :meth:`read`."""
@@ -887,22 +899,19 @@ class CallsAhead:
 
     def __init__(self, *, jsonl: bool) -> None:
         self.jsonl = jsonl
-        self._kept: list[bytes | bytearray] = []  # the last slices, not counted yet
+        self._kept: list[bytes | bytearray] = []  # the last slices
         self._kept_size = 0
-        self._offset = 0  # bytes before them, counted
-        self._lines = 0  # lines in those
-        self._done = False  # a [DONE] in those
-        self._last = b""  # their last bytes
+        self._offset = 0  # bytes before them, let go
         self._recent = b""  # the last bytes fed
         self.start: int | None = None
         """Where the event that holds the first call starts (None: not found yet)."""
-        self.line = 0
-        """Lines before :attr:`start`."""
+        self.line: int | None = None
+        """Lines before :attr:`start`, once counted (:func:`count_lines`); None: not yet."""
         self.tail = bytearray()
         """The capture's bytes from :attr:`start` to the last slice fed."""
         self.unusable = False
-        """Found, but not to be skipped to: a ``[DONE]`` before it, or its event starts
-        where nothing is skipped (the capture's start) or before the bytes kept."""
+        """Found, but not to be skipped to: its event starts where nothing is skipped (the
+        capture's start) or before the bytes kept."""
 
     @property
     def size(self) -> int:
@@ -957,9 +966,8 @@ class CallsAhead:
             self._found(key)
             return self.start is not None
         while self._kept_size - len(self._kept[0]) >= self.KEEP:
-            counted = self._kept.pop(0)
-            self._kept_size -= len(counted)
-            self._count(counted)
+            self._kept_size -= len(self._kept[0])
+            self._offset += len(self._kept.pop(0))
         return False
 
     def _found(self, key: int) -> None:
@@ -973,56 +981,91 @@ class CallsAhead:
         if start < 0 or (start == 0 and self._offset == 0):
             self.unusable = True
             return
-        self._count(kept[:start])
-        if self._done:
-            self.unusable = True
-            return
-        self.start = self._offset
-        self.line = self._lines
+        self.start = self._offset + start
         self.tail = bytearray(kept[start:])
 
-    def _count(self, data: bytes | bytearray) -> None:
+    def trace(self, source: Source, rows: int) -> Trace | None:
+        """The first screen: the capture decoded from the event that holds the first call
+        on, until it holds ``rows`` tool-call deltas, the bytes before left undecoded
+        (:func:`trace_from_event`). None when the call was not found, or no tool-call delta
+        comes (the key was elsewhere than in a delta)."""
+        if self.start is None:
+            return None
+        return trace_from_event(source, self.start, self.line, bytes(self.tail), rows)
+
+
+def trace_from_event(
+    source: Source, start: int, line: int | None, data: bytes, rows: int | None = None
+) -> Trace | None:
+    """The capture decoded from byte ``start`` on, where an event starts (``data``: its bytes
+    from there), until it holds ``rows`` tool-call deltas (None: all of ``data``), the bytes
+    before left undecoded (:attr:`Trace.skipped`; its :attr:`Trace.raw` starts at the event).
+    Its rows are the stream's: deltas, identities and flags depend on nothing before the
+    first call; block numbers and the text before are not known, nor a payload there that
+    was not JSON and ended the replay, nor a ``[DONE]`` there (the trace decoded from the
+    start says so). ``line``: the lines before ``start``, which its line numbers follow;
+    None: not counted yet, its lines are counted from the event on (1: the event's first)
+    and :attr:`Trace.lines_known` is False. None when no tool-call delta comes."""
+    builder = TraceBuilder(source)
+    base = line if line is not None else 0
+    builder._framer = JsonlFramer(base) if source.form is Form.JSONL else SseFramer(base)
+    builder._skipped = builder._size = start
+    builder._lines_known = line is not None
+    at = 0
+    while at < len(data) and (rows is None or builder.deltas < rows) and not builder.finished:
+        builder.feed(data[at : at + _STEP_AHEAD])
+        at += _STEP_AHEAD
+    if not builder.deltas:
+        return None
+    return builder.build()
+
+
+class _LineCount:
+    """Lines in a capture's first bytes, and whether a ``[DONE]`` is among them, counted a
+    slice at a time: a CRLF, or a ``[DONE]``, may be cut between two."""
+
+    def __init__(self, *, jsonl: bool) -> None:
+        self.jsonl = jsonl
+        self.lines = 0
+        self.done = False
+        self._last = b""  # the last bytes counted
+
+    def feed(self, data: bytes | bytearray) -> None:
         """``data``, the bytes after those counted, counted: their lines, and whether a
-        ``[DONE]`` is in them (a line of its own: a slice with no line ending, the middle
-        of a 50 MB line, holds none, and has no line to count)."""
+        ``[DONE]`` is in them (a line of its own: a slice with no line ending, the middle of
+        a 50 MB line, holds none, and has no line to count)."""
         last = self._last
         edge = last + data[:_OVERLAP]
         lf = b"\n" in data
         cr = not self.jsonl and b"\r" in data
         if lf:
-            self._lines += data.count(b"\n")
+            self.lines += data.count(b"\n")
         if cr:
-            self._lines += data.count(b"\r") - data.count(b"\r\n")
-        if not self.jsonl and last.endswith(b"\r") and data.startswith(b"\n"):
-            self._lines -= 1  # (a CRLF cut in two: counted as a CR and an LF)
-        self._done = self._done or ((lf or cr) and b"[DONE]" in data) or b"[DONE]" in edge
+            self.lines += data.count(b"\r") - data.count(b"\r\n")
+        if not self.jsonl and last.endswith(b"\r") and data[:1] == b"\n":
+            self.lines -= 1  # (a CRLF cut in two: counted as a CR and an LF)
+        self.done = self.done or ((lf or cr) and b"[DONE]" in data) or b"[DONE]" in edge
         self._last = bytes(last + data[-_OVERLAP:])[-_OVERLAP:]
-        self._offset += len(data)
 
-    def trace(self, source: Source, rows: int) -> Trace | None:
-        """The first screen: the capture decoded from the event that holds the first call
-        on, until it holds ``rows`` tool-call deltas, the bytes before left undecoded
-        (:attr:`Trace.skipped`; its :attr:`Trace.raw` starts at the event, and its lines
-        are the capture's). Its rows are the stream's: deltas, lines, identities and flags
-        depend on nothing before the first call; block numbers and the text before are not
-        known, nor a payload there that was not JSON and ended the replay (the trace
-        decoded from the start says so; a ``[DONE]`` there makes this None). None too when
-        no tool-call delta comes (the key was elsewhere than in a delta)."""
-        if self.start is None:
+
+def count_lines(readinto: Callable[[bytearray], int], end: int, *, jsonl: bool) -> int | None:
+    """The lines in a capture's first ``end`` bytes (those before a first screen's event:
+    :attr:`Trace.skipped`), read with ``readinto`` (a file's, at its start) a megabyte at a
+    time; None when a ``[DONE]`` is among them (the calls after it are not replayed: a first
+    screen from them says what is not so), or the capture is shorter than ``end``."""
+    counter = _LineCount(jsonl=jsonl)
+    buf = bytearray(CallsAhead.STEP)
+    done = 0
+    while done < end:
+        n = readinto(buf)
+        if not n:
             return None
-        builder = TraceBuilder(source)
-        builder._framer = (
-            JsonlFramer(self.line) if source.form is Form.JSONL else SseFramer(self.line)
-        )
-        builder._skipped = builder._size = self.start
-        tail = bytes(self.tail)
-        at = 0
-        while at < len(tail) and builder.deltas < rows and not builder.finished:
-            builder.feed(tail[at : at + _STEP_AHEAD])
-            at += _STEP_AHEAD
-        if not builder.deltas:
+        take = min(n, end - done)
+        counter.feed(buf if take == len(buf) else buf[:take])
+        done += n
+        if counter.done:
             return None
-        return builder.build()
+    return counter.lines
 
 
 _STEP_AHEAD = 1 << 14

@@ -55,11 +55,12 @@ from .clipboard import copy
 from .config import keymap_path, load_keymap
 from .listing import SKIPPED, Row, hays_of, pending_hays
 from .live_reload import LiveReload
-from .loading import first_screen, load_in_steps
+from .loading import first_screen, load_in_steps, with_lines_counted
 from .messages import (
     CacheListed,
     DiscoveryDone,
     FolderChanged,
+    LinesCounted,
     LoadProgress,
     MarkedLoaded,
     PendingHays,
@@ -239,6 +240,9 @@ class ReplayApp(App[int]):
         :meth:`_show_named_at_once`)."""
         self._early_builder: TraceBuilder | None = None
         """What read those rows, to read on from where it got to (None: it read it all)."""
+        self._uncounted: Trace | None = None
+        """Those rows, read from the first call on, their lines not counted yet (None: they
+        are, or were counted): the walk's worker counts them first."""
         self._counts_shown: (
             tuple[dict[str, int], int, int, str | None, bool, int | None, int] | None
         ) = None
@@ -292,17 +296,26 @@ class ReplayApp(App[int]):
 
     # The views of the tabs not shown at start: made when first wanted (see _unopened).
 
+    _selected_lines: tuple[int, int] | None = None
+    """The lines of the delta the calls select, for the raw and diff views made after it was
+    selected (see :meth:`_follow_selected_delta`)."""
+
     @cached_property
     def diff_view(self) -> DiffView:
         from .widgets.diff_view import DiffView
 
-        return DiffView(id="diff-view")
+        view = DiffView(id="diff-view")
+        if self._selected_lines is not None:
+            view.selected_line = self._selected_lines[0]
+        return view
 
     @cached_property
     def raw_view(self) -> RawView:
         from .widgets.raw_view import RawView
 
-        return RawView(id="raw-view")
+        view = RawView(id="raw-view")
+        view.selected = self._selected_lines
+        return view
 
     @cached_property
     def clients_pane(self) -> ClientsPane:
@@ -384,7 +397,26 @@ class ReplayApp(App[int]):
         if whole:
             self.store.put(trace)
         self.show_trace(trace, partial=not whole)
+        # (read from the first call on: its lines are said "…" until the walk's worker has
+        # counted those before it)
+        self._uncounted = None if trace.lines_known else trace
         return True
+
+    def _count_lines(self, first: Trace) -> None:
+        """The lines before ``first``'s call, counted once its rows are on screen (in a
+        worker: before the first frame, they were a pass over every byte before them, 20 ms
+        of a 20 MB text, a tenth of a bare app's start); the same rows on the capture's lines
+        take its place."""
+        try:
+            counted = with_lines_counted(first)
+        except OSError:
+            return  # (the loader, reading the same file, says why)
+        self.post_message(LinesCounted(first, counted))
+
+    @on(LinesCounted)
+    def _lines_counted(self, message: LinesCounted) -> None:
+        if self.current is message.first:  # (else the trace read from the start came first)
+            self.show_trace(message.counted, partial=True)
 
     # -- discovery and judging ---------------------------------------------------------------
 
@@ -397,6 +429,12 @@ class ReplayApp(App[int]):
             # over all of it, 50-100 ms of the screen's thread as the list came.
             gc.freeze()
             gc.enable()
+        first, self._uncounted = self._uncounted, None
+        if first is not None:
+            # The lines before the rows on screen first: the walk, the judging and the
+            # decoding from the start after (in a worker of its own, it took the interpreter
+            # in turns with them, and its lines came after the whole trace's).
+            self._count_lines(first)
         with collector_paused():
             self._walk_and_sort(paths)
 
@@ -1374,14 +1412,22 @@ class ReplayApp(App[int]):
             return
         _, row = found
         payload = trace.payloads[row.position]
-        if unless_there and self.raw_view.selected == (payload.line, payload.end_line):
+        lines = (payload.line, payload.end_line)
+        # (views not made yet are given the lines when they are: made here, they were 3.5 ms
+        # of every launch before the first frame, their modules imported)
+        made = self.__dict__
+        raw = self.raw_view.selected if "raw_view" in made else self._selected_lines
+        if unless_there and raw == lines:
             return
-        self.raw_view.selected = (payload.line, payload.end_line)
-        self.diff_view.selected_line = payload.line
-        if self.raw_view.model is not None and self.raw_view.model.trace is trace:
-            self.raw_view.select_lines(payload.line, payload.end_line)
-        if self.diff_view.model is not None and self.diff_view.model.trace is trace:
-            self.diff_view.goto_line(payload.line)
+        self._selected_lines = lines
+        if "raw_view" in made:
+            self.raw_view.selected = lines
+            if self.raw_view.model is not None and self.raw_view.model.trace is trace:
+                self.raw_view.select_lines(*lines)
+        if "diff_view" in made:
+            self.diff_view.selected_line = payload.line
+            if self.diff_view.model is not None and self.diff_view.model.trace is trace:
+                self.diff_view.goto_line(payload.line)
 
     # -- actions -----------------------------------------------------------------------------
 

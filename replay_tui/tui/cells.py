@@ -12,6 +12,7 @@ from typing import Any
 
 from rich.cells import cell_len, set_cell_size
 
+from ..core.trace import Trace
 from ..core.visible import visible
 from ..core.wire import UNSET, describe_value
 
@@ -21,6 +22,7 @@ __all__ = [
     "failure_text",
     "finish_text",
     "fit",
+    "line_shown",
     "middle_cut",
     "middle_fit",
     "middle_split",
@@ -154,3 +156,12 @@ def failure_text(failure: dict[str, Any]) -> str:
     if isinstance(message, str) and message.endswith(": "):  # "model stopped: " + ""
         message += '""'
     return _code(failure.get("code")) + ": " + visible(str(message))
+
+
+def line_shown(trace: Trace, line: int, sep: str = "") -> str:
+    """Line ``line`` of ``trace`` as the screen says it (``sep``: "," groups its thousands):
+    "…" while the trace's lines are not counted yet (:attr:`Trace.lines_known`: a first
+    screen read from the first call on, its numbers counted from there)."""
+    if not trace.lines_known:
+        return "…"
+    return f"{line:,}" if sep == "," else str(line)

@@ -15,9 +15,18 @@ from contextlib import contextmanager
 from itertools import pairwise
 
 from ..core.heap import big_blocks_apart
-from ..core.trace import CallsAhead, Form, Source, Trace, TraceBuilder, load_trace
+from ..core.trace import (
+    CallsAhead,
+    Form,
+    Source,
+    Trace,
+    TraceBuilder,
+    count_lines,
+    load_trace,
+    trace_from_event,
+)
 
-__all__ = ["FIRST_SLICE", "first_screen", "load_in_steps"]
+__all__ = ["FIRST_SLICE", "first_screen", "load_in_steps", "with_lines_counted"]
 
 FIRST_SLICE = 64 * 1024
 """Bytes decoded before the first snapshot: a few hundred deltas, more than a screenful."""
@@ -92,7 +101,9 @@ def first_screen(
     :data:`AHEAD_LIMIT` bytes): found more than a step on (50,000 text deltas, a 50 MB string
     before them), the snapshot is decoded from them on (:meth:`CallsAhead.trace`), the text
     before left for the builder, which has read only the first bytes; found nearer, or not
-    found, the builder reads on (a step at a time, until ``within`` seconds)."""
+    found, the builder reads on (a step at a time, until ``within`` seconds). A snapshot
+    decoded from the call on has its lines counted from there (:attr:`Trace.lines_known`
+    False): :func:`with_lines_counted` counts those before, after the first frame."""
     with _slices(source, first, EARLY_STEP) as (_size, slices):
         head = next(slices, b"")
         if len(head) < first:
@@ -121,6 +132,31 @@ def first_screen(
             del ahead
         snapshot = _read_on(early, slices, past, FIRST_SLICE)
     return snapshot, early
+
+
+def with_lines_counted(first: Trace, head: int = FIRST_SLICE) -> Trace:
+    """What takes the place of ``first``, a first screen decoded from the first call on
+    before the lines before it were counted (:attr:`Trace.lines_known` False): the same rows
+    on the capture's lines, those before counted (a pass over the bytes before, 20 ms for
+    20 MB: after the first frame, not before it). When a ``[DONE]`` comes before the call,
+    its rows are not replayed: the capture's first ``head`` bytes decoded from the start
+    take its place instead (no rows, as the trace decoded from the start has none of them),
+    and they do too when the bytes before are no longer there (the file was cut). Raises
+    ``OSError``."""
+    source = first.source
+    with source.path.open("rb", buffering=0) as fh:
+        lines = count_lines(fh.readinto, first.skipped, jsonl=source.form is Form.JSONL)
+        counted = (
+            trace_from_event(source, first.skipped, lines, bytes(first.raw))
+            if lines is not None
+            else None
+        )
+        if counted is not None:
+            return counted
+        fh.seek(0)
+        builder = TraceBuilder(source)
+        builder.feed(fh.read(head))
+    return builder.build()
 
 
 def _read_on(

@@ -25,6 +25,7 @@ __all__ = [
     "CacheListed",
     "DiscoveryDone",
     "FolderChanged",
+    "LinesCounted",
     "LoadProgress",
     "MarkedLoaded",
     "TraceAdded",
@@ -106,6 +107,16 @@ class TraceOpened(Message):
     shown: threading.Event | None = None
     """Set once this is on screen: the loader waits for it before decoding the rest, so the
     first paint does not compete with decoding for the interpreter."""
+
+
+@dataclass
+class LinesCounted(Message):
+    """The lines before a first screen read from the first call on were counted (see
+    :func:`~.loading.with_lines_counted`): ``counted`` takes the place of ``first`` if it is
+    still on screen."""
+
+    first: Trace
+    counted: Trace
 
 
 @dataclass

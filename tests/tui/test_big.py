@@ -104,7 +104,7 @@ def test_the_first_screen_reads_on_to_the_first_calls_within_its_time(tmp_path: 
     call's first rows (read a megabyte at a time, no further than the slice that held them),
     unless its time is up first; then it is the first 64 KB's, as before."""
     from replay_tui.core.discovery import discover
-    from replay_tui.tui.loading import EARLY_STEP, FIRST_SLICE, first_screen
+    from replay_tui.tui.loading import EARLY_STEP, FIRST_SLICE, first_screen, with_lines_counted
 
     def chunk(delta: str) -> str:
         return f'data: {{"choices":[{{"index":0,"delta":{delta}}}]}}\n\n'
@@ -117,7 +117,11 @@ def test_the_first_screen_reads_on_to_the_first_calls_within_its_time(tmp_path: 
     source = discover([path]).sources[0]
     trace, builder = first_screen(source, within=60)
     assert builder is not None and trace.in_progress
-    assert 100 <= trace.analysis.deltas < 30_000 and trace.analysis.calls[0].first_line == 60_001
+    # (its lines counted from the call's event until those before are: with_lines_counted)
+    assert not trace.lines_known and trace.analysis.calls[0].first_line == 1
+    counted = with_lines_counted(trace)
+    assert counted.lines_known and counted.analysis.deltas == trace.analysis.deltas
+    assert 100 <= trace.analysis.deltas < 30_000 and counted.analysis.calls[0].first_line == 60_001
     assert len(trace.raw) < len(text) + EARLY_STEP + len(chunk(call)) * 100
     late, builder = first_screen(source, within=0)  # the time is up at once
     assert builder is not None and len(late.raw) == FIRST_SLICE and late.analysis.deltas == 0

@@ -76,6 +76,27 @@ async def test_cursor_keys_and_clicks_select_rows() -> None:
         assert view.cursor == HEAD + len(view.model.sections[0].rows) - 1  # type: ignore[union-attr]
 
 
+async def test_the_raw_and_diff_views_made_later_go_to_the_delta_selected_before() -> None:
+    """The raw and diff views are made when their tab is first shown, not at launch (made to
+    be told the selected delta, they were 3.5 ms of every first frame); then they go to the
+    delta the calls selected meanwhile."""
+    app = make_app([str(TRACES / "dashscope" / "qwen3-max-id-empty.sse")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert "raw_view" not in app.__dict__ and "diff_view" not in app.__dict__
+        await pilot.press("down")  # the delta on line 5
+        assert "raw_view" not in app.__dict__
+        await pilot.press("3")
+        await settle(app, pilot)
+        assert app.raw_view.selected == (5, 5)
+        assert app.raw_view.model is not None
+        assert app.raw_view.cursor == app.raw_view.model.row_of(5)
+        assert "diff_view" not in app.__dict__
+        await pilot.press("2")
+        await settle(app, pilot)
+        assert app.diff_view.selected_line == 5
+
+
 async def test_selecting_a_delta_highlights_its_lines_in_the_raw_view() -> None:
     app = make_app([str(TRACES / "dashscope" / "qwen3-max-id-empty.sse")])
     async with app.run_test(size=SIZE) as pilot:

@@ -1,6 +1,7 @@
 """A file named alone whose tool calls come after a long text (issue 27): its first screen
-shows the calls' rows, read from the first call on, and becomes the exact whole once the
-text before them is decoded."""
+shows the calls' rows, read from the first call on, their lines said "…" until those before
+are counted (after the first frame), and becomes the exact whole once the text before them
+is decoded. A ``[DONE]`` before the calls, found by that count, takes those rows away."""
 
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ from typing import Any
 import pytest
 
 from replay_tui.browse import judging as browse_judging
+from replay_tui.tui import app as app_module
 from replay_tui.tui.app import make_app
 from replay_tui.tui.loading import EARLY_STEP, FIRST_SLICE
 from replay_tui.tui.widgets.calls_view import HEAD
 
-from .conftest import SIZE, held, rendered, settle
+from .conftest import SIZE, held, rendered, settle, until
 
 REASONING = 12_000
 TEXT = 12_000
@@ -69,14 +71,39 @@ async def test_the_calls_after_a_long_text_are_on_the_first_screen_then_exact(
     late_calls: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     go = held(monkeypatch, browse_judging, "walk")  # (the rest is read after the walk)
+    count = held(monkeypatch, app_module, "with_lines_counted")
     app = make_app([str(late_calls)])
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        trace = app.current
-        assert trace is not None and app.partial and trace.skipped > 0
+        uncounted = app.current
+        assert uncounted is not None and app.partial and uncounted.skipped > 0
         view = app.calls_view
         assert view.row_count > HEAD
+        # The lines before the call are not counted yet: every line number says so.
+        early = rendered(view, range(0, HEAD + 6))
+        assert "call 0" in early[0] and early[0].endswith("from line …")
+        assert [_cells(r)[:2] for r in early[HEAD:]] == [[str(n + 1), "…"] for n in range(6)]
+        assert "erased" in early[HEAD + 4]  # Δ 5: its id null, flagged (its line unknown)
+        got = view.copy_text()
+        assert got is not None and got[1].endswith("(line …)")
+        said = app.details.query_one("#details-verdicts").render()
+        assert "line …" in str(said) and "erased id" in str(said)  # (the flag's line)
+        meta = str(app.details.query_one("#details-metadata").render())
+        assert re.search(r"lines +not counted yet", meta)
+        # The counts of what was read so far say so (the size is not the file's).
+        assert re.search(r"size +[\d,]+ bytes so far", meta)
+        count.set()
+        await until(pilot, lambda: app.current is not uncounted)
+        await pilot.pause()
+        trace = app.current
+        assert trace is not None and app.partial and trace.skipped == uncounted.skipped
+        assert trace.lines_known and view.row_count > HEAD
         first = rendered(view, range(0, HEAD + 6))
+        assert [_cells(r)[0] for r in first[HEAD:]] == [_cells(r)[0] for r in early[HEAD:]]
+        said = app.details.query_one("#details-verdicts").render()
+        assert f"line {FIRST_LINE + 8:,}" in str(said)  # (Δ 5's flag, on its line now)
+        meta = str(app.details.query_one("#details-metadata").render())
+        assert re.search(r"lines +[\d,]+ so far", meta)
         # The call's title: its first line, and no block number yet (the blocks before it
         # are not counted: reasoning and text).
         assert "call 0" in first[0] and f"from line {FIRST_LINE}" in first[0]
@@ -105,6 +132,10 @@ async def test_the_calls_after_a_long_text_are_on_the_first_screen_then_exact(
         whole = app.current
         assert whole is not None and not app.partial and whole.skipped == 0
         assert whole.analysis.deltas == DELTAS and whole.closed
+        meta = str(app.details.query_one("#details-metadata").render())
+        assert "so far" not in meta
+        assert re.search(rf"size +{late_calls.stat().st_size:,} bytes\n", meta)
+        assert re.search(rf"lines +{2 * (REASONING + TEXT + DELTAS) + 2:,}\n", meta)
         # The same rows, and now the block: reasoning is block 0, text block 1, the call 2.
         last = rendered(view, range(0, HEAD + 6))
         assert re.search(r"block 2 · 3,000 deltas from line " + str(FIRST_LINE), last[0])
@@ -115,3 +146,35 @@ async def test_the_calls_after_a_long_text_are_on_the_first_screen_then_exact(
         await pilot.press("2")
         await settle(app, pilot)
         assert app.diff_view.source is whole
+
+
+async def test_a_done_before_the_calls_takes_their_rows_away_once_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Text, a ``[DONE]``, then calls: the calls are not replayed. The first screen, read
+    from the first call on before the bytes before it were looked at, shows their rows (their
+    lines "…"); the count finds the ``[DONE]`` and the capture read from its start takes
+    their place: no rows, as in the whole trace."""
+    parts = [_event({"content": f"word {k} "}) for k in range(REASONING + TEXT)]
+    parts.append("data: [DONE]\n\n")
+    parts += [_event(_delta(n)) for n in range(DELTAS)]
+    path = tmp_path / "done-first.sse"
+    path.write_text("".join(parts))
+    go = held(monkeypatch, browse_judging, "walk")
+    count = held(monkeypatch, app_module, "with_lines_counted")
+    app = make_app([str(path)])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        first = app.current
+        assert first is not None and first.skipped > 0 and not first.lines_known
+        assert app.calls_view.row_count > HEAD
+        count.set()
+        await until(pilot, lambda: app.current is not first)
+        await pilot.pause()
+        head = app.current
+        assert head is not None and app.partial and not head.skipped and head.lines_known
+        assert head.analysis.deltas == 0 and not app.calls_view.row_count > HEAD
+        go.set()
+        await settle(app, pilot, limit=60)
+        whole = app.current
+        assert whole is not None and not app.partial and whole.analysis.deltas == 0

@@ -35,6 +35,7 @@ from ..cells import (
     cell_len,
     failure_text,
     fit,
+    line_shown,
     middle_fit,
     show_value,
     value_kind,
@@ -231,7 +232,8 @@ class CallsModel:
         again = ""
         if wrapped and len(stops) > 1:  # past the last (first): round to the other end
             again = " · back to the first" if forward else " · back to the last"
-        return row, f"{which} of {total:,}: {labels} on line {flags[indexes[0]].line}{again}"
+        line = line_shown(self.trace, flags[indexes[0]].line)
+        return row, f"{which} of {total:,}: {labels} on line {line}{again}"
 
 
 def no_flags_text(trace: Trace | None) -> str:
@@ -248,13 +250,14 @@ def no_flags_text(trace: Trace | None) -> str:
     )
 
 
-def flag_label(flags: tuple[Flag, ...] | list[Flag]) -> str:
-    """``erased id`` / ``erased name`` (both when one delta erased both), repairs marked."""
+def flag_label(flags: tuple[Flag, ...] | list[Flag], lines_known: bool = True) -> str:
+    """``erased id`` / ``erased name`` (both when one delta erased both), repairs marked
+    (on a line said "…" while the lines are not counted: :attr:`Trace.lines_known`)."""
     parts = []
     for f in flags:
         text = f.label
         if f.repaired_line is not None:
-            text += f" (repaired l.{f.repaired_line})"
+            text += f" (repaired l.{f.repaired_line if lines_known else '…'})"
         parts.append(text)
     return " · ".join(parts)
 
@@ -311,7 +314,7 @@ def build_calls_model(trace: Trace, previous: CallsModel | None = None) -> Calls
     if prev is not None:
         taken = {id(s.call): s for s in prev.sections[same:]}
     fresh = range(same, len(calls))
-    labels_of = [_labels(calls[k], taken.get(id(calls[k]))) for k in fresh]
+    labels_of = [_labels(calls[k], taken.get(id(calls[k])), trace.lines_known) for k in fresh]
     line_max, label_max, _ = prev.widest[same - 1] if prev is not None and same else (0, 0, 0)
     for k, labels in zip(fresh, labels_of, strict=True):
         if counts[k]:
@@ -327,7 +330,7 @@ def build_calls_model(trace: Trace, previous: CallsModel | None = None) -> Calls
         # The row headers widen (delta 10,000): every section is made again.
         same = 0
         fresh = range(len(calls))
-        labels_of = [_labels(calls[k], taken.get(id(calls[k]))) for k in fresh]
+        labels_of = [_labels(calls[k], taken.get(id(calls[k])), trace.lines_known) for k in fresh]
     model.sticky = GUTTER + heads[0] + GAP + heads[1] + (GAP + heads[2] if heads[2] else 0)
     index = len(model.intro)
     if same:
@@ -404,7 +407,7 @@ _NO_LABELS: dict[int, str] = {}
 that gets a flag is labelled in a dict of its own)."""
 
 
-def _labels(ct: CallTrace, old: Section | None) -> dict[int, str]:
+def _labels(ct: CallTrace, old: Section | None, lines_known: bool = True) -> dict[int, str]:
     """The erasure label of each delta of ``ct`` that erased something (``old``: its section
     in the model of an earlier state, whose labels stand but for the deltas of the flags
     added since and of its last flag of each field, which a later delta may have repaired:
@@ -413,7 +416,7 @@ def _labels(ct: CallTrace, old: Section | None) -> dict[int, str]:
     if not flags:
         return _NO_LABELS
     if old is None or old.call is not ct or not old.stamp or old.stamp[3] > len(flags):
-        return {d: flag_label(fs) for d, fs in _flags_by_delta(flags).items()}
+        return {d: flag_label(fs, lines_known) for d, fs in _flags_by_delta(flags).items()}
     had = old.stamp[3]
     touched = {f.delta for f in flags[had:]}
     for fld in ("id", "name"):  # (a repair marks the last flag of its field when it comes)
@@ -425,7 +428,7 @@ def _labels(ct: CallTrace, old: Section | None) -> dict[int, str]:
     labels = dict(old.labels)
     deltas = [f.delta for f in flags]  # (in delta order: a delta's flags are side by side)
     for d in touched:
-        labels[d] = flag_label(flags[bisect_left(deltas, d) : bisect_right(deltas, d)])
+        labels[d] = flag_label(flags[bisect_left(deltas, d) : bisect_right(deltas, d)], lines_known)
     return labels
 
 
@@ -846,9 +849,11 @@ class CallsView(ModelView[CallsModel]):
                 pieces.append((f"   ⊘ refused: no {missing}", "calls-view--refused"))
         # (a first screen read from the first call on: the blocks before it are not counted)
         block = "…" if model is not None and model.trace.skipped else ct.block_index
+        # (and, until they are counted, the lines before it: said "…")
+        first = ct.first_line if model is None else line_shown(model.trace, ct.first_line)
         pieces.append(
             (
-                f"   block {block} · {n:,} delta{plural} from line {ct.first_line}",
+                f"   block {block} · {n:,} delta{plural} from line {first}",
                 "calls-view--dim",
             )
         )
@@ -881,6 +886,11 @@ class CallsView(ModelView[CallsModel]):
             pieces += [(lead, "calls-view--dim"), (fit(col.title, col.width), "calls-view--header")]
         return pieces
 
+    @property
+    def _lines_known(self) -> bool:
+        model = self.model
+        return model is None or model.trace.lines_known
+
     def _delta_row(self, s: Section, row: DeltaRow) -> Row:
         style = self.piece_style
         label = s.labels.get(row.delta, "")
@@ -890,7 +900,7 @@ class CallsView(ModelView[CallsModel]):
         repaired = erased and all(f.repaired_line is not None for f in flags)
         cells: dict[str, tuple[str, str]] = {
             "delta": (f"{row.delta:,}", "calls-view--dim"),
-            "line": (str(row.line), "calls-view--dim"),
+            "line": (str(row.line) if self._lines_known else "…", "calls-view--dim"),
             "flag": (label, "calls-view--repaired" if repaired else "calls-view--erased-label"),
             "raw_id": (show_value(row.raw_id), _kind_style(row.raw_id)),
             "raw_name": (show_value(row.raw_name), _kind_style(row.raw_name)),
@@ -947,7 +957,7 @@ class CallsView(ModelView[CallsModel]):
         _, row = found
         payload = model.trace.payloads[row.position]
         text = model.trace.raw[payload.start : payload.end].decode("utf-8", "replace")
-        return text, f"delta {row.delta} of {where} (line {payload.line})"
+        return text, f"delta {row.delta} of {where} (line {line_shown(model.trace, payload.line)})"
 
     def action_inspect(self) -> None:
         """The selected delta's payload (or the assembled call) in full."""
@@ -961,7 +971,8 @@ class CallsView(ModelView[CallsModel]):
             self.app.push_screen(PayloadScreen(what, [("", text)], text))
             return
         payload = model.trace.payloads[found[1].position]
-        sections = [(f"payload, line {payload.line}", payload.data.decode("utf-8", "replace"))]
+        line = line_shown(model.trace, payload.line)
+        sections = [(f"payload, line {line}", payload.data.decode("utf-8", "replace"))]
         problem = model.trace.errors.get(payload.line)
         if problem:
             sections.append(("decode problem", problem))

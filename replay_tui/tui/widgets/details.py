@@ -25,7 +25,7 @@ from ...core.verdicts import describe
 from ...core.visible import visible
 from ...core.wire import describe_value
 from ...core.words import plural
-from ..cells import failure_text
+from ..cells import failure_text, line_shown
 
 __all__ = ["Details", "details_text", "hang", "meta_text"]
 
@@ -80,17 +80,21 @@ def details_text(trace: Trace, *, loading: str | None = None) -> Content:
         parts.append(("  none: assign-always never erased an identity here\n", "$text-muted"))
     # Line numbers with thousands separators, in a column as wide as the longest (and a
     # space): "line 100,007erased id" ran the two together.
-    width = max(5, max((len(f"{f.line:,}") for f in flags[:SHOWN_AT_MOST]), default=0) + 1)
-    for f in flags[:SHOWN_AT_MOST]:
+    # (a first screen read from the first call on says "…" until the lines before are
+    # counted: Trace.lines_known)
+    lines = [line_shown(trace, f.line, ",") for f in flags[:SHOWN_AT_MOST]]
+    width = max(5, max(map(len, lines), default=0) + 1)
+    for f, line in zip(flags[:SHOWN_AT_MOST], lines, strict=True):
         parts += [
-            (f"  line {f.line:<{width},}", "$text-muted"),
+            (f"  line {line:<{width}}", "$text-muted"),
             (f"{f.label:<12}", "bold $text-error"),
             visible(
                 f" call {describe_value(f.call)}, delta {f.delta:,}, by {describe_value(f.value)}"
             ),
         ]
         if f.repaired_line is not None:
-            parts.append((f"  repaired on line {f.repaired_line:,}", "$text-success"))
+            repaired = line_shown(trace, f.repaired_line, ",")
+            parts.append((f"  repaired on line {repaired}", "$text-success"))
         parts.append("\n")
     if len(flags) > SHOWN_AT_MOST:
         unshown = len(flags) - SHOWN_AT_MOST
@@ -100,7 +104,9 @@ def details_text(trace: Trace, *, loading: str | None = None) -> Content:
     if not notes:
         parts.append(("  none\n", "$text-muted"))
     shown, held = _some_of_each(notes)
-    wheres = [f"line {n.line:,}" if n.line is not None else "—" for n in shown]
+    wheres = [
+        f"line {line_shown(trace, n.line, ',')}" if n.line is not None else "—" for n in shown
+    ]
     width = max((len(w) for w in wheres), default=0) + 1
     for n, where in zip(shown, wheres, strict=True):
         parts += [
@@ -193,15 +199,24 @@ def fold(text: str, width: int) -> list[str]:
     return lines
 
 
-def meta_text(trace: Trace, width: int = 0) -> Content:
+_SO_FAR = frozenset({"size", "lines", "payloads", "comments"})
+"""The counts of the metadata that grow as the capture is decoded."""
+
+
+def meta_text(trace: Trace, width: int = 0, *, decoding: bool = False) -> Content:
     """The metadata table: form, file, HAR request, HTTP status and headers, sizes, counts.
 
-    With ``width``, long values (paths, URLs) wrap between their parts, under their column."""
+    With ``width``, long values (paths, URLs) wrap between their parts, under their column.
+    ``decoding``: the trace is the first part of one still decoded, whose counts say "so
+    far" (the size, the lines, the payloads read until then: 20,847,472 of 20,864,216
+    bytes said as the file's size)."""
     parts: list[Part] = [("Metadata\n", "bold $text-primary")]
     key_w = min(22, max([len(k) for k, _ in trace.meta] + [len("tool calls")]) + 2)
     a = trace.analysis
     # Credentials are not shown either (a screen is shared, screenshotted, copied with c).
     rows = [(k, redact_meta(k, v)) for k, v in trace.meta]
+    if decoding:
+        rows = [(k, f"{v} so far" if k in _SO_FAR and v[:1].isdigit() else v) for k, v in rows]
     rows.append(
         (
             "tool calls",
@@ -369,7 +384,7 @@ class Details(VerticalScroll, can_focus=True):
         if width != self._meta_width:
             self._meta_width = width
             if self._trace is not None:
-                self._set(self._main, meta_text(self._trace, width))
+                self._set(self._main, meta_text(self._trace, width, decoding=self._loading))
 
     _verdicts_width = 0
 
@@ -385,7 +400,7 @@ class Details(VerticalScroll, can_focus=True):
         width, so that a trace shown in place of another is laid out once, not again as
         each column learns its new width)."""
         trace = self._trace
-        unwrapped = meta_text(trace) if trace is not None else meta
+        unwrapped = meta_text(trace, decoding=self._loading) if trace is not None else meta
         assert unwrapped is not None
         metadata = self.query_one("#details-metadata", Static)
         metadata.display = bool(unwrapped.plain)
@@ -396,7 +411,7 @@ class Details(VerticalScroll, can_focus=True):
             widths = self._widths_for(sizes)
             if widths is not None:
                 self._verdicts_width, self._meta_width = widths
-            meta = meta_text(trace, self._meta_width)
+            meta = meta_text(trace, self._meta_width, decoding=self._loading)
         self._main, self._meta = main, meta
         self.query_one("#details-verdicts", Static).update(hang(main, self._verdicts_width))
         metadata.update(meta)
