@@ -37,8 +37,10 @@ streams.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterator
-from itertools import compress
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator
+from itertools import compress, count, repeat
+from operator import add, gt, ne
 from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
@@ -625,6 +627,126 @@ def _entries(events: Any, count: int) -> Iterator[tuple[list[int], list[int]]]:
             yield list(compress(refs, keep)), list(compress(lines, keep))
 
 
+_SPAN = 64
+"""Payloads a streak (:func:`_streak`) reads at first; each span after a whole one is four
+times longer (a streak that ends soon costs little more than its payloads)."""
+
+_STREAK, _COOL, _COOLEST = 8, 16, 1024
+"""A streak of fewer payloads than ``_STREAK`` was not worth its try: none is tried for the
+next ``_COOL`` payloads, twice as many after each such streak in a row, at most
+``_COOLEST`` (payloads of one shape two or three in a row: a try per few payloads, not per
+payload)."""
+
+
+def _agree(a: Iterable[Any], b: Iterable[Any], m: int) -> int:
+    """How many of the first ``m`` items of ``a`` and ``b`` are equal, before one is not."""
+    return next(compress(count(), map(ne, a, b)), m)
+
+
+def _streak(
+    i: int,
+    e: int,
+    entry: int,
+    refs: list[int],
+    event_lines: list[int],
+    lines: Any,
+    halts: list[int],
+    n: int,
+    plain: list[ToolCall],
+    shape: tuple[bytes, bytes, int, _Said] | None,
+    raw: Any,
+    starts: Any,
+    ends: Any,
+    skips: Any,
+) -> list[str]:
+    """The arguments of the payloads right after payload ``i`` that are payload ``i`` again
+    but for their arguments piece, a whole streak checked at once (C loops over slices, not
+    a step of Python per payload).
+
+    Payload ``i`` is one quiet tool-call delta of a call, alone in its payload, whose bytes
+    matched that call's last quiet ``shape`` in place (its bytes before and after the
+    arguments token), and :func:`compact_frames` just took it. A payload after it is the
+    same again when it holds the call's next delta alone (the event log's entry ``e`` on,
+    one per payload, on its line), is not one of ``halts`` (unusual, or an SSE ``error``),
+    and its bytes where they lie in the capture are ``shape``'s around its own arguments'
+    token: then it is payload ``i``'s JSON with another string in the arguments' place, a
+    tool call with the same ``index``, ``id``, ``type`` and ``name`` and nothing else said
+    otherwise, so the loop would take it as it took payload ``i``, in the same state (a
+    quiet delta with no repeat leaves the call's state as it found it). The streak stops
+    at the first payload that is not (the loop judges it), at the event log's window, and
+    at ``plain``'s end (the call's deltas as a plain list)."""
+    if raw is None or shape is None:
+        return []
+    h = bisect_right(halts, i)
+    k = (entry >> 1 & 0xFFFFFFFF) + 1  # the call's next delta
+    limit = min(
+        (halts[h] if h < len(halts) else n) - i - 1, len(refs) - e, len(plain) - k
+    )  # fmt: skip
+    pre, suf = shape[0], shape[1]
+    got: list[str] = []
+    a, span = 0, _SPAN
+    while a < limit:
+        whole = m = min(span, limit - a)
+        p, x, d = i + 1 + a, e + a, k + a  # its first payload, entry, delta
+        # the call's next m deltas, in order: the entries between hold them all when the
+        # last is the m-th (each delta of a call has one entry, in order)
+        if refs[x + m - 1] != entry + 2 * (a + m):
+            m = _agree(refs[x : x + m], range(entry + 2 * (a + 1), entry + 2 * (a + m + 1), 2), m)
+        # one a payload, on its line
+        if event_lines[x : x + m] != lines[p : p + m].tolist():
+            m = _agree(event_lines[x : x + m], lines[p : p + m], m)
+        if m and x + m < len(event_lines) and event_lines[x + m] == lines[p + m - 1]:
+            m -= 1  # (its last payload holds more than that delta)
+        sk = skips[p : p + m]
+        if m and min(sk) < 0:  # (a payload that keeps bytes of its own)
+            m = _agree(map(gt, sk, repeat(-1)), repeat(True), m)
+        try:
+            pieces = [t.function.arguments for t in plain[d : d + m]]  # type: ignore[union-attr]
+        except AttributeError:  # (no function object: not the same again)
+            break
+        if m and set(map(type, pieces)) != _STR:
+            m = _agree(map(type, pieces), repeat(str), m)
+            del pieces[m:]
+        try:
+            tokens = list(map(_encode, pieces))
+        except UnicodeEncodeError:  # (a lone surrogate: the loop judges it)
+            break
+        found = list(
+            map(raw.__getitem__, map(slice, map(add, starts[p : p + m], sk), ends[p : p + m]))
+        )
+        meant = [pre + t + suf for t in tokens]
+        if found != meant:
+            m = _agree(found, meant, m)
+            del pieces[m:]
+        got += pieces
+        a += m
+        if m < whole:
+            break
+        span *= 4
+    return got
+
+
+_STR = {str}
+
+
+def _more(part: QuietCall, pieces: list[str], lines: Any, cid: Any, name: Any, choice: int) -> None:
+    """:meth:`.base.Quiet.add` of the pieces of a streak (:func:`_streak`) to ``part``, the
+    stretch its call's last payload went to: their lines, the blank ``id`` and ``name``
+    they each sent (as that payload did), and their choice's index."""
+    before = len(part.pieces)
+    part.pieces.extend(pieces)
+    part.lines.extend(lines)
+    m = len(pieces)
+    if cid is None:
+        part.id_nulls += m
+    if name is None:
+        part.name_nulls += m
+    if choice:
+        if part.others is None:
+            part.others = array("q")
+        part.others.extend(range(before, before + m))
+
+
 def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     """The frames of :func:`.base.frames`, with each run of quiet tool-call payloads gathered
     in a :class:`~.base.Quiet` and each run of text pieces folded into one frame.
@@ -691,8 +813,16 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     the frame each starts with (its place in ``out``), their shape, their texts."""
     part = QuietCall(None)  # the run's last stretch
     sizes: array[int] = array("q")
+    halts = sorted(unusual | errors)
+    """The payloads a streak stops before (:func:`_streak`)."""
+    resume = 0
+    """Payloads before this one were taken by a streak."""
+    cool, wait = 0, _COOL
+    """No streak is tried before payload ``cool``; ``wait``: how long the next miss waits."""
     e = 0
     for i in range(n):
+        if i < resume:
+            continue
         line = lines[i]
         entry = _NO_ENTRY
         if e == n_events and more:  # the next window of entries
@@ -859,6 +989,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                     else:
                         fits = False
                     quiet = False
+                    again = False  # (the call's last quiet shape, matched in place)
                     pair = None
                     if fits and (rid is not FREE or rname is not FREE):
                         pair = st.pair
@@ -910,6 +1041,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                             ):
                                 said = sh[3]
                                 misses = 0
+                                again = True
                             elif (sh2 := st.shape2) is not None:
                                 # the one before it (shapes that alternate: id null and "",
                                 # two choices)
@@ -967,6 +1099,22 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                         if held is not None:
                             if held[0] == c and not bits and pair is None and choice == 0:
                                 held[2].append(args)  # more arguments for a new call
+                                if again and plain is not None and i >= cool:
+                                    streak = _streak(
+                                        i, e, entry, refs, event_lines, lines, halts, n, plain,
+                                        st.shape, raw, starts, ends, skips,
+                                    )  # fmt: skip
+                                    if streak:
+                                        m = len(streak)
+                                        held[2].extend(streak)
+                                        resume = i + m + 1
+                                        e += m
+                                        last = plain[(entry >> 1 & 0xFFFFFFFF) + m]
+                                        st.prev_id, st.prev_name = last.id, name
+                                    if len(streak) < _STREAK:
+                                        cool, wait = i + wait, min(2 * wait, _COOLEST)
+                                    else:
+                                        wait = _COOL
                                 continue
                             _absorb(out, held)
                             held = None
@@ -998,6 +1146,24 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                             part.name_nulls += name is None
                             if choice:
                                 part.elsewhere()
+                            if again and plain is not None and i >= cool:
+                                streak = _streak(
+                                    i, e, entry, refs, event_lines, lines, halts, n, plain,
+                                    st.shape, raw, starts, ends, skips,
+                                )  # fmt: skip
+                                if streak:
+                                    m = len(streak)
+                                    _more(part, streak, lines[i + 1 : i + m + 1], cid, name, choice)
+                                    sizes[-1] += m
+                                    resume = i + m + 1
+                                    e += m
+                                    last = plain[(entry >> 1 & 0xFFFFFFFF) + m]
+                                    st.prev_id, st.prev_name = last.id, name
+                                    part.last_id, part.last_name = last.id, name
+                                if len(streak) < _STREAK:
+                                    cool, wait = i + wait, min(2 * wait, _COOLEST)
+                                else:
+                                    wait = _COOL
                         else:
                             if run is None or not run.fits(c, pair):
                                 run = Quiet(line)
