@@ -39,8 +39,8 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
-from itertools import compress, count, repeat
-from operator import add, gt, ne
+from itertools import chain, compress, count, repeat
+from operator import add, and_, gt, lt, ne, xor
 from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
@@ -605,6 +605,9 @@ _ENTRIES = 4096
 """Entries of the event log read into lists at a time (:func:`_entries`)."""
 
 
+_FLIPPED = bytes([1, 0]) + bytes(254)
+
+
 def _entries(events: Any, count: int) -> Iterator[tuple[list[int], list[int]]]:
     """The event log's entries that are a delta or a text piece (not a block's start), as
     ``(refs, lines)``, about :data:`_ENTRIES` at a time, a line's entries never cut apart:
@@ -620,10 +623,13 @@ def _entries(events: Any, count: int) -> Iterator[tuple[list[int], list[int]]]:
             b += 1
         refs, lines = refs_of[a:b], lines_of[a:b]
         a = b
-        keep = bytes(not (r if r >= 0 else -r - 1) & 1 for r in refs)
-        if keep.count(0) == 0:
-            yield list(refs), list(lines)
-        elif keep.count(1):
+        # a block's start: its bit 0 set, in a tool ref (r) as in a text one (-r - 1, whose
+        # bit 0 is r's flipped)
+        start = bytes(map(xor, map(and_, refs, repeat(1)), map(lt, refs, repeat(0))))
+        if start.count(1) == 0:
+            yield refs.tolist(), lines.tolist()
+        elif start.count(0):
+            keep = start.translate(_FLIPPED)
             yield list(compress(refs, keep)), list(compress(lines, keep))
 
 
@@ -747,6 +753,147 @@ def _more(part: QuietCall, pieces: list[str], lines: Any, cid: Any, name: Any, c
         part.others.extend(range(before, before + m))
 
 
+def _many_streak(
+    i: int,
+    e: int,
+    first: int,
+    many: tuple[list[tuple[int, Any, str, Any, Any]], tuple[_Place, ...]],
+    refs: list[int],
+    event_lines: list[int],
+    lines: Any,
+    halts: list[int],
+    n: int,
+    deltas_of: list[list[ToolCall] | None],
+    segments: tuple[bytes, ...],
+    raw: Any,
+    starts: Any,
+    ends: Any,
+    skips: Any,
+) -> list[list[str]]:
+    """:func:`_streak` for a payload of several quiet deltas of distinct calls (``many``, as
+    :func:`_quiet_many` found them; its entries ``first`` to ``e``), whose bytes matched the
+    payload before's in place (``segments``: its bytes around the arguments' tokens): the
+    payloads after it that are it again but for their pieces — the same calls' next deltas,
+    one entry each, in the same order, on the payload's line, and its bytes ``segments``
+    around their tokens. Their pieces, per delta of the payload (empty: none)."""
+    if raw is None:
+        return []
+    calls = [g[0] for g in many[0]]
+    count = len(calls)
+    plains = [deltas_of[c] for c in calls]
+    if count < 2 or len(set(calls)) < count or len(segments) != count + 1:
+        return []
+    base = refs[first:e]
+    h = bisect_right(halts, i)
+    limit = min((halts[h] if h < len(halts) else n) - i - 1, (len(refs) - e) // count)
+    nexts = [(r >> 1 & 0xFFFFFFFF) + 1 for r in base]  # each call's next delta
+    for plain, k in zip(plains, nexts, strict=True):
+        if plain is None:
+            return []
+        limit = min(limit, len(plain) - k)
+    if limit <= 0:
+        return []
+    m = min(limit, _SPAN * 16)
+    # the calls' next deltas, in the payload's order, a payload's entries on its line
+    want = list(
+        chain.from_iterable(zip(*(range(r + 2, r + 2 * m + 1, 2) for r in base), strict=True))
+    )
+    got = refs[e : e + m * count]
+    if got != want:
+        m = _agree(got, want, m * count) // count
+    payload_lines = lines[i + 1 : i + m + 1].tolist()
+    got = event_lines[e : e + m * count]
+    want = list(chain.from_iterable(zip(*(payload_lines,) * count, strict=True)))
+    if got != want:
+        m = _agree(got, want, m * count) // count
+    x = e + m * count
+    if m and x < len(event_lines) and event_lines[x] == payload_lines[m - 1]:
+        m -= 1  # (its last payload holds more than those deltas)
+    sk = skips[i + 1 : i + m + 1]
+    if m and min(sk) < 0:
+        m = _agree(map(gt, sk, repeat(-1)), repeat(True), m)
+    if not m:
+        return []
+    try:
+        pieces = [
+            [t.function.arguments for t in plain[k : k + m]]  # type: ignore[index, union-attr]
+            for plain, k in zip(plains, nexts, strict=True)
+        ]
+    except AttributeError:  # (no function object: not the same again)
+        return []
+    for each in pieces:
+        if set(map(type, each)) != _STR:
+            m = min(m, _agree(map(type, each), repeat(str), m))
+    try:
+        tokens = [list(map(_encode, each[:m])) for each in pieces]
+    except UnicodeEncodeError:  # (a lone surrogate: the loop judges it)
+        return []
+    columns: list[Iterable[bytes]] = [repeat(segments[0])]
+    for toks, segment in zip(tokens, segments[1:], strict=True):
+        columns += [toks, repeat(segment)]
+    meant = list(map(b"".join, zip(*columns)))  # noqa: B905  (the tokens' lists end it)
+    found = list(
+        map(
+            raw.__getitem__,
+            map(slice, map(add, starts[i + 1 : i + m + 1], sk), ends[i + 1 : i + m + 1]),
+        )
+    )
+    if found != meant:
+        m = _agree(found, meant, m)
+    return [each[:m] for each in pieces] if m else []
+
+
+def _many_more(
+    run: Quiet,
+    many: tuple[list[tuple[int, Any, str, Any, Any]], tuple[_Place, ...]],
+    pieces: list[list[str]],
+    lines: Any,
+) -> None:
+    """What the loop adds to ``run`` for the payloads of a :func:`_many_streak`, as it added
+    the payload before (``many``): a stretch per delta (the calls are distinct, and the run's
+    last stretch is the payload's last call's), its piece and line, its blank ``id`` and
+    ``name``, its places, and the marks of the stretches that came in the choice of the one
+    before."""
+    m = len(pieces[0])
+    parts = [run.calls[g[0]] for g in many[0]]
+    count = len(parts)
+    at = len(run.sizes)
+    run.stretches.extend(parts * m)
+    run.sizes.extend(repeat(1, count * m))
+    pattern = bytes(place[3] for place in many[1])
+    if 1 in pattern:
+        if run.joined is None:
+            run.joined = Marks()
+        flags = run.joined._flags
+        if len(flags) < at:
+            flags.extend(bytes(at - len(flags)))
+        del flags[at:]  # (none was marked past the run's stretches)
+        flags += pattern * (m - 1) + pattern.rstrip(b"\0")
+    for part, (_c, _index, _piece, cid, name), (later, other, tail, _j), each in zip(
+        parts, many[0], many[1], pieces, strict=True
+    ):
+        before = len(part.lines)
+        part.pieces.extend(each)
+        part.lines.extend(lines)
+        part.last_id, part.last_name = cid, name
+        if cid is None:
+            part.id_nulls += m
+        if name is None:
+            part.name_nulls += m
+        if other:
+            if part.others is None:
+                part.others = array("q")
+            part.others.extend(range(before, before + m))
+        if later:
+            if part.later is None:
+                part.later = array("q")
+            part.later.extend(range(before, before + m))
+        if tail:
+            if part.tails is None:
+                part.tails = array("q")
+            part.tails.extend(range(before, before + m))
+
+
 def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     """The frames of :func:`.base.frames`, with each run of quiet tool-call payloads gathered
     in a :class:`~.base.Quiet` and each run of text pieces folded into one frame.
@@ -797,8 +944,9 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     it then says nothing."""
     typed_early: set[int] = set()
     """Calls a delta sent ``type: "function"`` before they opened (see _CallState.typed)."""
-    many_last: list[Any] = [None, 0]
-    """The last of them found quiet: ``(its bytes around the tokens, what it says)``."""
+    many_last: list[Any] = [None, 0, False]
+    """The last of them found quiet: ``(its bytes around the tokens, what it says)``; how
+    many shapes in a row were new; whether the payload just judged was that one in place."""
     encode = _encode
     out: list[Frame | Quiet] = []
     run: Quiet | None = None
@@ -938,6 +1086,21 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                             joined = False
                         run.add(c, index, piece, line, cid, name, None, other, later, tail, joined)
                         part = run.stretches[-1]
+                    if many_last[2] and i >= cool and run is not None:
+                        # (the payload before's shape again, in place: the next may be too)
+                        taken = _many_streak(
+                            i, e, first, many, refs, event_lines, lines, halts, n, deltas_of,
+                            many_last[0][0], raw, starts, ends, skips,
+                        )  # fmt: skip
+                        if taken:
+                            _many_more(run, many, taken, lines[i + 1 : i + len(taken[0]) + 1])
+                            m = len(taken[0])
+                            resume = i + m + 1
+                            e += m * len(taken)
+                        if not taken or len(taken[0]) < _STREAK:
+                            cool, wait = i + wait, min(2 * wait, _COOLEST)
+                        else:
+                            wait = _COOL
                     continue
         if entry >= 0 and i not in unusual and i not in errors:
             # one tool-call delta: quiet when it says nothing new to any library
@@ -1386,6 +1549,7 @@ def _many_said(
     and how many shapes in a row were new: past :data:`_MISSES` (a field that changes on
     every payload, a ``created`` that counts up) a payload is judged by one typed decode with
     its own pieces, without the table, until :data:`_RETRY` more were."""
+    last[2] = False
     if len(pieces) > len(_SENTINELS):
         return None
     misses = last[1]
@@ -1410,6 +1574,7 @@ def _many_said(
             if stop - at == len(end) and buffer.startswith(end, at):
                 said: tuple[_Place, ...] | None = known[1]
                 last[1] = 0
+                last[2] = True
                 return said
     data = payload.data()
     segments = []

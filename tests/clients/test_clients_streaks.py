@@ -257,3 +257,105 @@ def test_a_streak_stops_before_another_calls_delta(monkeypatch: pytest.MonkeyPat
     assert taken and max(taken) < 20
     run = next(x for x in folded if isinstance(x, Quiet))
     assert "".join(run.calls[0].pieces) == "".join(str(k) for k in range(30) if k != 20)
+
+
+@st.composite
+def paired_streak_streams(draw: st.DrawFn) -> str:
+    """2 to 4 calls, then payloads of several of them side by side — in one choice, or each
+    in a choice of its own (the choices' indexes drawn) — the same calls in the same places
+    for a stretch, with what may break a streak put in at random."""
+    n_calls = draw(st.integers(2, 4))
+    out: list[str] = []
+    for c in range(n_calls):
+        head = {"index": c, "id": f"call_{c}", "type": "function"}
+        head["function"] = {"name": f"tool_{c}", "arguments": ""}
+        out.append(_data(_chunk([head])))
+    blank = draw(st.sampled_from(["absent", None, ""]))
+    for _ in range(draw(st.integers(1, 4))):
+        calls = draw(st.permutations(range(n_calls)))[: draw(st.integers(2, n_calls))]
+        split = draw(st.booleans())
+        indexes = [draw(st.integers(0, 2)) for _ in calls]
+        for _ in range(draw(st.integers(1, 80))):
+            deltas = []
+            for c in calls:
+                delta: dict[str, Any] = {
+                    "index": c,
+                    "function": {"arguments": draw(st.sampled_from(PIECES))},
+                }
+                if blank != "absent":
+                    delta["id"] = blank
+                deltas.append(delta)
+            created = 1
+            if draw(st.integers(0, 14)) == 0:
+                what = draw(st.sampled_from(BREAKS))
+                if what == "shape":
+                    deltas[-1]["id"] = None if blank != None else ""  # noqa: E711
+                elif what == "created":
+                    created = 2
+                elif what == "text":
+                    out.append(_data({"choices": [{"index": 0, "delta": {"content": "hm"}}]}))
+                elif what == "args-null":
+                    deltas[0]["function"]["arguments"] = None
+                elif what == "surrogate":
+                    deltas[-1]["function"]["arguments"] = "\ud83d"
+                elif what == "no-function":
+                    del deltas[-1]["function"]
+                elif what == "two":
+                    deltas.append(dict(deltas[0]))
+                elif what == "error-event":
+                    out.append("event: error\n")
+                elif what == "keepalive":
+                    out.append(": keep-alive\n\n")
+                elif what == "id-again":
+                    deltas[0]["id"] = f"call_{calls[0]}"
+                elif what == "name-blank":
+                    deltas[0]["function"]["name"] = ""
+                else:
+                    out.append(
+                        _data({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+                    )
+            if split:
+                choices = [
+                    {"index": k, "delta": {"tool_calls": [d]}} for k, d in zip(indexes, deltas, strict=False)
+                ]
+                body = {"id": "chatcmpl-1", "created": created, "model": "m", "choices": choices}
+                out.append(_data(body))
+            else:
+                out.append(_data(_chunk(deltas, created)))
+    out.append(_data({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}))
+    return "".join(out) + "data: [DONE]\n\n"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(paired_streak_streams())
+def test_a_streak_of_payloads_of_several_deltas_folds_as_payload_by_payload(body: str) -> None:
+    _held(body)
+
+
+def test_paired_calls_are_taken_in_streaks(monkeypatch: pytest.MonkeyPatch) -> None:
+    # two calls side by side, 5,000 payloads (the event log's windows of 4,096 entries hold
+    # 2,048 of them), one of them saying more
+    lengths: list[int] = []
+    real = compact_module._many_streak
+
+    def counted(*args: Any) -> list[list[str]]:
+        got = real(*args)
+        lengths.append(len(got[0]) if got else 0)
+        return got
+
+    monkeypatch.setattr(compact_module, "_many_streak", counted)
+    out = []
+    for c in range(2):
+        head = {"index": c, "id": f"call_{c}", "type": "function"}
+        head["function"] = {"name": "f", "arguments": ""}
+        out.append(_data(_chunk([head])))
+    for k in range(5_000):
+        pair = [{"index": c, "id": None, "function": {"arguments": str(k % 7)}} for c in range(2)]
+        out.append(_data(_chunk(pair, 2 if k == 3_000 else 1)))
+    out.append(_data({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}))
+    folded = _held("".join(out) + "data: [DONE]\n\n")
+    assert sum(lengths) > 4_900
+    runs = [x for x in folded if isinstance(x, Quiet)]
+    assert len(runs) == 1
+    # (the first pair is a frame: its id null is news)
+    assert "".join(runs[0].calls[0].pieces) == "".join(str(k % 7) for k in range(1, 5_000))
