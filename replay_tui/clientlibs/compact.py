@@ -39,7 +39,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
-from itertools import chain, compress, count, repeat
+from itertools import chain, compress, count, islice, repeat
 from operator import add, and_, gt, lt, ne, xor
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -722,7 +722,7 @@ def _streak(
         )
         meant = [pre + t + suf for t in tokens]
         if found != meant:
-            m = _agree(found, meant, m)
+            m = _written_otherwise(found, meant, pieces, pre, suf, m)
             del pieces[m:]
         got += pieces
         a += m
@@ -733,6 +733,29 @@ def _streak(
 
 
 _STR = {str}
+
+
+def _written_otherwise(
+    found: list[bytes], meant: list[bytes], pieces: list[str], pre: bytes, suf: bytes, m: int
+) -> int:
+    """How many of the first ``m`` payloads ``found`` are ``meant``, or ``pre`` and ``suf``
+    around another JSON text of their piece (a gateway that escapes what msgspec writes raw,
+    ``"\\u00e9"`` for ``"é"``: the same chunk, which the loop judges by decoding it, and
+    finds as it found the shape's)."""
+    j = _agree(found, meant, m)
+    lp, ls = len(pre), len(suf)
+    while j < m:
+        f = found[j]
+        if not (len(f) > lp + ls and f.startswith(pre) and f.endswith(suf)):
+            break
+        try:
+            piece = _decode(f[lp : len(f) - ls])
+        except (msgspec.DecodeError, RecursionError):
+            break
+        if type(piece) is not str or piece != pieces[j]:
+            break
+        j += 1 + _agree(islice(found, j + 1, None), islice(meant, j + 1, None), m - j - 1)
+    return j
 
 
 def _more(part: QuietCall, pieces: list[str], lines: Any, cid: Any, name: Any, choice: int) -> None:
@@ -1309,24 +1332,6 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                             part.name_nulls += name is None
                             if choice:
                                 part.elsewhere()
-                            if again and plain is not None and i >= cool:
-                                streak = _streak(
-                                    i, e, entry, refs, event_lines, lines, halts, n, plain,
-                                    st.shape, raw, starts, ends, skips,
-                                )  # fmt: skip
-                                if streak:
-                                    m = len(streak)
-                                    _more(part, streak, lines[i + 1 : i + m + 1], cid, name, choice)
-                                    sizes[-1] += m
-                                    resume = i + m + 1
-                                    e += m
-                                    last = plain[(entry >> 1 & 0xFFFFFFFF) + m]
-                                    st.prev_id, st.prev_name = last.id, name
-                                    part.last_id, part.last_name = last.id, name
-                                if len(streak) < _STREAK:
-                                    cool, wait = i + wait, min(2 * wait, _COOLEST)
-                                else:
-                                    wait = _COOL
                         else:
                             if run is None or not run.fits(c, pair):
                                 run = Quiet(line)
@@ -1334,6 +1339,26 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                 sizes = run.sizes
                             run.add(c, index, args, line, cid, name, pair, choice)
                             part = run.stretches[-1]
+                        if again and plain is not None and i >= cool:
+                            # (the run's last stretch is the call's: the streak joins it, as
+                            # the payload did, a repeat or not)
+                            streak = _streak(
+                                i, e, entry, refs, event_lines, lines, halts, n, plain,
+                                st.shape, raw, starts, ends, skips,
+                            )  # fmt: skip
+                            if streak:
+                                m = len(streak)
+                                _more(part, streak, lines[i + 1 : i + m + 1], cid, name, choice)
+                                sizes[-1] += m
+                                resume = i + m + 1
+                                e += m
+                                last = plain[(entry >> 1 & 0xFFFFFFFF) + m]
+                                st.prev_id, st.prev_name = last.id, name
+                                part.last_id, part.last_name = last.id, name
+                            if len(streak) < _STREAK:
+                                cool, wait = i + wait, min(2 * wait, _COOLEST)
+                            else:
+                                wait = _COOL
                         continue
         elif entry != _NO_ENTRY and i not in unusual and i not in errors:
             # one text piece: folded into the text run before it when nothing else is said
