@@ -38,9 +38,10 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain, compress, count, islice, repeat
-from operator import add, and_, gt, lt, ne, xor
+from itertools import cycle as cycle_of
+from operator import add, and_, eq, gt, lt, ne, xor
 from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
@@ -735,6 +736,186 @@ def _streak(
 _STR = {str}
 
 
+_TRAIL = 63
+"""A cycle is at most this many payloads long (:func:`_cycle`; a ring of 64)."""
+
+
+def _cycle(
+    i: int,
+    e: int,
+    trail: list[Any],
+    refs: list[int],
+    event_lines: list[int],
+    lines: Any,
+    halts: list[int],
+    n: int,
+    deltas_of: list[list[ToolCall] | None],
+    raw: Any,
+    starts: Any,
+    ends: Any,
+    skips: Any,
+) -> tuple[list[str], list[Any]] | None:
+    """:func:`_streak` for payloads that come back in a cycle: several calls in turn, each a
+    delta of its own in the same shape every turn (parallel calls interleaved), or one call
+    whose payloads alternate two shapes (two choices in turn, an ``id`` sent and not).
+
+    ``trail`` holds the payloads just taken (quiet, alone in their payload, in the run's
+    stretch of their call, no repeat, matched in place): the cycle is the last of them back
+    to the one before of payload ``i``'s call and shape, every payload between taken so. The
+    payloads after ``i`` that are the cycle's again but for their pieces — the same calls'
+    next deltas in the same order, one entry each on its line, none a halt, their bytes
+    their place's shape around their token (and, for one call's two shapes, not the other
+    one, which the loop tries first) — are taken: their pieces, and the cycle's records."""
+    me = trail[i & _TRAIL]
+    c, shape = me[1], me[2]
+    period = 0
+    for back in range(1, _TRAIL):
+        got = trail[(i - back) & _TRAIL]
+        if got is None or got[0] != i - back:
+            return None  # (a payload between not taken so)
+        if got[1] == c and got[2] is shape:
+            period = back
+            break
+    if period < 2:
+        return None
+    cycle = [trail[(i - period + 1 + k) & _TRAIL] for k in range(period)]
+    calls = [r[1] for r in cycle]
+    if not (len(set(calls)) == 1 or all(calls[k] != calls[k - 1] for k in range(period))):
+        return None  # (each payload a stretch of its own, or all one call's: nothing between)
+    # per place, the shape the loop tries first: that of its call's payload before, which is
+    # its own, or the other of two the call's payloads take in turn
+    firsts: list[Any] = []
+    for k in range(period):
+        ours = [cycle[(k - b) % period] for b in range(1, period + 1)]
+        before, *_ = (r for r in ours if r[1] == calls[k])
+        if before[2] is cycle[k][2]:
+            firsts.append(None)
+            continue
+        again, *_ = (r for r in ours[ours.index(before) + 1 :] + ours if r[1] == calls[k])
+        if again[2] is not cycle[k][2]:
+            return None  # (three shapes: the loop finds some by their table, not in place)
+        firsts.append(before[2])
+    x = e  # the entry of payload i + 1
+    if x < period:
+        return None
+    h = bisect_right(halts, i)
+    m = min((halts[h] if h < len(halts) else n) - i - 1, len(refs) - x, _SPAN * 16)
+    if m <= 0:
+        return None
+    # each payload the next delta of the call of its place in the cycle
+    steps = [2 * calls.count(k) for k in calls]
+    want = list(map(add, refs[x - period : x - period + m], cycle_of(steps)))
+    got_refs = refs[x : x + m]
+    if got_refs != want:
+        m = _agree(got_refs, want, m)
+    payload_lines = lines[i + 1 : i + m + 1].tolist()
+    if event_lines[x : x + m] != payload_lines:
+        m = _agree(event_lines[x : x + m], payload_lines, m)
+    if m and x + m < len(event_lines) and event_lines[x + m] == payload_lines[m - 1]:
+        m -= 1  # (its last payload holds more than that delta)
+    sk = skips[i + 1 : i + m + 1]
+    if m and min(sk) < 0:
+        m = _agree(map(gt, sk, repeat(-1)), repeat(True), m)
+    if not m:
+        return None
+    try:
+        pieces = [
+            deltas_of[r >> 33][r >> 1 & 0xFFFFFFFF].function.arguments  # type: ignore[index, union-attr]
+            for r in refs[x : x + m]
+        ]
+    except (AttributeError, TypeError):  # (no function object, or deltas kept compact)
+        return None
+    if set(map(type, pieces)) != _STR:
+        m = _agree(map(type, pieces), repeat(str), m)
+        del pieces[m:]
+    try:
+        tokens = list(map(_encode, pieces))
+    except UnicodeEncodeError:  # (a lone surrogate: the loop judges it)
+        return None
+    pres, sufs = [r[2][0] for r in cycle], [r[2][1] for r in cycle]
+    meant = list(map(b"".join, zip(cycle_of(pres), tokens, cycle_of(sufs))))
+    found = list(
+        map(
+            raw.__getitem__,
+            map(slice, map(add, starts[i + 1 : i + m + 1], sk), ends[i + 1 : i + m + 1]),
+        )
+    )
+    if found != meant:
+        m = _agree(found, meant, m)
+    if any(firsts):  # (the shape the loop tries first must not be it: no JSON has a NUL)
+        opres = [b"\0" if f is None else f[0] for f in firsts]
+        osufs = [b"" if f is None else f[1] for f in firsts]
+        other = map(b"".join, zip(cycle_of(opres), tokens, cycle_of(osufs)))
+        m = min(m, next(compress(count(), map(eq, found, other)), m))
+    return (pieces[:m], cycle) if m else None
+
+
+def _cycle_more(
+    run: Quiet,
+    states: list[_CallState | None],
+    pieces: list[str],
+    cycle: list[Any],
+    lines: Any,
+) -> QuietCall:
+    """What the loop adds to ``run`` for the payloads of a :func:`_cycle`, as it added the
+    cycle's: a stretch a payload (calls in turn), or the pieces to the one call's stretch;
+    each call's pieces, lines, blank ``id`` and ``name``, choices; and each call's state as
+    its last payload leaves it (its shape and the other, swapped as the loop swaps them).
+    Returns the run's last stretch."""
+    m = len(pieces)
+    period = len(cycle)
+    lines = lines.tolist()
+    calls = [r[1] for r in cycle]
+    last = cycle[(m - 1) % period]
+    if len(set(calls)) == 1:
+        run.sizes[-1] += m
+    else:
+        run.stretches.extend(islice(cycle_of([r[6] for r in cycle]), m))
+        run.sizes.extend(repeat(1, m))
+        run._last = last[1]
+    for c in dict.fromkeys(calls):
+        places = [k for k in range(period) if calls[k] == c]
+        if len(places) == 1:
+            at: Sequence[int] = range(places[0], m, period)
+            mine, mine_lines = pieces[places[0] :: period], lines[places[0] :: period]
+        else:
+            at = sorted(chain.from_iterable(range(k, m, period) for k in places))
+            mine, mine_lines = [pieces[j] for j in at], [lines[j] for j in at]
+        if not mine:
+            continue
+        part: QuietCall = cycle[places[0]][6]
+        before = len(part.lines)
+        part.pieces.extend(mine)
+        part.lines.extend(mine_lines)
+        final = cycle[at[-1] % period]
+        part.last_id, part.last_name = final[4], final[5]
+        for k in places:
+            taken = len(range(k, m, period))
+            if cycle[k][4] is None:
+                part.id_nulls += taken
+            if cycle[k][5] is None:
+                part.name_nulls += taken
+        chosen = [cycle[k][3] != 0 for k in places]
+        if any(chosen):
+            if part.others is None:
+                part.others = array("q")
+            if all(chosen):
+                part.others.extend(range(before, before + len(mine)))
+            else:
+                part.others.extend(
+                    before + t for t, j in enumerate(at) if cycle[j % period][3] != 0
+                )
+        st = states[c]
+        assert st is not None
+        st.prev_id, st.prev_name = final[4], final[5]
+        if final[2] is not st.shape:  # (its two shapes: the loop swaps them at each payload)
+            assert final[2] is st.shape2
+            st.shape, st.shape2 = st.shape2, st.shape
+    part = last[6]
+    assert isinstance(part, QuietCall)
+    return part
+
+
 def _written_otherwise(
     found: list[bytes], meant: list[bytes], pieces: list[str], pre: bytes, suf: bytes, m: int
 ) -> int:
@@ -989,6 +1170,10 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     resume = 0
     """Payloads before this one were taken by a streak."""
     cool, wait = 0, _COOL
+    trail: list[Any] = [None] * (_TRAIL + 1)
+    """The last quiet payloads of one delta taken in a run's call's stretch as they came
+    (:func:`_cycle`), by their number modulo the ring's size."""
+    cycle_cool, cycle_wait = 0, _COOL
     """No streak is tried before payload ``cool``; ``wait``: how long the next miss waits."""
     e = 0
     for i in range(n):
@@ -1176,6 +1361,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                         fits = False
                     quiet = False
                     again = False  # (the call's last quiet shape, matched in place)
+                    swapped = False  # (the one before it, matched in place)
                     pair = None
                     if fits and (rid is not FREE or rname is not FREE):
                         pair = st.pair
@@ -1241,6 +1427,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                     said = sh2[3]
                                     misses = 0
                                     st.shape, st.shape2 = sh2, sh
+                                    swapped = True
                         if said is None:
                             data = data_of(i)
                             at = data.find(token) if misses < _MISSES else -1
@@ -1315,6 +1502,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                 run.stretches.append(part)
                                 sizes.append(0)
                                 run._last = c
+                        inline = False
                         if run is not None and c == run._last and part.pair is pair:
                             # (Quiet.add, inlined for the common case)
                             sizes[-1] += 1
@@ -1332,6 +1520,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                             part.name_nulls += name is None
                             if choice:
                                 part.elsewhere()
+                            inline = pair is None
                         else:
                             if run is None or not run.fits(c, pair):
                                 run = Quiet(line)
@@ -1359,6 +1548,28 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                 cool, wait = i + wait, min(2 * wait, _COOLEST)
                             else:
                                 wait = _COOL
+                            if streak:
+                                continue
+                        if inline and (again or swapped) and plain is not None:
+                            # what the payload was, for a cycle of payloads after it
+                            trail[i & _TRAIL] = (i, c, st.shape, choice, cid, name, part)
+                            if i >= cycle_cool:
+                                cycle = _cycle(
+                                    i, e, trail, refs, event_lines, lines, halts, n, deltas_of,
+                                    raw, starts, ends, skips,
+                                )  # fmt: skip
+                                if cycle is not None:
+                                    m = len(cycle[0])
+                                    part = _cycle_more(
+                                        run, states, *cycle, lines[i + 1 : i + m + 1]
+                                    )
+                                    resume = i + m + 1
+                                    e += m
+                                if cycle is None or len(cycle[0]) < _STREAK:
+                                    cycle_cool = i + cycle_wait
+                                    cycle_wait = min(2 * cycle_wait, _COOLEST)
+                                else:
+                                    cycle_wait = _COOL
                         continue
         elif entry != _NO_ENTRY and i not in unusual and i not in errors:
             # one text piece: folded into the text run before it when nothing else is said

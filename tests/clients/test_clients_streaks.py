@@ -316,7 +316,8 @@ def paired_streak_streams(draw: st.DrawFn) -> str:
                     )
             if split:
                 choices = [
-                    {"index": k, "delta": {"tool_calls": [d]}} for k, d in zip(indexes, deltas, strict=False)
+                    {"index": k, "delta": {"tool_calls": [d]}}
+                    for k, d in zip(indexes, deltas, strict=False)
                 ]
                 body = {"id": "chatcmpl-1", "created": created, "model": "m", "choices": choices}
                 out.append(_data(body))
@@ -359,3 +360,111 @@ def test_paired_calls_are_taken_in_streaks(monkeypatch: pytest.MonkeyPatch) -> N
     assert len(runs) == 1
     # (the first pair is a frame: its id null is news)
     assert "".join(runs[0].calls[0].pieces) == "".join(str(k % 7) for k in range(1, 5_000))
+
+
+@st.composite
+def cycle_streams(draw: st.DrawFn) -> str:
+    """Payloads that come back in a cycle: a pattern of 1 to 5 calls (one may come twice in
+    a row) over and over, each call continuing in one shape or two in turn (an ``id`` sent
+    and not, a choice index 0 and 1, a usage and none, a blank name) or always in choice 1,
+    or an ``id`` sent and not at each of its payloads, with what may break a cycle put in at random."""
+    n_calls = draw(st.integers(1, 5))
+    out: list[str] = []
+    for c in range(n_calls):
+        head = {"index": c, "id": f"call_{c}", "type": "function"}
+        head["function"] = {"name": f"tool_{c}", "arguments": ""}
+        out.append(_data(_chunk([head])))
+    kinds = st.sampled_from(["id", "choice", "choice-1", "usage", "name", "each", None])
+    turns = draw(st.lists(kinds, min_size=n_calls, max_size=n_calls))
+    pattern = draw(st.lists(st.integers(0, n_calls - 1), min_size=1, max_size=6))
+    seen = [0] * n_calls
+    for k in range(draw(st.integers(1, 300))):
+        c = pattern[k % len(pattern)]
+        odd = (k // len(pattern)) % 2 == 1
+        seen[c] += 1
+        delta: dict[str, Any] = {
+            "index": c,
+            "function": {"arguments": draw(st.sampled_from(PIECES))},
+        }
+        chunk = _chunk([delta])
+        turn = turns[c]
+        if (turn == "id" and odd) or (turn == "each" and seen[c] % 2):
+            delta["id"] = None
+        elif turn == "name" and odd:
+            delta["function"]["name"] = ""
+        elif (turn == "choice" and odd) or turn == "choice-1":
+            chunk["choices"][0]["index"] = 1
+        elif turn == "usage" and odd:
+            chunk["usage"] = {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3}
+        if draw(st.integers(0, 24)) == 0:
+            what = draw(st.sampled_from(BREAKS))
+            if what == "shape":
+                delta["id"] = ""
+            elif what == "created":
+                chunk["created"] = 2
+            elif what == "text":
+                out.append(_data({"choices": [{"index": 0, "delta": {"content": "hm"}}]}))
+            elif what == "args-null":
+                delta["function"]["arguments"] = None
+            elif what == "surrogate":
+                delta["function"]["arguments"] = "\ud83d"
+            elif what == "no-function":
+                del delta["function"]
+            elif what == "two":
+                chunk["choices"][0]["delta"]["tool_calls"] = [delta, dict(delta)]
+            elif what == "error-event":
+                out.append("event: error\n")
+            elif what == "keepalive":
+                out.append(": keep-alive\n\n")
+            elif what == "id-again":
+                delta["id"] = f"call_{c}"
+            elif what == "name-blank":
+                delta["function"]["name"] = ""
+            else:
+                out.append(_data({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}))
+        out.append(_data(chunk))
+    out.append(_data({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}))
+    return "".join(out) + "data: [DONE]\n\n"
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cycle_streams())
+def test_a_cycle_of_payloads_folds_as_payload_by_payload(body: str) -> None:
+    _held(body)
+
+
+@pytest.mark.parametrize("turn", ["calls", "choices", "both"])
+def test_payloads_that_come_back_in_a_cycle_are_taken_in_cycles(
+    turn: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 16 calls in turn, each sending id null and not in turn (Envoy's interleaved calls); one
+    # call whose payloads come in choice 0 and 1 in turn; 4 calls in turn, in two choices
+    lengths: list[int] = []
+    real = compact_module._cycle
+
+    def counted(*args: Any) -> Any:
+        got = real(*args)
+        lengths.append(0 if got is None else len(got[0]))
+        return got
+
+    monkeypatch.setattr(compact_module, "_cycle", counted)
+    n_calls = {"calls": 16, "choices": 1, "both": 4}[turn]
+    out = []
+    for c in range(n_calls):
+        head = {"index": c, "id": f"call_{c}", "type": "function"}
+        head["function"] = {"name": "f", "arguments": ""}
+        out.append(_data(_chunk([head])))
+    for k in range(4_000):
+        c = k % n_calls
+        delta: dict[str, Any] = {"index": c, "function": {"arguments": PIECES[k % 9]}}
+        chunk = _chunk([delta])
+        odd = (k // n_calls) % 2 == 1
+        if turn == "calls" and odd:
+            delta["id"] = None
+        elif odd:
+            chunk["choices"][0]["index"] = 1
+        out.append(_data(chunk))
+    out.append(_data({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}))
+    folded = _held("".join(out) + "data: [DONE]\n\n")
+    assert sum(lengths) > 3_500
+    assert len(folded) < 40  # (the first id null of each call is news: a frame each)
