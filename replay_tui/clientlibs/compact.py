@@ -41,7 +41,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain, compress, count, islice, repeat
 from itertools import cycle as cycle_of
-from operator import add, and_, eq, gt, lt, ne, xor
+from operator import add, and_, attrgetter, eq, gt, lt, ne, xor
 from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
@@ -708,7 +708,7 @@ def _streak(
         if m and min(sk) < 0:  # (a payload that keeps bytes of its own)
             m = _agree(map(gt, sk, repeat(-1)), repeat(True), m)
         try:
-            pieces = [t.function.arguments for t in plain[d : d + m]]  # type: ignore[union-attr]
+            pieces = list(map(_ARGUMENTS, plain[d : d + m]))
         except AttributeError:  # (no function object: not the same again)
             break
         if m and set(map(type, pieces)) != _STR:
@@ -734,6 +734,20 @@ def _streak(
 
 
 _STR = {str}
+
+
+_ARGUMENTS = attrgetter("function.arguments")
+"""A wire tool call's arguments (C, not a step of Python per delta)."""
+
+
+def _interleaved(cols: list[list[Any]], m: int) -> list[Any]:
+    """The items of a cycle's places (``cols[k]``: place ``k``'s, turn after turn) in the
+    order they came: turn by turn, each turn's places in order; ``m`` of them."""
+    full = min(map(len, cols))
+    out = list(chain.from_iterable(zip(*cols)))  # noqa: B905  (the last turn may be cut)
+    out += [col[full] for col in cols if len(col) > full]
+    del out[m:]
+    return out
 
 
 _TRAIL = 63
@@ -818,13 +832,22 @@ def _cycle(
         m = _agree(map(gt, sk, repeat(-1)), repeat(True), m)
     if not m:
         return None
-    try:
-        pieces = [
-            deltas_of[r >> 33][r >> 1 & 0xFFFFFFFF].function.arguments  # type: ignore[index, union-attr]
-            for r in refs[x : x + m]
-        ]
-    except (AttributeError, TypeError):  # (no function object, or deltas kept compact)
-        return None
+    # each place's deltas, a call's every turn (its places' in turn), the places interleaved
+    cols = []
+    for k in range(min(period, m)):
+        r = refs[x + k]
+        plain = deltas_of[r >> 33]
+        if plain is None:  # (deltas kept compact)
+            return None
+        step = calls.count(calls[k])
+        d = r >> 1 & 0xFFFFFFFF
+        try:
+            cols.append(
+                list(map(_ARGUMENTS, plain[d : d + step * len(range(k, m, period)) : step]))
+            )
+        except AttributeError:  # (no function object)
+            return None
+    pieces = _interleaved(cols, m)
     if set(map(type, pieces)) != _STR:
         m = _agree(map(type, pieces), repeat(str), m)
         del pieces[m:]
@@ -878,9 +901,11 @@ def _cycle_more(
         if len(places) == 1:
             at: Sequence[int] = range(places[0], m, period)
             mine, mine_lines = pieces[places[0] :: period], lines[places[0] :: period]
-        else:
-            at = sorted(chain.from_iterable(range(k, m, period) for k in places))
-            mine, mine_lines = [pieces[j] for j in at], [lines[j] for j in at]
+        else:  # (its places' in turn)
+            total = sum(len(range(k, m, period)) for k in places)
+            at = _interleaved([list(range(k, m, period)) for k in places], total)
+            mine = _interleaved([pieces[k::period] for k in places], total)
+            mine_lines = _interleaved([lines[k::period] for k in places], total)
         if not mine:
             continue
         part: QuietCall = cycle[places[0]][6]
@@ -1020,7 +1045,7 @@ def _many_streak(
         return []
     try:
         pieces = [
-            [t.function.arguments for t in plain[k : k + m]]  # type: ignore[index, union-attr]
+            list(map(_ARGUMENTS, plain[k : k + m]))  # type: ignore[index]
             for plain, k in zip(plains, nexts, strict=True)
         ]
     except AttributeError:  # (no function object: not the same again)
