@@ -690,6 +690,8 @@ def _streak(
         (halts[h] if h < len(halts) else n) - i - 1, len(refs) - e, len(plain) - k
     )  # fmt: skip
     pre, suf = shape[0], shape[1]
+    if limit <= 0 or not _again(i + 1, plain[k], pre, suf, raw, starts, ends, skips):
+        return []  # (the next payload is not: a span of them is not read to find it out)
     got: list[str] = []
     a, span = 0, _SPAN
     while a < limit:
@@ -964,6 +966,33 @@ def _written_otherwise(
     return j
 
 
+def _again(
+    p: int, call: ToolCall, pre: bytes, suf: bytes, raw: Any, starts: Any, ends: Any, skips: Any
+) -> bool:
+    """Whether payload ``p`` lies in the capture as ``pre``, the token of ``call``'s
+    arguments (a string) and ``suf`` (what a streak checks of each of its payloads, for one)."""
+    fn = call.function
+    piece = fn.arguments if type(fn) is Function else None
+    if type(piece) is not str or skips[p] < 0:
+        return False
+    try:
+        token = _encode(piece)
+    except UnicodeEncodeError:
+        return False
+    s = starts[p] + skips[p]
+    return bool(
+        ends[p] - s == len(pre) + len(token) + len(suf)
+        and raw.startswith(pre, s)
+        and raw.startswith(token, s + len(pre))
+        and raw.endswith(suf, s, ends[p])
+    )
+
+
+def _skip(numbers: Iterator[int], m: int) -> None:
+    """Take ``m`` numbers off ``numbers``."""
+    next(islice(numbers, m - 1, m), None)
+
+
 def _more(part: QuietCall, pieces: list[str], lines: Any, cid: Any, name: Any, choice: int) -> None:
     """:meth:`.base.Quiet.add` of the pieces of a streak (:func:`_streak`) to ``part``, the
     stretch its call's last payload went to: their lines, the blank ``id`` and ``name``
@@ -1192,18 +1221,16 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     sizes: array[int] = array("q")
     halts = sorted(unusual | errors)
     """The payloads a streak stops before (:func:`_streak`)."""
-    resume = 0
-    """Payloads before this one were taken by a streak."""
     cool, wait = 0, _COOL
+    """No streak is tried before payload ``cool``; ``wait``: how long the next miss waits."""
     trail: list[Any] = [None] * (_TRAIL + 1)
     """The last quiet payloads of one delta taken in a run's call's stretch as they came
     (:func:`_cycle`), by their number modulo the ring's size."""
     cycle_cool, cycle_wait = 0, _COOL
-    """No streak is tried before payload ``cool``; ``wait``: how long the next miss waits."""
     e = 0
-    for i in range(n):
-        if i < resume:
-            continue
+    numbers = iter(range(n))
+    """(A streak takes its payloads off it: the loop goes on after them.)"""
+    for i in numbers:
         line = lines[i]
         entry = _NO_ENTRY
         if e == n_events and more:  # the next window of entries
@@ -1328,7 +1355,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                         if taken:
                             _many_more(run, many, taken, lines[i + 1 : i + len(taken[0]) + 1])
                             m = len(taken[0])
-                            resume = i + m + 1
+                            _skip(numbers, m)
                             e += m * len(taken)
                         if not taken or len(taken[0]) < _STREAK:
                             cool, wait = i + wait, min(2 * wait, _COOLEST)
@@ -1505,7 +1532,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                     if streak:
                                         m = len(streak)
                                         held[2].extend(streak)
-                                        resume = i + m + 1
+                                        _skip(numbers, m)
                                         e += m
                                         last = plain[(entry >> 1 & 0xFFFFFFFF) + m]
                                         st.prev_id, st.prev_name = last.id, name
@@ -1564,7 +1591,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                 m = len(streak)
                                 _more(part, streak, lines[i + 1 : i + m + 1], cid, name, choice)
                                 sizes[-1] += m
-                                resume = i + m + 1
+                                _skip(numbers, m)
                                 e += m
                                 last = plain[(entry >> 1 & 0xFFFFFFFF) + m]
                                 st.prev_id, st.prev_name = last.id, name
@@ -1575,8 +1602,14 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                 wait = _COOL
                             if streak:
                                 continue
-                        if inline and (again or swapped) and plain is not None:
-                            # what the payload was, for a cycle of payloads after it
+                        if (
+                            inline
+                            and (again or swapped)
+                            and i + _TRAIL >= cycle_cool
+                            and plain is not None
+                        ):
+                            # what the payload was, for a cycle of payloads after it (kept
+                            # from a cycle's length before it may be tried on)
                             trail[i & _TRAIL] = (i, c, st.shape, choice, cid, name, part)
                             if i >= cycle_cool:
                                 cycle = _cycle(
@@ -1588,7 +1621,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                     part = _cycle_more(
                                         run, states, *cycle, lines[i + 1 : i + m + 1]
                                     )
-                                    resume = i + m + 1
+                                    _skip(numbers, m)
                                     e += m
                                 if cycle is None or len(cycle[0]) < _STREAK:
                                     cycle_cool = i + cycle_wait
