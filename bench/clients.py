@@ -9,7 +9,11 @@ For each shape of ``bench/shapes.py`` (the shapes real gateways send, and the tw
 payloads):
 
 1. ``replay-tui check --clients`` against ``replay-tui check`` on that shape's trace, as whole
-   processes alternating in the same run. Budget: at most 3x.
+   processes alternating in the same run, as an installed package runs them: with compiled
+   bytecode, kept in a private cache (as ``bench/run.py`` measures ``check``; in an
+   environment with ``PYTHONDONTWRITEBYTECODE`` set, ``check --clients`` would otherwise
+   compile the 18 models' sources, about 0.07 s, on every run: ``--no-bytecode`` measures
+   that way). Budget: at most 3x.
 2. The TUI's Clients view on the same trace: a fresh headless process (180x50) opens the trace,
    waits until it is decoded, presses ``4``; counted is the time from that key to the last
    library's outcome in the view (budget: under 1 s), and from the process's launch to the
@@ -42,7 +46,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from run import compare  # noqa: E402
+from run import alternated, installed_env  # noqa: E402
 from shapes import HUGE, SHAPES, UNSEEN  # noqa: E402
 
 SIZE = (180, 50)
@@ -192,12 +196,18 @@ def write_shape(shape: str, n: int, path: Path) -> Path:
     return path
 
 
-def check_vs_clients(trace: Path, runs: int) -> tuple[float, float, float]:
+def check_vs_clients(
+    trace: Path, runs: int, env: dict[str, str] | None = None
+) -> tuple[float, float, float]:
     py = sys.executable
-    check, clients = compare(
-        runs,
-        [py, "-m", "replay_tui.cli", "check", str(trace)],
-        [py, "-m", "replay_tui.cli", "check", "--clients", str(trace)],
+    check, clients = (
+        [wall for wall, _ in times]
+        for times in alternated(
+            runs,
+            [py, "-m", "replay_tui.cli", "check", str(trace)],
+            [py, "-m", "replay_tui.cli", "check", "--clients", str(trace)],
+            env=env,
+        )
     )
     for name, xs in (("check", check), ("check --clients", clients)):
         print(f"  {name:<22}median {statistics.median(xs):.3f} s   min {min(xs):.3f} s")
@@ -278,6 +288,11 @@ def main() -> None:
         "--litellm", action="store_true", help="add the two LiteLLM continuation shapes"
     )
     parser.add_argument("--no-view", action="store_true", help="skip the TUI measurement")
+    parser.add_argument(
+        "--no-bytecode",
+        action="store_true",
+        help="check and check --clients without a bytecode cache (as the environment says)",
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--launched", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -291,11 +306,12 @@ def main() -> None:
         shapes += [s for s in ("litellm-null", "litellm-repeat") if s not in shapes]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
+        env = None if args.no_bytecode else installed_env(Path(tmp) / "pycache")
         for shape in shapes:
             trace = write_shape(shape, args.deltas, Path(tmp) / f"{shape}.sse")
             print(f"{shape}: {args.deltas:,} deltas, {trace.stat().st_size / 1e6:.1f} MB")
             print(" check vs check --clients (whole processes):")
-            ratio, check, clients = check_vs_clients(trace, args.runs)
+            ratio, check, clients = check_vs_clients(trace, args.runs, env)
             view = launch = float("nan")
             if not args.no_view:
                 print(" the TUI's Clients view (headless 180x50):")

@@ -37,8 +37,11 @@ streams.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterator
-from itertools import compress
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import chain, compress, count, islice, repeat
+from itertools import cycle as cycle_of
+from operator import add, and_, attrgetter, eq, gt, lt, ne, xor
 from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
@@ -603,6 +606,9 @@ _ENTRIES = 4096
 """Entries of the event log read into lists at a time (:func:`_entries`)."""
 
 
+_FLIPPED = bytes([1, 0]) + bytes(254)
+
+
 def _entries(events: Any, count: int) -> Iterator[tuple[list[int], list[int]]]:
     """The event log's entries that are a delta or a text piece (not a block's start), as
     ``(refs, lines)``, about :data:`_ENTRIES` at a time, a line's entries never cut apart:
@@ -618,11 +624,532 @@ def _entries(events: Any, count: int) -> Iterator[tuple[list[int], list[int]]]:
             b += 1
         refs, lines = refs_of[a:b], lines_of[a:b]
         a = b
-        keep = bytes(not (r if r >= 0 else -r - 1) & 1 for r in refs)
-        if keep.count(0) == 0:
-            yield list(refs), list(lines)
-        elif keep.count(1):
+        # a block's start: its bit 0 set, in a tool ref (r) as in a text one (-r - 1, whose
+        # bit 0 is r's flipped)
+        start = bytes(map(xor, map(and_, refs, repeat(1)), map(lt, refs, repeat(0))))
+        if start.count(1) == 0:
+            yield refs.tolist(), lines.tolist()
+        elif start.count(0):
+            keep = start.translate(_FLIPPED)
             yield list(compress(refs, keep)), list(compress(lines, keep))
+
+
+_SPAN = 64
+"""Payloads a streak (:func:`_streak`) reads at first; each span after a whole one is four
+times longer (a streak that ends soon costs little more than its payloads)."""
+
+_STREAK, _COOL, _COOLEST = 8, 16, 1024
+"""A streak of fewer payloads than ``_STREAK`` was not worth its try: none is tried for the
+next ``_COOL`` payloads, twice as many after each such streak in a row, at most
+``_COOLEST`` (payloads of one shape two or three in a row: a try per few payloads, not per
+payload)."""
+
+
+def _agree(a: Iterable[Any], b: Iterable[Any], m: int) -> int:
+    """How many of the first ``m`` items of ``a`` and ``b`` are equal, before one is not."""
+    return next(compress(count(), map(ne, a, b)), m)
+
+
+def _streak(
+    i: int,
+    e: int,
+    entry: int,
+    refs: list[int],
+    event_lines: list[int],
+    lines: Any,
+    halts: list[int],
+    n: int,
+    plain: list[ToolCall],
+    shape: tuple[bytes, bytes, int, _Said] | None,
+    raw: Any,
+    starts: Any,
+    ends: Any,
+    skips: Any,
+) -> list[str]:
+    """The arguments of the payloads right after payload ``i`` that are payload ``i`` again
+    but for their arguments piece, a whole streak checked at once (C loops over slices, not
+    a step of Python per payload).
+
+    Payload ``i`` is one quiet tool-call delta of a call, alone in its payload, whose bytes
+    matched that call's last quiet ``shape`` in place (its bytes before and after the
+    arguments token), and :func:`compact_frames` just took it. A payload after it is the
+    same again when it holds the call's next delta alone (the event log's entry ``e`` on,
+    one per payload, on its line), is not one of ``halts`` (unusual, or an SSE ``error``),
+    and its bytes where they lie in the capture are ``shape``'s around its own arguments'
+    token: then it is payload ``i``'s JSON with another string in the arguments' place, a
+    tool call with the same ``index``, ``id``, ``type`` and ``name`` and nothing else said
+    otherwise, so the loop would take it as it took payload ``i``, in the same state (a
+    quiet delta with no repeat leaves the call's state as it found it). The streak stops
+    at the first payload that is not (the loop judges it), at the event log's window, and
+    at ``plain``'s end (the call's deltas as a plain list)."""
+    if raw is None or shape is None:
+        return []
+    h = bisect_right(halts, i)
+    k = (entry >> 1 & 0xFFFFFFFF) + 1  # the call's next delta
+    limit = min(
+        (halts[h] if h < len(halts) else n) - i - 1, len(refs) - e, len(plain) - k
+    )  # fmt: skip
+    pre, suf = shape[0], shape[1]
+    if limit <= 0 or not _again(i + 1, plain[k], pre, suf, raw, starts, ends, skips):
+        return []  # (the next payload is not: a span of them is not read to find it out)
+    got: list[str] = []
+    a, span = 0, _SPAN
+    while a < limit:
+        whole = m = min(span, limit - a)
+        p, x, d = i + 1 + a, e + a, k + a  # its first payload, entry, delta
+        # the call's next m deltas, in order: the entries between hold them all when the
+        # last is the m-th (each delta of a call has one entry, in order)
+        if refs[x + m - 1] != entry + 2 * (a + m):
+            m = _agree(refs[x : x + m], range(entry + 2 * (a + 1), entry + 2 * (a + m + 1), 2), m)
+        # one a payload, on its line
+        if event_lines[x : x + m] != lines[p : p + m].tolist():
+            m = _agree(event_lines[x : x + m], lines[p : p + m], m)
+        if m and x + m < len(event_lines) and event_lines[x + m] == lines[p + m - 1]:
+            m -= 1  # (its last payload holds more than that delta)
+        sk = skips[p : p + m]
+        if m and min(sk) < 0:  # (a payload that keeps bytes of its own)
+            m = _agree(map(gt, sk, repeat(-1)), repeat(True), m)
+        try:
+            pieces = list(map(_ARGUMENTS, plain[d : d + m]))
+        except AttributeError:  # (no function object: not the same again)
+            break
+        if m and set(map(type, pieces)) != _STR:
+            m = _agree(map(type, pieces), repeat(str), m)
+            del pieces[m:]
+        try:
+            tokens = list(map(_encode, pieces))
+        except UnicodeEncodeError:  # (a lone surrogate: the loop judges it)
+            break
+        found = list(
+            map(raw.__getitem__, map(slice, map(add, starts[p : p + m], sk), ends[p : p + m]))
+        )
+        meant = [pre + t + suf for t in tokens]
+        if found != meant:
+            m = _written_otherwise(found, meant, pieces, pre, suf, m)
+            del pieces[m:]
+        got += pieces
+        a += m
+        if m < whole:
+            break
+        span *= 4
+    return got
+
+
+_STR = {str}
+
+
+_ARGUMENTS = attrgetter("function.arguments")
+"""A wire tool call's arguments (C, not a step of Python per delta)."""
+
+
+def _interleaved(cols: list[list[Any]], m: int) -> list[Any]:
+    """The items of a cycle's places (``cols[k]``: place ``k``'s, turn after turn) in the
+    order they came: turn by turn, each turn's places in order; ``m`` of them."""
+    full = min(map(len, cols))
+    out = list(chain.from_iterable(zip(*cols)))  # noqa: B905  (the last turn may be cut)
+    out += [col[full] for col in cols if len(col) > full]
+    del out[m:]
+    return out
+
+
+_TRAIL = 63
+"""A cycle is at most this many payloads long (:func:`_cycle`; a ring of 64)."""
+
+
+def _cycle(
+    i: int,
+    e: int,
+    trail: list[Any],
+    refs: list[int],
+    event_lines: list[int],
+    lines: Any,
+    halts: list[int],
+    n: int,
+    deltas_of: list[list[ToolCall] | None],
+    raw: Any,
+    starts: Any,
+    ends: Any,
+    skips: Any,
+) -> tuple[list[str], list[Any]] | None:
+    """:func:`_streak` for payloads that come back in a cycle: several calls in turn, each a
+    delta of its own in the same shape every turn (parallel calls interleaved), or one call
+    whose payloads alternate two shapes (two choices in turn, an ``id`` sent and not).
+
+    ``trail`` holds the payloads just taken (quiet, alone in their payload, in the run's
+    stretch of their call, no repeat, matched in place): the cycle is the last of them back
+    to the one before of payload ``i``'s call and shape, every payload between taken so. The
+    payloads after ``i`` that are the cycle's again but for their pieces — the same calls'
+    next deltas in the same order, one entry each on its line, none a halt, their bytes
+    their place's shape around their token (and, for one call's two shapes, not the other
+    one, which the loop tries first) — are taken: their pieces, and the cycle's records."""
+    me = trail[i & _TRAIL]
+    c, shape = me[1], me[2]
+    period = 0
+    for back in range(1, _TRAIL):
+        got = trail[(i - back) & _TRAIL]
+        if got is None or got[0] != i - back:
+            return None  # (a payload between not taken so)
+        if got[1] == c and got[2] is shape:
+            period = back
+            break
+    if period < 2:
+        return None
+    cycle = [trail[(i - period + 1 + k) & _TRAIL] for k in range(period)]
+    calls = [r[1] for r in cycle]
+    if not (len(set(calls)) == 1 or all(calls[k] != calls[k - 1] for k in range(period))):
+        return None  # (each payload a stretch of its own, or all one call's: nothing between)
+    # per place, the shape the loop tries first: that of its call's payload before, which is
+    # its own, or the other of two the call's payloads take in turn
+    firsts: list[Any] = []
+    for k in range(period):
+        ours = [cycle[(k - b) % period] for b in range(1, period + 1)]
+        before, *_ = (r for r in ours if r[1] == calls[k])
+        if before[2] is cycle[k][2]:
+            firsts.append(None)
+            continue
+        again, *_ = (r for r in ours[ours.index(before) + 1 :] + ours if r[1] == calls[k])
+        if again[2] is not cycle[k][2]:
+            return None  # (three shapes: the loop finds some by their table, not in place)
+        firsts.append(before[2])
+    x = e  # the entry of payload i + 1
+    if x < period:
+        return None
+    h = bisect_right(halts, i)
+    m = min((halts[h] if h < len(halts) else n) - i - 1, len(refs) - x, _SPAN * 16)
+    if m <= 0:
+        return None
+    # each payload the next delta of the call of its place in the cycle
+    steps = [2 * calls.count(k) for k in calls]
+    want = list(map(add, refs[x - period : x - period + m], cycle_of(steps)))
+    got_refs = refs[x : x + m]
+    if got_refs != want:
+        m = _agree(got_refs, want, m)
+    payload_lines = lines[i + 1 : i + m + 1].tolist()
+    if event_lines[x : x + m] != payload_lines:
+        m = _agree(event_lines[x : x + m], payload_lines, m)
+    if m and x + m < len(event_lines) and event_lines[x + m] == payload_lines[m - 1]:
+        m -= 1  # (its last payload holds more than that delta)
+    sk = skips[i + 1 : i + m + 1]
+    if m and min(sk) < 0:
+        m = _agree(map(gt, sk, repeat(-1)), repeat(True), m)
+    if not m:
+        return None
+    # each place's deltas, a call's every turn (its places' in turn), the places interleaved
+    cols = []
+    for k in range(min(period, m)):
+        r = refs[x + k]
+        plain = deltas_of[r >> 33]
+        if plain is None:  # (deltas kept compact)
+            return None
+        step = calls.count(calls[k])
+        d = r >> 1 & 0xFFFFFFFF
+        try:
+            cols.append(
+                list(map(_ARGUMENTS, plain[d : d + step * len(range(k, m, period)) : step]))
+            )
+        except AttributeError:  # (no function object)
+            return None
+    pieces = _interleaved(cols, m)
+    if set(map(type, pieces)) != _STR:
+        m = _agree(map(type, pieces), repeat(str), m)
+        del pieces[m:]
+    try:
+        tokens = list(map(_encode, pieces))
+    except UnicodeEncodeError:  # (a lone surrogate: the loop judges it)
+        return None
+    pres, sufs = [r[2][0] for r in cycle], [r[2][1] for r in cycle]
+    meant = list(map(b"".join, zip(cycle_of(pres), tokens, cycle_of(sufs))))
+    found = list(
+        map(
+            raw.__getitem__,
+            map(slice, map(add, starts[i + 1 : i + m + 1], sk), ends[i + 1 : i + m + 1]),
+        )
+    )
+    if found != meant:
+        m = _agree(found, meant, m)
+    if any(firsts):  # (the shape the loop tries first must not be it: no JSON has a NUL)
+        opres = [b"\0" if f is None else f[0] for f in firsts]
+        osufs = [b"" if f is None else f[1] for f in firsts]
+        other = map(b"".join, zip(cycle_of(opres), tokens, cycle_of(osufs)))
+        m = min(m, next(compress(count(), map(eq, found, other)), m))
+    return (pieces[:m], cycle) if m else None
+
+
+def _cycle_more(
+    run: Quiet,
+    states: list[_CallState | None],
+    pieces: list[str],
+    cycle: list[Any],
+    lines: Any,
+) -> QuietCall:
+    """What the loop adds to ``run`` for the payloads of a :func:`_cycle`, as it added the
+    cycle's: a stretch a payload (calls in turn), or the pieces to the one call's stretch;
+    each call's pieces, lines, blank ``id`` and ``name``, choices; and each call's state as
+    its last payload leaves it (its shape and the other, swapped as the loop swaps them).
+    Returns the run's last stretch."""
+    m = len(pieces)
+    period = len(cycle)
+    lines = lines.tolist()
+    calls = [r[1] for r in cycle]
+    last = cycle[(m - 1) % period]
+    if len(set(calls)) == 1:
+        run.sizes[-1] += m
+    else:
+        run.stretches.extend(islice(cycle_of([r[6] for r in cycle]), m))
+        run.sizes.extend(repeat(1, m))
+        run._last = last[1]
+    for c in dict.fromkeys(calls):
+        places = [k for k in range(period) if calls[k] == c]
+        if len(places) == 1:
+            at: Sequence[int] = range(places[0], m, period)
+            mine, mine_lines = pieces[places[0] :: period], lines[places[0] :: period]
+        else:  # (its places' in turn)
+            total = sum(len(range(k, m, period)) for k in places)
+            at = _interleaved([list(range(k, m, period)) for k in places], total)
+            mine = _interleaved([pieces[k::period] for k in places], total)
+            mine_lines = _interleaved([lines[k::period] for k in places], total)
+        if not mine:
+            continue
+        part: QuietCall = cycle[places[0]][6]
+        before = len(part.lines)
+        part.pieces.extend(mine)
+        part.lines.extend(mine_lines)
+        final = cycle[at[-1] % period]
+        part.last_id, part.last_name = final[4], final[5]
+        for k in places:
+            taken = len(range(k, m, period))
+            if cycle[k][4] is None:
+                part.id_nulls += taken
+            if cycle[k][5] is None:
+                part.name_nulls += taken
+        chosen = [cycle[k][3] != 0 for k in places]
+        if any(chosen):
+            if part.others is None:
+                part.others = array("q")
+            if all(chosen):
+                part.others.extend(range(before, before + len(mine)))
+            else:
+                part.others.extend(
+                    before + t for t, j in enumerate(at) if cycle[j % period][3] != 0
+                )
+        st = states[c]
+        assert st is not None
+        st.prev_id, st.prev_name = final[4], final[5]
+        if final[2] is not st.shape:  # (its two shapes: the loop swaps them at each payload)
+            assert final[2] is st.shape2
+            st.shape, st.shape2 = st.shape2, st.shape
+    part = last[6]
+    assert isinstance(part, QuietCall)
+    return part
+
+
+def _written_otherwise(
+    found: list[bytes], meant: list[bytes], pieces: list[str], pre: bytes, suf: bytes, m: int
+) -> int:
+    """How many of the first ``m`` payloads ``found`` are ``meant``, or ``pre`` and ``suf``
+    around another JSON text of their piece (a gateway that escapes what msgspec writes raw,
+    ``"\\u00e9"`` for ``"é"``: the same chunk, which the loop judges by decoding it, and
+    finds as it found the shape's)."""
+    j = _agree(found, meant, m)
+    lp, ls = len(pre), len(suf)
+    while j < m:
+        f = found[j]
+        if not (len(f) > lp + ls and f.startswith(pre) and f.endswith(suf)):
+            break
+        try:
+            piece = _decode(f[lp : len(f) - ls])
+        except (msgspec.DecodeError, RecursionError):
+            break
+        if type(piece) is not str or piece != pieces[j]:
+            break
+        j += 1 + _agree(islice(found, j + 1, None), islice(meant, j + 1, None), m - j - 1)
+    return j
+
+
+def _again(
+    p: int, call: ToolCall, pre: bytes, suf: bytes, raw: Any, starts: Any, ends: Any, skips: Any
+) -> bool:
+    """Whether payload ``p`` lies in the capture as ``pre``, the token of ``call``'s
+    arguments (a string) and ``suf`` (what a streak checks of each of its payloads, for one)."""
+    fn = call.function
+    piece = fn.arguments if type(fn) is Function else None
+    if type(piece) is not str or skips[p] < 0:
+        return False
+    try:
+        token = _encode(piece)
+    except UnicodeEncodeError:
+        return False
+    s = starts[p] + skips[p]
+    return bool(
+        ends[p] - s == len(pre) + len(token) + len(suf)
+        and raw.startswith(pre, s)
+        and raw.startswith(token, s + len(pre))
+        and raw.endswith(suf, s, ends[p])
+    )
+
+
+def _skip(numbers: Iterator[int], m: int) -> None:
+    """Take ``m`` numbers off ``numbers``."""
+    next(islice(numbers, m - 1, m), None)
+
+
+def _more(part: QuietCall, pieces: list[str], lines: Any, cid: Any, name: Any, choice: int) -> None:
+    """:meth:`.base.Quiet.add` of the pieces of a streak (:func:`_streak`) to ``part``, the
+    stretch its call's last payload went to: their lines, the blank ``id`` and ``name``
+    they each sent (as that payload did), and their choice's index."""
+    before = len(part.pieces)
+    part.pieces.extend(pieces)
+    part.lines.extend(lines)
+    m = len(pieces)
+    if cid is None:
+        part.id_nulls += m
+    if name is None:
+        part.name_nulls += m
+    if choice:
+        if part.others is None:
+            part.others = array("q")
+        part.others.extend(range(before, before + m))
+
+
+def _many_streak(
+    i: int,
+    e: int,
+    first: int,
+    many: tuple[list[tuple[int, Any, str, Any, Any]], tuple[_Place, ...]],
+    refs: list[int],
+    event_lines: list[int],
+    lines: Any,
+    halts: list[int],
+    n: int,
+    deltas_of: list[list[ToolCall] | None],
+    segments: tuple[bytes, ...],
+    raw: Any,
+    starts: Any,
+    ends: Any,
+    skips: Any,
+) -> list[list[str]]:
+    """:func:`_streak` for a payload of several quiet deltas of distinct calls (``many``, as
+    :func:`_quiet_many` found them; its entries ``first`` to ``e``), whose bytes matched the
+    payload before's in place (``segments``: its bytes around the arguments' tokens): the
+    payloads after it that are it again but for their pieces — the same calls' next deltas,
+    one entry each, in the same order, on the payload's line, and its bytes ``segments``
+    around their tokens. Their pieces, per delta of the payload (empty: none)."""
+    if raw is None:
+        return []
+    calls = [g[0] for g in many[0]]
+    count = len(calls)
+    plains = [deltas_of[c] for c in calls]
+    if count < 2 or len(set(calls)) < count or len(segments) != count + 1:
+        return []
+    base = refs[first:e]
+    h = bisect_right(halts, i)
+    limit = min((halts[h] if h < len(halts) else n) - i - 1, (len(refs) - e) // count)
+    nexts = [(r >> 1 & 0xFFFFFFFF) + 1 for r in base]  # each call's next delta
+    for plain, k in zip(plains, nexts, strict=True):
+        if plain is None:
+            return []
+        limit = min(limit, len(plain) - k)
+    if limit <= 0:
+        return []
+    m = min(limit, _SPAN * 16)
+    # the calls' next deltas, in the payload's order, a payload's entries on its line
+    want = list(
+        chain.from_iterable(zip(*(range(r + 2, r + 2 * m + 1, 2) for r in base), strict=True))
+    )
+    got = refs[e : e + m * count]
+    if got != want:
+        m = _agree(got, want, m * count) // count
+    payload_lines = lines[i + 1 : i + m + 1].tolist()
+    got = event_lines[e : e + m * count]
+    want = list(chain.from_iterable(zip(*(payload_lines,) * count, strict=True)))
+    if got != want:
+        m = _agree(got, want, m * count) // count
+    x = e + m * count
+    if m and x < len(event_lines) and event_lines[x] == payload_lines[m - 1]:
+        m -= 1  # (its last payload holds more than those deltas)
+    sk = skips[i + 1 : i + m + 1]
+    if m and min(sk) < 0:
+        m = _agree(map(gt, sk, repeat(-1)), repeat(True), m)
+    if not m:
+        return []
+    try:
+        pieces = [
+            list(map(_ARGUMENTS, plain[k : k + m]))  # type: ignore[index]
+            for plain, k in zip(plains, nexts, strict=True)
+        ]
+    except AttributeError:  # (no function object: not the same again)
+        return []
+    for each in pieces:
+        if set(map(type, each)) != _STR:
+            m = min(m, _agree(map(type, each), repeat(str), m))
+    try:
+        tokens = [list(map(_encode, each[:m])) for each in pieces]
+    except UnicodeEncodeError:  # (a lone surrogate: the loop judges it)
+        return []
+    columns: list[Iterable[bytes]] = [repeat(segments[0])]
+    for toks, segment in zip(tokens, segments[1:], strict=True):
+        columns += [toks, repeat(segment)]
+    meant = list(map(b"".join, zip(*columns)))  # noqa: B905  (the tokens' lists end it)
+    found = list(
+        map(
+            raw.__getitem__,
+            map(slice, map(add, starts[i + 1 : i + m + 1], sk), ends[i + 1 : i + m + 1]),
+        )
+    )
+    if found != meant:
+        m = _agree(found, meant, m)
+    return [each[:m] for each in pieces] if m else []
+
+
+def _many_more(
+    run: Quiet,
+    many: tuple[list[tuple[int, Any, str, Any, Any]], tuple[_Place, ...]],
+    pieces: list[list[str]],
+    lines: Any,
+) -> None:
+    """What the loop adds to ``run`` for the payloads of a :func:`_many_streak`, as it added
+    the payload before (``many``): a stretch per delta (the calls are distinct, and the run's
+    last stretch is the payload's last call's), its piece and line, its blank ``id`` and
+    ``name``, its places, and the marks of the stretches that came in the choice of the one
+    before."""
+    m = len(pieces[0])
+    parts = [run.calls[g[0]] for g in many[0]]
+    count = len(parts)
+    at = len(run.sizes)
+    run.stretches.extend(parts * m)
+    run.sizes.extend(repeat(1, count * m))
+    pattern = bytes(place[3] for place in many[1])
+    if 1 in pattern:
+        if run.joined is None:
+            run.joined = Marks()
+        flags = run.joined._flags
+        if len(flags) < at:
+            flags.extend(bytes(at - len(flags)))
+        del flags[at:]  # (none was marked past the run's stretches)
+        flags += pattern * (m - 1) + pattern.rstrip(b"\0")
+    for part, (_c, _index, _piece, cid, name), (later, other, tail, _j), each in zip(
+        parts, many[0], many[1], pieces, strict=True
+    ):
+        before = len(part.lines)
+        part.pieces.extend(each)
+        part.lines.extend(lines)
+        part.last_id, part.last_name = cid, name
+        if cid is None:
+            part.id_nulls += m
+        if name is None:
+            part.name_nulls += m
+        if other:
+            if part.others is None:
+                part.others = array("q")
+            part.others.extend(range(before, before + m))
+        if later:
+            if part.later is None:
+                part.later = array("q")
+            part.later.extend(range(before, before + m))
+        if tail:
+            if part.tails is None:
+                part.tails = array("q")
+            part.tails.extend(range(before, before + m))
 
 
 def compact_frames(trace: Trace) -> list[Frame | Quiet]:
@@ -675,8 +1202,9 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     it then says nothing."""
     typed_early: set[int] = set()
     """Calls a delta sent ``type: "function"`` before they opened (see _CallState.typed)."""
-    many_last: list[Any] = [None, 0]
-    """The last of them found quiet: ``(its bytes around the tokens, what it says)``."""
+    many_last: list[Any] = [None, 0, False]
+    """The last of them found quiet: ``(its bytes around the tokens, what it says)``; how
+    many shapes in a row were new; whether the payload just judged was that one in place."""
     encode = _encode
     out: list[Frame | Quiet] = []
     run: Quiet | None = None
@@ -691,8 +1219,18 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     the frame each starts with (its place in ``out``), their shape, their texts."""
     part = QuietCall(None)  # the run's last stretch
     sizes: array[int] = array("q")
+    halts = sorted(unusual | errors)
+    """The payloads a streak stops before (:func:`_streak`)."""
+    cool, wait = 0, _COOL
+    """No streak is tried before payload ``cool``; ``wait``: how long the next miss waits."""
+    trail: list[Any] = [None] * (_TRAIL + 1)
+    """The last quiet payloads of one delta taken in a run's call's stretch as they came
+    (:func:`_cycle`), by their number modulo the ring's size."""
+    cycle_cool, cycle_wait = 0, _COOL
     e = 0
-    for i in range(n):
+    numbers = iter(range(n))
+    """(A streak takes its payloads off it: the loop goes on after them.)"""
+    for i in numbers:
         line = lines[i]
         entry = _NO_ENTRY
         if e == n_events and more:  # the next window of entries
@@ -808,6 +1346,21 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                             joined = False
                         run.add(c, index, piece, line, cid, name, None, other, later, tail, joined)
                         part = run.stretches[-1]
+                    if many_last[2] and i >= cool and run is not None:
+                        # (the payload before's shape again, in place: the next may be too)
+                        taken = _many_streak(
+                            i, e, first, many, refs, event_lines, lines, halts, n, deltas_of,
+                            many_last[0][0], raw, starts, ends, skips,
+                        )  # fmt: skip
+                        if taken:
+                            _many_more(run, many, taken, lines[i + 1 : i + len(taken[0]) + 1])
+                            m = len(taken[0])
+                            _skip(numbers, m)
+                            e += m * len(taken)
+                        if not taken or len(taken[0]) < _STREAK:
+                            cool, wait = i + wait, min(2 * wait, _COOLEST)
+                        else:
+                            wait = _COOL
                     continue
         if entry >= 0 and i not in unusual and i not in errors:
             # one tool-call delta: quiet when it says nothing new to any library
@@ -859,6 +1412,8 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                     else:
                         fits = False
                     quiet = False
+                    again = False  # (the call's last quiet shape, matched in place)
+                    swapped = False  # (the one before it, matched in place)
                     pair = None
                     if fits and (rid is not FREE or rname is not FREE):
                         pair = st.pair
@@ -910,6 +1465,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                             ):
                                 said = sh[3]
                                 misses = 0
+                                again = True
                             elif (sh2 := st.shape2) is not None:
                                 # the one before it (shapes that alternate: id null and "",
                                 # two choices)
@@ -923,6 +1479,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                     said = sh2[3]
                                     misses = 0
                                     st.shape, st.shape2 = sh2, sh
+                                    swapped = True
                         if said is None:
                             data = data_of(i)
                             at = data.find(token) if misses < _MISSES else -1
@@ -967,6 +1524,22 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                         if held is not None:
                             if held[0] == c and not bits and pair is None and choice == 0:
                                 held[2].append(args)  # more arguments for a new call
+                                if again and plain is not None and i >= cool:
+                                    streak = _streak(
+                                        i, e, entry, refs, event_lines, lines, halts, n, plain,
+                                        st.shape, raw, starts, ends, skips,
+                                    )  # fmt: skip
+                                    if streak:
+                                        m = len(streak)
+                                        held[2].extend(streak)
+                                        _skip(numbers, m)
+                                        e += m
+                                        last = plain[(entry >> 1 & 0xFFFFFFFF) + m]
+                                        st.prev_id, st.prev_name = last.id, name
+                                    if len(streak) < _STREAK:
+                                        cool, wait = i + wait, min(2 * wait, _COOLEST)
+                                    else:
+                                        wait = _COOL
                                 continue
                             _absorb(out, held)
                             held = None
@@ -981,6 +1554,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                 run.stretches.append(part)
                                 sizes.append(0)
                                 run._last = c
+                        inline = False
                         if run is not None and c == run._last and part.pair is pair:
                             # (Quiet.add, inlined for the common case)
                             sizes[-1] += 1
@@ -998,6 +1572,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                             part.name_nulls += name is None
                             if choice:
                                 part.elsewhere()
+                            inline = pair is None
                         else:
                             if run is None or not run.fits(c, pair):
                                 run = Quiet(line)
@@ -1005,6 +1580,54 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                 sizes = run.sizes
                             run.add(c, index, args, line, cid, name, pair, choice)
                             part = run.stretches[-1]
+                        if again and plain is not None and i >= cool:
+                            # (the run's last stretch is the call's: the streak joins it, as
+                            # the payload did, a repeat or not)
+                            streak = _streak(
+                                i, e, entry, refs, event_lines, lines, halts, n, plain,
+                                st.shape, raw, starts, ends, skips,
+                            )  # fmt: skip
+                            if streak:
+                                m = len(streak)
+                                _more(part, streak, lines[i + 1 : i + m + 1], cid, name, choice)
+                                sizes[-1] += m
+                                _skip(numbers, m)
+                                e += m
+                                last = plain[(entry >> 1 & 0xFFFFFFFF) + m]
+                                st.prev_id, st.prev_name = last.id, name
+                                part.last_id, part.last_name = last.id, name
+                            if len(streak) < _STREAK:
+                                cool, wait = i + wait, min(2 * wait, _COOLEST)
+                            else:
+                                wait = _COOL
+                            if streak:
+                                continue
+                        if (
+                            inline
+                            and (again or swapped)
+                            and i + _TRAIL >= cycle_cool
+                            and plain is not None
+                        ):
+                            # what the payload was, for a cycle of payloads after it (kept
+                            # from a cycle's length before it may be tried on)
+                            trail[i & _TRAIL] = (i, c, st.shape, choice, cid, name, part)
+                            if i >= cycle_cool:
+                                cycle = _cycle(
+                                    i, e, trail, refs, event_lines, lines, halts, n, deltas_of,
+                                    raw, starts, ends, skips,
+                                )  # fmt: skip
+                                if cycle is not None:
+                                    m = len(cycle[0])
+                                    part = _cycle_more(
+                                        run, states, *cycle, lines[i + 1 : i + m + 1]
+                                    )
+                                    _skip(numbers, m)
+                                    e += m
+                                if cycle is None or len(cycle[0]) < _STREAK:
+                                    cycle_cool = i + cycle_wait
+                                    cycle_wait = min(2 * cycle_wait, _COOLEST)
+                                else:
+                                    cycle_wait = _COOL
                         continue
         elif entry != _NO_ENTRY and i not in unusual and i not in errors:
             # one text piece: folded into the text run before it when nothing else is said
@@ -1220,6 +1843,7 @@ def _many_said(
     and how many shapes in a row were new: past :data:`_MISSES` (a field that changes on
     every payload, a ``created`` that counts up) a payload is judged by one typed decode with
     its own pieces, without the table, until :data:`_RETRY` more were."""
+    last[2] = False
     if len(pieces) > len(_SENTINELS):
         return None
     misses = last[1]
@@ -1244,6 +1868,7 @@ def _many_said(
             if stop - at == len(end) and buffer.startswith(end, at):
                 said: tuple[_Place, ...] | None = known[1]
                 last[1] = 0
+                last[2] = True
                 return said
     data = payload.data()
     segments = []

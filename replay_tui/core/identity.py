@@ -670,7 +670,14 @@ class Analyzer:
                                 n = ct.count
                                 ct.count = n + 1
                                 if record:
-                                    events.tool(ct.order, n, line)
+                                    # (EventLog.tool, inlined: a call per delta was a tenth
+                                    # of a recorded load)
+                                    ref = ct.order << 33 | n << 1
+                                    if n == 0:
+                                        event_lines.append(line)
+                                        event_refs.append(ref | _START)
+                                    event_lines.append(line)
+                                    event_refs.append(ref)
                                     ct.positions.append(position)
                                     ct.lines.append(line)
                                     ct.calls.append(call)

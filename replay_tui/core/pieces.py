@@ -165,6 +165,17 @@ class Pieces(Sequence[str]):
         return out
 
     def extend(self, pieces: Iterable[str]) -> None:
+        if type(pieces) is list and pieces and max(map(len, pieces)) < _BIG:
+            # (none kept whole: a block's worth at a time, joined as appended one by one)
+            at, n = 0, len(pieces)
+            while at < n:
+                pending = self._pending
+                take = _BLOCK - len(pending)
+                pending += pieces[at : at + take]
+                at += take
+                if len(pending) >= _BLOCK:
+                    self._flush()
+            return
         pending = self._pending
         for piece in pieces:
             if len(piece) >= _BIG:
