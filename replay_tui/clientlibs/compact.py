@@ -1685,7 +1685,16 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
             if musing is not None and not stop:
                 silent.append((len(out) - 1, musing[0], [musing[1]], [musing[2]]))
             if b'"role"' in frame.data:
+                was = assistant
                 assistant = _holds_assistant(frame, assistant)
+                if assistant and not was:
+                    # LangChain JS reads a call's deltas only once choices[0] sent that role:
+                    # what it holds of each call starts here (a blank sent before is new to
+                    # it, a delta before is no delta it can repeat)
+                    for st in states:
+                        if st is not None:
+                            st.seen = 0
+                            st.prev_id = st.prev_name = _NOPREV
             cs = frame.chunk.choices
             valid = (
                 type(cs) is list

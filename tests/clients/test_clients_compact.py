@@ -387,3 +387,28 @@ def test_pieces_that_cut_an_emoji_in_two_fold_as_any_other(tmp_path: Path) -> No
     assert folded == full
     stream = compact_frames(trace)  # (the text in one frame, the call's pieces in its first)
     assert len(stream) <= 6, [type(item).__name__ for item in stream]
+
+
+def test_blanks_before_a_late_role_are_new_to_langchain_js(tmp_path: Path) -> None:
+    """LangChain JS reads a call's deltas only once ``choices[0]`` sent the role
+    ``assistant``: an ``id: ""`` sent before a late role, and again after it, is the first
+    it sees. The folded stream took the second for a repeat every library had seen and
+    folded it away (LangChain JS's call: id ``None``, payload by payload ``""``). Found by a
+    helper's property test, shrunk to five payloads."""
+    first = {
+        "index": 1,
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "t", "arguments": ""},
+    }
+    deltas: list[dict[str, Any]] = [{"tool_calls": [first]}]
+    for role, cid in ((False, ""), (True, None), (False, ""), (False, None)):
+        tc = {"index": 1, "function": {"arguments": '{"a'}, "id": cid}
+        deltas.append({"role": "assistant", "tool_calls": [tc]} if role else {"tool_calls": [tc]})
+    chunks = [{"id": "c", "created": 1, "choices": [{"index": 0, "delta": d}]} for d in deltas]
+    path = tmp_path / "late-role.sse"
+    path.write_text("".join(f"data: {json.dumps(c)}\n\n" for c in chunks))
+    (trace,) = _traces(path)
+    full, folded = _both(trace)
+    assert full["langchain-js"][1][0][0] == ""  # (the id it ends with, payload by payload)
+    assert folded == full

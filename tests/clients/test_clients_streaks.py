@@ -13,9 +13,8 @@ The streams are long runs of one call's continuations with what may break a stre
 random: another shape of payload, a ``created`` that changes, text, ``arguments: null``, a
 lone surrogate (the fallback parser's), a delta without ``function``, two deltas in one
 payload, an SSE ``error`` event, a keep-alive comment, an ``id`` or ``name`` sent again, a
-finish reason; and calls interleaved. (Not a role beside a continuation: the code before the
-streaks already read one in a way langchain-js does not, payload by payload; that is not this
-test's to show.)
+finish reason, the role ``assistant`` late (LangChain JS reads deltas only from the first
+role on); and calls interleaved.
 """
 
 from __future__ import annotations
@@ -125,6 +124,7 @@ BREAKS = [
     "keepalive",  # a comment line between two payloads
     "id-again",  # the call's id sent again
     "name-blank",  # a blank name
+    "role",  # the role beside a continuation (LangChain JS reads deltas from the first on)
     "finish",  # a finish reason
 ]
 
@@ -153,6 +153,7 @@ def streak_streams(draw: st.DrawFn) -> str:
             if blank[c] != "absent":
                 delta["id"] = blank[c]
             created = 1
+            extra: dict[str, Any] = {}
             if draw(st.integers(0, 9)) == 0:
                 what = draw(st.sampled_from(BREAKS))
                 if what == "shape":
@@ -178,11 +179,13 @@ def streak_streams(draw: st.DrawFn) -> str:
                     delta["id"] = f"call_{c}"
                 elif what == "name-blank":
                     delta["function"]["name"] = ""
+                elif what == "role":
+                    extra = {"role": "assistant"}
                 else:
                     out.append(
                         _data({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
                     )
-            out.append(_data(_chunk([delta], created)))
+            out.append(_data(_chunk([delta], created, **extra)))
     out.append(_data({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}))
     return "".join(out) + "data: [DONE]\n\n"
 
