@@ -834,6 +834,57 @@ def deepinfra_repeat_crlf(n):
     return out
 
 
+def go_zero_values(n):
+    """A gateway written in Go (one-api and new-api, in front of DeepSeek and DashScope)
+    whose chunk types are plain structs: every field it knows is sent, unset ones as their
+    zero value. Each chunk carries ``"system_fingerprint": ""``, a ``usage`` of zeros, a
+    ``"role": ""``, ``"content": ""`` and ``"reasoning_content": ""`` beside the call, and
+    each continuation of a call ``"id": ""``, ``"type": ""`` and ``"name": ""`` (the
+    erasure under assign-always); a short reasoning text first; 6 calls one after another,
+    their arguments in pieces of 1 to 9 characters (CJK and escaped quotes among them); the
+    finish chunk and the real usage last. Invented at the end of the evening session of 5
+    December, after its work, and measured as found."""
+    m = "deepseek-chat"
+    zero = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+
+    def chunk(delta, finish=None, usage=zero):
+        full = {"role": "", "content": "", "reasoning_content": "", **delta}
+        c = {"id": "chatcmpl-9f2c7a61e0b84d3f", "object": "chat.completion.chunk",
+             "created": 1770764938, "model": m, "system_fingerprint": "",
+             "choices": [{"index": 0, "delta": full, "logprobs": None,
+                          "finish_reason": finish}], "usage": usage}
+        return "data: " + json.dumps(c, ensure_ascii=False, separators=(",", ":")) + "\n\n"
+
+    out = [chunk({"role": "assistant", "reasoning_content": w}) for w in
+           ["先", "查", "一下", "天气", "，", "再", "写", "文件", "。"]]
+    calls = 6
+    each = max(2, (n - len(out)) // calls)
+    sizes = [1, 4, 9, 2, 7, 3, 5, 8, 6]
+    for c in range(calls):
+        cid = f"call_{c:02d}_5b1e0c9d7f3a"
+        name = ("get_weather", "search_docs", "write_file", "run_shell", "read_file",
+                "http_get")[c]
+        text = "".join(('杭州 "西湖" ' if k % 3 else "path/to/file-") for k in range(each))
+        body = json.dumps({"q": text}, ensure_ascii=False)
+        pieces, at, k = [], 0, 0
+        while at < len(body) and len(pieces) < each - 1:
+            step = sizes[k % len(sizes)]
+            pieces.append(body[at:at + step])
+            at, k = at + step, k + 1
+        pieces[-1] += body[at:]
+        first = {"index": c, "id": cid, "type": "function",
+                 "function": {"name": name, "arguments": ""}}
+        out.append(chunk({"tool_calls": [first]}))
+        for piece in pieces:
+            tc = {"index": c, "id": "", "type": "", "function": {"name": "", "arguments": piece}}
+            out.append(chunk({"tool_calls": [tc]}))
+    out.append(chunk({}, "tool_calls"))
+    out.append(chunk({}, None, {"prompt_tokens": 1200, "completion_tokens": n,
+                                  "total_tokens": 1200 + n}))
+    out.append("data: [DONE]\n\n")
+    return out
+
+
 UNSEEN = {
     f.__name__.replace("_", "-"): f
     for f in (
@@ -855,6 +906,7 @@ UNSEEN = {
         sglang_text_between,
         portkey_surrogates,
         deepinfra_repeat_crlf,
+        go_zero_values,
     )
 }
 """Shapes not among the five (issue 27): every budget must hold on them too. The first two
