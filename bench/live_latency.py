@@ -28,6 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CLEAN = ROOT / "traces" / "openai" / "gpt-4.1-text-then-call.sse"
 ERASING = ROOT / "traces" / "dashscope" / "qwen3-max-id-empty.sse"
+APPEND_TIMEOUT = 10.0
+"""Seconds a delta appended may take to reach the screen before the bench says so and stops."""
 
 
 async def _rounds(runs: int) -> tuple[list[float], list[float]]:
@@ -84,7 +86,10 @@ def in_progress(path: Path) -> bytes:
     # Each event with the blank line after it (crlf-keepalive's events end in CRLF CRLF: cut
     # on LF LF alone, the whole file was one event, and appended again each round).
     events = re.findall(rb"(?s).*?(?:\r\n\r\n|\n\n|\r\r)|.+", data)
-    calls = [i for i, e in enumerate(events) if b'"delta":{"tool_calls"' in e]
+    # (a delta holding a tool call, whatever comes before it in the delta: OpenRouter's
+    # deltas open with "role" and "content"; its finish chunk says "content" too, and taken
+    # for the last delta, appending it added no row and the bench waited for ever)
+    calls = [i for i, e in enumerate(events) if re.search(rb'"tool_calls":\s*\[\s*\{', e)]
     last = calls[-1] if calls else max(i for i, e in enumerate(events) if b'"content"' in e)
     path.write_bytes(b"".join(events[: last + 1]))
     return events[last]
@@ -132,6 +137,11 @@ async def _append_rounds(path: Path, event: bytes, runs: int) -> dict[str, list[
                     # (not the pilot's pause: each waits for a callback through every widget
                     # of the screen, some 40 messages every 2 ms for the app to handle)
                     await asyncio.sleep(0.002)
+                    if time.perf_counter() - start > APPEND_TIMEOUT:
+                        raise SystemExit(
+                            f"{path.name}: a delta appended at the {where} not on screen"
+                            f" after {APPEND_TIMEOUT:.0f} s"
+                        )
                 await pilot.pause(0)  # (the refresh it asked for)
                 out[where].append(time.perf_counter() - start)
     return out
