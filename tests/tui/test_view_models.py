@@ -1024,3 +1024,27 @@ def test_the_diff_sides_of_every_bundled_trace_are_as_wide_as_encoding_says() ->
     for source in discover([TRACES]).sources:
         trace = load_trace(source)
         assert build_diff_model(trace).side_widths == _widest_by_encoding(trace), source.address
+
+
+@given(
+    st.text(alphabet=st.sampled_from(["a", "杭", "州", '"', " ", "é", "🙂"]), max_size=400),
+    st.integers(1, 40),
+)
+def test_a_cell_shows_what_measuring_the_whole_text_shows(text: str, width: int) -> None:
+    """A long text is measured only as far as its cell can show (a call's 100 KB of CJK
+    arguments took 80 ms a row): what the cell says is what cutting the whole text says."""
+    from rich.cells import set_cell_size
+
+    from replay_tui.tui.cells import fit
+
+    whole = cell_len(text)
+    said = text + " " * (width - whole) if whole <= width else set_cell_size(text, width - 1) + "…"
+    assert fit(text, width) == said
+    assert cell_len(fit(text, width)) == width
+
+
+def test_a_cell_of_a_huge_text_shows_its_start() -> None:
+    from replay_tui.tui.cells import fit
+
+    text = '杭州 "西湖" ' * 20_000
+    assert fit(text, 12) == '杭州 "西湖"…'
