@@ -379,6 +379,14 @@ class _QTextChunk(msgspec.Struct, gc=False):
 _quiet_text_shape = msgspec.json.Decoder(_QTextChunk).decode
 
 
+def _bytes_of(raw: Any, starts: Any, ends: Any, skips: Any, p: int, m: int) -> list[bytes]:
+    """Payloads ``p`` to ``p + m - 1``, each's bytes where it lies in the capture (``skips``:
+    theirs alone, in order), by C loops: no step of Python each."""
+    return list(
+        map(raw.__getitem__, map(slice, map(add, starts[p : p + m], skips), ends[p : p + m]))
+    )
+
+
 def _in_place(i: int, raw: Any, starts: Any, ends: Any, skips: Any, data_of: Any) -> Any:
     """Payload ``i``'s bytes where they lie in the capture (a view, not a copy), or its own
     bytes when it keeps some (or the table has no places, or the capture is a buffer that a
@@ -720,9 +728,7 @@ def _streak(
             tokens = list(map(_encode, pieces))
         except UnicodeEncodeError:  # (a lone surrogate: the loop judges it)
             break
-        found = list(
-            map(raw.__getitem__, map(slice, map(add, starts[p : p + m], sk), ends[p : p + m]))
-        )
+        found = _bytes_of(raw, starts, ends, sk, p, m)
         meant = [pre + t + suf for t in tokens]
         if found != meant:
             m = _written_otherwise(found, meant, pieces, pre, suf, m)
@@ -859,12 +865,7 @@ def _cycle(
         return None
     pres, sufs = [r[2][0] for r in cycle], [r[2][1] for r in cycle]
     meant = list(map(b"".join, zip(cycle_of(pres), tokens, cycle_of(sufs))))
-    found = list(
-        map(
-            raw.__getitem__,
-            map(slice, map(add, starts[i + 1 : i + m + 1], sk), ends[i + 1 : i + m + 1]),
-        )
-    )
+    found = _bytes_of(raw, starts, ends, sk, i + 1, m)
     if found != meant:
         m = _agree(found, meant, m)
     if any(firsts):  # (the shape the loop tries first must not be it: no JSON has a NUL)
@@ -1090,12 +1091,7 @@ def _many_streak(
     for toks, segment in zip(tokens, segments[1:], strict=True):
         columns += [toks, repeat(segment)]
     meant = list(map(b"".join, zip(*columns)))  # noqa: B905  (the tokens' lists end it)
-    found = list(
-        map(
-            raw.__getitem__,
-            map(slice, map(add, starts[i + 1 : i + m + 1], sk), ends[i + 1 : i + m + 1]),
-        )
-    )
+    found = _bytes_of(raw, starts, ends, sk, i + 1, m)
     if found != meant:
         m = _agree(found, meant, m)
     return [each[:m] for each in pieces] if m else []
