@@ -1127,17 +1127,8 @@ def _many_more(
         parts, many[0], many[1], pieces, strict=True
     ):
         before = len(part.lines)
-        part.pieces.extend(each)
-        part.lines.extend(lines)
+        _more(part, each, lines, cid, name, other)
         part.last_id, part.last_name = cid, name
-        if cid is None:
-            part.id_nulls += m
-        if name is None:
-            part.name_nulls += m
-        if other:
-            if part.others is None:
-                part.others = array("q")
-            part.others.extend(range(before, before + m))
         if later:
             if part.later is None:
                 part.later = array("q")
