@@ -32,6 +32,7 @@ from replay_tui.clientlibs import compact as compact_module
 from replay_tui.clientlibs.assess import meant_calls
 from replay_tui.clientlibs.base import FREE, Frame
 from replay_tui.core.trace import Form, Source, Trace, load_trace
+from tests.clients.test_clients_events import _shown
 
 
 def _trace(body: str, compact: bool) -> Trace:
@@ -76,18 +77,6 @@ def _item(item: Frame | Quiet) -> Any:
     return ("frame", item.line, bytes(item.data), item.count, item.raw, item.event)
 
 
-def _shown(outcome: Any) -> Any:
-    a = outcome.assembly
-    raised = a.raised
-    return (
-        outcome.outcome,
-        [(c.id, c.name, c.arguments, c.wire_index, c.id_generated, c.invalid) for c in a.calls],
-        None if raised is None else (raised.name, raised.message, raised.line, raised.field),
-        [(e.name, e.message, e.line, e.field) for e in a.error_parts],
-        [(d.wire_index, d.id, d.name, d.arguments, d.reason) for d in a.dropped],
-    )
-
-
 def _held(body: str) -> list[Frame | Quiet]:
     """Both oracles on ``body``; the folded stream of the ``check --clients`` load."""
     plain, kept = _trace(body, compact=False), _trace(body, compact=True)
@@ -129,6 +118,44 @@ BREAKS = [
 ]
 
 
+def _broken(
+    draw: st.DrawFn, deltas: list[dict[str, Any]], blank: Any, out: list[str]
+) -> tuple[int, dict[str, Any]]:
+    """One of :data:`BREAKS`, drawn, put in a payload of ``deltas`` (its tool-call deltas, in
+    order; ``blank``: the ``id`` its continuations send, else another shape is ``""``), or
+    on ``out`` before it: ``(its chunk's created, what its choice's delta says beside)``."""
+    first, last = deltas[0], deltas[-1]
+    created, beside = 1, dict[str, Any]()
+    what = draw(st.sampled_from(BREAKS))
+    if what == "shape":
+        last["id"] = None if blank != None else ""  # noqa: E711
+    elif what == "created":
+        created = draw(st.integers(2, 4))
+    elif what == "text":
+        out.append(_data({"choices": [{"index": 0, "delta": {"content": "hm"}}]}))
+    elif what == "args-null":
+        first["function"]["arguments"] = None
+    elif what == "surrogate":
+        last["function"]["arguments"] = "\ud83d"
+    elif what == "no-function":
+        del last["function"]
+    elif what == "two":
+        deltas.append(dict(first))
+    elif what == "error-event":
+        out.append("event: error\n")
+    elif what == "keepalive":
+        out.append(": keep-alive\n\n")
+    elif what == "id-again":
+        first["id"] = f"call_{first['index']}"
+    elif what == "name-blank":
+        first["function"]["name"] = ""
+    elif what == "role":
+        beside = {"role": "assistant"}
+    else:
+        out.append(_data({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}))
+    return created, beside
+
+
 @st.composite
 def streak_streams(draw: st.DrawFn) -> str:
     """1 to 3 calls, each opened then continued by runs of one shape, interleaved in blocks,
@@ -152,40 +179,11 @@ def streak_streams(draw: st.DrawFn) -> str:
             }
             if blank[c] != "absent":
                 delta["id"] = blank[c]
-            created = 1
-            extra: dict[str, Any] = {}
+            deltas = [delta]
+            created, beside = 1, dict[str, Any]()
             if draw(st.integers(0, 9)) == 0:
-                what = draw(st.sampled_from(BREAKS))
-                if what == "shape":
-                    delta["id"] = None if blank[c] != None else ""  # noqa: E711
-                elif what == "created":
-                    created = draw(st.integers(2, 4))
-                elif what == "text":
-                    out.append(_data({"choices": [{"index": 0, "delta": {"content": "hm"}}]}))
-                elif what == "args-null":
-                    delta["function"]["arguments"] = None
-                elif what == "surrogate":
-                    delta["function"]["arguments"] = "\ud83d"
-                elif what == "no-function":
-                    del delta["function"]
-                elif what == "two":
-                    out.append(_data(_chunk([delta, dict(delta)])))
-                    continue
-                elif what == "error-event":
-                    out.append("event: error\n")
-                elif what == "keepalive":
-                    out.append(": keep-alive\n\n")
-                elif what == "id-again":
-                    delta["id"] = f"call_{c}"
-                elif what == "name-blank":
-                    delta["function"]["name"] = ""
-                elif what == "role":
-                    extra = {"role": "assistant"}
-                else:
-                    out.append(
-                        _data({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
-                    )
-            out.append(_data(_chunk([delta], created, **extra)))
+                created, beside = _broken(draw, deltas, blank[c], out)
+            out.append(_data(_chunk(deltas, created, **beside)))
     out.append(_data({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}))
     return "".join(out) + "data: [DONE]\n\n"
 
@@ -288,44 +286,19 @@ def paired_streak_streams(draw: st.DrawFn) -> str:
                 if blank != "absent":
                     delta["id"] = blank
                 deltas.append(delta)
-            created = 1
+            created, beside = 1, dict[str, Any]()
             if draw(st.integers(0, 14)) == 0:
-                what = draw(st.sampled_from(BREAKS))
-                if what == "shape":
-                    deltas[-1]["id"] = None if blank != None else ""  # noqa: E711
-                elif what == "created":
-                    created = 2
-                elif what == "text":
-                    out.append(_data({"choices": [{"index": 0, "delta": {"content": "hm"}}]}))
-                elif what == "args-null":
-                    deltas[0]["function"]["arguments"] = None
-                elif what == "surrogate":
-                    deltas[-1]["function"]["arguments"] = "\ud83d"
-                elif what == "no-function":
-                    del deltas[-1]["function"]
-                elif what == "two":
-                    deltas.append(dict(deltas[0]))
-                elif what == "error-event":
-                    out.append("event: error\n")
-                elif what == "keepalive":
-                    out.append(": keep-alive\n\n")
-                elif what == "id-again":
-                    deltas[0]["id"] = f"call_{calls[0]}"
-                elif what == "name-blank":
-                    deltas[0]["function"]["name"] = ""
-                else:
-                    out.append(
-                        _data({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
-                    )
+                created, beside = _broken(draw, deltas, blank, out)
             if split:
-                choices = [
+                choices: list[dict[str, Any]] = [
                     {"index": k, "delta": {"tool_calls": [d]}}
                     for k, d in zip(indexes, deltas, strict=False)
                 ]
+                choices[0]["delta"].update(beside)
                 body = {"id": "chatcmpl-1", "created": created, "model": "m", "choices": choices}
                 out.append(_data(body))
             else:
-                out.append(_data(_chunk(deltas, created)))
+                out.append(_data(_chunk(deltas, created, **beside)))
     out.append(_data({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}))
     return "".join(out) + "data: [DONE]\n\n"
 
@@ -389,7 +362,8 @@ def cycle_streams(draw: st.DrawFn) -> str:
             "index": c,
             "function": {"arguments": draw(st.sampled_from(PIECES))},
         }
-        chunk = _chunk([delta])
+        deltas = [delta]
+        chunk = _chunk(deltas)
         turn = turns[c]
         if (turn == "id" and odd) or (turn == "each" and seen[c] % 2):
             delta["id"] = None
@@ -400,31 +374,8 @@ def cycle_streams(draw: st.DrawFn) -> str:
         elif turn == "usage" and odd:
             chunk["usage"] = {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3}
         if draw(st.integers(0, 24)) == 0:
-            what = draw(st.sampled_from(BREAKS))
-            if what == "shape":
-                delta["id"] = ""
-            elif what == "created":
-                chunk["created"] = 2
-            elif what == "text":
-                out.append(_data({"choices": [{"index": 0, "delta": {"content": "hm"}}]}))
-            elif what == "args-null":
-                delta["function"]["arguments"] = None
-            elif what == "surrogate":
-                delta["function"]["arguments"] = "\ud83d"
-            elif what == "no-function":
-                del delta["function"]
-            elif what == "two":
-                chunk["choices"][0]["delta"]["tool_calls"] = [delta, dict(delta)]
-            elif what == "error-event":
-                out.append("event: error\n")
-            elif what == "keepalive":
-                out.append(": keep-alive\n\n")
-            elif what == "id-again":
-                delta["id"] = f"call_{c}"
-            elif what == "name-blank":
-                delta["function"]["name"] = ""
-            else:
-                out.append(_data({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}))
+            chunk["created"], beside = _broken(draw, deltas, None, out)  # (another shape: "")
+            chunk["choices"][0]["delta"].update(beside)
         out.append(_data(chunk))
     out.append(_data({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}))
     return "".join(out) + "data: [DONE]\n\n"
