@@ -885,6 +885,52 @@ def go_zero_values(n):
     return out
 
 
+def llamacpp_timings(n):
+    """llama.cpp's server with ``timings_per_token``: ``choices`` first in each chunk, then
+    ``created``, ``id``, ``model``, ``system_fingerprint``, ``object`` and a ``timings`` object
+    whose numbers count up with every token (no two payloads alike); 3 calls one after
+    another, the first delta of each with its id, type and name, the continuations with the
+    arguments alone, pieces of 1 to 6 characters; the finish chunk with the usage. Invented at
+    the review of the evening session of 5 December, after its work, and measured as found."""
+    out = []
+    calls = 3
+    each = max(2, n // calls)
+    k = 0
+
+    def chunk(delta, finish=None, usage=None):
+        nonlocal k
+        k += 1
+        c = {"choices": [{"finish_reason": finish, "index": 0, "delta": delta}],
+             "created": 1770764938, "id": "chatcmpl-Xq2bKz", "model": "qwen2.5-coder-7b",
+             "system_fingerprint": "b5012-a1b2c3d4", "object": "chat.completion.chunk",
+             "timings": {"prompt_n": 812, "prompt_ms": 201.4, "predicted_n": k,
+                         "predicted_ms": round(k * 14.7, 3),
+                         "predicted_per_second": round(1000 / 14.7 + (k % 7) / 10, 4)}}
+        if usage is not None:
+            c["usage"] = usage
+        return "data: " + json.dumps(c, separators=(",", ":")) + "\n\n"
+
+    sizes = [3, 1, 6, 2, 5, 4]
+    for c in range(calls):
+        name = ("read_file", "apply_patch", "run_tests")[c]
+        body = json.dumps({"path": f"src/mod_{c}.py", "text": "def f(x):\n    return x * 2\n" * each})
+        out.append(chunk({"tool_calls": [{"index": c, "id": f"{c}Qk9dLr2PzT",
+                                          "type": "function",
+                                          "function": {"name": name, "arguments": ""}}]}))
+        at, j = 0, 0
+        while at < len(body) and j < each - 1:
+            step = sizes[j % len(sizes)]
+            out.append(chunk({"tool_calls": [{"index": c,
+                                              "function": {"arguments": body[at:at + step]}}]}))
+            at, j = at + step, j + 1
+        if at < len(body):
+            out.append(chunk({"tool_calls": [{"index": c, "function": {"arguments": body[at:]}}]}))
+    out.append(chunk({}, "tool_calls", {"completion_tokens": k, "prompt_tokens": 812,
+                                         "total_tokens": 812 + k}))
+    out.append("data: [DONE]\n\n")
+    return out
+
+
 UNSEEN = {
     f.__name__.replace("_", "-"): f
     for f in (
@@ -907,6 +953,7 @@ UNSEEN = {
         portkey_surrogates,
         deepinfra_repeat_crlf,
         go_zero_values,
+        llamacpp_timings,
     )
 }
 """Shapes not among the five (issue 27): every budget must hold on them too. The first two
