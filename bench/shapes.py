@@ -913,7 +913,8 @@ def llamacpp_timings(n):
     sizes = [3, 1, 6, 2, 5, 4]
     for c in range(calls):
         name = ("read_file", "apply_patch", "run_tests")[c]
-        body = json.dumps({"path": f"src/mod_{c}.py", "text": "def f(x):\n    return x * 2\n" * each})
+        text = "def f(x):\n    return x * 2\n" * each
+        body = json.dumps({"path": f"src/mod_{c}.py", "text": text})
         out.append(chunk({"tool_calls": [{"index": c, "id": f"{c}Qk9dLr2PzT",
                                           "type": "function",
                                           "function": {"name": name, "arguments": ""}}]}))
