@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import gc
 import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -47,3 +50,25 @@ def _own_cache_home(
     """The TUI's judgement cache goes to a folder of the test's own (never ~/.cache): each test
     starts with no cache unless it writes one."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 1 MB tmpfs: a disk that fills up. Mounting needs root and a kernel that lets this
+    process mount (not every container does): skipped, saying which, otherwise."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    if os.geteuid() != 0:
+        pytest.skip("a full disk is a 1 MB tmpfs, and mounting one needs root")
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
