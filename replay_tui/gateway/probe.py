@@ -17,6 +17,7 @@ capture, and the run goes on.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -139,6 +140,24 @@ def _excerpt(data: bytes) -> str:
     return text[:_EXCERPT] + ("…" if len(text) > _EXCERPT else "")
 
 
+def _cut_short(path: Path, meta: dict[str, Any], reason: str) -> None:
+    """The gateway's answer at ``path`` stopped being saved for ``reason``: its sidecar says
+    so; when that cannot be written either (the disk is full), neither is left behind (an
+    empty or unfinished capture the TUI opened on OUT would list)."""
+    meta.update(
+        finished=iso_utc(utc_now()),
+        complete=False,
+        incomplete_reason=reason,
+        bytes=path.stat().st_size if path.exists() else 0,
+    )
+    try:
+        write_meta_atomic(meta_path(path), meta)
+    except OSError:
+        for left in (path, meta_path(path)):
+            with contextlib.suppress(OSError):
+                left.unlink(missing_ok=True)
+
+
 class Probe:
     """Sends the captures through one gateway, one at a time."""
 
@@ -207,8 +226,11 @@ class Probe:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(capture.body)
-        except OSError:
-            pass  # the comparison in the report does not need it
+        except OSError:  # (the comparison in the report does not need it)
+            # A full disk left the copy cut, which the TUI opened on OUT listed as the
+            # upstream's stream: no copy rather than a wrong one.
+            with contextlib.suppress(OSError):
+                path.unlink(missing_ok=True)
 
     def _body(self, capture: ServedCapture) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -284,13 +306,12 @@ class Probe:
         except (asyncio.CancelledError, KeyboardInterrupt):
             # Ctrl-C or SIGTERM mid-stream: the sidecar says so (it said "finished": null,
             # which the TUI's live view reads as a capture still being written)
-            meta.update(
-                finished=iso_utc(utc_now()),
-                complete=False,
-                incomplete_reason="probe stopped",
-                bytes=path.stat().st_size if path.exists() else 0,
-            )
-            write_meta_atomic(meta_path(path), meta)
+            _cut_short(path, meta, "probe stopped")
+            raise
+        except OSError as exc:
+            # A full disk: the answer kept so far, its sidecar saying where and why it stops
+            # (it said "finished": null, or there was none beside an empty file)
+            _cut_short(path, meta, f"write failed: {(exc.strerror or str(exc)).lower()}")
             raise
         return self._finish_record(path, meta, response, streaming, ctype, received, failure, head)
 

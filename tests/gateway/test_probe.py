@@ -563,3 +563,50 @@ async def test_a_compressed_answer_or_one_only_labelled_so_is_read(
         meta = json.loads(saved.with_name(saved.name + ".meta.json").read_text())
         assert meta["encoding"]["content_encoding"] == "gzip"
         assert meta["encoding"]["decoded"] is (mode == "gzip")
+
+
+async def test_a_full_disk_leaves_no_cut_capture_and_the_rest_is_probed(
+    tmp_path: Path, small_disk: Path
+) -> None:
+    """A 1 MB disk and a 1.5 MB capture: the probe left the upstream's copy cut at 1 MB
+    (which the TUI opened on OUT lists as the upstream's stream) and an empty gateway output
+    with no sidecar, and the disk stayed full for the next capture. Nothing cut is left now,
+    the capture is said to be unwritable, and the next one is probed whole."""
+    folder = tmp_path / "captures"
+    folder.mkdir()
+    shutil.copy(TRACES / ERASING, folder / "small.sse")
+    head = {"index": 0, "id": "call_1", "type": "function", "function": {"name": "f"}}
+    deltas = [{"tool_calls": [{**head, "function": {"name": "f", "arguments": ""}}]}]
+    deltas += [{"tool_calls": [{"index": 0, "function": {"arguments": "x" * 200}}]}] * 6000
+    chunks: list[dict[str, Any]] = [
+        {"id": "c", "created": 1, "model": "m", "choices": [{"index": 0, "delta": d}]}
+        for d in deltas
+    ]
+    chunks.append(
+        {"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}
+    )
+    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    (folder / "big.sse").write_text(body)
+    assert len(body) > 1_400_000
+    served, _ = load_captures([folder])
+    server = Upstream(served, listen="127.0.0.1:0")
+    await server.start()
+    gateway, runner = await _gateway("pass", server.base_url)
+    try:
+        code, out, err = await _probe(
+            "--gateway", gateway.url, str(folder), "--out", str(small_disk), "--json"
+        )  # fmt: skip
+    finally:
+        await runner.cleanup()
+        await server.stop()
+    assert "Traceback" not in err
+    assert code == 3, err
+    doc = _by_capture(json.loads(out))
+    assert doc["big.sse"]["problem"]["kind"] == "unwritable"
+    assert "No space left on device" in doc["big.sse"]["problem"]["message"]
+    assert doc["small.sse"]["problem"] is None  # the room the cut copy took is given back
+    for kept in small_disk.rglob("*.sse"):  # every capture left is whole, its sidecar beside
+        assert kept.name == "small.sse", sorted(p.name for p in small_disk.rglob("*"))
+    gateway_out = small_disk / "gateway" / "small.sse"
+    assert gateway_out.read_bytes() == (folder / "small.sse").read_bytes()
+    assert json.loads(Path(f"{gateway_out}.meta.json").read_text())["complete"] is True
