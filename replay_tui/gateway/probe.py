@@ -38,7 +38,13 @@ from replay_tui.record.metadata import (
     utc_now,
     write_meta_atomic,
 )
-from replay_tui.record.proxy import BodyDecoder, is_event_stream, is_host, upstream_problem
+from replay_tui.record.proxy import (
+    BodyDecoder,
+    is_event_stream,
+    is_host,
+    os_reason,
+    upstream_problem,
+)
 
 from .captures import ServedCapture
 from .conformance import Problem
@@ -311,7 +317,7 @@ class Probe:
         except OSError as exc:
             # A full disk: the answer kept so far, its sidecar saying where and why it stops
             # (it said "finished": null, or there was none beside an empty file)
-            _cut_short(path, meta, f"write failed: {(exc.strerror or str(exc)).lower()}")
+            _cut_short(path, meta, f"write failed: {os_reason(exc)}")
             raise
         return self._finish_record(path, meta, response, streaming, ctype, received, failure, head)
 

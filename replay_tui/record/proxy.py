@@ -301,7 +301,7 @@ class Capture:
                 self.bytes += written
                 view = view[written:]
         except OSError as exc:
-            self.write_error = f"write failed: {_os_reason(exc)}"
+            self.write_error = f"write failed: {os_reason(exc)}"
             log.warning(
                 "%s: %s; the capture stops at %d bytes, the client still gets every byte",
                 self.path,
@@ -343,7 +343,7 @@ class Capture:
             try:
                 rewrite_meta_in_place(self.meta_path, self.meta)
             except OSError:
-                log.warning("%s: cannot write metadata (%s)", self.meta_path, _os_reason(exc))
+                log.warning("%s: cannot write metadata (%s)", self.meta_path, os_reason(exc))
         return True
 
 
@@ -722,7 +722,7 @@ class Recorder:
             path, handle = self._reserve(stem, ext)
         except OSError as exc:
             log.warning(
-                "cannot create a capture in %s (%s); relaying anyway", self.out_dir, _os_reason(exc)
+                "cannot create a capture in %s (%s); relaying anyway", self.out_dir, os_reason(exc)
             )
             return None
         try:
@@ -735,7 +735,7 @@ class Recorder:
             log.warning(
                 "cannot create a capture in %s (write failed: %s); relaying anyway",
                 self.out_dir,
-                _os_reason(exc),
+                os_reason(exc),
             )
             return None
         capture = Capture(path, handle, meta, BodyDecoder(upstream.headers.get("Content-Encoding")))
@@ -863,7 +863,7 @@ def _connect_reason(err: OSError | None) -> str:
 _SSL_PLACE = re.compile(r"\s*\(_ssl\.c:\d+\)")
 
 
-def _os_reason(exc: OSError) -> str:
+def os_reason(exc: OSError) -> str:
     """``no space left on device``: the errno's words, as a clause."""
     reason = exc.strerror or (os.strerror(exc.errno) if exc.errno else "") or str(exc)
     return reason[:1].lower() + reason[1:]
