@@ -463,6 +463,8 @@ class QuietCall:
         "others",
         "pair",
         "pieces",
+        "role",
+        "schema",
         "tails",
     )
 
@@ -504,6 +506,14 @@ class QuietCall:
         """Positions of the pieces whose delta was not the first of its choice's
         ``tool_calls`` (``None``: none was): a library that reads a chunk's first tool-call
         delta alone (LlamaIndex) skips them."""
+        self.role: Any = UNSET
+        """The role every payload of a :attr:`pair`-less part re-sent, when an AI SDK schema
+        refuses it for that role (``UNSET``: none did; a Go gateway's ``"role": ""``, which
+        ``@ai-sdk/openai`` refuses): the folded frame carries it, and is refused for it."""
+        self.schema: tuple[bool, bool] = (True, True)
+        """What the AI SDK's two chunk schemas say of each payload of a :attr:`pair`-less
+        part (:attr:`Frame.schema`): both accept, but for a schema that refuses the
+        :attr:`role`."""
 
     def elsewhere(self) -> None:
         """The piece just added is not read by a library that reads choice 0 alone."""
@@ -690,6 +700,7 @@ class Quiet:
             sub = subs.get(key)
             if sub is None:
                 sub = subs[key] = QuietCall(part.index, part.pair)
+                sub.role, sub.schema = part.role, part.schema
                 out.calls[len(out.calls)] = sub
                 if not stretches:
                     out.line = part.lines[first]
@@ -782,7 +793,7 @@ def _quiet_frame(part: QuietCall) -> Frame:
         id_nulls=id_nulls,
         name_nulls=name_nulls,
         repeat=1 if part.pair is None else len(part.pieces),
-        schema=(True, True) if part.pair is None else part.pair[3],
+        schema=part.schema if part.pair is None else part.pair[3],
     )
     raw_call: dict[str, Any] = {"index": part.index}
     fn: dict[str, Any] = {"arguments": joined}
@@ -793,7 +804,10 @@ def _quiet_frame(part: QuietCall) -> Frame:
     if name is not UNSET:
         fn["name"] = name
     raw_call["function"] = fn
-    frame._raw = {"choices": [{"index": 0, "delta": {"tool_calls": [raw_call]}}]}
+    raw_delta: dict[str, Any] = {"tool_calls": [raw_call]}
+    if part.role is not UNSET:  # (what a schema refused each payload for: it refuses this)
+        raw_delta = {"role": part.role, "tool_calls": [raw_call]}
+    frame._raw = {"choices": [{"index": 0, "delta": raw_delta}]}
     return frame
 
 

@@ -54,7 +54,7 @@ from ..core.sse import PayloadTable
 from ..core.trace import _decoded
 from ..core.translator import index_key
 from ..core.wire import UNSET, Function, ToolCall, fast_decoder, parse_json
-from .ai_sdk import chunk_ok, schema_ok, usage_ok
+from .ai_sdk import chunk_ok, chunk_problem, schema_ok, usage_ok
 from .base import FREE, Frame, Marks, Quiet, QuietCall, frame_of, frames
 
 if TYPE_CHECKING:
@@ -99,6 +99,7 @@ class _CallState:
 
     __slots__ = (
         "bound",
+        "dead",
         "index",
         "named",
         "pair",
@@ -110,6 +111,7 @@ class _CallState:
         "shape2",
         "type",
         "typed",
+        "verdict",
     )
 
     def __init__(self, index: Any, kind: Any) -> None:
@@ -142,6 +144,14 @@ class _CallState:
         """What the AI SDK's two schemas said of the chunk of the call's last delta."""
         self.pair: tuple[Any, Any, Any, tuple[bool, bool]] | None = None
         """The key of the call's last run part with a repeat (:attr:`.base.QuietCall.pair`)."""
+        self.verdict: tuple[bool, bool] = _BOTH
+        """Which of the AI SDK's two schemas read the call's deltas: both, unless a schema
+        refused every chunk of the call it was sent for the chunk's role (a Go gateway's
+        ``"role": ""``, which ``@ai-sdk/openai`` refuses): that model reads none of the call,
+        each payload an error part. A quiet delta is one the same schemas read."""
+        self.dead = False
+        """A schema that read none of the call's deltas read one: it meets the call anew,
+        which no folding models; every delta of it is then a frame of its own."""
 
 
 def _blank_bits(cid: Any, name: Any) -> int | None:
@@ -165,13 +175,13 @@ def _blank_bits(cid: Any, name: Any) -> int | None:
 
 
 def _quiet_envelope(
-    raw: Any, checked: bool = False, any_choice: bool = False
+    raw: Any, checked: bool = False, any_choice: bool = False, role: bool = False
 ) -> dict[str, Any] | None:
     """The delta of a chunk that says nothing but what its delta carries, else ``None``: one
     choice (with index 0; ``any_choice``: any integer index), no finish reason or error,
     usage and logprobs of the types the AI SDK accepts (their values no library reads), a delta
-    without role or refusal, and a chunk both of the AI SDK's schemas accept (``checked``:
-    known already)."""
+    without role (``role``: or with a string one, which the caller judges) or refusal, and a
+    chunk both of the AI SDK's schemas accept (``checked``: known already)."""
     if type(raw) is not dict or "error" in raw or not usage_ok(raw.get("usage", UNSET)):
         return None
     cs = raw.get("choices")
@@ -191,9 +201,12 @@ def _quiet_envelope(
     delta = choice.get("delta")
     if type(delta) is not dict:
         return None
-    for key in ("role", "refusal", "reasoning"):
+    for key in ("refusal", "reasoning"):
         if delta.get(key) is not None:
             return None
+    sent = delta.get("role")
+    if sent is not None and not (role and type(sent) is str):
+        return None
     if not checked and not (chunk_ok(raw, True) and chunk_ok(raw, False)):
         return None
     return delta
@@ -285,10 +298,15 @@ it), not its choice's first tool-call delta (LlamaIndex skips it), and in the sa
 the delta before it (openai-node's events follow the chunk: see :attr:`.base.Quiet.joined`).
 """
 
-_Said = tuple[tuple[bool, bool], int, bool]
+_Said = tuple[tuple[bool, bool], int, Any, bool]
 """What a quiet tool-call payload's shape says: whether the AI SDK's two schemas accept it,
-its choice's index, and whether its delta re-sends ``"role": "assistant"`` (quiet only once
-every library holds that role: see ``assistant`` in :func:`compact_frames`)."""
+its choice's index, the role its delta re-sends (``None``: none; quiet only while every
+library holds that role: see ``role`` in :func:`compact_frames`), and whether each schema
+that refuses it refuses it for that role alone (a Go gateway's ``"role": ""``: a folded
+frame carrying the role is refused the same, :attr:`.base.QuietCall.role`)."""
+
+_ROLE_PATH = "choices[0].delta.role"
+"""Where a chunk schema refuses a payload's role (:func:`.ai_sdk.chunk_problem`)."""
 
 
 def _quiet_tool_payload(data: bytes, args: str) -> _Said | None:
@@ -302,12 +320,13 @@ def _quiet_tool_payload(data: bytes, args: str) -> _Said | None:
         choice = typed.choices[0]
         if choice.delta.tool_calls[0].function.arguments != args:
             return None
-        return _BOTH, choice.index, choice.delta.role is not UNSET and choice.delta.role is not None
+        role = choice.delta.role
+        return _BOTH, choice.index, None if role is UNSET else role, False
     try:
         raw = parse_json(data)
     except ValueError:
         return None
-    delta = _quiet_envelope(raw, checked=True, any_choice=True)
+    delta = _quiet_envelope(raw, checked=True, any_choice=True, role=True)
     if delta is None:
         return None
     if not _silent_text(delta):
@@ -319,15 +338,20 @@ def _quiet_tool_payload(data: bytes, args: str) -> _Said | None:
     fn = tc.get("function")
     if type(fn) is not dict or fn.get("arguments") != args:
         return None
-    schema = (chunk_ok(raw, True), chunk_ok(raw, False))
+    problems = (chunk_problem(raw, True), chunk_problem(raw, False))
+    schema = (problems[0] is None, problems[1] is None)
     choice_index: int = raw["choices"][0]["index"]
-    if schema != _BOTH:
+    role = delta.get("role")
+    by_role = schema != _BOTH and all(p is None or p[0] == _ROLE_PATH for p in problems)
+    if schema != _BOTH and not by_role:
+        # refused for what a folded frame keeps of its delta (its index, id, type, name and
+        # arguments), the same way: the frame is
         bare = {k: tc[k] for k in ("index", "id", "type") if k in tc}
         bare["function"] = {k: fn[k] for k in ("name", "arguments") if k in fn}
         kept = {"choices": [{"index": 0, "delta": {"tool_calls": [bare]}}]}
-        if (chunk_ok(kept, True), chunk_ok(kept, False)) != schema:
+        if (chunk_problem(kept, True), chunk_problem(kept, False)) != problems:
             return None
-    return schema, choice_index, False
+    return schema, choice_index, role, by_role
 
 
 def _silent_text(delta: dict[str, Any]) -> bool:
@@ -1182,11 +1206,14 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     quiet_text = _TextShapes().text
     many_shapes: dict[tuple[bytes, ...], tuple[_Place, ...] | None] = {}
     """The payloads of several choices judged, by their bytes around the arguments tokens."""
-    assistant = False
-    """Every library holds the role ``"assistant"``: a frame's choices[0] sent it, and no
-    other role came since (LangChain JS reads the last role choices[0] sent, openai-node any
-    role once; the AI SDK's schemas accept it, no other model reads it). A delta that re-sends
-    it then says nothing."""
+    role: str | None = None
+    """The role every library holds (``None``: none, or not one alike): a frame's choices[0]
+    sent it, and no other role came since (LangChain JS reads the last role choices[0] sent,
+    openai-node any truthy role once; the AI SDK's schemas judge it in each chunk, no other
+    model reads it). A delta that re-sends it then says nothing new: ``"assistant"`` (LM
+    Studio, Ollama), or a Go gateway's ``""`` on every chunk — while LangChain JS holds ``""``
+    it reads no tool call, and the AI SDK's schema that refuses that role makes each payload
+    an error part, which a folded frame carrying it makes too."""
     typed_early: set[int] = set()
     """Calls a delta sent ``type: "function"`` before they opened (see _CallState.typed)."""
     many_last: list[Any] = [None, 0, False]
@@ -1366,7 +1393,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                     cid, name, index, kind = d.id, fn.name, d.index, d.type
                     # per field: a blank value the call was sent already (its seen-bit), or
                     # the non-blank string the call's delta before sent (a repeat)
-                    fits = True
+                    fits = not st.dead
                     bits = 0
                     rid = rname = FREE
                     seen = st.seen
@@ -1492,16 +1519,22 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                     misses = 0 if misses >= _RETRY else misses + 1
                                 said = _quiet_tool_payload(data, args)
                         # what the chunk schemas say of it is what they said of the call's
-                        # delta before (a blank value: what every schema accepted)
+                        # delta before (a blank value: the schemas that read the call accept
+                        # it, the others refuse it for its role, which a folded frame keeps);
+                        # its role, if any, the one every library holds
                         quiet = (
                             said is not None
-                            and said[0] == (_BOTH if pair is None else pair[3])
-                            and (assistant or not said[2])
+                            and (
+                                said[0] == st.verdict and (said[3] or said[0] == _BOTH)
+                                if pair is None
+                                else said[0] == pair[3] and not said[3]
+                            )
+                            and (said[2] is None or said[2] == role)
                         )
                     if quiet:
                         st.prev_id, st.prev_name = cid, name
                         if pair is None:
-                            st.schema = _BOTH
+                            st.schema = said[0]  # type: ignore[index]
                         else:  # a blank of the field repeated may be news again after it
                             if type(rid) is str and rid:
                                 st.seen &= ~_ID_BITS
@@ -1567,6 +1600,9 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                 sizes = run.sizes
                             run.add(c, index, args, line, cid, name, pair, choice)
                             part = run.stretches[-1]
+                            if said[3] and pair is None:  # type: ignore[index]
+                                # (each of its payloads refused for the role: the frame too)
+                                part.role, part.schema = said[2], said[0]  # type: ignore[index]
                         if again and plain is not None and i >= cool:
                             # (the run's last stretch is the call's: the streak joins it, as
                             # the payload did, a repeat or not)
@@ -1631,7 +1667,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                 )
             else:
                 said_text = quiet_text(data_of(i), piece, reasoning)
-            if said_text == 1 or (said_text == 2 and assistant):
+            if said_text == 1 or (said_text == 2 and role == "assistant"):
                 run = None
                 if held is not None:
                     _absorb(out, held)
@@ -1672,9 +1708,9 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
             if musing is not None and not stop:
                 silent.append((len(out) - 1, musing[0], [musing[1]], [musing[2]]))
             if b'"role"' in frame.data:
-                was = assistant
-                assistant = _holds_assistant(frame, assistant)
-                if assistant and not was:
+                was = role
+                role = _held_role(frame, role)
+                if role == "assistant" and was != "assistant":
                     # LangChain JS reads a call's deltas only once choices[0] sent that role:
                     # what it holds of each call starts here (a blank sent before is new to
                     # it, a delta before is no delta it can repeat)
@@ -1746,8 +1782,8 @@ def _quiet_many(
             return None
         c = r >> 33
         st = states[c]
-        if st is None:
-            return None
+        if st is None or st.dead or st.verdict != _BOTH:
+            return None  # (a payload of several deltas is quiet only where both schemas read)
         plain = deltas_of[c]
         if plain is None:
             d, args = sent(c, (r >> 1) & 0xFFFFFFFF)
@@ -1940,24 +1976,28 @@ def _quiet_many_payload(
     return tuple(out)
 
 
-def _holds_assistant(frame: Frame, before: bool) -> bool:
-    """Whether every library holds the role ``"assistant"`` after ``frame`` (``before``: they
-    did before it): the role its choices[0] sent, if it sent one (``null`` or absent: as
-    before); any other role in it, or one not read alike, and they do not."""
+def _held_role(frame: Frame, before: str | None) -> str | None:
+    """The role every library holds after ``frame`` (``before``: the one they held before
+    it): the role its choices[0] sent, if it sent one (``null`` or absent: as before), when
+    it is a string and every other choice's role is absent, ``null`` or that one; else
+    ``None`` (not one read alike: a role any delta re-sends is then news)."""
     raw = frame.raw
     cs = raw.get("choices") if type(raw) is dict else None
     if type(cs) is not list or not cs:
         return before
+    held = before
     for k, choice in enumerate(cs):
         delta = choice.get("delta") if type(choice) is dict else None
-        role = delta.get("role") if type(delta) is dict else None
-        if role is None:
+        sent = delta.get("role") if type(delta) is dict else None
+        if sent is None:
             continue
-        if not (type(role) is str and role == "assistant"):
-            return False
+        if type(sent) is not str:
+            return None
         if k == 0:
-            before = True
-    return before
+            held = sent
+        elif sent != held:
+            return None
+    return held
 
 
 def _head_arguments(frame: Frame) -> str:
@@ -2036,11 +2076,21 @@ def _follow(
     next blank value a frame of its own). A blank name counts only once a strict openai-node
     has bound the call's name, or while it cannot (no delta of the call sent the type
     ``"function"``; ``typed``: the calls not opened yet that one did).
+
+    A schema of the AI SDK that refuses the chunk for its role alone (``by_role``: a Go
+    gateway's ``"role": ""``) reads none of its deltas: a call such a chunk opens is open for
+    the other libraries, that schema reading none of it (:attr:`_CallState.verdict`); the
+    blank values such a chunk sends count for the libraries that read the call. A schema
+    that stops reading a call (refuses a chunk of it for its role) reads none of it again
+    for what the folding knows; one that starts reading a call it read none of meets it
+    anew, which the folding does not model: the call's deltas are then frames of their own.
     """
     cs = frame.chunk.choices
     opened = None
     if type(cs) is not list:
         return opened
+    verdict: tuple[bool, bool] | None = None
+    by_role = False
     single = len(cs) == 1
     # several choices, each one delta: a blank value in choices[0] is read by every library
     # (the ones that read choices[0] alone, the ones that mix the choices; the Agents SDK for
@@ -2065,6 +2115,9 @@ def _follow(
             st = states[c]
             fn = d.function
             name = fn.name if type(fn) is Function else UNSET
+            if verdict is None:
+                verdict = (schema_ok(frame, True), schema_ok(frame, False))
+                by_role = not valid and _refused_by_role(frame)
             if st is None:
                 # Open for every library: a delta with an index, a function object and a
                 # name, in a chunk every schema accepts (the AI SDK drops a call whose first
@@ -2075,7 +2128,7 @@ def _follow(
                     and type(fn) is Function
                     and type(name) is str
                     and name.strip()
-                    and valid
+                    and (valid or by_role)
                     and (single or _opens_everywhere(cs, c, order_of))
                 ):
                     if _is_function(d.type):
@@ -2086,9 +2139,18 @@ def _follow(
                 st.prev_id, st.prev_name = (d.id, name) if single else (_NOPREV, _NOPREV)
                 st.named = True
                 st.bound = d.type == "function"
-                st.schema = (schema_ok(frame, True), schema_ok(frame, False))
+                st.schema = st.verdict = verdict
                 opened = c
                 continue
+            if verdict != st.verdict:
+                if (verdict[0] and not st.verdict[0]) or (verdict[1] and not st.verdict[1]):
+                    st.dead = True  # (a schema that read none of the call reads it now)
+                elif by_role:  # a schema stops reading the call: what it holds says nothing
+                    st.verdict = verdict
+                    st.seen = 0
+                    st.prev_id = st.prev_name = _NOPREV
+            # every library that reads the call read this chunk
+            read = verdict == st.verdict and (valid or by_role)
             clean = single and type(fn) is Function
             prev_id, prev_name = st.prev_id, st.prev_name
             st.pair = None
@@ -2096,7 +2158,7 @@ def _follow(
                 st.typed = True
             if clean:
                 st.prev_id, st.prev_name = d.id, name
-                st.schema = (schema_ok(frame, True), schema_ok(frame, False))
+                st.schema = verdict
             else:
                 st.prev_id = st.prev_name = _NOPREV
             if d.type is not UNSET and not (d.type is st.type or _same(d.type, st.type)):
@@ -2113,7 +2175,7 @@ def _follow(
                 st.seen = seen if position == 0 else seen & st.seen
                 if st.typed and not st.bound:
                     st.seen &= ~_NAME_BITS
-            elif not clean or not valid:
+            elif not clean or not read:
                 st.seen = 0
             else:
                 st.seen = _seen_after(st.seen, d.id, prev_id, name, prev_name)
@@ -2187,6 +2249,14 @@ def _seen_after(seen: int, cid: Any, prev_id: Any, name: Any, prev_name: Any) ->
         else:
             return 0
     return seen | add
+
+
+def _refused_by_role(frame: Frame) -> bool:
+    """Every AI SDK schema that refuses the chunk (one does) refuses its ``choices[0]``'s
+    role, the first thing it refuses (:func:`.ai_sdk.chunk_problem`)."""
+    raw = frame.raw
+    problems = (chunk_problem(raw, True), chunk_problem(raw, False))
+    return any(problems) and all(p is None or p[0] == _ROLE_PATH for p in problems)
 
 
 def _valid(frame: Frame) -> bool:
