@@ -412,3 +412,61 @@ def test_blanks_before_a_late_role_are_new_to_langchain_js(tmp_path: Path) -> No
     full, folded = _both(trace)
     assert full["langchain-js"][1][0][0] == ""  # (the id it ends with, payload by payload)
     assert folded == full
+
+
+def _go_chunk(delta: dict[str, Any], finish: Any = None) -> str:
+    """A chunk as a Go gateway in front of DeepSeek sends it (one-api, new-api): every field
+    of its structs, unset ones as zero values (``bench/shapes.py``'s ``go-zero-values``)."""
+    full = {"role": "", "content": "", "reasoning_content": "", **delta}
+    chunk = {
+        "id": "chatcmpl-9f2c",
+        "object": "chat.completion.chunk",
+        "created": 1770764938,
+        "model": "deepseek-chat",
+        "system_fingerprint": "",
+        "choices": [{"index": 0, "delta": full, "logprobs": None, "finish_reason": finish}],
+        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+    }
+    return "data: " + json.dumps(chunk, ensure_ascii=False, separators=(",", ":")) + "\n\n"
+
+
+def test_a_go_gateways_zero_values_fold_as_their_payloads(tmp_path: Path) -> None:
+    """go-zero-values (issue 27), small: ``"role": ""`` in every chunk, which
+    ``@ai-sdk/openai``'s schema refuses (every payload an error part) and after which
+    LangChain JS reads no tool call, and continuations re-sending ``"id": ""``, ``"type":
+    ""`` and ``"name": ""``. Each payload was a frame of its own (18 libraries read 100,000
+    frames); now each call's continuations after its first two are one run, which every
+    library reads as it reads the payloads: the same outcomes, and one error part per
+    payload of the run, at its own line, naming the role."""
+    body = [_go_chunk({"role": "assistant", "reasoning_content": w}) for w in ("先", "查")]
+    for c in range(2):
+        head = {"index": c, "id": f"call_{c}", "type": "function"}
+        head["function"] = {"name": "get_weather", "arguments": ""}
+        body.append(_go_chunk({"tool_calls": [head]}))
+        for piece in ['{"q": "', *'杭州 "西湖" 杭州', '"}']:
+            piece = piece.replace('"', '\\"') if len(piece) == 1 else piece
+            tc = {"index": c, "id": "", "type": "", "function": {"name": "", "arguments": piece}}
+            body.append(_go_chunk({"tool_calls": [tc]}))
+    body.append(_go_chunk({}, "tool_calls"))
+    path = tmp_path / "go-zero-values.sse"
+    path.write_text("".join(body) + "data: [DONE]\n\n", encoding="utf-8")
+    (trace,) = _traces(path)
+    stream = compact_frames(trace)
+    runs = [item for item in stream if isinstance(item, Quiet)]
+    # per call: its first delta and two continuations (a new type "", after which its id
+    # and name "" are new) are frames, the other ten one run
+    assert [sum(len(p.pieces) for p in run.calls.values()) for run in runs] == [10, 10]
+    assert len(stream) == 2 + 2 * (3 + 1) + 1
+    full, folded = _both(trace)
+    assert folded == full
+    meant = meant_calls(trace.analysis.calls)
+    one_by_one = assess_frames(frames(trace), meant)["ai-sdk-openai"].assembly.error_parts
+    parts = assess_frames(stream, meant)["ai-sdk-openai"].assembly.error_parts
+    lines = [payload.line for payload in trace.payloads if b'"role":""' in payload.data]
+    assert [p.line for p in parts] == [p.line for p in one_by_one] == lines
+    assert {(p.name, p.field, p.value) for p in parts} == {
+        ("AI_TypeValidationError", "choices[0].delta.role", '""')
+    }
+    assert {(p.name, p.field, p.value) for p in one_by_one} == {
+        ("AI_TypeValidationError", "choices[0].delta.role", '""')
+    }

@@ -15,7 +15,8 @@ The streams mix what gateways send: 1 to 3 calls, interleaved at random; continu
 mid-stream or the string ``"null"``; text before and between the calls; envelopes that change
 (a ``created`` per payload, a role, usage, a finish reason); now and then two deltas in one
 payload or a delta without ``function``; an empty ``content`` or ``reasoning_content`` beside
-the deltas; payloads of several choices, each with a delta of its own (:func:`_another_choice`).
+the deltas; a Go gateway's zero values (``"role": ""`` or another role no schema of the AI SDK
+accepts on every delta, ``""`` for every text, ``id``, ``type`` and ``name`` not set); payloads of several choices, each with a delta of its own (:func:`_another_choice`).
 And what no library should fold on, so that the
 folding is shown not to: a usage object in every chunk (its counts changing, now and then of
 a type a schema rejects), chunk ids, ``system_fingerprint`` and unknown fields that vary per
@@ -177,9 +178,14 @@ def _beside(draw: st.DrawFn) -> Any:
     tool-call delta an empty ``content`` or ``reasoning_content`` (DeepSeek-R1 through
     OpenRouter), on every delta or on some, now and then ``null``; or ``"role": "assistant"``
     on every delta, text ones too (LM Studio, Ollama), now and then another role, ``""`` or
-    ``null``. The function returned dresses one delta (``text``: a text delta, which gets
-    the role only)."""
-    mode = draw(st.sampled_from(["none", "none", "content", "reasoning_content", "some", "role"]))
+    ``null``; or a Go gateway's zero values (one-api, new-api: :func:`_zero_valued`). The
+    function returned dresses one delta (``text``: a text delta, which gets the role only,
+    or the Go gateway's zero values)."""
+    mode = draw(
+        st.sampled_from(["none", "none", "content", "reasoning_content", "some", "role", "go"])
+    )
+    if mode == "go":
+        return _zero_valued(draw)
 
     def dress(delta: dict[str, Any], text: bool = False) -> None:
         if mode == "none":
@@ -200,6 +206,36 @@ def _beside(draw: st.DrawFn) -> Any:
                 delta["content"] = None
             return
         delta.setdefault(mode, "")
+
+    return dress
+
+
+def _zero_valued(draw: st.DrawFn) -> Any:
+    """A Go gateway's deltas (one-api, new-api: every field of its structs sent, unset ones
+    as zero values): a ``role`` on every delta, drawn once per stream — ``""`` (which
+    ``@ai-sdk/openai``'s schema refuses), or ``"user"`` or ``"tool"`` (which both AI SDK
+    schemas refuse) — now and then ``"assistant"``, another, ``null`` or absent; ``content``
+    and ``reasoning_content`` ``""`` where the delta has none; and in each tool-call delta an
+    ``id``, ``type`` and ``function.name`` of ``""`` where it has none."""
+    zero = draw(st.sampled_from(["", "", "", "user", "tool"]))
+    odd = draw(st.sampled_from([0, 1, 3, 12, 40]))  # how often the role is another (0: never)
+
+    def dress(delta: dict[str, Any], text: bool = False) -> None:
+        role: Any = zero
+        if odd and draw(st.integers(0, odd)) == 0:
+            role = draw(st.sampled_from(["assistant", "assistant", "", "user", None, ABSENT]))
+        if role is not ABSENT:
+            delta["role"] = role
+        delta.setdefault("content", "")
+        delta.setdefault("reasoning_content", "")
+        for tc in delta.get("tool_calls") or []:
+            if not isinstance(tc, dict):
+                continue
+            tc.setdefault("id", "")
+            tc.setdefault("type", "")
+            fn = tc.get("function")
+            if isinstance(fn, dict):
+                fn.setdefault("name", "")
 
     return dress
 
@@ -232,10 +268,11 @@ def _another_choice(
 def _dressed(draw: st.DrawFn, chunks: list[dict[str, Any]], created: bool = False) -> list[str]:
     """The chunks as SSE events, dressed in what no library reads, drawn once per stream: a
     ``created`` per payload, a usage object in every chunk or some (its counts changing; now
-    and then of a type a schema rejects, or null), chunk ids, a fingerprint, logprobs and
+    and then of a type a schema rejects, or null; or a Go gateway's usage of zeros and
+    ``"system_fingerprint": ""`` in every chunk), chunk ids, a fingerprint, logprobs and
     unknown fields per payload, ``event:`` lines (``message``, now and then ``error`` or another
     name) and ``id:`` lines."""
-    usage = draw(st.sampled_from(["none", "none", "every", "every", "some"]))
+    usage = draw(st.sampled_from(["none", "none", "every", "every", "some", "zeros"]))
     noise = draw(st.booleans())  # chunk ids, a fingerprint and unknown fields per payload
     events = draw(st.sampled_from(["none", "none", "message", "some"]))
     numbered = draw(st.booleans())  # an SSE id: line before every event
@@ -243,6 +280,9 @@ def _dressed(draw: st.DrawFn, chunks: list[dict[str, Any]], created: bool = Fals
     for k, full in enumerate(chunks):
         if created:
             full["created"] = 1770764938 + k
+        if usage == "zeros":  # (a Go gateway's: a usage of zeros and no fingerprint, each)
+            full["usage"] = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+            full["system_fingerprint"] = ""
         if usage == "every" or (usage == "some" and draw(st.booleans())):
             done: Any = k
             if draw(st.integers(0, 40)) == 0:  # a count of a type the AI SDK rejects

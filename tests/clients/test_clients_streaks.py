@@ -14,7 +14,9 @@ random: another shape of payload, a ``created`` that changes, text, ``arguments:
 lone surrogate (the fallback parser's), a delta without ``function``, two deltas in one
 payload, an SSE ``error`` event, a keep-alive comment, an ``id`` or ``name`` sent again, a
 finish reason, the role ``assistant`` late (LangChain JS reads deltas only from the first
-role on); and calls interleaved.
+role on); and calls interleaved. Each stream is sent as it is, or as a Go gateway sends it
+(:func:`_zero_valued`: ``"role": ""`` or ``"user"`` in every chunk, which an AI SDK schema
+refuses, ``""`` for every field not set, a usage of zeros).
 """
 
 from __future__ import annotations
@@ -95,8 +97,38 @@ def _chunk(calls: list[dict[str, Any]], created: int = 1, **delta: Any) -> dict[
     return {"id": "chatcmpl-1", "created": created, "model": "m", "choices": [choice]}
 
 
-def _data(chunk: dict[str, Any]) -> str:
+def _data(chunk: dict[str, Any], go: str | None = None) -> str:
+    """The chunk as an SSE event; ``go``: dressed as a Go gateway sends it, with that role
+    (:func:`_zero_valued`)."""
+    if go is not None:
+        _zero_valued(chunk, go)
     return "data: " + json.dumps(chunk, separators=(",", ":")) + "\n\n"
+
+
+def _zero_valued(chunk: dict[str, Any], role: str) -> None:
+    """A Go gateway's chunk (one-api, new-api: every field of its structs sent, unset ones as
+    zero values): ``"system_fingerprint": ""`` and a usage of zeros (where it has none); in
+    each delta ``role`` (``""``, which ``@ai-sdk/openai``'s schema refuses; ``"user"``, which
+    both refuse), and ``content`` and ``reasoning_content`` ``""``, where it has none of
+    them; in each tool-call delta an ``id``, ``type`` and ``function.name`` of ``""`` where it
+    has none."""
+    chunk["system_fingerprint"] = ""
+    chunk.setdefault("usage", {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0})
+    for choice in chunk["choices"]:
+        delta = choice["delta"]
+        delta.setdefault("role", role)
+        delta.setdefault("content", "")
+        delta.setdefault("reasoning_content", "")
+        for tc in delta.get("tool_calls") or []:
+            tc.setdefault("id", "")
+            tc.setdefault("type", "")
+            fn = tc.get("function")
+            if isinstance(fn, dict):
+                fn.setdefault("name", "")
+
+
+GO = st.sampled_from([None, None, None, "", "", "user"])
+"""A stream's chunks as they are (``None``), or as a Go gateway sends them with that role."""
 
 
 PIECES = ['{"a', '": ', '"x', "y", 'z"', "}", " ", "1", ",", "é", '\\"', ""]
@@ -164,10 +196,11 @@ def streak_streams(draw: st.DrawFn) -> str:
     out: list[str] = []
     left = {c: draw(st.integers(1, 120)) for c in range(n_calls)}
     blank = {c: draw(st.sampled_from(["absent", None, ""])) for c in range(n_calls)}
+    go = draw(GO)
     for c in range(n_calls):
         head = {"index": c, "id": f"call_{c}", "type": "function"}
         head["function"] = {"name": f"tool_{c}", "arguments": ""}
-        out.append(_data(_chunk([head])))
+        out.append(_data(_chunk([head]), go))
     while any(left.values()):
         c = draw(st.sampled_from([c for c, n in left.items() if n]))
         block = min(left[c], draw(st.integers(1, 40)))
@@ -183,7 +216,7 @@ def streak_streams(draw: st.DrawFn) -> str:
             created, beside = 1, dict[str, Any]()
             if draw(st.integers(0, 9)) == 0:
                 created, beside = _broken(draw, deltas, blank[c], out)
-            out.append(_data(_chunk(deltas, created, **beside)))
+            out.append(_data(_chunk(deltas, created, **beside), go))
     out.append(_data({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}))
     return "".join(out) + "data: [DONE]\n\n"
 
@@ -267,10 +300,11 @@ def paired_streak_streams(draw: st.DrawFn) -> str:
     for a stretch, with what may break a streak put in at random."""
     n_calls = draw(st.integers(2, 4))
     out: list[str] = []
+    go = draw(GO)
     for c in range(n_calls):
         head = {"index": c, "id": f"call_{c}", "type": "function"}
         head["function"] = {"name": f"tool_{c}", "arguments": ""}
-        out.append(_data(_chunk([head])))
+        out.append(_data(_chunk([head]), go))
     blank = draw(st.sampled_from(["absent", None, ""]))
     for _ in range(draw(st.integers(1, 4))):
         calls = draw(st.permutations(range(n_calls)))[: draw(st.integers(2, n_calls))]
@@ -296,9 +330,9 @@ def paired_streak_streams(draw: st.DrawFn) -> str:
                 ]
                 choices[0]["delta"].update(beside)
                 body = {"id": "chatcmpl-1", "created": created, "model": "m", "choices": choices}
-                out.append(_data(body))
+                out.append(_data(body, go))
             else:
-                out.append(_data(_chunk(deltas, created, **beside)))
+                out.append(_data(_chunk(deltas, created, **beside), go))
     out.append(_data({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}))
     return "".join(out) + "data: [DONE]\n\n"
 
@@ -346,10 +380,11 @@ def cycle_streams(draw: st.DrawFn) -> str:
     or an ``id`` sent and not at each of its payloads, with what may break a cycle put in at random."""
     n_calls = draw(st.integers(1, 5))
     out: list[str] = []
+    go = draw(GO)
     for c in range(n_calls):
         head = {"index": c, "id": f"call_{c}", "type": "function"}
         head["function"] = {"name": f"tool_{c}", "arguments": ""}
-        out.append(_data(_chunk([head])))
+        out.append(_data(_chunk([head]), go))
     kinds = st.sampled_from(["id", "choice", "choice-1", "usage", "name", "each", None])
     turns = draw(st.lists(kinds, min_size=n_calls, max_size=n_calls))
     pattern = draw(st.lists(st.integers(0, n_calls - 1), min_size=1, max_size=6))
@@ -376,7 +411,7 @@ def cycle_streams(draw: st.DrawFn) -> str:
         if draw(st.integers(0, 24)) == 0:
             chunk["created"], beside = _broken(draw, deltas, None, out)  # (another shape: "")
             chunk["choices"][0]["delta"].update(beside)
-        out.append(_data(chunk))
+        out.append(_data(chunk, go))
     out.append(_data({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}))
     return "".join(out) + "data: [DONE]\n\n"
 
