@@ -423,9 +423,20 @@ def _in_place(i: int, raw: Any, starts: Any, ends: Any, skips: Any, data_of: Any
     return data_of(i)
 
 
-def _quiet_text_payload(data: bytes | memoryview, text: str, reasoning: bool) -> int:
-    """Only ``text`` in its field (``reasoning_content`` or ``content``), and nothing else said
-    (1), or nothing else but ``"role": "assistant"`` again (2); 0: it says something."""
+_TextSaid = tuple[int, Any, tuple[bool, bool]]
+"""What a text payload says (:func:`_quiet_text_payload`): 0, something; 1, only its text;
+2, only its text and a role again (quiet while every library holds it); the role; what the
+AI SDK's two schemas say of it (both accept it, or one refuses it for that role alone: a
+folded frame of such payloads, the first of them with the run's text, is refused the same,
+one error part per payload)."""
+
+_SAYS: _TextSaid = (0, None, _BOTH)
+
+
+def _quiet_text_payload(data: bytes | memoryview, text: str, reasoning: bool) -> _TextSaid:
+    """Only ``text`` in its field (``reasoning_content`` or ``content``), the other absent,
+    ``null`` or ``""`` (which says nothing to any library, see :func:`_silent_text`), and
+    nothing else said (1), or nothing else but a role again (2); 0: it says something."""
     try:
         typed = _quiet_text_shape(data)
     except (msgspec.DecodeError, RecursionError):
@@ -435,18 +446,28 @@ def _quiet_text_payload(data: bytes | memoryview, text: str, reasoning: bool) ->
         mine, other = (
             (d.reasoning_content, d.content) if reasoning else (d.content, d.reasoning_content)
         )
-        if mine != text or not (other is None or other is UNSET):
-            return 0
-        return 1 if d.role is None or d.role is UNSET else 2
+        if mine != text or not (other is None or other is UNSET or other == ""):
+            return _SAYS
+        if d.role is None or d.role is UNSET:
+            return 1, None, _BOTH
+        return 2, d.role, _BOTH
     try:
         raw = parse_json(data)
     except ValueError:
-        return 0
-    delta = _quiet_envelope(raw, any_choice=True)
+        return _SAYS
+    delta = _quiet_envelope(raw, checked=True, any_choice=True, role=True)
     if delta is None or delta.get("tool_calls") is not None:
-        return 0
+        return _SAYS
     mine, other = ("reasoning_content", "content") if reasoning else _TEXT_FIELDS
-    return int(delta.get(mine) == text and delta.get(other) is None)
+    if delta.get(mine) != text or not (delta.get(other) is None or delta.get(other) == ""):
+        return _SAYS
+    problems = (chunk_problem(raw, True), chunk_problem(raw, False))
+    role = delta.get("role")
+    if problems == (None, None):
+        return (1, None, _BOTH) if role is None else (2, role, _BOTH)
+    if role is None or not all(p is None or p[0] == _ROLE_PATH for p in problems):
+        return _SAYS
+    return 2, role, (problems[0] is None, problems[1] is None)
 
 
 class _TextShapes:
@@ -455,11 +476,11 @@ class _TextShapes:
     __slots__ = ("_known", "_misses")
 
     def __init__(self) -> None:
-        self._known: dict[bytes, tuple[int, int]] = {}
+        self._known: dict[bytes, tuple[int, _TextSaid]] = {}
         self._misses = 0
         """New shapes in a row (see ``misses`` in :func:`compact_frames`)."""
 
-    def text(self, data: bytes, text: str, reasoning: bool) -> int:
+    def text(self, data: bytes, text: str, reasoning: bool) -> _TextSaid:
         """:func:`_quiet_text_payload`'s answer."""
         if self._misses >= _MISSES:  # every shape new (a usage that counts up): no table
             self._misses = 0 if self._misses >= _RETRY else self._misses + 1
@@ -480,8 +501,17 @@ class _TextShapes:
         return known[1]
 
 
-def _text_frame(trace: Trace, first: int, reasoning: bool, pieces: list[str]) -> Frame:
-    """The first payload of a text run, with the run's pieces joined into its text field."""
+def _text_frame(
+    trace: Trace,
+    first: int,
+    reasoning: bool,
+    pieces: list[str],
+    schema: tuple[bool, bool] = _BOTH,
+    lines: array[int] | None = None,
+) -> Frame:
+    """The first payload of a text run, with the run's pieces joined into its text field;
+    ``lines``: each payload's, when an AI SDK schema refuses them (``schema``) for their role
+    (the frame is refused for it too, an error part per payload)."""
     huge = len(pieces) == 1 and len(pieces[0]) >= _HUGE_PIECE
     payloads = trace.payloads
     if huge and isinstance(payloads, PayloadTable):
@@ -510,8 +540,9 @@ def _text_frame(trace: Trace, first: int, reasoning: bool, pieces: list[str]) ->
     del choice, delta
     raw = _decode(data)
     raw["choices"][0]["delta"][field] = joined
-    frame = Frame(line, chunk, b"" if huge else data, count=len(pieces))
+    frame = Frame(line, chunk, b"" if huge else data, count=len(pieces), lines=lines)
     frame._raw = raw
+    frame.schema = schema
     return frame
 
 
@@ -1222,7 +1253,9 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
     encode = _encode
     out: list[Frame | Quiet] = []
     run: Quiet | None = None
-    text_run: tuple[int, bool, list[str]] | None = None
+    text_run: tuple[int, bool, list[str], tuple[bool, bool], array[int] | None] | None = None
+    """A text run: its first payload, whether it is reasoning, its pieces, what the AI SDK's
+    schemas say of each (:data:`_TextSaid`), and its lines when one refuses them."""
     held: tuple[int, int, list[str]] | None = None
     """A call's first delta, just appended, taking the continuations right after it."""
     finished = False
@@ -1658,7 +1691,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
             piece = texts[ref >> 2]
             reasoning = bool(ref >> 1 & 1)
             if type(piece) is not str:
-                said_text = 0
+                said_text = _SAYS
             elif len(piece) >= _HUGE_PIECE:
                 # (its shape would not come again: judged in place, the payload not copied
                 # out of the capture nor searched for its piece)
@@ -1667,17 +1700,22 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                 )
             else:
                 said_text = quiet_text(data_of(i), piece, reasoning)
-            if said_text == 1 or (said_text == 2 and role == "assistant"):
+            code = said_text[0]
+            if code == 1 or (code == 2 and said_text[1] == role):
                 run = None
                 if held is not None:
                     _absorb(out, held)
                     held = None
-                if text_run is not None and text_run[1] == reasoning:
+                verdict = said_text[2]
+                if text_run is not None and text_run[1] == reasoning and text_run[3] == verdict:
                     text_run[2].append(piece)
+                    if text_run[4] is not None:
+                        text_run[4].append(line)
                     continue
                 if text_run is not None:
                     out.append(_text_frame(trace, *text_run))
-                text_run = (i, reasoning, [piece])
+                refused = None if verdict == _BOTH else array("q", [line])
+                text_run = (i, reasoning, [piece], verdict, refused)
                 continue
         # a payload that says something: a frame of its own, as the libraries read it
         run = None

@@ -470,3 +470,32 @@ def test_a_go_gateways_zero_values_fold_as_their_payloads(tmp_path: Path) -> Non
     assert {(p.name, p.field, p.value) for p in one_by_one} == {
         ("AI_TypeValidationError", "choices[0].delta.role", '""')
     }
+
+
+def test_a_go_gateways_text_folds_as_its_payloads(tmp_path: Path) -> None:
+    """A Go gateway's text (one-api, new-api): each content piece beside ``"role": ""`` and
+    ``"reasoning_content": ""``, which ``@ai-sdk/openai``'s schema refuses for the role. Each
+    payload was a frame of its own; now the text after the first is one frame, refused for
+    the role as its payloads are, one error part per payload at its line."""
+    words = ["杭州", "的", "天气", "今天", "很好", "，", "适合", "出行", "。"] * 4
+    body = [_go_chunk({"role": "assistant"})]
+    body += [_go_chunk({"content": w}) for w in words]
+    head = {"index": 0, "id": "call_0", "type": "function"}
+    head["function"] = {"name": "get_weather", "arguments": '{"q": "杭州"}'}
+    body.append(_go_chunk({"tool_calls": [head]}))
+    body.append(_go_chunk({}, "tool_calls"))
+    path = tmp_path / "go-text.sse"
+    path.write_text("".join(body) + "data: [DONE]\n\n", encoding="utf-8")
+    (trace,) = _traces(path)
+    stream = compact_frames(trace)
+    # the role "assistant" (a frame), the first "" (news: a frame), the other 35 pieces (one
+    # frame), the call, the finish
+    assert [item.count for item in stream] == [1, 1, len(words) - 1, 1, 1]  # type: ignore[union-attr]
+    full, folded = _both(trace)
+    assert folded == full
+    meant = meant_calls(trace.analysis.calls)
+    one_by_one = assess_frames(frames(trace), meant)["ai-sdk-openai"].assembly.error_parts
+    parts = assess_frames(stream, meant)["ai-sdk-openai"].assembly.error_parts
+    lines = [payload.line for payload in trace.payloads if b'"role":""' in payload.data]
+    assert [p.line for p in parts] == [p.line for p in one_by_one] == lines
+    assert {(p.field, p.value) for p in parts} == {("choices[0].delta.role", '""')}

@@ -520,6 +520,63 @@ def choices_streams(draw: st.DrawFn) -> str:
     return "".join(_dressed(draw, chunks)) + "data: [DONE]\n\n"
 
 
+ROLES = [ABSENT, "assistant", "", "user", None]
+
+
+@st.composite
+def text_role_streams(draw: st.DrawFn) -> str:
+    """Text, then a call or two, each payload's role drawn from a few (absent, ``"assistant"``,
+    ``""``, ``"user"``, ``null``: a Go gateway's zero value beside the others), now and then
+    another for a stretch; beside each text the other text field absent or ``""``; dressed in
+    what no library reads (:func:`_dressed`, a usage of zeros among it). What a folded text
+    run says must be what its payloads say: the role each re-sends (LangChain JS reads the
+    calls after it by the last one), the error part ``@ai-sdk/openai`` makes of each payload
+    whose role it refuses, at its line."""
+    texts = draw(st.lists(st.sampled_from(ROLES), min_size=1, max_size=3))
+    calls = draw(st.lists(st.sampled_from(ROLES), min_size=1, max_size=3))  # (the calls' own)
+    stretch = draw(st.integers(1, 8))
+    chunks: list[dict[str, Any]] = []
+
+    def dress(delta: dict[str, Any], k: int, roles: list[Any]) -> dict[str, Any]:
+        role = roles[(k // stretch) % len(roles)]
+        if draw(st.integers(0, 9)) == 0:
+            role = draw(st.sampled_from(ROLES))
+        if role is not ABSENT:
+            delta["role"] = role
+        return {"choices": [{"index": 0, "delta": delta}]}
+
+    k = 0
+    for _ in range(draw(st.integers(1, 40))):
+        field = draw(st.sampled_from(["content", "reasoning_content"]))
+        delta: dict[str, Any] = {field: draw(st.sampled_from(["a", "b c", " ", "é"]))}
+        if draw(st.booleans()):
+            delta["reasoning_content" if field == "content" else "content"] = ""
+        chunks.append(dress(delta, k, texts))
+        k += 1
+    for c in range(draw(st.integers(0, 2))):
+        head = {"index": c, "id": f"call_{c}", "type": "function"}
+        head["function"] = {"name": f"tool_{c}", "arguments": ""}
+        chunks.append(dress({"tool_calls": [head]}, k, calls))
+        for piece in draw(st.lists(st.sampled_from(PIECES), min_size=1, max_size=12)):
+            tc = {"index": c, "function": {"arguments": piece}}
+            if draw(st.booleans()):
+                tc["id"] = ""
+            chunks.append(dress({"tool_calls": [tc]}, k, calls))
+            k += 1
+    if draw(st.integers(0, 3)):
+        chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    return "".join(_dressed(draw, chunks)) + "data: [DONE]\n\n"
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text_role_streams())
+def test_a_text_run_gives_every_library_what_its_payloads_give_whatever_its_roles(
+    body: str,
+) -> None:
+    trace = _trace(body)
+    _both_ways(trace)
+
+
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(choices_streams(), streams(several=2), repeating_streams(several=2)))
 def test_payloads_of_several_choices_give_every_library_what_they_give_one_by_one(
