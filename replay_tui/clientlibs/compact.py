@@ -339,7 +339,7 @@ def _quiet_tool_payload(data: bytes, args: str) -> _Said | None:
     if type(fn) is not dict or fn.get("arguments") != args:
         return None
     problems = (chunk_problem(raw, True), chunk_problem(raw, False))
-    schema = (problems[0] is None, problems[1] is None)
+    schema = _BOTH if problems == (None, None) else (problems[0] is None, problems[1] is None)
     choice_index: int = raw["choices"][0]["index"]
     role = delta.get("role")
     by_role = schema != _BOTH and all(p is None or p[0] == _ROLE_PATH for p in problems)
@@ -1555,10 +1555,12 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                         # delta before (a blank value: the schemas that read the call accept
                         # it, the others refuse it for its role, which a folded frame keeps);
                         # its role, if any, the one every library holds
+                        # (the verdicts are _BOTH itself where both schemas accept)
                         quiet = (
                             said is not None
                             and (
-                                said[0] == st.verdict and (said[3] or said[0] == _BOTH)
+                                (said[0] is st.verdict or said[0] == st.verdict)
+                                and (said[0] is _BOTH or said[3])
                                 if pair is None
                                 else said[0] == pair[3] and not said[3]
                             )
@@ -1707,7 +1709,11 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                     _absorb(out, held)
                     held = None
                 verdict = said_text[2]
-                if text_run is not None and text_run[1] == reasoning and text_run[3] == verdict:
+                if (
+                    text_run is not None
+                    and text_run[1] == reasoning
+                    and (text_run[3] is verdict or text_run[3] == verdict)
+                ):
                     text_run[2].append(piece)
                     if text_run[4] is not None:
                         text_run[4].append(line)
@@ -2155,6 +2161,8 @@ def _follow(
             name = fn.name if type(fn) is Function else UNSET
             if verdict is None:
                 verdict = (schema_ok(frame, True), schema_ok(frame, False))
+                if verdict == _BOTH:
+                    verdict = _BOTH  # (the one object: compared by identity first)
                 by_role = not valid and _refused_by_role(frame)
             if st is None:
                 # Open for every library: a delta with an index, a function object and a
