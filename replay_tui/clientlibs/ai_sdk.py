@@ -116,14 +116,15 @@ class ArgumentState:
                     self.escaped = False
                     i += 1
                     continue
-                m = _STRING_STOP.search(delta, i)
-                if m is None:
+                # the rest of the string, its escapes included, in one step
+                i = _STRING_REST.match(delta, i).end()  # type: ignore[union-attr]
+                if i == n:
                     return None
-                i = m.end()
-                if m.group() == "\\":
+                if delta[i] == "\\":  # (the delta's last character: the escape goes on)
                     self.escaped = True
-                else:
-                    self.in_string = False
+                    return None
+                i += 1
+                self.in_string = False
                 continue
             m = _STRUCTURE.search(delta, i)
             if m is None:
@@ -145,7 +146,9 @@ class ArgumentState:
         return None
 
 
-_STRING_STOP = re.compile(r'["\\]')
+_STRING_REST = re.compile(r'[^"\\]*(?:\\[\s\S][^"\\]*)*')
+"""A string's characters up to its closing quote (or a last backslash, whose escape the next
+delta ends), the escapes jumped over as the library does, one character each."""
 _STRUCTURE = re.compile(r'["{}\[\]]')
 
 
