@@ -28,7 +28,10 @@ look-up per payload. A payload whose piece cannot be found exactly once in its b
 shape not seen (a usage that counts up, a chunk id per payload), is judged on its own by one
 typed decode into a narrow struct: what no library reads (usage values, the chunk's id and
 created, unknown fields, an SSE event other than ``error``, the choice's index but for the one
-library that reads choice 0 alone) does not make a payload say something.
+library that reads choice 0 alone) does not make a payload say something. When shapes keep
+coming new (a field that differs on every payload: llama.cpp's timings, a ``created`` that
+counts up), the payloads after a quiet one of a call, its next deltas with the same identity
+fields, are decoded a span at a time in one typed decode (a *typed streak*, :func:`_streak`).
 ``tests/clients/test_clients_compact.py`` and ``tests/clients/test_clients_events.py`` hold this
 stream to the payload-by-payload one (:func:`.base.frames`) on every capture and on random
 streams.
