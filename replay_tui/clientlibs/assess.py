@@ -25,7 +25,7 @@ from ..core.result import let_go_later
 from ..core.trace import gc_paused
 from ..core.translator import Behavior, index_key
 from ..core.wire import UNSET, describe_value, js_string
-from .base import AssembledCall, Assembly, DroppedCall, Frame, Policy, Quiet
+from .base import AssembledCall, Assembly, DroppedCall, Frame, Policy, Quiet, loads
 from .compact import compact_frames
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ def _parsed_meant(arguments: str) -> Any:
     """Meant arguments as a library's parsed ones are compared with (blank: ``{}``;
     ``UNSET``: not JSON)."""
     try:
-        return json.loads(arguments) if arguments.strip() else {}
+        return loads(arguments) if arguments.strip() else {}
     except ValueError:
         return UNSET
 
@@ -223,7 +223,7 @@ def _complete_json(pieces: list[str]) -> bool:
     if not text.strip():
         return False
     try:
-        json.loads(text)
+        loads(text)
     except (ValueError, RecursionError):
         return False
     return True

@@ -28,7 +28,10 @@ look-up per payload. A payload whose piece cannot be found exactly once in its b
 shape not seen (a usage that counts up, a chunk id per payload), is judged on its own by one
 typed decode into a narrow struct: what no library reads (usage values, the chunk's id and
 created, unknown fields, an SSE event other than ``error``, the choice's index but for the one
-library that reads choice 0 alone) does not make a payload say something.
+library that reads choice 0 alone) does not make a payload say something. When shapes keep
+coming new (a field that differs on every payload: llama.cpp's timings, a ``created`` that
+counts up), the payloads after a quiet one of a call, its next deltas with the same identity
+fields, are decoded a span at a time in one typed decode (a *typed streak*, :func:`_streak`).
 ``tests/clients/test_clients_compact.py`` and ``tests/clients/test_clients_events.py`` hold this
 stream to the payload-by-payload one (:func:`.base.frames`) on every capture and on random
 streams.
@@ -723,7 +726,7 @@ def _streak(
     halts: list[int],
     n: int,
     plain: list[ToolCall],
-    shape: tuple[bytes, bytes, int, _Said] | None,
+    shape: tuple[bytes, bytes, int, _Said] | _Typed | None,
     raw: Any,
     starts: Any,
     ends: Any,
@@ -744,7 +747,15 @@ def _streak(
     otherwise, so the loop would take it as it took payload ``i``, in the same state (a
     quiet delta with no repeat leaves the call's state as it found it). The streak stops
     at the first payload that is not (the loop judges it), at the event log's window, and
-    at ``plain``'s end (the call's deltas as a plain list)."""
+    at ``plain``'s end (the call's deltas as a plain list).
+
+    ``shape`` a :class:`_Typed`: payload ``i`` was judged by its typed decode (its shape
+    new: a field no library reads, ``created``, a usage or timings, differs from payload to
+    payload), and a payload after it is the same again when its delta's ``index``, ``id``,
+    ``type`` and ``name`` are payload ``i``'s and it decodes as a quiet chunk (``_QChunk``:
+    every field a type both AI SDK schemas accept, no text, finish reason or error) whose one
+    delta is its call's next, in a choice of payload ``i``'s index, with no role (or the role
+    ``"assistant"`` when every library holds it): the whole span decoded at once."""
     if raw is None or shape is None:
         return []
     h = bisect_right(halts, i)
@@ -752,9 +763,17 @@ def _streak(
     limit = min(
         (halts[h] if h < len(halts) else n) - i - 1, len(refs) - e, len(plain) - k
     )  # fmt: skip
-    pre, suf = shape[0], shape[1]
-    if limit <= 0 or not _again(i + 1, plain[k], pre, suf, raw, starts, ends, skips):
-        return []  # (the next payload is not: a span of them is not read to find it out)
+    typed = type(shape) is _Typed
+    if typed:
+        pre = suf = b""
+        try:
+            identity = _IDENTITY(plain[k - 1])
+        except AttributeError:
+            return []
+    else:
+        pre, suf = shape[0], shape[1]  # type: ignore[index]
+        if limit <= 0 or not _again(i + 1, plain[k], pre, suf, raw, starts, ends, skips):
+            return []  # (the next payload is not: a span of them is not read to find it out)
     got: list[str] = []
     a, span = 0, _SPAN
     while a < limit:
@@ -779,6 +798,18 @@ def _streak(
         if m and set(map(type, pieces)) != _STR:
             m = _agree(map(type, pieces), repeat(str), m)
             del pieces[m:]
+        if typed:
+            idents = list(map(_IDENTITY, plain[d : d + m]))
+            if idents != [identity] * m:
+                m = _agree(idents, repeat(identity), m)
+            m = _typed_again(_bytes_of(raw, starts, ends, sk, p, m), shape, m)  # type: ignore[arg-type]
+            del pieces[m:]
+            got += pieces
+            a += m
+            if m < whole:
+                break
+            span *= 4
+            continue
         try:
             tokens = list(map(_encode, pieces))
         except UnicodeEncodeError:  # (a lone surrogate: the loop judges it)
@@ -797,6 +828,52 @@ def _streak(
 
 
 _STR = {str}
+
+_IDENTITY = attrgetter("index", "id", "type", "function.name")
+"""A wire tool call's identity fields (C, not a step of Python per delta)."""
+
+
+class _Typed:
+    """What a typed streak (:func:`_streak`) asks of each payload: its choice's index, and
+    whether a role ``"assistant"`` says nothing (every library holds it)."""
+
+    __slots__ = ("any_role", "choice")
+
+    def __init__(self, choice: int, any_role: bool) -> None:
+        self.choice = choice
+        self.any_role = any_role
+
+
+_quiet_shapes = msgspec.json.Decoder(list[_QChunk]).decode
+
+
+def _typed_again(found: list[bytes], typed: _Typed, m: int) -> int:
+    """How many of the first ``m`` payloads ``found`` (each a chunk the analysis decoded),
+    in order, are quiet chunks of one tool-call delta in a choice of ``typed``'s index,
+    before one is not: all decoded at once, one at a time only to find the first that does
+    not decode. (Their arguments are the pieces the analysis read from the same bytes.)"""
+    try:
+        chunks = _quiet_shapes(b"[" + b",".join(found[:m]) + b"]")
+    except (msgspec.DecodeError, RecursionError):
+        chunks = []
+        for f in found[:m]:
+            try:
+                chunks.append(_quiet_shape(f))
+            except (msgspec.DecodeError, RecursionError):
+                break
+    choice, any_role = typed.choice, typed.any_role
+    j = 0
+    for chunk in chunks:
+        cs = chunk.choices
+        if len(cs) != 1 or cs[0].index != choice:
+            break
+        delta = cs[0].delta
+        if len(delta.tool_calls) != 1:
+            break
+        if not (any_role or delta.role is UNSET or delta.role is None):
+            break
+        j += 1
+    return j
 
 
 _ARGUMENTS = attrgetter("function.arguments")
@@ -1576,13 +1653,18 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                             if type(rname) is str and rname:
                                 st.seen &= ~_NAME_BITS
                         choice = said[1]  # type: ignore[index]
+                        # a payload of a shape seen nowhere else (a field no library reads
+                        # differs on every payload): the payloads after it are judged by
+                        # their typed decode, a span at a time
+                        fresh = not again and misses >= _MISSES and said[0] is _BOTH  # type: ignore[index]
                         if held is not None:
                             if held[0] == c and not bits and pair is None and choice == 0:
                                 held[2].append(args)  # more arguments for a new call
-                                if again and plain is not None and i >= cool:
+                                if (again or fresh) and plain is not None and i >= cool:
                                     streak = _streak(
                                         i, e, entry, refs, event_lines, lines, halts, n, plain,
-                                        st.shape, raw, starts, ends, skips,
+                                        st.shape if again else _Typed(choice, role == "assistant"),
+                                        raw, starts, ends, skips,
                                     )  # fmt: skip
                                     if streak:
                                         m = len(streak)
@@ -1638,12 +1720,13 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                             if said[3] and pair is None:  # type: ignore[index]
                                 # (each of its payloads refused for the role: the frame too)
                                 part.role, part.schema = said[2], said[0]  # type: ignore[index]
-                        if again and plain is not None and i >= cool:
+                        if (again or fresh) and plain is not None and i >= cool:
                             # (the run's last stretch is the call's: the streak joins it, as
                             # the payload did, a repeat or not)
                             streak = _streak(
                                 i, e, entry, refs, event_lines, lines, halts, n, plain,
-                                st.shape, raw, starts, ends, skips,
+                                st.shape if again else _Typed(choice, role == "assistant"),
+                                raw, starts, ends, skips,
                             )  # fmt: skip
                             if streak:
                                 m = len(streak)

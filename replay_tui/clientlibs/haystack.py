@@ -10,7 +10,6 @@ do not parse is skipped with a warning.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +24,7 @@ from .base import (
     Policy,
     Raise,
     choices,
+    loads,
     raise_sdk_stream_error,
     sorted_keys,
     tool_deltas,
@@ -119,7 +119,7 @@ class HaystackAssembler(Assembler):
             call = self.calls[key]
             args = "".join(call.arguments)
             try:
-                parsed = json.loads(args) if args else {}
+                parsed = loads(args) if args else {}
             except ValueError:
                 out.dropped.append(
                     DroppedCall(

@@ -28,6 +28,7 @@ from .base import (
     Policy,
     Raise,
     choices,
+    loads,
     none_if_unset,
     raise_sdk_stream_error,
     times,
@@ -47,7 +48,7 @@ def parse_partial_json(s: str) -> Any:
     removes the same characters the library's list of characters does.
     """
     try:
-        return json.loads(s, strict=False)
+        return loads(s, strict=False)
     except json.JSONDecodeError:
         pass
     parts: list[str] = []

@@ -79,9 +79,12 @@ class SemanticKernelAssembler(Assembler):
             self.feed(frame)  # (the first message, or an item at the index to add to)
             return
         pieces = frame.pieces
-        self._append(
-            _Item(cid, index, name, args if pieces is None else combine_all(pieces[0], pieces, 1))
-        )
+        if pieces is not None:
+            # (the call's first delta and the continuations it took: their pieces joined are
+            # ``args``; none of them is "{}" when the join holds none, and the pieces that
+            # are "" add nothing, unless all are)
+            args = (args or "{}") if "{}" not in args else combine_all(pieces[0], pieces, 1)
+        self._append(_Item(cid, index, name, args))
 
     def __init__(self) -> None:
         self.items: list[_Item] = []

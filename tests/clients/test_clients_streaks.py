@@ -22,6 +22,7 @@ refuses, ``""`` for every field not set, a usage of zeros).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -291,6 +292,76 @@ def test_a_streak_stops_before_another_calls_delta(monkeypatch: pytest.MonkeyPat
     assert taken and max(taken) < 20
     run = next(x for x in folded if isinstance(x, Quiet))
     assert "".join(run.calls[0].pieces) == "".join(str(k) for k in range(30) if k != 20)
+
+
+@st.composite
+def counted_streak_streams(draw: st.DrawFn) -> tuple[str, int]:
+    """:func:`streak_streams` with a ``created`` that counts up from payload to payload (as
+    llama.cpp's timings, or a gateway's clock, make every payload's bytes new), and how many
+    new shapes in a row the folding waits for before it judges payloads by their typed
+    decode (``_MISSES``: drawn small, so that short streams reach it)."""
+    body = draw(streak_streams())
+    counter = iter(range(10, 1_000_000))
+    body = re.sub(r'"created":\d+', lambda _: f'"created":{next(counter)}', body)
+    # now and then a payload in a choice of another index (what the one library that reads
+    # choice 0 alone skips)
+    body = re.sub(
+        r'"choices":\[\{"index":0,"delta":\{"tool_calls"',
+        lambda m: m[0].replace('"index":0', '"index":1') if draw(st.integers(0, 14)) == 0 else m[0],
+        body,
+    )
+    return body, draw(st.sampled_from([0, 1, 3]))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(counted_streak_streams())
+def test_a_typed_streak_folds_as_payload_by_payload(drawn: tuple[str, int]) -> None:
+    body, misses = drawn
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(compact_module, "_MISSES", misses)
+        _held(body)
+
+
+def test_payloads_new_in_bytes_but_alike_are_taken_in_typed_streaks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # 10,000 continuations whose created counts up (no two payloads alike in bytes): judged
+    # by their typed decode a span at a time, streaks broken where a payload says more
+    typed: list[int] = []
+    real = compact_module._streak
+
+    def counted(*args: Any) -> list[str]:
+        got = real(*args)
+        if isinstance(args[9], compact_module._Typed):
+            typed.append(len(got))
+        return got
+
+    monkeypatch.setattr(compact_module, "_streak", counted)
+    head = {"index": 0, "id": "call_0", "type": "function"}
+    head["function"] = {"name": "f", "arguments": ""}
+    out = [_data(_chunk([head]))]
+    breaks = {700: "role", 1500: "surrogate", 2500: "args-null", 4095: "text", 6000: "shape"}
+    for k in range(10_000):
+        delta: dict[str, Any] = {"index": 0, "function": {"arguments": PIECES[k % len(PIECES)]}}
+        beside: dict[str, Any] = {}
+        what = breaks.get(k)
+        if what == "role":
+            beside["role"] = "assistant"
+        elif what == "surrogate":
+            delta["function"]["arguments"] = "\ude00"
+        elif what == "args-null":
+            delta["function"]["arguments"] = None
+        elif what == "text":
+            out.append(_data({"choices": [{"index": 0, "delta": {"content": "hm"}}]}))
+        elif what == "shape":
+            delta["id"] = None
+        out.append(_data(_chunk([delta], 1_000 + k, **beside)))
+    out.append(_data({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}))
+    folded = _held("".join(out) + "data: [DONE]\n\n")
+    assert sum(typed) > 9_000  # nearly every payload came in a typed streak
+    runs = [x for x in folded if isinstance(x, Quiet)]
+    pieces = "".join("".join(p.pieces) for run in runs for p in run.calls.values())
+    assert len(pieces) > 9_000
 
 
 @st.composite
