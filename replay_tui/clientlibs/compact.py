@@ -5,9 +5,13 @@ payload again and running 18 models over 100,000 frames. What a library does wit
 delta depends only on what changes: a call opened, an ``id``, ``name`` or ``type`` sent that
 differs from what the call was sent before, a blank value (``null``, ``""``) sent for the first
 time since the identity last changed, a non-empty value sent again (which some libraries
-double), anything beside the delta (a non-empty text, a role, a finish reason, an error, a
-chunk a schema rejects). Every other tool-call payload is *quiet*: an arguments piece for
-a call already open (an empty text beside it says nothing, see :func:`_silent_text`). A
+double), anything beside the delta (a non-empty text, a role other than the one every library
+holds, a finish reason, an error, a chunk a schema rejects for anything but that role).
+Every other tool-call payload is *quiet*: an arguments piece for a call already open (an
+empty text beside it says nothing, see :func:`_silent_text`; nor does a Go gateway's
+``"role": ""`` re-sent on every chunk, which ``@ai-sdk/openai`` refuses in each: that model
+reads none of the call, and a folded run carries the role, refused for it, one error part a
+payload). A
 payload of several quiet deltas — several choices (n=2 and more), or several deltas side by
 side in one choice's ``tool_calls`` — is quiet too: its deltas join the run in payload
 order, as the libraries that mix the choices read them, and the libraries that read one
