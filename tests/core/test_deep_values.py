@@ -88,3 +88,7 @@ def test_same_json_keeps_numbers_booleans_and_strings_apart() -> None:
     assert not jsontext.same_json({"a": "1"}, {"a": 1})
     assert jsontext.same_json({"a": 1, "b": "\ud83d"}, {"b": "\ud83d", "a": 1})
     assert not jsontext.same_json({"a": "\ud83d"}, {"a": "\ude00"})
+    # (msgspec writes Infinity and NaN, which the fallback parser takes, as null)
+    inf, nan = float("inf"), float("nan")
+    assert not jsontext.same_json(None, inf) and not jsontext.same_json([nan], [None])
+    assert not jsontext.same_json({"a": inf}, {"a": -inf}) and jsontext.same_json([inf], [inf])
