@@ -282,7 +282,8 @@ class Streams:
         self.opened: list[tuple[Channel, int]] = []
         """Text, reasoning and call channels in order of first appearance in the replayed
         part, each with the event that opened it."""
-        self._arguments: dict[int, str] = {}
+        self._arguments: list[str | None] = []
+        """Each call's :meth:`arguments`, once asked (a list: 5,000 calls, not a dict)."""
         self.usage_event: int | None = None
         """The last replayed event carrying a truthy ``usage``."""
         self.finish_event: int | None = None
@@ -514,6 +515,8 @@ class Streams:
             chunks = self._parts.pop(channel, None)
             if chunks is not None:  # (not joined already)
                 run.text = self._joined(channel, chunks, like)
+        # (emptied, but a dict keeps the table it grew to: 5,000 calls' runs, one per side)
+        self._parts = {}
         self._known = None
 
     @staticmethod
@@ -559,13 +562,17 @@ class Streams:
     def arguments(self, call: int) -> str:
         """Call ``call``'s whole arguments as the analysis has them: one string, whoever asks
         (the same as its text run's when they agree)."""
-        found = self._arguments.get(call)
+        known = self._arguments
+        found = known[call] if 0 <= call < len(known) else None
         if found is None:
             found = self.trace.analysis.calls[call].arguments
             run = self.channels.get(("args", call))
             if run is not None and run.text == found:
                 found = run.text
-            self._arguments[call] = found
+            if call >= 0:
+                if call >= len(known):
+                    known.extend([None] * (call + 1 - len(known)))
+                known[call] = found
         return found
 
     def run_key(self, r: int) -> Hashable:
