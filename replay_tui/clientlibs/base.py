@@ -22,6 +22,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -62,6 +63,7 @@ __all__ = [
     "frame_of",
     "frames",
     "function_fields",
+    "handed_over",
     "is_number",
     "js_truthy",
     "none_if_unset",
@@ -286,6 +288,22 @@ class AssembledCall:
     """For libraries that hand over parsed arguments: that object (``UNSET`` otherwise)."""
     invalid: bool = False
     """Set aside as invalid rather than handed over as a call (LangChain ``invalid_tool_calls``)."""
+
+
+_SHARING: ContextVar[Callable[[AssembledCall], None] | None] = ContextVar("_SHARING", default=None)
+"""While :func:`.assess.assess_frames` runs a library: what replaces a call's long strings by
+the equal ones the assessment already keeps (:func:`handed_over`)."""
+
+
+def handed_over(call: AssembledCall) -> AssembledCall:
+    """``call``, as a library's :meth:`Assembler.finish` hands it over: during an assessment,
+    its long strings (arguments, their parse) replaced at once by the equal ones already kept
+    (the meant call's), so that a library parsing 8 calls of 1 MB does not hold its own copy
+    of each, and of each parse, until its last call is made. The same values either way."""
+    share = _SHARING.get()
+    if share is not None:
+        share(call)
+    return call
 
 
 SHOWN_VALUE = 200
