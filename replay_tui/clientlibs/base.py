@@ -54,6 +54,7 @@ __all__ = [
     "DroppedCall",
     "Frame",
     "Marks",
+    "MergedRaw",
     "PlainCall",
     "Policy",
     "Quiet",
@@ -114,13 +115,37 @@ class Frame:
 
     @property
     def raw(self) -> Any:
-        """The payload as plain JSON (dicts and lists), decoded on first use."""
-        if self._raw is UNSET:
+        """The payload as plain JSON (dicts and lists), decoded on first use (a folded call's,
+        :class:`MergedRaw`, decoded at each use)."""
+        raw = self._raw
+        if raw is UNSET:
             try:  # (msgspec, else what it refuses and JSON.parse takes: a lone surrogate)
-                self._raw = parse_json(self.data)
+                raw = self._raw = parse_json(self.data)
             except ValueError:
-                self._raw = None
-        return self._raw
+                raw = self._raw = None
+        elif type(raw) is MergedRaw:
+            return raw.value()
+        return raw
+
+
+class MergedRaw:
+    """The JSON of a call's first payload with the arguments of the continuations folded into
+    it (:func:`.compact.compact_frames`), made again when read rather than kept: the payload's
+    bytes, which decoded as JSON before, and the joined arguments. Kept made, 5,000 calls'
+    JSON would be a quarter of an agent loop's capture while the libraries run, for the few
+    that read a frame's JSON (the others read the frame's plain call)."""
+
+    __slots__ = ("arguments", "data")
+
+    def __init__(self, data: bytes, arguments: str) -> None:
+        self.data = data
+        self.arguments = arguments
+
+    def value(self) -> Any:
+        """The JSON, the first tool call's ``function.arguments`` the joined arguments."""
+        raw = parse_json(self.data)
+        raw["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] = self.arguments
+        return raw
 
 
 PlainCall = tuple[int, str, str, str]
