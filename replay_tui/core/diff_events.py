@@ -237,6 +237,36 @@ _LONG = 1 << 20
 _FAR = 255
 
 
+class Opened(Indexed[tuple[Channel, int]]):
+    """Channels in order of first appearance, each with the event that opened it, read as
+    ``(channel, event)`` pairs: kept as a list of channels and an array of events (5,000
+    calls a side, not a pair and a number each)."""
+
+    __slots__ = ("_channels", "_events")
+
+    def __init__(self, code: str) -> None:
+        self._channels: list[Channel] = []
+        self._events: array[int] = array(code)
+
+    def append(self, opened: tuple[Channel, int]) -> None:
+        channel, event = opened
+        self._events.append(event)
+        self._channels.append(channel)
+
+    def __len__(self) -> int:
+        return len(self._channels)
+
+    def _at(self, index: int) -> tuple[Channel, int]:
+        return self._channels[index], self._events[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Opened | list):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # compared by content
+
+
 class Streams:
     """One trace cut into pieces and runs (computed once, read by the diff).
 
@@ -279,7 +309,7 @@ class Streams:
         self.marks: list[Channel] = []
         self.run_kind: array[int] = array("q")
         self.run_event: array[int] = array("q")
-        self.opened: list[tuple[Channel, int]] = []
+        self.opened = Opened(self.code)
         """Text, reasoning and call channels in order of first appearance in the replayed
         part, each with the event that opened it."""
         self._arguments: list[str | None] = []
