@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +25,7 @@ from ..core.result import let_go_later
 from ..core.trace import gc_paused
 from ..core.translator import Behavior, index_key
 from ..core.wire import UNSET, describe_value, js_string
-from .base import AssembledCall, Assembly, DroppedCall, Frame, Policy, Quiet, loads
+from .base import _SHARING, AssembledCall, Assembly, DroppedCall, Frame, Policy, Quiet, loads
 from .compact import compact_frames
 
 if TYPE_CHECKING:
@@ -277,8 +277,14 @@ def assess_frames(
         if len(a) >= least:
             m.arguments = pool.setdefault(a, a)
     out: dict[str, ClientOutcome] = {}
+    share = _sharing(pool)
     for p in policies:
-        out[p.key] = _judge(p, _shared(p.run(stream), pool), meant, wanted, lean)
+        token = _SHARING.set(share)  # (each call pooled as the library hands it over)
+        try:
+            assembly = p.run(stream)
+        finally:
+            _SHARING.reset(token)
+        out[p.key] = _judge(p, _shared(assembly, pool), meant, wanted, lean)
         if pool:  # (a long string met: 5 MB arguments)
             # A meant call's parse, once made, shares the long strings a library's holds,
             # made now, not at the end: the pool keeps the library's, so the parse's own
@@ -317,6 +323,23 @@ def _pooled_values(value: Any, pool: dict[str, str], depth: int) -> None:
                 value[k] = _pooled(item, pool)
             elif type(item) in (dict, list):
                 _pooled_values(item, pool, depth - 1)
+
+
+def _sharing(pool: dict[str, str]) -> Callable[[AssembledCall], None]:
+    """What pools one call's long strings in ``pool`` (see :func:`.base.handed_over`)."""
+
+    def share(c: AssembledCall) -> None:
+        a, i, n = c.arguments, c.id, c.name
+        if type(a) is str and len(a) >= _POOLED:
+            c.arguments = pool.setdefault(a, a)
+        if type(i) is str and len(i) >= _POOLED:
+            c.id = pool.setdefault(i, i)
+        if type(n) is str and len(n) >= _POOLED:
+            c.name = pool.setdefault(n, n)
+        if c.parsed is not UNSET:
+            _pooled_values(c.parsed, pool, 3)
+
+    return share
 
 
 def _shared(assembly: Assembly, pool: dict[str, str]) -> Assembly:

@@ -23,6 +23,7 @@ import json
 from abc import ABC, abstractmethod
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -56,6 +57,7 @@ __all__ = [
     "DroppedCall",
     "Frame",
     "Marks",
+    "MergedRaw",
     "PlainCall",
     "Policy",
     "Quiet",
@@ -65,6 +67,7 @@ __all__ = [
     "frame_of",
     "frames",
     "function_fields",
+    "handed_over",
     "is_number",
     "js_truthy",
     "none_if_unset",
@@ -115,13 +118,37 @@ class Frame:
 
     @property
     def raw(self) -> Any:
-        """The payload as plain JSON (dicts and lists), decoded on first use."""
-        if self._raw is UNSET:
+        """The payload as plain JSON (dicts and lists), decoded on first use (a folded call's,
+        :class:`MergedRaw`, decoded at each use)."""
+        raw = self._raw
+        if raw is UNSET:
             try:  # (msgspec, else what it refuses and JSON.parse takes: a lone surrogate)
-                self._raw = parse_json(self.data)
+                raw = self._raw = parse_json(self.data)
             except ValueError:
-                self._raw = None
-        return self._raw
+                raw = self._raw = None
+        elif type(raw) is MergedRaw:
+            return raw.value()
+        return raw
+
+
+class MergedRaw:
+    """The JSON of a call's first payload with the arguments of the continuations folded into
+    it (:func:`.compact.compact_frames`), made again when read rather than kept: the payload's
+    bytes, which decoded as JSON before, and the joined arguments. Kept made, 5,000 calls'
+    JSON would be a quarter of an agent loop's capture while the libraries run, for the few
+    that read a frame's JSON (the others read the frame's plain call)."""
+
+    __slots__ = ("arguments", "data")
+
+    def __init__(self, data: bytes, arguments: str) -> None:
+        self.data = data
+        self.arguments = arguments
+
+    def value(self) -> Any:
+        """The JSON, the first tool call's ``function.arguments`` the joined arguments."""
+        raw = parse_json(self.data)
+        raw["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] = self.arguments
+        return raw
 
 
 _loads = msgspec.json.Decoder().decode
@@ -305,6 +332,22 @@ class AssembledCall:
     """For libraries that hand over parsed arguments: that object (``UNSET`` otherwise)."""
     invalid: bool = False
     """Set aside as invalid rather than handed over as a call (LangChain ``invalid_tool_calls``)."""
+
+
+_SHARING: ContextVar[Callable[[AssembledCall], None] | None] = ContextVar("_SHARING", default=None)
+"""While :func:`.assess.assess_frames` runs a library: what replaces a call's long strings by
+the equal ones the assessment already keeps (:func:`handed_over`)."""
+
+
+def handed_over(call: AssembledCall) -> AssembledCall:
+    """``call``, as a library's :meth:`Assembler.finish` hands it over: during an assessment,
+    its long strings (arguments, their parse) replaced at once by the equal ones already kept
+    (the meant call's), so that a library parsing 8 calls of 1 MB does not hold its own copy
+    of each, and of each parse, until its last call is made. The same values either way."""
+    share = _SHARING.get()
+    if share is not None:
+        share(call)
+    return call
 
 
 SHOWN_VALUE = 200

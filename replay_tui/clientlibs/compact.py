@@ -62,7 +62,7 @@ from ..core.trace import _decoded
 from ..core.translator import index_key
 from ..core.wire import UNSET, Function, ToolCall, fast_decoder, parse_json
 from .ai_sdk import chunk_ok, chunk_problem, schema_ok, usage_ok
-from .base import FREE, Frame, Marks, Quiet, QuietCall, frame_of, frames
+from .base import FREE, Frame, Marks, MergedRaw, Quiet, QuietCall, frame_of, frames
 
 if TYPE_CHECKING:
     from ..core.trace import Trace
@@ -2182,12 +2182,15 @@ def _absorb(out: list[Frame | Quiet], held: tuple[int, int, list[str]]) -> None:
     )
     delta = msgspec.structs.replace(choice.delta, tool_calls=[new])  # type: ignore[type-var]
     chunk = msgspec.structs.replace(chunk, choices=[msgspec.structs.replace(choice, delta=delta)])
-    # (the frame's JSON, decoded when its head was judged, is the merged frame's own now)
-    raw = frame._raw if type(frame._raw) is dict else _decode(frame.data)
-    raw["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] = joined
-    # (its JSON is made: no library reads the payload's bytes again, let go)
     merged = Frame(frame.line, chunk, b"", frame.event, count=len(pieces), pieces=pieces)
-    merged._raw = raw
+    if type(frame._raw) is dict and frame.data:
+        # (its JSON, decoded when its head was judged, made again when a library reads it,
+        # from the payload's bytes: not kept, for 5,000 calls, while the libraries run)
+        merged._raw = MergedRaw(frame.data, joined)
+    else:
+        raw = frame._raw if type(frame._raw) is dict else _decode(frame.data)
+        raw["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] = joined
+        merged._raw = raw  # (its JSON made: no library reads the payload's bytes again)
     merged.schema = frame.schema  # (the schemas ask only that arguments be a string)
     out[at] = merged
 

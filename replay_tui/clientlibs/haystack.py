@@ -24,6 +24,7 @@ from .base import (
     Policy,
     Raise,
     choices,
+    handed_over,
     loads,
     raise_sdk_stream_error,
     sorted_keys,
@@ -118,6 +119,7 @@ class HaystackAssembler(Assembler):
         for key in keys:
             call = self.calls[key]
             args = "".join(call.arguments)
+            call.arguments.clear()  # (its pieces: the join is what is kept)
             try:
                 parsed = loads(args) if args else {}
             except ValueError:
@@ -132,12 +134,14 @@ class HaystackAssembler(Assembler):
                 )
                 continue
             out.calls.append(
-                AssembledCall(
-                    call.id,
-                    call.name,
-                    args,
-                    wire_index=UNSET if call.index is None else call.index,
-                    parsed=parsed,
+                handed_over(
+                    AssembledCall(
+                        call.id,
+                        call.name,
+                        args,
+                        wire_index=UNSET if call.index is None else call.index,
+                        parsed=parsed,
+                    )
                 )
             )
         return out

@@ -28,6 +28,7 @@ from .base import (
     Policy,
     Raise,
     choices,
+    handed_over,
     loads,
     none_if_unset,
     raise_sdk_stream_error,
@@ -259,12 +260,14 @@ class LangChainAssembler(Assembler):
             if valid:
                 args = None  # (5 MB of arguments not held beside their parse and its dump)
                 out.calls.append(
-                    AssembledCall(
-                        id=chunk.get("id"),
-                        name=chunk.get("name") or "",
-                        arguments=json.dumps(parsed),
-                        wire_index=_wire(chunk.get("index")),
-                        parsed=parsed,
+                    handed_over(
+                        AssembledCall(
+                            id=chunk.get("id"),
+                            name=chunk.get("name") or "",
+                            arguments=json.dumps(parsed),
+                            wire_index=_wire(chunk.get("index")),
+                            parsed=parsed,
+                        )
                     )
                 )
             else:

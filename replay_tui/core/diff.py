@@ -598,30 +598,33 @@ class CallRows(Indexed[CallRow]):
     A stretch is ``_PAIR`` (A's delta ``i0 + k`` against B's ``j0 + k``), ``_ONLY_A`` or
     ``_ONLY_B``; the rows that differ are listed (``changed_indexes``) with, for a pair, what
     differs (an index into a few distinct ``changes`` tuples).
+
+    Kept small (5,000 calls compared, most of them one stretch of rows that pair): the
+    stretches in one array, four numbers each (kind, first row, A's and B's first delta),
+    and each side's :class:`DeltaRows` made when a row is first read.
     """
 
     __slots__ = (
         "_changes",
-        "_i0",
-        "_j0",
-        "_kind",
+        "_counts",
         "_labels",
         "_ra",
         "_rb",
-        "_row0",
         "_size",
+        "_stretches",
+        "_xa",
+        "_xb",
         "changed_indexes",
     )
 
     def __init__(
         self, xa: CallTrace | None, xb: CallTrace | None, counts: tuple[int | None, int | None]
     ) -> None:
-        self._ra = DeltaRows(xa, counts[0]) if xa is not None else None
-        self._rb = DeltaRows(xb, counts[1]) if xb is not None else None
-        self._kind = array("b")
-        self._row0: array[int] = array("i")  # rows and deltas: a call's, far below 2**31
-        self._i0: array[int] = array("i")
-        self._j0: array[int] = array("i")
+        self._xa, self._xb, self._counts = xa, xb, counts
+        self._ra: DeltaRows | None = None
+        self._rb: DeltaRows | None = None
+        # rows and deltas: a call's, far below 2**31
+        self._stretches: array[int] = array("i")
         self._size = 0
         self.changed_indexes: array[int] = _NO_ROWS
         """The rows that differ, in order (until one does, an empty array every call shares:
@@ -631,14 +634,32 @@ class CallRows(Indexed[CallRow]):
         self._labels: dict[tuple[str, ...], int] = _NO_LABELS
 
     def _add(self, kind: int, i: int, j: int, rows: int = 1) -> None:
-        if self._kind and self._kind[-1] == kind:
+        st = self._stretches
+        if st and st[-4] == kind:
             self._size += rows
             return
-        self._kind.append(kind)
-        self._row0.append(self._size)
-        self._i0.append(i)
-        self._j0.append(j)
+        st.extend((kind, self._size, i, j))
         self._size += rows
+
+    def _side(self, b: bool) -> DeltaRows:
+        """A's (``b`` false) or B's delta rows, made on first use."""
+        if b:
+            if self._rb is None:
+                assert self._xb is not None
+                self._rb = DeltaRows(self._xb, self._counts[1])
+            return self._rb
+        if self._ra is None:
+            assert self._xa is not None
+            self._ra = DeltaRows(self._xa, self._counts[0])
+        return self._ra
+
+    def _stretch(self, index: int) -> int:
+        """The stretch holding row ``index`` (its first number's place in ``_stretches``)."""
+        st = self._stretches
+        if len(st) == 4:
+            return 0
+        with memoryview(st) as view, view[1::4] as firsts:
+            return (bisect_right(firsts, index) - 1) * 4
 
     def _mark(self, row: int, changes: tuple[str, ...] | None) -> None:
         if self.changed_indexes is _NO_ROWS:  # the first row that differs: this call's own
@@ -657,16 +678,14 @@ class CallRows(Indexed[CallRow]):
         return self._size
 
     def _at(self, index: int) -> CallRow:
-        s = bisect_right(self._row0, index) - 1
-        kind, off = self._kind[s], index - self._row0[s]
+        st = self._stretches
+        s = self._stretch(index)
+        kind, off = st[s], index - st[s + 1]
         if kind == _ONLY_A:
-            assert self._ra is not None
-            return CallRow("only-a", self._ra[self._i0[s] + off], None)
+            return CallRow("only-a", self._side(False)[st[s + 2] + off], None)
         if kind == _ONLY_B:
-            assert self._rb is not None
-            return CallRow("only-b", None, self._rb[self._j0[s] + off])
-        assert self._ra is not None and self._rb is not None
-        x, y = self._ra[self._i0[s] + off], self._rb[self._j0[s] + off]
+            return CallRow("only-b", None, self._side(True)[st[s + 3] + off])
+        x, y = self._side(False)[st[s + 2] + off], self._side(True)[st[s + 3] + off]
         k = bisect_left(self.changed_indexes, index)
         if k < len(self.changed_indexes) and self.changed_indexes[k] == index:
             changes = next(c for c, n in self._labels.items() if n == self._changes[k])
@@ -677,11 +696,12 @@ class CallRows(Indexed[CallRow]):
         """``[start, end)`` of every run of at least ``least`` consecutive ``same`` rows."""
         runs: list[tuple[int, int]] = []
         marked = self.changed_indexes
-        for s in range(len(self._kind)):
-            if self._kind[s] != _PAIR:
+        st = self._stretches
+        for s in range(0, len(st), 4):
+            if st[s] != _PAIR:
                 continue
-            lo = self._row0[s]
-            end = self._row0[s + 1] if s + 1 < len(self._kind) else self._size
+            lo = st[s + 1]
+            end = st[s + 5] if s + 4 < len(st) else self._size
             k = bisect_left(marked, lo)
             for at in [*marked[k : bisect_left(marked, end)], end]:
                 if at - lo >= least:

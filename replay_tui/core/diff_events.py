@@ -237,6 +237,36 @@ _LONG = 1 << 20
 _FAR = 255
 
 
+class Opened(Indexed[tuple[Channel, int]]):
+    """Channels in order of first appearance, each with the event that opened it, read as
+    ``(channel, event)`` pairs: kept as a list of channels and an array of events (5,000
+    calls a side, not a pair and a number each)."""
+
+    __slots__ = ("_channels", "_events")
+
+    def __init__(self, code: str) -> None:
+        self._channels: list[Channel] = []
+        self._events: array[int] = array(code)
+
+    def append(self, opened: tuple[Channel, int]) -> None:
+        channel, event = opened
+        self._events.append(event)
+        self._channels.append(channel)
+
+    def __len__(self) -> int:
+        return len(self._channels)
+
+    def _at(self, index: int) -> tuple[Channel, int]:
+        return self._channels[index], self._events[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Opened | list):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # compared by content
+
+
 class Streams:
     """One trace cut into pieces and runs (computed once, read by the diff).
 
@@ -279,10 +309,11 @@ class Streams:
         self.marks: list[Channel] = []
         self.run_kind: array[int] = array("q")
         self.run_event: array[int] = array("q")
-        self.opened: list[tuple[Channel, int]] = []
+        self.opened = Opened(self.code)
         """Text, reasoning and call channels in order of first appearance in the replayed
         part, each with the event that opened it."""
-        self._arguments: dict[int, str] = {}
+        self._arguments: list[str | None] = []
+        """Each call's :meth:`arguments`, once asked (a list: 5,000 calls, not a dict)."""
         self.usage_event: int | None = None
         """The last replayed event carrying a truthy ``usage``."""
         self.finish_event: int | None = None
@@ -514,6 +545,8 @@ class Streams:
             chunks = self._parts.pop(channel, None)
             if chunks is not None:  # (not joined already)
                 run.text = self._joined(channel, chunks, like)
+        # (emptied, but a dict keeps the table it grew to: 5,000 calls' runs, one per side)
+        self._parts = {}
         self._known = None
 
     @staticmethod
@@ -559,13 +592,17 @@ class Streams:
     def arguments(self, call: int) -> str:
         """Call ``call``'s whole arguments as the analysis has them: one string, whoever asks
         (the same as its text run's when they agree)."""
-        found = self._arguments.get(call)
+        known = self._arguments
+        found = known[call] if 0 <= call < len(known) else None
         if found is None:
             found = self.trace.analysis.calls[call].arguments
             run = self.channels.get(("args", call))
             if run is not None and run.text == found:
                 found = run.text
-            self._arguments[call] = found
+            if call >= 0:
+                if call >= len(known):
+                    known.extend([None] * (call + 1 - len(known)))
+                known[call] = found
         return found
 
     def run_key(self, r: int) -> Hashable:
@@ -1179,12 +1216,23 @@ def _sorted(links: array[int]) -> Iterable[int]:
     if not starts:
         return links
     if len(starts) > _MERGED_RUNS:
-        return sorted(links)
-    bounds = [0, *starts, len(links)]
+        # Sorted a block at a time, in place, the blocks merged as read: sorted at once they
+        # would be a list of 100,000 Python numbers (5,000 calls: a quarter of the capture's
+        # size, for a moment, on top of everything the compare view holds).
+        step, n = _SORTED_BLOCK, len(links)
+        del starts
+        for lo in range(0, n, step):
+            links[lo : lo + step] = array(links.typecode, sorted(links[lo : lo + step]))
+        if n <= step:
+            return links
+        bounds = [*range(0, n, step), n]
+    else:
+        bounds = [0, *starts, len(links)]
     return heapq.merge(*(map(links.__getitem__, range(lo, hi)) for lo, hi in pairwise(bounds)))
 
 
 _MERGED_RUNS = 64
+_SORTED_BLOCK = 8192
 
 
 def _groups_steps(links: array[int], code: str) -> Generator[None, None, _Groups]:

@@ -28,6 +28,14 @@ _BLOCK = 64
 _BIG = 4096
 """A piece this long (characters) is kept as its own block: never copied into a join."""
 
+_ONE_BLOCK: array[int] = array("q", [0])
+"""``_first`` and ``_base`` of pieces kept as one block (:meth:`Pieces.one_block`), shared
+by all of them until a piece is appended (5,000 folded calls: two arrays each otherwise)."""
+_NO_PENDING: Any = ()
+"""``_pending`` of pieces kept as one block, shared likewise (a tuple: never appended to)."""
+_NARROW = 2**31
+"""Characters below which the ends of pieces kept as one block fit in four bytes."""
+
 
 class Pieces(Sequence[str]):
     """Strings appended in order (a call's argument pieces), kept as a few joined blocks and
@@ -50,6 +58,8 @@ class Pieces(Sequence[str]):
 
     def append(self, piece: str) -> None:
         pending = self._pending
+        if pending is _NO_PENDING:  # (kept as one block so far: a list of its own now)
+            pending = self._pending = []
         if len(piece) >= _BIG:
             self._flush()
             self._pending = [piece]  # (the list is the block's pieces: one, kept whole)
@@ -68,6 +78,10 @@ class Pieces(Sequence[str]):
         # before they leave ``_pending``.
         ends = self._ends
         base = ends[-1] if ends else 0
+        if self._base is _ONE_BLOCK:  # (kept as one block so far: arrays of its own now)
+            self._first, self._base = array("q", [0]), array("q", [0])
+        if ends.typecode != "q" and base + sum(map(len, pending)) >= _NARROW:
+            ends = self._ends = array("q", ends)
         self._blocks.append(pending[0] if len(pending) == 1 else "".join(pending))
         self._base.append(base)
         self._first.append(len(ends))
@@ -81,9 +95,10 @@ class Pieces(Sequence[str]):
         out = cls()
         if pieces:
             out._blocks.append(pieces[0] if len(pieces) == 1 else "".join(pieces))
-            out._base.append(0)
-            out._first.append(0)
-            out._ends.extend(accumulate(map(len, pieces)))
+            out._first = out._base = _ONE_BLOCK
+            out._pending = _NO_PENDING
+            ends = accumulate(map(len, pieces))
+            out._ends = array("i" if len(out._blocks[0]) < _NARROW else "q", ends)
         return out
 
     def whole(self) -> str:

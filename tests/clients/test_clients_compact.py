@@ -499,3 +499,42 @@ def test_a_go_gateways_text_folds_as_its_payloads(tmp_path: Path) -> None:
     lines = [payload.line for payload in trace.payloads if b'"role":""' in payload.data]
     assert [p.line for p in parts] == [p.line for p in one_by_one] == lines
     assert {(p.field, p.value) for p in parts} == {("choices[0].delta.role", '""')}
+
+
+def test_a_folded_calls_json_is_its_first_payloads_with_the_arguments_joined(
+    tmp_path: Path,
+) -> None:
+    """A call whose first payload took its continuations (an agent loop's calls) reads as
+    JSON what that payload said, its arguments the joined ones: made again at each read (not
+    kept while the libraries run), so a library changing what it read changes nothing for the
+    next one."""
+    payloads = []
+    for k in range(3):
+        head = {"index": k, "id": f"call_{k}", "type": "function"}
+        head["function"] = {"arguments": "", "name": "run_shell"}
+        payloads.append({"id": "c", "object": "chat.completion.chunk", "created": 7, "tc": head})
+        for piece in ['{"cmd":"', "ls", " -l", '"}']:
+            cont = {"index": k, "function": {"arguments": piece}}
+            payloads.append(
+                {"id": "c", "object": "chat.completion.chunk", "created": 7, "tc": cont}
+            )
+    lines = []
+    for p in payloads:
+        tc = p.pop("tc")
+        p["model"] = "m"
+        p["choices"] = [{"index": 0, "delta": {"tool_calls": [tc]}, "finish_reason": None}]
+        lines.append("data: " + json.dumps(p, separators=(",", ":")) + "\n\n")
+    path = tmp_path / "loop.sse"
+    path.write_text("".join(lines) + "data: [DONE]\n\n")
+    stream = compact_frames(_traces(path)[0])
+    heads = [f for f in stream if not isinstance(f, Quiet) and f.count > 1]
+    assert len(heads) == 3
+    for k, frame in enumerate(heads):
+        expected = json.loads(lines[5 * k][len("data: ") :])
+        expected["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] = (
+            '{"cmd":"ls -l"}'
+        )
+        read = frame.raw
+        assert read == expected
+        read["choices"].clear()
+        assert frame.raw == expected

@@ -209,6 +209,28 @@ def test_pieces_kept_as_one_block_read_back_as_appended(pieces: list[str], a: in
 
 @_BIG_INPUTS
 @given(
+    st.lists(st.lists(_piece, min_size=1, max_size=40), min_size=2, max_size=4),
+    st.lists(_piece, max_size=150),
+)
+def test_pieces_kept_as_one_block_then_appended_to_read_back_as_appended(
+    blocks: list[list[str]], more: list[str]
+) -> None:
+    """Pieces kept as one block share what they keep alike until one is appended to: then
+    it alone has the pieces appended, and the others are as they were."""
+    kept = [Pieces.one_block(pieces) for pieces in blocks]
+    for piece in more:
+        kept[0].append(piece)
+    kept[0].pack()
+    assert list(kept[0]) == blocks[0] + more
+    assert kept[0].joined() == "".join(blocks[0] + more)
+    assert kept[0].span(1, len(blocks[0]) + len(more)) == "".join((blocks[0] + more)[1:])
+    for k, pieces in enumerate(blocks[1:], 1):
+        assert list(kept[k]) == pieces and kept[k].joined() == "".join(pieces)
+        assert [kept[k][i] for i in range(len(pieces))] == pieces
+
+
+@_BIG_INPUTS
+@given(
     st.lists(_piece, max_size=300),
     st.lists(_piece, max_size=80),
     st.randoms(use_true_random=False),
@@ -275,3 +297,22 @@ def test_calls_sent_through_one_sender_are_as_sent(
         fn = call.function
         assert got[0] is call
         assert got[1] is (fn.arguments if isinstance(fn, Function) else UNSET)
+
+
+@pytest.mark.parametrize("narrow", [1, 5, 12, 40])
+def test_one_blocks_ends_widen_when_the_characters_outgrow_them(
+    narrow: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ends of pieces kept as one block are kept narrow while the characters allow it
+    (stood in for by a small limit), wide once appended pieces outgrow it."""
+    from replay_tui.core import pieces as module
+
+    monkeypatch.setattr(module, "_NARROW", narrow)
+    first = ["abc", "de", "fghij"]
+    more = ["k" * n for n in range(1, 30)]
+    kept = Pieces.one_block(first)
+    for piece in more:
+        kept.append(piece)
+    kept.pack()
+    assert list(kept) == first + more and kept.joined() == "".join(first + more)
+    assert kept._ends.typecode == ("q" if len(kept.joined()) >= narrow else "i")

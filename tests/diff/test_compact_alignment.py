@@ -232,3 +232,22 @@ def test_a_text_runs_packed_segments_read_back_as_added(
         if offset < e:
             break
     assert run.event_at(offset, event) == hit
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(0, 2**40), max_size=40), min_size=1, max_size=400),
+    st.sampled_from([1, 3, 64, 8192]),
+)
+def test_links_are_read_in_order_whatever_their_runs(runs: list[list[int]], block: int) -> None:
+    """The links come in ascending runs; however many runs there are (a few merged as read,
+    many sorted a block at a time and the blocks merged), they are read back sorted."""
+    from array import array
+
+    from replay_tui.core import diff_events
+
+    links = array("q", [x for run in runs for x in sorted(run)])
+    expected = sorted(links)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(diff_events, "_SORTED_BLOCK", block)
+        assert list(diff_events._sorted(links)) == expected

@@ -298,9 +298,13 @@ def model_steps(diff: TraceDiff, behavior: Behavior) -> Generator[None, None, Co
     model.asked_where = known_from(ask_a, ask_b)
     yield
     call_runs = model.call_runs
+    # (calls whose runs are alike share one list of them, never changed: an agent loop's
+    # 5,000 calls of as many deltas each)
+    alike: dict[tuple[tuple[int, int], ...], list[tuple[int, int]]] = {}
     for k, cd in enumerate(diff.calls):
         yield from cd.rows_steps()
-        call_runs.append(cd.rows.same_runs(MIN_RUN))
+        runs = cd.rows.same_runs(MIN_RUN)
+        call_runs.append(alike.setdefault(tuple(runs), runs) if len(runs) <= 4 else runs)
         if k % STEP_CALLS == STEP_CALLS - 1:
             yield
     model.event_runs = yield from diff.events.same_runs_steps(MIN_RUN)
