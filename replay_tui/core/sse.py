@@ -945,7 +945,31 @@ class SseFramer:
         self, block: bytes, start: int, out: list[Payload | PayloadRun], eol: bytes = b"\n"
     ) -> int:
         """Frame one block that a blank line of ``eol`` endings ended, line by line; returns
-        the next offset."""
+        the next offset.
+
+        A block of ``data: `` lines alone (a JSON chunk written over several lines, as
+        sse-starlette writes a multi-line data) is one event, its data the lines' values
+        joined with ``\\n``: cut at C speed, not a step of Python per line."""
+        k = block.count(eol)
+        if (
+            k
+            and not self._data
+            and block.startswith(b"data: ")
+            and block.count(eol + b"data: ") == k
+            and block.count(b"\r") + block.count(b"\n") == k * len(eol)
+        ):
+            fr = self.framing
+            first = fr.lines + 1
+            fr.lines = first + k + 1  # (its lines, and the blank line)
+            data = block[6:].replace(eol + b"data: ", b"\n")
+            after = fr.done_line is not None
+            out.append(
+                Payload(data, first, first + k, start, start + len(block), self._event, after)
+            )
+            if not after and data == DONE:
+                fr.done_line = first
+            self._event = None
+            return start + len(block) + 2 * len(eol)
         pos = self._lines(block + eol, start, out)
         self._line(b"", pos, pos, out)
         return pos + len(eol)

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from replay_tui.core.sse import SseFramer, frame
 
@@ -163,3 +168,98 @@ def test_a_long_line_fed_in_slices_is_framed_once_whole(eol: bytes) -> None:
     starts = [body[p.start : p.start + 8] for p in payloads]
     assert starts == [b"data: a" + eol[:1], b"data: xx", b"data: b" + eol[:1], b"data: xx"]
     assert [len(p.data) for p in payloads] == [1, 5000, 3, 5000]
+
+
+# --- against a reference: the WHATWG event-stream interpretation, line by line ----------------
+
+_LINE = re.compile(rb"\r\n|\n|\r")
+
+
+def _reference(body: bytes) -> tuple[list[tuple[Any, ...]], int, int | None, int]:
+    """The stream as the HTML standard reads it (no code shared with the framer): each
+    dispatched event as ``(data, first data line, last data line, start of its first data
+    line, end of its last, event type, after the first [DONE])``; the lines, the [DONE]
+    line, the comments."""
+    pos = 3 if body.startswith(b"\xef\xbb\xbf") else 0
+    events: list[tuple[Any, ...]] = []
+    data: list[bytes] = []
+    first = last = begin = stop = 0
+    kind: str | None = None
+    done: int | None = None
+    comments = lineno = 0
+    while pos < len(body):
+        m = _LINE.search(body, pos)
+        if m is None:
+            break  # (a last line without its ending is not a line yet)
+        line, start, end = body[pos : m.start()], pos, m.start()
+        pos = m.end()
+        lineno += 1
+        if not line:
+            if data:
+                value = b"\n".join(data)
+                events.append((value, first, last, begin, stop, kind, done is not None))
+                if done is None and value == b"[DONE]":
+                    done = first
+            data, kind = [], None
+        elif line.startswith(b":"):
+            comments += 1
+        else:
+            name, _, value = line.partition(b":")
+            value = value[1:] if value.startswith(b" ") else value
+            if name == b"data":
+                if not data:
+                    first, begin = lineno, start
+                data.append(value)
+                last, stop = lineno, end
+            elif name == b"event":
+                kind = value.decode("utf-8", "replace")
+    return events, lineno, done, comments
+
+
+_VALUES = st.sampled_from(
+    [b"{}", b'{"a": 1,', b"  x", b"", b"[DONE]", b"data: y", b":", b"\xc3\xa9"]
+)
+
+
+@st.composite
+def event_streams(draw: st.DrawFn) -> bytes:
+    """Events of one or several data lines (with or without the space), comments, event
+    types, ids; one line ending throughout, or any at each line; a [DONE] somewhere."""
+    mixed = draw(st.integers(0, 4)) == 0
+    fixed = draw(st.sampled_from([b"\n", b"\r\n", b"\r"]))
+    lines: list[bytes] = []
+    for _ in range(draw(st.integers(0, 150))):
+        what = draw(st.integers(0, 9))
+        if what == 0:
+            lines.append(b": ping - " + draw(st.sampled_from([b"1", b"2"])))
+        elif what == 1:
+            lines += [b"event: " + draw(st.sampled_from([b"error", b"message"]))]
+        elif what == 2:
+            lines.append(b"id: 7")
+        for _ in range(draw(st.integers(0 if what > 2 else 1, 6))):
+            space = b" " if draw(st.integers(0, 5)) else b""
+            lines.append(b"data:" + space + draw(_VALUES))
+        if draw(st.integers(0, 20)):
+            lines.append(b"")
+    if draw(st.booleans()):
+        lines += [b"data: [DONE]", b"", b"data: {}", b""]
+    ends = [draw(st.sampled_from([b"\n", b"\r\n", b"\r"])) if mixed else fixed for _ in lines]
+    return b"".join(line + end for line, end in zip(lines, ends, strict=True))
+
+
+@settings(max_examples=300, deadline=None)
+@given(event_streams(), st.integers(1, 64))
+def test_framing_is_the_standards_reading(body: bytes, size: int) -> None:
+    want, lines, done, comments = _reference(body)
+    for pieces in ([body], [body[k : k + size * 97] for k in range(0, len(body), size * 97)]):
+        framer = SseFramer()
+        got = []
+        for piece in pieces:
+            got += framer.feed(piece)
+        got += framer.close()
+        fr = framer.framing
+        assert [
+            (p.data, p.line, p.end_line, p.start, p.end, p.event, p.after_done) for p in got
+        ] == want
+        assert (fr.done_line, fr.comments) == (done, comments)
+        assert fr.lines == lines
