@@ -89,7 +89,12 @@ def in_progress(path: Path) -> bytes:
     # (a delta holding a tool call, whatever comes before it in the delta: OpenRouter's
     # deltas open with "role" and "content"; its finish chunk says "content" too, and taken
     # for the last delta, appending it added no row and the bench waited for ever)
-    calls = [i for i, e in enumerate(events) if re.search(rb'"tool_calls":\s*\[\s*\{', e)]
+    # (and a chunk written over several data lines: "[" ends one, "{" opens the next)
+    calls = [
+        i
+        for i, e in enumerate(events)
+        if re.search(rb'"tool_calls":(?:\s|data: ?)*\[(?:\s|data: ?)*\{', e)
+    ]
     last = calls[-1] if calls else max(i for i, e in enumerate(events) if b'"content"' in e)
     path.write_bytes(b"".join(events[: last + 1]))
     return events[last]
