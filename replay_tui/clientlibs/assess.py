@@ -346,17 +346,9 @@ def _shared(assembly: Assembly, pool: dict[str, str]) -> Assembly:
     """``assembly`` with each long string it hands over (arguments, a name concatenated
     100,000 times) replaced by the equal one an earlier library or the meant call holds: the
     outcomes of 18 libraries keep one copy of a 5 MB arguments string, not 18."""
-    least = _POOLED
-    for c in assembly.calls:  # (5,000 calls: the common case tested inline)
-        a, i, n = c.arguments, c.id, c.name
-        if type(a) is str and len(a) >= least:
-            c.arguments = pool.setdefault(a, a)
-        if type(i) is str and len(i) >= least:
-            c.id = pool.setdefault(i, i)
-        if type(n) is str and len(n) >= least:
-            c.name = pool.setdefault(n, n)
-        if c.parsed is not UNSET:
-            _pooled_values(c.parsed, pool, 3)
+    share = _sharing(pool)
+    for c in assembly.calls:
+        share(c)
     for d in assembly.dropped:
         d.arguments = _pooled(d.arguments, pool)
         d.id = _pooled(d.id, pool)

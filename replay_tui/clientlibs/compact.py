@@ -808,21 +808,16 @@ def _streak(
                 m = _agree(idents, repeat(identity), m)
             m = _typed_again(_bytes_of(raw, starts, ends, sk, p, m), shape, m)  # type: ignore[arg-type]
             del pieces[m:]
-            got += pieces
-            a += m
-            if m < whole:
+        else:
+            try:
+                tokens = list(map(_encode, pieces))
+            except UnicodeEncodeError:  # (a lone surrogate: the loop judges it)
                 break
-            span *= 4
-            continue
-        try:
-            tokens = list(map(_encode, pieces))
-        except UnicodeEncodeError:  # (a lone surrogate: the loop judges it)
-            break
-        found = _bytes_of(raw, starts, ends, sk, p, m)
-        meant = [pre + t + suf for t in tokens]
-        if found != meant:
-            m = _written_otherwise(found, meant, pieces, pre, suf, m)
-            del pieces[m:]
+            found = _bytes_of(raw, starts, ends, sk, p, m)
+            meant = [pre + t + suf for t in tokens]
+            if found != meant:
+                m = _written_otherwise(found, meant, pieces, pre, suf, m)
+                del pieces[m:]
         got += pieces
         a += m
         if m < whole:
