@@ -430,6 +430,20 @@ def _go_chunk(delta: dict[str, Any], finish: Any = None) -> str:
     return "data: " + json.dumps(chunk, ensure_ascii=False, separators=(",", ":")) + "\n\n"
 
 
+def _role_parts(trace: Trace, stream: list[Any]) -> tuple[list[Any], list[Any]]:
+    """Both oracles on a Go gateway's trace, and ``@ai-sdk/openai``'s error parts on the
+    folded ``stream`` and payload by payload: one per payload with ``"role": ""``, at its
+    line, either way."""
+    full, folded = _both(trace)
+    assert folded == full
+    meant = meant_calls(trace.analysis.calls)
+    one_by_one = assess_frames(frames(trace), meant)["ai-sdk-openai"].assembly.error_parts
+    parts = assess_frames(stream, meant)["ai-sdk-openai"].assembly.error_parts
+    lines = [payload.line for payload in trace.payloads if b'"role":""' in payload.data]
+    assert [p.line for p in parts] == [p.line for p in one_by_one] == lines
+    return parts, one_by_one
+
+
 def test_a_go_gateways_zero_values_fold_as_their_payloads(tmp_path: Path) -> None:
     """go-zero-values (issue 27), small: ``"role": ""`` in every chunk, which
     ``@ai-sdk/openai``'s schema refuses (every payload an error part) and after which
@@ -457,13 +471,7 @@ def test_a_go_gateways_zero_values_fold_as_their_payloads(tmp_path: Path) -> Non
     # and name "" are new) are frames, the other ten one run
     assert [sum(len(p.pieces) for p in run.calls.values()) for run in runs] == [10, 10]
     assert len(stream) == 2 + 2 * (3 + 1) + 1
-    full, folded = _both(trace)
-    assert folded == full
-    meant = meant_calls(trace.analysis.calls)
-    one_by_one = assess_frames(frames(trace), meant)["ai-sdk-openai"].assembly.error_parts
-    parts = assess_frames(stream, meant)["ai-sdk-openai"].assembly.error_parts
-    lines = [payload.line for payload in trace.payloads if b'"role":""' in payload.data]
-    assert [p.line for p in parts] == [p.line for p in one_by_one] == lines
+    parts, one_by_one = _role_parts(trace, stream)
     assert {(p.name, p.field, p.value) for p in parts} == {
         ("AI_TypeValidationError", "choices[0].delta.role", '""')
     }
@@ -491,13 +499,7 @@ def test_a_go_gateways_text_folds_as_its_payloads(tmp_path: Path) -> None:
     # the role "assistant" (a frame), the first "" (news: a frame), the other 35 pieces (one
     # frame), the call, the finish
     assert [item.count for item in stream] == [1, 1, len(words) - 1, 1, 1]  # type: ignore[union-attr]
-    full, folded = _both(trace)
-    assert folded == full
-    meant = meant_calls(trace.analysis.calls)
-    one_by_one = assess_frames(frames(trace), meant)["ai-sdk-openai"].assembly.error_parts
-    parts = assess_frames(stream, meant)["ai-sdk-openai"].assembly.error_parts
-    lines = [payload.line for payload in trace.payloads if b'"role":""' in payload.data]
-    assert [p.line for p in parts] == [p.line for p in one_by_one] == lines
+    parts, _ = _role_parts(trace, stream)
     assert {(p.field, p.value) for p in parts} == {("choices[0].delta.role", '""')}
 
 
