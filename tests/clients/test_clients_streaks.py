@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -228,36 +229,50 @@ def test_a_streak_folds_as_payload_by_payload(body: str) -> None:
     _held(body)
 
 
-def _taken(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The length of every streak taken from now on."""
+def _taken(
+    monkeypatch: pytest.MonkeyPatch,
+    name: str = "_streak",
+    size: Callable[[Any], int] = len,
+    when: Callable[[tuple[Any, ...]], bool] = lambda args: True,
+) -> list[int]:
+    """The length (``size`` of what it returned) of every run the folding's ``name`` took
+    from now on, of the calls whose arguments ``when`` accepts."""
     lengths: list[int] = []
-    real = compact_module._streak
+    real = getattr(compact_module, name)
 
-    def counted(*args: Any) -> list[str]:
+    def counted(*args: Any) -> Any:
         got = real(*args)
-        lengths.append(len(got))
+        if when(args):
+            lengths.append(size(got))
         return got
 
-    monkeypatch.setattr(compact_module, "_streak", counted)
+    monkeypatch.setattr(compact_module, name, counted)
     return lengths
 
 
-def test_a_long_call_is_taken_in_streaks_that_stop_where_the_payloads_change(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # 10,000 continuations (the event log is read 4,096 entries at a time: streaks end at its
-    # windows), broken where a payload says more or is not the same shape
-    taken = _taken(monkeypatch)
+def _first_length(got: Any) -> int:
+    """A run of several calls' payloads (``_many_streak``, ``_cycle``): its first part's
+    length (none taken: 0)."""
+    return len(got[0]) if got else 0
+
+
+def _long_call(breaks: dict[int, str], created: Callable[[int], int], kinds: int) -> str:
+    """One call and 10,000 continuations (the event log is read 4,096 entries at a time:
+    streaks end at its windows), each a piece of the first ``kinds`` of :data:`PIECES` in
+    turn in a chunk of ``created(k)``, with ``breaks`` where a payload says more or is not
+    the same shape: ``created`` (another), ``role`` (``"assistant"`` beside), ``surrogate``
+    (a lone one), ``args-null``, ``text`` (a text chunk before it), ``shape`` (an id null)."""
     head = {"index": 0, "id": "call_0", "type": "function"}
     head["function"] = {"name": "f", "arguments": ""}
     out = [_data(_chunk([head]))]
-    breaks = {700: "created", 1500: "surrogate", 2500: "args-null", 4095: "text", 6000: "shape"}
     for k in range(10_000):
-        piece = PIECES[k % 9]  # (written as msgspec writes them: "é" is not, it is escaped)
-        delta: dict[str, Any] = {"index": 0, "function": {"arguments": piece}}
+        delta: dict[str, Any] = {"index": 0, "function": {"arguments": PIECES[k % kinds]}}
+        beside: dict[str, Any] = {}
         what = breaks.get(k)
-        created = 2 if what == "created" else 1
-        if what == "surrogate":
+        when = created(k) + (what == "created")
+        if what == "role":
+            beside["role"] = "assistant"
+        elif what == "surrogate":
             delta["function"]["arguments"] = "\ude00"
         elif what == "args-null":
             delta["function"]["arguments"] = None
@@ -265,13 +280,27 @@ def test_a_long_call_is_taken_in_streaks_that_stop_where_the_payloads_change(
             out.append(_data({"choices": [{"index": 0, "delta": {"content": "hm"}}]}))
         elif what == "shape":
             delta["id"] = None
-        out.append(_data(_chunk([delta], created)))
+        out.append(_data(_chunk([delta], when, **beside)))
     out.append(_data({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}))
-    folded = _held("".join(out) + "data: [DONE]\n\n")
-    assert sum(taken) > 9_000  # nearly every payload came in a streak
+    return "".join(out) + "data: [DONE]\n\n"
+
+
+def _pieces_folded(folded: list[Frame | Quiet]) -> str:
+    """The pieces of every run of a folded stream, joined."""
     runs = [x for x in folded if isinstance(x, Quiet)]
-    pieces = "".join("".join(p.pieces) for run in runs for p in run.calls.values())
-    assert len(pieces) > 9_000
+    return "".join("".join(p.pieces) for run in runs for p in run.calls.values())
+
+
+def test_a_long_call_is_taken_in_streaks_that_stop_where_the_payloads_change(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # 10,000 continuations, broken where a payload says more or is not the same shape
+    # (written as msgspec writes them: of PIECES the first 9, "é" is not, it is escaped)
+    taken = _taken(monkeypatch)
+    breaks = {700: "created", 1500: "surrogate", 2500: "args-null", 4095: "text", 6000: "shape"}
+    folded = _held(_long_call(breaks, lambda k: 1, 9))
+    assert sum(taken) > 9_000  # nearly every payload came in a streak
+    assert len(_pieces_folded(folded)) > 9_000
 
 
 def test_a_streak_stops_before_another_calls_delta(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -327,41 +356,11 @@ def test_payloads_new_in_bytes_but_alike_are_taken_in_typed_streaks(
 ) -> None:
     # 10,000 continuations whose created counts up (no two payloads alike in bytes): judged
     # by their typed decode a span at a time, streaks broken where a payload says more
-    typed: list[int] = []
-    real = compact_module._streak
-
-    def counted(*args: Any) -> list[str]:
-        got = real(*args)
-        if isinstance(args[9], compact_module._Typed):
-            typed.append(len(got))
-        return got
-
-    monkeypatch.setattr(compact_module, "_streak", counted)
-    head = {"index": 0, "id": "call_0", "type": "function"}
-    head["function"] = {"name": "f", "arguments": ""}
-    out = [_data(_chunk([head]))]
+    typed = _taken(monkeypatch, when=lambda args: isinstance(args[9], compact_module._Typed))
     breaks = {700: "role", 1500: "surrogate", 2500: "args-null", 4095: "text", 6000: "shape"}
-    for k in range(10_000):
-        delta: dict[str, Any] = {"index": 0, "function": {"arguments": PIECES[k % len(PIECES)]}}
-        beside: dict[str, Any] = {}
-        what = breaks.get(k)
-        if what == "role":
-            beside["role"] = "assistant"
-        elif what == "surrogate":
-            delta["function"]["arguments"] = "\ude00"
-        elif what == "args-null":
-            delta["function"]["arguments"] = None
-        elif what == "text":
-            out.append(_data({"choices": [{"index": 0, "delta": {"content": "hm"}}]}))
-        elif what == "shape":
-            delta["id"] = None
-        out.append(_data(_chunk([delta], 1_000 + k, **beside)))
-    out.append(_data({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}))
-    folded = _held("".join(out) + "data: [DONE]\n\n")
+    folded = _held(_long_call(breaks, lambda k: 1_000 + k, len(PIECES)))
     assert sum(typed) > 9_000  # nearly every payload came in a typed streak
-    runs = [x for x in folded if isinstance(x, Quiet)]
-    pieces = "".join("".join(p.pieces) for run in runs for p in run.calls.values())
-    assert len(pieces) > 9_000
+    assert len(_pieces_folded(folded)) > 9_000
 
 
 @st.composite
@@ -417,15 +416,7 @@ def test_a_streak_of_payloads_of_several_deltas_folds_as_payload_by_payload(body
 def test_paired_calls_are_taken_in_streaks(monkeypatch: pytest.MonkeyPatch) -> None:
     # two calls side by side, 5,000 payloads (the event log's windows of 4,096 entries hold
     # 2,048 of them), one of them saying more
-    lengths: list[int] = []
-    real = compact_module._many_streak
-
-    def counted(*args: Any) -> list[list[str]]:
-        got = real(*args)
-        lengths.append(len(got[0]) if got else 0)
-        return got
-
-    monkeypatch.setattr(compact_module, "_many_streak", counted)
+    lengths = _taken(monkeypatch, "_many_streak", _first_length)
     out = []
     for c in range(2):
         head = {"index": c, "id": f"call_{c}", "type": "function"}
@@ -499,15 +490,7 @@ def test_payloads_that_come_back_in_a_cycle_are_taken_in_cycles(
 ) -> None:
     # 16 calls in turn, each sending id null and not in turn (Envoy's interleaved calls); one
     # call whose payloads come in choice 0 and 1 in turn; 4 calls in turn, in two choices
-    lengths: list[int] = []
-    real = compact_module._cycle
-
-    def counted(*args: Any) -> Any:
-        got = real(*args)
-        lengths.append(0 if got is None else len(got[0]))
-        return got
-
-    monkeypatch.setattr(compact_module, "_cycle", counted)
+    lengths = _taken(monkeypatch, "_cycle", _first_length)
     n_calls = {"calls": 16, "choices": 1, "both": 4}[turn]
     out = []
     for c in range(n_calls):
