@@ -1120,6 +1120,15 @@ def _again(
     )
 
 
+def _cooled(i: int, taken: int, cool: int, wait: int) -> tuple[int, int]:
+    """After a try at payload ``i`` that took ``taken`` payloads (a streak, a cycle): the
+    payload before which none is tried again, and how long the next miss waits
+    (:data:`_STREAK`)."""
+    if taken < _STREAK:
+        return i + wait, min(2 * wait, _COOLEST)
+    return cool, _COOL
+
+
 def _skip(numbers: Iterator[int], m: int) -> None:
     """Take ``m`` numbers off ``numbers``."""
     next(islice(numbers, m - 1, m), None)
@@ -1480,10 +1489,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                             m = len(taken[0])
                             _skip(numbers, m)
                             e += m * len(taken)
-                        if not taken or len(taken[0]) < _STREAK:
-                            cool, wait = i + wait, min(2 * wait, _COOLEST)
-                        else:
-                            wait = _COOL
+                        cool, wait = _cooled(i, len(taken[0]) if taken else 0, cool, wait)
                     continue
         if entry >= 0 and i not in unusual and i not in errors:
             # one tool-call delta: quiet when it says nothing new to any library
@@ -1652,18 +1658,23 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                             if type(rname) is str and rname:
                                 st.seen &= ~_NAME_BITS
                         choice = said[1]  # type: ignore[index]
-                        # a payload of a shape seen nowhere else (a field no library reads
-                        # differs on every payload): the payloads after it are judged by
-                        # their typed decode, a span at a time
-                        fresh = not again and misses >= _MISSES and said[0] is _BOTH  # type: ignore[index]
+                        # what a streak after it compares: its shape matched in place, or
+                        # (a shape seen nowhere else: a field no library reads differs on
+                        # every payload) each payload's typed decode, a span at a time
+                        streaky: tuple[bytes, bytes, int, _Said] | _Typed | None = (
+                            st.shape
+                            if again
+                            else _Typed(choice, role == "assistant")
+                            if misses >= _MISSES and said[0] is _BOTH  # type: ignore[index]
+                            else None
+                        )
                         if held is not None:
                             if held[0] == c and not bits and pair is None and choice == 0:
                                 held[2].append(args)  # more arguments for a new call
-                                if (again or fresh) and plain is not None and i >= cool:
+                                if streaky is not None and plain is not None and i >= cool:
                                     streak = _streak(
                                         i, e, entry, refs, event_lines, lines, halts, n, plain,
-                                        st.shape if again else _Typed(choice, role == "assistant"),
-                                        raw, starts, ends, skips,
+                                        streaky, raw, starts, ends, skips,
                                     )  # fmt: skip
                                     if streak:
                                         m = len(streak)
@@ -1672,10 +1683,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                         e += m
                                         last = plain[(entry >> 1 & 0xFFFFFFFF) + m]
                                         st.prev_id, st.prev_name = last.id, name
-                                    if len(streak) < _STREAK:
-                                        cool, wait = i + wait, min(2 * wait, _COOLEST)
-                                    else:
-                                        wait = _COOL
+                                    cool, wait = _cooled(i, len(streak), cool, wait)
                                 continue
                             _absorb(out, held)
                             held = None
@@ -1719,13 +1727,12 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                             if said[3] and pair is None:  # type: ignore[index]
                                 # (each of its payloads refused for the role: the frame too)
                                 part.role, part.schema = said[2], said[0]  # type: ignore[index]
-                        if (again or fresh) and plain is not None and i >= cool:
+                        if streaky is not None and plain is not None and i >= cool:
                             # (the run's last stretch is the call's: the streak joins it, as
                             # the payload did, a repeat or not)
                             streak = _streak(
                                 i, e, entry, refs, event_lines, lines, halts, n, plain,
-                                st.shape if again else _Typed(choice, role == "assistant"),
-                                raw, starts, ends, skips,
+                                streaky, raw, starts, ends, skips,
                             )  # fmt: skip
                             if streak:
                                 m = len(streak)
@@ -1736,10 +1743,7 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                 last = plain[(entry >> 1 & 0xFFFFFFFF) + m]
                                 st.prev_id, st.prev_name = last.id, name
                                 part.last_id, part.last_name = last.id, name
-                            if len(streak) < _STREAK:
-                                cool, wait = i + wait, min(2 * wait, _COOLEST)
-                            else:
-                                wait = _COOL
+                            cool, wait = _cooled(i, len(streak), cool, wait)
                             if streak:
                                 continue
                         if (
@@ -1763,11 +1767,9 @@ def compact_frames(trace: Trace) -> list[Frame | Quiet]:
                                     )
                                     _skip(numbers, m)
                                     e += m
-                                if cycle is None or len(cycle[0]) < _STREAK:
-                                    cycle_cool = i + cycle_wait
-                                    cycle_wait = min(2 * cycle_wait, _COOLEST)
-                                else:
-                                    cycle_wait = _COOL
+                                cycle_cool, cycle_wait = _cooled(
+                                    i, len(cycle[0]) if cycle else 0, cycle_cool, cycle_wait
+                                )
                         continue
         elif entry != _NO_ENTRY and i not in unusual and i not in errors:
             # one text piece: folded into the text run before it when nothing else is said
