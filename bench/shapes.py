@@ -357,8 +357,6 @@ SHAPES = {
     for f in (uniform, alternating, interleaved, many_calls, text_then_call)
 }
 HUGE = {f.__name__.replace("_", "-"): f for f in (huge_5mb, huge_50mb)}
-
-
 def azure_filtered(n):
     """Azure OpenAI: a first chunk of prompt filter results and no choices, a content filter
     result in every choice, an ``obfuscation`` padding of varying length on every chunk, 8
@@ -492,13 +490,8 @@ def vllm_hermes(n):
             **BASE,
             "model": m,
             "choices": [
-                {
-                    "index": 0,
-                    "delta": delta,
-                    "logprobs": None,
-                    "finish_reason": None,
-                    "stop_reason": None,
-                }
+                {"index": 0, "delta": delta, "logprobs": None, "finish_reason": None,
+                 "stop_reason": None}
             ],
         }
         return "data: " + json.dumps(c, separators=(",", ":")) + "\n\n"
@@ -513,16 +506,8 @@ def vllm_hermes(n):
             yield chunk({"content": "\n"})
         ident = f"chatcmpl-tool-{c:032x}"
         yield chunk(
-            {
-                "tool_calls": [
-                    {
-                        "id": ident,
-                        "type": "function",
-                        "index": c,
-                        "function": {"name": "search_docs"},
-                    }
-                ]
-            }
+            {"tool_calls": [{"id": ident, "type": "function", "index": c,
+                             "function": {"name": "search_docs"}}]}
         )
         for j in range(per - 1):
             if j == 0:
@@ -570,12 +555,8 @@ def bedrock_litellm(n):
     ``system_fingerprint`` null in every chunk. Invented by the lead after every helper's work
     of the session of 2026-12-04 (evening) was finished, and measured as found."""
     m = "bedrock/us.anthropic.claude-sonnet-4-20250514-v1:0"
-    nulls = {
-        "function_call": None,
-        "refusal": None,
-        "audio": None,
-        "provider_specific_fields": None,
-    }
+    nulls = {"function_call": None, "refusal": None, "audio": None,
+             "provider_specific_fields": None}
 
     def chunk(delta):
         return _chunk(m, {**nulls, **delta}, system_fingerprint=None)
@@ -584,50 +565,18 @@ def bedrock_litellm(n):
     for k in range(300):
         yield chunk({"content": f"w{k % 89} ", "role": None})
     per = max(3, (n - 300) // 6)
-    pieces = [
-        '{"path": "',
-        "src/",
-        "caf\u00e9/",
-        "\u65e5\u672c",
-        "a\\nb",
-        '\\"q\\"',
-        "x" * 40,
-        "y",
-        "",
-        "zz/",
-    ]
+    pieces = ['{"path": "', "src/", "caf\u00e9/", "\u65e5\u672c", "a\\nb", '\\"q\\"',
+              "x" * 40, "y", "", "zz/"]
     for c in range(6):
         ident = f"tooluse_{c:02d}AbCdEfGhIjKlMnOpQrS"
-        yield chunk(
-            {
-                "content": None,
-                "role": None,
-                "tool_calls": [
-                    {
-                        "id": ident,
-                        "type": "function",
-                        "index": c + 1,
-                        "function": {"name": "read_file", "arguments": ""},
-                    }
-                ],
-            }
-        )
+        yield chunk({"content": None, "role": None, "tool_calls": [
+            {"id": ident, "type": "function", "index": c + 1,
+             "function": {"name": "read_file", "arguments": ""}}]})
         for j in range(per - 1):
             piece = pieces[0] if j == 0 else ('"}' if j == per - 2 else pieces[1 + j % 9])
-            yield chunk(
-                {
-                    "content": None,
-                    "role": None,
-                    "tool_calls": [
-                        {
-                            "id": None,
-                            "type": "function",
-                            "index": c + 1,
-                            "function": {"name": None, "arguments": piece},
-                        }
-                    ],
-                }
-            )
+            yield chunk({"content": None, "role": None, "tool_calls": [
+                {"id": None, "type": "function", "index": c + 1,
+                 "function": {"name": None, "arguments": piece}}]})
     yield from _end(m, n)
 
 
@@ -670,15 +619,8 @@ def openrouter_reasoning(n):
             "object": "chat.completion.chunk",
             "created": 1770764938,
             "model": m,
-            "choices": [
-                {
-                    "index": 0,
-                    "delta": delta,
-                    "finish_reason": finish,
-                    "native_finish_reason": finish,
-                    "logprobs": None,
-                }
-            ],
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish,
+                         "native_finish_reason": finish, "logprobs": None}],
             **extra,
         }
         comment = ": OPENROUTER PROCESSING\n\n" if k % 25 == 0 else ""
@@ -690,72 +632,29 @@ def openrouter_reasoning(n):
     for j in range(reasoning):
         k += 1
         text = f"Let me think about step {j}. " if j % 7 else "Hmm, "
-        yield chunk(
-            {
-                "role": "assistant",
-                "content": "",
-                "reasoning": text,
-                "reasoning_details": [
-                    {"type": "reasoning.text", "text": text, "format": "unknown", "index": 0}
-                ],
-            },
-            k=k,
-        )
+        yield chunk({"role": "assistant", "content": "", "reasoning": text,
+                     "reasoning_details": [{"type": "reasoning.text", "text": text,
+                                            "format": "unknown", "index": 0}]}, k=k)
     names = ("read_file", "grep", "list_dir", "run_tests")
     for c in range(4):
         k += 1
-        yield chunk(
-            {
-                "role": "assistant",
-                "content": "",
-                "tool_calls": [
-                    {
-                        "index": c,
-                        "id": f"call_{c}_or{c * 7919:08d}",
-                        "type": "function",
-                        "function": {"name": names[c], "arguments": ""},
-                    }
-                ],
-            },
-            k=k,
-        )
+        yield chunk({"role": "assistant", "content": "", "tool_calls": [
+            {"index": c, "id": f"call_{c}_or{c * 7919:08d}", "type": "function",
+             "function": {"name": names[c], "arguments": ""}}]}, k=k)
     per = max(3, (n - reasoning - 4) // 4)
     for j in range(per):
         for c in range(4):
             k += 1
             piece = '{"path":"' if j == 0 else ('"}' if j == per - 1 else f"d{j % 10}/")
-            yield chunk(
-                {
-                    "role": "assistant",
-                    "content": "",
-                    "tool_calls": [{"index": c, "function": {"arguments": piece}}],
-                },
-                k=k,
-            )
+            yield chunk({"role": "assistant", "content": "", "tool_calls": [
+                {"index": c, "function": {"arguments": piece}}]}, k=k)
     yield chunk({"role": "assistant", "content": ""}, "tool_calls", k=1)
-    usage = {
-        "prompt_tokens": 1200,
-        "completion_tokens": n,
-        "total_tokens": 1200 + n,
-        "cost": 0.0123,
-        "is_byok": False,
-    }
-    yield (
-        "data: "
-        + json.dumps(
-            {
-                "id": "gen-1770764938-AbCdEfGhIjKlMnOp",
-                "object": "chat.completion.chunk",
-                "created": 1770764938,
-                "model": m,
-                "choices": [],
-                "usage": usage,
-                **extra,
-            },
-            separators=(",", ":"),
-        )
-        + "\n\n"
-    )
+    usage = {"prompt_tokens": 1200, "completion_tokens": n, "total_tokens": 1200 + n,
+             "cost": 0.0123, "is_byok": False}
+    yield "data: " + json.dumps({"id": "gen-1770764938-AbCdEfGhIjKlMnOp",
+                                 "object": "chat.completion.chunk", "created": 1770764938,
+                                 "model": m, "choices": [], "usage": usage, **extra},
+                                separators=(",", ":")) + "\n\n"
     yield "data: [DONE]\n\n"
     yield 'data: {"choices":[],"cost":"0"}\n\n'
 
@@ -770,31 +669,16 @@ def gemini_openai(n):
     Invented at the final review of the night of 4-5 December, after every change, and
     measured as found."""
     m = "gemini-2.5-flash"
-    words = [
-        "Let ",
-        "me ",
-        "check ",
-        "caf\u00e9 ",
-        "\u65e5\u672c\u8a9e",
-        "the ",
-        "files",
-        ".\n",
-        "x" * 40,
-        "a",
-    ]
+    words = ["Let ", "me ", "check ", "caf\u00e9 ", "\u65e5\u672c\u8a9e", "the ", "files", ".\n",
+             "x" * 40, "a"]
     calls = 200
     for k in range(max(1, n - calls)):
         yield _chunk(m, {"role": "assistant", "content": words[k % len(words)]})
     sig = "Q2lBd" * 32
     for c in range(calls):
-        tc = {
-            "id": f"function-call-{1234567890123 + c}",
-            "type": "function",
-            "function": {
-                "name": ("read_file", "grep")[c % 2],
-                "arguments": json.dumps({"path": f"src/m{c}.py"}),
-            },
-        }
+        tc = {"id": f"function-call-{1234567890123 + c}", "type": "function",
+              "function": {"name": ("read_file", "grep")[c % 2],
+                           "arguments": json.dumps({"path": f"src/m{c}.py"})}}
         if c == 0:
             tc["extra_content"] = {"google": {"thought_signature": sig}}
         yield _chunk(m, {"role": "assistant", "tool_calls": [tc]})
@@ -817,20 +701,8 @@ def sglang_text_between(n):
     base = {**BASE, "id": "5f0c2a9e8b7d4c1aa3e6f9b2d8c7e1a0"}
 
     def chunk(delta, finish=None, usage=None):
-        c = {
-            **base,
-            "model": m,
-            "choices": [
-                {
-                    "index": 0,
-                    "delta": delta,
-                    "logprobs": None,
-                    "finish_reason": finish,
-                    "matched_stop": None,
-                }
-            ],
-            "usage": usage,
-        }
+        c = {**base, "model": m, "choices": [{"index": 0, "delta": delta, "logprobs": None,
+             "finish_reason": finish, "matched_stop": None}], "usage": usage}
         return "data: " + json.dumps(c, separators=(",", ":")) + "\n\n"
 
     calls = 12
@@ -839,54 +711,30 @@ def sglang_text_between(n):
     words = ["I'll ", "look ", "at ", "the ", "next ", "file", ".\n", "Then ", "patch ", "it. "]
     sizes = (1, 3, 12, 2, 7, 5, 1, 9)
     cut = [sizes[k % len(sizes)] for k in range(pieces_each - 2)]
-    line = 'x = "\\u4e2d"\n\t# \u6587 "q"\n'
+    line = "x = \"\\u4e2d\"\n\t# \u6587 \"q\"\n"
     for c in range(calls):
         for k in range(text_each):
-            yield chunk(
-                {
-                    "role": None,
-                    "content": words[k % len(words)],
-                    "reasoning_content": None,
-                    "tool_calls": None,
-                }
-            )
-        opened = {
-            "id": f"call_{c:08x}9d3e4f5a6b7c8d9e0f1a",
-            "index": c,
-            "type": "function",
-            "function": {"name": ("str_replace", "view_file", "run")[c % 3], "arguments": ""},
-        }
-        yield chunk(
-            {"role": None, "content": None, "reasoning_content": None, "tool_calls": [opened]}
-        )
-        body = json.dumps(
-            {
-                "path": f"src/\u4e2d/m{c}.py",
-                "old": 'a\n"b"',
-                "new": line * (sum(cut) // len(line) + 1),
-            }
-        )
+            yield chunk({"role": None, "content": words[k % len(words)],
+                         "reasoning_content": None, "tool_calls": None})
+        opened = {"id": f"call_{c:08x}9d3e4f5a6b7c8d9e0f1a", "index": c, "type": "function",
+                  "function": {"name": ("str_replace", "view_file", "run")[c % 3],
+                               "arguments": ""}}
+        yield chunk({"role": None, "content": None, "reasoning_content": None,
+                     "tool_calls": [opened]})
+        body = json.dumps({"path": f"src/\u4e2d/m{c}.py", "old": "a\n\"b\"",
+                           "new": line * (sum(cut) // len(line) + 1)})
         at = 0
         for size in [*cut, len(body)]:  # (the last piece: the rest)
-            tc = {
-                "id": None,
-                "index": c,
-                "type": None,
-                "function": {"name": None, "arguments": body[at : at + size]},
-            }
+            tc = {"id": None, "index": c, "type": None,
+                  "function": {"name": None, "arguments": body[at:at + size]}}
             at += size
-            yield chunk(
-                {"role": None, "content": None, "reasoning_content": None, "tool_calls": [tc]}
-            )
-    yield chunk(
-        {"role": None, "content": None, "reasoning_content": None, "tool_calls": None}, "tool_calls"
-    )
+            yield chunk({"role": None, "content": None, "reasoning_content": None,
+                         "tool_calls": [tc]})
+    yield chunk({"role": None, "content": None, "reasoning_content": None, "tool_calls": None},
+                "tool_calls")
     usage = {"prompt_tokens": 4096, "completion_tokens": n, "total_tokens": 4096 + n}
-    yield (
-        "data: "
-        + json.dumps({**base, "model": m, "choices": [], "usage": usage}, separators=(",", ":"))
-        + "\n\n"
-    )
+    yield "data: " + json.dumps({**base, "model": m, "choices": [], "usage": usage},
+                                separators=(",", ":")) + "\n\n"
     yield "data: [DONE]\n\n"
 
 
@@ -908,13 +756,9 @@ def portkey_surrogates(n):
 
     def chunk(delta, finish=None, usage=None):
         count[0] += 1
-        c = {
-            **base,
-            "created": BASE["created"] + count[0] // 700,
-            "model": "claude-sonnet-4-5",
-            "provider": "anthropic",
-            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
-        }
+        c = {**base, "created": BASE["created"] + count[0] // 700, "model": "claude-sonnet-4-5",
+             "provider": "anthropic", "choices": [{"index": 0, "delta": delta,
+             "logprobs": None, "finish_reason": finish}]}
         if usage is not None:
             c["usage"] = usage
         text = json.dumps(c, ensure_ascii=False, separators=(",", ":"))
@@ -926,7 +770,7 @@ def portkey_surrogates(n):
         out, at, k = [], 0, 0
         while at < len(units):
             size = 2 * sizes[k % len(sizes)]
-            out.append(units[at : at + size].decode("utf-16-le", "surrogatepass"))
+            out.append(units[at:at + size].decode("utf-16-le", "surrogatepass"))
             at += size
             k += 1
         return out
@@ -942,25 +786,13 @@ def portkey_surrogates(n):
     each = max(2, (n - texts) // calls)
     for c in range(calls):
         k = c + 1
-        yield chunk(
-            {
-                "tool_calls": [
-                    {
-                        "index": k,
-                        "id": f"toolu_01{c:02d}XbQpY8sWq3nZr7Tt5Vv",
-                        "type": "function",
-                        "function": {"name": ("edit_file", "grep", "run")[c], "arguments": ""},
-                    }
-                ]
-            }
-        )
-        body = json.dumps(
-            {
-                "path": f"src/caf\u00e9/m{c}.py",
-                "note": "\U0001f527 fix \U0001f600 " * (each * 87 // 100),
-            },
-            ensure_ascii=False,
-        )
+        yield chunk({"tool_calls": [{"index": k, "id": f"toolu_01{c:02d}XbQpY8sWq3nZr7Tt5Vv",
+                                     "type": "function", "function": {
+                                         "name": ("edit_file", "grep", "run")[c],
+                                         "arguments": ""}}]})
+        body = json.dumps({"path": f"src/caf\u00e9/m{c}.py",
+                           "note": "\U0001f527 fix \U0001f600 " * (each * 87 // 100)},
+                          ensure_ascii=False)
         pieces = cut(body, (1, 20, 7, 13, 2, 9))
         if len(pieces) > each - 1:  # (the last piece: the rest)
             pieces[each - 2 :] = ["".join(pieces[each - 2 :])]
@@ -981,13 +813,8 @@ def deepinfra_repeat_crlf(n):
     m = "meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8"
 
     def chunk(delta, finish=None):
-        c = {
-            **BASE,
-            "model": m,
-            "system_fingerprint": None,
-            "usage": None,
-            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
-        }
+        c = {**BASE, "model": m, "system_fingerprint": None, "usage": None,
+             "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
         return "data:" + json.dumps(c, separators=(",", ":")) + "\r\n\r\n"
 
     calls = 4
@@ -995,18 +822,13 @@ def deepinfra_repeat_crlf(n):
     out = ["\ufeff"]
     for c in range(calls):
         cid, name = f"call_{c}_d1f9a2b7c3e4", ("search", "fetch", "write_file", "shell")[c]
-        inner = ('caf\u00e9 "x" ' * each)[: each * 4 // 5]  # (escaped: about each pieces)
+        inner = ("caf\u00e9 \"x\" " * each)[: each * 4 // 5]  # (escaped: about each pieces)
         body = json.dumps({"q": inner}, ensure_ascii=False)
         for k, ch in enumerate(["", *body]):
-            tc = {
-                "index": c,
-                "id": cid,
-                "type": "function",
-                "function": {"name": name, "arguments": ch},
-            }
-            out.append(
-                chunk({"role": "assistant", "tool_calls": [tc]} if k == 0 else {"tool_calls": [tc]})
-            )
+            tc = {"index": c, "id": cid, "type": "function",
+                  "function": {"name": name, "arguments": ch}}
+            out.append(chunk({"role": "assistant", "tool_calls": [tc]} if k == 0 else
+                             {"tool_calls": [tc]}))
     out.append(chunk({}, "tool_calls"))
     out.append("data:[DONE]\r\n\r\n")
     return out
@@ -1027,49 +849,38 @@ def go_zero_values(n):
 
     def chunk(delta, finish=None, usage=zero):
         full = {"role": "", "content": "", "reasoning_content": "", **delta}
-        c = {
-            "id": "chatcmpl-9f2c7a61e0b84d3f",
-            "object": "chat.completion.chunk",
-            "created": 1770764938,
-            "model": m,
-            "system_fingerprint": "",
-            "choices": [{"index": 0, "delta": full, "logprobs": None, "finish_reason": finish}],
-            "usage": usage,
-        }
+        c = {"id": "chatcmpl-9f2c7a61e0b84d3f", "object": "chat.completion.chunk",
+             "created": 1770764938, "model": m, "system_fingerprint": "",
+             "choices": [{"index": 0, "delta": full, "logprobs": None,
+                          "finish_reason": finish}], "usage": usage}
         return "data: " + json.dumps(c, ensure_ascii=False, separators=(",", ":")) + "\n\n"
 
-    out = [
-        chunk({"role": "assistant", "reasoning_content": w})
-        for w in ["先", "查", "一下", "天气", "，", "再", "写", "文件", "。"]
-    ]
+    out = [chunk({"role": "assistant", "reasoning_content": w}) for w in
+           ["先", "查", "一下", "天气", "，", "再", "写", "文件", "。"]]
     calls = 6
     each = max(2, (n - len(out)) // calls)
     sizes = [1, 4, 9, 2, 7, 3, 5, 8, 6]
     for c in range(calls):
         cid = f"call_{c:02d}_5b1e0c9d7f3a"
-        name = ("get_weather", "search_docs", "write_file", "run_shell", "read_file", "http_get")[c]
+        name = ("get_weather", "search_docs", "write_file", "run_shell", "read_file",
+                "http_get")[c]
         text = "".join(('杭州 "西湖" ' if k % 3 else "path/to/file-") for k in range(each))
         body = json.dumps({"q": text}, ensure_ascii=False)
         pieces, at, k = [], 0, 0
         while at < len(body) and len(pieces) < each - 1:
             step = sizes[k % len(sizes)]
-            pieces.append(body[at : at + step])
+            pieces.append(body[at:at + step])
             at, k = at + step, k + 1
         pieces[-1] += body[at:]
-        first = {
-            "index": c,
-            "id": cid,
-            "type": "function",
-            "function": {"name": name, "arguments": ""},
-        }
+        first = {"index": c, "id": cid, "type": "function",
+                 "function": {"name": name, "arguments": ""}}
         out.append(chunk({"tool_calls": [first]}))
         for piece in pieces:
             tc = {"index": c, "id": "", "type": "", "function": {"name": "", "arguments": piece}}
             out.append(chunk({"tool_calls": [tc]}))
     out.append(chunk({}, "tool_calls"))
-    out.append(
-        chunk({}, None, {"prompt_tokens": 1200, "completion_tokens": n, "total_tokens": 1200 + n})
-    )
+    out.append(chunk({}, None, {"prompt_tokens": 1200, "completion_tokens": n,
+                                  "total_tokens": 1200 + n}))
     out.append("data: [DONE]\n\n")
     return out
 
@@ -1089,21 +900,12 @@ def llamacpp_timings(n):
     def chunk(delta, finish=None, usage=None):
         nonlocal k
         k += 1
-        c = {
-            "choices": [{"finish_reason": finish, "index": 0, "delta": delta}],
-            "created": 1770764938,
-            "id": "chatcmpl-Xq2bKz",
-            "model": "qwen2.5-coder-7b",
-            "system_fingerprint": "b5012-a1b2c3d4",
-            "object": "chat.completion.chunk",
-            "timings": {
-                "prompt_n": 812,
-                "prompt_ms": 201.4,
-                "predicted_n": k,
-                "predicted_ms": round(k * 14.7, 3),
-                "predicted_per_second": round(1000 / 14.7 + (k % 7) / 10, 4),
-            },
-        }
+        c = {"choices": [{"finish_reason": finish, "index": 0, "delta": delta}],
+             "created": 1770764938, "id": "chatcmpl-Xq2bKz", "model": "qwen2.5-coder-7b",
+             "system_fingerprint": "b5012-a1b2c3d4", "object": "chat.completion.chunk",
+             "timings": {"prompt_n": 812, "prompt_ms": 201.4, "predicted_n": k,
+                         "predicted_ms": round(k * 14.7, 3),
+                         "predicted_per_second": round(1000 / 14.7 + (k % 7) / 10, 4)}}
         if usage is not None:
             c["usage"] = usage
         return "data: " + json.dumps(c, separators=(",", ":")) + "\n\n"
@@ -1113,38 +915,19 @@ def llamacpp_timings(n):
         name = ("read_file", "apply_patch", "run_tests")[c]
         text = "def f(x):\n    return x * 2\n" * each
         body = json.dumps({"path": f"src/mod_{c}.py", "text": text})
-        out.append(
-            chunk(
-                {
-                    "tool_calls": [
-                        {
-                            "index": c,
-                            "id": f"{c}Qk9dLr2PzT",
-                            "type": "function",
-                            "function": {"name": name, "arguments": ""},
-                        }
-                    ]
-                }
-            )
-        )
+        out.append(chunk({"tool_calls": [{"index": c, "id": f"{c}Qk9dLr2PzT",
+                                          "type": "function",
+                                          "function": {"name": name, "arguments": ""}}]}))
         at, j = 0, 0
         while at < len(body) and j < each - 1:
             step = sizes[j % len(sizes)]
-            out.append(
-                chunk(
-                    {"tool_calls": [{"index": c, "function": {"arguments": body[at : at + step]}}]}
-                )
-            )
+            out.append(chunk({"tool_calls": [{"index": c,
+                                              "function": {"arguments": body[at:at + step]}}]}))
             at, j = at + step, j + 1
         if at < len(body):
             out.append(chunk({"tool_calls": [{"index": c, "function": {"arguments": body[at:]}}]}))
-    out.append(
-        chunk(
-            {},
-            "tool_calls",
-            {"completion_tokens": k, "prompt_tokens": 812, "total_tokens": 812 + k},
-        )
-    )
+    out.append(chunk({}, "tool_calls", {"completion_tokens": k, "prompt_tokens": 812,
+                                         "total_tokens": 812 + k}))
     out.append("data: [DONE]\n\n")
     return out
 
