@@ -430,6 +430,14 @@ def _go_chunk(delta: dict[str, Any], finish: Any = None) -> str:
     return "data: " + json.dumps(chunk, ensure_ascii=False, separators=(",", ":")) + "\n\n"
 
 
+def _go_folded(path: Path, chunks: list[str]) -> tuple[Trace, list[Any]]:
+    """A Go gateway's ``chunks`` written to ``path`` as a capture, loaded as the TUI loads
+    it, and folded."""
+    path.write_text("".join(chunks) + "data: [DONE]\n\n", encoding="utf-8")
+    (trace,) = _traces(path)
+    return trace, compact_frames(trace)
+
+
 def _role_parts(trace: Trace, stream: list[Any]) -> tuple[list[Any], list[Any]]:
     """Both oracles on a Go gateway's trace, and ``@ai-sdk/openai``'s error parts on the
     folded ``stream`` and payload by payload: one per payload with ``"role": ""``, at its
@@ -462,10 +470,7 @@ def test_a_go_gateways_zero_values_fold_as_their_payloads(tmp_path: Path) -> Non
             tc = {"index": c, "id": "", "type": "", "function": {"name": "", "arguments": piece}}
             body.append(_go_chunk({"tool_calls": [tc]}))
     body.append(_go_chunk({}, "tool_calls"))
-    path = tmp_path / "go-zero-values.sse"
-    path.write_text("".join(body) + "data: [DONE]\n\n", encoding="utf-8")
-    (trace,) = _traces(path)
-    stream = compact_frames(trace)
+    trace, stream = _go_folded(tmp_path / "go-zero-values.sse", body)
     runs = [item for item in stream if isinstance(item, Quiet)]
     # per call: its first delta and two continuations (a new type "", after which its id
     # and name "" are new) are frames, the other ten one run
@@ -492,10 +497,7 @@ def test_a_go_gateways_text_folds_as_its_payloads(tmp_path: Path) -> None:
     head["function"] = {"name": "get_weather", "arguments": '{"q": "杭州"}'}
     body.append(_go_chunk({"tool_calls": [head]}))
     body.append(_go_chunk({}, "tool_calls"))
-    path = tmp_path / "go-text.sse"
-    path.write_text("".join(body) + "data: [DONE]\n\n", encoding="utf-8")
-    (trace,) = _traces(path)
-    stream = compact_frames(trace)
+    trace, stream = _go_folded(tmp_path / "go-text.sse", body)
     # the role "assistant" (a frame), the first "" (news: a frame), the other 35 pieces (one
     # frame), the call, the finish
     assert [item.count for item in stream] == [1, 1, len(words) - 1, 1, 1]  # type: ignore[union-attr]
