@@ -769,11 +769,7 @@ def _streak(
     )  # fmt: skip
     typed = type(shape) is _Typed
     if typed:
-        pre = suf = b""
-        try:
-            identity = _IDENTITY(plain[k - 1])
-        except AttributeError:
-            return []
+        identity = _IDENTITY(plain[k - 1])  # (payload i's: a function object, quiet)
     else:
         pre, suf = shape[0], shape[1]  # type: ignore[index]
         if limit <= 0 or not _again(i + 1, plain[k], pre, suf, raw, starts, ends, skips):
