@@ -958,21 +958,33 @@ class SseFramer:
             and block.count(eol + b"data: ") == k
             and block.count(b"\r") + block.count(b"\n") == k * len(eol)
         ):
-            fr = self.framing
-            first = fr.lines + 1
-            fr.lines = first + k + 1  # (its lines, and the blank line)
+            first = self.framing.lines + 1
+            self.framing.lines = first + k + 1  # (its lines, and the blank line)
             data = block[6:].replace(eol + b"data: ", b"\n")
-            after = fr.done_line is not None
-            out.append(
-                Payload(data, first, first + k, start, start + len(block), self._event, after)
-            )
-            if not after and data == DONE:
-                fr.done_line = first
-            self._event = None
+            self._dispatch(data, first, first + k, start, start + len(block), out)
             return start + len(block) + 2 * len(eol)
         pos = self._lines(block + eol, start, out)
         self._line(b"", pos, pos, out)
         return pos + len(eol)
+
+    def _dispatch(
+        self,
+        data: bytes,
+        line: int,
+        end_line: int,
+        start: int,
+        end: int,
+        out: list[Payload | PayloadRun],
+    ) -> None:
+        """An event's data, its first and last data lines and their offsets, dispatched: a
+        payload (marked when it comes after the first ``[DONE]``, or that one's line kept);
+        the event's type is then reset."""
+        fr = self.framing
+        after = fr.done_line is not None
+        out.append(Payload(data, line, end_line, start, end, self._event, after))
+        if not after and data == DONE:
+            fr.done_line = line
+        self._event = None
 
     def _line(self, line: bytes, start: int, end: int, out: list[Payload | PayloadRun]) -> None:
         fr = self.framing
@@ -981,20 +993,11 @@ class SseFramer:
         if not line:
             if self._data:
                 data = self._data[0] if len(self._data) == 1 else b"\n".join(self._data)
-                after = fr.done_line is not None
-                p = Payload(
-                    data,
-                    self._data_line,
-                    self._data_end_line,
-                    self._data_start,
-                    self._data_end,
-                    self._event,
-                    after,
-                )
-                out.append(p)
-                if not after and data == DONE:
-                    fr.done_line = self._data_line
                 self._data = []
+                self._dispatch(
+                    data, self._data_line, self._data_end_line, self._data_start,
+                    self._data_end, out,
+                )  # fmt: skip
             self._event = None
             return
         if line[0] == 0x3A:  # ':' comment
