@@ -316,6 +316,18 @@ _ROLE_PATH = "choices[0].delta.role"
 """Where a chunk schema refuses a payload's role (:func:`.ai_sdk.chunk_problem`)."""
 
 
+def _problems(raw: Any) -> tuple[Any, Any]:
+    """What each of the AI SDK's two chunk schemas (openai-compatible, openai) refuses first
+    in ``raw`` (:func:`.ai_sdk.chunk_problem`; ``None``: it accepts it)."""
+    return chunk_problem(raw, True), chunk_problem(raw, False)
+
+
+def _by_role(problems: tuple[Any, Any]) -> bool:
+    """A schema refuses the chunk (``problems``: :func:`_problems`), and every one that does
+    refuses its ``choices[0]``'s role first."""
+    return any(problems) and all(p is None or p[0] == _ROLE_PATH for p in problems)
+
+
 def _quiet_tool_payload(data: bytes, args: str) -> _Said | None:
     """One tool-call delta with a ``function`` object and ``args`` as its arguments, and no
     text: nothing else said. Returns whether the AI SDK's two schemas (openai-compatible,
@@ -345,18 +357,18 @@ def _quiet_tool_payload(data: bytes, args: str) -> _Said | None:
     fn = tc.get("function")
     if type(fn) is not dict or fn.get("arguments") != args:
         return None
-    problems = (chunk_problem(raw, True), chunk_problem(raw, False))
+    problems = _problems(raw)
     schema = _BOTH if problems == (None, None) else (problems[0] is None, problems[1] is None)
     choice_index: int = raw["choices"][0]["index"]
     role = delta.get("role")
-    by_role = schema != _BOTH and all(p is None or p[0] == _ROLE_PATH for p in problems)
+    by_role = _by_role(problems)
     if schema != _BOTH and not by_role:
         # refused for what a folded frame keeps of its delta (its index, id, type, name and
         # arguments), the same way: the frame is
         bare = {k: tc[k] for k in ("index", "id", "type") if k in tc}
         bare["function"] = {k: fn[k] for k in ("name", "arguments") if k in fn}
         kept = {"choices": [{"index": 0, "delta": {"tool_calls": [bare]}}]}
-        if (chunk_problem(kept, True), chunk_problem(kept, False)) != problems:
+        if _problems(kept) != problems:
             return None
     return schema, choice_index, role, by_role
 
@@ -468,11 +480,11 @@ def _quiet_text_payload(data: bytes | memoryview, text: str, reasoning: bool) ->
     mine, other = ("reasoning_content", "content") if reasoning else _TEXT_FIELDS
     if delta.get(mine) != text or not (delta.get(other) is None or delta.get(other) == ""):
         return _SAYS
-    problems = (chunk_problem(raw, True), chunk_problem(raw, False))
+    problems = _problems(raw)
     role = delta.get("role")
     if problems == (None, None):
         return (1, None, _BOTH) if role is None else (2, role, _BOTH)
-    if role is None or not all(p is None or p[0] == _ROLE_PATH for p in problems):
+    if role is None or not _by_role(problems):
         return _SAYS
     return 2, role, (problems[0] is None, problems[1] is None)
 
@@ -2383,9 +2395,7 @@ def _seen_after(seen: int, cid: Any, prev_id: Any, name: Any, prev_name: Any) ->
 def _refused_by_role(frame: Frame) -> bool:
     """Every AI SDK schema that refuses the chunk (one does) refuses its ``choices[0]``'s
     role, the first thing it refuses (:func:`.ai_sdk.chunk_problem`)."""
-    raw = frame.raw
-    problems = (chunk_problem(raw, True), chunk_problem(raw, False))
-    return any(problems) and all(p is None or p[0] == _ROLE_PATH for p in problems)
+    return _by_role(_problems(frame.raw))
 
 
 def _valid(frame: Frame) -> bool:
